@@ -1,0 +1,26 @@
+/** SQL for sending domains. */
+import type { Selectable } from 'kysely';
+import type { DomainsTable, Queryable } from '../db/types.ts';
+
+/** A domain row. */
+export type DomainRow = Selectable<DomainsTable>;
+
+/** Inserts a domain and returns it. */
+export async function insertDomain(db: Queryable, row: DomainRow): Promise<DomainRow> {
+  return db.insertInto('domains').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Finds an account's domain by name. */
+export async function findDomain(db: Queryable, customerId: number, name: string): Promise<DomainRow | undefined> {
+  return db.selectFrom('domains').selectAll().where('customer_id', '=', customerId).where('name', '=', name).executeTakeFirst();
+}
+
+/** Lists an account's domains by name. */
+export async function listDomains(db: Queryable, customerId: number): Promise<DomainRow[]> {
+  return db.selectFrom('domains').selectAll().where('customer_id', '=', customerId).orderBy('name').execute();
+}
+
+/** Marks a domain verified at `now`. */
+export async function markDomainVerified(db: Queryable, id: string, now: number): Promise<void> {
+  await db.updateTable('domains').set({ verified: 1, verified_at: now }).where('id', '=', id).execute();
+}

@@ -1,0 +1,158 @@
+/** Sending domains: adding one (with its verification token and DKIM key pair), the DNS records to publish, verification through DNS. */
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { AppError } from '../errors/app-error.ts';
+import type { Queryable } from '../db/types.ts';
+import type { Sealer } from '../crypto/sealer.ts';
+import { findDomain, insertDomain, listDomains, markDomainVerified, type DomainRow } from './domains.repository.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+
+/** The part of a DNS resolver that verification needs; node's `dns.promises` fits, tests pass their own. */
+export interface TxtResolver {
+  resolveTxt(name: string): Promise<string[][]>;
+}
+
+/** A DNS record the domain owner publishes. */
+export interface DnsRecord {
+  type: 'TXT';
+  name: string;
+  value: string;
+  purpose: 'verification' | 'dkim';
+}
+
+/** A domain as the command line and API show it (no private key). */
+export interface Domain {
+  id: string;
+  domain: string;
+  verified: boolean;
+  verified_at: string | null;
+  dkim_selector: string;
+  dns_records: DnsRecord[];
+  created_at: string;
+}
+
+const DOMAIN = /^(?=.{1,253}$)(?!-)([a-z0-9-]{1,63}(?<!-)\.)+[a-z]{2,63}$/;
+
+/** Lower-cases and checks a domain name. */
+export function normalizeDomain(input: string): string {
+  const name = input.trim().toLowerCase().replace(/\.$/, '');
+  if (!DOMAIN.test(name)) throw new AppError('domain.invalid', `"${input}" is not a valid domain name`);
+  return name;
+}
+
+/** The DNS records that prove ownership and publish the DKIM key. */
+export function dnsRecords(row: Pick<DomainRow, 'name' | 'verification_token' | 'dkim_selector' | 'dkim_public_key'>): DnsRecord[] {
+  return [
+    {
+      type: 'TXT',
+      name: `_sealpost.${row.name}`,
+      value: `sealpost-verification=${row.verification_token}`,
+      purpose: 'verification',
+    },
+    {
+      type: 'TXT',
+      name: `${row.dkim_selector}._domainkey.${row.name}`,
+      value: `v=DKIM1; k=rsa; p=${row.dkim_public_key}`,
+      purpose: 'dkim',
+    },
+  ];
+}
+
+function toDomain(row: DomainRow): Domain {
+  return {
+    id: row.id,
+    domain: row.name,
+    verified: row.verified === 1,
+    verified_at: row.verified_at === null ? null : new Date(row.verified_at).toISOString(),
+    dkim_selector: row.dkim_selector,
+    dns_records: dnsRecords(row),
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
+function dkimKeyPair(): { publicKey: string; privateKeyPem: string } {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+  });
+  return {
+    publicKey: publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
+    privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  };
+}
+
+/** Adds a domain to an account, unverified unless `verified` (development and tests: no DNS check). */
+export async function addDomain(
+  db: Queryable,
+  sealer: Sealer,
+  customerId: number,
+  input: string,
+  opts: { verified?: boolean; now?: number } = {},
+): Promise<Domain> {
+  const name = normalizeDomain(input);
+  const now = opts.now ?? Date.now();
+  const id = randomUUID();
+  const keys = dkimKeyPair();
+  const month = new Date(now).toISOString().slice(0, 7).replace('-', '');
+  try {
+    const row = await insertDomain(db, {
+      id,
+      customer_id: customerId,
+      name,
+      verified: opts.verified ? 1 : 0,
+      verified_at: opts.verified ? now : null,
+      verification_token: randomBytes(18).toString('base64url'),
+      dkim_selector: `sp${month}`,
+      dkim_public_key: keys.publicKey,
+      dkim_private_key: sealer.seal(keys.privateKeyPem, `dkim:${id}`),
+      created_at: now,
+    });
+    return toDomain(row);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError('domain.exists', `domain ${name} is already added to this account`);
+    throw err;
+  }
+}
+
+/** Reads an account's domain by name, or throws domain.not_found. */
+export async function getDomainRow(db: Queryable, customerId: number, input: string): Promise<DomainRow> {
+  const name = normalizeDomain(input);
+  const row = await findDomain(db, customerId, name);
+  if (!row) throw new AppError('domain.not_found', `domain ${name} is not added to this account`);
+  return row;
+}
+
+/** Lists an account's domains. */
+export async function accountDomains(db: Queryable, customerId: number): Promise<Domain[]> {
+  return (await listDomains(db, customerId)).map(toDomain);
+}
+
+async function txtValues(resolver: TxtResolver, name: string): Promise<string[]> {
+  try {
+    return (await resolver.resolveTxt(name)).map((chunks) => chunks.join(''));
+  } catch {
+    return [];
+  }
+}
+
+/** Checks the domain's records through DNS and marks it verified when both are published; otherwise throws naming what is missing. */
+export async function verifyDomain(
+  db: Queryable,
+  resolver: TxtResolver,
+  customerId: number,
+  input: string,
+  now = Date.now(),
+): Promise<Domain> {
+  const row = await getDomainRow(db, customerId, input);
+  const missing: string[] = [];
+  for (const record of dnsRecords(row)) {
+    const values = await txtValues(resolver, record.name);
+    const wanted = record.purpose === 'dkim' ? `p=${row.dkim_public_key}` : record.value;
+    const found = values.some((v) => v.replace(/\s+/g, ' ').includes(wanted));
+    if (!found) missing.push(`${record.type} ${record.name} (${record.purpose})`);
+  }
+  if (missing.length > 0)
+    throw new AppError('domain.verification_failed', `DNS records not found for ${row.name}: ${missing.join(', ')}`, {
+      details: missing.map((m) => ({ message: `missing ${m}` })),
+    });
+  await markDomainVerified(db, row.id, now);
+  return toDomain({ ...row, verified: 1, verified_at: now });
+}

@@ -1,0 +1,65 @@
+/** The `sealpost` command: start, migrate, and administration (accounts, domains, keys). */
+import { Command } from 'commander';
+import { action, output, withContext } from './cli-support.ts';
+import { accountCommand, domainCommand, keyCommand } from './admin-commands.ts';
+import { loadConfig } from '../config/load.ts';
+import { createLogger, openContext } from '../runtime.ts';
+import { parseRoles, startRoles } from '../roles/roles.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+
+const program = new Command('sealpost')
+  .description('Sealpost: forms, transactional email and marketing for sensitive mail')
+  .showHelpAfterError();
+
+program
+  .command('start')
+  .description('start the service (all roles unless --roles is given)')
+  .option('--roles <list>', 'comma-separated subset of: api, worker')
+  .action(
+    action(async (o: { roles?: string }) => {
+      const config = loadConfig();
+      const roles = parseRoles(o.roles ?? config.roles);
+      const log = createLogger(config);
+      const ctx = await openContext(config, log);
+      log.info({ roles, database: ctx.database.dialect }, 'starting sealpost');
+      const running = await startRoles(ctx, roles);
+      let stopping = false;
+      const shutdown = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        log.info({ signal }, 'shutting down: draining in-flight work');
+        const force = setTimeout(() => {
+          log.error('shutdown timed out; exiting');
+          process.exit(1);
+        }, config.shutdownTimeoutMs + 5000);
+        force.unref();
+        void running
+          .stop()
+          .then(() => ctx.database.close())
+          .then(() => {
+            log.info('stopped');
+            log.flush();
+            process.exit(0);
+          });
+      };
+      process.on('SIGTERM', () => shutdown('SIGTERM'));
+      process.on('SIGINT', () => shutdown('SIGINT'));
+    }),
+  );
+
+program
+  .command('migrate')
+  .description('apply pending database migrations')
+  .option('--json', 'print JSON')
+  .action(
+    action(async (o: { json?: boolean }) => {
+      const applied = await withContext((ctx) => migrateToLatest(ctx.database), { migrate: false });
+      output(o.json, { applied }, applied.length ? `applied: ${applied.join(', ')}` : 'schema is current');
+    }),
+  );
+
+program.addCommand(accountCommand());
+program.addCommand(domainCommand());
+program.addCommand(keyCommand());
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,154 @@
+/** The configuration schema: every key, its type, default and meaning. docs/configuration.md mirrors it (a test keeps them in step). */
+/** One configuration key: its environment name, the schema of its value, its default and a description. */
+export interface KeySpec {
+  env: string;
+  kind: 'string' | 'integer' | 'boolean' | 'enum';
+  values?: readonly string[];
+  min?: number;
+  max?: number;
+  default?: string | number | boolean;
+  doc: string;
+}
+
+/** All keys, by their property name on the Config object. */
+export const KEYS = {
+  databaseUrl: {
+    env: 'SEALPOST_DATABASE_URL',
+    kind: 'string',
+    doc: 'Database URL. Empty means the embedded SQLite database `<dataDir>/sealpost.db`. `sqlite:///abs/path.db`, `sqlite:relative/path.db` or `postgres://user@host:5432/db`.',
+  },
+  databasePoolSize: {
+    env: 'SEALPOST_DATABASE_POOL_SIZE',
+    kind: 'integer',
+    min: 1,
+    max: 1000,
+    default: 10,
+    doc: 'PostgreSQL connections each process may open.',
+  },
+  sqliteSynchronous: {
+    env: 'SEALPOST_SQLITE_SYNCHRONOUS',
+    kind: 'enum',
+    values: ['FULL', 'NORMAL'],
+    default: 'FULL',
+    doc: 'SQLite `synchronous` setting. FULL makes every acknowledged write survive a power loss; NORMAL (in WAL mode) survives a process crash but may lose the last commits on power loss, for more speed.',
+  },
+  dataDir: {
+    env: 'SEALPOST_DATA_DIR',
+    kind: 'string',
+    default: './sealpost-data',
+    doc: 'Directory for the embedded database, the generated master key and other local state.',
+  },
+  httpHost: {
+    env: 'SEALPOST_HTTP_HOST',
+    kind: 'string',
+    default: '0.0.0.0',
+    doc: 'Address the HTTP server listens on.',
+  },
+  httpPort: {
+    env: 'SEALPOST_HTTP_PORT',
+    kind: 'integer',
+    min: 0,
+    max: 65535,
+    default: 8080,
+    doc: 'Port the HTTP server listens on (0 picks a free port).',
+  },
+  publicUrl: {
+    env: 'SEALPOST_PUBLIC_URL',
+    kind: 'string',
+    doc: 'Base URL under which people and mail clients reach this server (tracking links, hosted forms, secure message pages). Empty means `http://localhost:<httpPort>`.',
+  },
+  trustProxy: {
+    env: 'SEALPOST_TRUST_PROXY',
+    kind: 'boolean',
+    default: false,
+    doc: 'Trust `X-Forwarded-*` headers from a reverse proxy (client IP, protocol).',
+  },
+  bodyLimitBytes: {
+    env: 'SEALPOST_BODY_LIMIT_BYTES',
+    kind: 'integer',
+    min: 1024,
+    default: 31457280,
+    doc: 'Largest HTTP request body accepted, in bytes (attachments travel base64-encoded inside JSON).',
+  },
+  logLevel: {
+    env: 'SEALPOST_LOG_LEVEL',
+    kind: 'enum',
+    values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    default: 'info',
+    doc: 'Log level of the structured (JSON) log on standard output.',
+  },
+  masterKey: {
+    env: 'SEALPOST_MASTER_KEY',
+    kind: 'string',
+    doc: 'Master encryption key: 32 bytes, base64. Encrypts message bodies, attachments, form submissions and DKIM private keys at rest. Required with PostgreSQL; with the embedded database it is generated into `<dataDir>/master.key` on first start when absent.',
+  },
+  rateLimitPerMinute: {
+    env: 'SEALPOST_RATE_LIMIT_PER_MINUTE',
+    kind: 'integer',
+    min: 0,
+    default: 6000,
+    doc: 'Requests per minute allowed for one API key across the authenticated API. 0 turns the limiter off.',
+  },
+  rateLimitRedisUrl: {
+    env: 'SEALPOST_RATE_LIMIT_REDIS_URL',
+    kind: 'string',
+    doc: 'Optional Redis URL (`redis://127.0.0.1:6379`). When set, API nodes share one rate-limit budget per key through Redis; otherwise each node counts in its own memory.',
+  },
+  metricsToken: {
+    env: 'SEALPOST_METRICS_TOKEN',
+    kind: 'string',
+    doc: 'When set, `/metrics` requires `Authorization: Bearer <token>`.',
+  },
+  roles: {
+    env: 'SEALPOST_ROLES',
+    kind: 'string',
+    default: 'api,worker',
+    doc: 'Roles `sealpost start` runs when `--roles` is not given: a comma-separated subset of `api`, `worker`.',
+  },
+  workerPollMs: {
+    env: 'SEALPOST_WORKER_POLL_MS',
+    kind: 'integer',
+    min: 10,
+    default: 500,
+    doc: 'How often an idle worker looks for due work rows, in milliseconds.',
+  },
+  jobLeaseMs: {
+    env: 'SEALPOST_JOB_LEASE_MS',
+    kind: 'integer',
+    min: 1000,
+    default: 300000,
+    doc: 'How long a claimed work row stays leased to a worker before another worker may take it again.',
+  },
+  jobRetentionDays: {
+    env: 'SEALPOST_JOB_RETENTION_DAYS',
+    kind: 'integer',
+    min: 1,
+    default: 30,
+    doc: 'Finished work rows (done or failed) older than this many days are removed by the scheduler. Unfinished work is never removed.',
+  },
+  shutdownTimeoutMs: {
+    env: 'SEALPOST_SHUTDOWN_TIMEOUT_MS',
+    kind: 'integer',
+    min: 0,
+    default: 15000,
+    doc: 'On SIGTERM/SIGINT, how long to wait for in-flight requests and running work before exiting.',
+  },
+} as const satisfies Record<string, KeySpec>;
+
+/** The environment variable naming an optional JSON configuration file. */
+export const CONFIG_FILE_ENV = 'SEALPOST_CONFIG_FILE';
+
+type KeyValue<K> = K extends { kind: 'integer' }
+  ? number
+  : K extends { kind: 'boolean' }
+    ? boolean
+    : K extends { kind: 'enum'; values: readonly (infer V)[] }
+      ? V
+      : string;
+
+/** The validated, frozen configuration passed down from start. */
+export type Config = {
+  readonly [P in keyof typeof KEYS]: (typeof KEYS)[P] extends { default: string | number | boolean }
+    ? KeyValue<(typeof KEYS)[P]>
+    : KeyValue<(typeof KEYS)[P]> | undefined;
+};

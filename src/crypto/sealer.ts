@@ -1,0 +1,44 @@
+/** Encryption at rest: AES-256-GCM under the master key, with a fresh 96-bit nonce per value. */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+const VERSION = 'v1';
+
+/** Encrypts and decrypts values stored at rest. */
+export interface Sealer {
+  /** Encrypts a string or bytes into a self-describing text token `v1.<nonce>.<ciphertext+tag>`. */
+  seal(plain: string | Buffer, associated?: string): string;
+  /** Decrypts a token made by seal; throws when it was tampered with or made under another key. */
+  open(token: string, associated?: string): Buffer;
+  /** Decrypts a token into UTF-8 text. */
+  openText(token: string, associated?: string): string;
+}
+
+/** Builds a Sealer over a 32-byte key. `associated` binds a value to its row (for example an id) so it cannot be moved. */
+export function createSealer(key: Buffer): Sealer {
+  if (key.length !== 32) throw new Error('the master key must be 32 bytes');
+  const seal = (plain: string | Buffer, associated?: string): string => {
+    const nonce = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key, nonce);
+    if (associated) cipher.setAAD(Buffer.from(associated, 'utf8'));
+    const body = Buffer.concat([
+      cipher.update(typeof plain === 'string' ? Buffer.from(plain, 'utf8') : plain),
+      cipher.final(),
+      cipher.getAuthTag(),
+    ]);
+    return `${VERSION}.${nonce.toString('base64url')}.${body.toString('base64url')}`;
+  };
+  const open = (token: string, associated?: string): Buffer => {
+    const [version, nonceText, bodyText] = token.split('.');
+    if (version !== VERSION || !nonceText || !bodyText) throw new Error('not a sealed value');
+    const body = Buffer.from(bodyText, 'base64url');
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(nonceText, 'base64url'));
+    if (associated) decipher.setAAD(Buffer.from(associated, 'utf8'));
+    decipher.setAuthTag(body.subarray(body.length - 16));
+    return Buffer.concat([decipher.update(body.subarray(0, body.length - 16)), decipher.final()]);
+  };
+  return {
+    seal,
+    open,
+    openText: (token, associated) => open(token, associated).toString('utf8'),
+  };
+}

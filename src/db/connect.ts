@@ -1,0 +1,63 @@
+/** Opens the database for either dialect: better-sqlite3 (WAL) or a pg pool, behind one Kysely instance. */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { DatabaseTarget } from '../config/load.ts';
+import type { DB } from './types.ts';
+
+/** Which SQL engine a handle talks to. */
+export type Dialect = 'sqlite' | 'postgres';
+
+/** An open database: the Kysely instance, its dialect and how to close it. */
+export interface Database {
+  db: Kysely<DB>;
+  dialect: Dialect;
+  /** The PostgreSQL URL, for features that need a dedicated connection (the scheduler's advisory lock). */
+  pgUrl?: string;
+  close(): Promise<void>;
+}
+
+/** Options for opening a database. */
+export interface ConnectOptions {
+  poolSize?: number;
+  sqliteSynchronous?: 'FULL' | 'NORMAL';
+}
+
+/** Parses PostgreSQL int8 and numeric counts as JS numbers (ids and epoch-millisecond timestamps fit). */
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+/** Opens the database named by `target`. */
+export async function connect(target: DatabaseTarget, opts: ConnectOptions = {}): Promise<Database> {
+  if (target.dialect === 'sqlite') {
+    if (target.file !== ':memory:') mkdirSync(path.dirname(target.file), { recursive: true });
+    const sqlite = new SQLite(target.file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma(`synchronous = ${opts.sqliteSynchronous ?? 'FULL'}`);
+    sqlite.pragma('busy_timeout = 10000');
+    sqlite.pragma('foreign_keys = ON');
+    const db = new Kysely<DB>({
+      dialect: new SqliteDialect({ database: sqlite }),
+    });
+    return { db, dialect: 'sqlite', close: () => db.destroy() };
+  }
+  const pool = new pg.Pool({
+    connectionString: target.url,
+    max: opts.poolSize ?? 10,
+    types: pgTypes,
+  });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  await sql`select 1`.execute(db);
+  return {
+    db,
+    dialect: 'postgres',
+    pgUrl: target.url,
+    close: () => db.destroy(),
+  };
+}

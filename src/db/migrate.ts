@@ -1,0 +1,48 @@
+/** Schema migrations: the ordered list, applying them, and checking that none is pending. */
+import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import type { Database, Dialect } from './connect.ts';
+import * as m0001 from './migrations/0001_foundation.ts';
+
+interface DialectMigration {
+  up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
+  down?(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
+}
+
+/** Every migration, in order. Names sort in the order they apply. */
+const MIGRATIONS: Record<string, DialectMigration> = {
+  '0001_foundation': m0001,
+};
+
+class StaticProvider implements MigrationProvider {
+  constructor(private readonly dialect: Dialect) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const out: Record<string, Migration> = {};
+    for (const [name, m] of Object.entries(MIGRATIONS)) {
+      out[name] = {
+        up: (db) => m.up(db, this.dialect),
+        down: m.down ? (db) => m.down!(db, this.dialect) : undefined,
+      };
+    }
+    return out;
+  }
+}
+
+function migrator(database: Database): Migrator {
+  return new Migrator({
+    db: database.db,
+    provider: new StaticProvider(database.dialect),
+  });
+}
+
+/** Applies every pending migration; returns the names applied. Throws with the failing migration's error. */
+export async function migrateToLatest(database: Database): Promise<string[]> {
+  const { error, results }: MigrationResultSet = await migrator(database).migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Names of migrations not yet applied (empty when the schema is current). */
+export async function pendingMigrations(database: Database): Promise<string[]> {
+  const all = await migrator(database).getMigrations();
+  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}

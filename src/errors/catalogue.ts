@@ -1,0 +1,112 @@
+/** The one error catalogue: every code a service may throw, with its HTTP status, SMTP reply and title. docs/errors.md mirrors it (a test keeps them in step). */
+
+/** One catalogue entry. */
+export interface ErrorSpec {
+  status: number;
+  smtp: string;
+  title: string;
+}
+
+/** Every error code Sealpost returns. */
+export const CATALOGUE = {
+  'request.invalid': { status: 400, smtp: '501 5.5.4', title: 'Bad request' },
+  'request.unsupported_media_type': {
+    status: 415,
+    smtp: '554 5.6.0',
+    title: 'Unsupported media type',
+  },
+  'request.too_large': {
+    status: 413,
+    smtp: '552 5.3.4',
+    title: 'Request too large',
+  },
+  'request.unprocessable': {
+    status: 422,
+    smtp: '550 5.7.1',
+    title: 'Unprocessable request',
+  },
+  'auth.missing_key': {
+    status: 401,
+    smtp: '530 5.7.0',
+    title: 'Authentication required',
+  },
+  'auth.bad_scheme': {
+    status: 401,
+    smtp: '535 5.7.8',
+    title: 'Unsupported authorization scheme',
+  },
+  'auth.invalid_key': {
+    status: 401,
+    smtp: '535 5.7.8',
+    title: 'Invalid API key',
+  },
+  'auth.revoked_key': {
+    status: 401,
+    smtp: '535 5.7.8',
+    title: 'API key revoked',
+  },
+  'auth.scope': {
+    status: 401,
+    smtp: '535 5.7.8',
+    title: 'API key lacks the required scope',
+  },
+  'auth.forbidden': { status: 403, smtp: '550 5.7.1', title: 'Forbidden' },
+  not_found: { status: 404, smtp: '550 5.1.1', title: 'Not found' },
+  conflict: { status: 409, smtp: '550 5.7.1', title: 'Conflict' },
+  rate_limited: { status: 429, smtp: '451 4.7.1', title: 'Too many requests' },
+  'account.username_invalid': {
+    status: 400,
+    smtp: '501 5.5.4',
+    title: 'Invalid username',
+  },
+  'account.username_reserved': {
+    status: 400,
+    smtp: '501 5.5.4',
+    title: 'Username is reserved',
+  },
+  'account.username_taken': {
+    status: 409,
+    smtp: '550 5.7.1',
+    title: 'Username already taken',
+  },
+  'account.not_found': {
+    status: 404,
+    smtp: '550 5.1.1',
+    title: 'Account not found',
+  },
+  'domain.invalid': {
+    status: 400,
+    smtp: '501 5.5.4',
+    title: 'Invalid domain name',
+  },
+  'domain.exists': {
+    status: 409,
+    smtp: '550 5.7.1',
+    title: 'Domain already added',
+  },
+  'domain.not_found': {
+    status: 404,
+    smtp: '550 5.1.1',
+    title: 'Domain not found',
+  },
+  'domain.verification_failed': {
+    status: 422,
+    smtp: '550 5.7.1',
+    title: 'Domain verification failed',
+  },
+  'key.invalid_scope': {
+    status: 400,
+    smtp: '501 5.5.4',
+    title: 'Invalid key scope',
+  },
+  'key.not_found': {
+    status: 404,
+    smtp: '550 5.1.1',
+    title: 'API key not found',
+  },
+  internal: { status: 500, smtp: '451 4.3.0', title: 'Internal server error' },
+  unavailable: { status: 503, smtp: '421 4.3.2', title: 'Service unavailable' },
+} as const satisfies Record<string, ErrorSpec>;
+
+/** A code from the catalogue. */
+export type ErrorCode = keyof typeof CATALOGUE;

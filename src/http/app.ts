@@ -1,0 +1,85 @@
+/** Assembles the HTTP server: logging and request ids, body rules, authentication, rate limit, errors, OpenAPI, and the route table. */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../context.ts';
+import { registerBodyRules } from './body.ts';
+import { registerAuth } from './auth.ts';
+import { registerErrorHandler } from './error-handler.ts';
+import { registerRateLimit } from './rate-limit.ts';
+import { registerMetrics } from './metrics.ts';
+import { registerRoutes } from './routes.ts';
+import type { TypedApp } from './typed.ts';
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Options for building the app; tests may add routes of their own. */
+export interface BuildOptions {
+  extraRoutes?: (app: TypedApp) => void | Promise<void>;
+}
+
+/** Builds the Fastify app over a context. The caller listens (or injects) and closes it. */
+export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    bodyLimit: ctx.config.bodyLimitBytes,
+    trustProxy: ctx.config.trustProxy,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: {
+      customOptions: {
+        coerceTypes: true,
+        removeAdditional: false,
+        allErrors: true,
+      },
+    },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  registerErrorHandler(app);
+  registerBodyRules(app);
+  registerAuth(app, ctx.database);
+  await registerRateLimit(app, ctx.config);
+  const registry = registerMetrics(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Sealpost API',
+        version: '1.0.0',
+        description: 'Forms, transactional email and marketing.',
+      },
+      servers: [{ url: ctx.publicUrl }],
+      components: {
+        securitySchemes: {
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Authorization: Bearer <API key>',
+          },
+          token: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
+            description: 'Authorization: Token token=<API key>',
+          },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await registerRoutes(app, ctx, registry);
+  if (opts.extraRoutes) await opts.extraRoutes(app);
+  return app;
+}

@@ -1,0 +1,83 @@
+/**
+ * The one error handler: turns AppError (and Fastify's own 4xx errors) into the documented body
+ * `{message, error_code, errors: [{code, title, details}], ...extra}`. Anything else is a 500 whose details are logged, never sent.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorDetail } from '../errors/app-error.ts';
+import { CATALOGUE, type ErrorCode } from '../errors/catalogue.ts';
+
+/** The JSON body of every error response. */
+export function errorBody(err: AppError): Record<string, unknown> {
+  const spec = CATALOGUE[err.code];
+  const details =
+    err.details.length > 0 ? err.details.map((d) => (d.field ? `${d.field}: ${d.message}` : d.message)).join('; ') : err.message;
+  return {
+    ...err.extra,
+    message: err.message,
+    error_code: err.code,
+    errors: [{ code: spec.status, title: spec.title, details }],
+    ...(err.details.length > 0 ? { fields: err.details } : {}),
+  };
+}
+
+type AjvError = {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+};
+
+/** Human-readable details from a schema validation failure: `data.message.headers.subject is required`. */
+function validationDetails(context: string | undefined, errors: AjvError[]): ErrorDetail[] {
+  return errors.map((e) => {
+    const base = (e.instancePath ?? '').split('/').filter(Boolean).join('.');
+    if (e.keyword === 'required') {
+      const field = [base, String(e.params?.missingProperty ?? '')].filter(Boolean).join('.');
+      return { field, message: 'is required' };
+    }
+    if (e.keyword === 'additionalProperties') {
+      const field = [base, String(e.params?.additionalProperty ?? '')].filter(Boolean).join('.');
+      return { field, message: 'is not allowed' };
+    }
+    return {
+      field: base || context || 'body',
+      message: e.message ?? 'is invalid',
+    };
+  });
+}
+
+function fromFastifyError(err: FastifyError): AppError {
+  if (err.validation) {
+    const details = validationDetails(err.validationContext, err.validation as AjvError[]);
+    const message = details.map((d) => `${d.field} ${d.message}`).join('; ');
+    return new AppError('request.invalid', message, { details });
+  }
+  const status = err.statusCode ?? 500;
+  const code: ErrorCode | undefined =
+    status === 413
+      ? 'request.too_large'
+      : status === 415
+        ? 'request.unsupported_media_type'
+        : status === 404
+          ? 'not_found'
+          : status === 429
+            ? 'rate_limited'
+            : status >= 400 && status < 500
+              ? 'request.invalid'
+              : undefined;
+  if (!code) return new AppError('internal', undefined, { cause: err });
+  return new AppError(code, err.message);
+}
+
+/** Installs the error handler and the not-found handler. */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((raw: FastifyError | AppError, req: FastifyRequest, reply: FastifyReply) => {
+    const err = raw instanceof AppError ? raw : fromFastifyError(raw);
+    if (err.status >= 500) req.log.error({ err: raw }, 'request failed');
+    else req.log.info({ code: err.code, status: err.status }, err.message);
+    void reply.code(err.status).headers(err.headers).send(errorBody(err));
+  });
+  app.setNotFoundHandler((req, reply) => {
+    void reply.code(404).send(errorBody(new AppError('not_found', `no route for ${req.method} ${req.url.split('?', 1)[0]}`)));
+  });
+}

@@ -1,0 +1,10 @@
+/** The route table: every feature's routes, in one place. */
+import type { Registry } from 'prom-client';
+import type { AppContext } from '../context.ts';
+import type { TypedApp } from './typed.ts';
+import { healthRoutes } from './health.routes.ts';
+
+/** Registers every route of the API. */
+export async function registerRoutes(app: TypedApp, ctx: AppContext, registry: Registry): Promise<void> {
+  healthRoutes(app, ctx, registry);
+}

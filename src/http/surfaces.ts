@@ -1,0 +1,47 @@
+/**
+ * Which API surface a request path belongs to, decided from the path alone before any route matches, so that
+ * authentication answers 401 for a bad key even on a path or method that does not exist.
+ */
+import { EMAIL_OPS, MARKETING_OPS } from '../accounts/reserved.ts';
+import type { Scope } from '../accounts/keys.service.ts';
+
+/** The access rule of a request: public, or a scope and possibly the account named in the path. */
+export type Surface = { kind: 'public' } | { kind: 'api'; scope: Scope; username?: string };
+
+const PUBLIC: Surface = { kind: 'public' };
+const emailOps = new Set<string>(EMAIL_OPS);
+const marketingOps = new Set<string>(MARKETING_OPS);
+
+/** Classifies a request by method and path (query string ignored). */
+export function classify(method: string, url: string): Surface {
+  const path = url.split('?', 1)[0] ?? '';
+  const seg = path
+    .split('/')
+    .filter(Boolean)
+    .map((s) => decodeSegment(s));
+  if (seg[0] === 'forms') return formsSurface(method, seg.slice(1));
+  if (seg[0] !== 'v1') return PUBLIC;
+  const second = seg[1]?.toLowerCase();
+  if (second === 'forms') return formsSurface(method, seg.slice(2));
+  if (second === 'marketing') {
+    const third = seg[2]?.toLowerCase();
+    return third && !marketingOps.has(third) ? { kind: 'api', scope: 'marketing', username: third } : { kind: 'api', scope: 'marketing' };
+  }
+  if (second === undefined || second === 'email' || emailOps.has(second)) return { kind: 'api', scope: 'email' };
+  return { kind: 'api', scope: 'email', username: second };
+}
+
+/** Forms paths after the `forms` segment: the public form read and public submission need no key. */
+function formsSurface(method: string, rest: string[]): Surface {
+  if (method === 'GET' && rest[0] === 'public' && rest[1] === 'form_data') return PUBLIC;
+  if (method === 'POST' && rest[0] === 'api' && rest[1] === 'forms' && rest.length === 4 && rest[3] === 'submissions') return PUBLIC;
+  return { kind: 'api', scope: 'forms' };
+}
+
+function decodeSegment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

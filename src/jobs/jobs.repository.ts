@@ -1,0 +1,161 @@
+/** SQL for work rows: enqueue, claim with a lease, finish, retry, extend, prune. */
+import type { Selectable } from 'kysely';
+import type { Dialect } from '../db/connect.ts';
+import type { JobsTable, Queryable } from '../db/types.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+
+/** A work row. */
+export type JobRow = Selectable<JobsTable>;
+
+/** What a new work row holds. */
+export interface NewJob {
+  queue: string;
+  payload: unknown;
+  runAt?: number;
+  /** At most one row ever exists per unique key; enqueueing it again is a no-op. */
+  uniqueKey?: string;
+}
+
+/** Inserts a queued row; returns its id, or null when a row with the same unique key already exists. */
+export async function enqueueJob(db: Queryable, job: NewJob, now = Date.now()): Promise<number | null> {
+  try {
+    const row = await db
+      .insertInto('jobs')
+      .values({
+        queue: job.queue,
+        payload: JSON.stringify(job.payload ?? null),
+        state: 'queued',
+        attempts: 0,
+        run_at: job.runAt ?? now,
+        unique_key: job.uniqueKey ?? null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return row.id;
+  } catch (err) {
+    if (job.uniqueKey && isUniqueViolation(err)) return null;
+    throw err;
+  }
+}
+
+/**
+ * Claims up to `limit` due rows of one queue for `owner`: queued rows whose run_at has come, and running rows whose lease
+ * expired (their worker died). On PostgreSQL rows locked by another claimer are skipped; SQLite serialises writers.
+ */
+export async function claimJobs(
+  db: Queryable,
+  dialect: Dialect,
+  opts: {
+    queue: string;
+    owner: string;
+    leaseMs: number;
+    limit: number;
+    now: number;
+  },
+): Promise<JobRow[]> {
+  const due = db
+    .selectFrom('jobs')
+    .select('id')
+    .where('queue', '=', opts.queue)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', opts.now)]),
+        eb.and([eb('state', '=', 'running'), eb('lease_until', '<', opts.now)]),
+      ]),
+    )
+    .orderBy('run_at')
+    .orderBy('id')
+    .limit(opts.limit)
+    .$if(dialect === 'postgres', (qb) => qb.forUpdate().skipLocked());
+  return db
+    .updateTable('jobs')
+    .set((eb) => ({
+      state: 'running',
+      lease_owner: opts.owner,
+      lease_until: opts.now + opts.leaseMs,
+      attempts: eb('attempts', '+', 1),
+      updated_at: opts.now,
+    }))
+    .where('id', 'in', due)
+    .returningAll()
+    .execute();
+}
+
+/** Marks a claimed row done, if `owner` still holds its lease. */
+export async function completeJob(db: Queryable, id: number, owner: string, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('jobs')
+    .set({
+      state: 'done',
+      finished_at: now,
+      updated_at: now,
+      lease_until: null,
+      last_error: null,
+    })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('state', '=', 'running')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Puts a claimed row back in the queue for `retryAt`, or marks it failed for good when `retryAt` is null. */
+export async function failJob(
+  db: Queryable,
+  id: number,
+  owner: string,
+  error: string,
+  retryAt: number | null,
+  now: number,
+): Promise<boolean> {
+  const res = await db
+    .updateTable('jobs')
+    .set(
+      retryAt === null
+        ? {
+            state: 'failed',
+            finished_at: now,
+            updated_at: now,
+            lease_until: null,
+            last_error: error,
+          }
+        : {
+            state: 'queued',
+            run_at: retryAt,
+            updated_at: now,
+            lease_until: null,
+            lease_owner: null,
+            last_error: error,
+          },
+    )
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('state', '=', 'running')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Extends the lease of a row `owner` is still working on. */
+export async function extendLease(db: Queryable, id: number, owner: string, until: number): Promise<boolean> {
+  const res = await db
+    .updateTable('jobs')
+    .set({ lease_until: until })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('state', '=', 'running')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Deletes finished (done or failed) rows that finished before `before`. Unfinished rows are never touched. */
+export async function pruneFinishedJobs(db: Queryable, before: number): Promise<number> {
+  const res = await db.deleteFrom('jobs').where('state', 'in', ['done', 'failed']).where('finished_at', '<', before).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+/** Reads one row by id. */
+export async function findJob(db: Queryable, id: number): Promise<JobRow | undefined> {
+  return db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+}

@@ -1,0 +1,148 @@
+/**
+ * Leader election for the scheduler: exactly one process of a deployment runs periodic tasks.
+ * PostgreSQL: a session-level advisory lock held on a dedicated connection (lost with the connection).
+ * SQLite: a row in `leases` renewed before it expires (one machine, possibly several processes).
+ * Lifecycle: start() tries at once and then every `retryMs`; isLeader() is read before each task; stop() releases.
+ */
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { Database } from '../db/connect.ts';
+
+/** Holds or seeks leadership. */
+export interface LeaderElector {
+  isLeader(): boolean;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A fixed advisory-lock key for the scheduler ("sealpost" in ASCII, as a 64-bit integer). */
+const ADVISORY_KEY = '8313984049089819508';
+const LEASE_NAME = 'scheduler';
+
+/** Creates the elector that fits the database's dialect. */
+export function createLeaderElector(database: Database, owner: string, log: Logger, retryMs = 5000): LeaderElector {
+  return database.dialect === 'postgres'
+    ? new AdvisoryLockElector(database.pgUrl!, log, retryMs)
+    : new LeaseRowElector(database, owner, retryMs);
+}
+
+class AdvisoryLockElector implements LeaderElector {
+  private client: pg.Client | undefined;
+  private leader = false;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly log: Logger,
+    private readonly retryMs: number,
+  ) {}
+
+  isLeader(): boolean {
+    return this.leader;
+  }
+
+  async start(): Promise<void> {
+    await this.attempt();
+  }
+
+  private schedule(): void {
+    if (!this.stopped) this.timer = setTimeout(() => void this.attempt(), this.retryMs);
+  }
+
+  private async attempt(): Promise<void> {
+    if (this.stopped || this.leader) return;
+    try {
+      if (!this.client) {
+        const client = new pg.Client({ connectionString: this.url });
+        client.on('error', (err) => this.lost(err));
+        await client.connect();
+        this.client = client;
+      }
+      const res = await this.client.query<{ ok: boolean }>(`select pg_try_advisory_lock(${ADVISORY_KEY}) as ok`);
+      this.leader = res.rows[0]?.ok === true;
+      if (this.leader) this.log.info('this process is the scheduler leader');
+    } catch (err) {
+      this.lost(err);
+    }
+    if (!this.leader) this.schedule();
+  }
+
+  private lost(err: unknown): void {
+    if (this.leader) this.log.warn({ err }, 'scheduler leadership lost with its database connection');
+    this.leader = false;
+    const client = this.client;
+    this.client = undefined;
+    client?.end().catch(() => undefined);
+    if (!this.timer) this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.leader = false;
+    await this.client?.end().catch(() => undefined);
+    this.client = undefined;
+  }
+}
+
+class LeaseRowElector implements LeaderElector {
+  private leader = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly database: Database,
+    private readonly owner: string,
+    private readonly retryMs: number,
+  ) {}
+
+  isLeader(): boolean {
+    return this.leader;
+  }
+
+  async start(): Promise<void> {
+    await this.renew();
+  }
+
+  /** Takes the lease when it is free or expired, or renews our own; the lease lasts three renewal periods. */
+  private async renew(): Promise<void> {
+    const now = Date.now();
+    try {
+      await this.database.db
+        .insertInto('leases')
+        .values({
+          name: LEASE_NAME,
+          owner: this.owner,
+          lease_until: now + this.retryMs * 3,
+        })
+        .onConflict((oc) =>
+          oc
+            .column('name')
+            .doUpdateSet({
+              owner: this.owner,
+              lease_until: now + this.retryMs * 3,
+            })
+            .where((eb) => eb.or([eb('leases.owner', '=', this.owner), eb('leases.lease_until', '<', now)])),
+        )
+        .execute();
+      const row = await this.database.db.selectFrom('leases').select('owner').where('name', '=', LEASE_NAME).executeTakeFirst();
+      this.leader = row?.owner === this.owner;
+    } catch {
+      this.leader = false;
+    }
+    this.timer = setTimeout(() => void this.renew(), this.retryMs);
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    if (this.leader) {
+      await this.database.db
+        .deleteFrom('leases')
+        .where('name', '=', LEASE_NAME)
+        .where('owner', '=', this.owner)
+        .execute()
+        .catch(() => undefined);
+    }
+    this.leader = false;
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * The worker engine: for each registered queue, a loop that claims due rows with a lease, runs the queue's handler on
+ * each, and finishes the row (done, retry on the queue's schedule, or failed). Each queue has its own loop and its
+ * own concurrency, so one lane (transactional mail) never waits behind another (campaigns).
+ * Lifecycle: start() begins polling; nudge(queue) wakes a loop early after an enqueue; stop() stops claiming, waits for
+ * running handlers up to a deadline, and leaves anything unfinished to lease expiry.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Database } from '../db/connect.ts';
+import { claimJobs, completeJob, extendLease, failJob, type JobRow } from './jobs.repository.ts';
+import { DEFAULT_RETRY_SCHEDULE_MS, PermanentJobError, nextRetryAt } from './retry.ts';
+
+/** A handler for one queue's rows. Throw to retry; throw PermanentJobError to fail at once. */
+export type JobHandler = (job: JobRow & { data: unknown }) => Promise<void>;
+
+/** How one queue is worked. */
+export interface QueueSpec {
+  handler: JobHandler;
+  /** Rows of this queue run at once in this process. */
+  concurrency?: number;
+  /** Delays between attempts; the row fails after the last. */
+  retrySchedule?: readonly number[];
+  /** Fraction of each delay added at random (0..1). */
+  jitter?: number;
+  leaseMs?: number;
+}
+
+/** Options of a worker process. */
+export interface WorkerOptions {
+  database: Database;
+  log: Logger;
+  queues: Record<string, QueueSpec>;
+  pollMs: number;
+  leaseMs: number;
+  /** A name for this worker in lease_owner; unique per process by default. */
+  owner?: string;
+  now?: () => number;
+}
+
+/** A running worker. */
+export interface Worker {
+  readonly owner: string;
+  start(): void;
+  /** Wakes the loop of `queue` now instead of at its next poll. */
+  nudge(queue: string): void;
+  /** Stops claiming and waits up to `timeoutMs` for running handlers. */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+/** Creates a worker for the given queues. */
+export function createWorker(opts: WorkerOptions): Worker {
+  const owner = opts.owner ?? `worker-${randomUUID()}`;
+  const now = opts.now ?? Date.now;
+  const loops = new Map(Object.entries(opts.queues).map(([name, spec]) => [name, new QueueLoop(name, spec, opts, owner, now)]));
+  return {
+    owner,
+    start: () => loops.forEach((l) => l.start()),
+    nudge: (queue) => loops.get(queue)?.wake(),
+    stop: async (timeoutMs = 15_000) => {
+      await Promise.all([...loops.values()].map((l) => l.stop(timeoutMs)));
+    },
+  };
+}
+
+class QueueLoop {
+  private running = new Set<Promise<void>>();
+  private stopping = false;
+  private timer: NodeJS.Timeout | undefined;
+  private wakeUp: (() => void) | undefined;
+  private woken = false;
+  private loopDone: Promise<void> | undefined;
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+
+  constructor(
+    private readonly queue: string,
+    private readonly spec: QueueSpec,
+    private readonly opts: WorkerOptions,
+    private readonly owner: string,
+    private readonly now: () => number,
+  ) {
+    this.concurrency = spec.concurrency ?? 4;
+    this.leaseMs = spec.leaseMs ?? opts.leaseMs;
+  }
+
+  start(): void {
+    this.loopDone ??= this.loop();
+  }
+
+  wake(): void {
+    if (this.wakeUp) this.wakeUp();
+    else this.woken = true;
+  }
+
+  async stop(timeoutMs: number): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.loopDone;
+    let timeout: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(this.running), new Promise((r) => (timeout = setTimeout(r, timeoutMs)))]);
+    clearTimeout(timeout);
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      const free = this.concurrency - this.running.size;
+      let claimed: JobRow[] = [];
+      if (free > 0) {
+        try {
+          claimed = await claimJobs(this.opts.database.db, this.opts.database.dialect, {
+            queue: this.queue,
+            owner: this.owner,
+            leaseMs: this.leaseMs,
+            limit: free,
+            now: this.now(),
+          });
+        } catch (err) {
+          this.opts.log.error({ err, queue: this.queue }, 'claiming work rows failed');
+        }
+      }
+      for (const job of claimed) this.track(this.run(job));
+      if (claimed.length === 0 || this.running.size >= this.concurrency) await this.idle();
+    }
+  }
+
+  /** Sleeps until the poll interval passes, a slot frees up, or someone nudges. */
+  private idle(): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      this.wakeUp = () => {
+        clearTimeout(this.timer);
+        this.wakeUp = undefined;
+        resolve();
+      };
+      this.timer = setTimeout(this.wakeUp, this.opts.pollMs);
+    });
+  }
+
+  private track(p: Promise<void>): void {
+    this.running.add(p);
+    void p.finally(() => {
+      this.running.delete(p);
+      this.wake();
+    });
+  }
+
+  private async run(job: JobRow): Promise<void> {
+    const { db } = this.opts.database;
+    const heartbeat = setInterval(
+      () => {
+        extendLease(db, job.id, this.owner, this.now() + this.leaseMs).catch((err) =>
+          this.opts.log.warn({ err, job: job.id }, 'lease extension failed'),
+        );
+      },
+      Math.max(1000, Math.floor(this.leaseMs / 3)),
+    );
+    try {
+      await this.spec.handler({ ...job, data: JSON.parse(job.payload) });
+      await completeJob(db, job.id, this.owner, this.now());
+    } catch (err) {
+      await this.fail(job, err).catch((e) => this.opts.log.error({ err: e, job: job.id }, 'recording a failed work row failed'));
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private async fail(job: JobRow, err: unknown): Promise<void> {
+    const t = this.now();
+    const retryAt =
+      err instanceof PermanentJobError
+        ? null
+        : nextRetryAt(this.spec.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS, job.attempts, t, this.spec.jitter ?? 0);
+    const message = err instanceof Error ? err.message : String(err);
+    this.opts.log.warn(
+      {
+        queue: this.queue,
+        job: job.id,
+        attempts: job.attempts,
+        retryAt,
+        err: message,
+      },
+      retryAt ? 'work row will be retried' : 'work row failed',
+    );
+    await failJob(this.opts.database.db, job.id, this.owner, message.slice(0, 2000), retryAt, t);
+  }
+}

@@ -1,0 +1,53 @@
+/** Opening a Sealpost: configuration → logger → database (migrated) → master key → context; and closing it. */
+import pino, { type Logger } from 'pino';
+import type { Config } from './config/schema.ts';
+import { databaseTarget, publicBaseUrl } from './config/load.ts';
+import { connect } from './db/connect.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { resolveMasterKey } from './crypto/master-key.ts';
+import { createSealer } from './crypto/sealer.ts';
+import type { AppContext } from './context.ts';
+
+/** Creates the structured logger: JSON lines to stdout for the server, to stderr for command-line tools. */
+export function createLogger(config: Config, stream: 'stdout' | 'stderr' = 'stdout'): Logger {
+  return pino(
+    {
+      level: config.logLevel,
+      base: { service: 'sealpost' },
+      redact: {
+        paths: ['req.headers.authorization', 'headers.authorization', 'password', 'key'],
+        censor: '[redacted]',
+      },
+    },
+    pino.destination({
+      dest: stream === 'stdout' ? 1 : 2,
+      sync: stream === 'stderr',
+    }),
+  );
+}
+
+/** Opens the database, applies pending migrations and resolves the master key. */
+export async function openContext(config: Config, log: Logger, opts: { migrate?: boolean } = {}): Promise<AppContext> {
+  const target = databaseTarget(config);
+  const masterKey = resolveMasterKey(config, target, log);
+  const database = await connect(target, {
+    poolSize: config.databasePoolSize,
+    sqliteSynchronous: config.sqliteSynchronous,
+  });
+  if (opts.migrate !== false) {
+    try {
+      const applied = await migrateToLatest(database);
+      if (applied.length > 0) log.info({ applied }, 'database migrations applied');
+    } catch (err) {
+      await database.close();
+      throw err;
+    }
+  }
+  return {
+    config,
+    database,
+    sealer: createSealer(masterKey),
+    log,
+    publicUrl: publicBaseUrl(config),
+  };
+}
