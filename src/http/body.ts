@@ -21,7 +21,7 @@ function isAbsent(v: unknown): boolean {
   return typeof v === 'object' && v !== null && Object.keys(v).length === 0 && Object.getPrototypeOf(v) === Object.prototype;
 }
 
-/** Removes absent values from objects, recursively (array elements are cleaned but kept). Keys in `verbatim` are left as sent. */
+/** Removes values sent as absent from objects, recursively (array elements are cleaned but kept; an object emptied by cleaning stays, so a missing required field inside it is reported by name). Keys in `verbatim` are left as sent. */
 export function dropAbsent(value: unknown, verbatim: ReadonlySet<string> = new Set()): unknown {
   if (Array.isArray(value)) return value.map((v) => dropAbsent(v, verbatim));
   if (value === null || typeof value !== 'object') return value;
@@ -31,8 +31,7 @@ export function dropAbsent(value: unknown, verbatim: ReadonlySet<string> = new S
       out[k] = v;
       continue;
     }
-    const cleaned = dropAbsent(v, verbatim);
-    if (!isAbsent(cleaned)) out[k] = cleaned;
+    if (!isAbsent(v)) out[k] = dropAbsent(v, verbatim);
   }
   return out;
 }

@@ -2,7 +2,6 @@
 import type { Selectable } from 'kysely';
 import type { Dialect } from '../db/connect.ts';
 import type { JobsTable, Queryable } from '../db/types.ts';
-import { isUniqueViolation } from '../db/errors.ts';
 
 /** A work row. */
 export type JobRow = Selectable<JobsTable>;
@@ -16,28 +15,27 @@ export interface NewJob {
   uniqueKey?: string;
 }
 
-/** Inserts a queued row; returns its id, or null when a row with the same unique key already exists. */
+/**
+ * Inserts a queued row; returns its id, or null when a row with the same unique key already exists. The duplicate is
+ * skipped with ON CONFLICT DO NOTHING rather than caught, so an enclosing PostgreSQL transaction stays usable.
+ */
 export async function enqueueJob(db: Queryable, job: NewJob, now = Date.now()): Promise<number | null> {
-  try {
-    const row = await db
-      .insertInto('jobs')
-      .values({
-        queue: job.queue,
-        payload: JSON.stringify(job.payload ?? null),
-        state: 'queued',
-        attempts: 0,
-        run_at: job.runAt ?? now,
-        unique_key: job.uniqueKey ?? null,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
-  } catch (err) {
-    if (job.uniqueKey && isUniqueViolation(err)) return null;
-    throw err;
-  }
+  const row = await db
+    .insertInto('jobs')
+    .values({
+      queue: job.queue,
+      payload: JSON.stringify(job.payload ?? null),
+      state: 'queued',
+      attempts: 0,
+      run_at: job.runAt ?? now,
+      unique_key: job.uniqueKey ?? null,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.column('unique_key').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id ?? null;
 }
 
 /**

@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../test/harness.ts';
+import { createAccount, getAccount } from './accounts.service.ts';
+import { addDomain, verifyDomain, type TxtResolver } from './domains.service.ts';
+import { accountKeys, authenticateKey, createKey, hashKey } from './keys.service.ts';
+import { AppError } from '../errors/app-error.ts';
+
+const codeOf = async (p: Promise<unknown>): Promise<string | undefined> => {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof AppError) return err.code;
+    throw err;
+  }
+  return undefined;
+};
+
+describe('accounts, domains and keys', () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await createTestContext();
+  });
+  afterAll(() => t.close());
+  const db = () => t.ctx.database.db;
+
+  it('gives accounts integer customer ids and lower-cases usernames', async () => {
+    const a = await createAccount(db(), 'Clinic-One');
+    expect(a.username).toBe('clinic-one');
+    expect(Number.isInteger(a.customer_id)).toBe(true);
+    expect((await getAccount(db(), a.customer_id)).username).toBe('clinic-one');
+    expect((await getAccount(db(), 'CLINIC-ONE')).customer_id).toBe(a.customer_id);
+  });
+
+  it.each(['email', 'forms', 'marketing', 'messages', 'bulk_messages', 'subscribers', 'v1'])('refuses the route word %s as a username', async (word) => {
+    expect(await codeOf(createAccount(db(), word))).toBe('account.username_reserved');
+  });
+
+  it('refuses malformed and duplicate usernames', async () => {
+    expect(await codeOf(createAccount(db(), 'has space'))).toBe('account.username_invalid');
+    expect(await codeOf(createAccount(db(), 'a/b'))).toBe('account.username_invalid');
+    await createAccount(db(), 'twice');
+    expect(await codeOf(createAccount(db(), 'TWICE'))).toBe('account.username_taken');
+  });
+
+  it('stores only a hash of a key, never its value', async () => {
+    const a = await createAccount(db(), 'hashing');
+    const k = await createKey(db(), a.customer_id, { scopes: 'email' });
+    const rows = await db().selectFrom('api_keys').selectAll().where('id', '=', k.id).execute();
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toContain(k.key);
+    expect(JSON.stringify(rows)).not.toContain(k.key.slice(10));
+    expect(rows[0]!.key_hash).toBe(hashKey(k.key));
+    expect(JSON.stringify(await accountKeys(db(), a.customer_id))).not.toContain(k.key);
+  });
+
+  it('keeps several active keys per domain for rotation', async () => {
+    const a = await createAccount(db(), 'rotating');
+    await addDomain(db(), t.ctx.sealer, a.customer_id, 'rotating.example', { verified: true });
+    const k1 = await createKey(db(), a.customer_id, { scopes: 'email', domain: 'rotating.example' });
+    const k2 = await createKey(db(), a.customer_id, { scopes: 'email,forms', domain: 'rotating.example' });
+    expect((await authenticateKey(db(), k1.key)).customerId).toBe(a.customer_id);
+    expect([...(await authenticateKey(db(), k2.key)).scopes].sort()).toEqual(['email', 'forms']);
+  });
+
+  it('refuses unknown scopes and keys for a domain the account lacks', async () => {
+    const a = await createAccount(db(), 'scoping');
+    expect(await codeOf(createKey(db(), a.customer_id, { scopes: 'email,admin' }))).toBe('key.invalid_scope');
+    expect(await codeOf(createKey(db(), a.customer_id, { scopes: 'email', domain: 'nope.example' }))).toBe('domain.not_found');
+  });
+
+  it('keeps the DKIM private key sealed at rest', async () => {
+    const a = await createAccount(db(), 'dkim');
+    const d = await addDomain(db(), t.ctx.sealer, a.customer_id, 'dkim.example');
+    const row = await db().selectFrom('domains').selectAll().where('id', '=', d.id).executeTakeFirstOrThrow();
+    expect(row.dkim_private_key).not.toContain('PRIVATE KEY');
+    expect(t.ctx.sealer.openText(row.dkim_private_key, `dkim:${d.id}`)).toContain('BEGIN PRIVATE KEY');
+  });
+
+  it('verifies a domain only when both DNS records are published', async () => {
+    const a = await createAccount(db(), 'verifying');
+    const d = await addDomain(db(), t.ctx.sealer, a.customer_id, 'verify.example');
+    expect(d.verified).toBe(false);
+    const published = new Map<string, string[][]>();
+    const resolver: TxtResolver = {
+      resolveTxt: async (name) => {
+        const v = published.get(name);
+        if (!v) throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' });
+        return v;
+      },
+    };
+    const [verification, dkim] = d.dns_records;
+    published.set(verification!.name, [[verification!.value]]);
+    const failure = await verifyDomain(db(), resolver, a.customer_id, 'verify.example').catch((e: AppError) => e);
+    expect(failure).toBeInstanceOf(AppError);
+    expect((failure as AppError).code).toBe('domain.verification_failed');
+    expect((failure as AppError).message).toContain(dkim!.name);
+    // DKIM records are often split into 255-character chunks.
+    const value = dkim!.value;
+    published.set(dkim!.name, [[value.slice(0, 200), value.slice(200)]]);
+    const ok = await verifyDomain(db(), resolver, a.customer_id, 'verify.example');
+    expect(ok.verified).toBe(true);
+    expect(ok.verified_at).not.toBeNull();
+  });
+
+  it('refuses an invalid domain name and a domain added twice', async () => {
+    const a = await createAccount(db(), 'domains');
+    expect(await codeOf(addDomain(db(), t.ctx.sealer, a.customer_id, 'not a domain'))).toBe('domain.invalid');
+    await addDomain(db(), t.ctx.sealer, a.customer_id, 'Twice.Example');
+    expect(await codeOf(addDomain(db(), t.ctx.sealer, a.customer_id, 'twice.example'))).toBe('domain.exists');
+  });
+});

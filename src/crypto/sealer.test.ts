@@ -1,0 +1,27 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createSealer } from './sealer.ts';
+
+describe('sealer', () => {
+  const sealer = createSealer(randomBytes(32));
+
+  it('round-trips text and bytes without leaving the plain text in the token', () => {
+    const token = sealer.seal('patient record 42');
+    expect(token).not.toContain('patient');
+    expect(sealer.openText(token)).toBe('patient record 42');
+    expect(sealer.open(sealer.seal(Buffer.from([0, 1, 2]))).equals(Buffer.from([0, 1, 2]))).toBe(true);
+  });
+
+  it('uses a fresh nonce for every value', () => {
+    expect(sealer.seal('same')).not.toBe(sealer.seal('same'));
+  });
+
+  it('refuses a tampered token, another key, or other associated data', () => {
+    const token = sealer.seal('x', 'row:1');
+    const tampered = token.slice(0, -2) + (token.endsWith('A') ? 'BB' : 'AA');
+    expect(() => sealer.open(tampered, 'row:1')).toThrow();
+    expect(() => createSealer(randomBytes(32)).open(token, 'row:1')).toThrow();
+    expect(() => sealer.open(token, 'row:2')).toThrow();
+    expect(sealer.openText(token, 'row:1')).toBe('x');
+  });
+});

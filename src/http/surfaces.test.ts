@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { classify } from './surfaces.ts';
+
+describe('surface classification', () => {
+  it.each([
+    ['POST', '/v1/email/messages', { kind: 'api', scope: 'email' }],
+    ['POST', '/v1/messages', { kind: 'api', scope: 'email' }],
+    ['GET', '/v1/message_receipt?sourceTrackingId=x', { kind: 'api', scope: 'email' }],
+    ['POST', '/v1/acme/messages', { kind: 'api', scope: 'email', username: 'acme' }],
+    ['GET', '/v1/marketing/subscribers', { kind: 'api', scope: 'marketing' }],
+    ['GET', '/v1/marketing/acme/subscribers', { kind: 'api', scope: 'marketing', username: 'acme' }],
+    ['GET', '/v1/forms/api/forms', { kind: 'api', scope: 'forms' }],
+    ['GET', '/forms/api/forms/stats', { kind: 'api', scope: 'forms' }],
+    ['GET', '/v1/forms/public/form_data/123', { kind: 'public' }],
+    ['GET', '/forms/public/form_data/123', { kind: 'public' }],
+    ['POST', '/v1/forms/api/forms/123/submissions', { kind: 'public' }],
+    ['GET', '/v1/forms/api/forms/123/submissions', { kind: 'api', scope: 'forms' }],
+    ['GET', '/healthz', { kind: 'public' }],
+    ['GET', '/metrics', { kind: 'public' }],
+  ])('%s %s is %j', (method, url, expected) => {
+    expect(classify(method, url)).toEqual(expected);
+  });
+});
