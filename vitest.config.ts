@@ -6,6 +6,6 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: process.env.CI ? ['default', ['json', { outputFile: '.test-artifacts/results.json' }]] : ['default'],
+    reporters: process.env.SEALPOST_TEST_REPORT ? ['default', ['json', { outputFile: process.env.SEALPOST_TEST_REPORT }]] : ['default'],
   },
 });
