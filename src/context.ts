@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config/schema.ts';
 import type { Database } from './db/connect.ts';
 import type { Sealer } from './crypto/sealer.ts';
+import type { GroupCommitter } from './db/group-commit.ts';
 
 /** Shared services, built once at start and passed down. */
 export interface AppContext {
@@ -12,4 +13,10 @@ export interface AppContext {
   log: Logger;
   /** Public base URL without a trailing slash. */
   publicUrl: string;
+  /** Shares transactions between concurrent requests (see db/group-commit.ts). */
+  committer: GroupCommitter;
+  /** Keys derived from the master key, one per purpose. */
+  keys: { tracking: Buffer };
+  /** Tells an in-process worker that `queue` has new work; a no-op when no worker runs in this process. */
+  wake(queue: string): void;
 }

@@ -2,11 +2,13 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from './config/schema.ts';
 import { databaseTarget, publicBaseUrl } from './config/load.ts';
-import { connect } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { resolveMasterKey } from './crypto/master-key.ts';
 import { createSealer } from './crypto/sealer.ts';
 import type { AppContext } from './context.ts';
+import { connect, type Database } from './db/connect.ts';
+import { createGroupCommitter } from './db/group-commit.ts';
+import { deriveKey } from './crypto/derive.ts';
 
 /** Creates the structured logger: JSON lines to stdout for the server, to stderr for command-line tools. */
 export function createLogger(config: Config, stream: 'stdout' | 'stderr' = 'stdout'): Logger {
@@ -43,11 +45,19 @@ export async function openContext(config: Config, log: Logger, opts: { migrate?:
       throw err;
     }
   }
+  return createContext(config, database, masterKey, log);
+}
+
+/** Builds the context over an open database. */
+export function createContext(config: Config, database: Database, masterKey: Buffer, log: Logger): AppContext {
   return {
     config,
     database,
     sealer: createSealer(masterKey),
     log,
     publicUrl: publicBaseUrl(config),
+    committer: createGroupCommitter(database.db),
+    keys: { tracking: deriveKey(masterKey, 'tracking') },
+    wake: () => undefined,
   };
 }

@@ -31,9 +31,12 @@ describe('accounts, domains and keys', () => {
     expect((await getAccount(db(), 'CLINIC-ONE')).customer_id).toBe(a.customer_id);
   });
 
-  it.each(['email', 'forms', 'marketing', 'messages', 'bulk_messages', 'subscribers', 'v1'])('refuses the route word %s as a username', async (word) => {
-    expect(await codeOf(createAccount(db(), word))).toBe('account.username_reserved');
-  });
+  it.each(['email', 'forms', 'marketing', 'messages', 'bulk_messages', 'subscribers', 'v1'])(
+    'refuses the route word %s as a username',
+    async (word) => {
+      expect(await codeOf(createAccount(db(), word))).toBe('account.username_reserved');
+    },
+  );
 
   it('refuses malformed and duplicate usernames', async () => {
     expect(await codeOf(createAccount(db(), 'has space'))).toBe('account.username_invalid');

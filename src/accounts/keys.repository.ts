@@ -6,7 +6,7 @@ import type { ApiKeysTable, Queryable } from '../db/types.ts';
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
 /** A key row joined with its account's username, as authentication needs it. */
-export type ApiKeyWithAccount = ApiKeyRow & { username: string };
+export type ApiKeyWithAccount = ApiKeyRow & { username: string; domain: string | null };
 
 /** Inserts a key row. */
 export async function insertKey(db: Queryable, row: ApiKeyRow): Promise<void> {
@@ -18,8 +18,9 @@ export async function findKeyByHash(db: Queryable, hash: string): Promise<ApiKey
   return db
     .selectFrom('api_keys')
     .innerJoin('customers', 'customers.id', 'api_keys.customer_id')
+    .leftJoin('domains', 'domains.id', 'api_keys.domain_id')
     .selectAll('api_keys')
-    .select('customers.username')
+    .select(['customers.username', 'domains.name as domain'])
     .where('api_keys.key_hash', '=', hash)
     .executeTakeFirst();
 }

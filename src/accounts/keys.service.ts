@@ -30,6 +30,8 @@ export interface Principal {
   keyId: string;
   customerId: number;
   username: string;
+  /** The domain the key belongs to, when it was created for one: mail from this key must come from that domain. */
+  domain: string | null;
   scopes: ReadonlySet<Scope>;
 }
 
@@ -113,6 +115,7 @@ export async function authenticateKey(db: Queryable, value: string, now = Date.n
     keyId: row.id,
     customerId: row.customer_id,
     username: row.username,
+    domain: row.domain,
     scopes: new Set(row.scopes.split(',') as Scope[]),
   };
 }

@@ -4,7 +4,6 @@ import { action, output, withContext } from './cli-support.ts';
 import { accountCommand, domainCommand, keyCommand } from './admin-commands.ts';
 import { loadConfig } from '../config/load.ts';
 import { createLogger, openContext } from '../runtime.ts';
-import { parseRoles, startRoles } from '../roles/roles.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 
 const program = new Command('sealpost')
@@ -17,6 +16,7 @@ program
   .option('--roles <list>', 'comma-separated subset of: api, worker')
   .action(
     action(async (o: { roles?: string }) => {
+      const { parseRoles, startRoles } = await import('../roles/roles.ts');
       const config = loadConfig();
       const roles = parseRoles(o.roles ?? config.roles);
       const log = createLogger(config);

@@ -28,7 +28,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     if (raw !== undefined && raw !== '') out[prop] = parseValue(spec, spec.env, raw);
     else if (file[prop] !== undefined && file[prop] !== null && file[prop] !== '')
       out[prop] = parseValue(spec, `${prop} (in ${env[CONFIG_FILE_ENV]})`, file[prop]);
-    else out[prop] = spec.default;
+    else out[prop] = spec.default === undefined ? undefined : parseValue(spec, spec.env, spec.default);
   }
   return Object.freeze(out) as Config;
 }
@@ -63,7 +63,7 @@ function rejectUnknownEnv(env: NodeJS.ProcessEnv): void {
   }
 }
 
-function parseValue(spec: KeySpec, name: string, raw: unknown): string | number | boolean {
+function parseValue(spec: KeySpec, name: string, raw: unknown): string | number | boolean | readonly number[] {
   const shown = JSON.stringify(raw);
   switch (spec.kind) {
     case 'integer': {
@@ -85,10 +85,27 @@ function parseValue(spec: KeySpec, name: string, raw: unknown): string | number 
       if (!spec.values?.includes(s)) throw new ConfigError(`${name} must be one of ${spec.values?.join(', ')} (got ${shown})`);
       return s;
     }
+    case 'durations':
+      return Object.freeze(parseDurations(name, raw));
     default:
       if (typeof raw !== 'string') throw new ConfigError(`${name} must be a string (got ${shown})`);
       return raw;
   }
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses `1m,5m,1h` (or a JSON array of such strings) into milliseconds. */
+function parseDurations(name: string, raw: unknown): number[] {
+  const parts = Array.isArray(raw) ? raw.map(String) : String(raw).split(',');
+  const out = parts.map((p) => {
+    const m = /^\s*(\d+)\s*(ms|s|m|h|d)\s*$/.exec(p);
+    if (!m)
+      throw new ConfigError(`${name} must be a comma-separated list of durations such as 30s,5m,1h (got ${JSON.stringify(p.trim())})`);
+    return Number(m[1]) * UNIT_MS[m[2]!]!;
+  });
+  if (out.length === 0) throw new ConfigError(`${name} must list at least one duration`);
+  return out;
 }
 
 /** Where the data lives: the embedded SQLite file or a PostgreSQL URL. */

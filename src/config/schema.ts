@@ -2,7 +2,7 @@
 /** One configuration key: its environment name, the schema of its value, its default and a description. */
 export interface KeySpec {
   env: string;
-  kind: 'string' | 'integer' | 'boolean' | 'enum';
+  kind: 'string' | 'integer' | 'boolean' | 'enum' | 'durations';
   values?: readonly string[];
   min?: number;
   max?: number;
@@ -133,6 +133,88 @@ export const KEYS = {
     default: 15000,
     doc: 'On SIGTERM/SIGINT, how long to wait for in-flight requests and running work before exiting.',
   },
+  transport: {
+    env: 'SEALPOST_TRANSPORT',
+    kind: 'enum',
+    values: ['capture', 'relay', 'mx'],
+    default: 'capture',
+    doc: "How mail leaves: `capture` keeps every message in the capture store and delivers nowhere (a fresh install sends no mail by surprise); `relay` hands it to the smarthost in SEALPOST_RELAY_URL; `mx` delivers directly to each recipient domain's MX hosts.",
+  },
+  relayUrl: {
+    env: 'SEALPOST_RELAY_URL',
+    kind: 'string',
+    doc: 'The smarthost for the `relay` transport: `smtp://user:pass@host:587` (STARTTLS) or `smtps://user:pass@host:465` (implicit TLS).',
+  },
+  tlsVerify: {
+    env: 'SEALPOST_TLS_VERIFY',
+    kind: 'boolean',
+    default: true,
+    doc: 'Verify the certificate of the next hop when delivering over TLS. Turning it off still encrypts but accepts any certificate.',
+  },
+  mxPort: {
+    env: 'SEALPOST_MX_PORT',
+    kind: 'integer',
+    min: 1,
+    max: 65535,
+    default: 25,
+    doc: 'The port the `mx` transport connects to on MX hosts.',
+  },
+  heloName: {
+    env: 'SEALPOST_HELO_NAME',
+    kind: 'string',
+    doc: 'The name this server gives in EHLO when delivering. Empty means the host name of the machine.',
+  },
+  deliveryRetrySchedule: {
+    env: 'SEALPOST_DELIVERY_RETRY_SCHEDULE',
+    kind: 'durations',
+    default: '1m,5m,15m,30m,1h,2h,4h,8h,8h',
+    doc: 'Waits between delivery attempts after a temporary failure (4xx, timeout, connection failure), as a comma-separated list of durations (`500ms`, `30s`, `5m`, `2h`). After the last, the recipient fails permanently.',
+  },
+  deliveryConcurrency: {
+    env: 'SEALPOST_DELIVERY_CONCURRENCY',
+    kind: 'integer',
+    min: 1,
+    max: 1000,
+    default: 16,
+    doc: 'Transactional deliveries each worker process runs at once.',
+  },
+  marketingConcurrency: {
+    env: 'SEALPOST_MARKETING_CONCURRENCY',
+    kind: 'integer',
+    min: 1,
+    max: 1000,
+    default: 8,
+    doc: 'Marketing deliveries each worker process runs at once, in a lane of their own so campaigns never delay transactional mail.',
+  },
+  deliveryTimeoutMs: {
+    env: 'SEALPOST_DELIVERY_TIMEOUT_MS',
+    kind: 'integer',
+    min: 100,
+    default: 60000,
+    doc: 'How long a delivery waits for the next hop (connection, greeting, each reply) before the attempt counts as a temporary failure.',
+  },
+  secureLinkTtlHours: {
+    env: 'SEALPOST_SECURE_LINK_TTL_HOURS',
+    kind: 'integer',
+    min: 1,
+    default: 720,
+    doc: 'How long the link in a secure notification stays valid, in hours (30 days by default).',
+  },
+  contentRetentionDays: {
+    env: 'SEALPOST_CONTENT_RETENTION_DAYS',
+    kind: 'integer',
+    min: 1,
+    default: 30,
+    doc: 'Message bodies, attachments and captured raw messages of finished messages are purged after this many days; receipts keep their metadata.',
+  },
+  bulkMaxMessages: {
+    env: 'SEALPOST_BULK_MAX_MESSAGES',
+    kind: 'integer',
+    min: 1,
+    max: 10000,
+    default: 100,
+    doc: 'Most messages one `POST /bulk_messages` request may carry (50 is the recommended batch). More is refused with 400 and nothing is sent.',
+  },
 } as const satisfies Record<string, KeySpec>;
 
 /** The environment variable naming an optional JSON configuration file. */
@@ -140,11 +222,13 @@ export const CONFIG_FILE_ENV = 'SEALPOST_CONFIG_FILE';
 
 type KeyValue<K> = K extends { kind: 'integer' }
   ? number
-  : K extends { kind: 'boolean' }
-    ? boolean
-    : K extends { kind: 'enum'; values: readonly (infer V)[] }
-      ? V
-      : string;
+  : K extends { kind: 'durations' }
+    ? readonly number[]
+    : K extends { kind: 'boolean' }
+      ? boolean
+      : K extends { kind: 'enum'; values: readonly (infer V)[] }
+        ? V
+        : string;
 
 /** The validated, frozen configuration passed down from start. */
 export type Config = {

@@ -2,6 +2,7 @@
 import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { Database, Dialect } from './connect.ts';
 import * as m0001 from './migrations/0001_foundation.ts';
+import * as m0002 from './migrations/0002_email.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -11,6 +12,7 @@ interface DialectMigration {
 /** Every migration, in order. Names sort in the order they apply. */
 const MIGRATIONS: Record<string, DialectMigration> = {
   '0001_foundation': m0001,
+  '0002_email': m0002,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -41,7 +41,7 @@ export interface JobsTable {
   queue: string;
   payload: string;
   state: 'queued' | 'running' | 'done' | 'failed';
-  attempts: number;
+  attempts: Generated<number>;
   run_at: number;
   lease_until: number | null;
   lease_owner: string | null;
@@ -58,6 +58,108 @@ export interface LeasesTable {
   lease_until: number;
 }
 
+export interface MessagesTable {
+  /** The sourceTrackingId. */
+  id: string;
+  customer_id: number;
+  domain_id: string | null;
+  /** The Message-ID header, in angle brackets. */
+  header_message_id: string;
+  from_addr: string;
+  source: 'api' | 'template' | 'smtp' | 'system' | 'campaign';
+  lane: 'transactional' | 'marketing';
+  allow_non_tls: number;
+  force_secure: number;
+  open_tracking: number;
+  link_tracking: number;
+  /** JSON object of the X- headers given, as given. */
+  custom_headers: string;
+  /** Sealed JSON of the message content (see email/content.ts); null once purged by retention. */
+  content: string | null;
+  content_purged_at: number | null;
+  recipient_count: number;
+  /** Recipients not yet in a final state; the message is finished when it reaches 0. */
+  pending_count: number;
+  total_opens: Generated<number>;
+  total_clicks: Generated<number>;
+  unsubscribed: Generated<number>;
+  created_at: number;
+  finished_at: number | null;
+}
+
+export interface MessageRecipientsTable {
+  id: Generated<number>;
+  message_id: string;
+  customer_id: number;
+  address: string;
+  name: string | null;
+  kind: 'to' | 'cc' | 'bcc';
+  /** queued | deferred | delivered | failed */
+  status: 'queued' | 'deferred' | 'delivered' | 'failed';
+  /** The receipt's deliveryStatus text. */
+  delivery_status: string;
+  delivered_at: number | null;
+  attempts: Generated<number>;
+  last_response: string | null;
+  /** capture | relay | mx, with `+secure` when a secure notification was delivered instead of the message. */
+  via: string | null;
+  tls: number | null;
+  first_opened_at: number | null;
+  open_count: Generated<number>;
+  secure_token_hash: string | null;
+  secure_expires_at: number | null;
+  updated_at: number;
+}
+
+export interface MessageLinksTable {
+  id: Generated<number>;
+  message_id: string;
+  /** The link's position in the HTML, from 0. */
+  position: number;
+  target_url: string;
+  click_count: Generated<number>;
+}
+
+export interface EmailEventsTable {
+  id: Generated<number>;
+  customer_id: number;
+  message_id: string;
+  recipient_id: number | null;
+  /** delivered | temporary_failure | permanent_failure | opened | clicked */
+  event: string;
+  data: string;
+  created_at: number;
+}
+
+export interface IdempotencyKeysTable {
+  customer_id: number;
+  key: string;
+  request_hash: string;
+  response: string;
+  created_at: number;
+}
+
+export interface DynamicTemplatesTable {
+  id: Generated<number>;
+  customer_id: number;
+  name: string;
+  body: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CapturedMessagesTable {
+  id: Generated<number>;
+  customer_id: number;
+  message_id: string;
+  recipient_id: number;
+  envelope_from: string;
+  envelope_to: string;
+  /** Sealed raw MIME; null once purged by retention. */
+  raw: string | null;
+  created_at: number;
+}
+
 /** The whole schema as Kysely sees it. */
 export interface DB {
   customers: CustomersTable;
@@ -65,6 +167,13 @@ export interface DB {
   api_keys: ApiKeysTable;
   jobs: JobsTable;
   leases: LeasesTable;
+  messages: MessagesTable;
+  message_recipients: MessageRecipientsTable;
+  message_links: MessageLinksTable;
+  email_events: EmailEventsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  dynamic_templates: DynamicTemplatesTable;
+  captured_messages: CapturedMessagesTable;
 }
 
 /** A database handle or an open transaction: repositories accept either. */

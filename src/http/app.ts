@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.ts';
 import { registerBodyRules } from './body.ts';
@@ -46,6 +47,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   });
   registerErrorHandler(app);
   registerBodyRules(app);
+  await app.register(multipart, { limits: { fileSize: 1_000_000, files: 2, fields: 10 } });
   registerAuth(app, ctx.database);
   await registerRateLimit(app, ctx.config);
   const registry = registerMetrics(app);

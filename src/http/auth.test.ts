@@ -107,7 +107,11 @@ describe('authentication before route matching', () => {
   it('records when a key was last used', async () => {
     const fresh = await t.createAccount({ scopes: 'email' });
     await get('/v1/email/whoami', fresh.auth);
-    const row = await t.ctx.database.db.selectFrom('api_keys').select('last_used_at').where('id', '=', fresh.keyId).executeTakeFirstOrThrow();
+    const row = await t.ctx.database.db
+      .selectFrom('api_keys')
+      .select('last_used_at')
+      .where('id', '=', fresh.keyId)
+      .executeTakeFirstOrThrow();
     expect(row.last_used_at).toBeGreaterThan(Date.now() - 60_000);
   });
 });

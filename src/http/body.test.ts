@@ -37,7 +37,12 @@ describe('tolerant body rules', () => {
   afterAll(() => t.close());
 
   it('ignores a JSON null body on GET', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/v1/email/thing', headers: { ...acme.auth, 'content-type': 'application/json' }, payload: 'null' });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/v1/email/thing',
+      headers: { ...acme.auth, 'content-type': 'application/json' },
+      payload: 'null',
+    });
     expect(res.statusCode).toBe(200);
   });
 
@@ -53,13 +58,23 @@ describe('tolerant body rules', () => {
   });
 
   it('ignores a JSON null body on DELETE', async () => {
-    const res = await t.app.inject({ method: 'DELETE', url: '/v1/email/thing', headers: { ...acme.auth, 'content-type': 'application/json' }, payload: 'null' });
+    const res = await t.app.inject({
+      method: 'DELETE',
+      url: '/v1/email/thing',
+      headers: { ...acme.auth, 'content-type': 'application/json' },
+      payload: 'null',
+    });
     expect(res.statusCode).toBe(200);
     expect(seen.at(-1)).toBeUndefined();
   });
 
   it('accepts a POST with a JSON content type and an empty body', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/v1/email/archive', headers: { ...acme.auth, 'content-type': 'application/json' }, payload: '' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/email/archive',
+      headers: { ...acme.auth, 'content-type': 'application/json' },
+      payload: '',
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ body: null });
   });
@@ -85,13 +100,23 @@ describe('tolerant body rules', () => {
   });
 
   it('rejects malformed JSON with 400 and the documented body', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/v1/email/echo', headers: { ...acme.auth, 'content-type': 'application/json' }, payload: '{"data":' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/email/echo',
+      headers: { ...acme.auth, 'content-type': 'application/json' },
+      payload: '{"data":',
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ error_code: 'request.invalid', errors: [{ code: 400 }] });
   });
 
   it('rejects an unsupported content type with 415', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/v1/email/echo', headers: { ...acme.auth, 'content-type': 'text/csv' }, payload: 'a,b' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/email/echo',
+      headers: { ...acme.auth, 'content-type': 'text/csv' },
+      payload: 'a,b',
+    });
     expect(res.statusCode).toBe(415);
     expect(res.json().error_code).toBe('request.unsupported_media_type');
   });

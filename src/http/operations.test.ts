@@ -66,14 +66,19 @@ describe('operational routes', () => {
   it('sends an AppError with its catalogue status and extra fields', async () => {
     const res = await t.app.inject('/app-error');
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toEqual({ sourceTrackingId: 'abc', message: 'already there', error_code: 'conflict', errors: [{ code: 409, title: 'Conflict', details: 'already there' }] });
+    expect(res.json()).toEqual({
+      sourceTrackingId: 'abc',
+      message: 'already there',
+      error_code: 'conflict',
+      errors: [{ code: 409, title: 'Conflict', details: 'already there' }],
+    });
   });
 
   it('answers /readyz with 503 naming the migration when one is pending', async () => {
     await sql`delete from kysely_migration`.execute(t.ctx.database.db);
     const res = await t.app.inject('/readyz');
     expect(res.statusCode).toBe(503);
-    expect(res.json()).toEqual({ status: 'not ready', reasons: ['pending migrations: 0001_foundation'] });
+    expect(res.json()).toMatchObject({ status: 'not ready', reasons: [expect.stringMatching(/^pending migrations: 0001_foundation, /)] });
   });
 });
 

@@ -3,8 +3,10 @@ import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import type { TypedApp } from './typed.ts';
 import { healthRoutes } from './health.routes.ts';
+import { emailRoutes } from '../email/email.routes.ts';
 
 /** Registers every route of the API. */
 export async function registerRoutes(app: TypedApp, ctx: AppContext, registry: Registry): Promise<void> {
   healthRoutes(app, ctx, registry);
+  emailRoutes(app, ctx);
 }

@@ -1,5 +1,5 @@
 /** Work rows in the database: enqueue, claim with a lease, fencing by lease owner, retry bookkeeping, pruning. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../test/harness.ts';
 import type { Database } from '../db/connect.ts';
 import { claimJobs, completeJob, enqueueJob, extendLease, failJob, findJob, pruneFinishedJobs } from './jobs.repository.ts';
@@ -10,12 +10,14 @@ const LEASE = 60_000;
 let t: TestContext;
 let database: Database;
 
-beforeEach(async () => {
+// One database per file (creating one per test is slow on PostgreSQL); every test starts with no rows.
+beforeAll(async () => {
   t = await createTestContext();
   database = t.ctx.database;
 });
-afterEach(async () => {
-  await t.close();
+afterAll(() => t.close());
+beforeEach(async () => {
+  await database.db.deleteFrom('jobs').execute();
 });
 
 function claim(owner: string, now: number, limit = 10, queue = 'q') {
@@ -63,7 +65,10 @@ describe('enqueue and claim', () => {
     const second = await enqueueJob(database.db, { queue: 'q', payload: 2, uniqueKey: 'k1' }, T0);
     expect(first).toEqual(expect.any(Number));
     expect(second).toBeNull();
-    const count = await database.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const count = await database.db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(1);
   });
 

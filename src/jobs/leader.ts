@@ -31,6 +31,8 @@ class AdvisoryLockElector implements LeaderElector {
   private leader = false;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** The attempt under way, which stop() waits for so that it cannot take the lock after stopping. */
+  private inflight: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly url: string,
@@ -46,11 +48,20 @@ class AdvisoryLockElector implements LeaderElector {
     await this.attempt();
   }
 
+  /** Plans one retry; at most one is ever pending, and none after stop(). */
   private schedule(): void {
-    if (!this.stopped) this.timer = setTimeout(() => void this.attempt(), this.retryMs);
+    if (this.stopped || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.attempt();
+    }, this.retryMs);
   }
 
-  private async attempt(): Promise<void> {
+  private attempt(): Promise<void> {
+    return (this.inflight = this.tryLock());
+  }
+
+  private async tryLock(): Promise<void> {
     if (this.stopped || this.leader) return;
     try {
       if (!this.client) {
@@ -74,12 +85,13 @@ class AdvisoryLockElector implements LeaderElector {
     const client = this.client;
     this.client = undefined;
     client?.end().catch(() => undefined);
-    if (!this.timer) this.schedule();
+    this.schedule();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    await this.inflight;
     this.leader = false;
     await this.client?.end().catch(() => undefined);
     this.client = undefined;
@@ -89,6 +101,9 @@ class AdvisoryLockElector implements LeaderElector {
 class LeaseRowElector implements LeaderElector {
   private leader = false;
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  /** The renewal under way, which stop() waits for so that it cannot take the lease after stopping. */
+  private inflight: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly database: Database,
@@ -101,11 +116,12 @@ class LeaseRowElector implements LeaderElector {
   }
 
   async start(): Promise<void> {
-    await this.renew();
+    await (this.inflight = this.renew());
   }
 
   /** Takes the lease when it is free or expired, or renews our own; the lease lasts three renewal periods. */
   private async renew(): Promise<void> {
+    if (this.stopped) return;
     const now = Date.now();
     try {
       await this.database.db
@@ -130,11 +146,13 @@ class LeaseRowElector implements LeaderElector {
     } catch {
       this.leader = false;
     }
-    this.timer = setTimeout(() => void this.renew(), this.retryMs);
+    if (!this.stopped) this.timer = setTimeout(() => void (this.inflight = this.renew()), this.retryMs);
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     clearTimeout(this.timer);
+    await this.inflight;
     if (this.leader) {
       await this.database.db
         .deleteFrom('leases')

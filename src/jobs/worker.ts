@@ -150,13 +150,15 @@ class QueueLoop {
 
   private async run(job: JobRow): Promise<void> {
     const { db } = this.opts.database;
+    // Renew at a third of the lease so two renewals can be late before it lapses. No floor above that: a lapsed lease
+    // lets the row be claimed again (even by this worker) and run a second time while the first run goes on.
     const heartbeat = setInterval(
       () => {
         extendLease(db, job.id, this.owner, this.now() + this.leaseMs).catch((err) =>
           this.opts.log.warn({ err, job: job.id }, 'lease extension failed'),
         );
       },
-      Math.max(1000, Math.floor(this.leaseMs / 3)),
+      Math.max(10, Math.floor(this.leaseMs / 3)),
     );
     try {
       await this.spec.handler({ ...job, data: JSON.parse(job.payload) });

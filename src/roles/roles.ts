@@ -50,6 +50,7 @@ export async function startRoles(ctx: AppContext, roles: Role[]): Promise<Runnin
       tasks: periodicTasks(ctx),
       log: ctx.log,
     });
+    ctx.wake = (queue) => worker.nudge(queue);
     worker.start();
     await scheduler.start();
     stops.push(

@@ -25,7 +25,11 @@ export async function createScratchDatabase(dialect: Dialect = TEST_DIALECT): Pr
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(path.join(tmpdir(), 'sealpost-test-'));
     const file = path.join(dir, 'test.db');
-    return { url: `sqlite://${file}`, target: { dialect: 'sqlite', file }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      url: `sqlite://${file}`,
+      target: { dialect: 'sqlite', file },
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const name = `sealpost_t_${randomBytes(6).toString('hex')}`;
   await adminQuery(`create database ${name}`);
@@ -49,7 +53,9 @@ async function adminQuery(text: string): Promise<void> {
 }
 
 /** Opens a scratch database (not migrated). */
-export async function openScratch(dialect: Dialect = TEST_DIALECT): Promise<{ scratch: ScratchDatabase; database: Database; close(): Promise<void> }> {
+export async function openScratch(
+  dialect: Dialect = TEST_DIALECT,
+): Promise<{ scratch: ScratchDatabase; database: Database; close(): Promise<void> }> {
   const scratch = await createScratchDatabase(dialect);
   const database = await connect(scratch.target);
   return {

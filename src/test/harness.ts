@@ -4,10 +4,9 @@ import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
-import { publicBaseUrl } from '../config/load.ts';
 import { connect } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { createSealer } from '../crypto/sealer.ts';
+import { createContext } from '../runtime.ts';
 import type { AppContext } from '../context.ts';
 import { buildApp, type BuildOptions } from '../http/app.ts';
 import { createAccount, type Account } from '../accounts/accounts.service.ts';
@@ -32,7 +31,10 @@ export interface TestContextOptions {
 /** Configuration for tests: defaults, silent logs (SEALPOST_TEST_LOG=debug to see them), overrides on top. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
   const level = (process.env.SEALPOST_TEST_LOG ?? 'silent') as Config['logLevel'];
-  return loadConfig({}, { logLevel: level, masterKey: randomBytes(32).toString('base64'), httpPort: 0, httpHost: '127.0.0.1', ...overrides });
+  return loadConfig(
+    {},
+    { logLevel: level, masterKey: randomBytes(32).toString('base64'), httpPort: 0, httpHost: '127.0.0.1', ...overrides },
+  );
 }
 
 /** Creates a scratch database, migrates it and builds a context over it. */
@@ -42,7 +44,7 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   const database = await connect(scratch.target);
   await migrateToLatest(database);
   const log = pino({ level: config.logLevel });
-  const ctx: AppContext = { config, database, sealer: createSealer(Buffer.from(config.masterKey!, 'base64')), log, publicUrl: publicBaseUrl(config) };
+  const ctx: AppContext = createContext(config, database, Buffer.from(config.masterKey!, 'base64'), log);
   return {
     ctx,
     scratch,

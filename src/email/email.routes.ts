@@ -1,0 +1,154 @@
+/** Routes of the transactional email surface, at /v1/email/, /v1/<api_username>/ and bare /v1/. */
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { TypedApp } from '../http/typed.ts';
+import type { AppContext } from '../context.ts';
+import { principalOf } from '../http/auth.ts';
+import { BulkBody, BulkResponse, ErrorResponse, Receipt, SendBody, SendResponse, TemplatedBody } from './email.schemas.ts';
+import { sendBulk, sendMessage, sendTemplated } from './email.service.ts';
+import { getReceipt } from './receipts.service.ts';
+import { allTemplates, changeTemplate, createTemplate, oneTemplate, removeTemplate } from './templates.service.ts';
+
+/** The three prefixes real clients use; only the first two appear in the OpenAPI document. */
+export const EMAIL_PREFIXES = ['/v1/email', '/v1/:api_username', '/v1'] as const;
+
+const Template = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  body: Type.String(),
+  api_customer_id: Type.Integer(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+const IdParam = Type.Object({ id: Type.String() }, { additionalProperties: true });
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse };
+const idempotencyKey = (req: FastifyRequest) => {
+  const v = req.headers['idempotency-key'];
+  return typeof v === 'string' && v.trim() ? v.trim() : undefined;
+};
+
+/** Reads the multipart fields `data[name]` (text) and `data[body]` (a file part or a text field) of a template upload. */
+async function templateParts(req: FastifyRequest): Promise<{ name?: string; body?: string }> {
+  if (!req.isMultipart()) {
+    const b = (req.body ?? {}) as Record<string, unknown>;
+    const data = (b.data ?? {}) as Record<string, unknown>;
+    const pick = (k: string) =>
+      typeof data[k] === 'string' ? (data[k] as string) : typeof b[`data[${k}]`] === 'string' ? (b[`data[${k}]`] as string) : undefined;
+    return { name: pick('name'), body: pick('body') };
+  }
+  const out: { name?: string; body?: string } = {};
+  for await (const part of req.parts()) {
+    const key = part.fieldname === 'data[name]' ? 'name' : part.fieldname === 'data[body]' ? 'body' : undefined;
+    const value = part.type === 'file' ? (await part.toBuffer()).toString('utf8') : String(part.value ?? '');
+    if (key) out[key] = value;
+  }
+  return out;
+}
+
+/** Registers the email routes under every prefix. */
+export function emailRoutes(app: TypedApp, ctx: AppContext): void {
+  for (const prefix of EMAIL_PREFIXES) {
+    const hide = prefix === '/v1';
+    const tags = ['email'];
+    const security: { [name: string]: string[] }[] = [{ bearer: [] }, { token: [] }];
+    app.post(
+      `${prefix}/messages`,
+      { schema: { hide, tags, security, summary: 'Send one message', body: SendBody, response: { 200: SendResponse, ...errors } } },
+      (req) => sendMessage(ctx, principalOf(req), req.body, idempotencyKey(req)),
+    );
+    app.post(
+      `${prefix}/bulk_messages`,
+      { schema: { hide, tags, security, summary: 'Send several messages', body: BulkBody, response: { 200: BulkResponse, ...errors } } },
+      (req) => sendBulk(ctx, principalOf(req), req.body, idempotencyKey(req)),
+    );
+    app.post(
+      `${prefix}/templated_messages`,
+      {
+        schema: {
+          hide,
+          tags,
+          security,
+          summary: 'Send a message rendered from a dynamic template',
+          body: TemplatedBody,
+          response: { 200: SendResponse, ...errors },
+        },
+      },
+      (req) => sendTemplated(ctx, principalOf(req), req.body, idempotencyKey(req)),
+    );
+    app.get(
+      `${prefix}/message_receipt`,
+      {
+        schema: {
+          hide,
+          tags,
+          security,
+          summary: 'Delivery, open and click data of a sent message',
+          querystring: Type.Object({ sourceTrackingId: Type.String({ minLength: 1 }) }),
+          response: { 200: Receipt, ...errors },
+        },
+      },
+      (req) => getReceipt(ctx, principalOf(req).customerId, req.query.sourceTrackingId),
+    );
+    app.get(
+      `${prefix}/dynamic_templates`,
+      {
+        schema: {
+          hide,
+          tags,
+          security,
+          summary: 'List dynamic templates',
+          response: { 200: Type.Object({ templates: Type.Array(Template) }), ...errors },
+        },
+      },
+      async (req) => ({ templates: await allTemplates(ctx, principalOf(req).customerId) }),
+    );
+    app.post(
+      `${prefix}/dynamic_templates`,
+      {
+        schema: {
+          hide,
+          tags,
+          security,
+          summary: 'Create a dynamic template (multipart: data[name], data[body])',
+          consumes: ['multipart/form-data'],
+          response: { 200: Template, ...errors },
+        },
+      },
+      async (req) => createTemplate(ctx, principalOf(req).customerId, await templateParts(req)),
+    );
+    app.get(
+      `${prefix}/dynamic_templates/:id`,
+      { schema: { hide, tags, security, summary: 'Read a dynamic template', params: IdParam, response: { 200: Template, ...errors } } },
+      (req) => oneTemplate(ctx, principalOf(req).customerId, req.params.id),
+    );
+    app.patch(
+      `${prefix}/dynamic_templates/:id`,
+      {
+        schema: {
+          hide,
+          tags,
+          security,
+          summary: 'Update a dynamic template (multipart: data[name] and/or data[body])',
+          consumes: ['multipart/form-data'],
+          params: IdParam,
+          response: { 200: Template, ...errors },
+        },
+      },
+      async (req) => changeTemplate(ctx, principalOf(req).customerId, req.params.id, await templateParts(req)),
+    );
+    app.delete(
+      `${prefix}/dynamic_templates/:id`,
+      {
+        schema: {
+          hide,
+          tags,
+          security,
+          summary: 'Delete a dynamic template',
+          params: IdParam,
+          response: { 200: Type.Object({ message: Type.String() }), ...errors },
+        },
+      },
+      (req) => removeTemplate(ctx, principalOf(req).customerId, req.params.id),
+    );
+  }
+}

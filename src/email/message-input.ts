@@ -1,0 +1,163 @@
+/**
+ * Turns a `data.message` object as clients send it into a normalized message, or rejects it with a 400 naming the
+ * field: recipients and cc/bcc as mailboxes, only X- (and List-Unsubscribe) headers kept, no line breaks in any
+ * header, HTML that arrives base64-encoded decoded, attachments' base64 checked leniently.
+ */
+import { AppError } from '../errors/app-error.ts';
+import { parseMailbox, type Mailbox } from './addresses.ts';
+import type { MessageBody, TemplatedMessageBody } from './email.schemas.ts';
+
+/** An attachment, with its content as canonical base64. */
+export interface AttachmentInput {
+  fileName: string;
+  contentType: string;
+  content: string;
+}
+
+/** A validated message, ready for submission. */
+export interface NormalizedMessage {
+  to: Mailbox[];
+  cc: Mailbox[];
+  bcc: Mailbox[];
+  from: Mailbox;
+  replyTo?: Mailbox;
+  subject: string;
+  /** X- headers (and List-Unsubscribe, List-Unsubscribe-Post), with their names in canonical case. */
+  headers: Record<string, string>;
+  text?: string;
+  html?: string;
+  attachments: AttachmentInput[];
+  allowNonTLS: boolean;
+  forceSecureNotification: boolean;
+}
+
+/** Per-send options from `data` beside the message. */
+export interface TrackingOptions {
+  openTracking: boolean;
+  linkTracking: boolean;
+  unsubscribeUrl?: string;
+}
+
+const PASSTHROUGH = new Set(['list-unsubscribe', 'list-unsubscribe-post']);
+const KNOWN = new Set(['subject', 'from', 'reply-to']);
+
+const bad = (field: string, message: string): AppError =>
+  new AppError('request.invalid', `${field} ${message}`, { details: [{ field, message }] });
+
+/** `x-custom-header` → `X-Custom-Header`. */
+export function canonicalHeaderName(name: string): string {
+  return name
+    .split('-')
+    .map((part) => (part ? part[0]!.toUpperCase() + part.slice(1).toLowerCase() : part))
+    .join('-');
+}
+
+function noLineBreaks(field: string, value: string): string {
+  if (/[\r\n]/.test(value)) throw bad(field, 'must not contain line breaks');
+  return value;
+}
+
+function mailboxes(field: string, list: readonly string[] | undefined): Mailbox[] {
+  return (list ?? []).map((entry, i) => {
+    const m = parseMailbox(entry);
+    if (!m) throw bad(`${field}[${i}]`, `is not a valid address: ${JSON.stringify(entry.slice(0, 100))}`);
+    return m;
+  });
+}
+
+/** Decodes `text/html` when it is valid base64 of UTF-8 text; otherwise returns it as given. */
+export function decodeMaybeBase64Html(value: string): string {
+  const compact = value.replace(/\s+/g, '');
+  if (compact.length < 8 || !/^[A-Za-z0-9+/]+={0,2}$/.test(compact) || compact.length % 4 === 1) return value;
+  const bytes = Buffer.from(compact, 'base64');
+  const text = bytes.toString('utf8');
+  if (text.includes('\uFFFD') || /[\x00-\x08\x0B\x0C\x0E-\x1F]/.test(text)) return value;
+  if (Buffer.from(text, 'utf8').toString('base64').replace(/=+$/, '') !== compact.replace(/=+$/, '')) return value;
+  return text;
+}
+
+/** Checks base64 leniently (whitespace and missing padding tolerated); returns canonical base64 or null. */
+export function canonicalBase64(value: string): string | null {
+  const compact = value.replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.replace(/=+$/, '').length % 4 === 1) return null;
+  return Buffer.from(compact, 'base64').toString('base64');
+}
+
+function customHeaders(headers: Record<string, unknown>, field: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (KNOWN.has(lower)) continue;
+    if (!lower.startsWith('x-') && !PASSTHROUGH.has(lower)) continue;
+    if (!/^[A-Za-z0-9-]+$/.test(name)) throw bad(`${field}.${name}`, 'is not a valid header name');
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+      throw bad(`${field}.${name}`, 'must be a string');
+    out[canonicalHeaderName(name)] = noLineBreaks(`${field}.${name}`, String(value));
+  }
+  return out;
+}
+
+/** Validates the parts every message has (everything but content). `path` prefixes field names (`data.message`). */
+function normalizeEnvelope(m: TemplatedMessageBody, path: string): Omit<NormalizedMessage, 'text' | 'html'> {
+  const headers = m.headers as Record<string, unknown>;
+  const from = parseMailbox(String(m.headers.from));
+  if (!from) throw bad(`${path}.headers.from`, 'is not a valid address');
+  const replyToText = m.headers['reply-to'];
+  const replyTo = replyToText ? parseMailbox(replyToText) : undefined;
+  if (replyToText && !replyTo) throw bad(`${path}.headers.reply-to`, 'is not a valid address');
+  const attachments = (m.attachments ?? []).map((a, i) => {
+    const content = canonicalBase64(a.content);
+    if (content === null) throw bad(`${path}.attachments[${i}].content`, 'is not valid base64');
+    return {
+      fileName: noLineBreaks(`${path}.attachments[${i}].fileName`, a.fileName),
+      contentType: noLineBreaks(`${path}.attachments[${i}].contentType`, a.contentType),
+      content,
+    };
+  });
+  return {
+    to: mailboxes(`${path}.recipients`, m.recipients),
+    cc: mailboxes(`${path}.cc`, m.cc),
+    bcc: mailboxes(`${path}.bcc`, m.bcc),
+    from,
+    replyTo: replyTo ?? undefined,
+    subject: noLineBreaks(`${path}.headers.subject`, m.headers.subject),
+    headers: customHeaders(headers, `${path}.headers`),
+    attachments,
+    allowNonTLS: m.allowNonTLS === true,
+    forceSecureNotification: m.forceSecureNotification === true,
+  };
+}
+
+/** Normalizes a message with content (POST /messages, /bulk_messages). */
+export function normalizeMessage(m: MessageBody, path = 'data.message'): NormalizedMessage {
+  const envelope = normalizeEnvelope(m, path);
+  const text = m.content['text/plain'];
+  const html = m.content['text/html'] === undefined ? undefined : decodeMaybeBase64Html(m.content['text/html']);
+  if (text === undefined && html === undefined) throw bad(`${path}.content`, 'must have text/plain or text/html');
+  return { ...envelope, text, html };
+}
+
+/** Normalizes the message of a templated send; the content comes from the rendered template. */
+export function normalizeTemplatedMessage(
+  m: TemplatedMessageBody,
+  html: string,
+  subject: string,
+  path = 'data.message',
+): NormalizedMessage {
+  const envelope = normalizeEnvelope({ ...m, headers: { ...m.headers, subject } }, path);
+  return { ...envelope, html };
+}
+
+/** Tracking options from `data`: both on by default; `override_*` switch them for this send. */
+export function trackingOptions(data: {
+  override_open_tracking?: boolean;
+  override_link_tracking?: boolean;
+  unsubscribe_url?: string;
+}): TrackingOptions {
+  if (data.unsubscribe_url !== undefined) noLineBreaks('data.unsubscribe_url', data.unsubscribe_url);
+  return {
+    openTracking: data.override_open_tracking ?? true,
+    linkTracking: data.override_link_tracking ?? true,
+    unsubscribeUrl: data.unsubscribe_url,
+  };
+}

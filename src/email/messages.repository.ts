@@ -1,0 +1,76 @@
+/** SQL for messages, their recipients, tracked links, events and idempotency keys. */
+import type { Insertable, Selectable } from 'kysely';
+import type { EmailEventsTable, MessageLinksTable, MessageRecipientsTable, MessagesTable, Queryable } from '../db/types.ts';
+
+export type MessageRow = Selectable<MessagesTable>;
+export type RecipientRow = Selectable<MessageRecipientsTable>;
+export type LinkRow = Selectable<MessageLinksTable>;
+
+/** Inserts a message row. */
+export async function insertMessage(db: Queryable, row: Insertable<MessagesTable>): Promise<void> {
+  await db.insertInto('messages').values(row).execute();
+}
+
+/** Inserts recipient rows and returns their ids in order. */
+export async function insertRecipients(db: Queryable, rows: Insertable<MessageRecipientsTable>[]): Promise<number[]> {
+  const out = await db.insertInto('message_recipients').values(rows).returning('id').execute();
+  return out.map((r) => r.id);
+}
+
+/** Inserts the tracked links of a message. */
+export async function insertLinks(db: Queryable, rows: Insertable<MessageLinksTable>[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('message_links').values(rows).execute();
+}
+
+/** Appends an event (the outbox that webhooks read). */
+export async function insertEvent(db: Queryable, row: Insertable<EmailEventsTable>): Promise<void> {
+  await db.insertInto('email_events').values(row).execute();
+}
+
+/** A message of one account, or undefined (another account's message is not found either). */
+export async function findMessage(db: Queryable, customerId: number, id: string): Promise<MessageRow | undefined> {
+  return db.selectFrom('messages').selectAll().where('id', '=', id).where('customer_id', '=', customerId).executeTakeFirst();
+}
+
+/** The recipients of a message, in the order they were given. */
+export async function listRecipients(db: Queryable, messageId: string): Promise<RecipientRow[]> {
+  return db.selectFrom('message_recipients').selectAll().where('message_id', '=', messageId).orderBy('id').execute();
+}
+
+/** The tracked links of a message, by position. */
+export async function listLinks(db: Queryable, messageId: string): Promise<LinkRow[]> {
+  return db.selectFrom('message_links').selectAll().where('message_id', '=', messageId).orderBy('position').execute();
+}
+
+/** A stored idempotency record. */
+export async function findIdempotencyKey(db: Queryable, customerId: number, key: string) {
+  return db.selectFrom('idempotency_keys').selectAll().where('customer_id', '=', customerId).where('key', '=', key).executeTakeFirst();
+}
+
+/** Records the response given for an idempotency key (replacing an expired record). */
+export async function saveIdempotencyKey(
+  db: Queryable,
+  customerId: number,
+  key: string,
+  requestHash: string,
+  response: string,
+  now: number,
+  expiredBefore: number,
+): Promise<void> {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('customer_id', '=', customerId)
+    .where('key', '=', key)
+    .where('created_at', '<', expiredBefore)
+    .execute();
+  await db
+    .insertInto('idempotency_keys')
+    .values({ customer_id: customerId, key, request_hash: requestHash, response, created_at: now })
+    .execute();
+}
+
+/** Deletes idempotency records older than `before`. */
+export async function pruneIdempotencyKeys(db: Queryable, before: number): Promise<number> {
+  const res = await db.deleteFrom('idempotency_keys').where('created_at', '<', before).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

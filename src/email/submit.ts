@@ -1,0 +1,210 @@
+/**
+ * The one submit function: every door (HTTP single, bulk and templated sends, SMTP submission, form notifications,
+ * campaigns) hands normalized messages here. It checks the From domains, then commits each message with its
+ * recipients, tracked links and delivery work rows in one transaction before anything is acknowledged.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import type { Queryable } from '../db/types.ts';
+import { AppError } from '../errors/app-error.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import { listDomains } from '../accounts/domains.repository.ts';
+import { enqueueJob } from '../jobs/jobs.repository.ts';
+import { findLinks } from '../tracking/links.ts';
+import { domainOf, type Mailbox } from './addresses.ts';
+import { sealContent } from './content.ts';
+import type { NormalizedMessage, TrackingOptions } from './message-input.ts';
+import { findIdempotencyKey, insertLinks, insertMessage, insertRecipients, saveIdempotencyKey } from './messages.repository.ts';
+import { DELIVERY_QUEUES, type Lane } from './queues.ts';
+import type { SendResponse } from './email.schemas.ts';
+
+/** How long an Idempotency-Key is remembered. */
+export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+
+/** Who submits: the account, and the domain its key is bound to (if any). */
+export interface Submitter {
+  customerId: number;
+  domain: string | null;
+}
+
+/** Options of one submission. */
+export interface SubmitOptions {
+  source: 'api' | 'template' | 'smtp' | 'system' | 'campaign';
+  lane?: Lane;
+  tracking: TrackingOptions;
+  /** The Idempotency-Key header and a hash of the request it came with. */
+  idempotency?: { key: string; requestHash: string };
+  /** Field path of each message, for error messages (`data.messages[3]`). */
+  paths?: string[];
+}
+
+interface Plan {
+  id: string;
+  write(trx: Queryable): Promise<void>;
+  response: SendResponse;
+}
+
+/** Submits messages: all are accepted and committed, or none is. Returns one send response per message. */
+export async function submitMessages(
+  ctx: AppContext,
+  who: Submitter,
+  messages: NormalizedMessage[],
+  opts: SubmitOptions,
+): Promise<SendResponse[]> {
+  const now = Date.now();
+  const replay = await replayIdempotent(ctx, who, opts, now);
+  if (replay) return replay;
+  const domains = await verifiedFromDomains(ctx, who, messages, opts.paths);
+  const lane = opts.lane ?? 'transactional';
+  const plans = messages.map((m) => planMessage(ctx, who, m, domains.get(domainOf(m.from.address))!, lane, opts, now));
+  const responses = plans.map((p) => p.response);
+  try {
+    await ctx.committer.run(async (trx) => {
+      for (const plan of plans) await plan.write(trx);
+      if (opts.idempotency)
+        await saveIdempotencyKey(
+          trx,
+          who.customerId,
+          opts.idempotency.key,
+          opts.idempotency.requestHash,
+          JSON.stringify(responses),
+          now,
+          now - IDEMPOTENCY_TTL_MS,
+        );
+    });
+  } catch (err) {
+    if (opts.idempotency && isUniqueViolation(err)) {
+      const raced = await replayIdempotent(ctx, who, opts, now);
+      if (raced) return raced;
+    }
+    throw err;
+  }
+  ctx.wake(DELIVERY_QUEUES[lane]);
+  return responses;
+}
+
+/** For a repeated Idempotency-Key: the earlier response when the request is the same, 422 when it differs. */
+async function replayIdempotent(ctx: AppContext, who: Submitter, opts: SubmitOptions, now: number): Promise<SendResponse[] | undefined> {
+  if (!opts.idempotency) return undefined;
+  const row = await findIdempotencyKey(ctx.database.db, who.customerId, opts.idempotency.key);
+  if (!row || row.created_at < now - IDEMPOTENCY_TTL_MS) return undefined;
+  if (row.request_hash !== opts.idempotency.requestHash)
+    throw new AppError('email.idempotency_mismatch', 'this Idempotency-Key was already used with a different request');
+  return JSON.parse(row.response) as SendResponse[];
+}
+
+/** Checks that every From address is on a verified domain of the account (and the key's own domain, for a domain key). */
+async function verifiedFromDomains(
+  ctx: AppContext,
+  who: Submitter,
+  messages: NormalizedMessage[],
+  paths?: string[],
+): Promise<Map<string, string>> {
+  const verified = new Map((await listDomains(ctx.database.db, who.customerId)).filter((d) => d.verified === 1).map((d) => [d.name, d.id]));
+  const out = new Map<string, string>();
+  messages.forEach((m, i) => {
+    const domain = domainOf(m.from.address);
+    const field = `${paths?.[i] ?? 'data.message'}.headers.from`;
+    const id = verified.get(domain);
+    if (!id)
+      throw new AppError('email.unverified_from', `${field}: ${domain} is not a verified domain of this account`, {
+        details: [{ field, message: 'domain is not verified' }],
+      });
+    if (who.domain && who.domain !== domain)
+      throw new AppError('email.unverified_from', `${field}: this API key may only send from ${who.domain}`, {
+        details: [{ field, message: `must be on ${who.domain}` }],
+      });
+    out.set(domain, id);
+  });
+  return out;
+}
+
+/** Each address once, in the order given: to, then cc, then bcc. */
+function recipientsOf(m: NormalizedMessage): { box: Mailbox; kind: 'to' | 'cc' | 'bcc' }[] {
+  const seen = new Set<string>();
+  const out: { box: Mailbox; kind: 'to' | 'cc' | 'bcc' }[] = [];
+  for (const [kind, list] of [
+    ['to', m.to],
+    ['cc', m.cc],
+    ['bcc', m.bcc],
+  ] as const) {
+    for (const box of list) {
+      const key = box.address.toLowerCase();
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ box, kind });
+    }
+  }
+  return out;
+}
+
+function planMessage(
+  ctx: AppContext,
+  who: Submitter,
+  m: NormalizedMessage,
+  domainId: string,
+  lane: Lane,
+  opts: SubmitOptions,
+  now: number,
+): Plan {
+  const id = randomUUID();
+  const recipients = recipientsOf(m);
+  const links = opts.tracking.linkTracking && m.html ? findLinks(m.html) : [];
+  const customHeaders = Object.fromEntries(Object.entries(m.headers).filter(([k]) => k.toLowerCase().startsWith('x-')));
+  const content = sealContent(ctx.sealer, id, {
+    subject: m.subject,
+    from: m.from,
+    replyTo: m.replyTo,
+    to: m.to,
+    cc: m.cc,
+    headers: m.headers,
+    text: m.text,
+    html: m.html,
+    attachments: m.attachments,
+    unsubscribeUrl: opts.tracking.unsubscribeUrl,
+  });
+  const response: SendResponse = { sourceTrackingId: id, data: 'Service OK' };
+  if (Object.keys(customHeaders).length > 0) response.customHeaders = customHeaders;
+  return {
+    id,
+    response,
+    async write(trx) {
+      await insertMessage(trx, {
+        id,
+        customer_id: who.customerId,
+        domain_id: domainId,
+        header_message_id: `<${id}@${domainOf(m.from.address)}>`,
+        from_addr: m.from.address,
+        source: opts.source,
+        lane,
+        allow_non_tls: m.allowNonTLS ? 1 : 0,
+        force_secure: m.forceSecureNotification ? 1 : 0,
+        open_tracking: opts.tracking.openTracking && m.html ? 1 : 0,
+        link_tracking: links.length > 0 ? 1 : 0,
+        custom_headers: JSON.stringify(customHeaders),
+        content,
+        recipient_count: recipients.length,
+        pending_count: recipients.length,
+        created_at: now,
+      });
+      const ids = await insertRecipients(
+        trx,
+        recipients.map((r) => ({
+          message_id: id,
+          customer_id: who.customerId,
+          address: r.box.address,
+          name: r.box.name || null,
+          kind: r.kind,
+          status: 'queued' as const,
+          delivery_status: 'processing',
+          updated_at: now,
+        })),
+      );
+      await insertLinks(
+        trx,
+        links.map((l) => ({ message_id: id, position: l.position, target_url: l.url })),
+      );
+      for (const recipientId of ids) await enqueueJob(trx, { queue: DELIVERY_QUEUES[lane], payload: { recipientId } }, now);
+    },
+  };
+}

@@ -1,0 +1,245 @@
+/** The worker end to end against a real database: claiming, running, retrying, failing, lanes, leases and stopping. */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createTestContext, type TestContext } from '../test/harness.ts';
+import { waitFor } from '../test/wait.ts';
+import { enqueueJob, findJob, type JobRow } from './jobs.repository.ts';
+import { PermanentJobError } from './retry.ts';
+import { createWorker, type QueueSpec, type Worker, type WorkerOptions } from './worker.ts';
+
+let t: TestContext;
+let workers: Worker[];
+
+// One database per file (creating one per test is slow on PostgreSQL); every test starts with no rows.
+beforeAll(async () => {
+  t = await createTestContext();
+});
+afterAll(() => t.close());
+beforeEach(async () => {
+  await t.ctx.database.db.deleteFrom('jobs').execute();
+  workers = [];
+});
+afterEach(async () => {
+  await Promise.all(workers.map((w) => w.stop(1000)));
+});
+
+function startWorker(queues: Record<string, QueueSpec>, opts: Partial<WorkerOptions> = {}): Worker {
+  const worker = createWorker({ database: t.ctx.database, log: t.ctx.log, queues, pollMs: 20, leaseMs: 30_000, ...opts });
+  workers.push(worker);
+  worker.start();
+  return worker;
+}
+
+async function enqueue(queue: string, payload: unknown): Promise<number> {
+  const id = await enqueueJob(t.ctx.database.db, { queue, payload });
+  if (id === null) throw new Error('enqueue returned null');
+  return id;
+}
+
+async function rowsIn(state: JobRow['state']): Promise<JobRow[]> {
+  return t.ctx.database.db.selectFrom('jobs').selectAll().where('state', '=', state).orderBy('id').execute();
+}
+
+/** A promise with its resolve function, for holding a handler until the test lets it go. */
+function gate(): { promise: Promise<void>; open(): void } {
+  let open!: () => void;
+  const promise = new Promise<void>((r) => (open = r));
+  return { promise, open };
+}
+
+describe('createWorker', () => {
+  it('runs every row enqueued after a nudge once and marks them all done', async () => {
+    const seen: number[] = [];
+    // A poll interval far beyond the wait bound: only the nudge can get the rows run in time.
+    const worker = startWorker(
+      { mail: { handler: async (job) => void seen.push(job.data as number), concurrency: 3 } },
+      { pollMs: 60_000 },
+    );
+    await sleep(20); // let the loop's first, empty claim pass so that it sits idle when the rows arrive
+    for (let i = 0; i < 25; i++) await enqueue('mail', i);
+    worker.nudge('mail');
+
+    await waitFor(async () => (await rowsIn('done')).length === 25, 5000, 10, 'all rows done');
+    expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i));
+  });
+
+  it('retries a handler that throws once and records the row done after two attempts', async () => {
+    let calls = 0;
+    const id = await enqueue('mail', 'x');
+    startWorker({
+      mail: {
+        retrySchedule: [50],
+        handler: async () => {
+          calls++;
+          if (calls === 1) throw new Error('temporary');
+        },
+      },
+    });
+
+    const row = await waitFor(async () => {
+      const r = await findJob(t.ctx.database.db, id);
+      return r?.state === 'done' ? r : undefined;
+    }, 5000);
+    expect({ calls, attempts: row.attempts, last_error: row.last_error }).toEqual({ calls: 2, attempts: 2, last_error: null });
+  });
+
+  it('waits the scheduled delay before retrying', async () => {
+    const starts: number[] = [];
+    await enqueue('mail', 'x');
+    startWorker({
+      mail: {
+        retrySchedule: [300],
+        handler: async () => {
+          starts.push(Date.now());
+          if (starts.length === 1) throw new Error('temporary');
+        },
+      },
+    });
+
+    await waitFor(() => starts.length === 2, 5000);
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(300);
+  });
+
+  it('marks the row failed after the last scheduled retry fails', async () => {
+    const id = await enqueue('mail', 'x');
+    startWorker({
+      mail: {
+        retrySchedule: [20, 20],
+        handler: async () => {
+          throw new Error('still broken');
+        },
+      },
+    });
+
+    const row = await waitFor(async () => {
+      const r = await findJob(t.ctx.database.db, id);
+      return r?.state === 'failed' ? r : undefined;
+    }, 5000);
+    expect({ attempts: row.attempts, last_error: row.last_error }).toEqual({ attempts: 3, last_error: 'still broken' });
+  });
+
+  it('fails the row at once when the handler throws PermanentJobError', async () => {
+    const id = await enqueue('mail', 'x');
+    startWorker({
+      mail: {
+        retrySchedule: [20, 20, 20],
+        handler: async () => {
+          throw new PermanentJobError('recipient rejected');
+        },
+      },
+    });
+
+    const row = await waitFor(async () => {
+      const r = await findJob(t.ctx.database.db, id);
+      return r?.state === 'failed' ? r : undefined;
+    }, 5000);
+    expect({ attempts: row.attempts, last_error: row.last_error }).toEqual({ attempts: 1, last_error: 'recipient rejected' });
+  });
+
+  it('runs no more handlers of a queue at once than its concurrency', async () => {
+    let active = 0;
+    let most = 0;
+    for (let i = 0; i < 12; i++) await enqueue('mail', i);
+    startWorker({
+      mail: {
+        concurrency: 3,
+        handler: async () => {
+          most = Math.max(most, ++active);
+          await sleep(15);
+          active--;
+        },
+      },
+    });
+
+    await waitFor(async () => (await rowsIn('done')).length === 12, 5000);
+    expect(most).toBe(3);
+  });
+
+  it('keeps working one queue while another queue is busy with slow rows', async () => {
+    const slow = gate();
+    await enqueue('campaign', 'big');
+    startWorker({
+      campaign: { concurrency: 1, handler: () => slow.promise },
+      mail: { handler: async () => undefined },
+    });
+    await waitFor(async () => (await rowsIn('running')).length === 1, 5000);
+    for (let i = 0; i < 5; i++) await enqueue('mail', i);
+
+    await waitFor(async () => (await rowsIn('done')).length === 5, 5000);
+    slow.open();
+  });
+
+  it('does not run a row a second time while its handler outlives the lease', async () => {
+    let runs = 0;
+    const id = await enqueue('mail', 'x');
+    startWorker({
+      mail: {
+        leaseMs: 300,
+        handler: async () => {
+          runs++;
+          await sleep(900);
+        },
+      },
+    });
+
+    const row = await waitFor(async () => {
+      const r = await findJob(t.ctx.database.db, id);
+      return r?.state === 'done' ? r : undefined;
+    }, 5000);
+    expect({ runs, attempts: row.attempts }).toEqual({ runs: 1, attempts: 1 });
+  });
+
+  it('waits in stop() for a running handler to finish and record its row', async () => {
+    let finished = false;
+    const started = gate();
+    const id = await enqueue('mail', 'x');
+    const worker = startWorker({
+      mail: {
+        handler: async () => {
+          started.open();
+          await sleep(200);
+          finished = true;
+        },
+      },
+    });
+    await started.promise;
+
+    await worker.stop(5000);
+
+    expect(finished).toBe(true);
+    expect((await findJob(t.ctx.database.db, id))?.state).toBe('done');
+  });
+
+  it('gives up waiting in stop() after its timeout and leaves the row to its lease', async () => {
+    const started = gate();
+    const release = gate();
+    const id = await enqueue('mail', 'x');
+    const worker = startWorker({
+      mail: {
+        handler: async () => {
+          started.open();
+          await release.promise;
+        },
+      },
+    });
+    await started.promise;
+
+    const before = Date.now();
+    await worker.stop(100);
+
+    expect(Date.now() - before).toBeLessThan(2000);
+    expect((await findJob(t.ctx.database.db, id))?.state).toBe('running');
+    release.open();
+    await waitFor(async () => (await findJob(t.ctx.database.db, id))?.state === 'done', 5000);
+  });
+
+  it('claims nothing after stop()', async () => {
+    const seen: unknown[] = [];
+    const worker = startWorker({ mail: { handler: async (job) => void seen.push(job.data) } });
+    await worker.stop(1000);
+    await enqueue('mail', 'late');
+    worker.nudge('mail');
+    await sleep(100);
+    expect(seen).toEqual([]);
+  });
+});

@@ -1,0 +1,44 @@
+/** Finding and rewriting the links of an HTML body: the `href` of each `<a>` whose target is http(s), by position. */
+
+/** A link found in HTML. */
+export interface FoundLink {
+  /** Position among the tracked links, from 0 (the `html_id`). */
+  position: number;
+  url: string;
+}
+
+const ANCHOR_HREF = /(<a\b[^>]*?\bhref\s*=\s*)("([^"]*)"|'([^']*)'|([^\s>"']+))/gi;
+
+const decodeEntities = (s: string): string =>
+  s
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>');
+
+function* anchors(html: string): Generator<{ match: RegExpExecArray; url: string }> {
+  for (const match of html.matchAll(ANCHOR_HREF)) {
+    const raw = match[3] ?? match[4] ?? match[5] ?? '';
+    const url = decodeEntities(raw.trim());
+    if (/^https?:\/\//i.test(url)) yield { match: match as RegExpExecArray, url };
+  }
+}
+
+/** The http(s) links of an HTML body, in document order. */
+export function findLinks(html: string): FoundLink[] {
+  return [...anchors(html)].map((a, position) => ({ position, url: a.url }));
+}
+
+/** Replaces the href of every http(s) link with `replace(position, url)`; other links stay as they are. */
+export function rewriteLinks(html: string, replace: (position: number, url: string) => string): string {
+  let out = '';
+  let last = 0;
+  let position = 0;
+  for (const { match, url } of anchors(html)) {
+    const start = match.index + match[1]!.length;
+    out += html.slice(last, start) + `"${replace(position++, url).replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"`;
+    last = start + match[2]!.length;
+  }
+  return out + html.slice(last);
+}
