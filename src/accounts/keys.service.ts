@@ -105,12 +105,12 @@ export async function revoke(db: Queryable, id: string, now = Date.now()): Promi
   return { id, revoked_at: new Date(now).toISOString() };
 }
 
-/** Authenticates a presented key value: unknown → auth.invalid_key, revoked → auth.revoked_key. Records last use at most once a minute. */
-export async function authenticateKey(db: Queryable, value: string, now = Date.now()): Promise<Principal> {
+/** Authenticates a presented key value: unknown → auth.invalid_key, revoked → auth.revoked_key. Records last use (through `writer`) at most once a minute. */
+export async function authenticateKey(db: Queryable, value: string, now = Date.now(), writer: Queryable = db): Promise<Principal> {
   const row = value.startsWith(KEY_PREFIX) ? await findKeyByHash(db, hashKey(value)) : undefined;
   if (!row) throw new AppError('auth.invalid_key', 'invalid API key');
   if (row.revoked_at !== null) throw new AppError('auth.revoked_key', 'this API key has been revoked');
-  if (row.last_used_at === null || now - row.last_used_at >= TOUCH_INTERVAL_MS) await touchKey(db, row.id, now);
+  if (row.last_used_at === null || now - row.last_used_at >= TOUCH_INTERVAL_MS) await touchKey(writer, row.id, now);
   return {
     keyId: row.id,
     customerId: row.customer_id,

@@ -13,6 +13,11 @@ export type Dialect = 'sqlite' | 'postgres';
 /** An open database: the Kysely instance, its dialect and how to close it. */
 export interface Database {
   db: Kysely<DB>;
+  /**
+   * For reads that need not see an open transaction's writes. With SQLite this is a second connection, so reads do not
+   * queue behind a writing transaction (WAL lets readers run beside the writer); with PostgreSQL it is `db` itself.
+   */
+  reader: Kysely<DB>;
   dialect: Dialect;
   /** The PostgreSQL URL, for features that need a dedicated connection (the scheduler's advisory lock). */
   pgUrl?: string;
@@ -33,6 +38,30 @@ const pgTypes = {
   },
 };
 
+/**
+ * Kysely prepares every statement anew; SQLite's prepare costs as much as running a small statement. The queries of a
+ * running server are a small fixed set, so their prepared statements are kept (at most `max`, oldest dropped first).
+ * Kysely runs one statement at a time on this connection, so a cached statement is never in use twice.
+ */
+function withStatementCache(sqlite: SQLite.Database, max = 500): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  return new Proxy(sqlite, {
+    get(target, prop, receiver) {
+      if (prop !== 'prepare') return Reflect.get(target, prop, receiver);
+      return (source: string) => {
+        let stmt = cache.get(source);
+        if (!stmt) {
+          stmt = prepare(source);
+          if (cache.size >= max) cache.delete(cache.keys().next().value!);
+          cache.set(source, stmt);
+        }
+        return stmt;
+      };
+    },
+  });
+}
+
 /** Opens the database named by `target`. */
 export async function connect(target: DatabaseTarget, opts: ConnectOptions = {}): Promise<Database> {
   if (target.dialect === 'sqlite') {
@@ -42,10 +71,20 @@ export async function connect(target: DatabaseTarget, opts: ConnectOptions = {})
     sqlite.pragma(`synchronous = ${opts.sqliteSynchronous ?? 'FULL'}`);
     sqlite.pragma('busy_timeout = 10000');
     sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely<DB>({
-      dialect: new SqliteDialect({ database: sqlite }),
-    });
-    return { db, dialect: 'sqlite', close: () => db.destroy() };
+    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    if (target.file === ':memory:') return { db, reader: db, dialect: 'sqlite', close: () => db.destroy() };
+    const readConnection = new SQLite(target.file);
+    readConnection.pragma('busy_timeout = 10000');
+    const reader = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(readConnection) }) });
+    return {
+      db,
+      reader,
+      dialect: 'sqlite',
+      close: async () => {
+        await reader.destroy();
+        await db.destroy();
+      },
+    };
   }
   const pool = new pg.Pool({
     connectionString: target.url,
@@ -56,6 +95,7 @@ export async function connect(target: DatabaseTarget, opts: ConnectOptions = {})
   await sql`select 1`.execute(db);
   return {
     db,
+    reader: db,
     dialect: 'postgres',
     pgUrl: target.url,
     close: () => db.destroy(),

@@ -2,8 +2,8 @@
  * Group commit: concurrent units of work that each need their own transaction are run together in one transaction,
  * so a burst of requests costs one commit (one fsync) instead of one each. If the shared transaction fails, each unit
  * is run again alone, so one failing unit never fails the others.
- * Lifecycle: run() queues a unit; the first unit of an idle committer starts a batch at once, units arriving while a
- * batch commits form the next batch.
+ * Lifecycle: run() queues a unit; the first unit of an idle committer starts a batch after the current turn of the event
+ * loop (so units submitted in the same turn share it), and units arriving while a batch commits form the next batch.
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from './types.ts';
@@ -52,7 +52,6 @@ export function createGroupCommitter(db: Kysely<DB>, maxBatch = 256): GroupCommi
   };
 
   const drain = async (): Promise<void> => {
-    busy = true;
     while (queue.length > 0) {
       const batch = queue.slice(0, maxBatch);
       queue = queue.slice(batch.length);
@@ -65,7 +64,10 @@ export function createGroupCommitter(db: Kysely<DB>, maxBatch = 256): GroupCommi
     run<T>(unit: Unit<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         queue.push({ unit, resolve: resolve as (v: unknown) => void, reject });
-        if (!busy) void drain();
+        if (!busy) {
+          busy = true;
+          setImmediate(() => void drain());
+        }
       });
     },
   };

@@ -65,13 +65,22 @@ function mailboxes(field: string, list: readonly string[] | undefined): Mailbox[
   });
 }
 
+/** True when text holds control characters other than tab, line feed and carriage return (decoded binary, not text). */
+function hasControlCharacters(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 32 && c !== 9 && c !== 10 && c !== 13) return true;
+  }
+  return false;
+}
+
 /** Decodes `text/html` when it is valid base64 of UTF-8 text; otherwise returns it as given. */
 export function decodeMaybeBase64Html(value: string): string {
   const compact = value.replace(/\s+/g, '');
   if (compact.length < 8 || !/^[A-Za-z0-9+/]+={0,2}$/.test(compact) || compact.length % 4 === 1) return value;
   const bytes = Buffer.from(compact, 'base64');
   const text = bytes.toString('utf8');
-  if (text.includes('\uFFFD') || /[\x00-\x08\x0B\x0C\x0E-\x1F]/.test(text)) return value;
+  if (text.includes('\uFFFD') || hasControlCharacters(text)) return value;
   if (Buffer.from(text, 'utf8').toString('base64').replace(/=+$/, '') !== compact.replace(/=+$/, '')) return value;
   return text;
 }

@@ -86,7 +86,7 @@ export async function submitMessages(
 /** For a repeated Idempotency-Key: the earlier response when the request is the same, 422 when it differs. */
 async function replayIdempotent(ctx: AppContext, who: Submitter, opts: SubmitOptions, now: number): Promise<SendResponse[] | undefined> {
   if (!opts.idempotency) return undefined;
-  const row = await findIdempotencyKey(ctx.database.db, who.customerId, opts.idempotency.key);
+  const row = await findIdempotencyKey(ctx.database.reader, who.customerId, opts.idempotency.key);
   if (!row || row.created_at < now - IDEMPOTENCY_TTL_MS) return undefined;
   if (row.request_hash !== opts.idempotency.requestHash)
     throw new AppError('email.idempotency_mismatch', 'this Idempotency-Key was already used with a different request');
@@ -100,7 +100,9 @@ async function verifiedFromDomains(
   messages: NormalizedMessage[],
   paths?: string[],
 ): Promise<Map<string, string>> {
-  const verified = new Map((await listDomains(ctx.database.db, who.customerId)).filter((d) => d.verified === 1).map((d) => [d.name, d.id]));
+  const verified = new Map(
+    (await listDomains(ctx.database.reader, who.customerId)).filter((d) => d.verified === 1).map((d) => [d.name, d.id]),
+  );
   const out = new Map<string, string>();
   messages.forEach((m, i) => {
     const domain = domainOf(m.from.address);

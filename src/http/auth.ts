@@ -35,7 +35,7 @@ export function registerAuth(app: FastifyInstance, database: Database): void {
   app.addHook('onRequest', async (req) => {
     const surface = classify(req.method, req.url);
     if (surface.kind === 'public') return;
-    const principal = await authenticateKey(database.db, keyFromHeader(req.headers.authorization));
+    const principal = await authenticateKey(database.reader, keyFromHeader(req.headers.authorization), Date.now(), database.db);
     if (!principal.scopes.has(surface.scope)) throw new AppError('auth.scope', `this API key does not have the "${surface.scope}" scope`);
     if (surface.username !== undefined && surface.username.toLowerCase() !== principal.username)
       throw new AppError('auth.forbidden', `this API key does not belong to account "${surface.username}"`);

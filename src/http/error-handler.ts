@@ -27,10 +27,19 @@ type AjvError = {
   params?: Record<string, unknown>;
 };
 
+/** A JSON pointer as a field path clients recognise: `/data/messages/3/content/text~1plain` → `data.messages[3].content.text/plain`. */
+function fieldPath(pointer: string): string {
+  return pointer
+    .split('/')
+    .filter(Boolean)
+    .map((seg) => seg.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((path, seg) => (/^\d+$/.test(seg) ? `${path}[${seg}]` : path ? `${path}.${seg}` : seg), '');
+}
+
 /** Human-readable details from a schema validation failure: `data.message.headers.subject is required`. */
 function validationDetails(context: string | undefined, errors: AjvError[]): ErrorDetail[] {
   return errors.map((e) => {
-    const base = (e.instancePath ?? '').split('/').filter(Boolean).join('.');
+    const base = fieldPath(e.instancePath ?? '');
     if (e.keyword === 'required') {
       const field = [base, String(e.params?.missingProperty ?? '')].filter(Boolean).join('.');
       return { field, message: 'is required' };

@@ -4,9 +4,15 @@ import type { AppContext } from '../context.ts';
 import type { TypedApp } from './typed.ts';
 import { healthRoutes } from './health.routes.ts';
 import { emailRoutes } from '../email/email.routes.ts';
+import { capturedRoutes } from '../email/captured.routes.ts';
+import { trackingRoutes } from '../tracking/tracking.routes.ts';
+import { secureMessageRoutes } from '../web/secure-message.routes.ts';
 
 /** Registers every route of the API. */
 export async function registerRoutes(app: TypedApp, ctx: AppContext, registry: Registry): Promise<void> {
   healthRoutes(app, ctx, registry);
   emailRoutes(app, ctx);
+  capturedRoutes(app, ctx);
+  trackingRoutes(app, ctx);
+  secureMessageRoutes(app, ctx);
 }

@@ -1,0 +1,42 @@
+/** Runs every benchmark and writes bench/RESULTS.md. `npm run bench` (BENCH_SECONDS sets the seconds per measured run). */
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { acceptBench } from './accept.ts';
+import { fmt, type BenchRow } from './support.ts';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const only = process.env.BENCH_ONLY?.split(',');
+const suites: Record<string, () => Promise<BenchRow[]>> = {
+  accept: () => acceptBench(seconds),
+};
+
+const rows: BenchRow[] = [];
+for (const [name, run] of Object.entries(suites)) {
+  if (only && !only.includes(name)) continue;
+  process.stdout.write(`running ${name} ...\n`);
+  const result = await run();
+  for (const r of result)
+    process.stdout.write(
+      `  ${r.name}: ${r.measured} | baseline ${r.baseline} | ratio ${fmt(r.ratio, 2)} | ${r.met ? 'target met' : 'TARGET MISSED'}\n`,
+    );
+  rows.push(...result);
+}
+
+const file = path.join(path.dirname(fileURLToPath(import.meta.url)), 'RESULTS.md');
+const table = rows
+  .map((r) => `| ${r.name} | ${r.measured} | ${r.baseline} | ${fmt(r.ratio, 2)} | ${r.target} | ${r.met ? 'met' : 'missed'} |`)
+  .join('\n');
+writeFileSync(
+  file,
+  `# Benchmark results
+
+Measured with \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), Node.js ${process.version}, ${seconds} s per measured run. The machine is shared and noisy, so every result is given beside a baseline measured in the same run, and the ratio is the number to compare across runs.
+
+| benchmark | measured | same-run baseline | ratio | target | target |
+| --- | --- | --- | --- | --- | --- |
+${table}
+`,
+);
+process.stdout.write(`wrote ${file}\n`);

@@ -1,0 +1,89 @@
+/** Shared pieces of the benchmarks: an embedded Sealpost on a temp data directory, an account with a key, load generation, result formatting. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pino from 'pino';
+import { loadConfig } from '../src/config/load.ts';
+import type { Config } from '../src/config/schema.ts';
+import { openContext } from '../src/runtime.ts';
+import type { AppContext } from '../src/context.ts';
+import { createAccount } from '../src/accounts/accounts.service.ts';
+import { addDomain } from '../src/accounts/domains.service.ts';
+import { createKey } from '../src/accounts/keys.service.ts';
+
+/** An embedded Sealpost (SQLite in a temp directory) with one account, a verified domain and a key. */
+export interface BenchInstance {
+  ctx: AppContext;
+  key: string;
+  domain: string;
+  close(): Promise<void>;
+}
+
+/** Opens an embedded instance with benchmark-friendly configuration (no rate limit, silent logs). */
+export async function embedded(overrides: Partial<Config> = {}): Promise<BenchInstance> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sealpost-bench-'));
+  const config = loadConfig(
+    {},
+    { dataDir: dir, httpHost: '127.0.0.1', httpPort: 0, logLevel: 'silent', rateLimitPerMinute: 0, ...overrides },
+  );
+  const ctx = await openContext(config, pino({ level: 'silent' }));
+  const db = ctx.database.db;
+  const account = await createAccount(db, 'bench');
+  await addDomain(db, ctx.sealer, account.customer_id, 'bench.example', { verified: true });
+  const k = await createKey(db, account.customer_id, { scopes: 'email,forms,marketing', domain: 'bench.example' });
+  return {
+    ctx,
+    key: k.key,
+    domain: 'bench.example',
+    close: async () => {
+      await ctx.database.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Throughput and latency of one load run. */
+export interface LoadResult {
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+  total: number;
+}
+
+/** Sends `body` as POST to `url` with `connections` concurrent connections for `seconds`. */
+export async function load(
+  url: string,
+  opts: { connections: number; seconds: number; body: string; headers?: Record<string, string> },
+): Promise<LoadResult> {
+  const r = await autocannon({
+    url,
+    method: 'POST',
+    connections: opts.connections,
+    duration: opts.seconds,
+    body: opts.body,
+    headers: { 'content-type': 'application/json', ...opts.headers },
+  });
+  return {
+    requestsPerSec: r.requests.average,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+    total: r.requests.total,
+  };
+}
+
+/** A result line of the report. */
+export interface BenchRow {
+  name: string;
+  measured: string;
+  baseline: string;
+  ratio: number;
+  target: string;
+  met: boolean;
+}
+
+export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
