@@ -39,6 +39,19 @@ async function createStore(): Promise<Store> {
   return { env: { SEALPOST_DATA_DIR: dataDir }, dataDir, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
 }
 
+/** The first line an SMTP server sends on connect. */
+function smtpBanner(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.setTimeout(5000, () => socket.destroy(new Error('no SMTP banner')));
+    socket.once('data', (d) => {
+      resolve(d.toString('utf8').split('\r\n')[0] ?? '');
+      socket.end('QUIT\r\n');
+    });
+    socket.once('error', reject);
+  });
+}
+
 /** This process's environment without any SEALPOST_ variable, plus the given ones. */
 function commandEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -218,11 +231,20 @@ describe.concurrent(`sealpost administration and start (${TEST_DIALECT})`, () =>
       expect(list).toEqual([expect.objectContaining({ id: keyId, revoked_at: null })]);
     });
 
-    it('serves HTTP, accepts the key made on the command line, and stops with 0 on SIGTERM', async () => {
+    it('serves HTTP and SMTP, accepts the key made on the command line, and stops with 0 on SIGTERM', async () => {
       const port = await freePort();
+      const smtpPort = await freePort();
       const base = `http://127.0.0.1:${port}`;
-      const server = spawnSealpost(store, ['start'], { SEALPOST_HTTP_HOST: '127.0.0.1', SEALPOST_HTTP_PORT: String(port) });
-      await waitUntil(server, '/healthz answering', 15_000, async () => (await answers(`${base}/healthz`))?.status === 200);
+      const server = spawnSealpost(store, ['start'], {
+        SEALPOST_HTTP_HOST: '127.0.0.1',
+        SEALPOST_HTTP_PORT: String(port),
+        SEALPOST_SMTP_HOST: '127.0.0.1',
+        SEALPOST_SMTP_SUBMISSION_PORT: String(smtpPort),
+        SEALPOST_SMTP_TLS_PORT: '0',
+        SEALPOST_SMTP_PORT_25: '0',
+      });
+      await waitUntil(server, '/healthz answering', 30_000, async () => (await answers(`${base}/healthz`))?.status === 200);
+      expect(await smtpBanner(smtpPort)).toMatch(/^220 .*ESMTP/);
 
       expect((await answers(`${base}/readyz`))?.status).toBe(200);
       const authorised = await answers(`${base}/v1/email/messages`, { headers: { authorization: `Bearer ${key}` } });

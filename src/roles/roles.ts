@@ -1,5 +1,5 @@
 /**
- * The roles a process can run: `api` (HTTP) and `worker` (work rows and the scheduler). `sealpost start` runs all of
+ * The roles a process can run: `api` (HTTP), `worker` (work rows and the scheduler) and `smtp` (SMTP submission). `sealpost start` runs all of
  * them; `--roles` a subset. Lifecycle: startRoles() starts each and returns a stop function that drains them in order.
  */
 import type { AppContext } from '../context.ts';
@@ -11,7 +11,7 @@ import { createScheduler } from '../jobs/scheduler.ts';
 import { queueHandlers, periodicTasks } from './background.ts';
 
 /** Every role, in start order. */
-export const ROLES = ['api', 'worker'] as const;
+export const ROLES = ['api', 'worker', 'smtp'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** Parses a comma-separated role list. */
@@ -58,6 +58,11 @@ export async function startRoles(ctx: AppContext, roles: Role[]): Promise<Runnin
       () => worker.stop(ctx.config.shutdownTimeoutMs),
     );
     ctx.log.info({ owner: worker.owner }, 'worker role started');
+  }
+  if (roles.includes('smtp')) {
+    const { startSmtp } = await import('../smtp/smtp.server.ts');
+    const smtp = await startSmtp(ctx);
+    stops.unshift(() => smtp.stop());
   }
   if (roles.includes('api')) {
     const app = await buildApp(ctx);

@@ -1,0 +1,175 @@
+/**
+ * The SMTP submission role: listeners on 587 (STARTTLS, required before AUTH), 465 (implicit TLS) and 25 (STARTTLS),
+ * AUTH PLAIN/LOGIN as `apikey` with an API key of the `email` scope, and each message handed to the same submit
+ * function as `POST /messages`. The 250 reply names the sourceTrackingId; nothing is acknowledged before it is committed,
+ * and a client that drops during DATA leaves nothing behind.
+ * Lifecycle: startSmtp() binds the configured listeners and returns a stop function that closes them, letting
+ * connections in progress finish.
+ */
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
+import { simpleParser } from 'mailparser';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors/app-error.ts';
+import { CATALOGUE } from '../errors/catalogue.ts';
+import { authenticateKey, type Principal } from '../accounts/keys.service.ts';
+import { submitMessages } from '../email/submit.ts';
+import { mailToMessage } from './mail-to-message.ts';
+import { smtpTlsPair, type TlsPair } from './tls.ts';
+import { createWindowLimiter } from './limiter.ts';
+
+/** One listener to start. */
+export interface ListenerSpec {
+  name: 'submission' | 'tls' | 'port25';
+  port: number;
+  secure: boolean;
+}
+
+/** A started SMTP role: the bound ports by listener name, and stop. */
+export interface RunningSmtp {
+  ports: Partial<Record<ListenerSpec['name'], number>>;
+  stop(): Promise<void>;
+}
+
+/** An Error carrying an SMTP reply code, as smtp-server expects. */
+function smtpError(err: unknown): Error & { responseCode: number } {
+  const app = err instanceof AppError ? err : new AppError('internal');
+  const [code, enhanced] = CATALOGUE[app.code].smtp.split(' ');
+  return Object.assign(new Error(`${enhanced} ${app.status >= 500 ? 'internal error, try again later' : app.message}`), {
+    responseCode: Number(code),
+  });
+}
+
+/** Collects a DATA stream; resolves to null when it ended early or was oversized (nothing is submitted then). */
+function readData(stream: SMTPServerDataStream): Promise<Buffer | null> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('error', () => resolve(null));
+    stream.on('end', () => resolve(stream.sizeExceeded ? null : Buffer.concat(chunks)));
+  });
+}
+
+/** The handlers of every listener: authentication, the rate limit, and submission. */
+function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFrom' | 'onData'> {
+  const limiter = createWindowLimiter(ctx.config.smtpRateLimitPerMinute, 60_000);
+  return {
+    onAuth(auth, _session, callback) {
+      const fail = () =>
+        callback(
+          Object.assign(new Error('5.7.8 Authentication failed: user "apikey" with an API key of the email scope'), { responseCode: 535 }),
+        );
+      if (auth.username !== 'apikey' || !auth.password) return fail();
+      authenticateKey(ctx.database.reader, auth.password, Date.now(), ctx.database.db)
+        .then((principal) => (principal.scopes.has('email') ? callback(null, { user: principal }) : fail()))
+        .catch(fail);
+    },
+    onMailFrom(_address, session, callback) {
+      const principal = session.user as unknown as Principal | undefined;
+      if (!principal) return callback(Object.assign(new Error('5.7.0 Authentication required'), { responseCode: 530 }));
+      const retryIn = limiter.take(principal.keyId);
+      if (retryIn > 0)
+        return callback(
+          Object.assign(new Error(`4.7.1 Rate limit exceeded for this API key, try again in ${Math.ceil(retryIn / 1000)} s`), {
+            responseCode: 451,
+          }),
+        );
+      callback();
+    },
+    onData(stream, session: SMTPServerSession, callback) {
+      void (async () => {
+        const raw = await readData(stream);
+        if (raw === null) {
+          if (stream.sizeExceeded)
+            return callback(
+              Object.assign(new Error(`5.3.4 Message exceeds the size limit of ${ctx.config.smtpMaxMessageBytes} bytes`), {
+                responseCode: 552,
+              }),
+            );
+          return callback(Object.assign(new Error('4.4.2 Message not received completely'), { responseCode: 451 }));
+        }
+        const principal = session.user as unknown as Principal;
+        const parsed = await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true });
+        const message = mailToMessage(
+          parsed,
+          session.envelope.rcptTo.map((r) => r.address),
+        );
+        const [response] = await submitMessages(ctx, { customerId: principal.customerId, domain: principal.domain }, [message], {
+          source: 'smtp',
+          tracking: { openTracking: true, linkTracking: true },
+        });
+        callback(null, `Message accepted, sourceTrackingId ${response!.sourceTrackingId}`);
+      })().catch((err: unknown) => {
+        if (!(err instanceof AppError)) ctx.log.error({ err }, 'SMTP submission failed');
+        callback(smtpError(err));
+      });
+    },
+  };
+}
+
+/** The listeners configuration asks for (port 0 turns one off). */
+export function configuredListeners(ctx: AppContext): ListenerSpec[] {
+  const all: ListenerSpec[] = [
+    { name: 'submission', port: ctx.config.smtpSubmissionPort, secure: false },
+    { name: 'tls', port: ctx.config.smtpTlsPort, secure: true },
+    { name: 'port25', port: ctx.config.smtpPort25, secure: false },
+  ];
+  return all.filter((l) => l.port !== 0);
+}
+
+function listen(server: SMTPServer, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(port, host, () => {
+      server.server.off('error', reject);
+      const address = server.server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}
+
+/** Starts the given listeners (all configured ones by default). A privileged port that cannot be bound is skipped with a warning. */
+export async function startSmtp(ctx: AppContext, listeners = configuredListeners(ctx), tls?: TlsPair): Promise<RunningSmtp> {
+  const pair = tls ?? smtpTlsPair(ctx.config, ctx.log);
+  const shared = handlers(ctx);
+  const servers: SMTPServer[] = [];
+  const ports: RunningSmtp['ports'] = {};
+  for (const spec of listeners) {
+    const server = new SMTPServer({
+      ...shared,
+      secure: spec.secure,
+      key: pair.key,
+      cert: pair.cert,
+      name: ctx.config.heloName || undefined,
+      banner: 'Sealpost ESMTP',
+      authMethods: ['PLAIN', 'LOGIN'],
+      authOptional: false,
+      allowInsecureAuth: false,
+      size: ctx.config.smtpMaxMessageBytes,
+      maxClients: ctx.config.smtpMaxClients,
+      socketTimeout: ctx.config.smtpSocketTimeoutMs,
+      closeTimeout: ctx.config.shutdownTimeoutMs,
+      disabledCommands: [],
+      logger: false,
+    });
+    server.on('error', (err) => ctx.log.warn({ err, listener: spec.name }, 'SMTP connection error'));
+    try {
+      ports[spec.name] = await listen(server, spec.port, ctx.config.smtpHost);
+      servers.push(server);
+      ctx.log.info({ listener: spec.name, port: ports[spec.name] }, 'SMTP listener started');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EACCES') {
+        await Promise.all(servers.map((s) => new Promise((r) => s.close(() => r(undefined)))));
+        throw err;
+      }
+      ctx.log.warn(
+        { port: spec.port, listener: spec.name },
+        `SMTP port ${spec.port} needs root or CAP_NET_BIND_SERVICE; listener "${spec.name}" is off (set its port in the configuration, or 0 to silence this)`,
+      );
+    }
+  }
+  return {
+    ports,
+    stop: () => Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r())))).then(() => undefined),
+  };
+}

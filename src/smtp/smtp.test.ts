@@ -1,0 +1,256 @@
+import net from 'node:net';
+import tls from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import nodemailer from 'nodemailer';
+import selfsigned from 'selfsigned';
+import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
+import { startSmtp, type RunningSmtp } from './smtp.server.ts';
+
+const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], { keySize: 1024, days: 2 });
+const pair = { key: pems.private, cert: pems.cert };
+
+describe('SMTP submission', () => {
+  let t: TestApp;
+  let acme: TestAccount;
+  let smtp: RunningSmtp;
+
+  beforeAll(async () => {
+    t = await createTestApp({ config: { smtpHost: '127.0.0.1', smtpMaxMessageBytes: 200_000, smtpRateLimitPerMinute: 1000 } });
+    acme = await t.createAccount();
+    smtp = await startSmtp(
+      t.ctx,
+      [
+        { name: 'submission', port: 0, secure: false },
+        { name: 'tls', port: 0, secure: true },
+      ],
+      pair,
+    );
+  });
+  afterAll(async () => {
+    await smtp.stop();
+    await t.close();
+  });
+
+  const transport = (opts: { secure?: boolean; pass?: string; user?: string; ignoreTLS?: boolean } = {}) =>
+    nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: opts.secure ? smtp.ports.tls : smtp.ports.submission,
+      secure: opts.secure ?? false,
+      requireTLS: !opts.secure && !opts.ignoreTLS,
+      ignoreTLS: opts.ignoreTLS,
+      auth: { user: opts.user ?? 'apikey', pass: opts.pass ?? acme.key },
+      tls: { rejectUnauthorized: false },
+    });
+
+  const trackingIdOf = (response: string) => /sourceTrackingId ([0-9a-f-]{36})/.exec(response)?.[1];
+
+  const receipt = async (id: string) =>
+    (await t.app.inject({ method: 'GET', url: `/v1/email/message_receipt?sourceTrackingId=${id}`, headers: acme.auth })).json();
+
+  it('accepts a message over STARTTLS with AUTH and answers 250 with its sourceTrackingId, readable as a receipt', async () => {
+    const info = await transport().sendMail({
+      from: `Clinic <noreply@${acme.domain}>`,
+      to: 'Patient <patient@example.org>',
+      subject: 'Your results',
+      text: 'They are ready.',
+    });
+    const id = trackingIdOf(info.response);
+    expect(info.response).toMatch(/^250 /);
+    expect(id).toBeDefined();
+    const body = await receipt(id!);
+    expect(body.sourceTrackingId).toBe(id);
+    expect(body.data.message.message_deliveries).toEqual([expect.objectContaining({ recipient: 'patient@example.org' })]);
+  });
+
+  it('accepts a message over implicit TLS on the second listener', async () => {
+    const info = await transport({ secure: true }).sendMail({
+      from: `noreply@${acme.domain}`,
+      to: 'a@example.org',
+      subject: 'TLS',
+      text: 'x',
+    });
+    expect(trackingIdOf(info.response)).toBeDefined();
+  });
+
+  it('refuses a wrong key with 535', async () => {
+    await expect(
+      transport({ pass: 'sp_wrong' }).sendMail({ from: `noreply@${acme.domain}`, to: 'a@example.org', subject: 's', text: 'x' }),
+    ).rejects.toMatchObject({
+      responseCode: 535,
+    });
+  });
+
+  it('refuses a user name other than apikey with 535', async () => {
+    await expect(
+      transport({ user: 'admin' }).sendMail({ from: `noreply@${acme.domain}`, to: 'a@example.org', subject: 's', text: 'x' }),
+    ).rejects.toMatchObject({
+      responseCode: 535,
+    });
+  });
+
+  it('refuses a key without the email scope with 535', async () => {
+    const formsOnly = await t.createAccount({ scopes: 'forms' });
+    await expect(
+      transport({ pass: formsOnly.key }).sendMail({ from: `noreply@${formsOnly.domain}`, to: 'a@example.org', subject: 's', text: 'x' }),
+    ).rejects.toMatchObject({
+      responseCode: 535,
+    });
+  });
+
+  it('refuses AUTH before STARTTLS, even with a valid key', async () => {
+    const lines = await plainSession(smtp.ports.submission!, [
+      'EHLO client.example',
+      'AUTH PLAIN ' + Buffer.from(`\0apikey\0${acme.key}`).toString('base64'),
+    ]);
+    expect(lines.ehlo).toMatch(/STARTTLS/);
+    expect(lines.last).toMatch(/^538 .*STARTTLS/);
+  });
+
+  it('refuses mail without AUTH', async () => {
+    const socket = tls.connect({ host: '127.0.0.1', port: smtp.ports.tls!, rejectUnauthorized: false });
+    const replies = await converse(socket, ['EHLO client.example', `MAIL FROM:<noreply@${acme.domain}>`]);
+    expect(replies.at(-1)).toMatch(/^530 /);
+  });
+
+  it('refuses a From on an unverified domain with 550 and a clear text, storing nothing', async () => {
+    const before = await countMessages(t);
+    const err = await transport()
+      .sendMail({ from: 'someone@unverified.example', to: 'a@example.org', subject: 's', text: 'x' })
+      .catch((e: { responseCode: number; response: string }) => e);
+    expect(err).toMatchObject({ responseCode: 550 });
+    expect((err as { response: string }).response).toContain('not a verified domain');
+    expect(await countMessages(t)).toBe(before);
+  });
+
+  it('refuses an oversized message with 552, storing nothing', async () => {
+    const before = await countMessages(t);
+    await expect(
+      transport().sendMail({ from: `noreply@${acme.domain}`, to: 'a@example.org', subject: 'big', text: 'x'.repeat(300_000) }),
+    ).rejects.toMatchObject({ responseCode: 552 });
+    expect(await countMessages(t)).toBe(before);
+  });
+
+  it('keeps attachments, X- headers, Bcc from the envelope and the TLS opt-out header', async () => {
+    const info = await transport().sendMail({
+      from: `noreply@${acme.domain}`,
+      to: 'patient@example.org',
+      bcc: 'archive@example.org',
+      subject: 'With attachment',
+      text: 'See attached.',
+      html: '<p>See <a href="https://example.org/portal">the portal</a></p>',
+      headers: { 'X-Clinic-Id': '42', 'X-Sealpost-Allow-Non-TLS': 'true', Importance: 'high' },
+      attachments: [{ filename: 'result.pdf', content: Buffer.from('%PDF-1.4 fake'), contentType: 'application/pdf' }],
+    });
+    const id = trackingIdOf(info.response)!;
+    const message = await t.ctx.database.db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(message.allow_non_tls).toBe(1);
+    expect(JSON.parse(message.custom_headers)).toEqual({ 'X-Clinic-Id': '42' });
+    const recipients = await t.ctx.database.db
+      .selectFrom('message_recipients')
+      .select(['address', 'kind'])
+      .where('message_id', '=', id)
+      .orderBy('id')
+      .execute();
+    expect(recipients).toEqual([
+      { address: 'patient@example.org', kind: 'to' },
+      { address: 'archive@example.org', kind: 'bcc' },
+    ]);
+    const { openContent } = await import('../email/content.ts');
+    const content = openContent(t.ctx.sealer, id, message.content!);
+    expect(content.attachments).toEqual([
+      { fileName: 'result.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.4 fake').toString('base64') },
+    ]);
+    expect(content.headers).toEqual({ 'X-Clinic-Id': '42' });
+    expect((await receipt(id)).data.message.message_deliveries).toHaveLength(2);
+  });
+
+  it('leaves nothing behind when the client drops during DATA', async () => {
+    const before = await countMessages(t);
+    const socket = tls.connect({ host: '127.0.0.1', port: smtp.ports.tls!, rejectUnauthorized: false });
+    const auth = Buffer.from(`\0apikey\0${acme.key}`).toString('base64');
+    await converse(socket, [
+      'EHLO client.example',
+      `AUTH PLAIN ${auth}`,
+      `MAIL FROM:<noreply@${acme.domain}>`,
+      'RCPT TO:<a@example.org>',
+      'DATA',
+    ]);
+    socket.write(`From: noreply@${acme.domain}\r\nTo: a@example.org\r\nSubject: cut\r\n\r\nhalf a mess`);
+    socket.destroy();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await countMessages(t)).toBe(before);
+  });
+});
+
+describe('SMTP rate limit', () => {
+  let t: TestApp;
+  let smtp: RunningSmtp;
+  beforeAll(async () => {
+    t = await createTestApp({ config: { smtpHost: '127.0.0.1', smtpRateLimitPerMinute: 2 } });
+    smtp = await startSmtp(t.ctx, [{ name: 'submission', port: 0, secure: false }], pair);
+  });
+  afterAll(async () => {
+    await smtp.stop();
+    await t.close();
+  });
+
+  it('answers 451 with a retry text once a key has sent its messages for the minute', async () => {
+    const a = await t.createAccount();
+    const tr = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: smtp.ports.submission,
+      requireTLS: true,
+      auth: { user: 'apikey', pass: a.key },
+      tls: { rejectUnauthorized: false },
+    });
+    const mail = { from: `noreply@${a.domain}`, to: 'x@example.org', subject: 's', text: 'x' };
+    await tr.sendMail(mail);
+    await tr.sendMail(mail);
+    const err = await tr.sendMail(mail).catch((e: { responseCode: number; response: string }) => e);
+    expect(err).toMatchObject({ responseCode: 451 });
+    expect((err as { response: string }).response).toMatch(/try again in \d+ s/);
+  });
+});
+
+async function countMessages(t: TestApp): Promise<number> {
+  const r = await t.ctx.database.db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/** Sends commands one by one on a socket, collecting the final line of each reply (the greeting first). */
+function converse(socket: net.Socket, commands: string[]): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const replies: string[] = [];
+    let buffer = '';
+    let next = 0;
+    socket.on('error', reject);
+    socket.on('data', (d) => {
+      buffer += d.toString('utf8');
+      let m: RegExpExecArray | null;
+      while ((m = /^(\d{3}) .*\r\n/m.exec(buffer))) {
+        const end = buffer.indexOf('\r\n', m.index) + 2;
+        replies.push(buffer.slice(0, end).trimEnd().split('\r\n').pop()!);
+        buffer = buffer.slice(end);
+        if (next < commands.length) socket.write(commands[next++] + '\r\n');
+        else return resolve(replies);
+      }
+    });
+  });
+}
+
+/** A plain (no TLS) session: the EHLO reply in full, and the last reply. */
+async function plainSession(port: number, commands: string[]): Promise<{ ehlo: string; last: string }> {
+  const socket = net.connect(port, '127.0.0.1');
+  let all = '';
+  socket.on('data', (d) => (all += d.toString('utf8')));
+  const replies = await converse(socket, commands);
+  socket.destroy();
+  const ehlo = all
+    .split('\r\n')
+    .filter((l) => l.startsWith('250'))
+    .join('\n');
+  return { ehlo, last: replies.at(-1)! };
+}

@@ -1,0 +1,44 @@
+/**
+ * Signed tracking tokens for open pixels and click links. A token names what it tracks (a recipient, and for clicks a
+ * link position) and carries an HMAC-SHA256 tag under the tracking key, so tokens cannot be guessed or enumerated.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** What a token points at. */
+export type TrackingTarget = { kind: 'open'; recipientId: number } | { kind: 'click'; recipientId: number; position: number };
+
+const TAG_BYTES = 16;
+
+function tag(key: Buffer, payload: string): Buffer {
+  return createHmac('sha256', key).update(payload).digest().subarray(0, TAG_BYTES);
+}
+
+function payloadOf(t: TrackingTarget): string {
+  return t.kind === 'open' ? `o.${t.recipientId.toString(36)}` : `c.${t.recipientId.toString(36)}.${t.position.toString(36)}`;
+}
+
+/** Makes the token for a target. */
+export function signTracking(key: Buffer, target: TrackingTarget): string {
+  const payload = payloadOf(target);
+  return `${payload}.${tag(key, payload).toString('base64url')}`;
+}
+
+/** Verifies a token; returns its target, or null when it is malformed or its tag does not match. */
+export function verifyTracking(key: Buffer, token: string): TrackingTarget | null {
+  const m = /^(o\.([0-9a-z]{1,12})|c\.([0-9a-z]{1,12})\.([0-9a-z]{1,6}))\.([A-Za-z0-9_-]{22})$/.exec(token);
+  if (!m) return null;
+  // Compared as text, so a tag whose unused trailing bits differ (a second spelling of the same bytes) is refused too.
+  const given = Buffer.from(m[5]!, 'latin1');
+  const expected = Buffer.from(tag(key, m[1]!).toString('base64url'), 'latin1');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  return m[2] !== undefined
+    ? { kind: 'open', recipientId: parseInt(m[2], 36) }
+    : { kind: 'click', recipientId: parseInt(m[3]!, 36), position: parseInt(m[4]!, 36) };
+}
+
+/** The public URLs of the open pixel and of a click link. */
+export const trackingUrls = {
+  open: (publicUrl: string, key: Buffer, recipientId: number) => `${publicUrl}/t/o/${signTracking(key, { kind: 'open', recipientId })}.gif`,
+  click: (publicUrl: string, key: Buffer, recipientId: number, position: number) =>
+    `${publicUrl}/t/c/${signTracking(key, { kind: 'click', recipientId, position })}`,
+};
