@@ -4,12 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { acceptBench } from './accept.ts';
+import { deliverBench } from './deliver.ts';
 import { fmt, type BenchRow } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const only = process.env.BENCH_ONLY?.split(',');
 const suites: Record<string, () => Promise<BenchRow[]>> = {
   accept: () => acceptBench(seconds),
+  deliver: () => deliverBench(Number(process.env.BENCH_DELIVER_COUNT ?? 2000)),
 };
 
 const rows: BenchRow[] = [];

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { action, output, withContext } from './cli-support.ts';
 import { accountCommand, domainCommand, keyCommand } from './admin-commands.ts';
+import { capturedCommand } from './captured-commands.ts';
 import { loadConfig } from '../config/load.ts';
 import { createLogger, openContext } from '../runtime.ts';
 import { migrateToLatest } from '../db/migrate.ts';
@@ -61,5 +62,6 @@ program
 program.addCommand(accountCommand());
 program.addCommand(domainCommand());
 program.addCommand(keyCommand());
+program.addCommand(capturedCommand());
 
 await program.parseAsync(process.argv);

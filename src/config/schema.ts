@@ -283,6 +283,47 @@ export const KEYS = {
     default: 600,
     doc: 'Messages one API key may submit over SMTP per minute on one node; over it the client gets 451 and retries later. 0 turns the limit off.',
   },
+  webhookTimeoutMs: {
+    env: 'SEALPOST_WEBHOOK_TIMEOUT_MS',
+    kind: 'integer',
+    min: 100,
+    default: 10000,
+    doc: 'How long a webhook POST may take (connecting, sending, the response headers and the first 500 characters of the body) before the attempt counts as failed.',
+  },
+  webhookRetrySchedule: {
+    env: 'SEALPOST_WEBHOOK_RETRY_SCHEDULE',
+    kind: 'durations',
+    default: '15s,1m,5m,15m,1h,2h,4h,8h,8h,8h',
+    doc: 'Waits between webhook attempts after a failure (non-2xx answer, timeout, connection error), each lengthened by up to 20% at random. After the last, the delivery fails.',
+  },
+  webhookConcurrency: {
+    env: 'SEALPOST_WEBHOOK_CONCURRENCY',
+    kind: 'integer',
+    min: 1,
+    max: 1000,
+    default: 32,
+    doc: 'Webhook POSTs each worker process makes at once.',
+  },
+  webhookAllowPrivateTargets: {
+    env: 'SEALPOST_WEBHOOK_ALLOW_PRIVATE_TARGETS',
+    kind: 'boolean',
+    default: false,
+    doc: 'Allow webhook endpoints on private, loopback, link-local, unique-local and unspecified addresses.',
+  },
+  webhookDisableAfterFailures: {
+    env: 'SEALPOST_WEBHOOK_DISABLE_AFTER_FAILURES',
+    kind: 'integer',
+    min: 0,
+    default: 20,
+    doc: 'An endpoint is disabled after this many consecutive failed attempts spanning at least SEALPOST_WEBHOOK_DISABLE_AFTER_HOURS. 0 never disables.',
+  },
+  webhookDisableAfterHours: {
+    env: 'SEALPOST_WEBHOOK_DISABLE_AFTER_HOURS',
+    kind: 'integer',
+    min: 0,
+    default: 48,
+    doc: 'The shortest run of failures, from its first failed attempt to the latest, that disables an endpoint.',
+  },
 } as const satisfies Record<string, KeySpec>;
 
 /** The environment variable naming an optional JSON configuration file. */

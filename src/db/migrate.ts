@@ -3,6 +3,7 @@ import { Migrator, type Migration, type MigrationProvider, type MigrationResultS
 import type { Database, Dialect } from './connect.ts';
 import * as m0001 from './migrations/0001_foundation.ts';
 import * as m0002 from './migrations/0002_email.ts';
+import * as m0003 from './migrations/0003_webhooks.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -13,6 +14,7 @@ interface DialectMigration {
 const MIGRATIONS: Record<string, DialectMigration> = {
   '0001_foundation': m0001,
   '0002_email': m0002,
+  '0003_webhooks': m0003,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -160,6 +160,63 @@ export interface CapturedMessagesTable {
   created_at: number;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  customer_id: number;
+  target_url: string;
+  /** Comma-separated event names (api_mail_log_delivered, ...). */
+  events: string;
+  /** Sealed signing secret; signs every delivery. */
+  signing_secret: string;
+  /** Sealed previous secret, still signing during a rotation until retired; null when none. */
+  previous_signing_secret: string | null;
+  active: number;
+  /** Set when deliveries were stopped after a long run of failures; null while enabled. */
+  disabled_at: number | null;
+  disabled_reason: string | null;
+  /** Consecutive failed attempts; 0 after any success. */
+  failure_streak: Generated<number>;
+  /** When the current run of failures began; null when failure_streak is 0. */
+  streak_started_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  endpoint_id: string;
+  customer_id: number;
+  /** The email_events id this delivery posts. */
+  event_id: number;
+  event_name: string;
+  message_id: string;
+  /** Sealpost-Event-Id: stable across retries and replays of this delivery. */
+  uid: string;
+  /** waiting (behind an earlier event of the same message) | pending (has a work row) | delivered | failed */
+  state: 'waiting' | 'pending' | 'delivered' | 'failed';
+  /** Bumped each time a work row is made for this delivery; a work row of an older number is stale. */
+  dispatch_seq: Generated<number>;
+  /** HTTP attempts made. */
+  attempts: Generated<number>;
+  last_error: string | null;
+  delivered_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: number;
+  endpoint_id: string;
+  attempt: number;
+  status_code: number | null;
+  latency_ms: number;
+  /** The first 500 characters of the response body. */
+  response_excerpt: string | null;
+  error: string | null;
+  created_at: number;
+}
+
 /** The whole schema as Kysely sees it. */
 export interface DB {
   customers: CustomersTable;
@@ -174,6 +231,9 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   dynamic_templates: DynamicTemplatesTable;
   captured_messages: CapturedMessagesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 /** A database handle or an open transaction: repositories accept either. */

@@ -1,6 +1,7 @@
 /** SQL for messages, their recipients, tracked links, events and idempotency keys. */
 import type { Insertable, Selectable } from 'kysely';
 import type { EmailEventsTable, MessageLinksTable, MessageRecipientsTable, MessagesTable, Queryable } from '../db/types.ts';
+import { fanOutEvent } from '../webhooks/webhooks.outbox.ts';
 
 export type MessageRow = Selectable<MessagesTable>;
 export type RecipientRow = Selectable<MessageRecipientsTable>;
@@ -22,9 +23,14 @@ export async function insertLinks(db: Queryable, rows: Insertable<MessageLinksTa
   if (rows.length > 0) await db.insertInto('message_links').values(rows).execute();
 }
 
-/** Appends an event (the outbox that webhooks read). */
-export async function insertEvent(db: Queryable, row: Insertable<EmailEventsTable>): Promise<void> {
-  await db.insertInto('email_events').values(row).execute();
+/**
+ * Appends an event (the outbox that webhooks read) and, in the same transaction, the webhook deliveries it causes.
+ * Every event is appended through here. Returns the event's id.
+ */
+export async function insertEvent(db: Queryable, row: Insertable<EmailEventsTable>): Promise<number> {
+  const { id } = await db.insertInto('email_events').values(row).returning('id').executeTakeFirstOrThrow();
+  await fanOutEvent(db, { id, customer_id: row.customer_id, message_id: row.message_id, event: row.event });
+  return id;
 }
 
 /** A message of one account, or undefined (another account's message is not found either). */

@@ -112,6 +112,12 @@ export const CATALOGUE = {
   'email.template_values_invalid': { status: 400, smtp: '501 5.5.4', title: 'Invalid template values' },
   'email.template_exists': { status: 409, smtp: '550 5.7.1', title: 'Template name already used' },
   'email.message_not_found': { status: 404, smtp: '550 5.1.1', title: 'Message was not found' },
+  'webhook.not_found': { status: 404, smtp: '550 5.1.1', title: 'Webhook endpoint not found' },
+  'webhook.invalid_url': { status: 400, smtp: '501 5.5.4', title: 'Invalid webhook target URL' },
+  'webhook.target_refused': { status: 400, smtp: '501 5.5.4', title: 'Webhook target address not allowed' },
+  'webhook.invalid_events': { status: 400, smtp: '501 5.5.4', title: 'Invalid webhook events' },
+  'webhook.invalid_signing_key': { status: 400, smtp: '501 5.5.4', title: 'Invalid webhook signing key' },
+  'webhook.not_active': { status: 409, smtp: '550 5.7.1', title: 'Webhook endpoint is not active' },
   internal: { status: 500, smtp: '451 4.3.0', title: 'Internal server error' },
   unavailable: { status: 503, smtp: '421 4.3.2', title: 'Service unavailable' },
 } as const satisfies Record<string, ErrorSpec>;

@@ -7,6 +7,7 @@ import { emailRoutes } from '../email/email.routes.ts';
 import { capturedRoutes } from '../email/captured.routes.ts';
 import { trackingRoutes } from '../tracking/tracking.routes.ts';
 import { secureMessageRoutes } from '../web/secure-message.routes.ts';
+import { webhookRoutes } from '../webhooks/webhooks.routes.ts';
 
 /** Registers every route of the API. */
 export async function registerRoutes(app: TypedApp, ctx: AppContext, registry: Registry): Promise<void> {
@@ -15,4 +16,5 @@ export async function registerRoutes(app: TypedApp, ctx: AppContext, registry: R
   capturedRoutes(app, ctx);
   trackingRoutes(app, ctx);
   secureMessageRoutes(app, ctx);
+  webhookRoutes(app, ctx);
 }

@@ -3,12 +3,17 @@ import type { AppContext } from '../context.ts';
 import type { QueueSpec } from '../jobs/worker.ts';
 import type { PeriodicTask } from '../jobs/scheduler.ts';
 import { pruneFinishedJobs } from '../jobs/jobs.repository.ts';
+import { contentRetentionTask, deliveryQueues, type DeliveryOptions } from '../email/delivery.service.ts';
+import { webhookQueues, webhookTasks, type WebhookOptions } from '../webhooks/webhooks.worker.ts';
 
 const DAY_MS = 86_400_000;
 
+/** What the background work may be given besides the context (tests replace DNS here). */
+export type BackgroundOptions = DeliveryOptions & WebhookOptions;
+
 /** Queue name → handler and lane settings. */
-export function queueHandlers(_ctx: AppContext): Record<string, QueueSpec> {
-  return {};
+export function queueHandlers(ctx: AppContext, opts: BackgroundOptions = {}): Record<string, QueueSpec> {
+  return { ...deliveryQueues(ctx, opts), ...webhookQueues(ctx, opts) };
 }
 
 /** Tasks the scheduler leader runs periodically. */
@@ -22,5 +27,7 @@ export function periodicTasks(ctx: AppContext): PeriodicTask[] {
         if (removed > 0) ctx.log.info({ removed }, 'finished work rows removed by retention');
       },
     },
+    contentRetentionTask(ctx),
+    ...webhookTasks(ctx),
   ];
 }

@@ -1,0 +1,118 @@
+/**
+ * Building the raw MIME one recipient receives: the message with that recipient's tracking, or a secure notification.
+ * Both are DKIM-signed with the From domain's key. Bcc recipients never appear in the headers: To and Cc show the
+ * visible recipients only, and the envelope names the one recipient this copy is for.
+ */
+import { createTransport } from 'nodemailer';
+import type Mail from 'nodemailer/lib/mailer/index.js';
+import type { DeliveryItem, DkimKey, HtmlTracker, Mailbox, MessageContent } from './model.ts';
+
+// A stream transport only renders: it never connects anywhere.
+const renderer = createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+
+/** A mail to render. */
+interface MailSpec {
+  from: Mailbox;
+  to: Mailbox[];
+  cc?: Mailbox[];
+  replyTo?: Mailbox;
+  subject: string;
+  messageId: string;
+  date: Date;
+  headers?: Record<string, string>;
+  text?: string;
+  html?: string;
+  attachments?: Mail.Attachment[];
+  envelopeFrom: string;
+  envelopeTo: string;
+  dkim: DkimKey | null;
+}
+
+/** The raw message for one recipient: its content, with open and click tracking in the HTML when the message asked for it. */
+export async function composeMessage(item: DeliveryItem, content: MessageContent, tracker: HtmlTracker): Promise<Buffer> {
+  return render({
+    from: content.from,
+    to: content.to,
+    cc: content.cc,
+    replyTo: content.replyTo,
+    subject: content.subject,
+    messageId: item.headerMessageId,
+    date: new Date(item.createdAt),
+    headers: headersOf(content),
+    text: content.text,
+    html: content.html === undefined ? undefined : trackedHtml(item, content.html, tracker),
+    attachments: content.attachments.map((a) => ({
+      filename: a.fileName,
+      contentType: a.contentType,
+      content: Buffer.from(a.content, 'base64'),
+    })),
+    envelopeFrom: item.envelopeFrom,
+    envelopeTo: item.address,
+    dkim: item.dkim,
+  });
+}
+
+/** A notification that holds no content of the message, addressed to the one recipient. */
+export interface NotificationMail {
+  from: Mailbox;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** The raw secure notification for one recipient. */
+export async function composeNotification(item: DeliveryItem, mail: NotificationMail): Promise<Buffer> {
+  return render({
+    from: mail.from,
+    to: [{ address: item.address, name: '' }],
+    subject: mail.subject,
+    messageId: `<secure.${item.recipientId}.${item.headerMessageId.slice(1)}`,
+    date: new Date(),
+    text: mail.text,
+    html: mail.html,
+    envelopeFrom: item.envelopeFrom,
+    envelopeTo: item.address,
+    dkim: item.dkim,
+  });
+}
+
+/** The headers the message carries through: X- headers, List-Unsubscribe(-Post), and List-Unsubscribe from the unsubscribe URL. */
+function headersOf(content: MessageContent): Record<string, string> {
+  const headers = { ...content.headers };
+  const hasUnsubscribe = Object.keys(headers).some((k) => k.toLowerCase() === 'list-unsubscribe');
+  if (content.unsubscribeUrl && !hasUnsubscribe) headers['List-Unsubscribe'] = `<${content.unsubscribeUrl}>`;
+  return headers;
+}
+
+/** Rewrites tracked links to click URLs and appends the open pixel, each only when the message has it on. */
+function trackedHtml(item: DeliveryItem, html: string, tracker: HtmlTracker): string {
+  let out = item.linkTracking ? tracker.rewriteLinks(html, item.recipientId) : html;
+  if (item.openTracking) out = appendPixel(out, tracker.openPixelUrl(item.recipientId));
+  return out;
+}
+
+/** Puts a 1x1 image before `</body>`, or at the end when the HTML has no body tag. */
+function appendPixel(html: string, url: string): string {
+  const img = `<img src="${url.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}" width="1" height="1" alt="">`;
+  const at = html.toLowerCase().lastIndexOf('</body');
+  return at < 0 ? html + img : html.slice(0, at) + img + html.slice(at);
+}
+
+async function render(spec: MailSpec): Promise<Buffer> {
+  const info = await renderer.sendMail({
+    from: spec.from,
+    to: spec.to,
+    cc: spec.cc && spec.cc.length > 0 ? spec.cc : undefined,
+    replyTo: spec.replyTo,
+    subject: spec.subject,
+    messageId: spec.messageId,
+    date: spec.date,
+    headers: spec.headers,
+    text: spec.text,
+    html: spec.html,
+    attachments: spec.attachments,
+    envelope: { from: spec.envelopeFrom, to: [spec.envelopeTo] },
+    dkim: spec.dkim ?? undefined,
+  });
+  return info.message as Buffer;
+}

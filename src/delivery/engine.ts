@@ -1,0 +1,127 @@
+/**
+ * The delivery engine: delivers one recipient of one message per call. It loads the delivery, skips it when an
+ * earlier attempt already settled it, sends the message (or, under the TLS policy, a secure notification), judges the
+ * answer, and records the outcome with its event in one transaction.
+ * Lifecycle: createDeliveryEngine() once per worker; deliver() per delivery work row; close() when the worker stops.
+ * The engine imports no feature: its store, tracker and transport are handed in.
+ */
+import type { Logger } from 'pino';
+import type { QueueSpec } from '../jobs/worker.ts';
+import { PermanentJobError } from '../jobs/retry.ts';
+import type { DeliveryItem, DeliveryStore, HtmlTracker, MessageContent, RecordedOutcome } from './model.ts';
+import type { Transport } from './transport.ts';
+import type { SendOutcome } from './smtp-client.ts';
+import { composeMessage, composeNotification } from './compose.ts';
+import { issueSecureLink, notificationMail, type NotificationReason } from './notification.ts';
+import { judge } from './outcome.ts';
+
+/** What the engine is built from. */
+export interface DeliveryDeps {
+  store: DeliveryStore;
+  transport: Transport;
+  tracker: HtmlTracker;
+  /** Base URL of secure links. */
+  publicUrl: string;
+  secureLinkTtlHours: number;
+  /** Waits between attempts; one attempt more than it has entries. */
+  retrySchedule: readonly number[];
+  log: Logger;
+  now?: () => number;
+}
+
+/** How one call ended. */
+export type DeliveryResult =
+  | { kind: 'skipped' }
+  | { kind: 'recorded'; outcome: RecordedOutcome }
+  /** Another attempt recorded an outcome first; this one's was dropped. */
+  | { kind: 'superseded' };
+
+/** A running engine. */
+export interface DeliveryEngine {
+  /** Delivers the recipient `recipientId`; `attempt` counts from 1. */
+  deliver(recipientId: number, attempt: number): Promise<DeliveryResult>;
+  close(): Promise<void>;
+}
+
+interface Sent {
+  outcome: SendOutcome;
+  secure: boolean;
+}
+
+/** Creates an engine over its parts. */
+export function createDeliveryEngine(deps: DeliveryDeps): DeliveryEngine {
+  const now = deps.now ?? Date.now;
+
+  async function deliver(recipientId: number, attempt: number): Promise<DeliveryResult> {
+    const item = await deps.store.load(recipientId);
+    if (!item || item.final) return { kind: 'skipped' };
+    const sent = await sendUnderTlsPolicy(item);
+    const outcome = judge({ ...sent, transport: deps.transport.name, number: attempt, at: now() }, deps.retrySchedule);
+    const recorded = await deps.store.record(item, outcome);
+    logOutcome(item, outcome, recorded);
+    return recorded ? { kind: 'recorded', outcome } : { kind: 'superseded' };
+  }
+
+  /** TLS is required unless the message allows clear text; without it, or when the sender asks, a notification goes instead. */
+  async function sendUnderTlsPolicy(item: DeliveryItem): Promise<Sent> {
+    const content = item.content;
+    if (!content)
+      return { outcome: { result: 'permanent', response: 'the message content was purged before delivery', tls: null }, secure: false };
+    if (item.forceSecure) return sendNotification(item, content, 'sender-requested');
+    const raw = await composeMessage(item, content, deps.tracker);
+    const outcome = await deps.transport.send({ from: item.envelopeFrom, to: item.address, raw, requireTls: !item.allowNonTls, ref: item });
+    if (outcome.result === 'tls-unavailable') return sendNotification(item, content, 'tls-unavailable');
+    return { outcome, secure: false };
+  }
+
+  /** Issues a secure link, stores its hash, and sends the notification, which may go without TLS as it holds no content. */
+  async function sendNotification(item: DeliveryItem, content: MessageContent, reason: NotificationReason): Promise<Sent> {
+    const link = issueSecureLink(deps.publicUrl, deps.secureLinkTtlHours, now());
+    await deps.store.saveSecureLink(item.recipientId, link.tokenHash, link.expiresAt);
+    const raw = await composeNotification(item, notificationMail(content, link, reason));
+    const outcome = await deps.transport.send({ from: item.envelopeFrom, to: item.address, raw, requireTls: false, ref: item });
+    return { outcome, secure: true };
+  }
+
+  function logOutcome(item: DeliveryItem, outcome: RecordedOutcome, recorded: boolean): void {
+    const fields = {
+      message: item.messageId,
+      recipient: item.recipientId,
+      status: outcome.deliveryStatus,
+      via: outcome.via,
+      tls: outcome.tls,
+      attempts: outcome.attempts,
+      response: outcome.response,
+    };
+    if (!recorded) deps.log.warn(fields, 'delivery outcome dropped: another attempt settled this recipient first');
+    else if (outcome.status === 'delivered') deps.log.info(fields, 'delivered');
+    else deps.log.warn(fields, outcome.status === 'failed' ? 'delivery failed' : 'delivery deferred');
+  }
+
+  return { deliver, close: () => deps.transport.close() };
+}
+
+/** Lane settings of a delivery queue. */
+export interface LaneSettings {
+  concurrency: number;
+  retrySchedule: readonly number[];
+}
+
+/**
+ * A work-row queue over the engine. The engine decides the last attempt itself; the row follows: a temporary outcome
+ * is thrown so the row is retried on the same schedule, a permanent one fails the row at once.
+ */
+export function deliveryQueue(engine: DeliveryEngine, lane: LaneSettings): QueueSpec {
+  return {
+    concurrency: lane.concurrency,
+    retrySchedule: lane.retrySchedule,
+    handler: async (job) => {
+      const recipientId = (job.data as { recipientId?: unknown } | null)?.recipientId;
+      if (typeof recipientId !== 'number') throw new PermanentJobError('delivery work row without a recipientId');
+      const result = await engine.deliver(recipientId, job.attempts);
+      if (result.kind !== 'recorded') return;
+      if (result.outcome.status === 'deferred') throw new Error(result.outcome.response);
+      if (result.outcome.status === 'failed') throw new PermanentJobError(result.outcome.response);
+    },
+  };
+}

@@ -1,0 +1,102 @@
+/** SQL the delivery engine's store needs: a recipient's delivery, its outcome, its secure link, captured copies, and content retention. */
+import type { Insertable } from 'kysely';
+import type { CapturedMessagesTable, Queryable } from '../db/types.ts';
+
+/** A recipient with the message and sending-domain fields delivery needs. */
+export async function findDelivery(db: Queryable, recipientId: number) {
+  return db
+    .selectFrom('message_recipients as r')
+    .innerJoin('messages as m', 'm.id', 'r.message_id')
+    .leftJoin('domains as d', 'd.id', 'm.domain_id')
+    .select([
+      'r.id',
+      'r.message_id',
+      'r.customer_id',
+      'r.address',
+      'r.kind',
+      'r.status',
+      'm.header_message_id',
+      'm.from_addr',
+      'm.created_at',
+      'm.allow_non_tls',
+      'm.force_secure',
+      'm.open_tracking',
+      'm.link_tracking',
+      'm.content',
+      'd.id as domain_id',
+      'd.name as domain_name',
+      'd.dkim_selector',
+      'd.dkim_private_key',
+    ])
+    .where('r.id', '=', recipientId)
+    .executeTakeFirst();
+}
+
+/** Stores the hash and expiry of the secure link of a recipient not yet final (a settled recipient keeps the link it was sent). */
+export async function setSecureLink(db: Queryable, recipientId: number, tokenHash: string, expiresAt: number, now: number): Promise<void> {
+  await db
+    .updateTable('message_recipients')
+    .set({ secure_token_hash: tokenHash, secure_expires_at: expiresAt, updated_at: now })
+    .where('id', '=', recipientId)
+    .where('status', 'in', ['queued', 'deferred'])
+    .execute();
+}
+
+/** The recipient columns an attempt's outcome sets. */
+export interface RecipientOutcome {
+  status: 'deferred' | 'delivered' | 'failed';
+  delivery_status: string;
+  delivered_at: number | null;
+  attempts: number;
+  last_response: string;
+  via: string;
+  tls: number | null;
+}
+
+/** Applies an outcome to a recipient that is not final yet; returns false (and changes nothing) when it already was. */
+export async function settleRecipient(db: Queryable, recipientId: number, outcome: RecipientOutcome, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('message_recipients')
+    .set({ ...outcome, updated_at: now })
+    .where('id', '=', recipientId)
+    .where('status', 'in', ['queued', 'deferred'])
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Counts one recipient of a message as final; the message is finished when none is left. */
+export async function countFinalRecipient(db: Queryable, messageId: string, now: number): Promise<void> {
+  await db
+    .updateTable('messages')
+    .set((eb) => ({
+      pending_count: eb('pending_count', '-', 1),
+      finished_at: eb.case().when('pending_count', '<=', 1).then(now).else(eb.ref('finished_at')).end(),
+    }))
+    .where('id', '=', messageId)
+    .where('pending_count', '>', 0)
+    .execute();
+}
+
+/** Keeps a captured copy of one delivery, replacing an earlier copy of the same delivery (a retried attempt). */
+export async function replaceCaptured(db: Queryable, row: Insertable<CapturedMessagesTable>): Promise<void> {
+  await db.deleteFrom('captured_messages').where('message_id', '=', row.message_id).where('recipient_id', '=', row.recipient_id).execute();
+  await db.insertInto('captured_messages').values(row).execute();
+}
+
+/** Purges the content of messages finished before `before`, and their captured copies; returns how many of each. */
+export async function purgeFinishedContent(db: Queryable, before: number, now: number): Promise<{ messages: number; captured: number }> {
+  const finished = db.selectFrom('messages').select('id').where('finished_at', '<', before);
+  const captured = await db
+    .updateTable('captured_messages')
+    .set({ raw: null })
+    .where('raw', 'is not', null)
+    .where('message_id', 'in', finished)
+    .executeTakeFirst();
+  const messages = await db
+    .updateTable('messages')
+    .set({ content: null, content_purged_at: now })
+    .where('content', 'is not', null)
+    .where('finished_at', '<', before)
+    .executeTakeFirst();
+  return { messages: Number(messages.numUpdatedRows), captured: Number(captured.numUpdatedRows) };
+}

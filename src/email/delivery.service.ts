@@ -1,0 +1,164 @@
+/**
+ * The email side of delivery: the store the delivery engine reads and records through (messages, recipients, events,
+ * the capture store), the per-recipient HTML tracking it applies, the two delivery lanes as work-row queues, and the
+ * retention task that purges the content of finished messages.
+ */
+import type { AppContext } from '../context.ts';
+import type { QueueSpec } from '../jobs/worker.ts';
+import type { PeriodicTask } from '../jobs/scheduler.ts';
+import { createDeliveryEngine, deliveryQueue } from '../delivery/engine.ts';
+import type { DeliveryItem, DeliveryStore, HtmlTracker, RecordedOutcome } from '../delivery/model.ts';
+import { createTransport, type CaptureStore } from '../delivery/transport.ts';
+import type { MxResolver } from '../delivery/mx.ts';
+import { rewriteLinks } from '../tracking/links.ts';
+import { trackingUrls } from '../tracking/tokens.ts';
+import { openContent } from './content.ts';
+import { capturedAad } from './captured.service.ts';
+import { insertEvent, pruneIdempotencyKeys } from './messages.repository.ts';
+import {
+  countFinalRecipient,
+  findDelivery,
+  purgeFinishedContent,
+  replaceCaptured,
+  setSecureLink,
+  settleRecipient,
+} from './delivery.repository.ts';
+import { DELIVERY_QUEUES } from './queues.ts';
+import { IDEMPOTENCY_TTL_MS } from './submit.ts';
+
+const DAY_MS = 86_400_000;
+
+/** What the delivery lanes may be given besides the context. */
+export interface DeliveryOptions {
+  /** DNS for the mx transport (tests point domains at loopback); node's resolver by default. */
+  resolver?: MxResolver;
+}
+
+/** The transactional and marketing delivery queues, sharing one engine and one transport. */
+export function deliveryQueues(ctx: AppContext, opts: DeliveryOptions = {}): Record<string, QueueSpec> {
+  const transport = createTransport(ctx.config, { capture: captureStore(ctx), resolver: opts.resolver });
+  ctx.log.info({ transport: transport.name }, `delivery transport: ${transport.name}`);
+  const retrySchedule = ctx.config.deliveryRetrySchedule;
+  const engine = createDeliveryEngine({
+    store: deliveryStore(ctx),
+    transport,
+    tracker: htmlTracker(ctx),
+    publicUrl: ctx.publicUrl,
+    secureLinkTtlHours: ctx.config.secureLinkTtlHours,
+    retrySchedule,
+    log: ctx.log,
+  });
+  return {
+    [DELIVERY_QUEUES.transactional]: deliveryQueue(engine, { concurrency: ctx.config.deliveryConcurrency, retrySchedule }),
+    [DELIVERY_QUEUES.marketing]: deliveryQueue(engine, { concurrency: ctx.config.marketingConcurrency, retrySchedule }),
+  };
+}
+
+/** The periodic task that purges content of finished messages past retention, and expired idempotency keys. */
+export function contentRetentionTask(ctx: AppContext): PeriodicTask {
+  return {
+    name: 'email.retention',
+    everyMs: 3_600_000,
+    run: async (now) => {
+      const db = ctx.database.db;
+      const purged = await purgeFinishedContent(db, now - ctx.config.contentRetentionDays * DAY_MS, now);
+      const keys = await pruneIdempotencyKeys(db, now - IDEMPOTENCY_TTL_MS);
+      if (purged.messages + purged.captured + keys > 0)
+        ctx.log.info({ ...purged, idempotencyKeys: keys }, 'message content purged by retention');
+    },
+  };
+}
+
+/** Deliveries read from and recorded into the message tables. */
+export function deliveryStore(ctx: AppContext): DeliveryStore {
+  const { db } = ctx.database;
+  return {
+    async load(recipientId) {
+      const row = await findDelivery(db, recipientId);
+      if (!row) return undefined;
+      return {
+        recipientId: row.id,
+        messageId: row.message_id,
+        customerId: row.customer_id,
+        address: row.address,
+        kind: row.kind,
+        final: row.status === 'delivered' || row.status === 'failed',
+        headerMessageId: row.header_message_id,
+        envelopeFrom: row.from_addr,
+        createdAt: Number(row.created_at),
+        allowNonTls: row.allow_non_tls === 1,
+        forceSecure: row.force_secure === 1,
+        openTracking: row.open_tracking === 1,
+        linkTracking: row.link_tracking === 1,
+        content: row.content === null ? null : openContent(ctx.sealer, row.message_id, row.content),
+        dkim:
+          row.domain_id && row.domain_name && row.dkim_selector && row.dkim_private_key
+            ? {
+                domainName: row.domain_name,
+                keySelector: row.dkim_selector,
+                privateKey: ctx.sealer.openText(row.dkim_private_key, `dkim:${row.domain_id}`),
+              }
+            : null,
+      };
+    },
+    saveSecureLink: (recipientId, tokenHash, expiresAt) => setSecureLink(db, recipientId, tokenHash, expiresAt, Date.now()),
+    record: (item, outcome) => db.transaction().execute((trx) => recordOutcome(trx, item, outcome)),
+  };
+}
+
+/** The state change, the pending count and the event of one outcome; run inside one transaction. */
+async function recordOutcome(trx: Parameters<typeof settleRecipient>[0], item: DeliveryItem, outcome: RecordedOutcome): Promise<boolean> {
+  const final = outcome.status !== 'deferred';
+  const settled = await settleRecipient(
+    trx,
+    item.recipientId,
+    {
+      status: outcome.status,
+      delivery_status: outcome.deliveryStatus,
+      delivered_at: outcome.status === 'delivered' ? outcome.at : null,
+      attempts: outcome.attempts,
+      last_response: outcome.response,
+      via: outcome.via,
+      tls: outcome.tls === null ? null : outcome.tls ? 1 : 0,
+    },
+    outcome.at,
+  );
+  if (!settled) return false;
+  if (final) await countFinalRecipient(trx, item.messageId, outcome.at);
+  await insertEvent(trx, {
+    customer_id: item.customerId,
+    message_id: item.messageId,
+    recipient_id: item.recipientId,
+    event: outcome.event,
+    data: JSON.stringify({ recipient: item.address, status: outcome.deliveryStatus, response: outcome.response }),
+    created_at: outcome.at,
+  });
+  return true;
+}
+
+/** The capture store: raw messages sealed to their own message and recipient. */
+function captureStore(ctx: AppContext): CaptureStore {
+  return {
+    save: (req) =>
+      ctx.database.db.transaction().execute((trx) =>
+        replaceCaptured(trx, {
+          customer_id: req.ref.customerId,
+          message_id: req.ref.messageId,
+          recipient_id: req.ref.recipientId,
+          envelope_from: req.from,
+          envelope_to: req.to,
+          raw: ctx.sealer.seal(req.raw, capturedAad(req.ref.messageId, req.ref.recipientId)),
+          created_at: Date.now(),
+        }),
+      ),
+  };
+}
+
+/** Click links and the open pixel under this server's public URL, signed with the tracking key. */
+function htmlTracker(ctx: AppContext): HtmlTracker {
+  return {
+    rewriteLinks: (html, recipientId) =>
+      rewriteLinks(html, (position) => trackingUrls.click(ctx.publicUrl, ctx.keys.tracking, recipientId, position)),
+    openPixelUrl: (recipientId) => trackingUrls.open(ctx.publicUrl, ctx.keys.tracking, recipientId),
+  };
+}

@@ -1,0 +1,42 @@
+/** Shared pieces of the email surface tests: a message body builder, a JSON POST through inject, and row counts. */
+import type { LightMyRequestResponse } from 'fastify';
+import type { TestApp } from '../test/harness.ts';
+
+/** A minimal valid `data.message` from `from` (a bare address), with fields replaced or added by `extra`. */
+export function message(from: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    recipients: ['rcpt@example.net'],
+    headers: { subject: 'Hello', from },
+    content: { 'text/plain': 'Hello world' },
+    ...extra,
+  };
+}
+
+/** POSTs a JSON body (given as a value, or as raw text) through inject. */
+export function postJson(t: TestApp, url: string, headers: Record<string, string>, body: unknown): Promise<LightMyRequestResponse> {
+  return t.app.inject({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+/** How many rows the message-related tables hold in all: what a refused request must leave unchanged. */
+export async function rowCounts(t: TestApp): Promise<Record<string, number>> {
+  const db = t.ctx.database.db;
+  const out: Record<string, number> = {};
+  for (const table of ['messages', 'message_recipients', 'message_links', 'jobs', 'idempotency_keys'] as const) {
+    const row = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    out[table] = Number(row.n);
+  }
+  return out;
+}
+
+/** The recipient rows of a message, in order. */
+export function recipientsOf(t: TestApp, messageId: string) {
+  return t.ctx.database.db.selectFrom('message_recipients').selectAll().where('message_id', '=', messageId).orderBy('id').execute();
+}

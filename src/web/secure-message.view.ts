@@ -1,0 +1,154 @@
+/**
+ * The HTML of the secure message page and its error pages: server-rendered, every value escaped, no scripts and no
+ * external assets. The message's own HTML is sanitized and shown in a sandboxed frame, which inherits the page's
+ * Content-Security-Policy, so it can neither run scripts nor load anything from elsewhere (remote images included).
+ */
+import sanitizeHtml from 'sanitize-html';
+
+/** A page ready to send. */
+export interface HtmlPage {
+  status: number;
+  html: string;
+}
+
+/** What the message page shows. */
+export interface MessageView {
+  from: string;
+  to: string;
+  subject: string;
+  date: string;
+  text?: string;
+  html?: string;
+  attachments: { name: string; contentType: string; size: number; href: string }[];
+}
+
+/** Escapes text for an HTML element or a double-quoted attribute. */
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+/** Response headers of every page here: nothing cached, nothing leaked onward, nothing loaded from elsewhere, no framing. */
+export const PAGE_HEADERS = {
+  'cache-control': 'no-store',
+  pragma: 'no-cache',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'x-robots-tag': 'noindex, nofollow',
+};
+
+const STYLE = `
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0;background:#f4f5f7;color:#1d2330}
+main{max-width:52rem;margin:2rem auto;padding:1.5rem;background:#fff;border:1px solid #dde1e7;border-radius:6px}
+h1{font-size:1.3rem;margin:0 0 1rem;overflow-wrap:anywhere}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:0 0 1.2rem;font-size:.95rem}
+dt{color:#5a6270}dd{margin:0;overflow-wrap:anywhere}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;font:inherit;margin:0}
+iframe{width:100%;height:70vh;border:1px solid #dde1e7;border-radius:4px;background:#fff}
+section{margin-top:1.2rem}h2{font-size:1rem;margin:0 0 .5rem}
+ul{padding-left:1.2rem}footer{margin-top:1.5rem;font-size:.85rem;color:#5a6270}
+`;
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex, nofollow">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+/** Cleans a message's HTML: no scripts, handlers, forms or embeds; links open outside the frame. */
+export function sanitizeMessageHtml(html: string): string {
+  return sanitizeHtml(html, {
+    allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'style', 'center', 'font'],
+    allowedAttributes: {
+      '*': ['style', 'class', 'align', 'valign', 'width', 'height', 'bgcolor', 'color', 'border', 'dir', 'lang', 'title'],
+      a: ['href', 'name', 'target', 'rel'],
+      img: ['src', 'alt', 'width', 'height'],
+      font: ['face', 'size', 'color'],
+      table: ['cellpadding', 'cellspacing', 'border', 'width', 'bgcolor', 'align'],
+      td: ['colspan', 'rowspan', 'width', 'bgcolor', 'align', 'valign'],
+      th: ['colspan', 'rowspan', 'width', 'bgcolor', 'align', 'valign'],
+    },
+    allowedSchemes: ['http', 'https', 'mailto', 'tel'],
+    allowedSchemesByTag: { img: ['data', 'http', 'https'] },
+    // <style> is allowed because the frame inherits a policy that blocks every load, which is what makes CSS risky.
+    allowVulnerableTags: true,
+    transformTags: {
+      a: sanitizeHtml.simpleTransform('a', { target: '_blank', rel: 'noopener noreferrer' }),
+    },
+  });
+}
+
+function bodyOf(view: MessageView): string {
+  const parts: string[] = [];
+  if (view.html !== undefined) {
+    const doc = `<!doctype html><html><head><meta charset="utf-8"></head><body>${sanitizeMessageHtml(view.html)}</body></html>`;
+    parts.push(
+      `<iframe title="Message" sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer" srcdoc="${escapeHtml(doc)}"></iframe>`,
+    );
+    if (view.text !== undefined) parts.push(`<details><summary>Plain text version</summary><pre>${escapeHtml(view.text)}</pre></details>`);
+  } else if (view.text !== undefined) {
+    parts.push(`<pre>${escapeHtml(view.text)}</pre>`);
+  }
+  return parts.join('\n');
+}
+
+const size = (n: number) => (n < 1024 ? `${n} bytes` : n < 1_048_576 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1_048_576).toFixed(1)} MB`);
+
+/** The page of a message. */
+export function messagePage(view: MessageView): HtmlPage {
+  const attachments =
+    view.attachments.length === 0
+      ? ''
+      : `<section><h2>Attachments</h2><ul>${view.attachments
+          .map(
+            (a) =>
+              `<li><a href="${escapeHtml(a.href)}" download>${escapeHtml(a.name)}</a> (${escapeHtml(a.contentType)}, ${size(a.size)})</li>`,
+          )
+          .join('')}</ul></section>`;
+  const html = layout(
+    view.subject || 'Secure message',
+    `<h1>${escapeHtml(view.subject)}</h1>
+<dl>
+<dt>From</dt><dd>${escapeHtml(view.from)}</dd>
+<dt>To</dt><dd>${escapeHtml(view.to)}</dd>
+<dt>Date</dt><dd>${escapeHtml(view.date)}</dd>
+</dl>
+${bodyOf(view)}
+${attachments}
+<footer>This message was delivered securely. Do not forward this link: anyone who has it can read the message until it expires.</footer>`,
+  );
+  return { status: 200, html };
+}
+
+/** A page saying why there is no message to show. */
+export function errorPage(status: 404 | 410, title: string, text: string): HtmlPage {
+  return { status, html: layout(title, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(text)}</p>`) };
+}
+
+/** The unknown-link page. */
+export const notFoundPage = (): HtmlPage =>
+  errorPage(404, 'Message not found', 'This secure link is not valid. Check that the whole link was copied from the notification.');
+
+/** The expired-link page. */
+export const expiredPage = (): HtmlPage =>
+  errorPage(410, 'Link expired', 'This secure link has expired. Ask the sender to send the message again.');
+
+/** The page of a message whose content retention has removed. */
+export const purgedPage = (): HtmlPage =>
+  errorPage(410, 'Message no longer available', 'This message is no longer available: its content was removed after the retention period.');

@@ -1,0 +1,214 @@
+/**
+ * The webhook dispatcher: posts one delivery per work row of the `webhooks` queue. It loads the delivery, skips it when
+ * the row is stale (the delivery finished or was dispatched again since), builds the payload from the event and its
+ * message as they are now, signs it, POSTs it, and records the attempt, the delivery's state, the endpoint's run of
+ * failures and the release of the message's next delivery in one transaction.
+ * A failed attempt is thrown so the work row is retried on the webhook schedule (jitter added by the worker); the last
+ * attempt, and an attempt refused by URL safety, fail the delivery for good.
+ * Lifecycle: createDispatcher() once per worker (it owns the HTTP connection pools); handle() per work row; close()
+ * when the worker stops.
+ */
+import type { Logger } from 'pino';
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../db/types.ts';
+import type { Sealer } from '../crypto/sealer.ts';
+import type { JobRow } from '../jobs/jobs.repository.ts';
+import { PermanentJobError } from '../jobs/retry.ts';
+import { openContent } from '../email/content.ts';
+import type { HttpPoster, PostResult } from './http-post.ts';
+import { SIGNATURE_HEADERS, signatureHeader } from './signature.ts';
+import { openSecret } from './secrets.ts';
+import { releaseNext, type WebhookJob } from './webhooks.outbox.ts';
+import { bumpStreak, disableEndpoint, findDispatch, insertAttempt, resetStreak, settleDelivery } from './webhooks.repository.ts';
+
+/** When an endpoint is disabled: after `failures` consecutive failed attempts spanning at least `hours`. 0 failures: never. */
+export interface DisablePolicy {
+  failures: number;
+  hours: number;
+}
+
+/** What the dispatcher is built from. */
+export interface DispatcherDeps {
+  db: Kysely<DB>;
+  /** Runs a unit of work in a transaction (shared with concurrent units when group commit is used). */
+  transact<T>(unit: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
+  sealer: Sealer;
+  poster: HttpPoster;
+  /** Waits between attempts; one attempt more than it has entries. */
+  retrySchedule: readonly number[];
+  disable: DisablePolicy;
+  log: Logger;
+  now?: () => number;
+}
+
+/** A running dispatcher. */
+export interface Dispatcher {
+  handle(job: JobRow & { data: unknown }): Promise<void>;
+  close(): void;
+}
+
+type Dispatch = NonNullable<Awaited<ReturnType<typeof findDispatch>>>;
+
+/** The JSON body of a webhook POST. */
+export interface WebhookBody {
+  event_name: string;
+  payload: {
+    id: number;
+    subject: string | null;
+    header_message_id: string | null;
+    source_tracking_id: string;
+    outbound_queue_id: string | null;
+    time: string;
+    from: string | null;
+    to: string | null;
+    custom_headers: Record<string, string>;
+  };
+}
+
+const isSuccess = (r: PostResult) => r.error === null && r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
+const describe = (r: PostResult) => r.error ?? `endpoint answered ${r.statusCode}`;
+
+/** Creates a dispatcher over its parts. */
+export function createDispatcher(deps: DispatcherDeps): Dispatcher {
+  const now = deps.now ?? Date.now;
+
+  async function handle(job: JobRow & { data: unknown }): Promise<void> {
+    const { deliveryId, seq } = parseJob(job.data);
+    const d = await findDispatch(deps.db, deliveryId);
+    if (!d || d.state !== 'pending' || d.dispatch_seq !== seq) return;
+    if (d.active !== 1 || d.disabled_at !== null)
+      return endWithoutAttempt(d, d.active !== 1 ? 'endpoint switched off' : 'endpoint disabled');
+    const result = await post(d);
+    const last = result.refused || job.attempts > deps.retrySchedule.length;
+    await record(d, result, last);
+    if (isSuccess(result)) return;
+    if (last) throw new PermanentJobError(describe(result));
+    throw new Error(describe(result));
+  }
+
+  /** Signs and POSTs the delivery's body as it is built now. */
+  function post(d: Dispatch): Promise<PostResult> {
+    const body = JSON.stringify(bodyOf(d));
+    const timestamp = Math.floor(now() / 1000);
+    const secrets = [openSecret(deps.sealer, d.endpoint_id, d.signing_secret)];
+    if (d.previous_signing_secret) secrets.push(openSecret(deps.sealer, d.endpoint_id, d.previous_signing_secret));
+    return deps.poster.post(
+      d.target_url,
+      {
+        'content-type': 'application/json',
+        'user-agent': 'Sealpost-Webhooks/1',
+        [SIGNATURE_HEADERS.eventId]: d.uid,
+        [SIGNATURE_HEADERS.timestamp]: String(timestamp),
+        [SIGNATURE_HEADERS.signature]: signatureHeader(secrets, d.uid, timestamp, body),
+      },
+      body,
+    );
+  }
+
+  /** The payload: the event and the message it is about, read at send time. */
+  function bodyOf(d: Dispatch): WebhookBody {
+    return {
+      event_name: d.event_name,
+      payload: {
+        id: Number(d.event_id),
+        subject: subjectOf(d),
+        header_message_id: d.header_message_id ?? null,
+        source_tracking_id: d.message_id,
+        outbound_queue_id: d.recipient_id === null ? null : String(d.recipient_id),
+        time: new Date(Number(d.event_at)).toISOString(),
+        from: d.from_addr ?? null,
+        to: d.recipient_address ?? recipientOf(d.event_data),
+        custom_headers: parseHeaders(d.custom_headers),
+      },
+    };
+  }
+
+  function subjectOf(d: Dispatch): string | null {
+    if (!d.content) return null;
+    try {
+      return openContent(deps.sealer, d.message_id, d.content).subject;
+    } catch (err) {
+      deps.log.error({ err, message: d.message_id }, 'webhook: the message content could not be opened; subject left out');
+      return null;
+    }
+  }
+
+  /** Records an attempt and what follows from it, in one transaction; logs a disabled endpoint after commit. */
+  async function record(d: Dispatch, result: PostResult, last: boolean): Promise<void> {
+    const ok = isSuccess(result);
+    const t = now();
+    const disabled = await deps.transact(async (trx) => {
+      await insertAttempt(trx, {
+        delivery_id: d.id,
+        endpoint_id: d.endpoint_id,
+        attempt: d.attempts + 1,
+        status_code: result.statusCode,
+        latency_ms: result.latencyMs,
+        response_excerpt: result.excerpt,
+        error: result.error,
+        created_at: t,
+      });
+      const state = ok ? 'delivered' : last ? 'failed' : 'pending';
+      const settled = await settleDelivery(trx, d.id, d.dispatch_seq, {
+        state,
+        attempted: true,
+        error: ok ? null : describe(result),
+        now: t,
+      });
+      if (!settled) return undefined;
+      if (state !== 'pending') await releaseNext(trx, d.endpoint_id, d.message_id, t);
+      if (ok) {
+        await resetStreak(trx, d.endpoint_id, t);
+        return undefined;
+      }
+      return disableIfDue(trx, d.endpoint_id, result, t);
+    });
+    if (result.refused) deps.log.warn({ endpoint: d.endpoint_id, delivery: d.id, err: result.error }, 'webhook target address refused');
+    if (disabled) deps.log.warn({ endpoint: d.endpoint_id, reason: disabled }, 'webhook endpoint disabled after a run of failures');
+  }
+
+  /** Counts a failure against the endpoint and disables it when the run is long enough; returns the reason when it did. */
+  async function disableIfDue(trx: Transaction<DB>, endpointId: string, result: PostResult, t: number): Promise<string | undefined> {
+    const run = await bumpStreak(trx, endpointId, t);
+    const { failures, hours } = deps.disable;
+    if (failures === 0 || run.streak < failures || t - run.since < hours * 3_600_000) return undefined;
+    const reason = `${run.streak} consecutive failed attempts since ${new Date(run.since).toISOString()}; the last: ${describe(result)}`;
+    return (await disableEndpoint(trx, endpointId, reason.slice(0, 1000), t)) ? reason : undefined;
+  }
+
+  /** Ends a delivery that cannot be attempted (its endpoint was switched off or disabled) and lets the next one go. */
+  async function endWithoutAttempt(d: Dispatch, why: string): Promise<void> {
+    const t = now();
+    await deps.transact(async (trx) => {
+      if (await settleDelivery(trx, d.id, d.dispatch_seq, { state: 'failed', attempted: false, error: why, now: t }))
+        await releaseNext(trx, d.endpoint_id, d.message_id, t);
+    });
+  }
+
+  return { handle, close: () => deps.poster.close() };
+}
+
+function parseJob(data: unknown): WebhookJob {
+  const job = data as Partial<WebhookJob> | null;
+  if (typeof job?.deliveryId !== 'number' || typeof job.seq !== 'number')
+    throw new PermanentJobError('webhook work row without a delivery');
+  return { deliveryId: job.deliveryId, seq: job.seq };
+}
+
+function parseHeaders(text: string | null): Record<string, string> {
+  if (!text) return {};
+  try {
+    return JSON.parse(text) as Record<string, string>;
+  } catch {
+    return {};
+  }
+}
+
+function recipientOf(eventData: string): string | null {
+  try {
+    const r = (JSON.parse(eventData) as { recipient?: unknown }).recipient;
+    return typeof r === 'string' ? r : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,101 @@
+/** Webhook endpoint routes under every email prefix: `/webhook_endpoints[/<id>[/replay|/attempts]]`. */
+import { Type } from '@sinclair/typebox';
+import type { TypedApp } from '../http/typed.ts';
+import type { AppContext } from '../context.ts';
+import { principalOf } from '../http/auth.ts';
+import { ErrorResponse } from '../email/email.schemas.ts';
+import { EMAIL_PREFIXES } from '../email/email.routes.ts';
+import {
+  Attempt,
+  AttemptsQuery,
+  Endpoint,
+  EndpointBody,
+  EndpointPatchBody,
+  IdParam,
+  ReplayBody,
+  ReplayResponse,
+} from './webhooks.schemas.ts';
+import { attemptsOf, changeEndpoint, createEndpoint, endpointOf, endpointsOf, removeEndpoint, replayEvents } from './webhooks.service.ts';
+
+const security: { [name: string]: string[] }[] = [{ bearer: [] }, { token: [] }];
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse };
+
+/** Registers the webhook endpoint routes. */
+export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
+  for (const prefix of EMAIL_PREFIXES) {
+    const base = `${prefix}/webhook_endpoints`;
+    const common = { hide: prefix === '/v1', tags: ['webhooks'], security };
+    app.get(
+      base,
+      {
+        schema: {
+          ...common,
+          summary: 'List webhook endpoints',
+          response: { 200: Type.Object({ webhook_endpoints: Type.Array(Endpoint) }), ...errors },
+        },
+      },
+      async (req) => ({ webhook_endpoints: await endpointsOf(ctx, principalOf(req).customerId) }),
+    );
+    app.post(
+      base,
+      { schema: { ...common, summary: 'Create a webhook endpoint', body: EndpointBody, response: { 201: Endpoint, ...errors } } },
+      async (req, reply) => reply.code(201).send(await createEndpoint(ctx, principalOf(req).customerId, req.body)),
+    );
+    app.get(
+      `${base}/:id`,
+      { schema: { ...common, summary: 'Read a webhook endpoint', params: IdParam, response: { 200: Endpoint, ...errors } } },
+      (req) => endpointOf(ctx, principalOf(req).customerId, req.params.id),
+    );
+    app.patch(
+      `${base}/:id`,
+      {
+        schema: {
+          ...common,
+          summary: 'Change a webhook endpoint: URL, events, signing key rotation, switching on and off',
+          params: IdParam,
+          body: EndpointPatchBody,
+          response: { 200: Endpoint, ...errors },
+        },
+      },
+      (req) => changeEndpoint(ctx, principalOf(req).customerId, req.params.id, req.body),
+    );
+    app.delete(
+      `${base}/:id`,
+      {
+        schema: {
+          ...common,
+          summary: 'Delete a webhook endpoint with its deliveries and attempt log',
+          params: IdParam,
+          response: { 200: Type.Object({ id: Type.String(), deleted: Type.Boolean() }), ...errors },
+        },
+      },
+      (req) => removeEndpoint(ctx, principalOf(req).customerId, req.params.id),
+    );
+    app.post(
+      `${base}/:id/replay`,
+      {
+        schema: {
+          ...common,
+          summary: 'Post past events to the endpoint again (by time range or event ids)',
+          params: IdParam,
+          body: ReplayBody,
+          response: { 200: ReplayResponse, ...errors },
+        },
+      },
+      (req) => replayEvents(ctx, principalOf(req).customerId, req.params.id, req.body),
+    );
+    app.get(
+      `${base}/:id/attempts`,
+      {
+        schema: {
+          ...common,
+          summary: 'The newest delivery attempts to the endpoint',
+          params: IdParam,
+          querystring: AttemptsQuery,
+          response: { 200: Type.Object({ attempts: Type.Array(Attempt) }), ...errors },
+        },
+      },
+      async (req) => ({ attempts: await attemptsOf(ctx, principalOf(req).customerId, req.params.id, req.query.limit) }),
+    );
+  }
+}

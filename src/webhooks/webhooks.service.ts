@@ -1,0 +1,349 @@
+/**
+ * Webhook endpoints of an account: creating, reading, changing (including signing-secret rotation and re-enabling),
+ * deleting, replaying past events, and reading the attempt log. Used by the API and the command line alike.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors/app-error.ts';
+import type { Updateable } from 'kysely';
+import type { WebhookEndpointsTable } from '../db/types.ts';
+import { WEBHOOK_EVENTS, emailEventsOf, isWebhookEvent, webhookEventOf } from './events.ts';
+import { generateSecret } from './signature.ts';
+import { sealSecret } from './secrets.ts';
+import { checkTargetUrl, type HostLookup } from './url-safety.ts';
+import { releaseNext } from './webhooks.outbox.ts';
+import {
+  deleteEndpoint,
+  deliveriesOfEvents,
+  eventsForReplay,
+  findEndpoint,
+  findEndpointById,
+  insertDelivery,
+  insertEndpoint,
+  listAttempts,
+  listEndpoints,
+  requeueDeliveries,
+  updateEndpoint,
+  type EndpointRow,
+} from './webhooks.repository.ts';
+
+/** An endpoint as the API and the command line show it. The signing key appears only in the answer that set it. */
+export interface WebhookEndpoint {
+  id: string;
+  target_url: string;
+  events: string[];
+  active: boolean;
+  disabled_at: string | null;
+  disabled_reason: string | null;
+  failure_streak: number;
+  /** True while a previous signing key still signs deliveries (during a rotation). */
+  previous_signing_key_active: boolean;
+  created_at: string;
+  updated_at: string;
+  signing_key?: string;
+}
+
+/** What creating an endpoint takes. */
+export interface EndpointInput {
+  target_url: string;
+  events: string[];
+  signing_key?: string | null;
+  active?: boolean | null;
+}
+
+/** What changing an endpoint takes; absent (or null) fields stay as they are. */
+export interface EndpointPatch {
+  target_url?: string | null;
+  events?: string[] | null;
+  signing_key?: string | null;
+  rotate_signing_key?: boolean | null;
+  retire_previous_signing_key?: boolean | null;
+  active?: boolean | null;
+}
+
+/** What a replay takes: a time range, event ids, or both; `after_event_id` continues a truncated replay. */
+export interface ReplayInput {
+  since?: string | null;
+  until?: string | null;
+  event_ids?: number[] | null;
+  after_event_id?: number | null;
+}
+
+/** The outcome of a replay. */
+export interface ReplayResult {
+  /** Deliveries put back in line (or made for the first time). */
+  replayed: number;
+  /** Events whose delivery to this endpoint was still pending, left as they were. */
+  already_pending: number;
+  /** The last event looked at; pass it as after_event_id to continue when truncated. */
+  last_event_id: number | null;
+  /** True when the replay stopped at its limit of events and more may match. */
+  truncated: boolean;
+}
+
+/** One attempt from the log, as shown. */
+export interface WebhookAttempt {
+  id: number;
+  event_id: number;
+  event_name: string;
+  source_tracking_id: string;
+  sealpost_event_id: string;
+  attempt: number;
+  status_code: number | null;
+  latency_ms: number;
+  response_excerpt: string | null;
+  error: string | null;
+  delivery_state: string;
+  created_at: string;
+}
+
+/** Options of the calls that check a target URL (tests hand in their own resolver). */
+export interface CheckOptions {
+  lookup?: HostLookup;
+}
+
+const REPLAY_BATCH = 500;
+/** Most events one replay request covers; continue with after_event_id. */
+export const REPLAY_LIMIT = 10_000;
+const SIGNING_KEY = /^[\x21-\x7e]{16,256}$/;
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
+const notFound = (id: string) => new AppError('webhook.not_found', `no webhook endpoint with id ${JSON.stringify(id)}`);
+
+function toEndpoint(row: EndpointRow, signingKey?: string): WebhookEndpoint {
+  return {
+    id: row.id,
+    target_url: row.target_url,
+    events: row.events.split(','),
+    active: row.active === 1,
+    disabled_at: iso(row.disabled_at),
+    disabled_reason: row.disabled_reason,
+    failure_streak: row.failure_streak,
+    previous_signing_key_active: row.previous_signing_secret !== null,
+    created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
+    ...(signingKey === undefined ? {} : { signing_key: signingKey }),
+  };
+}
+
+/** Validates an event list: at least one, each one of the four names; returns them de-duplicated in the documented order. */
+export function checkEvents(events: readonly string[]): string[] {
+  const given = events.map((e) => e.trim()).filter(Boolean);
+  const unknown = given.filter((e) => !isWebhookEvent(e));
+  if (unknown.length > 0)
+    throw new AppError(
+      'webhook.invalid_events',
+      `unknown event ${unknown.map((e) => JSON.stringify(e)).join(', ')}; events are ${WEBHOOK_EVENTS.join(', ')}`,
+    );
+  if (given.length === 0) throw new AppError('webhook.invalid_events', `give at least one event of ${WEBHOOK_EVENTS.join(', ')}`);
+  return WEBHOOK_EVENTS.filter((e) => given.includes(e));
+}
+
+function checkSigningKey(key: string): string {
+  if (!SIGNING_KEY.test(key))
+    throw new AppError('webhook.invalid_signing_key', 'signing_key must be 16 to 256 printable ASCII characters without spaces');
+  return key;
+}
+
+const checkUrl = (ctx: AppContext, url: string, opts: CheckOptions) =>
+  checkTargetUrl(url, { allowPrivate: ctx.config.webhookAllowPrivateTargets, lookup: opts.lookup });
+
+async function ownEndpoint(ctx: AppContext, customerId: number, id: string): Promise<EndpointRow> {
+  const row = await findEndpoint(ctx.database.db, customerId, id);
+  if (!row) throw notFound(id);
+  return row;
+}
+
+/** Creates an endpoint; its signing key (given or generated) is in the answer and never shown again. */
+export async function createEndpoint(
+  ctx: AppContext,
+  customerId: number,
+  input: EndpointInput,
+  opts: CheckOptions = {},
+): Promise<WebhookEndpoint> {
+  const events = checkEvents(input.events);
+  const signingKey = input.signing_key ? checkSigningKey(input.signing_key) : generateSecret();
+  const targetUrl = await checkUrl(ctx, input.target_url, opts);
+  const id = `we_${randomBytes(12).toString('hex')}`;
+  const now = Date.now();
+  await insertEndpoint(ctx.database.db, {
+    id,
+    customer_id: customerId,
+    target_url: targetUrl,
+    events: events.join(','),
+    signing_secret: sealSecret(ctx.sealer, id, signingKey),
+    previous_signing_secret: null,
+    active: input.active === false ? 0 : 1,
+    disabled_at: null,
+    disabled_reason: null,
+    streak_started_at: null,
+    created_at: now,
+    updated_at: now,
+  });
+  return toEndpoint((await findEndpointById(ctx.database.db, id))!, signingKey);
+}
+
+/** The endpoints of an account. */
+export async function endpointsOf(ctx: AppContext, customerId: number): Promise<WebhookEndpoint[]> {
+  return (await listEndpoints(ctx.database.db, customerId)).map((r) => toEndpoint(r));
+}
+
+/** One endpoint of an account. */
+export async function endpointOf(ctx: AppContext, customerId: number, id: string): Promise<WebhookEndpoint> {
+  return toEndpoint(await ownEndpoint(ctx, customerId, id));
+}
+
+/**
+ * Changes an endpoint. A new signing key (given, or generated with rotate_signing_key) becomes the primary and the old
+ * one keeps signing beside it until retire_previous_signing_key; `active: true` re-enables a disabled endpoint.
+ */
+export async function changeEndpoint(
+  ctx: AppContext,
+  customerId: number,
+  id: string,
+  patch: EndpointPatch,
+  opts: CheckOptions = {},
+): Promise<WebhookEndpoint> {
+  const row = await ownEndpoint(ctx, customerId, id);
+  const now = Date.now();
+  const set: Updateable<WebhookEndpointsTable> = { updated_at: now };
+  if (patch.events !== undefined && patch.events !== null) set.events = checkEvents(patch.events).join(',');
+  let newKey: string | undefined;
+  if (patch.signing_key) newKey = checkSigningKey(patch.signing_key);
+  else if (patch.rotate_signing_key) newKey = generateSecret();
+  if (patch.target_url) set.target_url = await checkUrl(ctx, patch.target_url, opts);
+  if (newKey !== undefined) {
+    set.signing_secret = sealSecret(ctx.sealer, id, newKey);
+    set.previous_signing_secret = row.signing_secret;
+  }
+  if (patch.retire_previous_signing_key) set.previous_signing_secret = null;
+  if (patch.active === false) set.active = 0;
+  if (patch.active === true)
+    Object.assign(set, { active: 1, disabled_at: null, disabled_reason: null, failure_streak: 0, streak_started_at: null });
+  await updateEndpoint(ctx.database.db, id, set);
+  return toEndpoint((await findEndpointById(ctx.database.db, id))!, newKey);
+}
+
+/** Deletes an endpoint with its deliveries and attempt log. Without an account (the command line) any endpoint may be named. */
+export async function removeEndpoint(ctx: AppContext, customerId: number | undefined, id: string): Promise<{ id: string; deleted: true }> {
+  const row = customerId === undefined ? await findEndpointById(ctx.database.db, id) : await findEndpoint(ctx.database.db, customerId, id);
+  if (!row) throw notFound(id);
+  await deleteEndpoint(ctx.database.db, id);
+  return { id, deleted: true };
+}
+
+function parseTime(field: string, value: string): number {
+  const t = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(t))
+    throw new AppError('request.invalid', `${field} must be an ISO 8601 time such as 2026-01-31T09:00:00Z`, {
+      details: [{ field, message: 'must be an ISO 8601 time' }],
+    });
+  return t;
+}
+
+/**
+ * Posts past events to an endpoint again: those of its subscribed kinds in the time range and/or with the given ids.
+ * A delivery that finished is put back in line under the same Sealpost-Event-Id; an event that never had a delivery to
+ * this endpoint (it happened before the endpoint existed) gets one; a delivery still pending is left alone. Each
+ * message's deliveries stay in event order. Covers at most REPLAY_LIMIT events per call.
+ */
+export async function replayEvents(ctx: AppContext, customerId: number, id: string, input: ReplayInput): Promise<ReplayResult> {
+  const endpoint = await ownEndpoint(ctx, customerId, id);
+  if (endpoint.active !== 1 || endpoint.disabled_at !== null)
+    throw new AppError('webhook.not_active', 'this endpoint is switched off or disabled; re-enable it with PATCH {"active": true} first');
+  const since = input.since ? parseTime('since', input.since) : undefined;
+  const until = input.until ? parseTime('until', input.until) : undefined;
+  const eventIds = input.event_ids && input.event_ids.length > 0 ? input.event_ids : undefined;
+  if (since === undefined && eventIds === undefined)
+    throw new AppError('request.invalid', 'give since (an ISO 8601 time) or event_ids', {
+      details: [{ field: 'since', message: 'is required without event_ids' }],
+    });
+  const out: ReplayResult = { replayed: 0, already_pending: 0, last_event_id: null, truncated: false };
+  let afterId = input.after_event_id ?? undefined;
+  let seen = 0;
+  for (;;) {
+    const limit = Math.min(REPLAY_BATCH, REPLAY_LIMIT - seen);
+    const events = await eventsForReplay(ctx.database.db, {
+      customerId,
+      emailEvents: emailEventsOf(endpoint.events.split(',')),
+      since,
+      until,
+      afterId,
+      eventIds,
+      limit,
+    });
+    if (events.length === 0) break;
+    await ctx.database.db.transaction().execute((trx) => replayBatch(trx, id, customerId, events, out));
+    seen += events.length;
+    afterId = events[events.length - 1]!.id;
+    out.last_event_id = afterId;
+    if (events.length < limit) break;
+    if (seen >= REPLAY_LIMIT) {
+      out.truncated = true;
+      break;
+    }
+  }
+  return out;
+}
+
+type ReplayEvent = { id: number; event: string; message_id: string };
+
+async function replayBatch(
+  trx: Parameters<typeof requeueDeliveries>[0],
+  endpointId: string,
+  customerId: number,
+  events: ReplayEvent[],
+  out: ReplayResult,
+): Promise<void> {
+  const now = Date.now();
+  const existing = new Map(
+    (
+      await deliveriesOfEvents(
+        trx,
+        endpointId,
+        events.map((e) => e.id),
+      )
+    ).map((d) => [Number(d.event_id), d]),
+  );
+  const finished = [...existing.values()].filter((d) => d.state === 'delivered' || d.state === 'failed').map((d) => d.id);
+  await requeueDeliveries(trx, finished, now);
+  out.replayed += finished.length;
+  out.already_pending += existing.size - finished.length;
+  for (const e of events) {
+    if (existing.has(e.id)) continue;
+    const made = await insertDelivery(trx, {
+      endpoint_id: endpointId,
+      customer_id: customerId,
+      event_id: e.id,
+      event_name: webhookEventOf(e.event)!,
+      message_id: e.message_id,
+      uid: randomUUID(),
+      state: 'waiting',
+      dispatch_seq: 0,
+      created_at: now,
+      updated_at: now,
+    });
+    if (made !== null) out.replayed++;
+  }
+  for (const messageId of new Set(events.map((e) => e.message_id))) await releaseNext(trx, endpointId, messageId, now);
+}
+
+/** The newest attempts to an endpoint (at most `limit`), newest first. */
+export async function attemptsOf(ctx: AppContext, customerId: number, id: string, limit: number): Promise<WebhookAttempt[]> {
+  await ownEndpoint(ctx, customerId, id);
+  const rows = await listAttempts(ctx.database.db, id, limit);
+  return rows.map((a) => ({
+    id: a.id,
+    event_id: Number(a.event_id),
+    event_name: a.event_name,
+    source_tracking_id: a.message_id,
+    sealpost_event_id: a.uid,
+    attempt: a.attempt,
+    status_code: a.status_code,
+    latency_ms: a.latency_ms,
+    response_excerpt: a.response_excerpt,
+    error: a.error,
+    delivery_state: a.state,
+    created_at: iso(a.created_at)!,
+  }));
+}
