@@ -24,3 +24,8 @@ export async function listDomains(db: Queryable, customerId: number): Promise<Do
 export async function markDomainVerified(db: Queryable, id: string, now: number): Promise<void> {
   await db.updateTable('domains').set({ verified: 1, verified_at: now }).where('id', '=', id).execute();
 }
+
+/** The verified domains of an account: id and name only (the cheap look-up a send needs). */
+export async function listVerifiedDomains(db: Queryable, customerId: number): Promise<{ id: string; name: string }[]> {
+  return db.selectFrom('domains').select(['id', 'name']).where('customer_id', '=', customerId).where('verified', '=', 1).execute();
+}

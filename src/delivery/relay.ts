@@ -11,7 +11,6 @@ import type { Transport } from './transport.ts';
 import { oneLine, outcomeOfError, sendOnce, sessionOptions, type SmtpSettings, type SmtpTarget } from './smtp-client.ts';
 
 const POOL_IDLE_MS = 60_000;
-const POOL_CONNECTIONS = 5;
 
 /** Parses a relay URL into a session target. */
 export function relayTarget(url: string): SmtpTarget {
@@ -72,7 +71,8 @@ function idleClosingPool(target: SmtpTarget, settings: SmtpSettings): IdleClosin
       ...sessionOptions(target, settings, true),
       auth: target.auth,
       pool: true,
-      maxConnections: POOL_CONNECTIONS,
+      maxConnections: settings.maxConnections ?? 5,
+      maxMessages: Infinity,
     } as SMTPPool.Options);
     // A pooled connection that drops is replaced on the next send; its error is reported through that send.
     t.on('error', () => undefined);

@@ -33,6 +33,8 @@ export interface SmtpSettings {
   heloName: string;
   timeoutMs: number;
   tlsVerify: boolean;
+  /** Most connections a pooled transport keeps open to one host. */
+  maxConnections?: number;
 }
 
 /** A message for one recipient. */

@@ -41,7 +41,10 @@ export interface TransportDeps {
   resolver?: MxResolver;
 }
 
-type TransportConfig = Pick<Config, 'transport' | 'relayUrl' | 'tlsVerify' | 'mxPort' | 'heloName' | 'deliveryTimeoutMs'>;
+type TransportConfig = Pick<
+  Config,
+  'transport' | 'relayUrl' | 'tlsVerify' | 'mxPort' | 'heloName' | 'deliveryTimeoutMs' | 'deliveryConcurrency'
+>;
 
 /** Builds the configured transport. Throws when the configuration is incomplete (relay without a URL). */
 export function createTransport(config: TransportConfig, deps: TransportDeps): Transport {
@@ -49,6 +52,7 @@ export function createTransport(config: TransportConfig, deps: TransportDeps): T
     heloName: config.heloName || hostname(),
     timeoutMs: config.deliveryTimeoutMs,
     tlsVerify: config.tlsVerify,
+    maxConnections: config.deliveryConcurrency,
   };
   switch (config.transport) {
     case 'capture':
