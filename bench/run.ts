@@ -4,14 +4,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { acceptBench } from './accept.ts';
+import { webhooksBench } from './webhooks.ts';
 import { deliverBench } from './deliver.ts';
+import { formsExportBench, formsSubmitBench } from './forms.ts';
 import { fmt, type BenchRow } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const only = process.env.BENCH_ONLY?.split(',');
 const suites: Record<string, () => Promise<BenchRow[]>> = {
   accept: () => acceptBench(seconds),
+  webhooks: () => webhooksBench(seconds),
   deliver: () => deliverBench(Number(process.env.BENCH_DELIVER_COUNT ?? 2000)),
+  'forms-submit': () => formsSubmitBench(seconds),
+  'forms-export': () => formsExportBench(Number(process.env.BENCH_FORMS_EXPORT_ROWS ?? 100_000)),
 };
 
 const rows: BenchRow[] = [];

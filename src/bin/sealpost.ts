@@ -1,8 +1,9 @@
-/** The `sealpost` command: start, migrate, and administration (accounts, domains, keys). */
+/** The `sealpost` command: start, migrate, and administration (accounts, domains, keys, webhook endpoints). */
 import { Command } from 'commander';
 import { action, output, withContext } from './cli-support.ts';
 import { accountCommand, domainCommand, keyCommand } from './admin-commands.ts';
 import { capturedCommand } from './captured-commands.ts';
+import { webhookCommand } from './webhook-commands.ts';
 import { loadConfig } from '../config/load.ts';
 import { createLogger, openContext } from '../runtime.ts';
 import { migrateToLatest } from '../db/migrate.ts';
@@ -63,5 +64,6 @@ program.addCommand(accountCommand());
 program.addCommand(domainCommand());
 program.addCommand(keyCommand());
 program.addCommand(capturedCommand());
+program.addCommand(webhookCommand());
 
 await program.parseAsync(process.argv);

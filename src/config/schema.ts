@@ -324,6 +324,20 @@ export const KEYS = {
     default: 48,
     doc: 'The shortest run of failures, from its first failed attempt to the latest, that disables an endpoint.',
   },
+  formsSubmitPerMinute: {
+    env: 'SEALPOST_FORMS_SUBMIT_PER_MINUTE',
+    kind: 'integer',
+    min: 0,
+    default: 30,
+    doc: 'Public form submissions one client IP may make per minute (per node, counted in memory). 0 turns the limit off.',
+  },
+  formsSubmitMaxBytes: {
+    env: 'SEALPOST_FORMS_SUBMIT_MAX_BYTES',
+    kind: 'integer',
+    min: 1024,
+    default: 10485760,
+    doc: 'Largest public form submission body accepted, in bytes (JSON with base64 attachments, or the hosted page post).',
+  },
 } as const satisfies Record<string, KeySpec>;
 
 /** The environment variable naming an optional JSON configuration file. */

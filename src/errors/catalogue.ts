@@ -118,6 +118,10 @@ export const CATALOGUE = {
   'webhook.invalid_events': { status: 400, smtp: '501 5.5.4', title: 'Invalid webhook events' },
   'webhook.invalid_signing_key': { status: 400, smtp: '501 5.5.4', title: 'Invalid webhook signing key' },
   'webhook.not_active': { status: 409, smtp: '550 5.7.1', title: 'Webhook endpoint is not active' },
+  'form.invalid_definition': { status: 422, smtp: '550 5.7.1', title: 'Invalid form definition' },
+  'form.not_found': { status: 404, smtp: '550 5.1.1', title: 'Form not found' },
+  'form.submission_invalid': { status: 422, smtp: '550 5.7.1', title: 'Invalid form submission' },
+  'form.submission_not_found': { status: 404, smtp: '550 5.1.1', title: 'Form submission not found' },
   internal: { status: 500, smtp: '451 4.3.0', title: 'Internal server error' },
   unavailable: { status: 503, smtp: '421 4.3.2', title: 'Service unavailable' },
 } as const satisfies Record<string, ErrorSpec>;

@@ -14,7 +14,7 @@ describe('authentication before route matching', () => {
         app.get('/v1/:api_username/whoami', async (req) => ({ username: req.principal?.username }));
         app.get('/v1/marketing/:username/whoami', async (req) => ({ username: req.principal?.username }));
         app.get('/v1/forms/api/forms/whoami', async (req) => ({ username: req.principal?.username }));
-        app.get('/v1/forms/public/form_data/:id', async (req) => ({ principal: req.principal ?? null }));
+        app.get('/v1/forms/public/form_data/:id/probe', async (req) => ({ principal: req.principal ?? null }));
       },
     });
     acme = await t.createAccount({ username: 'acme' });
@@ -98,8 +98,8 @@ describe('authentication before route matching', () => {
   });
 
   it('lets the public form read through without a key and ignores a key sent there', async () => {
-    expect((await get('/v1/forms/public/form_data/abc')).statusCode).toBe(200);
-    const withBadKey = await get('/v1/forms/public/form_data/abc', { authorization: 'Bearer sp_wrong' });
+    expect((await get('/v1/forms/public/form_data/abc/probe')).statusCode).toBe(200);
+    const withBadKey = await get('/v1/forms/public/form_data/abc/probe', { authorization: 'Bearer sp_wrong' });
     expect(withBadKey.statusCode).toBe(200);
     expect(withBadKey.json()).toEqual({ principal: null });
   });

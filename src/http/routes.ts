@@ -8,6 +8,7 @@ import { capturedRoutes } from '../email/captured.routes.ts';
 import { trackingRoutes } from '../tracking/tracking.routes.ts';
 import { secureMessageRoutes } from '../web/secure-message.routes.ts';
 import { webhookRoutes } from '../webhooks/webhooks.routes.ts';
+import { registerForms } from '../forms/forms.routes.ts';
 
 /** Registers every route of the API. */
 export async function registerRoutes(app: TypedApp, ctx: AppContext, registry: Registry): Promise<void> {
@@ -17,4 +18,5 @@ export async function registerRoutes(app: TypedApp, ctx: AppContext, registry: R
   trackingRoutes(app, ctx);
   secureMessageRoutes(app, ctx);
   webhookRoutes(app, ctx);
+  await registerForms(app, ctx);
 }

@@ -39,8 +39,10 @@ export async function enqueueJob(db: Queryable, job: NewJob, now = Date.now()): 
 }
 
 /**
- * Claims up to `limit` due rows of one queue for `owner`: queued rows whose run_at has come, and running rows whose lease
- * expired (their worker died). On PostgreSQL rows locked by another claimer are skipped; SQLite serialises writers.
+ * Claims up to `limit` due rows of one queue for `owner`: running rows whose lease expired (their worker died) first,
+ * then queued rows whose run_at has come, oldest first. Each kind is read through its own index with its own limit, so
+ * a claim costs the same with a long backlog of due rows as with none. On PostgreSQL rows locked by another claimer are
+ * skipped; SQLite serialises writers.
  */
 export async function claimJobs(
   db: Queryable,
@@ -53,20 +55,30 @@ export async function claimJobs(
     now: number;
   },
 ): Promise<JobRow[]> {
-  const due = db
+  const expired = db
     .selectFrom('jobs')
     .select('id')
     .where('queue', '=', opts.queue)
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', opts.now)]),
-        eb.and([eb('state', '=', 'running'), eb('lease_until', '<', opts.now)]),
-      ]),
-    )
+    .where('state', '=', 'running')
+    .where('lease_until', '<', opts.now)
+    .orderBy('lease_until')
+    .limit(opts.limit)
+    .$if(dialect === 'postgres', (qb) => qb.forUpdate().skipLocked());
+  const queued = db
+    .selectFrom('jobs')
+    .select('id')
+    .where('queue', '=', opts.queue)
+    .where('state', '=', 'queued')
+    .where('run_at', '<=', opts.now)
     .orderBy('run_at')
     .orderBy('id')
     .limit(opts.limit)
     .$if(dialect === 'postgres', (qb) => qb.forUpdate().skipLocked());
+  const due = db
+    .selectFrom(expired.as('e'))
+    .select('e.id')
+    .unionAll(db.selectFrom(queued.as('q')).select('q.id'))
+    .limit(opts.limit);
   return db
     .updateTable('jobs')
     .set((eb) => ({

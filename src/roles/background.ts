@@ -5,6 +5,7 @@ import type { PeriodicTask } from '../jobs/scheduler.ts';
 import { pruneFinishedJobs } from '../jobs/jobs.repository.ts';
 import { contentRetentionTask, deliveryQueues, type DeliveryOptions } from '../email/delivery.service.ts';
 import { webhookQueues, webhookTasks, type WebhookOptions } from '../webhooks/webhooks.worker.ts';
+import { formsQueues } from '../forms/forms.worker.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -13,7 +14,7 @@ export type BackgroundOptions = DeliveryOptions & WebhookOptions;
 
 /** Queue name → handler and lane settings. */
 export function queueHandlers(ctx: AppContext, opts: BackgroundOptions = {}): Record<string, QueueSpec> {
-  return { ...deliveryQueues(ctx, opts), ...webhookQueues(ctx, opts) };
+  return { ...deliveryQueues(ctx, opts), ...webhookQueues(ctx, opts), ...formsQueues(ctx) };
 }
 
 /** Tasks the scheduler leader runs periodically. */

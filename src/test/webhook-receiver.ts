@@ -43,7 +43,9 @@ export interface WebhookReceiver {
 }
 
 /** Starts a receiver on a free loopback port. */
-export async function startWebhookReceiver(reply: (hook: ReceivedHook) => HookReply = () => ({ status: 200, body: 'ok' })): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(
+  reply: (hook: ReceivedHook) => HookReply = () => ({ status: 200, body: 'ok' }),
+): Promise<WebhookReceiver> {
   const received: ReceivedHook[] = [];
   let port = 0;
   let server: http.Server | undefined;

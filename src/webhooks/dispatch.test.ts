@@ -47,7 +47,11 @@ describe('a delivered message', () => {
     const { messageId, recipientId } = await sendMessage(t, acct);
 
     const [hook] = await receiver.waitForCount(1);
-    const event = await t.ctx.database.db.selectFrom('email_events').selectAll().where('message_id', '=', messageId).executeTakeFirstOrThrow();
+    const event = await t.ctx.database.db
+      .selectFrom('email_events')
+      .selectAll()
+      .where('message_id', '=', messageId)
+      .executeTakeFirstOrThrow();
     const message = await t.ctx.database.db.selectFrom('messages').selectAll().where('id', '=', messageId).executeTakeFirstOrThrow();
     expect(hook!.headers['content-type']).toBe('application/json');
     expect(hook!.json()).toEqual({
@@ -180,7 +184,12 @@ describe('failures', () => {
     expect(attempts.map((a) => a.status_code)).toEqual([500, 500, 500]);
     expect(attempts[0]!.response_excerpt).toHaveLength(500);
     expect(new Set(receiver.received.map((h) => h.headers['sealpost-event-id'])).size).toBe(1);
-    const job = await t.ctx.database.db.selectFrom('jobs').selectAll().where('queue', '=', WEBHOOK_QUEUE).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const job = await t.ctx.database.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('queue', '=', WEBHOOK_QUEUE)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     expect(job.state).toBe('failed');
   });
 });
@@ -204,7 +213,13 @@ describe('crashes', () => {
     const endpoint = await addEndpoint(t, acct, { target_url: receiver.url, events: ['api_mail_log_delivered'] });
     await appendEvent(t, acct, await sendMessage(t, acct), 'delivered');
     const db = t.ctx.database;
-    const claimed = await claimJobs(db.db, db.dialect, { queue: WEBHOOK_QUEUE, owner: 'dead-worker', leaseMs: 300, limit: 10, now: Date.now() });
+    const claimed = await claimJobs(db.db, db.dialect, {
+      queue: WEBHOOK_QUEUE,
+      owner: 'dead-worker',
+      leaseMs: 300,
+      limit: 10,
+      now: Date.now(),
+    });
     expect(claimed).toHaveLength(1);
     worker = startWorker(t);
     await receiver.waitForCount(1);

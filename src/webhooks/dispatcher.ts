@@ -12,14 +12,15 @@ import type { Logger } from 'pino';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { Sealer } from '../crypto/sealer.ts';
-import type { JobRow } from '../jobs/jobs.repository.ts';
+import { completeJob, type JobRow } from '../jobs/jobs.repository.ts';
 import { PermanentJobError } from '../jobs/retry.ts';
 import { openContent } from '../email/content.ts';
 import type { HttpPoster, PostResult } from './http-post.ts';
 import { SIGNATURE_HEADERS, signatureHeader } from './signature.ts';
 import { openSecret } from './secrets.ts';
 import { releaseNext, type WebhookJob } from './webhooks.outbox.ts';
-import { bumpStreak, disableEndpoint, findDispatch, insertAttempt, resetStreak, settleDelivery } from './webhooks.repository.ts';
+import { bumpStreak, disableEndpoint, resetStreak } from './webhooks.repository.ts';
+import { findDispatch, insertAttempt, settleDelivery } from './deliveries.repository.ts';
 
 /** When an endpoint is disabled: after `failures` consecutive failed attempts spanning at least `hours`. 0 failures: never. */
 export interface DisablePolicy {
@@ -29,7 +30,8 @@ export interface DisablePolicy {
 
 /** What the dispatcher is built from. */
 export interface DispatcherDeps {
-  db: Kysely<DB>;
+  /** Where deliveries are read (a connection that need not wait for an open transaction: see db/connect.ts). */
+  reader: Kysely<DB>;
   /** Runs a unit of work in a transaction (shared with concurrent units when group commit is used). */
   transact<T>(unit: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
   sealer: Sealer;
@@ -74,13 +76,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
 
   async function handle(job: JobRow & { data: unknown }): Promise<void> {
     const { deliveryId, seq } = parseJob(job.data);
-    const d = await findDispatch(deps.db, deliveryId);
+    const d = await findDispatch(deps.reader, deliveryId);
     if (!d || d.state !== 'pending' || d.dispatch_seq !== seq) return;
     if (d.active !== 1 || d.disabled_at !== null)
       return endWithoutAttempt(d, d.active !== 1 ? 'endpoint switched off' : 'endpoint disabled');
     const result = await post(d);
     const last = result.refused || job.attempts > deps.retrySchedule.length;
-    await record(d, result, last);
+    await record(d, job, result, last);
     if (isSuccess(result)) return;
     if (last) throw new PermanentJobError(describe(result));
     throw new Error(describe(result));
@@ -133,8 +135,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     }
   }
 
-  /** Records an attempt and what follows from it, in one transaction; logs a disabled endpoint after commit. */
-  async function record(d: Dispatch, result: PostResult, last: boolean): Promise<void> {
+  /**
+   * Records an attempt and what follows from it in one transaction, finishing the work row there too when the delivery
+   * succeeded (so one commit covers both); logs a disabled endpoint after commit.
+   */
+  async function record(d: Dispatch, job: JobRow, result: PostResult, last: boolean): Promise<void> {
     const ok = isSuccess(result);
     const t = now();
     const disabled = await deps.transact(async (trx) => {
@@ -159,6 +164,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       if (state !== 'pending') await releaseNext(trx, d.endpoint_id, d.message_id, t);
       if (ok) {
         await resetStreak(trx, d.endpoint_id, t);
+        if (job.lease_owner) await completeJob(trx, job.id, job.lease_owner, t);
         return undefined;
       }
       return disableIfDue(trx, d.endpoint_id, result, t);

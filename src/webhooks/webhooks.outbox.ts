@@ -12,7 +12,8 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/types.ts';
 import { enqueueJob } from '../jobs/jobs.repository.ts';
 import { webhookEventOf } from './events.ts';
-import { chainBusy, chainPending, firstWaiting, insertDelivery, markPending, receivingEndpoints } from './webhooks.repository.ts';
+import { receivingEndpoints } from './webhooks.repository.ts';
+import { chainBusy, chainPending, firstWaiting, insertDelivery, markPending } from './deliveries.repository.ts';
 
 /** The work-row queue of webhook deliveries. */
 export const WEBHOOK_QUEUE = 'webhooks';

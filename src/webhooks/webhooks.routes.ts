@@ -15,7 +15,8 @@ import {
   ReplayBody,
   ReplayResponse,
 } from './webhooks.schemas.ts';
-import { attemptsOf, changeEndpoint, createEndpoint, endpointOf, endpointsOf, removeEndpoint, replayEvents } from './webhooks.service.ts';
+import { attemptsOf, changeEndpoint, createEndpoint, endpointOf, endpointsOf, removeEndpoint } from './webhooks.service.ts';
+import { replayEvents } from './webhooks.replay.ts';
 
 const security: { [name: string]: string[] }[] = [{ bearer: [] }, { token: [] }];
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse };

@@ -1,28 +1,23 @@
 /**
  * Webhook endpoints of an account: creating, reading, changing (including signing-secret rotation and re-enabling),
- * deleting, replaying past events, and reading the attempt log. Used by the API and the command line alike.
+ * deleting, and reading the attempt log. Used by the API and the command line alike. Replay is in webhooks.replay.ts.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import type { Updateable } from 'kysely';
 import type { WebhookEndpointsTable } from '../db/types.ts';
-import { WEBHOOK_EVENTS, emailEventsOf, isWebhookEvent, webhookEventOf } from './events.ts';
+import { WEBHOOK_EVENTS, isWebhookEvent } from './events.ts';
 import { generateSecret } from './signature.ts';
 import { sealSecret } from './secrets.ts';
 import { checkTargetUrl, type HostLookup } from './url-safety.ts';
-import { releaseNext } from './webhooks.outbox.ts';
 import {
   deleteEndpoint,
-  deliveriesOfEvents,
-  eventsForReplay,
   findEndpoint,
   findEndpointById,
-  insertDelivery,
   insertEndpoint,
   listAttempts,
   listEndpoints,
-  requeueDeliveries,
   updateEndpoint,
   type EndpointRow,
 } from './webhooks.repository.ts';
@@ -61,26 +56,6 @@ export interface EndpointPatch {
   active?: boolean | null;
 }
 
-/** What a replay takes: a time range, event ids, or both; `after_event_id` continues a truncated replay. */
-export interface ReplayInput {
-  since?: string | null;
-  until?: string | null;
-  event_ids?: number[] | null;
-  after_event_id?: number | null;
-}
-
-/** The outcome of a replay. */
-export interface ReplayResult {
-  /** Deliveries put back in line (or made for the first time). */
-  replayed: number;
-  /** Events whose delivery to this endpoint was still pending, left as they were. */
-  already_pending: number;
-  /** The last event looked at; pass it as after_event_id to continue when truncated. */
-  last_event_id: number | null;
-  /** True when the replay stopped at its limit of events and more may match. */
-  truncated: boolean;
-}
-
 /** One attempt from the log, as shown. */
 export interface WebhookAttempt {
   id: number;
@@ -102,9 +77,6 @@ export interface CheckOptions {
   lookup?: HostLookup;
 }
 
-const REPLAY_BATCH = 500;
-/** Most events one replay request covers; continue with after_event_id. */
-export const REPLAY_LIMIT = 10_000;
 const SIGNING_KEY = /^[\x21-\x7e]{16,256}$/;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
@@ -148,7 +120,8 @@ function checkSigningKey(key: string): string {
 const checkUrl = (ctx: AppContext, url: string, opts: CheckOptions) =>
   checkTargetUrl(url, { allowPrivate: ctx.config.webhookAllowPrivateTargets, lookup: opts.lookup });
 
-async function ownEndpoint(ctx: AppContext, customerId: number, id: string): Promise<EndpointRow> {
+/** An endpoint of the account, or webhook.not_found. */
+export async function ownEndpoint(ctx: AppContext, customerId: number, id: string): Promise<EndpointRow> {
   const row = await findEndpoint(ctx.database.db, customerId, id);
   if (!row) throw notFound(id);
   return row;
@@ -230,102 +203,6 @@ export async function removeEndpoint(ctx: AppContext, customerId: number | undef
   if (!row) throw notFound(id);
   await deleteEndpoint(ctx.database.db, id);
   return { id, deleted: true };
-}
-
-function parseTime(field: string, value: string): number {
-  const t = Date.parse(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(t))
-    throw new AppError('request.invalid', `${field} must be an ISO 8601 time such as 2026-01-31T09:00:00Z`, {
-      details: [{ field, message: 'must be an ISO 8601 time' }],
-    });
-  return t;
-}
-
-/**
- * Posts past events to an endpoint again: those of its subscribed kinds in the time range and/or with the given ids.
- * A delivery that finished is put back in line under the same Sealpost-Event-Id; an event that never had a delivery to
- * this endpoint (it happened before the endpoint existed) gets one; a delivery still pending is left alone. Each
- * message's deliveries stay in event order. Covers at most REPLAY_LIMIT events per call.
- */
-export async function replayEvents(ctx: AppContext, customerId: number, id: string, input: ReplayInput): Promise<ReplayResult> {
-  const endpoint = await ownEndpoint(ctx, customerId, id);
-  if (endpoint.active !== 1 || endpoint.disabled_at !== null)
-    throw new AppError('webhook.not_active', 'this endpoint is switched off or disabled; re-enable it with PATCH {"active": true} first');
-  const since = input.since ? parseTime('since', input.since) : undefined;
-  const until = input.until ? parseTime('until', input.until) : undefined;
-  const eventIds = input.event_ids && input.event_ids.length > 0 ? input.event_ids : undefined;
-  if (since === undefined && eventIds === undefined)
-    throw new AppError('request.invalid', 'give since (an ISO 8601 time) or event_ids', {
-      details: [{ field: 'since', message: 'is required without event_ids' }],
-    });
-  const out: ReplayResult = { replayed: 0, already_pending: 0, last_event_id: null, truncated: false };
-  let afterId = input.after_event_id ?? undefined;
-  let seen = 0;
-  for (;;) {
-    const limit = Math.min(REPLAY_BATCH, REPLAY_LIMIT - seen);
-    const events = await eventsForReplay(ctx.database.db, {
-      customerId,
-      emailEvents: emailEventsOf(endpoint.events.split(',')),
-      since,
-      until,
-      afterId,
-      eventIds,
-      limit,
-    });
-    if (events.length === 0) break;
-    await ctx.database.db.transaction().execute((trx) => replayBatch(trx, id, customerId, events, out));
-    seen += events.length;
-    afterId = events[events.length - 1]!.id;
-    out.last_event_id = afterId;
-    if (events.length < limit) break;
-    if (seen >= REPLAY_LIMIT) {
-      out.truncated = true;
-      break;
-    }
-  }
-  return out;
-}
-
-type ReplayEvent = { id: number; event: string; message_id: string };
-
-async function replayBatch(
-  trx: Parameters<typeof requeueDeliveries>[0],
-  endpointId: string,
-  customerId: number,
-  events: ReplayEvent[],
-  out: ReplayResult,
-): Promise<void> {
-  const now = Date.now();
-  const existing = new Map(
-    (
-      await deliveriesOfEvents(
-        trx,
-        endpointId,
-        events.map((e) => e.id),
-      )
-    ).map((d) => [Number(d.event_id), d]),
-  );
-  const finished = [...existing.values()].filter((d) => d.state === 'delivered' || d.state === 'failed').map((d) => d.id);
-  await requeueDeliveries(trx, finished, now);
-  out.replayed += finished.length;
-  out.already_pending += existing.size - finished.length;
-  for (const e of events) {
-    if (existing.has(e.id)) continue;
-    const made = await insertDelivery(trx, {
-      endpoint_id: endpointId,
-      customer_id: customerId,
-      event_id: e.id,
-      event_name: webhookEventOf(e.event)!,
-      message_id: e.message_id,
-      uid: randomUUID(),
-      state: 'waiting',
-      dispatch_seq: 0,
-      created_at: now,
-      updated_at: now,
-    });
-    if (made !== null) out.replayed++;
-  }
-  for (const messageId of new Set(events.map((e) => e.message_id))) await releaseNext(trx, endpointId, messageId, now);
 }
 
 /** The newest attempts to an endpoint (at most `limit`), newest first. */

@@ -38,7 +38,11 @@ export function startWorker(t: TestApp, overrides: Partial<Config> = {}, opts: B
 }
 
 /** Creates an endpoint through the API; returns it with its signing key. */
-export async function addEndpoint(t: TestApp, acct: TestAccount, body: Record<string, unknown>): Promise<WebhookEndpoint & { signing_key: string }> {
+export async function addEndpoint(
+  t: TestApp,
+  acct: TestAccount,
+  body: Record<string, unknown>,
+): Promise<WebhookEndpoint & { signing_key: string }> {
   const res = await t.app.inject({
     method: 'POST',
     url: '/v1/email/webhook_endpoints',
@@ -50,7 +54,11 @@ export async function addEndpoint(t: TestApp, acct: TestAccount, body: Record<st
 }
 
 /** Sends a message through the API (left undelivered unless a worker runs every queue); returns its id and first recipient. */
-export async function sendMessage(t: TestApp, acct: TestAccount, extra: Record<string, unknown> = {}): Promise<{ messageId: string; recipientId: number }> {
+export async function sendMessage(
+  t: TestApp,
+  acct: TestAccount,
+  extra: Record<string, unknown> = {},
+): Promise<{ messageId: string; recipientId: number }> {
   const res = await t.app.inject({
     method: 'POST',
     url: '/v1/email/messages',
@@ -68,7 +76,12 @@ export async function sendMessage(t: TestApp, acct: TestAccount, extra: Record<s
   });
   if (res.statusCode !== 200) throw new Error(`send failed: ${res.statusCode} ${res.body}`);
   const messageId = (res.json() as { sourceTrackingId: string }).sourceTrackingId;
-  const r = await t.ctx.database.db.selectFrom('message_recipients').select('id').where('message_id', '=', messageId).orderBy('id').executeTakeFirstOrThrow();
+  const r = await t.ctx.database.db
+    .selectFrom('message_recipients')
+    .select('id')
+    .where('message_id', '=', messageId)
+    .orderBy('id')
+    .executeTakeFirstOrThrow();
   return { messageId, recipientId: r.id };
 }
 

@@ -10,7 +10,7 @@ import { createDispatcher } from './dispatcher.ts';
 import { createPoster } from './http-post.ts';
 import { systemLookup, type HostLookup } from './url-safety.ts';
 import { WEBHOOK_QUEUE, releaseNext } from './webhooks.outbox.ts';
-import { orphanedPending, pruneFinishedDeliveries, settleDelivery, staleWaiting } from './webhooks.repository.ts';
+import { orphanedPending, pruneFinishedDeliveries, settleDelivery, staleWaiting } from './deliveries.repository.ts';
 
 /** Fraction of each retry wait added at random, so endpoints that failed together do not retry in lockstep. */
 export const WEBHOOK_RETRY_JITTER = 0.2;
@@ -30,7 +30,7 @@ export interface WebhookOptions {
 export function webhookQueues(ctx: AppContext, opts: WebhookOptions = {}): Record<string, QueueSpec> {
   const { config } = ctx;
   const dispatcher = createDispatcher({
-    db: ctx.database.db,
+    reader: ctx.database.reader,
     transact: (unit) => ctx.committer.run(unit),
     sealer: ctx.sealer,
     poster: createPoster({

@@ -1,0 +1,71 @@
+/**
+ * Background work after a submission is stored (one row per submission on the forms.submitted queue): a notification
+ * to the form's recipient addresses through the transactional pipeline, holding no submitted data, only a link; and
+ * for a marketing form, the hand-over of the respondent to its subscription list.
+ */
+import type { AppContext } from '../context.ts';
+import type { QueueSpec } from '../jobs/worker.ts';
+import { listDomains } from '../accounts/domains.repository.ts';
+import { parseMailbox, type Mailbox } from '../email/addresses.ts';
+import { submitMessages } from '../email/submit.ts';
+import { findPublicForm, type FormRow } from './forms.repository.ts';
+import { SUBMITTED_QUEUE } from './submissions.service.ts';
+import { addRespondentToList } from './subscription-seam.ts';
+
+interface SubmittedJob {
+  form_id: string;
+  submission_id: string;
+}
+
+/** The forms queues of the worker role. */
+export function formsQueues(ctx: AppContext): Record<string, QueueSpec> {
+  return { [SUBMITTED_QUEUE]: { handler: (job) => handleSubmitted(ctx, job.data as SubmittedJob), concurrency: 4 } };
+}
+
+/** Runs the work that follows one stored submission. */
+export async function handleSubmitted(ctx: AppContext, job: SubmittedJob): Promise<void> {
+  const form = await findPublicForm(ctx.database.reader, job.form_id);
+  if (!form) return;
+  await notifyRecipients(ctx, form, job.submission_id);
+  if (form.type === 'marketing_form' && form.subscription_list_id)
+    await addRespondentToList(ctx, {
+      customerId: form.customer_id,
+      formId: form.id,
+      submissionId: job.submission_id,
+      subscriptionListId: form.subscription_list_id,
+    });
+}
+
+async function notifyRecipients(ctx: AppContext, form: FormRow, submissionId: string): Promise<void> {
+  const to = form.recipient
+    .split(',')
+    .map((s) => parseMailbox(s.trim()))
+    .filter((m): m is Mailbox => m !== null);
+  if (to.length === 0) return;
+  const domain = (await listDomains(ctx.database.reader, form.customer_id)).find((d) => d.verified === 1);
+  if (!domain) {
+    ctx.log.warn({ formId: form.id }, 'form notification skipped: the account has no verified domain to send from');
+    return;
+  }
+  const link = `${ctx.publicUrl}/v1/forms/api/forms/${form.id}/submissions/${submissionId}/submission-pdf`;
+  const text = `A new response to the form "${form.title}" was received at ${new Date().toISOString()}.\n\nThe response is not included in this message. Read it with an API key that has the forms scope:\n${link}\n`;
+  await submitMessages(
+    ctx,
+    { customerId: form.customer_id, domain: null },
+    [
+      {
+        to,
+        cc: [],
+        bcc: [],
+        from: { address: `forms@${domain.name}`, name: 'Sealpost Forms' },
+        subject: `New response: ${form.title.replace(/[\r\n]+/g, ' ').slice(0, 150)}`,
+        headers: {},
+        text,
+        attachments: [],
+        allowNonTLS: false,
+        forceSecureNotification: false,
+      },
+    ],
+    { source: 'system', tracking: { openTracking: false, linkTracking: false } },
+  );
+}
