@@ -35,6 +35,7 @@ export async function openContext(config: Config, log: Logger, opts: { migrate?:
   const database = await connect(target, {
     poolSize: config.databasePoolSize,
     sqliteSynchronous: config.sqliteSynchronous,
+    onIdleError: (err) => log.warn({ err }, 'an idle database connection failed; it will be replaced'),
   });
   if (opts.migrate !== false) {
     try {

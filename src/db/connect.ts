@@ -28,6 +28,8 @@ export interface Database {
 export interface ConnectOptions {
   poolSize?: number;
   sqliteSynchronous?: 'FULL' | 'NORMAL';
+  /** Told when an idle PostgreSQL connection fails (it is replaced on next use). */
+  onIdleError?: (err: Error) => void;
 }
 
 /** Parses PostgreSQL int8 and numeric counts as JS numbers (ids and epoch-millisecond timestamps fit). */
@@ -91,6 +93,9 @@ export async function connect(target: DatabaseTarget, opts: ConnectOptions = {})
     max: opts.poolSize ?? 10,
     types: pgTypes,
   });
+  // An idle connection the server drops (a restart, a failover) reports here; the pool replaces it on next use.
+  // Without a listener the error would end the process.
+  pool.on('error', (err) => opts.onIdleError?.(err));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(db);
   return {
