@@ -5,6 +5,7 @@ import * as m0001 from './migrations/0001_foundation.ts';
 import * as m0002 from './migrations/0002_email.ts';
 import * as m0003 from './migrations/0003_webhooks.ts';
 import * as m0004 from './migrations/0004_forms.ts';
+import * as m0005 from './migrations/0005_marketing.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0002_email': m0002,
   '0003_webhooks': m0003,
   '0004_forms': m0004,
+  '0005_marketing': m0005,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -122,6 +122,13 @@ export const CATALOGUE = {
   'form.not_found': { status: 404, smtp: '550 5.1.1', title: 'Form not found' },
   'form.submission_invalid': { status: 422, smtp: '550 5.7.1', title: 'Invalid form submission' },
   'form.submission_not_found': { status: 404, smtp: '550 5.1.1', title: 'Form submission not found' },
+  'marketing.list_not_found': { status: 404, smtp: '550 5.1.1', title: 'Subscription list not found' },
+  'marketing.list_name_invalid': { status: 400, smtp: '501 5.5.4', title: 'Invalid subscription list name' },
+  'marketing.default_list_locked': { status: 409, smtp: '550 5.7.1', title: 'The default list cannot be changed' },
+  'marketing.subscriber_not_found': { status: 404, smtp: '550 5.1.1', title: 'Subscriber not found' },
+  'marketing.subscriber_exists': { status: 409, smtp: '550 5.7.1', title: 'Subscriber already exists' },
+  'marketing.invalid_email': { status: 400, smtp: '501 5.5.4', title: 'Invalid subscriber email address' },
+  'marketing.not_a_member': { status: 404, smtp: '550 5.1.1', title: 'Subscriber is not on the list' },
   internal: { status: 500, smtp: '451 4.3.0', title: 'Internal server error' },
   unavailable: { status: 503, smtp: '421 4.3.2', title: 'Service unavailable' },
 } as const satisfies Record<string, ErrorSpec>;

@@ -1,10 +1,15 @@
 /**
- * Where a marketing form's respondent will become a subscriber of the form's subscription list. The marketing feature
- * (subscribers and lists) is not built yet, so this only logs; when it exists, this function calls its service.
+ * Where a marketing form's respondent becomes a subscriber of the form's subscription list: the submission's email
+ * field (`email`, or else the first value that is an address) is created or updated as a subscriber and put on the
+ * list, with `first_name` and `last_name` when the form has such fields.
  */
 import type { AppContext } from '../context.ts';
+import { AppError } from '../errors/app-error.ts';
+import { bulkCreate } from '../marketing/subscribers/subscribers.bulk.ts';
+import { findSubmission } from './submissions.repository.ts';
+import { openSubmission } from './submissions.service.ts';
 
-/** What the marketing side will need to add a respondent. */
+/** What the marketing side needs to add a respondent. */
 export interface Respondent {
   customerId: number;
   formId: string;
@@ -12,11 +17,35 @@ export interface Respondent {
   subscriptionListId: string;
 }
 
-/** Adds a respondent to a subscription list. Not built yet: logs and returns false. */
+const ADDRESS_LIKE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Adds a respondent to a subscription list; false (logged) when the submission has no email or the list is gone. */
 export async function addRespondentToList(ctx: AppContext, r: Respondent): Promise<boolean> {
-  ctx.log.info(
-    { formId: r.formId, submissionId: r.submissionId, subscriptionListId: r.subscriptionListId },
-    'marketing form respondent not added to its subscription list: subscribers are not built yet',
-  );
-  return false;
+  const where = { formId: r.formId, submissionId: r.submissionId, subscriptionListId: r.subscriptionListId };
+  const row = await findSubmission(ctx.database.reader, r.formId, r.submissionId);
+  if (!row) return false;
+  const data = openSubmission(ctx, row).form_data;
+  const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
+  const email =
+    text(data.email) ??
+    Object.values(data)
+      .map(text)
+      .find((v) => v !== undefined && ADDRESS_LIKE.test(v));
+  if (!email) {
+    ctx.log.info(where, 'marketing form respondent not added to its subscription list: the response holds no email address');
+    return false;
+  }
+  try {
+    await bulkCreate(
+      ctx,
+      r.customerId,
+      [{ email, first_name: text(data.first_name), last_name: text(data.last_name) }],
+      r.subscriptionListId,
+    );
+    return true;
+  } catch (err) {
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+    ctx.log.warn({ ...where, error: err.code }, 'marketing form respondent not added to its subscription list');
+    return false;
+  }
 }

@@ -9,6 +9,7 @@ import { trackingRoutes } from '../tracking/tracking.routes.ts';
 import { secureMessageRoutes } from '../web/secure-message.routes.ts';
 import { webhookRoutes } from '../webhooks/webhooks.routes.ts';
 import { registerForms } from '../forms/forms.routes.ts';
+import { marketingRoutes } from '../marketing/marketing.routes.ts';
 
 /** Registers every route of the API. */
 export async function registerRoutes(app: TypedApp, ctx: AppContext, registry: Registry): Promise<void> {
@@ -19,4 +20,5 @@ export async function registerRoutes(app: TypedApp, ctx: AppContext, registry: R
   secureMessageRoutes(app, ctx);
   webhookRoutes(app, ctx);
   await registerForms(app, ctx);
+  marketingRoutes(app, ctx);
 }

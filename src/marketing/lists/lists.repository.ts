@@ -1,0 +1,73 @@
+/** SQL for subscription lists: the lists of an account, the default list, and the maintained member counter. */
+import type { Insertable, Selectable } from 'kysely';
+import type { Queryable, SubscriptionListsTable } from '../../db/types.ts';
+
+export type ListRow = Selectable<SubscriptionListsTable>;
+
+/** The lists of an account, default first, then oldest first. */
+export async function listLists(db: Queryable, customerId: number): Promise<ListRow[]> {
+  return db
+    .selectFrom('subscription_lists')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .orderBy('is_default', 'desc')
+    .orderBy('id')
+    .execute();
+}
+
+/** One list of an account (another account's list is not found either). */
+export async function findList(db: Queryable, customerId: number, id: number): Promise<ListRow | undefined> {
+  return db.selectFrom('subscription_lists').selectAll().where('id', '=', id).where('customer_id', '=', customerId).executeTakeFirst();
+}
+
+/** The default list of an account, if it was created. */
+export async function findDefaultList(db: Queryable, customerId: number): Promise<ListRow | undefined> {
+  return db
+    .selectFrom('subscription_lists')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .where('is_default', '=', 1)
+    .executeTakeFirst();
+}
+
+/** Inserts a list; returns its id. */
+export async function insertList(db: Queryable, row: Insertable<SubscriptionListsTable>): Promise<number> {
+  const r = await db.insertInto('subscription_lists').values(row).returning('id').executeTakeFirstOrThrow();
+  return Number(r.id);
+}
+
+/** Renames a list. */
+export async function renameList(db: Queryable, id: number, name: string, now: number): Promise<void> {
+  await db.updateTable('subscription_lists').set({ name, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** Deletes a list; its memberships go with it. */
+export async function deleteList(db: Queryable, id: number): Promise<void> {
+  await db.deleteFrom('subscription_list_members').where('list_id', '=', id).execute();
+  await db.deleteFrom('subscription_lists').where('id', '=', id).execute();
+}
+
+/** Adds `delta` (positive or negative) to a list's member counter. */
+export async function bumpSubscriberCount(db: Queryable, listId: number, delta: number, now: number): Promise<void> {
+  if (delta === 0) return;
+  await db
+    .updateTable('subscription_lists')
+    .set((eb) => ({ subscriber_count: eb('subscriber_count', '+', delta), updated_at: now }))
+    .where('id', '=', listId)
+    .execute();
+}
+
+/** Ids of the forms (not deleted) that feed each of an account's lists, keyed by list id as text. */
+export async function formsFeedingLists(db: Queryable, customerId: number): Promise<Map<string, string>> {
+  const rows = await db
+    .selectFrom('forms')
+    .select(['id', 'subscription_list_id'])
+    .where('customer_id', '=', customerId)
+    .where('subscription_list_id', 'is not', null)
+    .where('deleted', '=', 0)
+    .orderBy('created_at')
+    .execute();
+  const out = new Map<string, string>();
+  for (const r of rows) if (r.subscription_list_id && !out.has(r.subscription_list_id)) out.set(r.subscription_list_id, r.id);
+  return out;
+}

@@ -1,0 +1,29 @@
+/** Request and response schemas of the subscription list routes. */
+import { Type } from '@sinclair/typebox';
+
+/** A list id as clients send it: a string or a number. */
+export const IdValue = Type.Union([Type.String({ maxLength: 40 }), Type.Integer()]);
+
+/** A subscription list in its envelope (spec 2.8). */
+export const SubscriptionList = Type.Object({
+  id: Type.String(),
+  type: Type.Literal('subscription_list'),
+  attributes: Type.Object({
+    name: Type.String(),
+    is_default: Type.Boolean(),
+    subscriber_count: Type.Integer(),
+    form_id: Type.Union([Type.String(), Type.Null()], { description: 'The form whose respondents join this list, if any' }),
+  }),
+});
+
+/** `POST /subscription_lists` and `PATCH /subscription_lists/<id>`. */
+export const ListBody = Type.Object(
+  { name: Type.String({ maxLength: 1000, description: 'Must not be `default` (in any letter case)' }) },
+  { additionalProperties: true },
+);
+
+/** Path of one list (the username, when present, is checked by authentication). */
+export const ListParams = Type.Object({ id: Type.String() }, { additionalProperties: true });
+
+/** The empty object answered by deletes. */
+export const Empty = Type.Object({}, { additionalProperties: false });

@@ -1,0 +1,124 @@
+/**
+ * Subscription lists of an account: listing, creating, renaming and deleting them. Every account has one default list
+ * (all contacts), created on first use, that holds every subscriber and cannot be renamed or deleted.
+ */
+import { sql } from 'kysely';
+import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/types.ts';
+import { AppError } from '../../errors/app-error.ts';
+import { parseId } from '../ids.ts';
+import {
+  deleteList,
+  findDefaultList,
+  findList,
+  formsFeedingLists,
+  insertList,
+  listLists,
+  renameList,
+  type ListRow,
+} from './lists.repository.ts';
+
+/** The name the default list is created with. */
+export const DEFAULT_LIST_NAME = 'All contacts';
+
+/** A list as the API shows it. */
+export interface ListView {
+  id: string;
+  type: 'subscription_list';
+  attributes: { name: string; is_default: boolean; subscriber_count: number; form_id: string | null };
+}
+
+/** The account's default list, created when it does not exist yet (safe under concurrent first use, and inside a transaction). */
+export async function ensureDefaultList(db: Queryable, customerId: number, now = Date.now()): Promise<ListRow> {
+  const found = await findDefaultList(db, customerId);
+  if (found) return found;
+  await db
+    .insertInto('subscription_lists')
+    .values({ customer_id: customerId, name: DEFAULT_LIST_NAME, is_default: 1, subscriber_count: 0, created_at: now, updated_at: now })
+    .onConflict((oc) => oc.column('customer_id').where('is_default', '=', sql.lit(1)).doNothing())
+    .execute();
+  const created = await findDefaultList(db, customerId);
+  if (!created) throw new AppError('internal', 'the default subscription list could not be created');
+  return created;
+}
+
+/** A list of the account by an id as sent (string or number); another account's list or a malformed id is not found. */
+export async function requireList(db: Queryable, customerId: number, rawId: string | number): Promise<ListRow> {
+  const id = parseId(rawId);
+  const row = id === null ? undefined : await findList(db, customerId, id);
+  if (!row) throw new AppError('marketing.list_not_found', `subscription list ${String(rawId)} was not found`);
+  return row;
+}
+
+/** Every list of the account, the default list first. */
+export async function listsOf(ctx: AppContext, customerId: number): Promise<ListView[]> {
+  await ensureDefaultList(ctx.database.db, customerId);
+  const [rows, forms] = await Promise.all([listLists(ctx.database.reader, customerId), formsFeedingLists(ctx.database.reader, customerId)]);
+  return rows.map((r) => listView(r, forms));
+}
+
+/** Creates a list. */
+export async function createList(ctx: AppContext, customerId: number, name: string): Promise<ListView> {
+  const clean = checkName(name);
+  const now = Date.now();
+  const db = ctx.database.db;
+  await ensureDefaultList(db, customerId, now);
+  const id = await insertList(db, {
+    customer_id: customerId,
+    name: clean,
+    is_default: 0,
+    subscriber_count: 0,
+    created_at: now,
+    updated_at: now,
+  });
+  return listView((await findList(db, customerId, id))!, new Map());
+}
+
+/** Renames a list; the default list keeps its name. */
+export async function renameListOf(ctx: AppContext, customerId: number, rawId: string | number, name: string): Promise<ListView> {
+  const db = ctx.database.db;
+  const row = await requireList(db, customerId, rawId);
+  if (row.is_default === 1) throw new AppError('marketing.default_list_locked', 'the default list (all contacts) cannot be renamed');
+  await renameList(db, row.id, checkName(name), Date.now());
+  return listView((await findList(db, customerId, row.id))!, await formsFeedingLists(db, customerId));
+}
+
+/** Deletes a list with its memberships (the subscribers stay); the default list cannot be deleted. */
+export async function removeList(ctx: AppContext, customerId: number, rawId: string | number): Promise<Record<string, never>> {
+  const db = ctx.database.db;
+  const row = await requireList(db, customerId, rawId);
+  if (row.is_default === 1) throw new AppError('marketing.default_list_locked', 'the default list (all contacts) cannot be deleted');
+  await db.transaction().execute((trx) => deleteList(trx, row.id));
+  return {};
+}
+
+/** A list as shown. */
+export function listView(r: ListRow, forms: Map<string, string>): ListView {
+  return {
+    id: String(r.id),
+    type: 'subscription_list',
+    attributes: {
+      name: r.name,
+      is_default: r.is_default === 1,
+      subscriber_count: Number(r.subscriber_count),
+      form_id: forms.get(String(r.id)) ?? null,
+    },
+  };
+}
+
+function checkName(name: string): string {
+  const clean = name.trim();
+  if (!clean)
+    throw new AppError('marketing.list_name_invalid', 'name must not be blank', {
+      details: [{ field: 'name', message: 'must not be blank' }],
+    });
+  if (clean.length > 255)
+    throw new AppError('marketing.list_name_invalid', 'name must be at most 255 characters', {
+      details: [{ field: 'name', message: 'is too long' }],
+    });
+  if (clean.toLowerCase() === 'default')
+    throw new AppError('marketing.list_name_invalid', 'a list cannot be named "default"', {
+      details: [{ field: 'name', message: 'must not be "default"' }],
+    });
+  return clean;
+}

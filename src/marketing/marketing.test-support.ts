@@ -1,0 +1,53 @@
+/** Test helpers for the marketing routes: requests with an account's key, under the username prefix or the bare one. */
+import type { LightMyRequestResponse } from 'fastify';
+import type { TestAccount, TestApp } from '../test/harness.ts';
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** A caller of one account's marketing API, sending `Token token=<key>` under `/v1/marketing/<username>` by default. */
+export function marketingClient(t: TestApp, a: TestAccount, opts: { bare?: boolean; bearer?: boolean } = {}) {
+  const prefix = opts.bare ? '/v1/marketing' : `/v1/marketing/${a.account.username}`;
+  const authorization = opts.bearer ? `Bearer ${a.key}` : `Token token=${a.key}`;
+  return (method: Method, path: string, payload?: unknown): Promise<LightMyRequestResponse> =>
+    t.app.inject({
+      method,
+      url: `${prefix}${path}`,
+      headers: { authorization, ...(payload !== undefined && { 'content-type': 'application/json' }) },
+      ...(payload !== undefined && { payload: JSON.stringify(payload) }),
+    });
+}
+
+/** Creates a list and returns its id. */
+export async function makeList(call: ReturnType<typeof marketingClient>, name: string): Promise<string> {
+  const res = await call('POST', '/subscription_lists', { name });
+  if (res.statusCode !== 200) throw new Error(`list create failed: ${res.body}`);
+  return res.json().data.id as string;
+}
+
+/** Creates a subscriber and returns its id. */
+export async function makeSubscriber(
+  call: ReturnType<typeof marketingClient>,
+  email: string,
+  extra: Record<string, unknown> = {},
+  listId?: string | number,
+): Promise<string> {
+  const res = await call('POST', '/subscribers', {
+    subscriber: { email, ...extra },
+    ...(listId !== undefined && { subscription_list_id: listId }),
+  });
+  if (res.statusCode !== 200) throw new Error(`subscriber create failed: ${res.body}`);
+  return res.json().data.id as string;
+}
+
+/** The member counter of a list, read through the API. */
+export async function countOf(call: ReturnType<typeof marketingClient>, listId: string): Promise<number> {
+  const res = await call('GET', '/subscription_lists');
+  const list = (res.json().data as { id: string; attributes: { subscriber_count: number } }[]).find((l) => l.id === listId);
+  return list?.attributes.subscriber_count ?? -1;
+}
+
+/** The default list's id. */
+export async function defaultListId(call: ReturnType<typeof marketingClient>): Promise<string> {
+  const res = await call('GET', '/subscription_lists');
+  return (res.json().data as { id: string; attributes: { is_default: boolean } }[]).find((l) => l.attributes.is_default)!.id;
+}

@@ -1,0 +1,137 @@
+/**
+ * Bulk writes of subscribers. A bulk create checks every entry first and then writes all of them in one transaction:
+ * new emails become subscribers, existing ones (letter case ignored) are updated. A bulk delete removes subscribers
+ * from one list, or from the account altogether, keeping every list's member counter right.
+ */
+import type { AppContext } from '../../context.ts';
+import { AppError } from '../../errors/app-error.ts';
+import { parseId } from '../ids.ts';
+import { bumpSubscriberCount } from '../lists/lists.repository.ts';
+import { requireList } from '../lists/lists.service.ts';
+import { checkEmail, cleanName, type CustomFieldInput } from './subscriber-input.ts';
+import {
+  deleteSubscribers,
+  existingIds,
+  findByEmailKeys,
+  insertSubscriber,
+  membershipCounts,
+  removeMembers,
+  updateSubscriber,
+} from './subscribers.repository.ts';
+import { joinLists, setFields, type RawId } from './subscribers.service.ts';
+
+/** One entry of a bulk create. */
+export interface BulkEntry {
+  email: string;
+  first_name?: string | null;
+  last_name?: string | null;
+  custom_fields?: CustomFieldInput[];
+}
+
+/** What a bulk create did. */
+export interface BulkResult {
+  num_subscribers_added: number;
+  num_subscribers_updated: number;
+}
+
+interface Checked extends BulkEntry {
+  email: string;
+  key: string;
+}
+
+/** Creates or updates many subscribers in one transaction, all on the default list and on `listRaw` when given. */
+export async function bulkCreate(ctx: AppContext, customerId: number, entries: BulkEntry[], listRaw?: RawId): Promise<BulkResult> {
+  const checked = checkEntries(entries);
+  const db = ctx.database.db;
+  const list = listRaw === undefined ? null : await requireList(db, customerId, listRaw);
+  const now = Date.now();
+  return db.transaction().execute(async (trx) => {
+    const existing = await findByEmailKeys(trx, customerId, [...checked.keys()]);
+    const ids: number[] = [];
+    let added = 0;
+    for (const e of checked.values()) {
+      const row = existing.get(e.key);
+      let id: number;
+      if (row) {
+        id = Number(row.id);
+        await updateSubscriber(trx, id, {
+          ...(e.first_name !== undefined && { first_name: cleanName(e.first_name) }),
+          ...(e.last_name !== undefined && { last_name: cleanName(e.last_name) }),
+          updated_at: now,
+        });
+      } else {
+        id = await insertSubscriber(trx, {
+          customer_id: customerId,
+          email: e.email,
+          email_key: e.key,
+          first_name: cleanName(e.first_name),
+          last_name: cleanName(e.last_name),
+          created_at: now,
+          updated_at: now,
+        });
+        added++;
+      }
+      await setFields(trx, customerId, id, e.custom_fields, now);
+      ids.push(id);
+    }
+    await joinLists(trx, customerId, ids, list?.id ?? null, now);
+    return { num_subscribers_added: added, num_subscribers_updated: ids.length - added };
+  });
+}
+
+/**
+ * Removes subscribers named by a comma-separated id text. With a list (other than the default list) they leave that
+ * list; otherwise they are deleted from the account. Ids that are not the account's subscribers are skipped.
+ */
+export async function bulkDelete(ctx: AppContext, customerId: number, idsText: string, listRaw?: RawId): Promise<Record<string, never>> {
+  const ids = parseIdList(idsText);
+  const db = ctx.database.db;
+  const list = listRaw === undefined ? null : await requireList(db, customerId, listRaw);
+  const now = Date.now();
+  await db.transaction().execute(async (trx) => {
+    const mine = await existingIds(trx, customerId, ids);
+    if (mine.length === 0) return;
+    if (list && list.is_default !== 1) {
+      await bumpSubscriberCount(trx, list.id, -(await removeMembers(trx, list.id, mine)), now);
+      return;
+    }
+    for (const [listId, n] of await membershipCounts(trx, mine)) await bumpSubscriberCount(trx, listId, -n, now);
+    await deleteSubscribers(trx, customerId, mine);
+  });
+  return {};
+}
+
+/** Checks every entry before anything is written; repeated emails merge, the later entry's fields winning. */
+function checkEntries(entries: BulkEntry[]): Map<string, Checked> {
+  const out = new Map<string, Checked>();
+  entries.forEach((e, i) => {
+    const { email, key } = checkEmail(e.email, `subscribers[${i}].email`);
+    const before = out.get(key);
+    out.set(key, {
+      ...before,
+      ...e,
+      email: before?.email ?? email,
+      key,
+      custom_fields: [...(before?.custom_fields ?? []), ...(e.custom_fields ?? [])],
+    });
+  });
+  return out;
+}
+
+function parseIdList(text: string): number[] {
+  const parts = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const ids = parts.map(parseId);
+  const bad = parts.find((_, i) => ids[i] === null);
+  if (parts.length === 0 || bad !== undefined)
+    throw new AppError(
+      'request.invalid',
+      `subscriber_ids must be comma-separated subscriber ids${bad !== undefined ? `; "${bad}" is not one` : ''}`,
+      {
+        details: [{ field: 'subscriber_ids', message: 'must be comma-separated subscriber ids' }],
+      },
+    );
+  return [...new Set(ids as number[])];
+}

@@ -1,0 +1,124 @@
+/** Subscriber routes under both marketing prefixes: `/subscribers[/<id>[/subscribe|/unsubscribe]]`, `/subscribers_bulk_create`, `/subscribers_bulk_delete`. */
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { TypedApp } from '../../http/typed.ts';
+import type { AppContext } from '../../context.ts';
+import { principalOf } from '../../http/auth.ts';
+import { ErrorResponse } from '../../email/email.schemas.ts';
+import { MARKETING_PREFIXES } from '../ids.ts';
+import { Empty } from '../lists/lists.schemas.ts';
+import {
+  BulkCreateBody,
+  BulkDeleteQuery,
+  CreateBody,
+  MembershipBody,
+  PatchBody,
+  SubscriberFull,
+  SubscriberParams,
+  SubscriberQuery,
+  SubscribersQuery,
+  SubscriberShort,
+} from './subscribers.schemas.ts';
+import { changeSubscriber, createSubscriber, setSubscribed, subscriberOf, subscribersOf } from './subscribers.service.ts';
+import { bulkCreate, bulkDelete } from './subscribers.bulk.ts';
+
+const security: { [name: string]: string[] }[] = [{ token: [] }, { bearer: [] }];
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse };
+/** An operation whose body is all optional may come with no body at all (clients send an empty JSON POST). */
+const emptyBodyAsObject = async (req: FastifyRequest): Promise<void> => {
+  req.body ??= {};
+};
+const one = (schema: typeof SubscriberShort | typeof SubscriberFull) => ({ 200: Type.Object({ data: schema }), ...errors });
+
+/** Registers the subscriber routes. */
+export function subscriberRoutes(app: TypedApp, ctx: AppContext): void {
+  for (const prefix of MARKETING_PREFIXES) {
+    const base = `${prefix}/subscribers`;
+    const common = { hide: prefix === '/v1/marketing', tags: ['marketing'], security };
+    app.get(
+      base,
+      {
+        schema: {
+          ...common,
+          summary: 'List subscribers, a page at a time',
+          querystring: SubscribersQuery,
+          response: { 200: Type.Object({ data: Type.Array(SubscriberShort) }), ...errors },
+        },
+      },
+      async (req) => ({ data: await subscribersOf(ctx, principalOf(req).customerId, req.query) }),
+    );
+    app.get(
+      `${base}/:id`,
+      {
+        schema: {
+          ...common,
+          summary: 'One subscriber with every attribute',
+          params: SubscriberParams,
+          querystring: SubscriberQuery,
+          response: one(SubscriberFull),
+        },
+      },
+      async (req) => ({ data: await subscriberOf(ctx, principalOf(req).customerId, req.params.id, req.query.with_stats) }),
+    );
+    app.post(
+      base,
+      { schema: { ...common, summary: 'Create a subscriber', body: CreateBody, response: one(SubscriberShort) } },
+      async (req) => ({
+        data: await createSubscriber(ctx, principalOf(req).customerId, req.body.subscriber, req.body.subscription_list_id),
+      }),
+    );
+    app.patch(
+      `${base}/:id`,
+      { schema: { ...common, summary: 'Change a subscriber', params: SubscriberParams, body: PatchBody, response: one(SubscriberShort) } },
+      async (req) => ({ data: await changeSubscriber(ctx, principalOf(req).customerId, req.params.id, req.body.subscriber) }),
+    );
+    for (const [op, subscribed] of [
+      ['subscribe', true],
+      ['unsubscribe', false],
+    ] as const) {
+      app.post(
+        `${base}/:id/${op}`,
+        {
+          schema: {
+            ...common,
+            summary: subscribed ? 'Subscribe again, to one list or globally' : 'Unsubscribe, from one list or globally',
+            params: SubscriberParams,
+            body: MembershipBody,
+            response: one(SubscriberFull),
+          },
+          preValidation: emptyBodyAsObject,
+        },
+        async (req) => ({
+          data: await setSubscribed(ctx, principalOf(req).customerId, req.params.id, subscribed, req.body.subscription_list_id),
+        }),
+      );
+    }
+    app.post(
+      `${prefix}/subscribers_bulk_create`,
+      {
+        schema: {
+          ...common,
+          summary: 'Create or update many subscribers in one transaction',
+          body: BulkCreateBody,
+          response: {
+            200: Type.Object({ data: Type.Object({ num_subscribers_added: Type.Integer(), num_subscribers_updated: Type.Integer() }) }),
+            ...errors,
+          },
+        },
+      },
+      async (req) => ({ data: await bulkCreate(ctx, principalOf(req).customerId, req.body.subscribers, req.body.subscription_list_id) }),
+    );
+    app.delete(
+      `${prefix}/subscribers_bulk_delete`,
+      {
+        schema: {
+          ...common,
+          summary: 'Remove subscribers from a list, or from all contacts',
+          querystring: BulkDeleteQuery,
+          response: { 200: Empty, ...errors },
+        },
+      },
+      (req) => bulkDelete(ctx, principalOf(req).customerId, req.query.subscriber_ids, req.query.subscription_list_id),
+    );
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * Subscribers of an account: reading one or a page, creating and changing them, list membership (subscribe and
+ * unsubscribe, per list or globally), and the suppression check sends use. Every subscriber is on the default list.
+ */
+import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/types.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import { AppError } from '../../errors/app-error.ts';
+import { parseId } from '../ids.ts';
+import { bumpSubscriberCount } from '../lists/lists.repository.ts';
+import { ensureDefaultList, requireList } from '../lists/lists.service.ts';
+import { ensureFieldTypes, fieldValuesOf, upsertFieldValues } from './custom-fields.repository.ts';
+import { checkEmail, cleanName, normalFields, type CustomFieldInput } from './subscriber-input.ts';
+import {
+  addMembers,
+  findByEmailKey,
+  findMembership,
+  findSubscriber,
+  insertSubscriber,
+  listsOfSubscriber,
+  pageOfSubscribers,
+  setMemberUnsubscribed,
+  updateSubscriber,
+  type SubscriberOrder,
+  type SubscriberRow,
+} from './subscribers.repository.ts';
+import { fullView, shortView, type SubscriberFull, type SubscriberShort } from './subscriber-views.ts';
+
+/** A list id as clients send it. */
+export type RawId = string | number;
+
+/** `GET /subscribers` query. */
+export interface SubscribersQuery {
+  items: number;
+  page: number;
+  search?: string;
+  order_by: SubscriberOrder;
+  order: 'asc' | 'desc';
+  subscription_list_id?: string;
+}
+
+/** The subscriber fields of a create. */
+export interface SubscriberInput {
+  email: string;
+  first_name?: string | null;
+  last_name?: string | null;
+  custom_fields?: CustomFieldInput[];
+}
+
+/** The subscriber fields of a change; absent fields stay. */
+export interface SubscriberPatch {
+  email?: string;
+  phone_number?: string | null;
+  first_name?: string | null;
+  last_name?: string | null;
+  custom_fields?: CustomFieldInput[];
+}
+
+const SEARCH = /^[\p{L}\p{N}\s]*$/u;
+
+/** A subscriber of the account by an id as sent; otherwise not found. */
+export async function requireSubscriber(db: Queryable, customerId: number, rawId: RawId): Promise<SubscriberRow> {
+  const id = parseId(rawId);
+  const row = id === null ? undefined : await findSubscriber(db, customerId, id);
+  if (!row) throw new AppError('marketing.subscriber_not_found', `subscriber ${String(rawId)} was not found`);
+  return row;
+}
+
+/** One page of the account's subscribers. */
+export async function subscribersOf(ctx: AppContext, customerId: number, q: SubscribersQuery): Promise<SubscriberShort[]> {
+  const search = q.search ?? '';
+  if (!SEARCH.test(search))
+    throw new AppError('request.invalid', 'search may hold only letters, digits and whitespace', {
+      details: [{ field: 'search', message: 'may hold only letters, digits and whitespace' }],
+    });
+  const db = ctx.database.reader;
+  const listId = q.subscription_list_id === undefined ? null : (await requireList(db, customerId, q.subscription_list_id)).id;
+  const rows = await pageOfSubscribers(db, customerId, {
+    limit: q.items,
+    offset: (q.page - 1) * q.items,
+    words: search.split(/\s+/).filter(Boolean),
+    orderBy: q.order_by,
+    direction: q.order,
+    listId,
+  });
+  return rows.map(shortView);
+}
+
+/** One subscriber with its custom fields and lists, and with its campaign counters when asked. */
+export async function subscriberOf(ctx: AppContext, customerId: number, rawId: RawId, withStats = false): Promise<SubscriberFull> {
+  const db = ctx.database.reader;
+  const row = await requireSubscriber(db, customerId, rawId);
+  return fullView(row, await listsOfSubscriber(db, row.id), await fieldValuesOf(db, row.id), withStats);
+}
+
+/** Creates a subscriber on the default list and, when given, on another list. An email already present is a conflict. */
+export async function createSubscriber(
+  ctx: AppContext,
+  customerId: number,
+  input: SubscriberInput,
+  listRaw?: RawId,
+): Promise<SubscriberShort> {
+  const { email, key } = checkEmail(input.email, 'subscriber.email');
+  const db = ctx.database.db;
+  const list = listRaw === undefined ? null : await requireList(db, customerId, listRaw);
+  await refuseTaken(db, customerId, key);
+  const now = Date.now();
+  try {
+    const id = await db.transaction().execute(async (trx) => {
+      const sid = await insertSubscriber(trx, {
+        customer_id: customerId,
+        email,
+        email_key: key,
+        first_name: cleanName(input.first_name),
+        last_name: cleanName(input.last_name),
+        created_at: now,
+        updated_at: now,
+      });
+      await joinLists(trx, customerId, [sid], list?.id ?? null, now);
+      await setFields(trx, customerId, sid, input.custom_fields, now);
+      return sid;
+    });
+    return shortView((await findSubscriber(db, customerId, id))!);
+  } catch (err) {
+    if (isUniqueViolation(err)) await refuseTaken(db, customerId, key);
+    throw err;
+  }
+}
+
+/** Changes a subscriber's email, phone number, names or custom fields. */
+export async function changeSubscriber(
+  ctx: AppContext,
+  customerId: number,
+  rawId: RawId,
+  patch: SubscriberPatch,
+): Promise<SubscriberShort> {
+  const db = ctx.database.db;
+  const row = await requireSubscriber(db, customerId, rawId);
+  const now = Date.now();
+  const email = patch.email === undefined ? null : checkEmail(patch.email, 'subscriber.email');
+  if (email && email.key !== row.email_key) await refuseTaken(db, customerId, email.key);
+  try {
+    await db.transaction().execute(async (trx) => {
+      await updateSubscriber(trx, row.id, {
+        ...(email && { email: email.email, email_key: email.key }),
+        ...(patch.first_name !== undefined && { first_name: cleanName(patch.first_name) }),
+        ...(patch.last_name !== undefined && { last_name: cleanName(patch.last_name) }),
+        ...(patch.phone_number !== undefined && { phone_number: cleanName(patch.phone_number) }),
+        updated_at: now,
+      });
+      await setFields(trx, customerId, row.id, patch.custom_fields, now);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err) && email) await refuseTaken(db, customerId, email.key);
+    throw err;
+  }
+  return shortView((await findSubscriber(db, customerId, row.id))!);
+}
+
+/**
+ * Subscribes: with a list, puts the subscriber on it (or clears its unsubscribe there); without, clears the global
+ * unsubscribe. Unsubscribes: with a list, marks the membership unsubscribed; without, unsubscribes globally.
+ */
+export async function setSubscribed(
+  ctx: AppContext,
+  customerId: number,
+  rawId: RawId,
+  subscribed: boolean,
+  listRaw?: RawId,
+): Promise<SubscriberFull> {
+  const db = ctx.database.db;
+  const row = await requireSubscriber(db, customerId, rawId);
+  const now = Date.now();
+  if (listRaw === undefined) {
+    await updateSubscriber(db, row.id, { unsubscribed: subscribed ? 0 : 1, unsubscribed_at: subscribed ? null : now, updated_at: now });
+  } else {
+    const list = await requireList(db, customerId, listRaw);
+    await db.transaction().execute(async (trx) => {
+      if (subscribed) await bumpSubscriberCount(trx, list.id, await addMembers(trx, list.id, [row.id], now), now);
+      if (!(await setMemberUnsubscribed(trx, list.id, row.id, !subscribed, now)))
+        throw new AppError('marketing.not_a_member', `subscriber ${row.id} is not on subscription list ${list.id}`);
+    });
+  }
+  return subscriberOf(ctx, customerId, row.id);
+}
+
+/**
+ * True when mail from the account must not go to this address: the subscriber unsubscribed globally or, when a list is
+ * named, unsubscribed from that list. An address that is not a subscriber is not suppressed.
+ */
+export async function isSuppressed(ctx: AppContext, customerId: number, email: string, listId?: number): Promise<boolean> {
+  const db = ctx.database.reader;
+  const row = await findByEmailKey(db, customerId, email.trim().toLowerCase());
+  if (!row) return false;
+  if (row.unsubscribed === 1) return true;
+  if (listId === undefined) return false;
+  return (await findMembership(db, listId, row.id))?.unsubscribed === 1;
+}
+
+/** Puts subscribers on the default list and on `listId` (when given), raising each list's counter by those added. */
+export async function joinLists(db: Queryable, customerId: number, ids: number[], listId: number | null, now: number): Promise<void> {
+  const def = await ensureDefaultList(db, customerId, now);
+  await bumpSubscriberCount(db, def.id, await addMembers(db, def.id, ids, now), now);
+  if (listId !== null && listId !== def.id) await bumpSubscriberCount(db, listId, await addMembers(db, listId, ids, now), now);
+}
+
+/** Stores custom field values of one subscriber, creating the account's field types as needed. */
+export async function setFields(
+  db: Queryable,
+  customerId: number,
+  subscriberId: number,
+  fields: CustomFieldInput[] | undefined,
+  now: number,
+): Promise<void> {
+  const normal = normalFields(fields);
+  if (normal.size === 0) return;
+  const types = await ensureFieldTypes(db, customerId, new Map([...normal].map(([k, f]) => [k, f.name])), now);
+  await upsertFieldValues(
+    db,
+    [...normal].map(([k, f]) => ({ subscriber_id: subscriberId, field_type_id: types.get(k)!, value: f.value })),
+  );
+}
+
+async function refuseTaken(db: Queryable, customerId: number, emailKey: string): Promise<void> {
+  const existing = await findByEmailKey(db, customerId, emailKey);
+  if (existing)
+    throw new AppError('marketing.subscriber_exists', `a subscriber with the email ${existing.email} already exists`, {
+      extra: { subscriber_id: String(existing.id) },
+    });
+}
