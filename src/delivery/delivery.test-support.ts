@@ -1,24 +1,14 @@
 /** Shared pieces of the delivery tests: a real worker over the delivery queues, sending through the HTTP API, and reading outcomes. */
 import type { Config } from '../config/schema.ts';
-import type { AppContext } from '../context.ts';
-import { createWorker, type Worker } from '../jobs/worker.ts';
+import type { Worker } from '../jobs/worker.ts';
+import { startTestWorker } from '../test/worker.ts';
 import { queueHandlers, type BackgroundOptions } from '../roles/background.ts';
 import type { TestAccount, TestApp } from '../test/harness.ts';
 import { waitFor } from '../test/wait.ts';
 
 /** Starts a worker over the delivery queues with configuration overrides (the relay URL of a sink, say), and wires wake-ups. */
 export function startDeliveryWorker(t: TestApp, overrides: Partial<Config> = {}, opts: BackgroundOptions = {}): Worker {
-  const ctx: AppContext = { ...t.ctx, config: { ...t.ctx.config, ...overrides } };
-  const worker = createWorker({
-    database: ctx.database,
-    log: ctx.log,
-    queues: queueHandlers(ctx, opts),
-    pollMs: 25,
-    leaseMs: ctx.config.jobLeaseMs,
-  });
-  t.ctx.wake = (queue) => worker.nudge(queue);
-  worker.start();
-  return worker;
+  return startTestWorker(t, overrides, (ctx) => queueHandlers(ctx, opts));
 }
 
 /** Sends one message through POST /v1/email/messages; returns its sourceTrackingId. */

@@ -1,8 +1,8 @@
 /** Shared pieces of the webhook tests: a worker over the webhook queue, endpoints through the API, events appended the way features append them, and reading deliveries. */
 import { createHmac } from 'node:crypto';
 import type { Config } from '../config/schema.ts';
-import type { AppContext } from '../context.ts';
-import { createWorker, type Worker } from '../jobs/worker.ts';
+import type { Worker } from '../jobs/worker.ts';
+import { startTestWorker } from '../test/worker.ts';
 import { queueHandlers, type BackgroundOptions } from '../roles/background.ts';
 import { insertEvent } from '../email/messages.repository.ts';
 import type { TestAccount, TestApp } from '../test/harness.ts';
@@ -24,17 +24,7 @@ export const FAST: Partial<Config> = {
  * every queue (`all`, so messages are really delivered and their events made by delivery).
  */
 export function startWorker(t: TestApp, overrides: Partial<Config> = {}, opts: BackgroundOptions & { all?: boolean } = {}): Worker {
-  const ctx: AppContext = { ...t.ctx, config: { ...t.ctx.config, ...overrides } };
-  const worker = createWorker({
-    database: ctx.database,
-    log: ctx.log,
-    queues: opts.all ? queueHandlers(ctx, opts) : webhookQueues(ctx, opts),
-    pollMs: 20,
-    leaseMs: ctx.config.jobLeaseMs,
-  });
-  t.ctx.wake = (queue) => worker.nudge(queue);
-  worker.start();
-  return worker;
+  return startTestWorker(t, overrides, (ctx) => (opts.all ? queueHandlers(ctx, opts) : webhookQueues(ctx, opts)), 20);
 }
 
 /** Creates an endpoint through the API; returns it with its signing key. */
