@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { acceptBench } from './accept.ts';
 import { webhooksBench } from './webhooks.ts';
 import { deliverBench } from './deliver.ts';
+import { smtpBench } from './smtp.ts';
 import { formsExportBench, formsSubmitBench } from './forms.ts';
 import { fmt, type BenchRow } from './support.ts';
 
@@ -18,6 +19,7 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
   accept: () => acceptBench(seconds),
   webhooks: () => webhooksBench(seconds),
   deliver: () => deliverBench(Number(process.env.BENCH_DELIVER_COUNT ?? 2000)),
+  smtp: () => smtpBench(Number(process.env.BENCH_SMTP_COUNT ?? 3000)),
   'forms-submit': () => formsSubmitBench(seconds),
   'forms-export': () => formsExportBench(Number(process.env.BENCH_FORMS_EXPORT_ROWS ?? 100_000)),
 };

@@ -71,10 +71,10 @@ export function contentRetentionTask(ctx: AppContext): PeriodicTask {
 
 /** Deliveries read from and recorded into the message tables. */
 export function deliveryStore(ctx: AppContext): DeliveryStore {
-  const { db } = ctx.database;
+  const { db, reader } = ctx.database;
   return {
     async load(recipientId) {
-      const row = await findDelivery(db, recipientId);
+      const row = await findDelivery(reader, recipientId);
       if (!row) return undefined;
       return {
         recipientId: row.id,
@@ -102,7 +102,8 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
       };
     },
     saveSecureLink: (recipientId, tokenHash, expiresAt) => setSecureLink(db, recipientId, tokenHash, expiresAt, Date.now()),
-    record: (item, outcome) => db.transaction().execute((trx) => recordOutcome(trx, item, outcome)),
+    // Outcomes of concurrent deliveries share commits (the group committer), as accepted messages do.
+    record: (item, outcome) => ctx.committer.run((trx) => recordOutcome(trx, item, outcome)),
   };
 }
 

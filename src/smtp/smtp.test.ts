@@ -2,12 +2,11 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import nodemailer from 'nodemailer';
-import selfsigned from 'selfsigned';
+import { testCertificate } from '../test/smtp-sink.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { startSmtp, type RunningSmtp } from './smtp.server.ts';
 
-const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], { keySize: 1024, days: 2 });
-const pair = { key: pems.private, cert: pems.cert };
+const pair = testCertificate();
 
 describe('SMTP submission', () => {
   let t: TestApp;
@@ -27,8 +26,8 @@ describe('SMTP submission', () => {
     );
   });
   afterAll(async () => {
-    await smtp.stop();
-    await t.close();
+    await smtp?.stop();
+    await t?.close();
   });
 
   const transport = (opts: { secure?: boolean; pass?: string; user?: string; ignoreTLS?: boolean } = {}) =>
@@ -190,8 +189,8 @@ describe('SMTP rate limit', () => {
     smtp = await startSmtp(t.ctx, [{ name: 'submission', port: 0, secure: false }], pair);
   });
   afterAll(async () => {
-    await smtp.stop();
-    await t.close();
+    await smtp?.stop();
+    await t?.close();
   });
 
   it('answers 451 with a retry text once a key has sent its messages for the minute', async () => {
