@@ -76,6 +76,8 @@ function hasControlCharacters(text: string): boolean {
 
 /** Decodes `text/html` when it is valid base64 of UTF-8 text; otherwise returns it as given. */
 export function decodeMaybeBase64Html(value: string): string {
+  // Markup is never base64 (which has no `<`): the common case leaves at once.
+  if (value.includes('<')) return value;
   const compact = value.replace(/\s+/g, '');
   if (compact.length < 8 || !/^[A-Za-z0-9+/]+={0,2}$/.test(compact) || compact.length % 4 === 1) return value;
   const bytes = Buffer.from(compact, 'base64');
