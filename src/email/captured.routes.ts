@@ -40,7 +40,7 @@ export function capturedRoutes(app: TypedApp, ctx: AppContext): void {
         },
       },
       async (req) => ({
-        captured: await capturedOfAccount(ctx, principalOf(req).customerId, {
+        captured: await capturedOfAccount(ctx, principalOf(req, 'email').customerId, {
           sourceTrackingId: req.query.sourceTrackingId,
           limit: req.query.limit,
         }),

@@ -54,12 +54,12 @@ export function emailRoutes(app: TypedApp, ctx: AppContext): void {
     app.post(
       `${prefix}/messages`,
       { schema: { hide, tags, security, summary: 'Send one message', body: SendBody, response: { 200: SendResponse, ...errors } } },
-      (req) => sendMessage(ctx, principalOf(req), req.body, idempotencyKey(req)),
+      (req) => sendMessage(ctx, principalOf(req, 'email'), req.body, idempotencyKey(req)),
     );
     app.post(
       `${prefix}/bulk_messages`,
       { schema: { hide, tags, security, summary: 'Send several messages', body: BulkBody, response: { 200: BulkResponse, ...errors } } },
-      (req) => sendBulk(ctx, principalOf(req), req.body, idempotencyKey(req)),
+      (req) => sendBulk(ctx, principalOf(req, 'email'), req.body, idempotencyKey(req)),
     );
     app.post(
       `${prefix}/templated_messages`,
@@ -73,7 +73,7 @@ export function emailRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: SendResponse, ...errors },
         },
       },
-      (req) => sendTemplated(ctx, principalOf(req), req.body, idempotencyKey(req)),
+      (req) => sendTemplated(ctx, principalOf(req, 'email'), req.body, idempotencyKey(req)),
     );
     app.get(
       `${prefix}/message_receipt`,
@@ -87,7 +87,7 @@ export function emailRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Receipt, ...errors },
         },
       },
-      (req) => getReceipt(ctx, principalOf(req).customerId, req.query.sourceTrackingId),
+      (req) => getReceipt(ctx, principalOf(req, 'email').customerId, req.query.sourceTrackingId),
     );
     app.get(
       `${prefix}/dynamic_templates`,
@@ -100,7 +100,7 @@ export function emailRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Type.Object({ templates: Type.Array(Template) }), ...errors },
         },
       },
-      async (req) => ({ templates: await allTemplates(ctx, principalOf(req).customerId) }),
+      async (req) => ({ templates: await allTemplates(ctx, principalOf(req, 'email').customerId) }),
     );
     app.post(
       `${prefix}/dynamic_templates`,
@@ -114,12 +114,12 @@ export function emailRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Template, ...errors },
         },
       },
-      async (req) => createTemplate(ctx, principalOf(req).customerId, await templateParts(req)),
+      async (req) => createTemplate(ctx, principalOf(req, 'email').customerId, await templateParts(req)),
     );
     app.get(
       `${prefix}/dynamic_templates/:id`,
       { schema: { hide, tags, security, summary: 'Read a dynamic template', params: IdParam, response: { 200: Template, ...errors } } },
-      (req) => oneTemplate(ctx, principalOf(req).customerId, req.params.id),
+      (req) => oneTemplate(ctx, principalOf(req, 'email').customerId, req.params.id),
     );
     app.patch(
       `${prefix}/dynamic_templates/:id`,
@@ -134,7 +134,7 @@ export function emailRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Template, ...errors },
         },
       },
-      async (req) => changeTemplate(ctx, principalOf(req).customerId, req.params.id, await templateParts(req)),
+      async (req) => changeTemplate(ctx, principalOf(req, 'email').customerId, req.params.id, await templateParts(req)),
     );
     app.delete(
       `${prefix}/dynamic_templates/:id`,
@@ -148,7 +148,7 @@ export function emailRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Type.Object({ message: Type.String() }), ...errors },
         },
       },
-      (req) => removeTemplate(ctx, principalOf(req).customerId, req.params.id),
+      (req) => removeTemplate(ctx, principalOf(req, 'email').customerId, req.params.id),
     );
   }
 }

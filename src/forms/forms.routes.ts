@@ -50,25 +50,25 @@ export function formsRoutes(app: TypedApp, ctx: AppContext): void {
         config: verbatim,
         schema: { ...common, summary: 'Create a form', body: CreateBody, response: { 200: Type.Object({ id: Type.String() }), ...errors } },
       },
-      (req) => createForm(ctx, principalOf(req).customerId, req.body),
+      (req) => createForm(ctx, principalOf(req, 'forms').customerId, req.body),
     );
     app.get(
       base,
       { schema: { ...common, summary: 'List forms', querystring: ListQuery, response: { 200: ListResponse, ...errors } } },
-      (req) => listFormsOf(ctx, principalOf(req).customerId, req.query),
+      (req) => listFormsOf(ctx, principalOf(req, 'forms').customerId, req.query),
     );
     app.get(
       `${base}/stats`,
       { schema: { ...common, summary: 'Form statistics', querystring: StatsQuery, response: { 200: Stats, ...errors } } },
-      (req) => statsOf(ctx, principalOf(req).customerId, req.query.customer_id),
+      (req) => statsOf(ctx, principalOf(req, 'forms').customerId, req.query.customer_id),
     );
     app.post(
       `${base}/copy`,
       { schema: { ...common, summary: 'Copy a form under a new title', body: CopyBody, response: { 200: Form, ...errors } } },
-      (req) => copyForm(ctx, principalOf(req).customerId, req.body),
+      (req) => copyForm(ctx, principalOf(req, 'forms').customerId, req.body),
     );
     app.get(`${base}/:id`, { schema: { ...common, summary: 'Read a form', params: IdParam, response: { 200: Form, ...errors } } }, (req) =>
-      formOf(ctx, principalOf(req).customerId, req.params.id),
+      formOf(ctx, principalOf(req, 'forms').customerId, req.params.id),
     );
     app.put(
       `${base}/:id`,
@@ -82,22 +82,22 @@ export function formsRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: UpdateResponse, ...errors },
         },
       },
-      (req) => changeForm(ctx, principalOf(req).customerId, req.params.id, req.body),
+      (req) => changeForm(ctx, principalOf(req, 'forms').customerId, req.params.id, req.body),
     );
     app.delete(
       `${base}/:id`,
       { schema: { ...common, summary: 'Delete a form', params: IdParam, response: { 200: Detail, ...errors } } },
-      (req) => deleteForm(ctx, principalOf(req).customerId, req.params.id),
+      (req) => deleteForm(ctx, principalOf(req, 'forms').customerId, req.params.id),
     );
     app.post(
       `${base}/:id/archive`,
       { schema: { ...common, summary: 'Archive a form (also deactivates it)', params: IdParam, response: { 200: Detail, ...errors } } },
-      (req) => archiveForm(ctx, principalOf(req).customerId, req.params.id),
+      (req) => archiveForm(ctx, principalOf(req, 'forms').customerId, req.params.id),
     );
     app.post(
       `${base}/:id/unarchive`,
       { schema: { ...common, summary: 'Unarchive a form (it stays inactive)', params: IdParam, response: { 200: Detail, ...errors } } },
-      (req) => unarchiveForm(ctx, principalOf(req).customerId, req.params.id),
+      (req) => unarchiveForm(ctx, principalOf(req, 'forms').customerId, req.params.id),
     );
     app.get(
       `${prefix}/public/form_data/:id`,

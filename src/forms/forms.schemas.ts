@@ -54,7 +54,7 @@ const editable = {
   description: Type.Optional(Type.String({ maxLength: 10_000 })),
   form_html: Type.Optional(Type.String({ maxLength: 1_000_000 })),
   form_css: Type.Optional(Type.String({ maxLength: 200_000 })),
-  version: Type.Optional(Type.Integer({ minimum: 0 })),
+  version: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
   recipient: Type.Optional(Type.String({ maxLength: 5_000, description: 'Comma-separated notification addresses' })),
   subscription_list_id: Type.Optional(Type.String({ maxLength: 100 })),
   type: Type.Optional(Type.String({ maxLength: 100, description: '`marketing_form` feeds subscription_list_id' })),
@@ -95,7 +95,7 @@ export const ListQuery = Type.Object({
   active: Type.Optional(Type.Boolean()),
   order_by: Type.Optional(Type.String({ description: 'created_at, title, updated_at or submission_count; others mean created_at' })),
   order: Type.Optional(Type.String({ description: 'asc or desc (default)' })),
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
   items: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
 });
 export type ListQuery = Static<typeof ListQuery>;
@@ -138,7 +138,7 @@ export type SubmissionBody = Static<typeof SubmissionBody>;
 
 /** `GET /api/forms/<id>/submissions` query. */
 export const SubmissionsQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
   items: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
   order_by: Type.Optional(Type.String({ description: 'created_at (the only order)' })),
   order: Type.Optional(Type.String({ description: 'asc or desc (default)' })),

@@ -66,6 +66,11 @@ async function notifyRecipients(ctx: AppContext, form: FormRow, submissionId: st
         forceSecureNotification: false,
       },
     ],
-    { source: 'system', tracking: { openTracking: false, linkTracking: false } },
+    {
+      source: 'system',
+      tracking: { openTracking: false, linkTracking: false },
+      // A retried job (a later step failed, or the worker died after this commit) must not mail the recipients again.
+      idempotency: { key: `form-notification:${submissionId}`, requestHash: submissionId },
+    },
   );
 }

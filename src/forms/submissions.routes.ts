@@ -58,13 +58,13 @@ export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimi
           response: { 200: SubmissionsResponse, ...errors },
         },
       },
-      (req) => submissionsOf(ctx, principalOf(req).customerId, req.params.id, req.query),
+      (req) => submissionsOf(ctx, principalOf(req, 'forms').customerId, req.params.id, req.query),
     );
     app.get(
       `${base}/submissions/submission-csv`,
       { schema: { ...common, summary: 'CSV of every submission of a form (streamed)', params: IdParam, produces: ['text/csv'] } },
       async (req, reply) => {
-        const form = await requireForm(ctx, principalOf(req).customerId, req.params.id);
+        const form = await requireForm(ctx, principalOf(req, 'forms').customerId, req.params.id);
         return reply
           .type(CSV)
           .header('content-disposition', `attachment; filename="form-${form.id}-submissions.csv"`)
@@ -75,7 +75,7 @@ export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimi
       `${base}/submission-csv/:submission_id`,
       { schema: { ...common, summary: 'CSV of one submission', params: SubmissionParams, produces: ['text/csv'] } },
       async (req, reply) => {
-        const { form, row } = await requireSubmission(ctx, principalOf(req).customerId, req.params.id, req.params.submission_id);
+        const { form, row } = await requireSubmission(ctx, principalOf(req, 'forms').customerId, req.params.id, req.params.submission_id);
         return reply
           .type(CSV)
           .header('content-disposition', `attachment; filename="submission-${row.id}.csv"`)
@@ -88,7 +88,7 @@ export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimi
         schema: { ...common, summary: 'PDF of one submission with its signature', params: SubmissionParams, produces: ['application/pdf'] },
       },
       async (req, reply) => {
-        const { form, row } = await requireSubmission(ctx, principalOf(req).customerId, req.params.id, req.params.submission_id);
+        const { form, row } = await requireSubmission(ctx, principalOf(req, 'forms').customerId, req.params.id, req.params.submission_id);
         return reply
           .type('application/pdf')
           .header('content-disposition', `attachment; filename="submission-${row.id}.pdf"`)

@@ -182,5 +182,15 @@ describe('exports, statistics and notifications', () => {
     const content = openContent(t.ctx.sealer, msg.id, msg.content!).text;
     expect(content).toContain('/submission-pdf');
     expect(content).not.toContain('Lovelace');
+
+    // The same work row run again (a retry after a later step failed) does not mail the recipients twice.
+    await handleSubmitted(t.ctx, JSON.parse(job.payload));
+    const notifications = await t.ctx.database.db
+      .selectFrom('messages')
+      .select('id')
+      .where('customer_id', '=', a.account.customer_id)
+      .where('from_addr', '=', `forms@${a.domain}`)
+      .execute();
+    expect(notifications).toHaveLength(1);
   });
 });

@@ -84,6 +84,19 @@ describe('authentication before route matching', () => {
     expect((await get('/v1/marketing/acme/whoami', acme.auth)).statusCode).toBe(200);
   });
 
+  it('keeps a forms-only key out of the email routes reached through /v1/forms/<op>', async () => {
+    const formsOnly = await t.createAccount({ scopes: 'forms' });
+    const send = await t.app.inject({ method: 'POST', url: '/v1/forms/messages', headers: formsOnly.auth, payload: {} });
+    expect([401, 403]).toContain(send.statusCode);
+    for (const url of [
+      '/v1/forms/webhook_endpoints',
+      '/v1/forms/dynamic_templates',
+      '/v1/forms/captured_messages',
+      '/v1/FORMS/dynamic_templates',
+    ])
+      expect([401, 403], url).toContain((await get(url, formsOnly.auth)).statusCode);
+  });
+
   it('answers 401, not 404, for a wrong key on an unknown path or method', async () => {
     expect((await get('/v1/email/no-such-op', { authorization: 'Bearer sp_wrong' })).statusCode).toBe(401);
     const del = await t.app.inject({ method: 'DELETE', url: '/v1/email/messages', headers: { authorization: 'Bearer sp_wrong' } });

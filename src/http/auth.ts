@@ -1,7 +1,7 @@
 /** Authentication shared by every surface: reads the key from `Bearer <key>` or `Token token=<key>`, checks scope and account. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.ts';
-import { authenticateKey, type Principal } from '../accounts/keys.service.ts';
+import { authenticateKey, type Principal, type Scope } from '../accounts/keys.service.ts';
 import type { Database } from '../db/connect.ts';
 import { classify } from './surfaces.ts';
 
@@ -23,9 +23,14 @@ export function keyFromHeader(header: string | undefined): string {
   return m[1];
 }
 
-/** The principal of an authenticated request; routes behind authentication call this. */
-export function principalOf(req: FastifyRequest): Principal {
+/**
+ * The principal of an authenticated request, checked once more against the scope the route itself needs: the scope
+ * authentication enforced was read from the path, and a path may match a route of another surface (a username that
+ * is a surface word, say). Routes behind authentication call this.
+ */
+export function principalOf(req: FastifyRequest, scope: Scope): Principal {
   if (!req.principal) throw new AppError('auth.missing_key');
+  if (!req.principal.scopes.has(scope)) throw new AppError('auth.scope', `this API key does not have the "${scope}" scope`);
   return req.principal;
 }
 

@@ -21,3 +21,13 @@ describe('surface classification', () => {
     expect(classify(method, url)).toEqual(expected);
   });
 });
+
+describe('surface words used where a username goes', () => {
+  it.each([
+    ['POST', '/v1/forms/messages', { kind: 'api', scope: 'email', username: 'forms' }],
+    ['GET', '/v1/FORMS/webhook_endpoints', { kind: 'api', scope: 'email', username: 'forms' }],
+    ['GET', '/v1/forms/captured_messages', { kind: 'api', scope: 'email', username: 'forms' }],
+  ])('%s %s is the email surface of an account named by the path, %j', (method, url, expected) => {
+    expect(classify(method, url)).toEqual(expected);
+  });
+});

@@ -22,7 +22,8 @@ export function classify(method: string, url: string): Surface {
   if (seg[0] === 'forms') return formsSurface(method, seg.slice(1));
   if (seg[0] !== 'v1') return PUBLIC;
   const second = seg[1]?.toLowerCase();
-  if (second === 'forms') return formsSurface(method, seg.slice(2));
+  // Only forms paths (`/v1/forms/api/...`, `/v1/forms/public/...`) are forms; `/v1/forms/<op>` would name an account "forms".
+  if (second === 'forms' && (seg[2] === 'api' || seg[2] === 'public')) return formsSurface(method, seg.slice(2));
   if (second === 'marketing') {
     const third = seg[2]?.toLowerCase();
     return third && !marketingOps.has(third) ? { kind: 'api', scope: 'marketing', username: third } : { kind: 'api', scope: 'marketing' };

@@ -20,8 +20,17 @@ const decodeEntities = (s: string): string =>
 function* anchors(html: string): Generator<{ match: RegExpExecArray; url: string }> {
   for (const match of html.matchAll(ANCHOR_HREF)) {
     const raw = match[3] ?? match[4] ?? match[5] ?? '';
-    const url = decodeEntities(raw.trim());
-    if (/^https?:\/\//i.test(url)) yield { match: match as RegExpExecArray, url };
+    const written = decodeEntities(raw.trim());
+    if (!/^https?:\/\//i.test(written)) continue;
+    // The URL as a browser would request it: non-ASCII percent-encoded, the host in punycode, line breaks dropped. A
+    // target kept this way is always a valid Location header for the click redirect.
+    let url: string;
+    try {
+      url = new URL(written).href;
+    } catch {
+      continue;
+    }
+    yield { match: match as RegExpExecArray, url };
   }
 }
 

@@ -35,17 +35,17 @@ export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Type.Object({ webhook_endpoints: Type.Array(Endpoint) }), ...errors },
         },
       },
-      async (req) => ({ webhook_endpoints: await endpointsOf(ctx, principalOf(req).customerId) }),
+      async (req) => ({ webhook_endpoints: await endpointsOf(ctx, principalOf(req, 'email').customerId) }),
     );
     app.post(
       base,
       { schema: { ...common, summary: 'Create a webhook endpoint', body: EndpointBody, response: { 201: Endpoint, ...errors } } },
-      async (req, reply) => reply.code(201).send(await createEndpoint(ctx, principalOf(req).customerId, req.body)),
+      async (req, reply) => reply.code(201).send(await createEndpoint(ctx, principalOf(req, 'email').customerId, req.body)),
     );
     app.get(
       `${base}/:id`,
       { schema: { ...common, summary: 'Read a webhook endpoint', params: IdParam, response: { 200: Endpoint, ...errors } } },
-      (req) => endpointOf(ctx, principalOf(req).customerId, req.params.id),
+      (req) => endpointOf(ctx, principalOf(req, 'email').customerId, req.params.id),
     );
     app.patch(
       `${base}/:id`,
@@ -58,7 +58,7 @@ export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Endpoint, ...errors },
         },
       },
-      (req) => changeEndpoint(ctx, principalOf(req).customerId, req.params.id, req.body),
+      (req) => changeEndpoint(ctx, principalOf(req, 'email').customerId, req.params.id, req.body),
     );
     app.delete(
       `${base}/:id`,
@@ -70,7 +70,7 @@ export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Type.Object({ id: Type.String(), deleted: Type.Boolean() }), ...errors },
         },
       },
-      (req) => removeEndpoint(ctx, principalOf(req).customerId, req.params.id),
+      (req) => removeEndpoint(ctx, principalOf(req, 'email').customerId, req.params.id),
     );
     app.post(
       `${base}/:id/replay`,
@@ -83,7 +83,7 @@ export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: ReplayResponse, ...errors },
         },
       },
-      (req) => replayEvents(ctx, principalOf(req).customerId, req.params.id, req.body),
+      (req) => replayEvents(ctx, principalOf(req, 'email').customerId, req.params.id, req.body),
     );
     app.get(
       `${base}/:id/attempts`,
@@ -96,7 +96,7 @@ export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Type.Object({ attempts: Type.Array(Attempt) }), ...errors },
         },
       },
-      async (req) => ({ attempts: await attemptsOf(ctx, principalOf(req).customerId, req.params.id, req.query.limit) }),
+      async (req) => ({ attempts: await attemptsOf(ctx, principalOf(req, 'email').customerId, req.params.id, req.query.limit) }),
     );
   }
 }

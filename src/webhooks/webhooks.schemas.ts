@@ -35,7 +35,12 @@ export const ReplayBody = Type.Object(
   {
     since: Type.Optional(Type.String({ description: 'Replay events at or after this ISO 8601 time' })),
     until: Type.Optional(Type.String({ description: 'and before this one' })),
-    event_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 1000, description: 'Replay these events (payload.id)' })),
+    event_ids: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), {
+        maxItems: 1000,
+        description: 'Replay these events (payload.id)',
+      }),
+    ),
     after_event_id: Type.Optional(Type.Integer({ minimum: 0, description: 'Continue a truncated replay after this event id' })),
   },
   { additionalProperties: false },

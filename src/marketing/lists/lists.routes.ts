@@ -25,7 +25,7 @@ export function listRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Type.Object({ data: Type.Array(SubscriptionList) }), ...errors },
         },
       },
-      async (req) => ({ data: await listsOf(ctx, principalOf(req).customerId) }),
+      async (req) => ({ data: await listsOf(ctx, principalOf(req, 'marketing').customerId) }),
     );
     app.post(
       base,
@@ -37,7 +37,7 @@ export function listRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Type.Object({ data: SubscriptionList }), ...errors },
         },
       },
-      async (req) => ({ data: await createList(ctx, principalOf(req).customerId, req.body.name) }),
+      async (req) => ({ data: await createList(ctx, principalOf(req, 'marketing').customerId, req.body.name) }),
     );
     app.patch(
       `${base}/:id`,
@@ -50,7 +50,7 @@ export function listRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Type.Object({ data: SubscriptionList }), ...errors },
         },
       },
-      async (req) => ({ data: await renameListOf(ctx, principalOf(req).customerId, req.params.id, req.body.name) }),
+      async (req) => ({ data: await renameListOf(ctx, principalOf(req, 'marketing').customerId, req.params.id, req.body.name) }),
     );
     app.delete(
       `${base}/:id`,
@@ -62,7 +62,7 @@ export function listRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Empty, ...errors },
         },
       },
-      (req) => removeList(ctx, principalOf(req).customerId, req.params.id),
+      (req) => removeList(ctx, principalOf(req, 'marketing').customerId, req.params.id),
     );
   }
 }

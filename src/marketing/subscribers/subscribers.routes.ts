@@ -45,7 +45,7 @@ export function subscriberRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Type.Object({ data: Type.Array(SubscriberShort) }), ...errors },
         },
       },
-      async (req) => ({ data: await subscribersOf(ctx, principalOf(req).customerId, req.query) }),
+      async (req) => ({ data: await subscribersOf(ctx, principalOf(req, 'marketing').customerId, req.query) }),
     );
     app.get(
       `${base}/:id`,
@@ -58,19 +58,19 @@ export function subscriberRoutes(app: TypedApp, ctx: AppContext): void {
           response: one(SubscriberFull),
         },
       },
-      async (req) => ({ data: await subscriberOf(ctx, principalOf(req).customerId, req.params.id, req.query.with_stats) }),
+      async (req) => ({ data: await subscriberOf(ctx, principalOf(req, 'marketing').customerId, req.params.id, req.query.with_stats) }),
     );
     app.post(
       base,
       { schema: { ...common, summary: 'Create a subscriber', body: CreateBody, response: one(SubscriberShort) } },
       async (req) => ({
-        data: await createSubscriber(ctx, principalOf(req).customerId, req.body.subscriber, req.body.subscription_list_id),
+        data: await createSubscriber(ctx, principalOf(req, 'marketing').customerId, req.body.subscriber, req.body.subscription_list_id),
       }),
     );
     app.patch(
       `${base}/:id`,
       { schema: { ...common, summary: 'Change a subscriber', params: SubscriberParams, body: PatchBody, response: one(SubscriberShort) } },
-      async (req) => ({ data: await changeSubscriber(ctx, principalOf(req).customerId, req.params.id, req.body.subscriber) }),
+      async (req) => ({ data: await changeSubscriber(ctx, principalOf(req, 'marketing').customerId, req.params.id, req.body.subscriber) }),
     );
     for (const [op, subscribed] of [
       ['subscribe', true],
@@ -89,7 +89,13 @@ export function subscriberRoutes(app: TypedApp, ctx: AppContext): void {
           preValidation: emptyBodyAsObject,
         },
         async (req) => ({
-          data: await setSubscribed(ctx, principalOf(req).customerId, req.params.id, subscribed, req.body.subscription_list_id),
+          data: await setSubscribed(
+            ctx,
+            principalOf(req, 'marketing').customerId,
+            req.params.id,
+            subscribed,
+            req.body.subscription_list_id,
+          ),
         }),
       );
     }
@@ -106,7 +112,9 @@ export function subscriberRoutes(app: TypedApp, ctx: AppContext): void {
           },
         },
       },
-      async (req) => ({ data: await bulkCreate(ctx, principalOf(req).customerId, req.body.subscribers, req.body.subscription_list_id) }),
+      async (req) => ({
+        data: await bulkCreate(ctx, principalOf(req, 'marketing').customerId, req.body.subscribers, req.body.subscription_list_id),
+      }),
     );
     app.delete(
       `${prefix}/subscribers_bulk_delete`,
@@ -118,7 +126,7 @@ export function subscriberRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Empty, ...errors },
         },
       },
-      (req) => bulkDelete(ctx, principalOf(req).customerId, req.query.subscriber_ids, req.query.subscription_list_id),
+      (req) => bulkDelete(ctx, principalOf(req, 'marketing').customerId, req.query.subscriber_ids, req.query.subscription_list_id),
     );
   }
 }

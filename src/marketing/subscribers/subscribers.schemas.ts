@@ -61,7 +61,7 @@ export const SubscriberFull = Type.Object({
 export const SubscribersQuery = Type.Object(
   {
     items: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
-    page: Type.Integer({ minimum: 1, default: 1 }),
+    page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
     search: Type.Optional(
       Type.String({
         maxLength: 200,
