@@ -1,7 +1,8 @@
 /** Opens the database for either dialect: better-sqlite3 (WAL) or a pg pool, behind one Kysely instance. */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { DatabaseTarget } from '../config/load.ts';
@@ -64,18 +65,30 @@ function withStatementCache(sqlite: SQLite.Database, max = 500): SQLite.Database
   });
 }
 
+/**
+ * The SQLite driver for this Node.js. better-sqlite3 12 and 13 share one API; 13 (Node-API) is used from Node 22 on,
+ * because 12's statement destructors can abort the process under Node 24 when a statement is collected outside a
+ * Node context (at exit, notably); 13 does not load on Node 20, where 12 is used.
+ */
+function sqliteDriver(): typeof SQLite {
+  const require = createRequire(import.meta.url);
+  const major = Number(process.versions.node.split('.')[0]);
+  return (major >= 22 ? require('better-sqlite3-napi') : require('better-sqlite3')) as typeof SQLite;
+}
+
 /** Opens the database named by `target`. */
 export async function connect(target: DatabaseTarget, opts: ConnectOptions = {}): Promise<Database> {
   if (target.dialect === 'sqlite') {
     if (target.file !== ':memory:') mkdirSync(path.dirname(target.file), { recursive: true });
-    const sqlite = new SQLite(target.file);
+    const Driver = sqliteDriver();
+    const sqlite = new Driver(target.file);
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma(`synchronous = ${opts.sqliteSynchronous ?? 'FULL'}`);
     sqlite.pragma('busy_timeout = 10000');
     sqlite.pragma('foreign_keys = ON');
     const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
     if (target.file === ':memory:') return { db, reader: db, dialect: 'sqlite', close: () => db.destroy() };
-    const readConnection = new SQLite(target.file);
+    const readConnection = new Driver(target.file);
     readConnection.pragma('busy_timeout = 10000');
     const reader = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(readConnection) }) });
     return {
