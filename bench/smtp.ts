@@ -15,7 +15,7 @@ const CONNECTIONS = 16;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Client processes the connections are spread over: one nodemailer process cannot fill 16 TLS connections by itself. */
+/** Client processes the connections are spread over, so the generator is not the bottleneck on a small machine. */
 const CLIENT_PROCESSES = 4;
 
 /** Sends `count` messages over CONNECTIONS connections from CLIENT_PROCESSES separate processes; resolves to messages per second. */
