@@ -1,21 +1,9 @@
 /** The sealed content of a message: everything that may hold sensitive data, encrypted as one JSON value bound to the message id. */
 import type { Sealer } from '../crypto/sealer.ts';
-import type { Mailbox } from './addresses.ts';
-import type { AttachmentInput } from './message-input.ts';
+import type { MessageContent } from '../delivery/model.ts';
 
-/** What a message says, as stored (sealed) and read back by delivery and the secure page. */
-export interface StoredContent {
-  subject: string;
-  from: Mailbox;
-  replyTo?: Mailbox;
-  to: Mailbox[];
-  cc: Mailbox[];
-  headers: Record<string, string>;
-  text?: string;
-  html?: string;
-  attachments: AttachmentInput[];
-  unsubscribeUrl?: string;
-}
+/** What a message says, as stored (sealed) and read back by delivery and the secure page: the delivery engine's own shape. */
+export type StoredContent = MessageContent;
 
 const aad = (messageId: string) => `message:${messageId}`;
 
