@@ -338,6 +338,119 @@ export interface SubscriberCustomFieldValuesTable {
   value: string;
 }
 
+/** Counters a mailing and each of its sends keep, maintained as deliveries settle and events arrive. */
+export interface CampaignCounters {
+  sent_count: Generated<number>;
+  delivered_count: Generated<number>;
+  viewed_count: Generated<number>;
+  clicked_count: Generated<number>;
+  bounced_count: Generated<number>;
+  soft_bounced_count: Generated<number>;
+  hard_bounced_count: Generated<number>;
+  unsubscribed_count: Generated<number>;
+  global_unsubscribed_count: Generated<number>;
+}
+
+export interface CampaignMailingsTable extends CampaignCounters {
+  id: Generated<number>;
+  customer_id: number;
+  subject: string;
+  /** Lower-cased, trimmed subject; unique per account. */
+  subject_key: string;
+  html_part: string | null;
+  text_part: string | null;
+  template_type: string;
+  from_email: string | null;
+  from_name: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CampaignMailingSendsTable extends CampaignCounters {
+  id: Generated<number>;
+  customer_id: number;
+  campaign_mailing_id: number;
+  subscription_list_id: number | null;
+  subscription_list_name: string;
+  /** scheduled | expanding | sending | sent | cancelled */
+  state: string;
+  /** The schedule's job id shown to clients. */
+  jid: string;
+  send_at: number;
+  /** JSON of the content frozen for this send. */
+  content: string;
+  frozen_at: number | null;
+  expand_cursor: Generated<number>;
+  audience_count: Generated<number>;
+  created_at: number;
+  sent_at: number | null;
+  finished_at: number | null;
+  updated_at: number;
+}
+
+export interface MarketingDeliveriesTable {
+  id: Generated<number>;
+  customer_id: number;
+  send_id: number | null;
+  campaign_mailing_id: number | null;
+  drip_enrollment_id: number | null;
+  drip_node_id: string | null;
+  subscriber_id: number | null;
+  email: string;
+  /** queued | deferred | delivered | failed | skipped */
+  status: string;
+  delivery_status: string;
+  attempts: Generated<number>;
+  last_response: string | null;
+  via: string | null;
+  tls: number | null;
+  header_message_id: string | null;
+  delivered_at: number | null;
+  soft_bounced: Generated<number>;
+  first_opened_at: number | null;
+  open_count: Generated<number>;
+  click_count: Generated<number>;
+  unsubscribed_at: number | null;
+  global_unsubscribed_at: number | null;
+  secure_token_hash: string | null;
+  secure_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CampaignSendLinksTable {
+  send_id: number;
+  html_id: number;
+  target_url: string;
+  clicked: Generated<number>;
+}
+
+export interface MarketingLinkClicksTable {
+  id: Generated<number>;
+  delivery_id: number;
+  send_id: number | null;
+  html_id: number;
+  target_url: string;
+  clicked: Generated<number>;
+  first_clicked_at: number;
+  created_at: number;
+}
+
+export interface MarketingCapturedTable {
+  delivery_id: number;
+  customer_id: number;
+  envelope_from: string;
+  envelope_to: string;
+  raw: string | null;
+  created_at: number;
+}
+
+export interface MarketingSettingsTable {
+  customer_id: number;
+  suppress_transactional: number;
+  updated_at: number;
+}
+
 /** The whole schema as Kysely sees it. */
 export interface DB {
   customers: CustomersTable;
@@ -364,6 +477,13 @@ export interface DB {
   subscription_list_members: SubscriptionListMembersTable;
   subscriber_custom_field_types: SubscriberCustomFieldTypesTable;
   subscriber_custom_field_values: SubscriberCustomFieldValuesTable;
+  campaign_mailings: CampaignMailingsTable;
+  campaign_mailing_sends: CampaignMailingSendsTable;
+  marketing_deliveries: MarketingDeliveriesTable;
+  campaign_send_links: CampaignSendLinksTable;
+  marketing_link_clicks: MarketingLinkClicksTable;
+  marketing_captured: MarketingCapturedTable;
+  marketing_settings: MarketingSettingsTable;
 }
 
 /** A database handle or an open transaction: repositories accept either. */
