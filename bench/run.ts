@@ -11,6 +11,8 @@ import { webhooksBench } from './webhooks.ts';
 import { deliverBench } from './deliver.ts';
 import { smtpBench } from './smtp.ts';
 import { formsExportBench, formsSubmitBench } from './forms.ts';
+import { bulkImportBench } from './bulk.ts';
+import { campaignExpansionBench, transactionalLatencyBench } from './campaign.ts';
 import { fmt, type BenchRow } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -22,6 +24,10 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
   smtp: () => smtpBench(Number(process.env.BENCH_SMTP_COUNT ?? 3000)),
   'forms-submit': () => formsSubmitBench(seconds),
   'forms-export': () => formsExportBench(Number(process.env.BENCH_FORMS_EXPORT_ROWS ?? 100_000)),
+  'bulk-import': () => bulkImportBench(Number(process.env.BENCH_BULK_SUBSCRIBERS ?? 100_000)),
+  'campaign-expand': () =>
+    campaignExpansionBench((process.env.BENCH_CAMPAIGN_SIZES ?? '100000,1000000').split(',').map(Number)),
+  'campaign-latency': () => transactionalLatencyBench(seconds),
 };
 
 const rows: BenchRow[] = [];

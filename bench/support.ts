@@ -65,12 +65,13 @@ interface AutocannonResult {
 }
 
 /**
- * Sends `body` as POST to `url` with `connections` concurrent connections for `seconds`. The load comes from a separate
+ * Sends `body` as POST to `url` with `connections` concurrent connections for `seconds` (at most `rate` requests per
+ * second in all, when given). The load comes from a separate
  * autocannon process, so the server under test keeps its event loop (and the machine's other core) to itself.
  */
 export async function load(
   url: string,
-  opts: { connections: number; seconds: number; body: string; headers?: Record<string, string> },
+  opts: { connections: number; seconds: number; body: string; headers?: Record<string, string>; rate?: number },
 ): Promise<LoadResult> {
   const headers = Object.entries({ 'content-type': 'application/json', ...opts.headers }).flatMap(([k, v]) => ['-H', `${k}=${v}`]);
   const args = [
@@ -82,6 +83,7 @@ export async function load(
     String(opts.seconds),
     '-m',
     'POST',
+    ...(opts.rate ? ['-R', String(opts.rate)] : []),
     ...headers,
     '-b',
     opts.body,

@@ -1,6 +1,7 @@
 /** SQL for API keys. Only hashes are stored. */
 import type { Selectable } from 'kysely';
 import type { ApiKeysTable, Queryable } from '../db/types.ts';
+import { precompile } from '../db/precompiled.ts';
 
 /** An API key row. */
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -13,16 +14,20 @@ export async function insertKey(db: Queryable, row: ApiKeyRow): Promise<void> {
   await db.insertInto('api_keys').values(row).execute();
 }
 
-/** Finds a key by the hash of its value, with the account's username. */
-export async function findKeyByHash(db: Queryable, hash: string): Promise<ApiKeyWithAccount | undefined> {
-  return db
+// Every authenticated request runs this, so it is compiled once (see db/precompiled.ts).
+const findKeyByHashQuery = precompile((db, k: { hash: string }) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('customers', 'customers.id', 'api_keys.customer_id')
     .leftJoin('domains', 'domains.id', 'api_keys.domain_id')
     .selectAll('api_keys')
     .select(['customers.username', 'domains.name as domain'])
-    .where('api_keys.key_hash', '=', hash)
-    .executeTakeFirst();
+    .where('api_keys.key_hash', '=', k.hash),
+);
+
+/** Finds a key by the hash of its value, with the account's username. */
+export async function findKeyByHash(db: Queryable, hash: string): Promise<ApiKeyWithAccount | undefined> {
+  return (await findKeyByHashQuery(db, { hash })).rows[0];
 }
 
 /** Lists an account's keys, newest first. */

@@ -18,11 +18,13 @@ export const MARKETING_OPS = [
   'subscribers_bulk_create',
   'subscribers_bulk_delete',
   'campaign_mailings',
+  'campaign_mailings_bulk_delete',
   'campaign_mailing_schedules',
   'campaign_mailing_sends',
   'drip_campaigns',
   'tracking_links',
   'analytics',
+  'settings',
 ] as const;
 
 /** Surface names and other first path segments. */

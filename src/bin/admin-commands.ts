@@ -5,6 +5,7 @@ import { action, output, withContext } from './cli-support.ts';
 import { allAccounts, createAccount, getAccount } from '../accounts/accounts.service.ts';
 import { accountDomains, addDomain, verifyDomain, type Domain } from '../accounts/domains.service.ts';
 import { accountKeys, createKey, revoke } from '../accounts/keys.service.ts';
+import { suppressTransactionalCommand } from './settings-commands.ts';
 
 function recordsText(d: Domain): string {
   return d.dns_records.map((r) => `  ${r.type}  ${r.name}\n       ${r.value}`).join('\n');
@@ -38,6 +39,7 @@ export function accountCommand(): Command {
         output(o.json, list, list.map((a) => `${a.customer_id}\t${a.username}\t${a.created_at}`).join('\n') || 'no accounts');
       }),
     );
+  cmd.addCommand(suppressTransactionalCommand());
   return cmd;
 }
 

@@ -186,6 +186,13 @@ export const KEYS = {
     default: 8,
     doc: 'Marketing deliveries each worker process runs at once, in a lane of their own so campaigns never delay transactional mail.',
   },
+  marketingSendRate: {
+    env: 'SEALPOST_MARKETING_SEND_RATE',
+    kind: 'integer',
+    min: 0,
+    default: 0,
+    doc: 'Most marketing emails each worker process sends per second (campaigns and drips together); 0 sends as fast as the marketing lane runs.',
+  },
   deliveryTimeoutMs: {
     env: 'SEALPOST_DELIVERY_TIMEOUT_MS',
     kind: 'integer',

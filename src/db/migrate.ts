@@ -7,6 +7,7 @@ import * as m0003 from './migrations/0003_webhooks.ts';
 import * as m0004 from './migrations/0004_forms.ts';
 import * as m0005 from './migrations/0005_marketing.ts';
 import * as m0006 from './migrations/0006_campaigns.ts';
+import * as m0007 from './migrations/0007_drips.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0004_forms': m0004,
   '0005_marketing': m0005,
   '0006_campaigns': m0006,
+  '0007_drips': m0007,
 };
 
 class StaticProvider implements MigrationProvider {

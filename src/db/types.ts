@@ -382,8 +382,12 @@ export interface CampaignMailingSendsTable extends CampaignCounters {
   frozen_at: number | null;
   expand_cursor: Generated<number>;
   audience_count: Generated<number>;
+  settled_count: Generated<number>;
+  customer_name: string | null;
+  sender_email: string | null;
   created_at: number;
   sent_at: number | null;
+  expanded_at: number | null;
   finished_at: number | null;
   updated_at: number;
 }
@@ -451,6 +455,46 @@ export interface MarketingSettingsTable {
   updated_at: number;
 }
 
+export interface DripCampaignsTable {
+  id: Generated<number>;
+  customer_id: number;
+  name: string;
+  subscription_list_id: number | null;
+  subscription_list_name: string;
+  /** subscription | form_submission */
+  start_trigger: string;
+  form_id: string | null;
+  /** draft | active | paused */
+  state: string;
+  /** drip_campaign_nodes: JSON text `{"nodes": [...], "edges": [...]}`. */
+  nodes: string;
+  /** JSON text: the start node id and each node's successors. */
+  tree_blob: string;
+  subscriber_count: Generated<number>;
+  subscriber_completed_count: Generated<number>;
+  start_count: Generated<number>;
+  started_at: number | null;
+  enroll_watermark: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DripEnrollmentsTable {
+  id: Generated<number>;
+  drip_campaign_id: number;
+  customer_id: number;
+  subscriber_id: number;
+  node_id: string;
+  seq: Generated<number>;
+  /** active | parked | completed | stopped */
+  state: string;
+  stop_reason: string | null;
+  last_delivery_id: number | null;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
 /** The whole schema as Kysely sees it. */
 export interface DB {
   customers: CustomersTable;
@@ -484,6 +528,8 @@ export interface DB {
   marketing_link_clicks: MarketingLinkClicksTable;
   marketing_captured: MarketingCapturedTable;
   marketing_settings: MarketingSettingsTable;
+  drip_campaigns: DripCampaignsTable;
+  drip_enrollments: DripEnrollmentsTable;
 }
 
 /** A database handle or an open transaction: repositories accept either. */

@@ -107,18 +107,28 @@ export interface LaneSettings {
   retrySchedule: readonly number[];
 }
 
+/** How a queue finds the delivery of a work row, and what it checks before each attempt. */
+export interface DeliveryQueueOptions {
+  /** The payload field holding the delivery id; `recipientId` by default. */
+  idField?: string;
+  /** Runs before every attempt; false drops the attempt (the work row finishes without sending). */
+  gate?: (id: number) => Promise<boolean>;
+}
+
 /**
  * A work-row queue over the engine. The engine decides the last attempt itself; the row follows: a temporary outcome
  * is thrown so the row is retried on the same schedule, a permanent one fails the row at once.
  */
-export function deliveryQueue(engine: DeliveryEngine, lane: LaneSettings): QueueSpec {
+export function deliveryQueue(engine: DeliveryEngine, lane: LaneSettings, opts: DeliveryQueueOptions = {}): QueueSpec {
+  const field = opts.idField ?? 'recipientId';
   return {
     concurrency: lane.concurrency,
     retrySchedule: lane.retrySchedule,
     handler: async (job) => {
-      const recipientId = (job.data as { recipientId?: unknown } | null)?.recipientId;
-      if (typeof recipientId !== 'number') throw new PermanentJobError('delivery work row without a recipientId');
-      const result = await engine.deliver(recipientId, job.attempts);
+      const id = (job.data as Record<string, unknown> | null)?.[field];
+      if (typeof id !== 'number') throw new PermanentJobError(`delivery work row without a ${field}`);
+      if (opts.gate && !(await opts.gate(id))) return;
+      const result = await engine.deliver(id, job.attempts);
       if (result.kind !== 'recorded') return;
       if (result.outcome.status === 'deferred') throw new Error(result.outcome.response);
       if (result.outcome.status === 'failed') throw new PermanentJobError(result.outcome.response);

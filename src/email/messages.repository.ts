@@ -1,21 +1,71 @@
 /** SQL for messages, their recipients, tracked links, events and idempotency keys. */
 import type { Insertable, Selectable } from 'kysely';
 import type { EmailEventsTable, MessageLinksTable, MessageRecipientsTable, MessagesTable, Queryable } from '../db/types.ts';
+import { precompile } from '../db/precompiled.ts';
 import { fanOutEvent } from '../webhooks/webhooks.outbox.ts';
 
 export type MessageRow = Selectable<MessagesTable>;
 export type RecipientRow = Selectable<MessageRecipientsTable>;
 export type LinkRow = Selectable<MessageLinksTable>;
 
+/** A new message row: the counters and the purge time start at their defaults. */
+export type NewMessage = Omit<Insertable<MessagesTable>, 'total_opens' | 'total_clicks' | 'unsubscribed' | 'content_purged_at'>;
+
+/** A new recipient row: the columns a delivery attempt sets start empty. */
+export type NewRecipient = Pick<
+  Insertable<MessageRecipientsTable>,
+  'message_id' | 'customer_id' | 'address' | 'name' | 'kind' | 'status' | 'delivery_status' | 'last_response' | 'updated_at'
+>;
+
+// Every accepted message runs these two, so they are compiled once (see db/precompiled.ts).
+const insertMessageQuery = precompile((db, m: Required<NewMessage>) =>
+  db.insertInto('messages').values({
+    id: m.id,
+    customer_id: m.customer_id,
+    domain_id: m.domain_id,
+    header_message_id: m.header_message_id,
+    from_addr: m.from_addr,
+    source: m.source,
+    lane: m.lane,
+    allow_non_tls: m.allow_non_tls,
+    force_secure: m.force_secure,
+    open_tracking: m.open_tracking,
+    link_tracking: m.link_tracking,
+    custom_headers: m.custom_headers,
+    content: m.content,
+    recipient_count: m.recipient_count,
+    pending_count: m.pending_count,
+    created_at: m.created_at,
+    finished_at: m.finished_at,
+  }),
+);
+const insertRecipientQuery = precompile((db, r: Required<NewRecipient>) =>
+  db
+    .insertInto('message_recipients')
+    .values({
+      message_id: r.message_id,
+      customer_id: r.customer_id,
+      address: r.address,
+      name: r.name,
+      kind: r.kind,
+      status: r.status,
+      delivery_status: r.delivery_status,
+      last_response: r.last_response,
+      updated_at: r.updated_at,
+    })
+    .returning('id'),
+);
+
 /** Inserts a message row. */
-export async function insertMessage(db: Queryable, row: Insertable<MessagesTable>): Promise<void> {
-  await db.insertInto('messages').values(row).execute();
+export async function insertMessage(db: Queryable, row: NewMessage): Promise<void> {
+  await insertMessageQuery(db, row as Required<NewMessage>);
 }
 
 /** Inserts recipient rows and returns their ids in order. */
-export async function insertRecipients(db: Queryable, rows: Insertable<MessageRecipientsTable>[]): Promise<number[]> {
-  const out = await db.insertInto('message_recipients').values(rows).returning('id').execute();
-  return out.map((r) => r.id);
+export async function insertRecipients(db: Queryable, rows: NewRecipient[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const row of rows) ids.push((await insertRecipientQuery(db, row as Required<NewRecipient>)).rows[0]!.id);
+  return ids;
 }
 
 /** Inserts the tracked links of a message. */

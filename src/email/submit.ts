@@ -16,6 +16,7 @@ import { sealContent } from './content.ts';
 import type { NormalizedMessage, TrackingOptions } from './message-input.ts';
 import { findIdempotencyKey, insertLinks, insertMessage, insertRecipients, saveIdempotencyKey } from './messages.repository.ts';
 import { DELIVERY_QUEUES, type Lane } from './queues.ts';
+import { recipientStart, suppressedRecipients } from '../marketing/settings/suppression.ts';
 import type { SendResponse } from './email.schemas.ts';
 
 /** How long an Idempotency-Key is remembered. */
@@ -56,7 +57,8 @@ export async function submitMessages(
   if (replay) return replay;
   const domains = await verifiedFromDomains(ctx, who, messages, opts.paths);
   const lane = opts.lane ?? 'transactional';
-  const plans = messages.map((m) => planMessage(ctx, who, m, domains.get(domainOf(m.from.address))!, lane, opts, now));
+  const suppressed = await suppressedRecipients(ctx, who.customerId, opts.source, messages);
+  const plans = messages.map((m) => planMessage(ctx, who, m, domains.get(domainOf(m.from.address))!, lane, opts, now, suppressed));
   const responses = plans.map((p) => p.response);
   try {
     await ctx.committer.run(async (trx) => {
@@ -146,9 +148,11 @@ function planMessage(
   lane: Lane,
   opts: SubmitOptions,
   now: number,
+  suppressed: ReadonlySet<string>,
 ): Plan {
   const id = randomUUID();
   const recipients = recipientsOf(m);
+  const pending = suppressed.size === 0 ? recipients : recipients.filter((r) => !suppressed.has(r.box.address.toLowerCase()));
   const links = opts.tracking.linkTracking && m.html ? findLinks(m.html) : [];
   const customHeaders = Object.fromEntries(Object.entries(m.headers).filter(([k]) => k.toLowerCase().startsWith('x-')));
   const content = sealContent(ctx.sealer, id, {
@@ -184,8 +188,9 @@ function planMessage(
         custom_headers: JSON.stringify(customHeaders),
         content,
         recipient_count: recipients.length,
-        pending_count: recipients.length,
+        pending_count: pending.length,
         created_at: now,
+        ...(pending.length === 0 && { finished_at: now }),
       });
       const ids = await insertRecipients(
         trx,
@@ -195,8 +200,7 @@ function planMessage(
           address: r.box.address,
           name: r.box.name || null,
           kind: r.kind,
-          status: 'queued' as const,
-          delivery_status: 'processing',
+          ...recipientStart(suppressed, r.box.address),
           updated_at: now,
         })),
       );
@@ -204,7 +208,8 @@ function planMessage(
         trx,
         links.map((l) => ({ message_id: id, position: l.position, target_url: l.url })),
       );
-      for (const recipientId of ids) await enqueueJob(trx, { queue: DELIVERY_QUEUES[lane], payload: { recipientId } }, now);
+      for (const [i, recipientId] of ids.entries())
+        if (!suppressed.has(recipients[i]!.box.address.toLowerCase())) await enqueueJob(trx, { queue: DELIVERY_QUEUES[lane], payload: { recipientId } }, now);
     },
   };
 }

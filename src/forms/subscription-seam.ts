@@ -19,18 +19,25 @@ export interface Respondent {
 
 const ADDRESS_LIKE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
+
+/** The respondent's address in a submission's data: the `email` field, or else the first value that is an address. */
+export function respondentEmail(data: Record<string, unknown>): string | undefined {
+  return (
+    text(data.email) ??
+    Object.values(data)
+      .map(text)
+      .find((v) => v !== undefined && ADDRESS_LIKE.test(v))
+  );
+}
+
 /** Adds a respondent to a subscription list; false (logged) when the submission has no email or the list is gone. */
 export async function addRespondentToList(ctx: AppContext, r: Respondent): Promise<boolean> {
   const where = { formId: r.formId, submissionId: r.submissionId, subscriptionListId: r.subscriptionListId };
   const row = await findSubmission(ctx.database.reader, r.formId, r.submissionId);
   if (!row) return false;
   const data = openSubmission(ctx, row).form_data;
-  const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
-  const email =
-    text(data.email) ??
-    Object.values(data)
-      .map(text)
-      .find((v) => v !== undefined && ADDRESS_LIKE.test(v));
+  const email = respondentEmail(data);
   if (!email) {
     ctx.log.info(where, 'marketing form respondent not added to its subscription list: the response holds no email address');
     return false;

@@ -11,6 +11,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Body keys whose values are kept verbatim by the absent-value rule (free-form JSON such as a form definition). */
     verbatimBodyKeys?: readonly string[];
+    /** A DELETE route that reads a JSON body (a bulk delete whose ids clients send in the body); other bodies stay ignored. */
+    jsonBodyOnDelete?: boolean;
   }
 }
 
@@ -36,10 +38,19 @@ export function dropAbsent(value: unknown, verbatim: ReadonlySet<string> = new S
   return out;
 }
 
+/** True for a DELETE with a JSON body on a route that reads it. */
+function keepsJsonBody(req: FastifyRequest): boolean {
+  return (
+    req.method === 'DELETE' &&
+    req.routeOptions.config?.jsonBodyOnDelete === true &&
+    /^application\/json\b/i.test(req.headers['content-type'] ?? '')
+  );
+}
+
 /** Installs the parsing rules on the root instance. */
 export function registerBodyRules(app: FastifyInstance): void {
   app.addHook('onRequest', async (req: FastifyRequest) => {
-    if (BODYLESS.has(req.method) && req.headers['content-type']) req.headers['content-type'] = IGNORED_TYPE;
+    if (BODYLESS.has(req.method) && req.headers['content-type'] && !keepsJsonBody(req)) req.headers['content-type'] = IGNORED_TYPE;
   });
   app.addContentTypeParser(IGNORED_TYPE, (_req, payload, done) => {
     payload.resume();

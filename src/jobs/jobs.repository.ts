@@ -2,6 +2,7 @@
 import type { Selectable } from 'kysely';
 import type { Dialect } from '../db/connect.ts';
 import type { JobsTable, Queryable } from '../db/types.ts';
+import { precompile } from '../db/precompiled.ts';
 
 /** A work row. */
 export type JobRow = Selectable<JobsTable>;
@@ -15,27 +16,38 @@ export interface NewJob {
   uniqueKey?: string;
 }
 
+// Every accepted message and every webhook call enqueues work, so the insert is compiled once (see db/precompiled.ts).
+const insertJobQuery = precompile(
+  (db, j: { queue: string; payload: string; run_at: number; unique_key: string | null; now: number }) =>
+    db
+      .insertInto('jobs')
+      .values({
+        queue: j.queue,
+        payload: j.payload,
+        state: 'queued',
+        attempts: 0,
+        run_at: j.run_at,
+        unique_key: j.unique_key,
+        created_at: j.now,
+        updated_at: j.now,
+      })
+      .onConflict((oc) => oc.column('unique_key').doNothing())
+      .returning('id'),
+);
+
 /**
  * Inserts a queued row; returns its id, or null when a row with the same unique key already exists. The duplicate is
  * skipped with ON CONFLICT DO NOTHING rather than caught, so an enclosing PostgreSQL transaction stays usable.
  */
 export async function enqueueJob(db: Queryable, job: NewJob, now = Date.now()): Promise<number | null> {
-  const row = await db
-    .insertInto('jobs')
-    .values({
-      queue: job.queue,
-      payload: JSON.stringify(job.payload ?? null),
-      state: 'queued',
-      attempts: 0,
-      run_at: job.runAt ?? now,
-      unique_key: job.uniqueKey ?? null,
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict((oc) => oc.column('unique_key').doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  return row?.id ?? null;
+  const { rows } = await insertJobQuery(db, {
+    queue: job.queue,
+    payload: JSON.stringify(job.payload ?? null),
+    run_at: job.runAt ?? now,
+    unique_key: job.uniqueKey ?? null,
+    now,
+  });
+  return rows[0]?.id ?? null;
 }
 
 /**

@@ -1,11 +1,23 @@
-/** The marketing surface: subscription lists and subscribers. Campaigns, drips, tracking links and analytics are not built yet. */
+/** The marketing surface: lists, subscribers, mailings, sends, drips, analytics, and the public links of marketing mail. */
 import type { TypedApp } from '../http/typed.ts';
 import type { AppContext } from '../context.ts';
 import { listRoutes } from './lists/lists.routes.ts';
+import { dripRoutes } from './drips/drips.routes.ts';
 import { subscriberRoutes } from './subscribers/subscribers.routes.ts';
+import { mailingRoutes } from './mailings/mailings.routes.ts';
+import { settingsRoutes } from './settings/settings.routes.ts';
+import { analyticsRoutes } from './analytics/analytics.routes.ts';
+import { sendRoutes } from './campaigns/sends.routes.ts';
+import { engagementRoutes } from './campaigns/engagement.routes.ts';
 
 /** Registers every marketing route. */
 export function marketingRoutes(app: TypedApp, ctx: AppContext): void {
   listRoutes(app, ctx);
   subscriberRoutes(app, ctx);
+  dripRoutes(app, ctx);
+  mailingRoutes(app, ctx);
+  settingsRoutes(app, ctx);
+  analyticsRoutes(app, ctx);
+  sendRoutes(app, ctx);
+  engagementRoutes(app, ctx);
 }

@@ -2,7 +2,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { TestAccount, TestApp } from '../test/harness.ts';
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /** A caller of one account's marketing API, sending `Token token=<key>` under `/v1/marketing/<username>` by default. */
 export function marketingClient(t: TestApp, a: TestAccount, opts: { bare?: boolean; bearer?: boolean } = {}) {

@@ -6,6 +6,9 @@ import { pruneFinishedJobs } from '../jobs/jobs.repository.ts';
 import { contentRetentionTask, deliveryQueues, type DeliveryOptions } from '../email/delivery.service.ts';
 import { webhookQueues, webhookTasks, type WebhookOptions } from '../webhooks/webhooks.worker.ts';
 import { formsQueues } from '../forms/forms.worker.ts';
+import { dripQueues } from '../marketing/drips/drips.engine.ts';
+import { marketingQueues } from '../marketing/campaigns/delivery.ts';
+import { dripTasks } from '../marketing/drips/drips.enroll.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -14,7 +17,7 @@ export type BackgroundOptions = DeliveryOptions & WebhookOptions;
 
 /** Queue name → handler and lane settings. */
 export function queueHandlers(ctx: AppContext, opts: BackgroundOptions = {}): Record<string, QueueSpec> {
-  return { ...deliveryQueues(ctx, opts), ...webhookQueues(ctx, opts), ...formsQueues(ctx) };
+  return { ...deliveryQueues(ctx, opts), ...webhookQueues(ctx, opts), ...formsQueues(ctx), ...dripQueues(ctx), ...marketingQueues(ctx, opts) };
 }
 
 /** Tasks the scheduler leader runs periodically. */
@@ -30,5 +33,6 @@ export function periodicTasks(ctx: AppContext): PeriodicTask[] {
     },
     contentRetentionTask(ctx),
     ...webhookTasks(ctx),
+    ...dripTasks(ctx),
   ];
 }

@@ -19,21 +19,34 @@ function payloadOf(t: TrackingTarget): string {
 
 /** Makes the token for a target. */
 export function signTracking(key: Buffer, target: TrackingTarget): string {
-  const payload = payloadOf(target);
+  return signPayload(key, payloadOf(target));
+}
+
+/** A payload (letters, digits and dots) followed by its tag: the token format every tracked URL uses. */
+export function signPayload(key: Buffer, payload: string): string {
   return `${payload}.${tag(key, payload).toString('base64url')}`;
+}
+
+/** The payload of a token whose tag matches, or null. The payload must match `shape` (anchored by the caller). */
+export function verifyPayload(key: Buffer, token: string, shape: RegExp): string | null {
+  const dot = token.lastIndexOf('.');
+  if (dot < 1) return null;
+  const payload = token.slice(0, dot);
+  if (!shape.test(payload) || !/^[A-Za-z0-9_-]{22}$/.test(token.slice(dot + 1))) return null;
+  // Compared as text, so a tag whose unused trailing bits differ (a second spelling of the same bytes) is refused too.
+  const given = Buffer.from(token.slice(dot + 1), 'latin1');
+  const expected = Buffer.from(tag(key, payload).toString('base64url'), 'latin1');
+  return given.length === expected.length && timingSafeEqual(given, expected) ? payload : null;
 }
 
 /** Verifies a token; returns its target, or null when it is malformed or its tag does not match. */
 export function verifyTracking(key: Buffer, token: string): TrackingTarget | null {
-  const m = /^(o\.([0-9a-z]{1,12})|c\.([0-9a-z]{1,12})\.([0-9a-z]{1,6}))\.([A-Za-z0-9_-]{22})$/.exec(token);
-  if (!m) return null;
-  // Compared as text, so a tag whose unused trailing bits differ (a second spelling of the same bytes) is refused too.
-  const given = Buffer.from(m[5]!, 'latin1');
-  const expected = Buffer.from(tag(key, m[1]!).toString('base64url'), 'latin1');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
-  return m[2] !== undefined
-    ? { kind: 'open', recipientId: parseInt(m[2], 36) }
-    : { kind: 'click', recipientId: parseInt(m[3]!, 36), position: parseInt(m[4]!, 36) };
+  const payload = verifyPayload(key, token, /^(o\.[0-9a-z]{1,12}|c\.[0-9a-z]{1,12}\.[0-9a-z]{1,6})$/);
+  if (payload === null) return null;
+  const [kind, id, position] = payload.split('.');
+  return kind === 'o'
+    ? { kind: 'open', recipientId: parseInt(id!, 36) }
+    : { kind: 'click', recipientId: parseInt(id!, 36), position: parseInt(position!, 36) };
 }
 
 /** The public URLs of the open pixel and of a click link. */

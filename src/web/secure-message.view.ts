@@ -51,7 +51,7 @@ section{margin-top:1.2rem}h2{font-size:1rem;margin:0 0 .5rem}
 ul{padding-left:1.2rem}footer{margin-top:1.5rem;font-size:.85rem;color:#5a6270}
 `;
 
-function layout(title: string, body: string): string {
+export function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -53,11 +53,17 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('frozen_at', 'bigint')
     /** The last subscriber id expanded; expansion resumes after it. */
     .addColumn('expand_cursor', 'bigint', (c) => c.notNull().defaultTo(0))
-    .addColumn('audience_count', 'integer', (c) => c.notNull().defaultTo(0));
+    .addColumn('audience_count', 'integer', (c) => c.notNull().defaultTo(0))
+    /** Audience deliveries that reached a final state (delivered, failed or skipped); the send is sent when all have. */
+    .addColumn('settled_count', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('customer_name', 'text')
+    .addColumn('sender_email', 'text');
   for (const col of COUNTERS) sends = sends.addColumn(col, 'integer', (c) => c.notNull().defaultTo(0));
   await sends
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('sent_at', 'bigint')
+    /** When expansion reached the end of the list. */
+    .addColumn('expanded_at', 'bigint')
     .addColumn('finished_at', 'bigint')
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();

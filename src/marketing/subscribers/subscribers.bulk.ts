@@ -8,17 +8,19 @@ import { AppError } from '../../errors/app-error.ts';
 import { parseId } from '../ids.ts';
 import { bumpSubscriberCount } from '../lists/lists.repository.ts';
 import { requireList } from '../lists/lists.service.ts';
-import { checkEmail, cleanName, type CustomFieldInput } from './subscriber-input.ts';
+import type { Queryable } from '../../db/types.ts';
+import { ensureFieldTypes, upsertFieldValues } from './custom-fields.repository.ts';
+import { checkEmail, cleanName, normalFields, type CustomFieldInput } from './subscriber-input.ts';
 import {
   deleteSubscribers,
   existingIds,
   findByEmailKeys,
-  insertSubscriber,
+  insertSubscribers,
   membershipCounts,
   removeMembers,
   updateSubscriber,
 } from './subscribers.repository.ts';
-import { joinLists, setFields, type RawId } from './subscribers.service.ts';
+import { joinLists, type RawId } from './subscribers.service.ts';
 
 /** One entry of a bulk create. */
 export interface BulkEntry {
@@ -39,7 +41,10 @@ interface Checked extends BulkEntry {
   key: string;
 }
 
-/** Creates or updates many subscribers in one transaction, all on the default list and on `listRaw` when given. */
+/**
+ * Creates or updates many subscribers in one transaction, all on the default list and on `listRaw` when given. New
+ * subscribers, their custom field values and their memberships are written a chunk of rows per statement.
+ */
 export async function bulkCreate(ctx: AppContext, customerId: number, entries: BulkEntry[], listRaw?: RawId): Promise<BulkResult> {
   const checked = checkEntries(entries);
   const db = ctx.database.db;
@@ -47,36 +52,53 @@ export async function bulkCreate(ctx: AppContext, customerId: number, entries: B
   const now = Date.now();
   return db.transaction().execute(async (trx) => {
     const existing = await findByEmailKeys(trx, customerId, [...checked.keys()]);
-    const ids: number[] = [];
-    let added = 0;
+    const fresh = [...checked.values()].filter((e) => !existing.has(e.key));
+    const ids = new Map<string, number>();
     for (const e of checked.values()) {
       const row = existing.get(e.key);
-      let id: number;
-      if (row) {
-        id = Number(row.id);
-        await updateSubscriber(trx, id, {
-          ...(e.first_name !== undefined && { first_name: cleanName(e.first_name) }),
-          ...(e.last_name !== undefined && { last_name: cleanName(e.last_name) }),
-          updated_at: now,
-        });
-      } else {
-        id = await insertSubscriber(trx, {
-          customer_id: customerId,
-          email: e.email,
-          email_key: e.key,
-          first_name: cleanName(e.first_name),
-          last_name: cleanName(e.last_name),
-          created_at: now,
-          updated_at: now,
-        });
-        added++;
-      }
-      await setFields(trx, customerId, id, e.custom_fields, now);
-      ids.push(id);
+      if (!row) continue;
+      ids.set(e.key, Number(row.id));
+      await updateSubscriber(trx, Number(row.id), {
+        ...(e.first_name !== undefined && { first_name: cleanName(e.first_name) }),
+        ...(e.last_name !== undefined && { last_name: cleanName(e.last_name) }),
+        updated_at: now,
+      });
     }
-    await joinLists(trx, customerId, ids, list?.id ?? null, now);
-    return { num_subscribers_added: added, num_subscribers_updated: ids.length - added };
+    const created = await insertSubscribers(
+      trx,
+      fresh.map((e) => ({
+        customer_id: customerId,
+        email: e.email,
+        email_key: e.key,
+        first_name: cleanName(e.first_name),
+        last_name: cleanName(e.last_name),
+        created_at: now,
+        updated_at: now,
+      })),
+    );
+    for (const [key, id] of created) ids.set(key, id);
+    await setManyFields(trx, customerId, [...checked.values()].map((e) => ({ id: ids.get(e.key)!, fields: e.custom_fields })), now);
+    await joinLists(trx, customerId, [...ids.values()], list?.id ?? null, now);
+    return { num_subscribers_added: created.size, num_subscribers_updated: ids.size - created.size };
   });
+}
+
+/** Stores the custom field values of many subscribers: the account's field types once, then the values a chunk per statement. */
+async function setManyFields(
+  db: Queryable,
+  customerId: number,
+  subscribers: { id: number; fields: CustomFieldInput[] | undefined }[],
+  now: number,
+): Promise<void> {
+  const normal = subscribers.map((s) => ({ id: s.id, fields: normalFields(s.fields) }));
+  const names = new Map<string, string>();
+  for (const s of normal) for (const [key, f] of s.fields) if (!names.has(key)) names.set(key, f.name);
+  if (names.size === 0) return;
+  const types = await ensureFieldTypes(db, customerId, names, now);
+  await upsertFieldValues(
+    db,
+    normal.flatMap((s) => [...s.fields].map(([key, f]) => ({ subscriber_id: s.id, field_type_id: types.get(key)!, value: f.value }))),
+  );
 }
 
 /**

@@ -1,0 +1,223 @@
+/**
+ * SQL for the read side of campaigns: sends and deliveries of an account, the clicked links of deliveries, the links of a
+ * send, the subscribers who clicked one, and the counters the pipeline keeps. Nothing here writes.
+ */
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { Queryable } from '../../db/types.ts';
+import type {
+  DELIVERIES_TABLE_ORDER,
+  LINK_SUBSCRIBER_ORDER,
+  SENDS_TABLE_ORDER,
+  TRACKING_LINK_ORDER,
+  UNIQUE_LINK_ORDER,
+} from './analytics.schemas.ts';
+
+/** A page of a sorted list. */
+export interface PageOf<K extends string> {
+  orderBy: K;
+  direction: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+/** Counter columns of a send, in the order of the totals. */
+export const TOTAL_COLUMNS = {
+  delivered: 'delivered_count',
+  viewed: 'viewed_count',
+  clicked: 'clicked_count',
+  bounced: 'bounced_count',
+  soft_bounced: 'soft_bounced_count',
+  hard_bounced: 'hard_bounced_count',
+  unsubscribed: 'unsubscribed_count',
+  global_unsubscribed: 'global_unsubscribed_count',
+} as const;
+
+/** A condition on the sends table: a text column containing a value (letter case ignored), or an id column equal to one. */
+export type SendsFilter =
+  | { kind: 'contains'; column: 'subscription_list_name' | 'subject'; value: string }
+  | { kind: 'equals'; column: 'id' | 'campaign_mailing_id'; value: number };
+
+/** A send of an account. */
+export async function findSend(db: Queryable, customerId: number, id: number) {
+  return db
+    .selectFrom('campaign_mailing_sends')
+    .select(['id', 'campaign_mailing_id'])
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
+}
+
+/** A delivery (campaign or drip email) of an account. */
+export async function findDelivery(db: Queryable, customerId: number, id: number) {
+  return db
+    .selectFrom('marketing_deliveries')
+    .select(['id', 'send_id'])
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
+}
+
+/** A mailing of an account. */
+export async function findMailing(db: Queryable, customerId: number, id: number) {
+  return db.selectFrom('campaign_mailings').select('id').where('id', '=', id).where('customer_id', '=', customerId).executeTakeFirst();
+}
+
+const CLICK_SORT = {
+  created_at: 'c.created_at',
+  clicked: 'c.clicked',
+  target_url: 'c.target_url',
+  html_id: 'c.html_id',
+  opened_at: sql<number>`coalesce(d.first_opened_at, 0)`,
+} as const;
+
+/** A page of the clicked links of one send's deliveries, or of one delivery, with each delivery's first open. */
+export async function pageOfClickedLinks(
+  db: Queryable,
+  by: { sendId: number } | { deliveryId: number },
+  p: PageOf<(typeof TRACKING_LINK_ORDER)[number]>,
+) {
+  let q = db
+    .selectFrom('marketing_link_clicks as c')
+    .innerJoin('marketing_deliveries as d', 'd.id', 'c.delivery_id')
+    .select(['c.id', 'c.delivery_id', 'c.html_id', 'c.target_url', 'c.clicked', 'd.first_opened_at']);
+  q = 'sendId' in by ? q.where('c.send_id', '=', by.sendId) : q.where('c.delivery_id', '=', by.deliveryId);
+  return q.orderBy(CLICK_SORT[p.orderBy], p.direction).orderBy('c.id', p.direction).limit(p.limit).offset(p.offset).execute();
+}
+
+const SENDS_SORT = {
+  created_at: 's.created_at',
+  sent_at: 's.sent_at',
+  campaign_mailing_created_at: 'm.created_at',
+  subscription_list_name: 's.subscription_list_name',
+  subject: 'm.subject',
+} as const;
+
+/** A page of the account's sends that have started sending, with their mailing's creation time. */
+export async function pageOfStartedSends(
+  db: Queryable,
+  customerId: number,
+  filter: SendsFilter | null,
+  p: PageOf<(typeof SENDS_TABLE_ORDER)[number]>,
+) {
+  let q = db
+    .selectFrom('campaign_mailing_sends as s')
+    .innerJoin('campaign_mailings as m', 'm.id', 's.campaign_mailing_id')
+    .select(['s.id', 's.campaign_mailing_id', 's.sent_at', 's.subscription_list_name', 'm.created_at as mailing_created_at'])
+    .where('s.customer_id', '=', customerId)
+    .where('s.sent_at', 'is not', null);
+  if (filter) q = q.where(sendsCondition(filter));
+  return q.orderBy(SENDS_SORT[p.orderBy], p.direction).orderBy('s.id', p.direction).limit(p.limit).offset(p.offset).execute();
+}
+
+function sendsCondition(f: SendsFilter): Expression<SqlBool> {
+  if (f.kind === 'equals') return f.column === 'id' ? sql<SqlBool>`s.id = ${f.value}` : sql<SqlBool>`s.campaign_mailing_id = ${f.value}`;
+  const pattern = `%${f.value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const column = f.column === 'subject' ? sql.ref('m.subject') : sql.ref('s.subscription_list_name');
+  return sql<SqlBool>`lower(${column}) like ${pattern} escape '\\'`;
+}
+
+const UNIQUE_LINK_SORT = { created_at: 'html_id', html_id: 'html_id', target_url: 'target_url', clicked: 'clicked' } as const;
+
+/** A page of the links of a send, by position, with their click totals. */
+export async function pageOfSendLinks(db: Queryable, sendId: number, p: PageOf<(typeof UNIQUE_LINK_ORDER)[number]>) {
+  return db
+    .selectFrom('campaign_send_links')
+    .select(['html_id', 'target_url', 'clicked'])
+    .where('send_id', '=', sendId)
+    .orderBy(UNIQUE_LINK_SORT[p.orderBy], p.direction)
+    .orderBy('html_id', p.direction)
+    .limit(p.limit)
+    .offset(p.offset)
+    .execute();
+}
+
+/** Whether a send has a link at this position. */
+export async function sendLinkExists(db: Queryable, sendId: number, htmlId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('campaign_send_links')
+    .select('html_id')
+    .where('send_id', '=', sendId)
+    .where('html_id', '=', htmlId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** A page of the account's subscribers whose email of this send had the link at `htmlId` clicked. */
+export async function pageOfLinkSubscribers(
+  db: Queryable,
+  customerId: number,
+  sendId: number,
+  htmlId: number,
+  p: PageOf<(typeof LINK_SUBSCRIBER_ORDER)[number]>,
+) {
+  return db
+    .selectFrom('marketing_link_clicks as c')
+    .innerJoin('marketing_deliveries as d', 'd.id', 'c.delivery_id')
+    .innerJoin('subscribers as s', 's.id', 'd.subscriber_id')
+    .select(['s.id', 's.email', 's.first_name', 's.last_name', 's.unsubscribed'])
+    .where('c.send_id', '=', sendId)
+    .where('c.html_id', '=', htmlId)
+    .where('s.customer_id', '=', customerId)
+    .orderBy(`s.${p.orderBy}`, p.direction)
+    .orderBy('s.id', p.direction)
+    .limit(p.limit)
+    .offset(p.offset)
+    .execute();
+}
+
+/** The custom field values of some subscribers, in field creation order. */
+export async function fieldValuesOfMany(db: Queryable, subscriberIds: number[]) {
+  if (subscriberIds.length === 0) return [];
+  return db
+    .selectFrom('subscriber_custom_field_values')
+    .select(['subscriber_id', 'field_type_id', 'value'])
+    .where('subscriber_id', 'in', subscriberIds)
+    .orderBy('field_type_id')
+    .execute();
+}
+
+/** The counters of one send, or the sums of the counters of every send of the account. */
+export async function sendCounters(
+  db: Queryable,
+  customerId: number,
+  sendId: number | null,
+): Promise<Record<keyof typeof TOTAL_COLUMNS, number>> {
+  let q = db
+    .selectFrom('campaign_mailing_sends')
+    .select((eb) => Object.entries(TOTAL_COLUMNS).map(([name, column]) => eb.fn.coalesce(eb.fn.sum<number>(column), sql.lit(0)).as(name)))
+    .where('customer_id', '=', customerId);
+  if (sendId !== null) q = q.where('id', '=', sendId);
+  const row = (await q.executeTakeFirstOrThrow()) as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(TOTAL_COLUMNS).map((name) => [name, Number(row[name])])) as Record<
+    keyof typeof TOTAL_COLUMNS,
+    number
+  >;
+}
+
+const DELIVERY_SORT = { created_at: 'created_at', recipient: 'email' } as const;
+
+/** A page of the deliveries of a send, or of every send and drip step of a mailing. */
+export async function pageOfDeliveries(
+  db: Queryable,
+  customerId: number,
+  by: { sendId: number } | { mailingId: number },
+  p: PageOf<(typeof DELIVERIES_TABLE_ORDER)[number]>,
+) {
+  let q = db
+    .selectFrom('marketing_deliveries')
+    .select(['id', 'email', 'status', 'created_at', 'first_opened_at', 'click_count', 'unsubscribed_at', 'global_unsubscribed_at'])
+    .where('customer_id', '=', customerId);
+  q = 'sendId' in by ? q.where('send_id', '=', by.sendId) : q.where('campaign_mailing_id', '=', by.mailingId);
+  return q.orderBy(DELIVERY_SORT[p.orderBy], p.direction).orderBy('id', p.direction).limit(p.limit).offset(p.offset).execute();
+}
+
+/** The clicked links of some deliveries. */
+export async function clickedLinksOf(db: Queryable, deliveryIds: number[]) {
+  if (deliveryIds.length === 0) return [];
+  return db
+    .selectFrom('marketing_link_clicks')
+    .select(['delivery_id', 'target_url', 'clicked'])
+    .where('delivery_id', 'in', deliveryIds)
+    .orderBy('html_id')
+    .execute();
+}

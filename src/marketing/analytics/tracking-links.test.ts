@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { marketingClient } from '../marketing.test-support.ts';
+import { openScenario, readers, URL_A, URL_B, type Scenario, type ScenarioApp } from './analytics.scenario.ts';
+
+let f: ScenarioApp;
+let s: Scenario;
+beforeAll(async () => {
+  f = await openScenario();
+  s = f.s;
+});
+afterAll(() => f.t.close());
+const { data: read, ids, refused } = readers(() => f.call);
+const ok = async (path: string) => (await read(path)) as { id: string; attributes: Record<string, unknown> }[];
+
+describe('GET /tracking_links', () => {
+  it('lists every clicked link of every email of a send, newest first', async () => {
+    const data = await ok(`/tracking_links?campaign_mailing_send_id=${s.springSend}`);
+    expect(data.map((r) => r.id)).toEqual([s.clicks.bobFirst, s.clicks.aliceSecond, s.clicks.aliceFirst]);
+    expect(data[2]).toEqual({
+      id: s.clicks.aliceFirst,
+      type: 'tracking_link',
+      attributes: {
+        target_url: URL_A,
+        opened_at: new Date(12_000).toISOString(),
+        clicked: 3,
+        campaign_mailing_delivery_id: s.deliveries.alice,
+        html_id: 0,
+      },
+    });
+  });
+
+  it('lists the clicked links of one email, of a send or of a drip step', async () => {
+    expect(await ids(`/tracking_links?campaign_mailing_delivery_id=${s.deliveries.alice}&order=asc`)).toEqual([
+      s.clicks.aliceFirst,
+      s.clicks.aliceSecond,
+    ]);
+    expect(await ids(`/tracking_links?campaign_mailing_delivery_id=${s.deliveries.carol}`)).toEqual([]);
+    const [drip] = await ok(`/tracking_links?campaign_mailing_delivery_id=${s.deliveries.drip}`);
+    expect(drip!.attributes).toMatchObject({
+      opened_at: new Date(40_500).toISOString(),
+      clicked: 1,
+      campaign_mailing_delivery_id: s.deliveries.drip,
+    });
+  });
+
+  it('takes a send and one of its emails together, and refuses an email of another send', async () => {
+    expect(await ids(`/tracking_links?campaign_mailing_send_id=${s.springSend}&campaign_mailing_delivery_id=${s.deliveries.bob}`)).toEqual([
+      s.clicks.bobFirst,
+    ]);
+    await refused(
+      `/tracking_links?campaign_mailing_send_id=${s.fluSend}&campaign_mailing_delivery_id=${s.deliveries.bob}`,
+      404,
+      'marketing.delivery_not_found',
+    );
+  });
+
+  it('sorts by clicks, position and first open, ties by id in the same direction', async () => {
+    const { aliceFirst, aliceSecond, bobFirst } = s.clicks;
+    expect(await ids(`/tracking_links?campaign_mailing_send_id=${s.springSend}&order_by=clicked`)).toEqual([
+      aliceFirst,
+      bobFirst,
+      aliceSecond,
+    ]);
+    expect(await ids(`/tracking_links?campaign_mailing_send_id=${s.springSend}&order_by=html_id&order=asc`)).toEqual([
+      aliceFirst,
+      bobFirst,
+      aliceSecond,
+    ]);
+    expect(await ids(`/tracking_links?campaign_mailing_send_id=${s.springSend}&order_by=opened_at&order=asc`)).toEqual([
+      aliceFirst,
+      aliceSecond,
+      bobFirst,
+    ]);
+    expect(await ids(`/tracking_links?campaign_mailing_send_id=${s.springSend}&order_by=target_url&order=desc`)).toEqual([
+      aliceSecond,
+      bobFirst,
+      aliceFirst,
+    ]);
+  });
+
+  it('pages with items and page', async () => {
+    const base = `/tracking_links?campaign_mailing_send_id=${s.springSend}&order=asc&items=2`;
+    expect(await ids(`${base}&page=1`)).toEqual([s.clicks.aliceFirst, s.clicks.aliceSecond]);
+    expect(await ids(`${base}&page=2`)).toEqual([s.clicks.bobFirst]);
+    expect(await ids(`${base}&page=3`)).toEqual([]);
+  });
+
+  it('answers the same under the bare prefix', async () => {
+    const bare = marketingClient(f.t, f.a, { bare: true, bearer: true });
+    const res = await bare('GET', `/tracking_links?campaign_mailing_send_id=${s.fluSend}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.map((r: { id: string }) => r.id)).toEqual([s.clicks.carolFlu]);
+  });
+
+  it('requires a send or a delivery', async () => {
+    for (const query of ['', '?campaign_mailing_send_id=&campaign_mailing_delivery_id=', '?order=asc']) {
+      const body = await refused(`/tracking_links${query}`, 400, 'request.invalid');
+      expect(body.fields[0]?.field).toBe('campaign_mailing_send_id');
+    }
+  });
+
+  it.each([
+    ['campaign_mailing_send_id', () => '999999', 'marketing.send_not_found'],
+    ['campaign_mailing_send_id', () => 'not-a-send', 'marketing.send_not_found'],
+    ['campaign_mailing_send_id', () => s.foreignSend, 'marketing.send_not_found'],
+    ['campaign_mailing_delivery_id', () => '999999', 'marketing.delivery_not_found'],
+    ['campaign_mailing_delivery_id', () => s.deliveries.foreign, 'marketing.delivery_not_found'],
+  ])('answers 404 for a %s that is not the account’s', async (param, id, code) => {
+    await refused(`/tracking_links?${param}=${id()}`, 404, code);
+  });
+
+  it.each([
+    ['order_by=id', 'order_by'],
+    ['order_by=', 'order_by'],
+    ['order=up', 'order'],
+    ['items=0', 'items'],
+    ['items=1001', 'items'],
+    ['page=0', 'page'],
+    ['page=two', 'page'],
+  ])('refuses %s with 400 naming the parameter', async (query, field) => {
+    const body = await refused(`/tracking_links?campaign_mailing_send_id=${s.springSend}&${query}`, 400, 'request.invalid');
+    expect(body.fields.map((f: { field: string }) => f.field)).toContain(field);
+  });
+});
+
+describe('GET /analytics/campaign_mailing_deliveries_table', () => {
+  const table = `/analytics/campaign_mailing_deliveries_table`;
+
+  it('has one row per email of a send with its outcome and clicks per URL', async () => {
+    const data = await ok(`${table}?campaign_mailing_send_id=${s.springSend}`);
+    expect(data.map((r) => r.id)).toEqual([s.deliveries.dave, s.deliveries.carol, s.deliveries.bob, s.deliveries.alice]);
+    const flags = ['delivered', 'viewed', 'clicked', 'bounced', 'unsubscribed'];
+    const pick = (r: Record<string, unknown>) => flags.filter((f) => r[f] === true);
+    expect(data.map((r) => pick(r as unknown as Record<string, unknown>))).toEqual([
+      ['bounced'],
+      ['delivered'],
+      ['delivered', 'viewed', 'clicked', 'unsubscribed'],
+      ['delivered', 'viewed', 'clicked'],
+    ]);
+    expect(data[3]).toMatchObject({
+      recipient: 'alice@example.org',
+      created_at: new Date(11_001).toISOString(),
+      tracking_links: { [URL_A]: '3', [URL_B]: '1' },
+    });
+    expect(data[1]).toMatchObject({ tracking_links: {} });
+  });
+
+  it('takes a mailing for the emails of all its sends and drip steps, sorted by recipient', async () => {
+    expect(await ids(`${table}?campaign_mailing_id=${s.fluMailing}`)).toEqual([s.deliveries.drip, s.deliveries.carolFlu]);
+    const rows = await ok(`${table}?campaign_mailing_id=${s.springMailing}&order_by=recipient&order=asc&items=2&page=2`);
+    expect(rows.map((r) => (r as unknown as { recipient: string }).recipient)).toEqual(['carol@example.org', 'dave@example.org']);
+    expect(await ids(`${table}?campaign_mailing_id=${s.fluMailing}&campaign_mailing_send_id=${s.fluSend}`)).toEqual([
+      s.deliveries.carolFlu,
+    ]);
+  });
+
+  it('refuses a missing selector with 400 and an unknown or mismatched one with 404', async () => {
+    await refused(table, 400, 'request.invalid');
+    await refused(`${table}?campaign_mailing_id=999999`, 404, 'marketing.mailing_not_found');
+    await refused(`${table}?campaign_mailing_send_id=${s.foreignSend}`, 404, 'marketing.send_not_found');
+    await refused(`${table}?campaign_mailing_id=${s.springMailing}&campaign_mailing_send_id=${s.fluSend}`, 404, 'marketing.send_not_found');
+    await refused(`${table}?campaign_mailing_send_id=${s.springSend}&order_by=email`, 400, 'request.invalid');
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * What one marketing email says: the frozen content of its send (or, for a drip step, its mailing) rendered for one
+ * subscriber, with tracked links, an unsubscribe link in the body and the List-Unsubscribe headers of RFC 2369 and
+ * RFC 8058 (one-click). Extra recipients of a send (addresses that are not subscribers) get the content untracked and
+ * without an unsubscribe link.
+ */
+import type { MessageContent } from '../../delivery/model.ts';
+import { findLinks, rewriteLinks } from '../../tracking/links.ts';
+import { EMPTY_PERSONALISATION, personalise, type Personalisation } from '../mailings/personalise.ts';
+import type { SendContent } from './sends.service.ts';
+import { marketingUrls } from './tokens.ts';
+import type { TemplateSource } from './deliveries.repository.ts';
+
+/** The template of one email: a send's frozen content, or a drip step's mailing as it is now. */
+export type EmailTemplate = SendContent;
+
+/** The template a delivery's content source holds. */
+export function templateOfSource(source: TemplateSource): EmailTemplate {
+  if (source.kind === 'send') return JSON.parse(source.content) as SendContent;
+  return {
+    subject: source.subject,
+    html: source.html_part,
+    text: source.text_part,
+    fromEmail: source.from_email ?? '',
+    fromName: source.from_name ?? '',
+    customerName: null,
+  };
+}
+
+/** Whether the link at a template position is tracked: a link whose target is itself personalised is not. */
+function trackable(template: string): (position: number) => boolean {
+  const links = findLinks(template);
+  return (position) => {
+    const link = links[position];
+    return link !== undefined && !/%7B%7B|\{\{/i.test(link.url);
+  };
+}
+
+/** The target of the tracked link at `position` of a template, or undefined. */
+export function linkTarget(template: EmailTemplate, position: number): string | undefined {
+  if (!template.html || !trackable(template.html)(position)) return undefined;
+  return findLinks(template.html)[position]?.url;
+}
+
+/** Renders an email for one delivery. `p` is null for an extra recipient (untracked, no unsubscribe link). */
+export function renderEmail(
+  template: EmailTemplate,
+  delivery: { id: number; email: string },
+  p: Personalisation | null,
+  urls: { publicUrl: string; key: Buffer },
+): MessageContent {
+  const values: Personalisation = p ?? { ...EMPTY_PERSONALISATION, email: delivery.email };
+  const unsubscribeUrl = p ? marketingUrls.unsubscribe(urls.publicUrl, urls.key, delivery.id) : undefined;
+  const withLink: Personalisation = unsubscribeUrl ? { ...values, custom: { ...values.custom, unsubscribe_url: unsubscribeUrl } } : values;
+  let html: string | undefined;
+  if (template.html) {
+    html = personalise(template.html, withLink, { html: true });
+    if (p) {
+      const tracked = trackable(template.html);
+      html = rewriteLinks(html, (position, url) =>
+        tracked(position) ? marketingUrls.click(urls.publicUrl, urls.key, delivery.id, position) : url,
+      );
+    }
+    if (unsubscribeUrl && !mentionsUnsubscribe(template.html)) html = appendFooter(html, unsubscribeUrl, template.customerName);
+  }
+  let text = template.text ? personalise(template.text, withLink, { html: false }) : undefined;
+  if (text !== undefined && unsubscribeUrl && !mentionsUnsubscribe(template.text!))
+    text += `\n\n--\nTo stop receiving these emails, unsubscribe: ${unsubscribeUrl}\n`;
+  return {
+    subject: personalise(template.subject, values, { html: false }),
+    from: { address: template.fromEmail, name: template.fromName },
+    to: [{ address: delivery.email, name: '' }],
+    cc: [],
+    headers: unsubscribeUrl ? { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } : {},
+    ...(html !== undefined && { html }),
+    ...(text !== undefined && { text }),
+    attachments: [],
+    ...(unsubscribeUrl && { unsubscribeUrl }),
+  };
+}
+
+const mentionsUnsubscribe = (template: string) => /\{\{\{?\s*unsubscribe_url\s*\}?\}\}/.test(template);
+
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** Puts the unsubscribe footer before `</body>`, or at the end when the HTML has no body tag. */
+function appendFooter(html: string, url: string, customerName: string | null): string {
+  const who = customerName ? ` from ${escapeHtml(customerName)}` : '';
+  const footer =
+    `<p style="font-size:12px;color:#666;margin-top:24px">You receive this email because you subscribed${who}. ` +
+    `<a href="${escapeHtml(url)}">Unsubscribe</a></p>`;
+  const at = html.toLowerCase().lastIndexOf('</body');
+  return at < 0 ? html + footer : html.slice(0, at) + footer + html.slice(at);
+}

@@ -1,0 +1,207 @@
+/** SQL of marketing deliveries: loading one with what its email needs, settling it, and its engagement counters. */
+import { sql, type Selectable } from 'kysely';
+import type { MarketingDeliveriesTable, Queryable } from '../../db/types.ts';
+
+export type DeliveryRow = Selectable<MarketingDeliveriesTable>;
+
+/** Statuses after which a delivery is never attempted again. */
+export const FINAL_STATUSES = ['delivered', 'failed', 'skipped'] as const;
+
+export async function findDeliveryRow(db: Queryable, id: number): Promise<DeliveryRow | undefined> {
+  return db.selectFrom('marketing_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Where a delivery's email comes from. */
+export type TemplateSource = NonNullable<Awaited<ReturnType<typeof findTemplateSource>>>;
+
+/** The content source of a delivery: its send's frozen content, or (drip steps) its mailing. */
+export async function findTemplateSource(db: Queryable, d: Pick<DeliveryRow, 'send_id' | 'campaign_mailing_id'>) {
+  if (d.send_id !== null)
+    return db
+      .selectFrom('campaign_mailing_sends')
+      .select(['content', 'state', 'subscription_list_id', 'subscription_list_name'])
+      .where('id', '=', d.send_id)
+      .executeTakeFirst()
+      .then((r) => r && { kind: 'send' as const, ...r });
+  if (d.campaign_mailing_id === null) return undefined;
+  return db
+    .selectFrom('campaign_mailings')
+    .select(['subject', 'html_part', 'text_part', 'from_email', 'from_name'])
+    .where('id', '=', d.campaign_mailing_id)
+    .executeTakeFirst()
+    .then((r) => r && { kind: 'mailing' as const, ...r });
+}
+
+/** The verified domain of an account with its sealed DKIM key. */
+export async function findSendingDomain(db: Queryable, customerId: number, name: string) {
+  return db
+    .selectFrom('domains')
+    .select(['id', 'name', 'dkim_selector', 'dkim_private_key'])
+    .where('customer_id', '=', customerId)
+    .where('name', '=', name)
+    .where('verified', '=', 1)
+    .executeTakeFirst();
+}
+
+/** Whether a subscriber may get mail of a list now: exists, not globally unsubscribed and (with a list) subscribed to it. */
+export async function subscriberReachable(db: Queryable, subscriberId: number, listId: number | null): Promise<boolean> {
+  const s = await db.selectFrom('subscribers').select('unsubscribed').where('id', '=', subscriberId).executeTakeFirst();
+  if (!s || s.unsubscribed === 1) return false;
+  if (listId === null) return true;
+  const m = await db
+    .selectFrom('subscription_list_members')
+    .select('unsubscribed')
+    .where('list_id', '=', listId)
+    .where('subscriber_id', '=', subscriberId)
+    .executeTakeFirst();
+  return m !== undefined && m.unsubscribed === 0;
+}
+
+/** Moves a delivery that is not final yet to a new status; returns whether it moved. */
+export async function moveDelivery(
+  db: Queryable,
+  id: number,
+  set: { status: string; delivery_status: string; last_response?: string | null },
+  now: number,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('marketing_deliveries')
+    .set({ ...set, updated_at: now })
+    .where('id', '=', id)
+    .where('status', 'not in', FINAL_STATUSES)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Records an attempt's outcome on a delivery that is not final; returns the row as it was before, or undefined. */
+export async function settleDelivery(
+  db: Queryable,
+  id: number,
+  set: {
+    status: string;
+    delivery_status: string;
+    attempts: number;
+    last_response: string;
+    via: string;
+    tls: number | null;
+    delivered_at: number | null;
+    header_message_id: string;
+    soft_bounced?: number;
+  },
+  now: number,
+): Promise<Pick<DeliveryRow, 'soft_bounced'> | undefined> {
+  const before = await db.selectFrom('marketing_deliveries').select(['soft_bounced', 'status']).where('id', '=', id).executeTakeFirst();
+  if (!before || (FINAL_STATUSES as readonly string[]).includes(before.status)) return undefined;
+  const r = await db
+    .updateTable('marketing_deliveries')
+    .set({ ...set, updated_at: now })
+    .where('id', '=', id)
+    .where('status', 'not in', FINAL_STATUSES)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0 ? before : undefined;
+}
+
+export async function setDeliverySecureLink(db: Queryable, id: number, tokenHash: string, expiresAt: number, now: number): Promise<void> {
+  await db
+    .updateTable('marketing_deliveries')
+    .set({ secure_token_hash: tokenHash, secure_expires_at: expiresAt, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Subscriber counter columns. */
+export type SubscriberStat =
+  | 'stat_deliveries'
+  | 'stat_delivered'
+  | 'stat_opened'
+  | 'stat_clicked'
+  | 'stat_soft_bounced'
+  | 'stat_hard_bounced'
+  | 'stat_unsubscribed'
+  | 'stat_global_unsubscribed';
+
+/** Adds one to each named counter of a subscriber. */
+export async function bumpSubscriber(db: Queryable, subscriberId: number, stats: SubscriberStat[]): Promise<void> {
+  if (stats.length === 0) return;
+  const set = Object.fromEntries(stats.map((col) => [col, sql`${sql.ref(col)} + 1`]));
+  await db.updateTable('subscribers').set(set).where('id', '=', subscriberId).execute();
+}
+
+/** Counts an open; returns the delivery's open count after it (1 on the first). */
+export async function countDeliveryOpen(db: Queryable, id: number, now: number): Promise<number | undefined> {
+  const row = await db
+    .updateTable('marketing_deliveries')
+    .set((eb) => ({
+      open_count: eb('open_count', '+', 1),
+      first_opened_at: eb.fn.coalesce('first_opened_at', eb.val(now)),
+      updated_at: now,
+    }))
+    .where('id', '=', id)
+    .returning('open_count')
+    .executeTakeFirst();
+  return row?.open_count;
+}
+
+/** Counts a click of one link of a delivery: the delivery's, the link's per delivery, and the send link's totals. */
+export async function countDeliveryClick(
+  db: Queryable,
+  d: Pick<DeliveryRow, 'id' | 'send_id'>,
+  htmlId: number,
+  targetUrl: string,
+  now: number,
+): Promise<number | undefined> {
+  const existing = await db
+    .updateTable('marketing_link_clicks')
+    .set((eb) => ({ clicked: eb('clicked', '+', 1) }))
+    .where('delivery_id', '=', d.id)
+    .where('html_id', '=', htmlId)
+    .executeTakeFirst();
+  if (Number(existing.numUpdatedRows) === 0)
+    await db
+      .insertInto('marketing_link_clicks')
+      .values({
+        delivery_id: d.id,
+        send_id: d.send_id,
+        html_id: htmlId,
+        target_url: targetUrl,
+        clicked: 1,
+        first_clicked_at: now,
+        created_at: now,
+      })
+      .execute();
+  if (d.send_id !== null)
+    await db
+      .updateTable('campaign_send_links')
+      .set((eb) => ({ clicked: eb('clicked', '+', 1) }))
+      .where('send_id', '=', d.send_id)
+      .where('html_id', '=', htmlId)
+      .execute();
+  const row = await db
+    .updateTable('marketing_deliveries')
+    .set((eb) => ({ click_count: eb('click_count', '+', 1), updated_at: now }))
+    .where('id', '=', d.id)
+    .returning('click_count')
+    .executeTakeFirst();
+  return row?.click_count;
+}
+
+/** Marks a delivery's unsubscribe (list or global) once; returns whether this call marked it. */
+export async function markDeliveryUnsubscribed(db: Queryable, id: number, global: boolean, now: number): Promise<boolean> {
+  const col = global ? 'global_unsubscribed_at' : 'unsubscribed_at';
+  const r = await db
+    .updateTable('marketing_deliveries')
+    .set({ [col]: now, updated_at: now })
+    .where('id', '=', id)
+    .where(col, 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Keeps the captured copy of a marketing delivery, replacing an earlier attempt's. */
+export async function replaceMarketingCaptured(
+  db: Queryable,
+  row: { delivery_id: number; customer_id: number; envelope_from: string; envelope_to: string; raw: string; created_at: number },
+): Promise<void> {
+  await db.deleteFrom('marketing_captured').where('delivery_id', '=', row.delivery_id).execute();
+  await db.insertInto('marketing_captured').values(row).execute();
+}

@@ -1,0 +1,235 @@
+/**
+ * Delivering marketing mail: the delivery engine of transactional mail, given a store over marketing deliveries, a
+ * transport of its own and the marketing lane. Before each attempt a gate checks the send is not paused (parking the
+ * delivery until it resumes) and the subscriber is still reachable (skipping the delivery otherwise). Each outcome
+ * updates the delivery, the send's, mailing's and subscriber's counters, and completes the send, in one transaction.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AppContext } from '../../context.ts';
+import type { QueueSpec } from '../../jobs/worker.ts';
+import { createDeliveryEngine, deliveryQueue } from '../../delivery/engine.ts';
+import type { DeliveryItem, DeliveryStore, RecordedOutcome } from '../../delivery/model.ts';
+import { createTransport, type CaptureStore } from '../../delivery/transport.ts';
+import type { MxResolver } from '../../delivery/mx.ts';
+import type { Queryable } from '../../db/types.ts';
+import { domainOf } from '../../email/addresses.ts';
+import { loadPersonalisation } from '../mailings/personalise.ts';
+import { renderEmail, templateOfSource } from './content.ts';
+import {
+  bumpSubscriber,
+  findDeliveryRow,
+  findSendingDomain,
+  findTemplateSource,
+  moveDelivery,
+  replaceMarketingCaptured,
+  setDeliverySecureLink,
+  settleDelivery,
+  subscriberReachable,
+  type DeliveryRow,
+  type SubscriberStat,
+} from './deliveries.repository.ts';
+import { MARKETING_DELIVERY_QUEUE } from './queue.ts';
+import { marketingUrls } from './tokens.ts';
+import { bumpCampaign, countSettled, finishIfSettled, lockSendState, type CampaignCounter } from './sends.repository.ts';
+import { expansionQueue, EXPAND_QUEUE, type ExpansionOptions } from './expand.ts';
+
+/** What the marketing queues may be given besides the context. */
+export interface MarketingQueueOptions {
+  resolver?: MxResolver;
+  expansion?: ExpansionOptions;
+}
+
+/** The marketing delivery lane and the expansion queue of the worker role. */
+export function marketingQueues(ctx: AppContext, opts: MarketingQueueOptions = {}): Record<string, QueueSpec> {
+  const transport = createTransport(ctx.config, { capture: captureStore(ctx), resolver: opts.resolver });
+  const engine = createDeliveryEngine({
+    store: marketingStore(ctx),
+    transport,
+    tracker: { rewriteLinks: (html) => html, openPixelUrl: (id) => marketingUrls.open(ctx.publicUrl, ctx.keys.tracking, id) },
+    publicUrl: ctx.publicUrl,
+    secureLinkTtlHours: ctx.config.secureLinkTtlHours,
+    retrySchedule: ctx.config.deliveryRetrySchedule,
+    log: ctx.log,
+  });
+  const pace = pacer(ctx.config.marketingSendRate);
+  return {
+    [MARKETING_DELIVERY_QUEUE]: deliveryQueue(
+      engine,
+      { concurrency: ctx.config.marketingConcurrency, retrySchedule: ctx.config.deliveryRetrySchedule },
+      {
+        idField: 'deliveryId',
+        gate: async (id) => {
+          if (!(await gate(ctx, id))) return false;
+          await pace();
+          return true;
+        },
+      },
+    ),
+    [EXPAND_QUEUE]: expansionQueue(ctx, opts.expansion),
+  };
+}
+
+/** Spaces calls so that at most `perSecond` pass each second (0: no limit). */
+function pacer(perSecond: number): () => Promise<void> {
+  if (perSecond <= 0) return async () => undefined;
+  const gap = 1000 / perSecond;
+  let next = 0;
+  return async () => {
+    const now = Date.now();
+    const at = Math.max(now, next);
+    next = at + gap;
+    if (at > now) await sleep(at - now);
+  };
+}
+
+/**
+ * Whether a delivery may be attempted now. A delivery of a paused send is parked (resume queues it again); one of a
+ * cancelled send, or to a subscriber who is gone or unsubscribed, is skipped and counts as settled.
+ */
+async function gate(ctx: AppContext, id: number): Promise<boolean> {
+  const { db, dialect } = ctx.database;
+  return db.transaction().execute(async (trx) => {
+    const d = await findDeliveryRow(trx, id);
+    if (!d || d.status === 'delivered' || d.status === 'failed' || d.status === 'skipped') return false;
+    const now = Date.now();
+    let listId: number | null = null;
+    if (d.send_id !== null) {
+      const state = await lockSendState(trx, dialect, d.send_id);
+      if (state === 'paused') {
+        await moveDelivery(trx, id, { status: 'paused', delivery_status: 'paused' }, now);
+        return false;
+      }
+      if (state === 'cancelled') return skip(trx, d, 'skipped: the send was cancelled', now);
+      const source = await findTemplateSource(trx, d);
+      listId = source?.kind === 'send' ? source.subscription_list_id : null;
+    }
+    if (d.subscriber_id !== null && !(await subscriberReachable(trx, d.subscriber_id, listId)))
+      return skip(trx, d, 'skipped: the subscriber unsubscribed or was removed', now);
+    return true;
+  });
+}
+
+async function skip(trx: Queryable, d: DeliveryRow, why: string, now: number): Promise<false> {
+  if (
+    (await moveDelivery(trx, d.id, { status: 'skipped', delivery_status: 'skipped', last_response: why }, now)) &&
+    d.send_id !== null &&
+    d.subscriber_id !== null
+  ) {
+    await countSettled(trx, d.send_id, now);
+    await finishIfSettled(trx, d.send_id, now);
+  }
+  return false;
+}
+
+/** Loads marketing deliveries for the engine and records their outcomes. */
+function marketingStore(ctx: AppContext): DeliveryStore {
+  const { db, reader } = ctx.database;
+  return {
+    async load(id) {
+      const d = await findDeliveryRow(reader, id);
+      if (!d) return undefined;
+      const source = await findTemplateSource(reader, d);
+      const final = d.status === 'delivered' || d.status === 'failed' || d.status === 'skipped';
+      const template = source ? templateOfSource(source) : null;
+      const personalisation = d.subscriber_id === null ? null : ((await loadPersonalisation(reader, d.subscriber_id)) ?? null);
+      const domainName = template ? domainOf(template.fromEmail) : '';
+      const domain = template ? await findSendingDomain(reader, d.customer_id, domainName) : undefined;
+      const tracked = d.subscriber_id !== null;
+      return {
+        recipientId: d.id,
+        messageId: `campaign-delivery-${d.id}`,
+        customerId: d.customer_id,
+        address: d.email,
+        kind: 'to',
+        final: final || (tracked && personalisation === null),
+        headerMessageId: d.header_message_id ?? `<m${d.id}.${d.created_at.toString(36)}@${domainName || 'localhost'}>`,
+        envelopeFrom: template?.fromEmail ?? '',
+        createdAt: Date.now(),
+        allowNonTls: false,
+        forceSecure: false,
+        openTracking: tracked,
+        // Links are rewritten while the email is rendered, where the template's own links are known.
+        linkTracking: false,
+        content: template
+          ? renderEmail(template, { id: d.id, email: d.email }, tracked ? personalisation : null, {
+              publicUrl: ctx.publicUrl,
+              key: ctx.keys.tracking,
+            })
+          : null,
+        dkim: domain
+          ? {
+              domainName: domain.name,
+              keySelector: domain.dkim_selector,
+              privateKey: ctx.sealer.openText(domain.dkim_private_key, `dkim:${domain.id}`),
+            }
+          : null,
+      } satisfies DeliveryItem;
+    },
+    saveSecureLink: (id, tokenHash, expiresAt) => setDeliverySecureLink(db, id, tokenHash, expiresAt, Date.now()),
+    record: (item, outcome) => ctx.committer.run((trx) => recordOutcome(trx, item, outcome)),
+  };
+}
+
+/** The delivery's new state, its counters and the send's completion, in one transaction. */
+async function recordOutcome(trx: Queryable, item: DeliveryItem, outcome: RecordedOutcome): Promise<boolean> {
+  const d = await findDeliveryRow(trx, item.recipientId);
+  if (!d) return false;
+  const softNow = outcome.status === 'deferred' && d.soft_bounced === 0;
+  const before = await settleDelivery(
+    trx,
+    d.id,
+    {
+      status: outcome.status,
+      delivery_status: outcome.deliveryStatus,
+      attempts: outcome.attempts,
+      last_response: outcome.response,
+      via: outcome.via,
+      tls: outcome.tls === null ? null : outcome.tls ? 1 : 0,
+      delivered_at: outcome.status === 'delivered' ? outcome.at : null,
+      header_message_id: item.headerMessageId,
+      ...(softNow && { soft_bounced: 1 }),
+    },
+    outcome.at,
+  );
+  if (!before || d.subscriber_id === null) return before !== undefined;
+  const counters: Partial<Record<CampaignCounter, number>> = {};
+  const stats: SubscriberStat[] = [];
+  if (outcome.status === 'delivered') {
+    counters.delivered_count = 1;
+    stats.push('stat_deliveries', 'stat_delivered');
+  } else if (outcome.status === 'failed') {
+    counters.bounced_count = 1;
+    counters.hard_bounced_count = 1;
+    stats.push('stat_deliveries', 'stat_hard_bounced');
+  } else if (softNow) {
+    counters.soft_bounced_count = 1;
+    stats.push('stat_soft_bounced');
+  }
+  await bumpSubscriber(trx, d.subscriber_id, stats);
+  if (d.campaign_mailing_id !== null) await bumpCampaign(trx, d.send_id, d.campaign_mailing_id, counters, outcome.at);
+  if (outcome.status !== 'deferred' && d.send_id !== null) {
+    await countSettled(trx, d.send_id, outcome.at);
+    await finishIfSettled(trx, d.send_id, outcome.at);
+  }
+  return true;
+}
+
+/** Captured marketing mail, sealed to its delivery. */
+function captureStore(ctx: AppContext): CaptureStore {
+  return {
+    save: (req) =>
+      ctx.database.db.transaction().execute((trx) =>
+        replaceMarketingCaptured(trx, {
+          delivery_id: req.ref.recipientId,
+          customer_id: req.ref.customerId,
+          envelope_from: req.from,
+          envelope_to: req.to,
+          raw: ctx.sealer.seal(req.raw, marketingCapturedAad(req.ref.recipientId)),
+          created_at: Date.now(),
+        }),
+      ),
+  };
+}
+
+/** The associated data a captured marketing message is sealed with. */
+export const marketingCapturedAad = (deliveryId: number) => `captured:marketing:${deliveryId}`;

@@ -1,0 +1,153 @@
+/**
+ * Public routes of marketing mail, reached from the email itself with no API key (the signed token is the credential):
+ * the open pixel `/t/m/o/<token>.gif`, tracked links `/t/m/c/<token>`, and the unsubscribe link `/u/<token>`, whose GET
+ * only shows a confirm page (mail scanners follow links) and whose POST unsubscribes: the page's buttons, and mail
+ * clients' RFC 8058 one-click `List-Unsubscribe=One-Click` POST.
+ */
+import formbody from '@fastify/formbody';
+import { Type } from '@sinclair/typebox';
+import type { TypedApp } from '../../http/typed.ts';
+import type { AppContext } from '../../context.ts';
+import { ErrorResponse } from '../../email/email.schemas.ts';
+import { escapeHtml, layout, PAGE_HEADERS } from '../../web/secure-message.view.ts';
+import {
+  recordMarketingClick,
+  recordMarketingOpen,
+  unsubscribeByToken,
+  unsubscribeInfo,
+  type UnsubscribeInfo,
+} from './engagement.service.ts';
+
+const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+const NO_CACHE = {
+  'cache-control': 'no-store, no-cache, must-revalidate, max-age=0',
+  pragma: 'no-cache',
+  expires: '0',
+  'referrer-policy': 'no-referrer',
+};
+const HTML = 'text/html; charset=utf-8';
+/** The page headers, with forms allowed to post back to this server. */
+const UNSUBSCRIBE_HEADERS = {
+  ...PAGE_HEADERS,
+  'content-security-policy': PAGE_HEADERS['content-security-policy'].replace("form-action 'none'", "form-action 'self'"),
+};
+const Gif = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'A transparent 1x1 GIF' });
+const TokenParam = Type.Object({ token: Type.String() });
+
+/** Registers the open pixel, click redirect and unsubscribe routes of marketing mail. */
+export function engagementRoutes(app: TypedApp, ctx: AppContext): void {
+  const tags = ['marketing tracking'];
+  app.get(
+    '/t/m/o/:token',
+    {
+      exposeHeadRoute: false,
+      schema: {
+        tags,
+        summary: 'Marketing open pixel',
+        params: TokenParam,
+        produces: ['image/gif'],
+        response: { 200: Gif, 404: ErrorResponse },
+      },
+    },
+    async (req, reply) => {
+      await recordMarketingOpen(ctx, req.params.token);
+      return reply.headers(NO_CACHE).type('image/gif').send(PIXEL);
+    },
+  );
+  app.get(
+    '/t/m/c/:token',
+    { exposeHeadRoute: false, schema: { tags, summary: 'Marketing click redirect', params: TokenParam, response: { 404: ErrorResponse } } },
+    async (req, reply) => reply.headers(NO_CACHE).redirect(await recordMarketingClick(ctx, req.params.token), 302),
+  );
+  app.get(
+    '/u/:token',
+    {
+      exposeHeadRoute: false,
+      schema: { tags, summary: 'Unsubscribe confirm page (changes nothing)', params: TokenParam, produces: ['text/html'] },
+    },
+    async (req, reply) => {
+      const page = await pageOr404(
+        () => unsubscribeInfo(ctx, req.params.token),
+        (info) => confirmPage(info),
+      );
+      return reply.code(page.status).headers(UNSUBSCRIBE_HEADERS).type(HTML).send(page.html);
+    },
+  );
+  // The unsubscribe POST reads urlencoded bodies (the page's buttons, RFC 8058); any other body is ignored, since the
+  // token alone decides what is unsubscribed.
+  void app.register(async (scope) => {
+    await scope.register(formbody, { bodyLimit: 4096 });
+    scope.addContentTypeParser('*', (_req, payload, done) => {
+      payload.resume();
+      payload.on('end', () => done(null, undefined));
+      payload.on('error', (err) => done(err, undefined));
+    });
+    unsubscribePost(scope as unknown as TypedApp, ctx, tags);
+  });
+}
+
+function unsubscribePost(app: TypedApp, ctx: AppContext, tags: string[]): void {
+  app.post(
+    '/u/:token',
+    {
+      bodyLimit: 4096,
+      schema: {
+        tags,
+        summary: 'Unsubscribe: the confirm page buttons, and RFC 8058 one-click (`List-Unsubscribe=One-Click`)',
+        params: TokenParam,
+        produces: ['text/html'],
+      },
+    },
+    async (req, reply) => {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const global = body.scope === 'all';
+      const page = await pageOr404(
+        () => unsubscribeByToken(ctx, req.params.token, global),
+        (info) => donePage(info, global),
+      );
+      return reply.code(page.status).headers(UNSUBSCRIBE_HEADERS).type(HTML).send(page.html);
+    },
+  );
+}
+
+async function pageOr404(
+  load: () => Promise<UnsubscribeInfo>,
+  render: (info: UnsubscribeInfo) => string,
+): Promise<{ status: number; html: string }> {
+  try {
+    return { status: 200, html: render(await load()) };
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'not_found') throw err;
+    return {
+      status: 404,
+      html: layout(
+        'Link not valid',
+        '<h1>Link not valid</h1>\n<p>This unsubscribe link is not valid. Check that the whole link was copied.</p>',
+      ),
+    };
+  }
+}
+
+const fromWhom = (info: UnsubscribeInfo) => (info.customerName ? ` from ${escapeHtml(info.customerName)}` : '');
+
+function confirmPage(info: UnsubscribeInfo): string {
+  const list = info.listName ? `the list <strong>${escapeHtml(info.listName)}</strong>` : 'these emails';
+  const state = info.globallyUnsubscribed
+    ? '<p>This address is already unsubscribed from all emails.</p>'
+    : info.unsubscribed
+      ? `<p>This address is already unsubscribed from ${list}.</p>`
+      : '';
+  return layout(
+    'Unsubscribe',
+    `<h1>Unsubscribe</h1>
+<p>Stop emails to <strong>${escapeHtml(info.email)}</strong>${fromWhom(info)}?</p>
+${state}
+<form method="post"><input type="hidden" name="scope" value="list"><button type="submit">Unsubscribe from ${list}</button></form>
+<form method="post"><input type="hidden" name="scope" value="all"><button type="submit">Unsubscribe from all emails${fromWhom(info)}</button></form>`,
+  );
+}
+
+function donePage(info: UnsubscribeInfo, global: boolean): string {
+  const what = global || !info.listName ? `all emails${fromWhom(info)}` : `the list <strong>${escapeHtml(info.listName)}</strong>`;
+  return layout('Unsubscribed', `<h1>Unsubscribed</h1>\n<p><strong>${escapeHtml(info.email)}</strong> is unsubscribed from ${what}.</p>`);
+}

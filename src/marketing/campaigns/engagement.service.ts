@@ -1,0 +1,147 @@
+/**
+ * What recipients of marketing mail do: opens (the pixel), clicks (tracked links) and unsubscribes (the link in the
+ * body, or a mail client's RFC 8058 one-click POST). Tokens are checked by signature before the database is asked;
+ * a bad token and a token of a delivery that no longer exists get the same not-found answer. Each event and its
+ * counters (delivery, send, mailing, subscriber) commit in one transaction. The first click of an email that was never
+ * counted as opened (images blocked) counts as its open too.
+ */
+import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/types.ts';
+import { AppError } from '../../errors/app-error.ts';
+import { linkTarget, templateOfSource } from './content.ts';
+import {
+  bumpSubscriber,
+  countDeliveryClick,
+  countDeliveryOpen,
+  findDeliveryRow,
+  findTemplateSource,
+  markDeliveryUnsubscribed,
+  type DeliveryRow,
+} from './deliveries.repository.ts';
+import { bumpCampaign } from './sends.repository.ts';
+import type { SendContent } from './sends.service.ts';
+import { verifyMarketingToken, type MarketingTarget } from './tokens.ts';
+
+const notFound = () => new AppError('not_found', 'no such tracking link');
+
+async function deliveryOf(
+  ctx: AppContext,
+  token: string,
+  kind: MarketingTarget['kind'],
+): Promise<{ d: DeliveryRow; target: MarketingTarget }> {
+  const target = verifyMarketingToken(ctx.keys.tracking, token);
+  if (target?.kind !== kind) throw notFound();
+  const d = await findDeliveryRow(ctx.database.db, target.deliveryId);
+  if (!d || d.subscriber_id === null) throw notFound();
+  return { d, target };
+}
+
+/** Counts the first open of a delivery as a view of its send and mailing, and as the subscriber's open. */
+async function countOpen(trx: Queryable, d: DeliveryRow, now: number): Promise<void> {
+  const opens = await countDeliveryOpen(trx, d.id, now);
+  if (opens !== 1) return;
+  if (d.campaign_mailing_id !== null) await bumpCampaign(trx, d.send_id, d.campaign_mailing_id, { viewed_count: 1 }, now);
+  await bumpSubscriber(trx, d.subscriber_id!, ['stat_opened']);
+}
+
+/** Counts an open of a marketing email (`/t/m/o/<token>.gif`). */
+export async function recordMarketingOpen(ctx: AppContext, segment: string, now = Date.now()): Promise<void> {
+  const token = segment.toLowerCase().endsWith('.gif') ? segment.slice(0, -4) : segment;
+  const { d } = await deliveryOf(ctx, token, 'open');
+  await ctx.committer.run((trx) => countOpen(trx, d, now));
+}
+
+/** Counts a click of a tracked link (`/t/m/c/<token>`) and returns where it goes. */
+export async function recordMarketingClick(ctx: AppContext, token: string, now = Date.now()): Promise<string> {
+  const { d, target } = await deliveryOf(ctx, token, 'click');
+  if (target.kind !== 'click') throw notFound();
+  const source = await findTemplateSource(ctx.database.db, d);
+  const url = source && linkTarget(templateOfSource(source), target.position);
+  if (!url) throw notFound();
+  await ctx.committer.run(async (trx) => {
+    const clicks = await countDeliveryClick(trx, d, target.position, url, now);
+    if (clicks !== 1) return;
+    if (d.first_opened_at === null) await countOpen(trx, d, now);
+    if (d.campaign_mailing_id !== null) await bumpCampaign(trx, d.send_id, d.campaign_mailing_id, { clicked_count: 1 }, now);
+    await bumpSubscriber(trx, d.subscriber_id!, ['stat_clicked']);
+  });
+  return url;
+}
+
+/** What the unsubscribe page shows about a delivery. */
+export interface UnsubscribeInfo {
+  email: string;
+  listName: string | null;
+  customerName: string | null;
+  /** Already unsubscribed from the list / from everything. */
+  unsubscribed: boolean;
+  globallyUnsubscribed: boolean;
+}
+
+/** Reads what the confirm page of an unsubscribe link shows; changes nothing. */
+export async function unsubscribeInfo(ctx: AppContext, token: string): Promise<UnsubscribeInfo> {
+  const { d } = await deliveryOf(ctx, token, 'unsubscribe');
+  const db = ctx.database.db;
+  const source = await findTemplateSource(db, d);
+  const listId = source?.kind === 'send' ? source.subscription_list_id : null;
+  const subscriber = await db.selectFrom('subscribers').select('unsubscribed').where('id', '=', d.subscriber_id!).executeTakeFirst();
+  const member =
+    listId === null
+      ? undefined
+      : await db
+          .selectFrom('subscription_list_members')
+          .select('unsubscribed')
+          .where('list_id', '=', listId)
+          .where('subscriber_id', '=', d.subscriber_id!)
+          .executeTakeFirst();
+  return {
+    email: d.email,
+    listName: source?.kind === 'send' ? source.subscription_list_name : null,
+    customerName: source?.kind === 'send' ? (JSON.parse(source.content) as SendContent).customerName : null,
+    unsubscribed: member?.unsubscribed === 1,
+    globallyUnsubscribed: subscriber?.unsubscribed === 1,
+  };
+}
+
+/**
+ * Unsubscribes the recipient of a delivery: from the send's list, or from everything the account sends when `global`
+ * (also when the email came from no list, as a drip step's). Repeating it changes nothing more.
+ */
+export async function unsubscribeByToken(ctx: AppContext, token: string, global: boolean, now = Date.now()): Promise<UnsubscribeInfo> {
+  const { d } = await deliveryOf(ctx, token, 'unsubscribe');
+  const source = await findTemplateSource(ctx.database.db, d);
+  const listId = source?.kind === 'send' ? source.subscription_list_id : null;
+  const everything = global || listId === null;
+  const subscriberId = d.subscriber_id!;
+  await ctx.database.db.transaction().execute(async (trx) => {
+    if (everything) {
+      const r = await trx
+        .updateTable('subscribers')
+        .set({ unsubscribed: 1, unsubscribed_at: now, updated_at: now })
+        .where('id', '=', subscriberId)
+        .where('unsubscribed', '=', 0)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) return;
+    } else {
+      const r = await trx
+        .updateTable('subscription_list_members')
+        .set({ unsubscribed: 1, updated_at: now })
+        .where('list_id', '=', listId!)
+        .where('subscriber_id', '=', subscriberId)
+        .where('unsubscribed', '=', 0)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) return;
+    }
+    if (!(await markDeliveryUnsubscribed(trx, d.id, everything, now))) return;
+    if (d.campaign_mailing_id !== null)
+      await bumpCampaign(
+        trx,
+        d.send_id,
+        d.campaign_mailing_id,
+        everything ? { global_unsubscribed_count: 1 } : { unsubscribed_count: 1 },
+        now,
+      );
+    await bumpSubscriber(trx, subscriberId, [everything ? 'stat_global_unsubscribed' : 'stat_unsubscribed']);
+  });
+  return unsubscribeInfo(ctx, token);
+}

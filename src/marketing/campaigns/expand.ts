@@ -1,0 +1,96 @@
+/**
+ * Expanding a send: the audience (the list's subscribed members who joined before the send froze it, minus everyone
+ * unsubscribed) becomes one delivery row per subscriber, each with its work row, in batches ordered by subscriber id.
+ * Each batch commits with the send's cursor, so a crash resumes after the last committed batch and the unique key on
+ * (send, subscriber) keeps every subscriber to one delivery. Memory stays flat: rows go from table to table inside the
+ * database, never through this process. A work row expands a slice of batches and hands over to a successor row
+ * committed with its last batch, so no single work row runs long.
+ */
+import type { AppContext } from '../../context.ts';
+import type { QueueSpec } from '../../jobs/worker.ts';
+import { PermanentJobError } from '../../jobs/retry.ts';
+import { enqueueJob } from '../../jobs/jobs.repository.ts';
+import { MARKETING_DELIVERY_QUEUE } from './queue.ts';
+import {
+  advanceExpansion,
+  expandBatch,
+  findSendById,
+  finishIfSettled,
+  lockSendState,
+  moveSend,
+  nextBatchBound,
+} from './sends.repository.ts';
+
+/** The queue of expansion work rows. */
+export const EXPAND_QUEUE = 'marketing.expand';
+
+/** The unique key of an expansion work row: one per send and starting point. */
+export const expandJobKey = (sendId: number, from: number) => `campaign.expand:${sendId}:${from}`;
+
+/** Tuning of the expansion (tests use small batches). */
+export interface ExpansionOptions {
+  /** Subscribers per batch (one transaction). */
+  batchSize?: number;
+  /** How long one work row keeps expanding before it hands over to a successor. */
+  sliceMs?: number;
+  now?: () => number;
+}
+
+/** The expansion queue of the worker role. */
+export function expansionQueue(ctx: AppContext, opts: ExpansionOptions = {}): QueueSpec {
+  return {
+    concurrency: 2,
+    handler: async (job) => {
+      const sendId = (job.data as { sendId?: unknown } | null)?.sendId;
+      if (typeof sendId !== 'number') throw new PermanentJobError('expansion work row without a sendId');
+      await expandSlice(ctx, sendId, opts);
+    },
+  };
+}
+
+/** Expands batches of one send for up to a slice of time; returns how many deliveries it created. */
+export async function expandSlice(ctx: AppContext, sendId: number, opts: ExpansionOptions = {}): Promise<number> {
+  const now = opts.now ?? Date.now;
+  const batchSize = opts.batchSize ?? 2000;
+  const deadline = now() + (opts.sliceMs ?? 2000);
+  const { db, dialect } = ctx.database;
+  const start = await findSendById(db, sendId);
+  if (!start) return 0;
+  // The audience is frozen when expansion first starts: a scheduled send at its time, an immediate one at once.
+  if (start.frozen_at === null) {
+    const at = now();
+    const moved = await moveSend(db, sendId, ['scheduled', 'expanding'], 'expanding', at, { frozen_at: at, sent_at: at });
+    if (!moved) return 0;
+  }
+  let created = 0;
+  for (;;) {
+    const step = await db.transaction().execute(async (trx) => {
+      if ((await lockSendState(trx, dialect, sendId)) !== 'expanding') return { done: true, added: 0 };
+      const send = (await findSendById(trx, sendId))!;
+      const at = now();
+      const cursor = Number(send.expand_cursor);
+      const bound = send.subscription_list_id === null ? null : await nextBatchBound(trx, send.subscription_list_id, cursor, batchSize);
+      const added = send.subscription_list_id === null ? 0 : await expandBatch(trx, dialect, send, cursor, bound, at);
+      await advanceExpansion(trx, sendId, send.campaign_mailing_id, bound ?? cursor, added, at);
+      if (bound === null) {
+        await trx
+          .updateTable('campaign_mailing_sends')
+          .set({ state: 'sending', expanded_at: at, updated_at: at })
+          .where('id', '=', sendId)
+          .execute();
+        await finishIfSettled(trx, sendId, at);
+        return { done: true, added };
+      }
+      if (at >= deadline) {
+        await enqueueJob(trx, { queue: EXPAND_QUEUE, payload: { sendId }, uniqueKey: expandJobKey(sendId, bound) }, at);
+        return { done: true, added };
+      }
+      return { done: false, added };
+    });
+    created += step.added;
+    if (step.added > 0) ctx.wake(MARKETING_DELIVERY_QUEUE);
+    if (step.done) break;
+  }
+  ctx.wake(EXPAND_QUEUE);
+  return created;
+}

@@ -1,0 +1,294 @@
+/**
+ * SQL of campaign sends: the send rows, expanding a send's audience into delivery rows and their work rows batch by
+ * batch, the send's links, and the counters kept on sends and mailings.
+ */
+import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Dialect } from '../../db/connect.ts';
+import type { CampaignMailingSendsTable, Queryable } from '../../db/types.ts';
+import { MARKETING_DELIVERY_QUEUE } from './queue.ts';
+
+export type SendRow = Selectable<CampaignMailingSendsTable>;
+
+/** Counter columns a send and its mailing share. */
+export type CampaignCounter =
+  | 'sent_count'
+  | 'delivered_count'
+  | 'viewed_count'
+  | 'clicked_count'
+  | 'bounced_count'
+  | 'soft_bounced_count'
+  | 'hard_bounced_count'
+  | 'unsubscribed_count'
+  | 'global_unsubscribed_count';
+
+export async function insertSend(db: Queryable, row: Insertable<CampaignMailingSendsTable>): Promise<number> {
+  const r = await db.insertInto('campaign_mailing_sends').values(row).returning('id').executeTakeFirstOrThrow();
+  return r.id;
+}
+
+export async function findSend(db: Queryable, customerId: number, id: number): Promise<SendRow | undefined> {
+  return db.selectFrom('campaign_mailing_sends').selectAll().where('id', '=', id).where('customer_id', '=', customerId).executeTakeFirst();
+}
+
+export async function findSendById(db: Queryable, id: number): Promise<SendRow | undefined> {
+  return db.selectFrom('campaign_mailing_sends').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findSendByJid(db: Queryable, customerId: number, jid: string): Promise<SendRow | undefined> {
+  return db
+    .selectFrom('campaign_mailing_sends')
+    .selectAll()
+    .where('jid', '=', jid)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
+}
+
+/** An account's sends still waiting for their time, soonest first. */
+export async function scheduledSends(db: Queryable, customerId: number): Promise<SendRow[]> {
+  return db
+    .selectFrom('campaign_mailing_sends')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .where('state', '=', 'scheduled')
+    .orderBy('send_at', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
+}
+
+/** Moves a send from one of `from` to `to`; returns whether it moved. On PostgreSQL the row stays locked until commit. */
+export async function moveSend(
+  db: Queryable,
+  id: number,
+  from: readonly string[],
+  to: string,
+  now: number,
+  extra: Partial<Pick<SendRow, 'frozen_at' | 'sent_at' | 'finished_at'>> = {},
+): Promise<boolean> {
+  const r = await db
+    .updateTable('campaign_mailing_sends')
+    .set({ state: to, updated_at: now, ...extra })
+    .where('id', '=', id)
+    .where('state', 'in', from)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** The send's state, locking its row on PostgreSQL so that pause and resume wait for this transaction. */
+export async function lockSendState(db: Queryable, dialect: Dialect, id: number): Promise<string | undefined> {
+  const q = db.selectFrom('campaign_mailing_sends').select('state').where('id', '=', id);
+  const row = await (dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+  return row?.state;
+}
+
+/** Stores the tracked links of a send's HTML by position. */
+export async function insertSendLinks(db: Queryable, sendId: number, links: { position: number; url: string }[]): Promise<void> {
+  for (let i = 0; i < links.length; i += 500)
+    await db
+      .insertInto('campaign_send_links')
+      .values(links.slice(i, i + 500).map((l) => ({ send_id: sendId, html_id: l.position, target_url: l.url })))
+      .execute();
+}
+
+/** A send's link at `htmlId`. */
+export async function findSendLink(db: Queryable, sendId: number, htmlId: number) {
+  return db
+    .selectFrom('campaign_send_links')
+    .select(['html_id', 'target_url'])
+    .where('send_id', '=', sendId)
+    .where('html_id', '=', htmlId)
+    .executeTakeFirst();
+}
+
+/** Every link of a send, by position. */
+export async function sendLinks(db: Queryable, sendId: number): Promise<{ html_id: number; target_url: string }[]> {
+  return db.selectFrom('campaign_send_links').select(['html_id', 'target_url']).where('send_id', '=', sendId).orderBy('html_id').execute();
+}
+
+/** Adds to counters of a send (when there is one: drip emails have none) and of its mailing. */
+export async function bumpCampaign(
+  db: Queryable,
+  sendId: number | null,
+  mailingId: number,
+  counters: Partial<Record<CampaignCounter, number>>,
+  now: number,
+): Promise<void> {
+  const entries = Object.entries(counters).filter(([, v]) => v !== 0) as [CampaignCounter, number][];
+  if (entries.length === 0) return;
+  const set = Object.fromEntries(entries.map(([col, by]) => [col, sql`${sql.ref(col)} + ${by}`]));
+  if (sendId !== null)
+    await db
+      .updateTable('campaign_mailing_sends')
+      .set({ ...set, updated_at: now })
+      .where('id', '=', sendId)
+      .execute();
+  await db.updateTable('campaign_mailings').set(set).where('id', '=', mailingId).execute();
+}
+
+/** The upper bound of the next expansion batch: the `batch`-th member after `cursor`, or null when fewer remain. */
+export async function nextBatchBound(db: Queryable, listId: number, cursor: number, batch: number): Promise<number | null> {
+  const row = await db
+    .selectFrom('subscription_list_members')
+    .select('subscriber_id')
+    .where('list_id', '=', listId)
+    .where('subscriber_id', '>', cursor)
+    .orderBy('subscriber_id')
+    .limit(1)
+    .offset(batch - 1)
+    .executeTakeFirst();
+  return row ? Number(row.subscriber_id) : null;
+}
+
+/**
+ * Expands the members of a list with ids in (`cursor`, `bound`] into deliveries of the send, with one work row each:
+ * members who joined before the audience was frozen and are subscribed to the list and not unsubscribed globally. A
+ * delivery that already exists is left alone (the unique key on send and subscriber). Returns how many were created.
+ */
+export async function expandBatch(
+  db: Queryable,
+  dialect: Dialect,
+  send: Pick<SendRow, 'id' | 'customer_id' | 'campaign_mailing_id' | 'subscription_list_id' | 'frozen_at'>,
+  cursor: number,
+  bound: number | null,
+  now: number,
+): Promise<number> {
+  const upper = bound === null ? sql`` : sql`and m.subscriber_id <= ${bound}`;
+  const orIgnore = dialect === 'sqlite' ? sql`or ignore` : sql``;
+  const onConflict = dialect === 'postgres' ? sql`on conflict do nothing` : sql``;
+  const inserted = await sql<{ id: number }>`
+    insert ${orIgnore} into marketing_deliveries
+      (customer_id, send_id, campaign_mailing_id, subscriber_id, email, status, delivery_status, created_at, updated_at)
+    select s.customer_id, cast(${send.id} as bigint), cast(${send.campaign_mailing_id} as bigint), s.id, s.email, 'queued', 'queued',
+      cast(${now} as bigint), cast(${now} as bigint)
+    from subscription_list_members m
+    join subscribers s on s.id = m.subscriber_id
+    where m.list_id = ${send.subscription_list_id} and m.subscriber_id > ${cursor} ${upper}
+      and m.unsubscribed = 0 and s.unsubscribed = 0 and m.created_at <= cast(${send.frozen_at} as bigint)
+    ${onConflict}`.execute(db);
+  const count = Number(inserted.numAffectedRows ?? 0);
+  if (count === 0) return 0;
+  const upperD = bound === null ? sql`` : sql`and subscriber_id <= ${bound}`;
+  await sql`
+    insert into jobs (queue, payload, state, attempts, run_at, created_at, updated_at)
+    select cast(${MARKETING_DELIVERY_QUEUE} as text), '{"deliveryId":' || cast(id as text) || '}', 'queued', 0,
+      cast(${now} as bigint), cast(${now} as bigint), cast(${now} as bigint)
+    from marketing_deliveries
+    where send_id = ${send.id} and subscriber_id > ${cursor} ${upperD} and created_at = ${now}`.execute(db);
+  return count;
+}
+
+/** Creates the untracked deliveries to a send's extra recipient addresses, with their work rows. */
+export async function insertExtraDeliveries(
+  db: Queryable,
+  send: Pick<SendRow, 'id' | 'customer_id' | 'campaign_mailing_id'>,
+  emails: string[],
+  now: number,
+): Promise<void> {
+  for (const email of emails) {
+    const row = await db
+      .insertInto('marketing_deliveries')
+      .values({
+        customer_id: send.customer_id,
+        send_id: send.id,
+        campaign_mailing_id: send.campaign_mailing_id,
+        drip_enrollment_id: null,
+        drip_node_id: null,
+        subscriber_id: null,
+        email,
+        status: 'queued',
+        delivery_status: 'queued',
+        header_message_id: null,
+        last_response: null,
+        via: null,
+        tls: null,
+        delivered_at: null,
+        first_opened_at: null,
+        unsubscribed_at: null,
+        global_unsubscribed_at: null,
+        secure_token_hash: null,
+        secure_expires_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto('jobs')
+      .values({
+        queue: MARKETING_DELIVERY_QUEUE,
+        payload: JSON.stringify({ deliveryId: row.id }),
+        state: 'queued',
+        attempts: 0,
+        run_at: now,
+        unique_key: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  }
+}
+
+/** Records an expanded batch on the send: the new cursor and the audience and sent counters. */
+export async function advanceExpansion(
+  db: Queryable,
+  sendId: number,
+  mailingId: number,
+  cursor: number,
+  added: number,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('campaign_mailing_sends')
+    .set({ expand_cursor: cursor, audience_count: sql`audience_count + ${added}`, updated_at: now })
+    .where('id', '=', sendId)
+    .execute();
+  await bumpCampaign(db, sendId, mailingId, { sent_count: added }, now);
+}
+
+/** Marks a send sent once it is fully expanded and every audience delivery settled. */
+export async function finishIfSettled(db: Queryable, sendId: number, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('campaign_mailing_sends')
+    .set({ state: 'sent', finished_at: now, updated_at: now })
+    .where('id', '=', sendId)
+    .where('state', '=', 'sending')
+    .whereRef('settled_count', '>=', 'audience_count')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Counts one more settled audience delivery of a send. */
+export async function countSettled(db: Queryable, sendId: number, now: number): Promise<void> {
+  await db
+    .updateTable('campaign_mailing_sends')
+    .set({ settled_count: sql`settled_count + 1`, updated_at: now })
+    .where('id', '=', sendId)
+    .execute();
+}
+
+/** Parks the send's waiting deliveries (on pause) or queues them again with new work rows (on resume). */
+export async function requeueParked(db: Queryable, sendId: number, now: number): Promise<number> {
+  const rows = await db
+    .updateTable('marketing_deliveries')
+    .set({ status: 'queued', updated_at: now })
+    .where('send_id', '=', sendId)
+    .where('status', '=', 'paused')
+    .returning('id')
+    .execute();
+  for (let i = 0; i < rows.length; i += 500)
+    await db
+      .insertInto('jobs')
+      .values(
+        rows.slice(i, i + 500).map((r) => ({
+          queue: MARKETING_DELIVERY_QUEUE,
+          payload: JSON.stringify({ deliveryId: r.id }),
+          state: 'queued',
+          attempts: 0,
+          run_at: now,
+          unique_key: null,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .execute();
+  return rows.length;
+}

@@ -1,0 +1,244 @@
+/**
+ * Campaign sends: one mailing to one list, now (`POST /campaign_mailing_sends`) or at a time
+ * (`POST /campaign_mailing_schedules`). Starting a send freezes its content and, when expansion begins, its audience;
+ * the expansion work row then turns the audience into delivery rows batch by batch (see expand.ts). A send can be
+ * cancelled while scheduled and paused or resumed while it runs.
+ */
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/types.ts';
+import { AppError } from '../../errors/app-error.ts';
+import { enqueueJob } from '../../jobs/jobs.repository.ts';
+import { listVerifiedDomains } from '../../accounts/domains.repository.ts';
+import { domainOf, parseMailbox } from '../../email/addresses.ts';
+import { findLinks } from '../../tracking/links.ts';
+import { parseId } from '../ids.ts';
+import { requireList } from '../lists/lists.service.ts';
+import { EXPAND_QUEUE, expandJobKey } from './expand.ts';
+import { MARKETING_DELIVERY_QUEUE } from './queue.ts';
+import {
+  findSend,
+  findSendByJid,
+  insertExtraDeliveries,
+  insertSend,
+  insertSendLinks,
+  lockSendState,
+  moveSend,
+  requeueParked,
+  scheduledSends,
+  type SendRow,
+} from './sends.repository.ts';
+import { findBySubjectKey, findMailing } from '../mailings/mailings.repository.ts';
+import { subjectKeyOf } from '../mailings/mailing-input.ts';
+
+/** Content frozen when a send is created: later edits of the mailing do not change a send. */
+export interface SendContent {
+  subject: string;
+  html: string | null;
+  text: string | null;
+  fromEmail: string;
+  fromName: string;
+  customerName: string | null;
+}
+
+/** What a send or a schedule asks for, as received. */
+export interface SendRequest {
+  mailingId?: string | number;
+  /** Names the mailing when no id is given (subjects are unique per account). */
+  subject?: string;
+  listId?: string | number;
+  fromEmail?: string;
+  fromName?: string;
+  senderEmail?: string;
+  customerName?: string;
+  recipientEmails?: string[];
+  /** Epoch ms; absent for an immediate send. */
+  sendAt?: number;
+}
+
+/** Most extra recipient addresses one send takes. */
+export const MAX_EXTRA_RECIPIENTS = 50;
+
+/** A send view for the API. */
+export interface SendView {
+  id: string;
+  type: 'campaign_mailing_send';
+  attributes: {
+    campaign_mailing_id: string;
+    subscription_list_id: string | null;
+    subscription_list_name: string;
+    state: string;
+    jid: string;
+    send_at: string;
+    sent_at: string | null;
+    finished_at: string | null;
+    audience_count: number;
+    sent_count: number;
+    delivered_count: number;
+    viewed_count: number;
+    clicked_count: number;
+    bounced_count: number;
+    unsubscribed_count: number;
+  };
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
+
+export function sendView(s: SendRow): SendView {
+  return {
+    id: String(s.id),
+    type: 'campaign_mailing_send',
+    attributes: {
+      campaign_mailing_id: String(s.campaign_mailing_id),
+      subscription_list_id: s.subscription_list_id === null ? null : String(s.subscription_list_id),
+      subscription_list_name: s.subscription_list_name,
+      state: s.state,
+      jid: s.jid,
+      send_at: iso(s.send_at)!,
+      sent_at: iso(s.sent_at),
+      finished_at: iso(s.finished_at),
+      audience_count: s.audience_count,
+      sent_count: s.sent_count,
+      delivered_count: s.delivered_count,
+      viewed_count: s.viewed_count,
+      clicked_count: s.clicked_count,
+      bounced_count: s.bounced_count,
+      unsubscribed_count: s.unsubscribed_count,
+    },
+  };
+}
+
+const invalid = (field: string, message: string) =>
+  new AppError('request.invalid', `${field}: ${message}`, { details: [{ field, message }] });
+
+function requireAddress(field: string, value: string | undefined): string {
+  if (value === undefined || value.trim() === '') throw invalid(field, 'is required');
+  const box = parseMailbox(value.trim());
+  if (!box || box.name !== '') throw invalid(field, 'must be an email address');
+  return box.address;
+}
+
+/** Checks a send request and creates the send with its extra deliveries and its expansion work row. */
+export async function createSend(ctx: AppContext, customerId: number, req: SendRequest, now = Date.now()): Promise<SendRow> {
+  const db = ctx.database.db;
+  const mailing = await resolveMailing(db, customerId, req);
+  if (req.listId === undefined) throw invalid('subscription_list_id', 'is required');
+  const list = await requireList(db, customerId, req.listId);
+  const fromEmail = requireAddress('from_email', req.fromEmail ?? mailing.from_email ?? undefined);
+  if (req.senderEmail !== undefined && req.senderEmail !== '') requireAddress('sender_email', req.senderEmail);
+  const extra = (req.recipientEmails ?? []).map((e, i) => requireAddress(`recipient_emails[${i}]`, e));
+  if (extra.length > MAX_EXTRA_RECIPIENTS) throw invalid('recipient_emails', `at most ${MAX_EXTRA_RECIPIENTS} addresses`);
+  const verified = new Set((await listVerifiedDomains(db, customerId)).map((d) => d.name));
+  if (!verified.has(domainOf(fromEmail)))
+    throw new AppError('marketing.sender_invalid', `from_email: ${domainOf(fromEmail)} is not a verified domain of this account`, {
+      details: [{ field: 'from_email', message: 'domain is not verified' }],
+    });
+  const html = mailing.html_part;
+  const content: SendContent = {
+    subject: req.subject?.trim() || mailing.subject,
+    html,
+    text: mailing.text_part,
+    fromEmail,
+    fromName: req.fromName?.trim() || mailing.from_name || '',
+    customerName: req.customerName?.trim() || null,
+  };
+  const sendAt = req.sendAt ?? now;
+  const scheduled = sendAt > now;
+  const send = await db.transaction().execute(async (trx) => {
+    const id = await insertSend(trx, {
+      customer_id: customerId,
+      campaign_mailing_id: mailing.id,
+      subscription_list_id: list.id,
+      subscription_list_name: list.name,
+      state: scheduled ? 'scheduled' : 'expanding',
+      jid: randomBytes(12).toString('hex'),
+      send_at: sendAt,
+      content: JSON.stringify(content),
+      frozen_at: null,
+      customer_name: content.customerName,
+      sender_email: req.senderEmail?.trim() || null,
+      created_at: now,
+      sent_at: null,
+      finished_at: null,
+      updated_at: now,
+    });
+    if (html) await insertSendLinks(trx, id, findLinks(html));
+    const row = (await findSend(trx, customerId, id))!;
+    await insertExtraDeliveries(trx, row, extra, now);
+    await enqueueJob(trx, { queue: EXPAND_QUEUE, payload: { sendId: id }, runAt: sendAt, uniqueKey: expandJobKey(id, 0) }, now);
+    return row;
+  });
+  ctx.wake(EXPAND_QUEUE);
+  if (extra.length > 0) ctx.wake(MARKETING_DELIVERY_QUEUE);
+  return send;
+}
+
+async function resolveMailing(db: Queryable, customerId: number, req: SendRequest) {
+  if (req.mailingId !== undefined) {
+    const id = parseId(req.mailingId);
+    const m = id === null ? undefined : await findMailing(db, customerId, id);
+    if (!m) throw new AppError('marketing.mailing_not_found', `no campaign mailing ${String(req.mailingId)}`);
+    return m;
+  }
+  if (req.subject === undefined || req.subject.trim() === '')
+    throw invalid('campaign_mailing_id', 'is required (or a subject naming the mailing)');
+  const found = await findBySubjectKey(db, customerId, subjectKeyOf(req.subject));
+  const m = found && (await findMailing(db, customerId, found.id));
+  if (!m) throw new AppError('marketing.mailing_not_found', `no campaign mailing has the subject "${req.subject.trim()}"`);
+  return m;
+}
+
+/** A send of the account by id. */
+export async function requireSend(db: Queryable, customerId: number, raw: string | number): Promise<SendRow> {
+  const id = parseId(raw);
+  const send = id === null ? undefined : await findSend(db, customerId, id);
+  if (!send) throw new AppError('marketing.send_not_found', `no campaign mailing send ${String(raw)}`);
+  return send;
+}
+
+/** Cancels a send that has not started; a started one is 409. */
+export async function cancelSchedule(ctx: AppContext, customerId: number, jid: string, now = Date.now()): Promise<SendRow> {
+  const db = ctx.database.db;
+  const send = await findSendByJid(db, customerId, jid);
+  if (!send) throw new AppError('marketing.send_not_found', `no scheduled campaign mailing with jid ${jid}`);
+  if (!(await moveSend(db, send.id, ['scheduled'], 'cancelled', now, { finished_at: now })))
+    throw new AppError('marketing.send_state', `the send is ${send.state}; only a scheduled send can be cancelled`);
+  return (await findSend(db, customerId, send.id))!;
+}
+
+/** The account's scheduled sends. */
+export async function schedulesOf(ctx: AppContext, customerId: number): Promise<SendRow[]> {
+  return scheduledSends(ctx.database.reader, customerId);
+}
+
+/**
+ * Pauses a running send: no new delivery starts (waiting ones are parked as they come up) and expansion stops after
+ * its current batch. A scheduled send cannot be paused (cancel it instead).
+ */
+export async function pauseSend(ctx: AppContext, customerId: number, raw: string | number, now = Date.now()): Promise<SendRow> {
+  const send = await requireSend(ctx.database.db, customerId, raw);
+  const moved = await ctx.database.db.transaction().execute(async (trx) => {
+    await lockSendState(trx, ctx.database.dialect, send.id);
+    return moveSend(trx, send.id, ['expanding', 'sending'], 'paused', now);
+  });
+  if (!moved) throw new AppError('marketing.send_state', `the send is ${send.state}; only an expanding or sending send can be paused`);
+  return (await findSend(ctx.database.db, customerId, send.id))!;
+}
+
+/** Resumes a paused send: parked deliveries are queued again and expansion continues from where it stopped. */
+export async function resumeSend(ctx: AppContext, customerId: number, raw: string | number, now = Date.now()): Promise<SendRow> {
+  const send = await requireSend(ctx.database.db, customerId, raw);
+  const resumed = await ctx.database.db.transaction().execute(async (trx) => {
+    if ((await lockSendState(trx, ctx.database.dialect, send.id)) !== 'paused') return false;
+    const expanded = (await findSend(trx, customerId, send.id))!.expanded_at !== null;
+    await moveSend(trx, send.id, ['paused'], expanded ? 'sending' : 'expanding', now);
+    await requeueParked(trx, send.id, now);
+    if (!expanded)
+      await enqueueJob(trx, { queue: EXPAND_QUEUE, payload: { sendId: send.id }, uniqueKey: `campaign.resume:${send.id}:${now}` }, now);
+    return true;
+  });
+  if (!resumed) throw new AppError('marketing.send_state', `the send is ${send.state}; only a paused send can be resumed`);
+  ctx.wake(EXPAND_QUEUE);
+  ctx.wake(MARKETING_DELIVERY_QUEUE);
+  return (await findSend(ctx.database.db, customerId, send.id))!;
+}

@@ -1,0 +1,40 @@
+/**
+ * Signed tokens of marketing mail: the open pixel, each tracked link and the unsubscribe link of one delivery. They use
+ * the tracking key and token format of transactional tracking under their own prefixes, so a token of one kind never
+ * passes as another.
+ */
+import { signPayload, verifyPayload } from '../../tracking/tokens.ts';
+
+/** What a marketing token points at. */
+export type MarketingTarget =
+  | { kind: 'open'; deliveryId: number }
+  | { kind: 'click'; deliveryId: number; position: number }
+  | { kind: 'unsubscribe'; deliveryId: number };
+
+const SHAPE = /^(mo\.[0-9a-z]{1,12}|mc\.[0-9a-z]{1,12}\.[0-9a-z]{1,6}|mu\.[0-9a-z]{1,12})$/;
+
+function payloadOf(t: MarketingTarget): string {
+  const id = t.deliveryId.toString(36);
+  if (t.kind === 'click') return `mc.${id}.${t.position.toString(36)}`;
+  return t.kind === 'open' ? `mo.${id}` : `mu.${id}`;
+}
+
+/** Verifies a marketing token; null when it is malformed or forged. */
+export function verifyMarketingToken(key: Buffer, token: string): MarketingTarget | null {
+  const payload = verifyPayload(key, token, SHAPE);
+  if (payload === null) return null;
+  const [kind, id, position] = payload.split('.');
+  const deliveryId = parseInt(id!, 36);
+  if (kind === 'mc') return { kind: 'click', deliveryId, position: parseInt(position!, 36) };
+  return kind === 'mo' ? { kind: 'open', deliveryId } : { kind: 'unsubscribe', deliveryId };
+}
+
+const sign = (key: Buffer, t: MarketingTarget) => signPayload(key, payloadOf(t));
+
+/** Public URLs of marketing mail. */
+export const marketingUrls = {
+  open: (publicUrl: string, key: Buffer, deliveryId: number) => `${publicUrl}/t/m/o/${sign(key, { kind: 'open', deliveryId })}.gif`,
+  click: (publicUrl: string, key: Buffer, deliveryId: number, position: number) =>
+    `${publicUrl}/t/m/c/${sign(key, { kind: 'click', deliveryId, position })}`,
+  unsubscribe: (publicUrl: string, key: Buffer, deliveryId: number) => `${publicUrl}/u/${sign(key, { kind: 'unsubscribe', deliveryId })}`,
+};

@@ -1,0 +1,365 @@
+/**
+ * Drips running: enrollment by the scheduler task, steps on a real worker, waits and conditions measured by an
+ * injected clock (days pass without sleeping), pause and resume, unsubscribes, and re-runs of a step row.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { waitFor } from '../../test/wait.ts';
+import { createWorker, type Worker } from '../../jobs/worker.ts';
+import { createForm, GOOD } from '../../forms/forms.test-support.ts';
+import { handleSubmitted } from '../../forms/forms.worker.ts';
+import { makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { branchingGraph, makeDrip, storeMailing } from './drips.test-support.ts';
+import { DRIP_STEP_QUEUE, dripQueues, runDripStep } from './drips.engine.ts';
+import { dripTasks } from './drips.enroll.ts';
+
+const DAY = 86_400_000;
+
+let t: TestApp;
+let a: TestAccount;
+let call: ReturnType<typeof marketingClient>;
+let mailings: string[];
+let clock: { now: number };
+let worker: Worker | undefined;
+
+beforeAll(async () => {
+  t = await createTestApp({ config: { formsSubmitPerMinute: 0 } });
+  a = await t.createAccount();
+  call = marketingClient(t, a);
+  mailings = [];
+  for (const subject of ['A', 'B', 'C']) mailings.push(await storeMailing(t, a.account.customer_id, subject));
+});
+afterAll(() => t.close());
+beforeEach(() => {
+  clock = { now: Date.now() };
+});
+afterEach(async () => {
+  await worker?.stop(5000);
+  worker = undefined;
+});
+
+/** A real worker over the drip queues, on the test's clock. */
+function startWorker(): void {
+  worker = createWorker({
+    database: t.ctx.database,
+    log: t.ctx.log,
+    queues: dripQueues(t.ctx, () => clock.now),
+    pollMs: 20,
+    leaseMs: 30_000,
+    now: () => clock.now,
+  });
+  t.ctx.wake = (queue) => worker?.nudge(queue);
+  worker.start();
+}
+
+/** Moves the clock on and wakes the step loop. */
+function advance(ms: number): void {
+  clock.now += ms;
+  worker?.nudge(DRIP_STEP_QUEUE);
+}
+
+/** The enrollment pass the scheduler leader runs, at the test's clock. */
+async function enrollPass(): Promise<void> {
+  await dripTasks(t.ctx)[0]!.run(clock.now);
+}
+
+async function enrollment(dripId: string, subscriberId: string) {
+  return t.ctx.database.db
+    .selectFrom('drip_enrollments')
+    .selectAll()
+    .where('drip_campaign_id', '=', Number(dripId))
+    .where('subscriber_id', '=', Number(subscriberId))
+    .executeTakeFirst();
+}
+
+async function waitForEnrollment(dripId: string, subscriberId: string, what: { node?: string; state?: string }) {
+  return waitFor(
+    async () => {
+      const e = await enrollment(dripId, subscriberId);
+      return e && (what.node === undefined || e.node_id === what.node) && (what.state === undefined || e.state === what.state)
+        ? e
+        : undefined;
+    },
+    5000,
+    10,
+    `enrollment ${JSON.stringify(what)}`,
+  );
+}
+
+/** The drip deliveries of a subscriber: [node, mailing id] in creation order. */
+async function deliveriesOf(subscriberId: string): Promise<[string, string][]> {
+  const rows = await t.ctx.database.db
+    .selectFrom('marketing_deliveries')
+    .select(['drip_node_id', 'campaign_mailing_id', 'email', 'status'])
+    .where('subscriber_id', '=', Number(subscriberId))
+    .where('drip_enrollment_id', 'is not', null)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => [r.drip_node_id!, String(r.campaign_mailing_id)]);
+}
+
+async function counters(dripId: string) {
+  const attrs = (await call('GET', `/drip_campaigns/${dripId}`)).json().data.attributes;
+  return [attrs.subscriber_count, attrs.subscriber_completed_count];
+}
+
+/** A started drip on a new list, with the branching graph. */
+async function startedDrip(condition = 'opened'): Promise<{ drip: string; list: string }> {
+  const list = await makeList(call, `List ${Math.random()}`);
+  const drip = await makeDrip(call, {
+    name: `Drip ${Math.random()}`,
+    subscription_list_id: list,
+    drip_campaign_nodes: branchingGraph(mailings[0]!, mailings[1]!, mailings[2]!, { days: 2 }, condition),
+  });
+  expect((await call('POST', `/drip_campaigns/${drip}/start`)).statusCode).toBe(200);
+  return { drip, list };
+}
+
+describe('a drip start → email → wait 2 days → opened? → B / C → end', () => {
+  it('sends A at once, B to the subscriber who opened and C to the one who did not, two days later, then completes both', async () => {
+    const { drip, list } = await startedDrip();
+    // Joining through the subscribe operation counts as joining the list too.
+    const third = await makeSubscriber(call, `third-${Date.now()}@example.org`);
+    await call('POST', `/subscribers/${third}/subscribe`, { subscription_list_id: list });
+    const opener = await makeSubscriber(call, `opener-${Date.now()}@example.org`, {}, list);
+    const ignorer = await makeSubscriber(call, `ignorer-${Date.now()}@example.org`, {}, list);
+    startWorker();
+
+    await enrollPass();
+    await waitForEnrollment(drip, opener, { node: 'check' });
+    await waitForEnrollment(drip, ignorer, { node: 'check' });
+    expect(await deliveriesOf(opener)).toEqual([['welcome', mailings[0]]]);
+    expect(await deliveriesOf(ignorer)).toEqual([['welcome', mailings[0]]]);
+    expect(await counters(drip)).toEqual([3, 0]);
+
+    // The opener's welcome is opened (the tracking pixel sets first_opened_at).
+    await t.ctx.database.db
+      .updateTable('marketing_deliveries')
+      .set({ first_opened_at: clock.now, open_count: 1 })
+      .where('subscriber_id', '=', Number(opener))
+      .where('drip_node_id', '=', 'welcome')
+      .execute();
+    advance(2 * DAY - 60_000);
+    await enrollPass();
+    await new Promise((r) => setTimeout(r, 150));
+    expect((await enrollment(drip, opener))!.node_id).toBe('check');
+
+    advance(60_000);
+    await waitForEnrollment(drip, opener, { state: 'completed' });
+    await waitForEnrollment(drip, ignorer, { state: 'completed' });
+    expect(await deliveriesOf(opener)).toEqual([
+      ['welcome', mailings[0]],
+      ['engaged', mailings[1]],
+    ]);
+    expect(await deliveriesOf(ignorer)).toEqual([
+      ['welcome', mailings[0]],
+      ['nudge', mailings[2]],
+    ]);
+    expect(await counters(drip)).toEqual([3, 3]);
+  });
+
+  it('enrolls only subscribers who join after the start, each once', async () => {
+    const list = await makeList(call, 'Joined before');
+    const early = await makeSubscriber(call, `before-${Date.now()}@example.org`, {}, list);
+    const drip = await makeDrip(call, {
+      name: 'Late start',
+      subscription_list_id: list,
+      drip_campaign_nodes: branchingGraph(mailings[0]!, mailings[1]!, mailings[2]!),
+    });
+    await call('POST', `/drip_campaigns/${drip}/start`);
+    const late = await makeSubscriber(call, `after-${Date.now()}@example.org`, {}, list);
+
+    await enrollPass();
+    await enrollPass();
+
+    expect(await enrollment(drip, early)).toBeUndefined();
+    expect(await enrollment(drip, late)).toMatchObject({ node_id: 'start', state: 'active' });
+    expect(await counters(drip)).toEqual([1, 0]);
+  });
+
+  it('follows the clicked condition by click_count', async () => {
+    const { drip, list } = await startedDrip('clicked');
+    const clicker = await makeSubscriber(call, `clicker-${Date.now()}@example.org`, {}, list);
+    startWorker();
+    await enrollPass();
+    await waitForEnrollment(drip, clicker, { node: 'check' });
+    await t.ctx.database.db
+      .updateTable('marketing_deliveries')
+      .set({ click_count: 2 })
+      .where('subscriber_id', '=', Number(clicker))
+      .execute();
+
+    advance(2 * DAY);
+
+    await waitForEnrollment(drip, clicker, { state: 'completed' });
+    expect((await deliveriesOf(clicker)).map(([node]) => node)).toEqual(['welcome', 'engaged']);
+  });
+});
+
+describe('pause and start', () => {
+  it('parks an enrollment whose step comes due while paused, and resumes it on start', async () => {
+    const { drip, list } = await startedDrip();
+    const sub = await makeSubscriber(call, `paused-${Date.now()}@example.org`, {}, list);
+    startWorker();
+    await enrollPass();
+    await waitForEnrollment(drip, sub, { node: 'check' });
+
+    expect((await call('POST', `/drip_campaigns/${drip}/pause`)).statusCode).toBe(200);
+    advance(3 * DAY);
+    await waitForEnrollment(drip, sub, { node: 'check', state: 'parked' });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await deliveriesOf(sub)).toEqual([['welcome', mailings[0]]]);
+
+    const res = await call('POST', `/drip_campaigns/${drip}/start`);
+    expect(res.statusCode).toBe(200);
+    await waitForEnrollment(drip, sub, { state: 'completed' });
+    expect(await deliveriesOf(sub)).toEqual([
+      ['welcome', mailings[0]],
+      ['nudge', mailings[2]],
+    ]);
+    expect(await counters(drip)).toEqual([1, 1]);
+  });
+
+  it('enrolls nobody while paused and catches up those who joined meanwhile on start', async () => {
+    const { drip, list } = await startedDrip();
+    await call('POST', `/drip_campaigns/${drip}/pause`);
+    const sub = await makeSubscriber(call, `meanwhile-${Date.now()}@example.org`, {}, list);
+    await enrollPass();
+    expect(await enrollment(drip, sub)).toBeUndefined();
+
+    await call('POST', `/drip_campaigns/${drip}/start`);
+    await enrollPass();
+
+    expect(await enrollment(drip, sub)).toMatchObject({ state: 'active' });
+  });
+
+  it('stops enrollments waiting on a node that a paused edit removed', async () => {
+    const { drip, list } = await startedDrip();
+    const sub = await makeSubscriber(call, `removed-${Date.now()}@example.org`, {}, list);
+    startWorker();
+    await enrollPass();
+    await waitForEnrollment(drip, sub, { node: 'check' });
+    await call('POST', `/drip_campaigns/${drip}/pause`);
+    const g = JSON.parse(branchingGraph(mailings[0]!, mailings[1]!, mailings[2]!));
+    g.nodes = g.nodes.filter((n: { id: string; type: string }) => n.type !== 'condition' && n.id !== 'engaged' && n.id !== 'nudge');
+    g.edges = [
+      { from: 'start', to: 'welcome' },
+      { from: 'welcome', to: 'pause' },
+      { from: 'pause', to: 'end' },
+    ];
+
+    expect((await call('PUT', `/drip_campaigns/${drip}`, { drip_campaign: { drip_campaign_nodes: JSON.stringify(g) } })).statusCode).toBe(
+      200,
+    );
+
+    expect(await enrollment(drip, sub)).toMatchObject({ state: 'stopped', stop_reason: 'node_removed' });
+  });
+});
+
+describe('unsubscribes', () => {
+  it('does not enroll an unsubscribed member and stops an enrolled one who unsubscribes', async () => {
+    const { drip, list } = await startedDrip();
+    const leaving = await makeSubscriber(call, `leaving-${Date.now()}@example.org`, {}, list);
+    const gone = await makeSubscriber(call, `gone-${Date.now()}@example.org`, {}, list);
+    await call('POST', `/subscribers/${gone}/unsubscribe`, {});
+    startWorker();
+    await enrollPass();
+    await waitForEnrollment(drip, leaving, { node: 'check' });
+    expect(await enrollment(drip, gone)).toBeUndefined();
+
+    await call('POST', `/subscribers/${leaving}/unsubscribe`, { subscription_list_id: list });
+    advance(2 * DAY);
+
+    await waitForEnrollment(drip, leaving, { state: 'stopped' });
+    expect(await deliveriesOf(leaving)).toEqual([['welcome', mailings[0]]]);
+    expect(await counters(drip)).toEqual([1, 0]);
+  });
+});
+
+describe('form_submission trigger', () => {
+  it("enrolls a respondent once the form's worker made them a subscriber", async () => {
+    const formList = await makeList(call, 'Form respondents');
+    const form = await createForm(t.app, a.auth, { type: 'marketing_form', subscription_list_id: formList });
+    const g = JSON.parse(branchingGraph(mailings[0]!, mailings[1]!, mailings[2]!));
+    g.nodes[0] = { id: 'start', type: 'start', trigger: 'form_submission', form_id: form };
+    const drip = await makeDrip(call, { name: 'Respondents', drip_campaign_nodes: JSON.stringify(g) });
+    await call('POST', `/drip_campaigns/${drip}/start`);
+    const email = `respondent-${Date.now()}@example.org`;
+    const submitted = await t.app.inject({
+      method: 'POST',
+      url: `/v1/forms/api/forms/${form}/submissions`,
+      payload: { form_data: { ...GOOD, email } },
+    });
+    expect(submitted.statusCode).toBe(201);
+
+    await enrollPass();
+    expect((await counters(drip))[0]).toBe(0);
+    const job = await t.ctx.database.db
+      .selectFrom('jobs')
+      .select('payload')
+      .where('queue', '=', 'forms.submitted')
+      .where('payload', 'like', `%${form}%`)
+      .executeTakeFirstOrThrow();
+    await handleSubmitted(t.ctx, JSON.parse(job.payload));
+    await enrollPass();
+
+    const sub = (await call('GET', `/subscribers?search=respondent`))
+      .json()
+      .data.find((s: { attributes: { email: string } }) => s.attributes.email === email);
+    expect(await enrollment(drip, sub.id)).toMatchObject({ state: 'active', node_id: 'start' });
+    expect(await counters(drip)).toEqual([1, 0]);
+  });
+});
+
+describe('re-runs', () => {
+  it('runs a step row a second time without a second email or a second move', async () => {
+    const { drip, list } = await startedDrip();
+    const sub = await makeSubscriber(call, `rerun-${Date.now()}@example.org`, {}, list);
+    await enrollPass();
+    const e = (await enrollment(drip, sub))!;
+    expect(await runDripStep(t.ctx, { enrollmentId: e.id, seq: 0 }, clock.now)).toBe('advanced');
+    expect(await runDripStep(t.ctx, { enrollmentId: e.id, seq: 1 }, clock.now)).toBe('advanced');
+
+    expect(await runDripStep(t.ctx, { enrollmentId: e.id, seq: 1 }, clock.now)).toBe('stale');
+
+    expect(await deliveriesOf(sub)).toEqual([['welcome', mailings[0]]]);
+    expect(await enrollment(drip, sub)).toMatchObject({ node_id: 'pause', seq: 2 });
+    const steps = await t.ctx.database.db
+      .selectFrom('jobs')
+      .select('unique_key')
+      .where('unique_key', 'like', `drip-step:${e.id}:%`)
+      .execute();
+    expect(steps.map((s) => s.unique_key).sort()).toEqual([`drip-step:${e.id}:0`, `drip-step:${e.id}:1`, `drip-step:${e.id}:2`]);
+  });
+
+  it('finishes a step row whose worker died after the step committed, without sending again', async () => {
+    const { drip, list } = await startedDrip();
+    const sub = await makeSubscriber(call, `crash-${Date.now()}@example.org`, {}, list);
+    await enrollPass();
+    const e = (await enrollment(drip, sub))!;
+    await runDripStep(t.ctx, { enrollmentId: e.id, seq: 0 }, clock.now);
+    const { db } = t.ctx.database;
+    const emailStep = await db.selectFrom('jobs').selectAll().where('unique_key', '=', `drip-step:${e.id}:1`).executeTakeFirstOrThrow();
+    // The email step commits, then its worker dies holding the row: the row stays running with a lease that lapses.
+    await runDripStep(t.ctx, { enrollmentId: e.id, seq: 1 }, clock.now);
+    await db
+      .updateTable('jobs')
+      .set({ state: 'running', lease_owner: 'dead-worker', lease_until: clock.now - 1, attempts: 1 })
+      .where('id', '=', emailStep.id)
+      .execute();
+
+    startWorker();
+
+    await waitFor(
+      async () => (await db.selectFrom('jobs').select('state').where('id', '=', emailStep.id).executeTakeFirstOrThrow()).state === 'done',
+      5000,
+      10,
+      'the re-claimed row done',
+    );
+    const row = await db.selectFrom('jobs').select(['attempts', 'lease_owner']).where('id', '=', emailStep.id).executeTakeFirstOrThrow();
+    expect(row.attempts).toBe(2);
+    expect(row.lease_owner).toBe(worker!.owner);
+    await waitForEnrollment(drip, sub, { node: 'check' });
+    expect(await deliveriesOf(sub)).toEqual([['welcome', mailings[0]]]);
+  });
+});

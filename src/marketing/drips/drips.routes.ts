@@ -1,0 +1,88 @@
+/** Drip campaign routes under both marketing prefixes: `/drip_campaigns[/<id>[/start|/pause]]`. */
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { TypedApp } from '../../http/typed.ts';
+import type { AppContext } from '../../context.ts';
+import { principalOf } from '../../http/auth.ts';
+import { ErrorResponse } from '../../email/email.schemas.ts';
+import { MARKETING_PREFIXES } from '../ids.ts';
+import { Empty } from '../lists/lists.schemas.ts';
+import { DripBody, DripFull, DripParams, DripShort, DripsQuery, PauseResponse, StartResponse } from './drips.schemas.ts';
+import { changeDrip, createDrip, dripOf, dripsOf, pauseDrip, removeDrip, startDrip } from './drips.service.ts';
+
+const security: { [name: string]: string[] }[] = [{ token: [] }, { bearer: [] }];
+const errors = {
+  400: ErrorResponse,
+  401: ErrorResponse,
+  403: ErrorResponse,
+  404: ErrorResponse,
+  409: ErrorResponse,
+  422: ErrorResponse,
+  429: ErrorResponse,
+};
+const full = { 200: Type.Object({ data: DripFull }), ...errors };
+const customer = (req: FastifyRequest): number => principalOf(req, 'marketing').customerId;
+
+/** Registers the drip campaign routes. */
+export function dripRoutes(app: TypedApp, ctx: AppContext): void {
+  for (const prefix of MARKETING_PREFIXES) {
+    const base = `${prefix}/drip_campaigns`;
+    const common = { hide: prefix === '/v1/marketing', tags: ['marketing'], security };
+    app.get(
+      base,
+      {
+        schema: {
+          ...common,
+          summary: 'List drip campaigns, a page at a time',
+          querystring: DripsQuery,
+          response: { 200: Type.Object({ data: Type.Array(DripShort) }), ...errors },
+        },
+      },
+      async (req) => ({ data: await dripsOf(ctx, customer(req), req.query) }),
+    );
+    app.post(base, { schema: { ...common, summary: 'Create a drip campaign (a draft)', body: DripBody, response: full } }, async (req) => ({
+      data: await createDrip(ctx, customer(req), req.body.drip_campaign),
+    }));
+    app.get(
+      `${base}/:id`,
+      { schema: { ...common, summary: 'One drip campaign with its graph', params: DripParams, response: full } },
+      async (req) => ({
+        data: await dripOf(ctx, customer(req), req.params.id),
+      }),
+    );
+    app.put(
+      `${base}/:id`,
+      { schema: { ...common, summary: 'Change a drip campaign', params: DripParams, body: DripBody, response: full } },
+      async (req) => ({ data: await changeDrip(ctx, customer(req), req.params.id, req.body.drip_campaign) }),
+    );
+    app.delete(
+      `${base}/:id`,
+      {
+        schema: {
+          ...common,
+          summary: 'Delete a drip campaign that is not active',
+          params: DripParams,
+          response: { 200: Empty, ...errors },
+        },
+      },
+      (req) => removeDrip(ctx, customer(req), req.params.id),
+    );
+    app.post(
+      `${base}/:id/start`,
+      {
+        schema: {
+          ...common,
+          summary: 'Start (or resume) a drip campaign',
+          params: DripParams,
+          response: { 200: StartResponse, ...errors },
+        },
+      },
+      async (req) => ({ data: await startDrip(ctx, customer(req), req.params.id) }),
+    );
+    app.post(
+      `${base}/:id/pause`,
+      { schema: { ...common, summary: 'Pause an active drip campaign', params: DripParams, response: { 200: PauseResponse, ...errors } } },
+      async (req) => ({ data: await pauseDrip(ctx, customer(req), req.params.id) }),
+    );
+  }
+}
