@@ -91,7 +91,8 @@ export async function bulkImportBench(total: number): Promise<BenchRow[]> {
       .selectFrom('subscriber_custom_field_values')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
-    if (Number(stored.n) !== total + 2 * BATCH) throw new Error(`${stored.n} custom field values stored for ${total + 2 * BATCH} subscribers`);
+    if (Number(stored.n) !== total + 2 * BATCH)
+      throw new Error(`${stored.n} custom field values stored for ${total + 2 * BATCH} subscribers`);
     const baseline = await rawInsert(base, total);
     return [
       {

@@ -63,7 +63,10 @@ async function startService(inst: BenchInstance, env: Record<string, string> = {
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the service exited with code ${child.exitCode}`);
-    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) throw new Error('the service did not become ready');
     await new Promise((r) => setTimeout(r, 100));
@@ -91,10 +94,14 @@ async function seedAudience(inst: BenchInstance, n: number): Promise<number> {
   await sql`
     insert into subscribers (customer_id, email, email_key, first_name, created_at, updated_at)
     with recursive seq(i) as (select 1 union all select i + 1 from seq where i < ${n})
-    select ${customerId}, 'reader' || i || '@audience.example', 'reader' || i || '@audience.example', 'Reader', ${at}, ${at} from seq`.execute(db);
+    select ${customerId}, 'reader' || i || '@audience.example', 'reader' || i || '@audience.example', 'Reader', ${at}, ${at} from seq`.execute(
+    db,
+  );
   await sql`
     insert into subscription_list_members (list_id, subscriber_id, unsubscribed, created_at, updated_at)
-    select ${list}, id, 0, ${at}, ${at} from subscribers where customer_id = ${customerId} and email_key like '%@audience.example'`.execute(db);
+    select ${list}, id, 0, ${at}, ${at} from subscribers where customer_id = ${customerId} and email_key like '%@audience.example'`.execute(
+    db,
+  );
   await db.updateTable('subscription_lists').set({ subscriber_count: n }).where('id', '=', list).execute();
   return list;
 }
@@ -117,7 +124,12 @@ async function rawExpansionSeconds(inst: BenchInstance, listId: number): Promise
 }
 
 /** A JSON POST to the service with the bench key; throws unless it answers 200. */
-async function post(service: Service, inst: BenchInstance, urlPath: string, body: unknown): Promise<{ data?: { id: string }; headers: Headers }> {
+async function post(
+  service: Service,
+  inst: BenchInstance,
+  urlPath: string,
+  body: unknown,
+): Promise<{ data?: { id: string }; headers: Headers }> {
   const res = await fetch(`${service.url}${urlPath}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${inst.key}`, 'content-type': 'application/json' },
@@ -134,7 +146,8 @@ async function startSend(service: Service, inst: BenchInstance, listId: number):
   const mailing = await post(service, inst, '/v1/marketing/campaign_mailings', {
     campaign_mailing: {
       subject: `Monthly news ${Date.now()}`,
-      html_part: '<html><body><p>Hello {{first_name}}, this month at the clinic: longer opening hours.</p><a href="https://clinic.example/news">Read more</a></body></html>',
+      html_part:
+        '<html><body><p>Hello {{first_name}}, this month at the clinic: longer opening hours.</p><a href="https://clinic.example/news">Read more</a></body></html>',
       text_part: 'Hello, this month at the clinic: longer opening hours. https://clinic.example/news',
       from_email,
       from_name: 'The Clinic',
@@ -143,7 +156,13 @@ async function startSend(service: Service, inst: BenchInstance, listId: number):
   const mailingId = mailing.data!.id;
   const send = await post(service, inst, '/v1/marketing/campaign_mailing_sends', {
     campaign_mailing_id: mailingId,
-    campaign_mailing_send: { subscription_list_id: listId, from_email, from_name: 'The Clinic', sender_email: from_email, subject: 'Monthly news' },
+    campaign_mailing_send: {
+      subscription_list_id: listId,
+      from_email,
+      from_name: 'The Clinic',
+      sender_email: from_email,
+      subject: 'Monthly news',
+    },
   });
   const announced = send.headers.get('sealpost-campaign-mailing-send-id');
   if (announced) return Number(announced);
@@ -230,7 +249,13 @@ export async function transactionalLatencyBench(seconds: number, audience = 100_
     const service = await startService(inst);
     try {
       const url = `${service.url}/v1/email/messages`;
-      const opts = { connections: 10, seconds, body: transactionalBody(inst.domain), headers: { authorization: `Bearer ${inst.key}` }, rate: LATENCY_RATE };
+      const opts = {
+        connections: 10,
+        seconds,
+        body: transactionalBody(inst.domain),
+        headers: { authorization: `Bearer ${inst.key}` },
+        rate: LATENCY_RATE,
+      };
       await load(url, { ...opts, seconds: 2 }); // warm-up
       const quiet = checked(await load(url, opts));
       const sendId = await startSend(service, inst, listId);

@@ -1,13 +1,10 @@
 /** `sealpost captured list|show` run as a user runs them, against a database the test filled with a captured message. */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../test/harness.ts';
+import { runSealpost } from './cli.test-support.ts';
 import { createAccount } from '../accounts/accounts.service.ts';
 import { capturedAad } from '../email/captured.service.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('sealpost captured', () => {
   const masterKey = randomBytes(32).toString('base64');
@@ -15,17 +12,7 @@ describe('sealpost captured', () => {
   let t: TestContext;
   let capturedId: number;
 
-  /** Runs `sealpost <args>` on the test database; resolves with the exit code and output. */
-  function sealpost(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const env: NodeJS.ProcessEnv = {};
-    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SEALPOST_')) env[k] = v;
-    Object.assign(env, { SEALPOST_DATABASE_URL: t.scratch.url, SEALPOST_MASTER_KEY: masterKey, SEALPOST_LOG_LEVEL: 'warn' });
-    return new Promise((resolve) =>
-      execFile(process.execPath, ['bin/sealpost.js', ...args], { cwd: ROOT, env, timeout: 20_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
-      ),
-    );
-  }
+  const sealpost = (args: string[]) => runSealpost(t.scratch.url, masterKey, args);
 
   beforeAll(async () => {
     t = await createTestContext({ config: { masterKey } });

@@ -2,6 +2,21 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';
+const NONCE_BYTES = 12;
+const NONCES_PER_DRAW = 256;
+
+let noncePool = Buffer.alloc(0);
+let nonceOffset = 0;
+
+/** A fresh random nonce. Nonces are cut from a block of random bytes drawn at once (one draw per 256 values, not one each). */
+function nextNonce(): Buffer {
+  if (nonceOffset + NONCE_BYTES > noncePool.length) {
+    noncePool = randomBytes(NONCE_BYTES * NONCES_PER_DRAW);
+    nonceOffset = 0;
+  }
+  nonceOffset += NONCE_BYTES;
+  return noncePool.subarray(nonceOffset - NONCE_BYTES, nonceOffset);
+}
 
 /** Encrypts and decrypts values stored at rest. */
 export interface Sealer {
@@ -17,7 +32,7 @@ export interface Sealer {
 export function createSealer(key: Buffer): Sealer {
   if (key.length !== 32) throw new Error('the master key must be 32 bytes');
   const seal = (plain: string | Buffer, associated?: string): string => {
-    const nonce = randomBytes(12);
+    const nonce = nextNonce();
     const cipher = createCipheriv('aes-256-gcm', key, nonce);
     if (associated) cipher.setAAD(Buffer.from(associated, 'utf8'));
     const body = Buffer.concat([

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { DatabaseTarget } from '../config/load.ts';
 import type { DB } from './types.ts';
+import { FlushingSqliteDialect } from './sqlite-commit.ts';
 
 /** Which SQL engine a handle talks to. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -83,11 +84,18 @@ export async function connect(target: DatabaseTarget, opts: ConnectOptions = {})
     const Driver = sqliteDriver();
     const sqlite = new Driver(target.file);
     sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma(`synchronous = ${opts.sqliteSynchronous ?? 'FULL'}`);
+    const synchronous = opts.sqliteSynchronous ?? 'FULL';
+    sqlite.pragma(`synchronous = ${synchronous}`);
     sqlite.pragma('busy_timeout = 10000');
     sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    if (target.file === ':memory:') return { db, reader: db, dialect: 'sqlite', close: () => db.destroy() };
+    if (target.file === ':memory:') {
+      const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+      return { db, reader: db, dialect: 'sqlite', close: () => db.destroy() };
+    }
+    // With FULL (the default), transactions flush the WAL off the event loop before their commit returns (sqlite-commit.ts).
+    const config = { database: withStatementCache(sqlite) };
+    const dialect = synchronous === 'FULL' ? new FlushingSqliteDialect(config, target.file) : new SqliteDialect(config);
+    const db = new Kysely<DB>({ dialect });
     const readConnection = new Driver(target.file);
     readConnection.pragma('busy_timeout = 10000');
     const reader = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(readConnection) }) });

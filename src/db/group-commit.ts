@@ -7,6 +7,7 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from './types.ts';
+import { UnflushedCommitError } from './sqlite-commit.ts';
 
 /** A unit of work inside a transaction. */
 export type Unit<T> = (trx: Transaction<DB>) => Promise<T>;
@@ -44,8 +45,10 @@ export function createGroupCommitter(db: Kysely<DB>, maxBatch = 256): GroupCommi
         for (const p of batch) out.push(await p.unit(trx));
         return out;
       });
-    } catch {
-      for (const p of batch) await runAlone(p);
+    } catch (err) {
+      // A commit that was written but not flushed must not run again: its units' rows may already be there.
+      if (err instanceof UnflushedCommitError) for (const p of batch) p.reject(err);
+      else for (const p of batch) await runAlone(p);
       return;
     }
     batch.forEach((p, i) => p.resolve(results[i]));

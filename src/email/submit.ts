@@ -3,7 +3,6 @@
  * campaigns) hands normalized messages here. It checks the From domains, then commits each message with its
  * recipients, tracked links and delivery work rows in one transaction before anything is acknowledged.
  */
-import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/types.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -13,6 +12,7 @@ import { enqueueJob } from '../jobs/jobs.repository.ts';
 import { findLinks } from '../tracking/links.ts';
 import { domainOf, type Mailbox } from './addresses.ts';
 import { sealContent } from './content.ts';
+import { newMessageId } from './message-ids.ts';
 import type { NormalizedMessage, TrackingOptions } from './message-input.ts';
 import { findIdempotencyKey, insertLinks, insertMessage, insertRecipients, saveIdempotencyKey } from './messages.repository.ts';
 import { DELIVERY_QUEUES, type Lane } from './queues.ts';
@@ -150,7 +150,7 @@ function planMessage(
   now: number,
   suppressed: ReadonlySet<string>,
 ): Plan {
-  const id = randomUUID();
+  const id = newMessageId(now);
   const recipients = recipientsOf(m);
   const pending = suppressed.size === 0 ? recipients : recipients.filter((r) => !suppressed.has(r.box.address.toLowerCase()));
   const links = opts.tracking.linkTracking && m.html ? findLinks(m.html) : [];
@@ -209,7 +209,8 @@ function planMessage(
         links.map((l) => ({ message_id: id, position: l.position, target_url: l.url })),
       );
       for (const [i, recipientId] of ids.entries())
-        if (!suppressed.has(recipients[i]!.box.address.toLowerCase())) await enqueueJob(trx, { queue: DELIVERY_QUEUES[lane], payload: { recipientId } }, now);
+        if (!suppressed.has(recipients[i]!.box.address.toLowerCase()))
+          await enqueueJob(trx, { queue: DELIVERY_QUEUES[lane], payload: { recipientId } }, now);
     },
   };
 }

@@ -8,6 +8,8 @@ import { openContent, type StoredContent } from '../email/content.ts';
 import { formatMailbox } from '../email/addresses.ts';
 import { rfc2822 } from '../email/dates.ts';
 import { findBySecureTokenHash } from './secure-message.repository.ts';
+import { findMarketingBySecureTokenHash } from '../marketing/campaigns/deliveries.repository.ts';
+import { loadMarketingItem } from '../marketing/campaigns/delivery.ts';
 import { expiredPage, messagePage, notFoundPage, purgedPage, type HtmlPage } from './secure-message.view.ts';
 
 /** SHA-256 of a secure link token, hex: what `message_recipients.secure_token_hash` holds. */
@@ -27,7 +29,7 @@ type Opened = { kind: 'content'; content: StoredContent; address: string; create
 async function openByToken(ctx: AppContext, token: string, now: number): Promise<Opened> {
   if (!TOKEN.test(token)) return { kind: 'page', page: notFoundPage() };
   const row = await findBySecureTokenHash(ctx.database.db, secureTokenHash(token));
-  if (!row) return { kind: 'page', page: notFoundPage() };
+  if (!row) return openMarketing(ctx, secureTokenHash(token), now);
   if (row.secure_expires_at !== null && row.secure_expires_at < now) return { kind: 'page', page: expiredPage() };
   if (row.content === null || row.content_purged_at !== null) return { kind: 'page', page: purgedPage() };
   return {
@@ -36,6 +38,16 @@ async function openByToken(ctx: AppContext, token: string, now: number): Promise
     address: row.address,
     createdAt: row.created_at,
   };
+}
+
+/** A marketing email behind a secure link: rendered again for its recipient, as it was sent. */
+async function openMarketing(ctx: AppContext, tokenHash: string, now: number): Promise<Opened> {
+  const row = await findMarketingBySecureTokenHash(ctx.database.db, tokenHash);
+  if (!row) return { kind: 'page', page: notFoundPage() };
+  if (row.secure_expires_at !== null && row.secure_expires_at < now) return { kind: 'page', page: expiredPage() };
+  const item = await loadMarketingItem(ctx, row.id);
+  if (!item?.content) return { kind: 'page', page: purgedPage() };
+  return { kind: 'content', content: item.content, address: item.address, createdAt: row.created_at };
 }
 
 /** The page for `/s/<token>`. */

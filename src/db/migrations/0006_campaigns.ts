@@ -118,6 +118,7 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .unique()
     .execute();
   await db.schema.createIndex('marketing_deliveries_subscriber_idx').on('marketing_deliveries').columns(['subscriber_id']).execute();
+  await db.schema.createIndex('marketing_deliveries_mailing_idx').on('marketing_deliveries').columns(['campaign_mailing_id']).execute();
 
   /** The tracked links of a send's content, by position (html_id), with their click totals. */
   await db.schema

@@ -1,6 +1,7 @@
 /**
  * Drip campaigns: the campaign (its graph, state and counters, and the enrollment watermark) and one enrollment per
- * (drip, subscriber) holding the node the subscriber is at and the step sequence that guards against re-runs.
+ * (drip, subscriber) holding the node the subscriber is at and the step sequence that guards against re-runs; and an
+ * index of list memberships by creation time, which enrollment reads.
  */
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../connect.ts';
@@ -53,9 +54,16 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('finished_at', 'bigint')
     .addUniqueConstraint('drip_enrollments_once', ['drip_campaign_id', 'subscriber_id'])
     .execute();
+  // Enrollment reads the memberships of a list created since a watermark.
+  await db.schema
+    .createIndex('subscription_list_members_list_created_idx')
+    .on('subscription_list_members')
+    .columns(['list_id', 'created_at'])
+    .execute();
   await db.schema.createIndex('drip_enrollments_state_idx').on('drip_enrollments').columns(['drip_campaign_id', 'state']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('subscription_list_members_list_created_idx').execute();
   for (const t of ['drip_enrollments', 'drip_campaigns']) await db.schema.dropTable(t).execute();
 }

@@ -101,6 +101,15 @@ export async function settleDelivery(
   return Number(r.numUpdatedRows) > 0 ? before : undefined;
 }
 
+/** The marketing delivery whose secure link token hashes to `tokenHash`. */
+export async function findMarketingBySecureTokenHash(db: Queryable, tokenHash: string) {
+  return db
+    .selectFrom('marketing_deliveries')
+    .select(['id', 'secure_expires_at', 'created_at'])
+    .where('secure_token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
 export async function setDeliverySecureLink(db: Queryable, id: number, tokenHash: string, expiresAt: number, now: number): Promise<void> {
   await db
     .updateTable('marketing_deliveries')

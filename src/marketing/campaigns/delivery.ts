@@ -121,50 +121,54 @@ async function skip(trx: Queryable, d: DeliveryRow, why: string, now: number): P
   return false;
 }
 
+/** A marketing delivery as the engine delivers it (also what the secure page shows); undefined when it does not exist. */
+export async function loadMarketingItem(ctx: AppContext, id: number): Promise<DeliveryItem | undefined> {
+  const reader = ctx.database.reader;
+  const d = await findDeliveryRow(reader, id);
+  if (!d) return undefined;
+  const source = await findTemplateSource(reader, d);
+  const final = d.status === 'delivered' || d.status === 'failed' || d.status === 'skipped';
+  const template = source ? templateOfSource(source) : null;
+  const personalisation = d.subscriber_id === null ? null : ((await loadPersonalisation(reader, d.subscriber_id)) ?? null);
+  const domainName = template ? domainOf(template.fromEmail) : '';
+  const domain = template ? await findSendingDomain(reader, d.customer_id, domainName) : undefined;
+  const tracked = d.subscriber_id !== null;
+  return {
+    recipientId: d.id,
+    messageId: `campaign-delivery-${d.id}`,
+    customerId: d.customer_id,
+    address: d.email,
+    kind: 'to',
+    final: final || (tracked && personalisation === null),
+    headerMessageId: d.header_message_id ?? `<m${d.id}.${d.created_at.toString(36)}@${domainName || 'localhost'}>`,
+    envelopeFrom: template?.fromEmail ?? '',
+    createdAt: Date.now(),
+    allowNonTls: false,
+    forceSecure: false,
+    openTracking: tracked,
+    // Links are rewritten while the email is rendered, where the template's own links are known.
+    linkTracking: false,
+    content: template
+      ? renderEmail(template, { id: d.id, email: d.email }, tracked ? personalisation : null, {
+          publicUrl: ctx.publicUrl,
+          key: ctx.keys.tracking,
+        })
+      : null,
+    dkim: domain
+      ? {
+          domainName: domain.name,
+          keySelector: domain.dkim_selector,
+          privateKey: ctx.sealer.openText(domain.dkim_private_key, `dkim:${domain.id}`),
+        }
+      : null,
+  } satisfies DeliveryItem;
+}
+
 /** Loads marketing deliveries for the engine and records their outcomes. */
 function marketingStore(ctx: AppContext): DeliveryStore {
-  const { db, reader } = ctx.database;
+  const { db } = ctx.database;
   return {
-    async load(id) {
-      const d = await findDeliveryRow(reader, id);
-      if (!d) return undefined;
-      const source = await findTemplateSource(reader, d);
-      const final = d.status === 'delivered' || d.status === 'failed' || d.status === 'skipped';
-      const template = source ? templateOfSource(source) : null;
-      const personalisation = d.subscriber_id === null ? null : ((await loadPersonalisation(reader, d.subscriber_id)) ?? null);
-      const domainName = template ? domainOf(template.fromEmail) : '';
-      const domain = template ? await findSendingDomain(reader, d.customer_id, domainName) : undefined;
-      const tracked = d.subscriber_id !== null;
-      return {
-        recipientId: d.id,
-        messageId: `campaign-delivery-${d.id}`,
-        customerId: d.customer_id,
-        address: d.email,
-        kind: 'to',
-        final: final || (tracked && personalisation === null),
-        headerMessageId: d.header_message_id ?? `<m${d.id}.${d.created_at.toString(36)}@${domainName || 'localhost'}>`,
-        envelopeFrom: template?.fromEmail ?? '',
-        createdAt: Date.now(),
-        allowNonTls: false,
-        forceSecure: false,
-        openTracking: tracked,
-        // Links are rewritten while the email is rendered, where the template's own links are known.
-        linkTracking: false,
-        content: template
-          ? renderEmail(template, { id: d.id, email: d.email }, tracked ? personalisation : null, {
-              publicUrl: ctx.publicUrl,
-              key: ctx.keys.tracking,
-            })
-          : null,
-        dkim: domain
-          ? {
-              domainName: domain.name,
-              keySelector: domain.dkim_selector,
-              privateKey: ctx.sealer.openText(domain.dkim_private_key, `dkim:${domain.id}`),
-            }
-          : null,
-      } satisfies DeliveryItem;
-    },
+    load: (id) => loadMarketingItem(ctx, id),
     saveSecureLink: (id, tokenHash, expiresAt) => setDeliverySecureLink(db, id, tokenHash, expiresAt, Date.now()),
     record: (item, outcome) => ctx.committer.run((trx) => recordOutcome(trx, item, outcome)),
   };

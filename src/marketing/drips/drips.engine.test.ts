@@ -12,6 +12,7 @@ import { makeList, makeSubscriber, marketingClient } from '../marketing.test-sup
 import { branchingGraph, makeDrip, storeMailing } from './drips.test-support.ts';
 import { DRIP_STEP_QUEUE, dripQueues, runDripStep } from './drips.engine.ts';
 import { dripTasks } from './drips.enroll.ts';
+import { periodicTasks, queueHandlers } from '../../roles/background.ts';
 
 const DAY = 86_400_000;
 
@@ -308,6 +309,13 @@ describe('form_submission trigger', () => {
       .data.find((s: { attributes: { email: string } }) => s.attributes.email === email);
     expect(await enrollment(drip, sub.id)).toMatchObject({ state: 'active', node_id: 'start' });
     expect(await counters(drip)).toEqual([1, 0]);
+  });
+});
+
+describe('background work', () => {
+  it('is run by the worker role (step and resume queues) and the scheduler leader (enrollment)', () => {
+    expect(Object.keys(queueHandlers(t.ctx))).toEqual(expect.arrayContaining(['marketing.drip_step', 'marketing.drip_resume']));
+    expect(periodicTasks(t.ctx).map((task) => task.name)).toContain('marketing.drip_enroll');
   });
 });
 

@@ -100,7 +100,9 @@ export async function changeDrip(ctx: AppContext, customerId: number, rawId: str
   const nodes = blank(input.drip_campaign_nodes) ? row.nodes : input.drip_campaign_nodes!;
   const settled = await settle(ctx, customerId, nodes, input.start_trigger, input.subscription_list_id, row);
   await db.transaction().execute(async (trx) => {
-    await updateDrip(trx, row.id, { name, ...settled.columns, updated_at: now });
+    // Conditional on the state, so that a start between the check above and this write cannot leave an active drip edited.
+    if (!(await moveDripState(trx, row.id, ['draft', 'paused'], { name, ...settled.columns, updated_at: now })))
+      throw new AppError('marketing.drip_state', 'the drip campaign was started meanwhile; pause it first');
     if (row.state !== 'draft') await stopEnrollmentsOffGraph(trx, row.id, [...settled.graph.nodes.keys()], now);
   });
   return dripFullView((await findDrip(db, customerId, row.id))!);

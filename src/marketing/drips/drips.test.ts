@@ -78,6 +78,13 @@ describe('drip campaign create and read', () => {
     });
   });
 
+  it('takes subscription_created as another name of the subscription trigger', async () => {
+    const res = await call('POST', '/drip_campaigns', { drip_campaign: { name: 'Alias', start_trigger: 'subscription_created' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.attributes.start_trigger).toBe('subscription');
+    expect((await call('POST', '/drip_campaigns', { drip_campaign: { name: 'Bad', start_trigger: 'birthday' } })).statusCode).toBe(422);
+  });
+
   it('refuses a missing name with 400 and an unknown list with 404, creating nothing', async () => {
     const before = (await call('GET', '/drip_campaigns?items=1000')).json().data.length;
     expect((await call('POST', '/drip_campaigns', { drip_campaign: { drip_campaign_nodes: graph } })).statusCode).toBe(400);

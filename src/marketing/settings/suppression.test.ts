@@ -68,7 +68,11 @@ describe('transactional suppression', () => {
     expect(rows.map((r) => [r.status, r.delivery_status])).toEqual([['failed', 'suppressed']]);
     const jobs = await t.ctx.database.db.selectFrom('jobs').select('payload').execute();
     expect(jobs.filter((j) => JSON.parse(j.payload).recipientId === rows[0]!.id)).toEqual([]);
-    const m = await t.ctx.database.db.selectFrom('messages').select(['pending_count', 'finished_at']).where('id', '=', id).executeTakeFirstOrThrow();
+    const m = await t.ctx.database.db
+      .selectFrom('messages')
+      .select(['pending_count', 'finished_at'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(m.pending_count).toBe(0);
     expect(m.finished_at).not.toBeNull();
     expect((await receiptOf(t, a, id)).data.message.message_deliveries[0]!.status.deliveryStatus).toBe('suppressed');

@@ -77,7 +77,12 @@ export async function bulkCreate(ctx: AppContext, customerId: number, entries: B
       })),
     );
     for (const [key, id] of created) ids.set(key, id);
-    await setManyFields(trx, customerId, [...checked.values()].map((e) => ({ id: ids.get(e.key)!, fields: e.custom_fields })), now);
+    await setManyFields(
+      trx,
+      customerId,
+      [...checked.values()].map((e) => ({ id: ids.get(e.key)!, fields: e.custom_fields })),
+      now,
+    );
     await joinLists(trx, customerId, [...ids.values()], list?.id ?? null, now);
     return { num_subscribers_added: created.size, num_subscribers_updated: ids.size - created.size };
   });

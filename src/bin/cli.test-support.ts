@@ -1,0 +1,24 @@
+/** Test helper: runs the `sealpost` command as a user runs it, on a test database, in a child process. */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** What one command run gave. */
+export interface CommandRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `sealpost <args>` against the database at `databaseUrl`, with no other SEALPOST_ variable than those given here. */
+export function runSealpost(databaseUrl: string, masterKey: string, args: string[]): Promise<CommandRun> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SEALPOST_')) env[k] = v;
+  Object.assign(env, { SEALPOST_DATABASE_URL: databaseUrl, SEALPOST_MASTER_KEY: masterKey, SEALPOST_LOG_LEVEL: 'warn' });
+  return new Promise((resolve) =>
+    execFile(process.execPath, ['bin/sealpost.js', ...args], { cwd: ROOT, env, timeout: 20_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+}
