@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { action, output, withContext } from './cli-support.ts';
 import { getAccount } from '../accounts/accounts.service.ts';
 import { capturedById, capturedOfAccount, type CapturedMessage } from '../email/captured.service.ts';
+import { capturedOfSend } from '../marketing/campaigns/captured.ts';
 
 const summary = (c: CapturedMessage) => `${c.id}\t${c.created_at}\t${c.sourceTrackingId}\t${c.envelope_from} -> ${c.envelope_to}`;
 
@@ -50,6 +51,24 @@ export function capturedCommand(): Command {
           c.raw ?? '(the raw message was purged by retention)',
         ].join('\n');
         output(o.json, c, human);
+      }),
+    );
+  cmd
+    .command('campaign')
+    .description('list the captured emails of one campaign send (with --json, the raw messages too)')
+    .requiredOption('--account <username>', 'account username or customer_id')
+    .requiredOption('--send <id>', 'campaign mailing send id')
+    .option('--limit <n>', 'at most this many', '100')
+    .option('--json', 'print JSON (with the raw messages)')
+    .action(
+      action(async (o: { account: string; send: string; limit: string; json?: boolean }) => {
+        const list = await withContext(async (ctx) => {
+          const account = await getAccount(ctx.database.db, o.account);
+          const limit = Math.min(Math.max(Number.parseInt(o.limit, 10) || 100, 1), 10_000);
+          return capturedOfSend(ctx, account.customer_id, Number.parseInt(o.send, 10) || 0, limit);
+        });
+        const human = list.map((c) => `${c.delivery_id}\t${c.created_at}\t${c.envelope_from} -> ${c.envelope_to}`).join('\n');
+        output(o.json, list, human || 'no captured emails');
       }),
     );
   return cmd;

@@ -45,6 +45,8 @@ class WalFile {
 }
 
 class FlushingDriver extends SqliteDriver {
+  private readonly unflushed = new WeakSet<DatabaseConnection>();
+
   constructor(
     config: SqliteDialectConfig,
     private readonly wal: WalFile,
@@ -60,10 +62,17 @@ class FlushingDriver extends SqliteDriver {
   override async commitTransaction(connection: DatabaseConnection): Promise<void> {
     await super.commitTransaction(connection);
     await connection.executeQuery(FULL);
-    await this.wal.flush();
+    try {
+      await this.wal.flush();
+    } catch (err) {
+      this.unflushed.add(connection);
+      throw err;
+    }
   }
 
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    // After a failed flush the transaction is committed already: there is nothing to roll back.
+    if (this.unflushed.delete(connection)) return;
     await super.rollbackTransaction(connection);
     await connection.executeQuery(FULL);
   }

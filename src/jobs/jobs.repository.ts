@@ -17,22 +17,21 @@ export interface NewJob {
 }
 
 // Every accepted message and every webhook call enqueues work, so the insert is compiled once (see db/precompiled.ts).
-const insertJobQuery = precompile(
-  (db, j: { queue: string; payload: string; run_at: number; unique_key: string | null; now: number }) =>
-    db
-      .insertInto('jobs')
-      .values({
-        queue: j.queue,
-        payload: j.payload,
-        state: 'queued',
-        attempts: 0,
-        run_at: j.run_at,
-        unique_key: j.unique_key,
-        created_at: j.now,
-        updated_at: j.now,
-      })
-      .onConflict((oc) => oc.column('unique_key').doNothing())
-      .returning('id'),
+const insertJobQuery = precompile((db, j: { queue: string; payload: string; run_at: number; unique_key: string | null; now: number }) =>
+  db
+    .insertInto('jobs')
+    .values({
+      queue: j.queue,
+      payload: j.payload,
+      state: 'queued',
+      attempts: 0,
+      run_at: j.run_at,
+      unique_key: j.unique_key,
+      created_at: j.now,
+      updated_at: j.now,
+    })
+    .onConflict((oc) => oc.column('unique_key').doNothing())
+    .returning('id'),
 );
 
 /**

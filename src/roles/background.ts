@@ -8,6 +8,7 @@ import { webhookQueues, webhookTasks, type WebhookOptions } from '../webhooks/we
 import { formsQueues } from '../forms/forms.worker.ts';
 import { dripQueues } from '../marketing/drips/drips.engine.ts';
 import { marketingQueues } from '../marketing/campaigns/delivery.ts';
+import { marketingRetentionTask } from '../marketing/campaigns/captured.ts';
 import { dripTasks } from '../marketing/drips/drips.enroll.ts';
 
 const DAY_MS = 86_400_000;
@@ -17,7 +18,13 @@ export type BackgroundOptions = DeliveryOptions & WebhookOptions;
 
 /** Queue name → handler and lane settings. */
 export function queueHandlers(ctx: AppContext, opts: BackgroundOptions = {}): Record<string, QueueSpec> {
-  return { ...deliveryQueues(ctx, opts), ...webhookQueues(ctx, opts), ...formsQueues(ctx), ...dripQueues(ctx), ...marketingQueues(ctx, opts) };
+  return {
+    ...deliveryQueues(ctx, opts),
+    ...webhookQueues(ctx, opts),
+    ...formsQueues(ctx),
+    ...dripQueues(ctx),
+    ...marketingQueues(ctx, opts),
+  };
 }
 
 /** Tasks the scheduler leader runs periodically. */
@@ -34,5 +41,6 @@ export function periodicTasks(ctx: AppContext): PeriodicTask[] {
     contentRetentionTask(ctx),
     ...webhookTasks(ctx),
     ...dripTasks(ctx),
+    marketingRetentionTask(ctx),
   ];
 }

@@ -214,3 +214,27 @@ export async function replaceMarketingCaptured(
   await db.deleteFrom('marketing_captured').where('delivery_id', '=', row.delivery_id).execute();
   await db.insertInto('marketing_captured').values(row).execute();
 }
+
+/** Captured copies of a send's emails, oldest first. */
+export async function capturedOfSendRows(db: Queryable, customerId: number, sendId: number, limit: number) {
+  return db
+    .selectFrom('marketing_captured as c')
+    .innerJoin('marketing_deliveries as d', 'd.id', 'c.delivery_id')
+    .select(['c.delivery_id', 'c.envelope_from', 'c.envelope_to', 'c.raw', 'c.created_at'])
+    .where('d.send_id', '=', sendId)
+    .where('c.customer_id', '=', customerId)
+    .orderBy('c.delivery_id')
+    .limit(limit)
+    .execute();
+}
+
+/** Purges the raw copies of captured marketing mail older than `before`; returns how many. */
+export async function purgeMarketingCaptured(db: Queryable, before: number): Promise<number> {
+  const r = await db
+    .updateTable('marketing_captured')
+    .set({ raw: null })
+    .where('created_at', '<', before)
+    .where('raw', 'is not', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}

@@ -9,13 +9,14 @@ import { parseId } from '../ids.ts';
 import { bumpSubscriberCount } from '../lists/lists.repository.ts';
 import { requireList } from '../lists/lists.service.ts';
 import type { Queryable } from '../../db/types.ts';
-import { ensureFieldTypes, upsertFieldValues } from './custom-fields.repository.ts';
+import type { Dialect } from '../../db/connect.ts';
+import { ensureFieldTypes } from './custom-fields.repository.ts';
+import { addMembersAtOnce, insertSubscribersAtOnce, upsertFieldValuesAtOnce } from './subscribers.bulk.repository.ts';
 import { checkEmail, cleanName, normalFields, type CustomFieldInput } from './subscriber-input.ts';
 import {
   deleteSubscribers,
   existingIds,
   findByEmailKeys,
-  insertSubscribers,
   membershipCounts,
   removeMembers,
   updateSubscriber,
@@ -43,11 +44,11 @@ interface Checked extends BulkEntry {
 
 /**
  * Creates or updates many subscribers in one transaction, all on the default list and on `listRaw` when given. New
- * subscribers, their custom field values and their memberships are written a chunk of rows per statement.
+ * subscribers, their custom field values and their memberships are each written by one statement.
  */
 export async function bulkCreate(ctx: AppContext, customerId: number, entries: BulkEntry[], listRaw?: RawId): Promise<BulkResult> {
   const checked = checkEntries(entries);
-  const db = ctx.database.db;
+  const { db, dialect } = ctx.database;
   const list = listRaw === undefined ? null : await requireList(db, customerId, listRaw);
   const now = Date.now();
   return db.transaction().execute(async (trx) => {
@@ -64,33 +65,27 @@ export async function bulkCreate(ctx: AppContext, customerId: number, entries: B
         updated_at: now,
       });
     }
-    const created = await insertSubscribers(
+    const created = await insertSubscribersAtOnce(
       trx,
-      fresh.map((e) => ({
-        customer_id: customerId,
-        email: e.email,
-        email_key: e.key,
-        first_name: cleanName(e.first_name),
-        last_name: cleanName(e.last_name),
-        created_at: now,
-        updated_at: now,
-      })),
-    );
-    for (const [key, id] of created) ids.set(key, id);
-    await setManyFields(
-      trx,
+      dialect,
       customerId,
-      [...checked.values()].map((e) => ({ id: ids.get(e.key)!, fields: e.custom_fields })),
+      fresh.map((e) => ({ email: e.email, key: e.key, first_name: cleanName(e.first_name), last_name: cleanName(e.last_name) })),
       now,
     );
-    await joinLists(trx, customerId, [...ids.values()], list?.id ?? null, now);
+    for (const [key, id] of created) ids.set(key, id);
+    const fields = [...checked.values()].map((e) => ({ id: ids.get(e.key)!, fields: e.custom_fields }));
+    await setManyFields(trx, dialect, customerId, fields, now);
+    await joinLists(trx, customerId, [...ids.values()], list?.id ?? null, now, (db, listId, sids, at) =>
+      addMembersAtOnce(db, dialect, listId, sids, at),
+    );
     return { num_subscribers_added: created.size, num_subscribers_updated: ids.size - created.size };
   });
 }
 
-/** Stores the custom field values of many subscribers: the account's field types once, then the values a chunk per statement. */
+/** Stores the custom field values of many subscribers: the account's field types once, then all values in one statement. */
 async function setManyFields(
   db: Queryable,
+  dialect: Dialect,
   customerId: number,
   subscribers: { id: number; fields: CustomFieldInput[] | undefined }[],
   now: number,
@@ -100,8 +95,9 @@ async function setManyFields(
   for (const s of normal) for (const [key, f] of s.fields) if (!names.has(key)) names.set(key, f.name);
   if (names.size === 0) return;
   const types = await ensureFieldTypes(db, customerId, names, now);
-  await upsertFieldValues(
+  await upsertFieldValuesAtOnce(
     db,
+    dialect,
     normal.flatMap((s) => [...s.fields].map(([key, f]) => ({ subscriber_id: s.id, field_type_id: types.get(key)!, value: f.value }))),
   );
 }

@@ -57,20 +57,6 @@ export async function insertSubscriber(db: Queryable, row: Insertable<Subscriber
   return Number(r.id);
 }
 
-/** Inserts subscribers, a chunk per statement; returns their ids by email key. */
-export async function insertSubscribers(db: Queryable, rows: Insertable<SubscribersTable>[]): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    const ids = await db
-      .insertInto('subscribers')
-      .values(rows.slice(i, i + CHUNK))
-      .returning(['id', 'email_key'])
-      .execute();
-    for (const r of ids) out.set(r.email_key, Number(r.id));
-  }
-  return out;
-}
-
 /** Changes a subscriber. */
 export async function updateSubscriber(db: Queryable, id: number, patch: Updateable<SubscribersTable>): Promise<void> {
   await db.updateTable('subscribers').set(patch).where('id', '=', id).execute();

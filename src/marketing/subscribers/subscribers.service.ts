@@ -197,11 +197,21 @@ export async function isSuppressed(ctx: AppContext, customerId: number, email: s
   return (await findMembership(db, listId, row.id))?.unsubscribed === 1;
 }
 
+/** How memberships are written: `addMembers`, or a bulk writer with the same contract. */
+export type MemberWriter = (db: Queryable, listId: number, subscriberIds: number[], now: number) => Promise<number>;
+
 /** Puts subscribers on the default list and on `listId` (when given), raising each list's counter by those added. */
-export async function joinLists(db: Queryable, customerId: number, ids: number[], listId: number | null, now: number): Promise<void> {
+export async function joinLists(
+  db: Queryable,
+  customerId: number,
+  ids: number[],
+  listId: number | null,
+  now: number,
+  add: MemberWriter = addMembers,
+): Promise<void> {
   const def = await ensureDefaultList(db, customerId, now);
-  await bumpSubscriberCount(db, def.id, await addMembers(db, def.id, ids, now), now);
-  if (listId !== null && listId !== def.id) await bumpSubscriberCount(db, listId, await addMembers(db, listId, ids, now), now);
+  await bumpSubscriberCount(db, def.id, await add(db, def.id, ids, now), now);
+  if (listId !== null && listId !== def.id) await bumpSubscriberCount(db, listId, await add(db, listId, ids, now), now);
 }
 
 /** Stores custom field values of one subscriber, creating the account's field types as needed. */

@@ -1,0 +1,61 @@
+/**
+ * Campaigns on a fresh install's capture transport: each email is kept sealed per delivery, readable per send through
+ * `sealpost captured campaign`, and purged after the content retention period.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Worker } from '../../jobs/worker.ts';
+import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
+import { waitFor } from '../../test/wait.ts';
+import { runSealpost } from '../../bin/cli.test-support.ts';
+import { makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { makeMailing } from '../mailings/mailings.test-support.ts';
+import { capturedOfSend, marketingRetentionTask } from './captured.ts';
+
+let t: TestApp;
+let acct: TestAccount;
+let worker: Worker;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  acct = await t.createAccount();
+  worker = startDeliveryWorker(t);
+});
+afterAll(async () => {
+  await worker.stop(2000);
+  await t.close();
+});
+
+it('keeps each email of a send, shows them on the command line, and purges them after retention', async () => {
+  const call = marketingClient(t, acct);
+  const list = await makeList(call, 'Captured');
+  await makeSubscriber(call, 'hal@patients.example', { first_name: 'Hal' }, list);
+  await makeSubscriber(call, 'ivy@patients.example', { first_name: 'Ivy' }, list);
+  const mailing = await makeMailing(call, 'Hello {{first_name}}', { text_part: 'Hi {{first_name}}', from_email: `news@${acct.domain}` });
+  const res = await call('POST', '/campaign_mailing_sends', {
+    campaign_mailing_id: mailing,
+    campaign_mailing_send: { subscription_list_id: list },
+  });
+  const sendId = Number(res.headers['sealpost-campaign-mailing-send-id']);
+  await waitFor(async () => (await call('GET', `/campaign_mailing_sends/${sendId}`)).json().data.attributes.state === 'sent', 15_000, 50);
+
+  const kept = await capturedOfSend(t.ctx, acct.account.customer_id, sendId);
+  expect(kept.map((c) => c.envelope_to).sort()).toEqual(['hal@patients.example', 'ivy@patients.example']);
+  expect(kept.find((c) => c.envelope_to === 'hal@patients.example')!.raw).toContain('Subject: Hello Hal');
+  expect(await capturedOfSend(t.ctx, acct.account.customer_id + 1000, sendId)).toEqual([]);
+
+  const cli = await runSealpost(t.scratch.url, t.ctx.config.masterKey!, [
+    'captured',
+    'campaign',
+    '--account',
+    acct.account.username,
+    '--send',
+    String(sendId),
+  ]);
+  expect(cli.code, cli.stderr).toBe(0);
+  expect(cli.stdout).toContain('ivy@patients.example');
+
+  const later = Date.now() + (t.ctx.config.contentRetentionDays + 1) * 86_400_000;
+  await marketingRetentionTask(t.ctx).run(later);
+  expect((await capturedOfSend(t.ctx, acct.account.customer_id, sendId)).every((c) => c.raw === null)).toBe(true);
+});
