@@ -66,6 +66,23 @@ describe('bulk create', () => {
     expect((await byEmail('three'))[0]!.attributes.first_name).toBe('Tres');
   });
 
+  it('writes a request of 1,500 new subscribers whole: names as given, one custom field each, every list counter raised', async () => {
+    const list = await makeList(call, 'Large import');
+    const subscribers = Array.from({ length: 1500 }, (_, i) => ({
+      email: `many${i}@bulk.test`,
+      first_name: i === 7 ? 'Zoë "Z" O\'Brien' : `Many${i}`,
+      last_name: null,
+      custom_fields: [{ name: 'Plan', value: i % 2 ? 'gold' : 'silver' }],
+    }));
+    const res = await call('POST', '/subscribers_bulk_create', { subscribers, subscription_list_id: list });
+    expect(res.json().data).toEqual({ num_subscribers_added: 1500, num_subscribers_updated: 0 });
+    expect(await countOf(call, list)).toBe(1500);
+    const [seventh] = await byEmail('Zoë');
+    const full = (await call('GET', `/subscribers/${seventh!.id}`)).json().data.attributes;
+    expect([full.email, full.first_name, full.last_name]).toEqual(['many7@bulk.test', 'Zoë "Z" O\'Brien', null]);
+    expect(full.custom_fields.map((f: { custom_field_value: string }) => f.custom_field_value)).toEqual(['gold']);
+  });
+
   it('refuses the whole request with 400 naming the index of an invalid email, writing nothing', async () => {
     const res = await call('POST', '/subscribers_bulk_create', {
       subscribers: [{ email: 'fine@bulk.test' }, { email: 'fine2@bulk.test' }, { email: 'broken' }],
