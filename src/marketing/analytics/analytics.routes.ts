@@ -3,7 +3,6 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
-import { ErrorResponse } from '../../email/email.schemas.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
 import {
   DeliveriesTableQuery,
@@ -21,16 +20,15 @@ import {
 } from './analytics.schemas.ts';
 import { linkSubscribersOf, sendsTableOf, sendTotalsOf, trackingLinksOf, uniqueLinksOf } from './analytics.service.ts';
 import { deliveriesTableOf } from './deliveries-table.service.ts';
+import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 
-const security: { [name: string]: string[] }[] = [{ token: [] }, { bearer: [] }];
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 429: ErrorResponse };
-const answer = <T extends TSchema>(data: T) => ({ 200: Type.Object({ data }), ...errors });
+const answer = <T extends TSchema>(data: T) => ({ 200: Type.Object({ data }), ...MARKETING_ERRORS });
 
 /** Registers the tracking link and analytics routes. */
 export function analyticsRoutes(app: TypedApp, ctx: AppContext): void {
   const customerOf = (req: Parameters<typeof principalOf>[0]) => principalOf(req, 'marketing').customerId;
   for (const prefix of MARKETING_PREFIXES) {
-    const common = { hide: prefix === '/v1/marketing', tags: ['marketing'], security };
+    const common = marketingSchemaBase(prefix);
     app.get(
       `${prefix}/tracking_links`,
       {

@@ -8,22 +8,11 @@ import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { ErrorResponse } from '../../email/email.schemas.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
 import { Empty, IdValue } from '../lists/lists.schemas.ts';
 import { cancelSchedule, createSend, pauseSend, requireSend, resumeSend, schedulesOf, sendView, type SendView } from './sends.service.ts';
 import type { SendRow } from './sends.repository.ts';
-
-const security: { [name: string]: string[] }[] = [{ token: [] }, { bearer: [] }];
-const errors = {
-  400: ErrorResponse,
-  401: ErrorResponse,
-  403: ErrorResponse,
-  404: ErrorResponse,
-  409: ErrorResponse,
-  422: ErrorResponse,
-  429: ErrorResponse,
-};
+import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 
 const Emails = Type.Array(Type.String({ maxLength: 320 }), { maxItems: 1000 });
 const Text = (max: number) => Type.String({ maxLength: max });
@@ -108,10 +97,17 @@ const scheduleAnswer = (s: SendRow) => ({
 /** Registers the send routes. */
 export function sendRoutes(app: TypedApp, ctx: AppContext): void {
   for (const prefix of MARKETING_PREFIXES) {
-    const common = { hide: prefix === '/v1/marketing', tags: ['marketing'], security };
+    const common = marketingSchemaBase(prefix);
     app.post(
       `${prefix}/campaign_mailing_sends`,
-      { schema: { ...common, summary: 'Send a campaign mailing to a list now', body: SendBody, response: { 200: Empty, ...errors } } },
+      {
+        schema: {
+          ...common,
+          summary: 'Send a campaign mailing to a list now',
+          body: SendBody,
+          response: { 200: Empty, ...MARKETING_ERRORS },
+        },
+      },
       async (req, reply) => {
         const b = req.body.campaign_mailing_send;
         const send = await createSend(ctx, principalOf(req, 'marketing').customerId, {
@@ -135,7 +131,7 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
           ...common,
           summary: 'Schedule a campaign mailing (named by campaign_mailing_id, or by its subject) to a list at send_at',
           body: ScheduleBody,
-          response: { 200: Type.Object({ data: ScheduleAnswer }), ...errors },
+          response: { 200: Type.Object({ data: ScheduleAnswer }), ...MARKETING_ERRORS },
         },
       },
       async (req, reply) => {
@@ -165,7 +161,7 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
         schema: {
           ...common,
           summary: 'Sends still waiting for their time, soonest first',
-          response: { 200: Type.Object({ data: Type.Array(SendSchema) }), ...errors },
+          response: { 200: Type.Object({ data: Type.Array(SendSchema) }), ...MARKETING_ERRORS },
         },
       },
       async (req) => ({ data: (await schedulesOf(ctx, principalOf(req, 'marketing').customerId)).map(sendView) }),
@@ -177,7 +173,7 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
           ...common,
           summary: 'Cancel a scheduled send before its time',
           params: Type.Object({ jid: Type.String({ maxLength: 64 }) }, { additionalProperties: true }),
-          response: { 200: Type.Object({ data: SendSchema }), ...errors },
+          response: { 200: Type.Object({ data: SendSchema }), ...MARKETING_ERRORS },
         },
       },
       async (req) => ({ data: sendView(await cancelSchedule(ctx, principalOf(req, 'marketing').customerId, req.params.jid)) }),
@@ -187,7 +183,7 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
         ...common,
         summary,
         params: Type.Object({ id: Type.String({ maxLength: 40 }) }, { additionalProperties: true }),
-        response: { 200: Type.Object({ data: SendSchema }), ...errors },
+        response: { 200: Type.Object({ data: SendSchema }), ...MARKETING_ERRORS },
       },
       handler: async (req: { params: { id: string } }, customerId: number): Promise<{ data: SendView }> => ({
         data: sendView(await run(customerId, req.params.id)),

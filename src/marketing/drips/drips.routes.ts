@@ -4,30 +4,20 @@ import type { FastifyRequest } from 'fastify';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
-import { ErrorResponse } from '../../email/email.schemas.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
 import { Empty } from '../lists/lists.schemas.ts';
 import { DripBody, DripFull, DripParams, DripShort, DripsQuery, PauseResponse, StartResponse } from './drips.schemas.ts';
 import { changeDrip, createDrip, dripOf, dripsOf, pauseDrip, removeDrip, startDrip } from './drips.service.ts';
+import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 
-const security: { [name: string]: string[] }[] = [{ token: [] }, { bearer: [] }];
-const errors = {
-  400: ErrorResponse,
-  401: ErrorResponse,
-  403: ErrorResponse,
-  404: ErrorResponse,
-  409: ErrorResponse,
-  422: ErrorResponse,
-  429: ErrorResponse,
-};
-const full = { 200: Type.Object({ data: DripFull }), ...errors };
+const full = { 200: Type.Object({ data: DripFull }), ...MARKETING_ERRORS };
 const customer = (req: FastifyRequest): number => principalOf(req, 'marketing').customerId;
 
 /** Registers the drip campaign routes. */
 export function dripRoutes(app: TypedApp, ctx: AppContext): void {
   for (const prefix of MARKETING_PREFIXES) {
     const base = `${prefix}/drip_campaigns`;
-    const common = { hide: prefix === '/v1/marketing', tags: ['marketing'], security };
+    const common = marketingSchemaBase(prefix);
     app.get(
       base,
       {
@@ -35,7 +25,7 @@ export function dripRoutes(app: TypedApp, ctx: AppContext): void {
           ...common,
           summary: 'List drip campaigns, a page at a time',
           querystring: DripsQuery,
-          response: { 200: Type.Object({ data: Type.Array(DripShort) }), ...errors },
+          response: { 200: Type.Object({ data: Type.Array(DripShort) }), ...MARKETING_ERRORS },
         },
       },
       async (req) => ({ data: await dripsOf(ctx, customer(req), req.query) }),
@@ -62,7 +52,7 @@ export function dripRoutes(app: TypedApp, ctx: AppContext): void {
           ...common,
           summary: 'Delete a drip campaign that is not active',
           params: DripParams,
-          response: { 200: Empty, ...errors },
+          response: { 200: Empty, ...MARKETING_ERRORS },
         },
       },
       (req) => removeDrip(ctx, customer(req), req.params.id),
@@ -74,14 +64,21 @@ export function dripRoutes(app: TypedApp, ctx: AppContext): void {
           ...common,
           summary: 'Start (or resume) a drip campaign',
           params: DripParams,
-          response: { 200: StartResponse, ...errors },
+          response: { 200: StartResponse, ...MARKETING_ERRORS },
         },
       },
       async (req) => ({ data: await startDrip(ctx, customer(req), req.params.id) }),
     );
     app.post(
       `${base}/:id/pause`,
-      { schema: { ...common, summary: 'Pause an active drip campaign', params: DripParams, response: { 200: PauseResponse, ...errors } } },
+      {
+        schema: {
+          ...common,
+          summary: 'Pause an active drip campaign',
+          params: DripParams,
+          response: { 200: PauseResponse, ...MARKETING_ERRORS },
+        },
+      },
       async (req) => ({ data: await pauseDrip(ctx, customer(req), req.params.id) }),
     );
   }

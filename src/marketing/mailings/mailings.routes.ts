@@ -4,7 +4,6 @@ import type { FastifyRequest } from 'fastify';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
-import { ErrorResponse } from '../../email/email.schemas.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
 import { Empty } from '../lists/lists.schemas.ts';
 import {
@@ -19,18 +18,9 @@ import {
 } from './mailings.schemas.ts';
 import { bulkRemoveMailings, changeMailing, createMailing, mailingOf, mailingsOf, removeMailing } from './mailings.service.ts';
 import { sendTestEmail } from './test-email.ts';
+import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 
-const security: { [name: string]: string[] }[] = [{ token: [] }, { bearer: [] }];
-const errors = {
-  400: ErrorResponse,
-  401: ErrorResponse,
-  403: ErrorResponse,
-  404: ErrorResponse,
-  409: ErrorResponse,
-  422: ErrorResponse,
-  429: ErrorResponse,
-};
-const one = { 200: Type.Object({ data: MailingFull }), ...errors };
+const one = { 200: Type.Object({ data: MailingFull }), ...MARKETING_ERRORS };
 /** A bulk delete may come with no body (its ids in the query) or with `null`. */
 const emptyBodyAsObject = async (req: FastifyRequest): Promise<void> => {
   req.body ??= {};
@@ -40,7 +30,7 @@ const emptyBodyAsObject = async (req: FastifyRequest): Promise<void> => {
 export function mailingRoutes(app: TypedApp, ctx: AppContext): void {
   for (const prefix of MARKETING_PREFIXES) {
     const base = `${prefix}/campaign_mailings`;
-    const common = { hide: prefix === '/v1/marketing', tags: ['marketing'], security };
+    const common = marketingSchemaBase(prefix);
     app.get(
       base,
       {
@@ -48,7 +38,7 @@ export function mailingRoutes(app: TypedApp, ctx: AppContext): void {
           ...common,
           summary: 'List campaign mailings, a page at a time',
           querystring: MailingsQuery,
-          response: { 200: Type.Object({ data: Type.Array(MailingItem) }), ...errors },
+          response: { 200: Type.Object({ data: Type.Array(MailingItem) }), ...MARKETING_ERRORS },
         },
       },
       async (req) => ({ data: await mailingsOf(ctx, principalOf(req, 'marketing').customerId, req.query) }),
@@ -84,7 +74,7 @@ export function mailingRoutes(app: TypedApp, ctx: AppContext): void {
           ...common,
           summary: 'Delete a campaign mailing with its sends (not while one is sending)',
           params: MailingParams,
-          response: { 200: Empty, ...errors },
+          response: { 200: Empty, ...MARKETING_ERRORS },
         },
       },
       (req) => removeMailing(ctx, principalOf(req, 'marketing').customerId, req.params.id),
@@ -97,7 +87,7 @@ export function mailingRoutes(app: TypedApp, ctx: AppContext): void {
           summary: 'Send one preview of the mailing to an address',
           params: MailingParams,
           querystring: TestEmailQuery,
-          response: { 204: Type.Null(), ...errors },
+          response: { 204: Type.Null(), ...MARKETING_ERRORS },
         },
       },
       async (req, reply) => {
@@ -114,7 +104,7 @@ export function mailingRoutes(app: TypedApp, ctx: AppContext): void {
           summary: 'Delete campaign mailings by id (ids in the JSON body or the query)',
           querystring: BulkDeleteIds,
           body: BulkDeleteIds,
-          response: { 200: Empty, ...errors },
+          response: { 200: Empty, ...MARKETING_ERRORS },
         },
         config: { jsonBodyOnDelete: true },
         preValidation: emptyBodyAsObject,

@@ -3,20 +3,18 @@ import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
-import { ErrorResponse } from '../../email/email.schemas.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
 import { MarketingSettings, SettingsBody } from './settings.schemas.ts';
 import { changeSettings, settingsOf } from './settings.service.ts';
+import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 
-const security: { [name: string]: string[] }[] = [{ token: [] }, { bearer: [] }];
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 429: ErrorResponse };
-const response = { 200: Type.Object({ data: MarketingSettings }), ...errors };
+const response = { 200: Type.Object({ data: MarketingSettings }), ...MARKETING_ERRORS };
 
 /** Registers the marketing settings routes. */
 export function settingsRoutes(app: TypedApp, ctx: AppContext): void {
   for (const prefix of MARKETING_PREFIXES) {
     const path = `${prefix}/settings`;
-    const common = { hide: prefix === '/v1/marketing', tags: ['marketing'], security };
+    const common = marketingSchemaBase(prefix);
     app.get(path, { schema: { ...common, summary: "The account's marketing settings", response } }, async (req) => ({
       data: await settingsOf(ctx, principalOf(req, 'marketing').customerId),
     }));

@@ -4,7 +4,6 @@ import type { FastifyRequest } from 'fastify';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
-import { ErrorResponse } from '../../email/email.schemas.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
 import { Empty } from '../lists/lists.schemas.ts';
 import {
@@ -21,20 +20,19 @@ import {
 } from './subscribers.schemas.ts';
 import { changeSubscriber, createSubscriber, setSubscribed, subscriberOf, subscribersOf } from './subscribers.service.ts';
 import { bulkCreate, bulkDelete } from './subscribers.bulk.ts';
+import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 
-const security: { [name: string]: string[] }[] = [{ token: [] }, { bearer: [] }];
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse };
 /** An operation whose body is all optional may come with no body at all (clients send an empty JSON POST). */
 const emptyBodyAsObject = async (req: FastifyRequest): Promise<void> => {
   req.body ??= {};
 };
-const one = (schema: typeof SubscriberShort | typeof SubscriberFull) => ({ 200: Type.Object({ data: schema }), ...errors });
+const one = (schema: typeof SubscriberShort | typeof SubscriberFull) => ({ 200: Type.Object({ data: schema }), ...MARKETING_ERRORS });
 
 /** Registers the subscriber routes. */
 export function subscriberRoutes(app: TypedApp, ctx: AppContext): void {
   for (const prefix of MARKETING_PREFIXES) {
     const base = `${prefix}/subscribers`;
-    const common = { hide: prefix === '/v1/marketing', tags: ['marketing'], security };
+    const common = marketingSchemaBase(prefix);
     app.get(
       base,
       {
@@ -42,7 +40,7 @@ export function subscriberRoutes(app: TypedApp, ctx: AppContext): void {
           ...common,
           summary: 'List subscribers, a page at a time',
           querystring: SubscribersQuery,
-          response: { 200: Type.Object({ data: Type.Array(SubscriberShort) }), ...errors },
+          response: { 200: Type.Object({ data: Type.Array(SubscriberShort) }), ...MARKETING_ERRORS },
         },
       },
       async (req) => ({ data: await subscribersOf(ctx, principalOf(req, 'marketing').customerId, req.query) }),
@@ -108,7 +106,7 @@ export function subscriberRoutes(app: TypedApp, ctx: AppContext): void {
           body: BulkCreateBody,
           response: {
             200: Type.Object({ data: Type.Object({ num_subscribers_added: Type.Integer(), num_subscribers_updated: Type.Integer() }) }),
-            ...errors,
+            ...MARKETING_ERRORS,
           },
         },
       },
@@ -123,7 +121,7 @@ export function subscriberRoutes(app: TypedApp, ctx: AppContext): void {
           ...common,
           summary: 'Remove subscribers from a list, or from all contacts',
           querystring: BulkDeleteQuery,
-          response: { 200: Empty, ...errors },
+          response: { 200: Empty, ...MARKETING_ERRORS },
         },
       },
       (req) => bulkDelete(ctx, principalOf(req, 'marketing').customerId, req.query.subscriber_ids, req.query.subscription_list_id),
