@@ -2,7 +2,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { AppError } from '../errors/app-error.ts';
 import type { Queryable } from '../db/types.ts';
-import { findKeyByHash, findKeyById, insertKey, listKeys, revokeKey, touchKey } from './keys.repository.ts';
+import { findKeyByHash, findKeyById, insertKey, listKeys, revokeKey, touchKey, type ApiKeyWithAccount } from './keys.repository.ts';
 import { getDomainRow } from './domains.service.ts';
 
 /** The surfaces a key may be allowed to use. */
@@ -101,21 +101,58 @@ export async function accountKeys(db: Queryable, customerId: number): Promise<Ap
 export async function revoke(db: Queryable, id: string, now = Date.now()): Promise<{ id: string; revoked_at: string }> {
   const row = await findKeyById(db, id);
   if (!row) throw new AppError('key.not_found', `no API key with id ${id}`);
-  if (!(await revokeKey(db, id, now))) return { id, revoked_at: new Date(row.revoked_at ?? now).toISOString() };
+  const changed = await revokeKey(db, id, now);
+  forgetKey(id);
+  if (!changed) return { id, revoked_at: new Date(row.revoked_at ?? now).toISOString() };
   return { id, revoked_at: new Date(now).toISOString() };
 }
 
 /** Authenticates a presented key value: unknown → auth.invalid_key, revoked → auth.revoked_key. Records last use (through `writer`) at most once a minute. */
 export async function authenticateKey(db: Queryable, value: string, now = Date.now(), writer: Queryable = db): Promise<Principal> {
-  const row = value.startsWith(KEY_PREFIX) ? await findKeyByHash(db, hashKey(value)) : undefined;
-  if (!row) throw new AppError('auth.invalid_key', 'invalid API key');
+  const key = value.startsWith(KEY_PREFIX) ? await lookUpKey(db, hashKey(value), now) : undefined;
+  if (!key) throw new AppError('auth.invalid_key', 'invalid API key');
+  const { row } = key;
   if (row.revoked_at !== null) throw new AppError('auth.revoked_key', 'this API key has been revoked');
-  if (row.last_used_at === null || now - row.last_used_at >= TOUCH_INTERVAL_MS) await touchKey(writer, row.id, now);
-  return {
+  if (row.last_used_at === null || now - row.last_used_at >= TOUCH_INTERVAL_MS) {
+    await touchKey(writer, row.id, now);
+    row.last_used_at = now;
+  }
+  return key.principal;
+}
+
+/**
+ * How long a process trusts a key it has read: a key revoked by another process (the command line, another node) stops
+ * working here within this time; one revoked by this process stops at once. Every request is authenticated, and the
+ * look-up costs more than the rest of authentication, so a busy key is read about once a second instead of every time.
+ */
+export const KEY_CACHE_MS = 1_000;
+const KEY_CACHE_MAX = 10_000;
+
+/** Keys read recently, by the hash of their value (a value belongs to one database, so one map serves them all). */
+const recentKeys = new Map<string, { row: ApiKeyWithAccount; principal: Principal; until: number }>();
+
+async function lookUpKey(db: Queryable, hash: string, now: number) {
+  const hit = recentKeys.get(hash);
+  if (hit && hit.until > now) return hit;
+  const row = await findKeyByHash(db, hash);
+  if (!row) {
+    recentKeys.delete(hash);
+    return undefined;
+  }
+  if (recentKeys.size >= KEY_CACHE_MAX) recentKeys.clear();
+  const principal: Principal = {
     keyId: row.id,
     customerId: row.customer_id,
     username: row.username,
     domain: row.domain,
     scopes: new Set(row.scopes.split(',') as Scope[]),
   };
+  const entry = { row, principal, until: now + KEY_CACHE_MS };
+  recentKeys.set(hash, entry);
+  return entry;
+}
+
+/** Drops a key from the recently read keys, so that a revocation made here applies to the next request. */
+function forgetKey(id: string): void {
+  for (const [hash, entry] of recentKeys) if (entry.row.id === id) recentKeys.delete(hash);
 }

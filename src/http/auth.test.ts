@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { createKey, revoke } from '../accounts/keys.service.ts';
+import { createKey, KEY_CACHE_MS, revoke } from '../accounts/keys.service.ts';
+import { revokeKey } from '../accounts/keys.repository.ts';
 
 describe('authentication before route matching', () => {
   let t: TestApp;
@@ -64,6 +65,21 @@ describe('authentication before route matching', () => {
     expect(res.statusCode).toBe(401);
     expect(res.json().error_code).toBe('auth.revoked_key');
     expect((await get('/v1/email/whoami', { authorization: `Bearer ${fresh.key}` })).statusCode).toBe(200);
+  });
+
+  it('answers 401 at once for a key revoked here after it was used', async () => {
+    const key = await createKey(t.ctx.database.db, acme.account.customer_id, { scopes: 'email', domain: acme.domain });
+    expect((await get('/v1/email/whoami', { authorization: `Bearer ${key.key}` })).statusCode).toBe(200);
+    await revoke(t.ctx.database.db, key.id);
+    expect((await get('/v1/email/whoami', { authorization: `Bearer ${key.key}` })).json().error_code).toBe('auth.revoked_key');
+  });
+
+  it('answers 401 within KEY_CACHE_MS for a key revoked by another process', async () => {
+    const key = await createKey(t.ctx.database.db, acme.account.customer_id, { scopes: 'email', domain: acme.domain });
+    expect((await get('/v1/email/whoami', { authorization: `Bearer ${key.key}` })).statusCode).toBe(200);
+    await revokeKey(t.ctx.database.db, key.id, Date.now()); // what `sealpost key revoke` does in its own process
+    await new Promise((resolve) => setTimeout(resolve, KEY_CACHE_MS + 50));
+    expect((await get('/v1/email/whoami', { authorization: `Bearer ${key.key}` })).json().error_code).toBe('auth.revoked_key');
   });
 
   it('answers 401 for a key without the scope of the surface', async () => {

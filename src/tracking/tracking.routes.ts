@@ -6,10 +6,10 @@ import { ErrorResponse } from '../email/email.schemas.ts';
 import { recordClick, recordOpen } from './tracking.service.ts';
 
 /** A transparent 1x1 GIF. */
-const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+export const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
 /** Nothing here may be cached (every open and click must reach the server) or leak the token onward. */
-const NO_CACHE = {
+export const NO_CACHE = {
   'cache-control': 'no-store, no-cache, must-revalidate, max-age=0',
   pragma: 'no-cache',
   expires: '0',
@@ -17,9 +17,9 @@ const NO_CACHE = {
 };
 
 /** The GIF body, for the OpenAPI document (a Buffer is sent as is, never serialized). */
-const Gif = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'A transparent 1x1 GIF' });
+export const Gif = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'A transparent 1x1 GIF' });
 
-const TokenParam = Type.Object({ token: Type.String() });
+export const TokenParam = Type.Object({ token: Type.String() });
 
 /** Registers the open pixel and the click redirect. */
 export function trackingRoutes(app: TypedApp, ctx: AppContext): void {

@@ -5,11 +5,11 @@
  * clients' RFC 8058 one-click `List-Unsubscribe=One-Click` POST.
  */
 import formbody from '@fastify/formbody';
-import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { ErrorResponse } from '../../email/email.schemas.ts';
 import { escapeHtml, layout, PAGE_HEADERS } from '../../web/secure-message.view.ts';
+import { Gif, NO_CACHE, PIXEL, TokenParam } from '../../tracking/tracking.routes.ts';
 import {
   recordMarketingClick,
   recordMarketingOpen,
@@ -18,21 +18,12 @@ import {
   type UnsubscribeInfo,
 } from './engagement.service.ts';
 
-const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
-const NO_CACHE = {
-  'cache-control': 'no-store, no-cache, must-revalidate, max-age=0',
-  pragma: 'no-cache',
-  expires: '0',
-  'referrer-policy': 'no-referrer',
-};
 const HTML = 'text/html; charset=utf-8';
 /** The page headers, with forms allowed to post back to this server. */
 const UNSUBSCRIBE_HEADERS = {
   ...PAGE_HEADERS,
   'content-security-policy': PAGE_HEADERS['content-security-policy'].replace("form-action 'none'", "form-action 'self'"),
 };
-const Gif = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'A transparent 1x1 GIF' });
-const TokenParam = Type.Object({ token: Type.String() });
 
 /** Registers the open pixel, click redirect and unsubscribe routes of marketing mail. */
 export function engagementRoutes(app: TypedApp, ctx: AppContext): void {

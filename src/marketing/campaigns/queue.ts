@@ -13,6 +13,26 @@ export interface MarketingDeliveryJob {
   deliveryId: number;
 }
 
+/** Queues one work row per delivery id, in chunks. */
+export async function enqueueDeliveries(db: Queryable, deliveryIds: number[], now: number): Promise<void> {
+  for (let i = 0; i < deliveryIds.length; i += 500)
+    await db
+      .insertInto('jobs')
+      .values(
+        deliveryIds.slice(i, i + 500).map((id) => ({
+          queue: MARKETING_DELIVERY_QUEUE,
+          payload: JSON.stringify({ deliveryId: id } satisfies MarketingDeliveryJob),
+          state: 'queued',
+          attempts: 0,
+          run_at: now,
+          unique_key: null,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .execute();
+}
+
 /** What a drip step's email needs to become a delivery. */
 export interface DripDeliveryInput {
   customerId: number;

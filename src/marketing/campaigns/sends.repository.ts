@@ -5,7 +5,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Dialect } from '../../db/connect.ts';
 import type { CampaignMailingSendsTable, Queryable } from '../../db/types.ts';
-import { MARKETING_DELIVERY_QUEUE } from './queue.ts';
+import { enqueueDeliveries, MARKETING_DELIVERY_QUEUE } from './queue.ts';
 
 export type SendRow = Selectable<CampaignMailingSendsTable>;
 
@@ -211,19 +211,7 @@ export async function insertExtraDeliveries(
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await db
-      .insertInto('jobs')
-      .values({
-        queue: MARKETING_DELIVERY_QUEUE,
-        payload: JSON.stringify({ deliveryId: row.id }),
-        state: 'queued',
-        attempts: 0,
-        run_at: now,
-        unique_key: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+    await enqueueDeliveries(db, [row.id], now);
   }
 }
 
@@ -274,21 +262,10 @@ export async function requeueParked(db: Queryable, sendId: number, now: number):
     .where('status', '=', 'paused')
     .returning('id')
     .execute();
-  for (let i = 0; i < rows.length; i += 500)
-    await db
-      .insertInto('jobs')
-      .values(
-        rows.slice(i, i + 500).map((r) => ({
-          queue: MARKETING_DELIVERY_QUEUE,
-          payload: JSON.stringify({ deliveryId: r.id }),
-          state: 'queued',
-          attempts: 0,
-          run_at: now,
-          unique_key: null,
-          created_at: now,
-          updated_at: now,
-        })),
-      )
-      .execute();
+  await enqueueDeliveries(
+    db,
+    rows.map((r) => r.id),
+    now,
+  );
   return rows.length;
 }

@@ -10,6 +10,7 @@ import { principalOf } from '../../http/auth.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
 import { Empty, IdValue } from '../lists/lists.schemas.ts';
+import { CAMPAIGN_COUNTER_SCHEMA } from '../counters.ts';
 import { cancelSchedule, createSend, pauseSend, requireSend, resumeSend, schedulesOf, sendView, type SendView } from './sends.service.ts';
 import type { SendRow } from './sends.repository.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
@@ -67,12 +68,7 @@ const SendSchema = Type.Object({
     sent_at: Type.Union([Type.String(), Type.Null()]),
     finished_at: Type.Union([Type.String(), Type.Null()]),
     audience_count: Type.Integer(),
-    sent_count: Type.Integer(),
-    delivered_count: Type.Integer(),
-    viewed_count: Type.Integer(),
-    clicked_count: Type.Integer(),
-    bounced_count: Type.Integer(),
-    unsubscribed_count: Type.Integer(),
+    ...CAMPAIGN_COUNTER_SCHEMA,
   }),
 });
 

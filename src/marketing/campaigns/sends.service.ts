@@ -13,6 +13,8 @@ import { listVerifiedDomains } from '../../accounts/domains.repository.ts';
 import { domainOf, parseMailbox } from '../../email/addresses.ts';
 import { findLinks } from '../../tracking/links.ts';
 import { parseId } from '../ids.ts';
+import { counterView, type CampaignCounterView } from '../counters.ts';
+import { requireMailing } from '../mailings/mailings.service.ts';
 import { requireList } from '../lists/lists.service.ts';
 import { EXPAND_QUEUE, expandJobKey } from './expand.ts';
 import { MARKETING_DELIVERY_QUEUE } from './queue.ts';
@@ -63,7 +65,7 @@ export const MAX_EXTRA_RECIPIENTS = 50;
 export interface SendView {
   id: string;
   type: 'campaign_mailing_send';
-  attributes: {
+  attributes: CampaignCounterView & {
     campaign_mailing_id: string;
     subscription_list_id: string | null;
     subscription_list_name: string;
@@ -73,12 +75,6 @@ export interface SendView {
     sent_at: string | null;
     finished_at: string | null;
     audience_count: number;
-    sent_count: number;
-    delivered_count: number;
-    viewed_count: number;
-    clicked_count: number;
-    bounced_count: number;
-    unsubscribed_count: number;
   };
 }
 
@@ -97,13 +93,8 @@ export function sendView(s: SendRow): SendView {
       send_at: iso(s.send_at)!,
       sent_at: iso(s.sent_at),
       finished_at: iso(s.finished_at),
-      audience_count: s.audience_count,
-      sent_count: s.sent_count,
-      delivered_count: s.delivered_count,
-      viewed_count: s.viewed_count,
-      clicked_count: s.clicked_count,
-      bounced_count: s.bounced_count,
-      unsubscribed_count: s.unsubscribed_count,
+      audience_count: Number(s.audience_count),
+      ...counterView(s),
     },
   };
 }
@@ -174,12 +165,7 @@ export async function createSend(ctx: AppContext, customerId: number, req: SendR
 }
 
 async function resolveMailing(db: Queryable, customerId: number, req: SendRequest) {
-  if (req.mailingId !== undefined) {
-    const id = parseId(req.mailingId);
-    const m = id === null ? undefined : await findMailing(db, customerId, id);
-    if (!m) throw new AppError('marketing.mailing_not_found', `no campaign mailing ${String(req.mailingId)}`);
-    return m;
-  }
+  if (req.mailingId !== undefined) return requireMailing(db, customerId, req.mailingId);
   if (req.subject === undefined || req.subject.trim() === '')
     throw invalid('campaign_mailing_id', 'is required (or a subject naming the mailing)');
   const found = await findBySubjectKey(db, customerId, subjectKeyOf(req.subject));

@@ -1,6 +1,7 @@
 /** Request and response schemas of the campaign mailing routes. Field contents are checked by the service, which names the field. */
 import { Type } from '@sinclair/typebox';
 import { IdValue } from '../lists/lists.schemas.ts';
+import { CAMPAIGN_COUNTER_SCHEMA } from '../counters.ts';
 import { MAILING_ORDERS } from './mailings.repository.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
@@ -11,12 +12,7 @@ const Attributes = {
   template_type: Type.String({ description: 'The editor the mailing was authored in: html, quill, bee, text, ...' }),
   created_at: Type.String(),
   updated_at: Type.String(),
-  sent_count: Type.Integer(),
-  delivered_count: Type.Integer(),
-  viewed_count: Type.Integer(),
-  clicked_count: Type.Integer(),
-  bounced_count: Type.Integer(),
-  unsubscribed_count: Type.Integer(),
+  ...CAMPAIGN_COUNTER_SCHEMA,
 };
 
 /** A mailing in the list. */

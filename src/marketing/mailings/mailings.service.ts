@@ -22,6 +22,7 @@ import {
   type MailingOrder,
   type MailingRow,
 } from './mailings.repository.ts';
+import { counterView, type CampaignCounterView } from '../counters.ts';
 
 /** `GET /campaign_mailings` query. */
 export interface MailingsQuery {
@@ -35,17 +36,11 @@ export interface MailingsQuery {
 }
 
 /** Attributes of every mailing answer. */
-export interface MailingAttributes {
+export interface MailingAttributes extends CampaignCounterView {
   subject: string;
   template_type: string;
   created_at: string;
   updated_at: string;
-  sent_count: number;
-  delivered_count: number;
-  viewed_count: number;
-  clicked_count: number;
-  bounced_count: number;
-  unsubscribed_count: number;
 }
 
 /** A mailing in the list. */
@@ -214,12 +209,7 @@ function attributesOf(r: MailingListRow): MailingAttributes {
     template_type: r.template_type,
     created_at: new Date(Number(r.created_at)).toISOString(),
     updated_at: new Date(Number(r.updated_at)).toISOString(),
-    sent_count: Number(r.sent_count),
-    delivered_count: Number(r.delivered_count),
-    viewed_count: Number(r.viewed_count),
-    clicked_count: Number(r.clicked_count),
-    bounced_count: Number(r.bounced_count),
-    unsubscribed_count: Number(r.unsubscribed_count),
+    ...counterView(r),
   };
 }
 
