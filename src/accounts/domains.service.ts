@@ -3,7 +3,8 @@ import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { AppError } from '../errors/app-error.ts';
 import type { Queryable } from '../db/types.ts';
 import type { Sealer } from '../crypto/sealer.ts';
-import { findDomain, insertDomain, listDomains, markDomainVerified, type DomainRow } from './domains.repository.ts';
+import { findDomain, insertDomain, listDomains, listVerifiedDomains, markDomainVerified, type DomainRow } from './domains.repository.ts';
+import type { Database } from '../db/connect.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 
 /** The part of a DNS resolver that verification needs; node's `dns.promises` fits, tests pass their own. */
@@ -155,4 +156,30 @@ export async function verifyDomain(
     });
   await markDomainVerified(db, row.id, now);
   return toDomain({ ...row, verified: 1, verified_at: now });
+}
+
+/**
+ * How long a process keeps an account's verified domains for sends. A name not among them is read again before a send
+ * is refused, so a domain verified a moment ago (here or in another process) is found at once.
+ */
+const VERIFIED_CACHE_MS = 1_000;
+
+/** Per database (tests run several in one process), per account: verified domain names to ids, and until when. */
+const verifiedCache = new WeakMap<Database, Map<number, { ids: Map<string, string>; until: number }>>();
+
+/** The ids of those of `names` that are verified domains of the account, by name. Every send asks, so answers are kept briefly. */
+export async function verifiedDomainIds(
+  database: Database,
+  customerId: number,
+  names: Iterable<string>,
+  now = Date.now(),
+): Promise<Map<string, string>> {
+  let cache = verifiedCache.get(database);
+  if (!cache) verifiedCache.set(database, (cache = new Map()));
+  const hit = cache.get(customerId);
+  const wanted = [...names];
+  if (hit && hit.until > now && wanted.every((n) => hit.ids.has(n))) return hit.ids;
+  const ids = new Map((await listVerifiedDomains(database.reader, customerId)).map((d) => [d.name, d.id]));
+  cache.set(customerId, { ids, until: now + VERIFIED_CACHE_MS });
+  return ids;
 }

@@ -7,7 +7,7 @@ import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/types.ts';
 import { AppError } from '../errors/app-error.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { listVerifiedDomains } from '../accounts/domains.repository.ts';
+import { verifiedDomainIds } from '../accounts/domains.service.ts';
 import { enqueueJob } from '../jobs/jobs.repository.ts';
 import { findLinks } from '../tracking/links.ts';
 import { domainOf, type Mailbox } from './addresses.ts';
@@ -102,7 +102,7 @@ async function verifiedFromDomains(
   messages: NormalizedMessage[],
   paths?: string[],
 ): Promise<Map<string, string>> {
-  const verified = new Map((await listVerifiedDomains(ctx.database.reader, who.customerId)).map((d) => [d.name, d.id]));
+  const verified = await verifiedDomainIds(ctx.database, who.customerId, new Set(messages.map((m) => domainOf(m.from.address))));
   const out = new Map<string, string>();
   messages.forEach((m, i) => {
     const domain = domainOf(m.from.address);
