@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { addDomain } from '../accounts/domains.service.ts';
+import { markDomainVerified } from '../accounts/domains.repository.ts';
+import { createKey } from '../accounts/keys.service.ts';
 import { openContent } from './content.ts';
 import { message, postJson, recipientsOf, rowCounts } from './email.test-support.ts';
 
@@ -236,6 +238,16 @@ describe('POST /messages', () => {
     it('refuses a From domain of the account that is not verified yet', async () => {
       await addDomain(t.ctx.database.db, t.ctx.sealer, acme.account.customer_id, 'pending.sendacme.example');
       await refused({ data: { message: message('desk@pending.sendacme.example') } }, 'email.unverified_from', /headers\.from/);
+    });
+
+    it('accepts a From domain at once when it is verified right after a refused send', async () => {
+      const accountKey = await createKey(t.ctx.database.db, acme.account.customer_id, { scopes: 'email' });
+      const headers = { authorization: `Bearer ${accountKey.key}` };
+      const domain = await addDomain(t.ctx.database.db, t.ctx.sealer, acme.account.customer_id, 'later.sendacme.example');
+      const body = { data: { message: message('desk@later.sendacme.example') } };
+      expect((await send(body, '/v1/email/messages', headers)).json().error_code).toBe('email.unverified_from');
+      await markDomainVerified(t.ctx.database.db, domain.id, Date.now());
+      expect((await send(body, '/v1/email/messages', headers)).statusCode).toBe(200);
     });
 
     it('refuses a verified domain of the account other than the one the key belongs to', async () => {

@@ -45,6 +45,9 @@ describe('operational routes', () => {
     expect(doc.statusCode).toBe(200);
     expect(doc.json()).toMatchObject({ openapi: '3.1.0', info: { title: 'Sealpost API' } });
     expect(Object.keys(doc.json().paths)).toContain('/healthz');
+    // A query parameter with a default is not one a caller must send.
+    const list = doc.json().paths['/v1/marketing/{username}/subscribers'].get.parameters as { name: string; required?: boolean }[];
+    expect(list.find((p) => p.name === 'items')?.required).toBe(false);
     const page = await t.app.inject('/docs/');
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toMatch(/text\/html/);

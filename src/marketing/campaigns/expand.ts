@@ -29,7 +29,10 @@ export const expandJobKey = (sendId: number, from: number) => `campaign.expand:$
 
 /** Tuning of the expansion (tests use small batches). */
 export interface ExpansionOptions {
-  /** Subscribers per batch (one transaction). */
+  /**
+   * Subscribers per batch (one transaction). Small enough that a batch holds the embedded database's writer (and, with
+   * SQLite, the event loop) for a few milliseconds, so accepts of transactional mail slip in between batches.
+   */
   batchSize?: number;
   /** How long one work row keeps expanding before it hands over to a successor. */
   sliceMs?: number;
@@ -51,7 +54,7 @@ export function expansionQueue(ctx: AppContext, opts: ExpansionOptions = {}): Qu
 /** Expands batches of one send for up to a slice of time; returns how many deliveries it created. */
 export async function expandSlice(ctx: AppContext, sendId: number, opts: ExpansionOptions = {}): Promise<number> {
   const now = opts.now ?? Date.now;
-  const batchSize = opts.batchSize ?? 2000;
+  const batchSize = opts.batchSize ?? 500;
   const deadline = now() + (opts.sliceMs ?? 2000);
   const { db, dialect } = ctx.database;
   const start = await findSendById(db, sendId);
