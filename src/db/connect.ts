@@ -21,6 +21,11 @@ export interface Database {
    */
   reader: Kysely<DB>;
   dialect: Dialect;
+  /**
+   * Resolves once every commit made so far is on disk. A commit is durable when it returns, but another request may
+   * read it a moment before; an answer that acknowledges what a read found (an idempotent replay) waits for this.
+   */
+  flushed(): Promise<void>;
   /** The PostgreSQL URL, for features that need a dedicated connection (the scheduler's advisory lock). */
   pgUrl?: string;
   close(): Promise<void>;
@@ -77,6 +82,9 @@ function sqliteDriver(): typeof SQLite {
   return (major >= 22 ? require('better-sqlite3-napi') : require('better-sqlite3')) as typeof SQLite;
 }
 
+/** `flushed` of a database whose commits are on disk (or as durable as configured) when they return. */
+const settled = (): Promise<void> => Promise.resolve();
+
 /** Opens the database named by `target`. */
 export async function connect(target: DatabaseTarget, opts: ConnectOptions = {}): Promise<Database> {
   if (target.dialect === 'sqlite') {
@@ -90,12 +98,12 @@ export async function connect(target: DatabaseTarget, opts: ConnectOptions = {})
     sqlite.pragma('foreign_keys = ON');
     if (target.file === ':memory:') {
       const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-      return { db, reader: db, dialect: 'sqlite', close: () => db.destroy() };
+      return { db, reader: db, dialect: 'sqlite', flushed: settled, close: () => db.destroy() };
     }
     // With FULL (the default), transactions flush the WAL off the event loop before their commit returns (sqlite-commit.ts).
     const config = { database: withStatementCache(sqlite) };
-    const dialect = synchronous === 'FULL' ? new FlushingSqliteDialect(config, target.file) : new SqliteDialect(config);
-    const db = new Kysely<DB>({ dialect });
+    const flushing = synchronous === 'FULL' ? new FlushingSqliteDialect(config, target.file) : undefined;
+    const db = new Kysely<DB>({ dialect: flushing ?? new SqliteDialect(config) });
     const readConnection = new Driver(target.file);
     readConnection.pragma('busy_timeout = 10000');
     const reader = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(readConnection) }) });
@@ -103,6 +111,7 @@ export async function connect(target: DatabaseTarget, opts: ConnectOptions = {})
       db,
       reader,
       dialect: 'sqlite',
+      flushed: flushing ? () => flushing.flushed() : settled,
       close: async () => {
         await reader.destroy();
         await db.destroy();
@@ -123,6 +132,7 @@ export async function connect(target: DatabaseTarget, opts: ConnectOptions = {})
     db,
     reader: db,
     dialect: 'postgres',
+    flushed: settled,
     pgUrl: target.url,
     close: () => db.destroy(),
   };

@@ -47,10 +47,12 @@ class WalFile {
     if (this.queued) return this.queued;
     if (!this.running) return this.start();
     // The running flush may have begun before the caller's write: the caller needs the next one.
-    const next = this.running.catch(() => undefined).then(() => {
-      this.queued = undefined;
-      return this.start();
-    });
+    const next = this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.start();
+      });
     this.queued = next;
     return next;
   }
@@ -142,14 +144,21 @@ class FlushingDriver extends SqliteDriver {
 
 /** The dialect for a database file opened with synchronous=FULL: transactions commit as described above. */
 export class FlushingSqliteDialect extends SqliteDialect {
+  private readonly wal: WalFile;
   constructor(
     private readonly config: SqliteDialectConfig,
-    private readonly file: string,
+    file: string,
   ) {
     super(config);
+    this.wal = new WalFile(`${file}-wal`);
   }
 
   override createDriver(): Driver {
-    return new FlushingDriver(this.config, new WalFile(`${this.file}-wal`));
+    return new FlushingDriver(this.config, this.wal);
+  }
+
+  /** Resolves once every commit written so far is on disk: for answers built from what a read found. */
+  flushed(): Promise<void> {
+    return this.wal.flush();
   }
 }

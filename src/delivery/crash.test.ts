@@ -73,7 +73,9 @@ it('delivers exactly once after a worker dies mid-delivery and its lease expires
   expect((await eventsOf(t, id)).map((e) => e.event)).toEqual(['delivered']);
   expect((await recipientRows(t, id))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
   expect(sink.received).toHaveLength(1);
-  const job = await t.ctx.database.db.selectFrom('jobs').select(['state', 'attempts', 'lease_owner']).executeTakeFirstOrThrow();
+  // The worker settles the work row after the outcome it recorded is committed.
+  const jobRow = () => t.ctx.database.db.selectFrom('jobs').select(['state', 'attempts', 'lease_owner']).executeTakeFirstOrThrow();
+  const job = await waitFor(async () => ((await jobRow()).state === 'running' ? undefined : jobRow()), 5_000, 10, 'the work row settling');
   expect(job).toMatchObject({ state: 'done', attempts: 2 });
   expect(job.lease_owner).not.toBe('doomed-worker');
 });

@@ -66,7 +66,10 @@ export function createDeliveryEngine(deps: DeliveryDeps): DeliveryEngine {
   async function sendUnderTlsPolicy(item: DeliveryItem): Promise<Sent> {
     const content = item.content;
     if (!content)
-      return { outcome: { result: 'permanent', response: 'the message content was purged before delivery', tls: null }, secure: false };
+      return {
+        outcome: { result: 'permanent', response: item.contentError ?? 'the message content was purged before delivery', tls: null },
+        secure: false,
+      };
     if (item.forceSecure) return sendNotification(item, content, 'sender-requested');
     const raw = await composeMessage(item, content, deps.tracker);
     const outcome = await deps.transport.send({ from: item.envelopeFrom, to: item.address, raw, requireTls: !item.allowNonTls, ref: item });
@@ -113,6 +116,8 @@ export interface DeliveryQueueOptions {
   idField?: string;
   /** Runs before every attempt; false drops the attempt (the work row finishes without sending). */
   gate?: (id: number) => Promise<boolean>;
+  /** Runs when the engine skipped the delivery (gone, or already final), so the caller can settle what it keeps. */
+  onSkipped?: (id: number) => Promise<void>;
 }
 
 /**
@@ -129,6 +134,7 @@ export function deliveryQueue(engine: DeliveryEngine, lane: LaneSettings, opts: 
       if (typeof id !== 'number') throw new PermanentJobError(`delivery work row without a ${field}`);
       if (opts.gate && !(await opts.gate(id))) return;
       const result = await engine.deliver(id, job.attempts);
+      if (result.kind === 'skipped') await opts.onSkipped?.(id);
       if (result.kind !== 'recorded') return;
       if (result.outcome.status === 'deferred') throw new Error(result.outcome.response);
       if (result.outcome.status === 'failed') throw new PermanentJobError(result.outcome.response);

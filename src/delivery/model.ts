@@ -57,8 +57,9 @@ export interface DeliveryItem {
   forceSecure: boolean;
   openTracking: boolean;
   linkTracking: boolean;
-  /** Null when retention has purged it. */
+  /** Null when retention has purged it, or when it could not be made (then `contentError` says why). */
   content: MessageContent | null;
+  contentError?: string;
   dkim: DkimKey | null;
 }
 

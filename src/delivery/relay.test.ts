@@ -8,6 +8,7 @@ import type { Worker } from '../jobs/worker.ts';
 import { queueHandlers } from '../roles/background.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { startSmtpSink, type SmtpSink } from '../test/smtp-sink.ts';
+import { waitFor } from '../test/wait.ts';
 import { eventsOf, receiptOf, recipientRows, sendMessage, startDeliveryWorker, waitUntilFinished } from './delivery.test-support.ts';
 
 const PUBLIC_URL = 'https://mail.sealpost.test';
@@ -143,7 +144,15 @@ describe('outcomes', () => {
     expect(statusOf(await receiptOf(t, acct, id))).toEqual(['hard bounced']);
     expect((await eventsOf(t, id)).map((e) => e.event)).toEqual(['temporary_failure', 'permanent_failure']);
     expect(s.dataCount()).toBe(2);
-    const job = await t.ctx.database.db.selectFrom('jobs').select(['state', 'attempts']).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    // The worker settles the work row after the outcome it recorded is committed.
+    const lastJob = () =>
+      t.ctx.database.db.selectFrom('jobs').select(['state', 'attempts']).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const job = await waitFor(
+      async () => ((await lastJob()).state === 'running' ? undefined : lastJob()),
+      5_000,
+      10,
+      'the work row settling',
+    );
     expect(job).toEqual({ state: 'failed', attempts: 2 });
   });
 

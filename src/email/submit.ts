@@ -92,6 +92,7 @@ async function replayIdempotent(ctx: AppContext, who: Submitter, opts: SubmitOpt
   if (!row || row.created_at < now - IDEMPOTENCY_TTL_MS) return undefined;
   if (row.request_hash !== opts.idempotency.requestHash)
     throw new AppError('email.idempotency_mismatch', 'this Idempotency-Key was already used with a different request');
+  await ctx.database.flushed(); // the first request may be waiting for its commit to reach the disk: so does this one
   return JSON.parse(row.response) as SendResponse[];
 }
 

@@ -184,12 +184,15 @@ describe('failures', () => {
     expect(attempts.map((a) => a.status_code)).toEqual([500, 500, 500]);
     expect(attempts[0]!.response_excerpt).toHaveLength(500);
     expect(new Set(receiver.received.map((h) => h.headers['sealpost-event-id'])).size).toBe(1);
-    const job = await t.ctx.database.db
-      .selectFrom('jobs')
-      .selectAll()
-      .where('queue', '=', WEBHOOK_QUEUE)
-      .orderBy('id', 'desc')
-      .executeTakeFirstOrThrow();
+    // The worker settles the work row after the outcome it recorded is committed.
+    const lastJob = () =>
+      t.ctx.database.db.selectFrom('jobs').selectAll().where('queue', '=', WEBHOOK_QUEUE).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const job = await waitFor(
+      async () => ((await lastJob()).state === 'running' ? undefined : lastJob()),
+      5_000,
+      10,
+      'the work row settling',
+    );
     expect(job.state).toBe('failed');
   });
 });

@@ -145,6 +145,24 @@ it('resumes an expansion whose batch died before committing, without a second de
   expect(await sendOf(String(sendId))).toMatchObject({ state: 'sending', audience_count: 25, sent_count: 25 });
 });
 
+it('finishes a send on resume when its last deliveries settled while it was paused', async () => {
+  const list = await listOf('Settled while paused', 'settled', 2);
+  const sendId = Number(await startSend(list));
+  await expandSlice(t.ctx, sendId);
+  expect((await call('POST', `/campaign_mailing_sends/${sendId}/pause`)).statusCode).toBe(200);
+  // Both deliveries finish while the send is paused (they were past the gate when it paused).
+  const db = t.ctx.database.db;
+  await db
+    .updateTable('marketing_deliveries')
+    .set({ status: 'delivered', delivery_status: 'delivered' })
+    .where('send_id', '=', sendId)
+    .execute();
+  await db.updateTable('campaign_mailing_sends').set({ settled_count: 2 }).where('id', '=', sendId).execute();
+  const resumed = await call('POST', `/campaign_mailing_sends/${sendId}/resume`);
+  expect(resumed.statusCode, resumed.body).toBe(200);
+  expect(resumed.json().data.attributes.state).toBe('sent');
+});
+
 it('stops starting emails while paused and finishes everyone once resumed', async () => {
   const list = await listOf('Pause', 'pause', 40);
   worker = startDeliveryWorker(t, { marketingSendRate: 40, marketingConcurrency: 2 });

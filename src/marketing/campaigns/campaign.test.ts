@@ -254,6 +254,17 @@ describe('a campaign to a list', () => {
         'recipient_emails[0]',
       ],
       [{ campaign_mailing_send: { subscription_list_id: list } }, 400, 'campaign_mailing_id'],
+      [
+        { campaign_mailing_id: mailing, campaign_mailing_send: { subscription_list_id: list, subject: 'Hi {{#if}}' } },
+        400,
+        'marketing.template_invalid',
+      ],
+      [
+        { campaign_mailing_id: mailing, campaign_mailing_send: { subscription_list_id: list, subject: 'Hi\r\nBcc: x@y.z' } },
+        400,
+        'subject',
+      ],
+      [{ campaign_mailing_id: mailing, campaign_mailing_send: { subscription_list_id: list, from_name: 'A\nB' } }, 400, 'from_name'],
     ];
     for (const [body, status, mention] of cases) {
       const r = await call('POST', '/campaign_mailing_sends', body);
@@ -281,6 +292,7 @@ describe('scheduled sends', () => {
       sender_email: 'editor@clinic.example.org',
       subscription_list_id: list,
       subject: 'Clinic closed on Friday',
+      recipient_emails: ['proof-cancelled@clinic.example.org'],
     });
     expect(res.statusCode, res.body).toBe(200);
     const data = res.json().data as { send_at: string; send_at_timestamp: string; jid: string };
@@ -305,12 +317,19 @@ describe('scheduled sends', () => {
       sender_email: 'editor@clinic.example.org',
       subscription_list_id: list,
       subject: 'clinic CLOSED on friday ',
+      recipient_emails: ['proof-sent@clinic.example.org'],
     });
     expect(soon.statusCode, soon.body).toBe(200);
     const id = String(soon.headers['sealpost-campaign-mailing-send-id']);
     expect((await sendState(id)).state).toBe('scheduled');
     await waitFor(async () => (await sendState(id)).state === 'sent', 15_000, 50, 'the scheduled send going out');
-    expect(sink.received.filter((m) => m.to.includes('sched@patients.example'))).toHaveLength(1);
+    const got = sink.received.filter((m) => m.to.includes('sched@patients.example'));
+    expect(got).toHaveLength(1);
+    // Named by its subject in any letter case, the mailing goes out with its own subject.
+    expect((await got[0]!.parsed()).subject).toBe('Clinic closed on Friday');
+    // The cancelled schedule's extra recipient got nothing; the sent one's got the email.
+    await waitFor(() => sink.received.some((m) => m.to.includes('proof-sent@clinic.example.org')), 5000, 20, 'the extra recipient');
+    expect(sink.received.some((m) => m.to.includes('proof-cancelled@clinic.example.org'))).toBe(false);
   });
 
   it('refuses a send_at that is not RFC 3339, a dynamic list, and a subject naming no mailing', async () => {
@@ -319,6 +338,7 @@ describe('scheduled sends', () => {
     const cases: [Record<string, unknown>, number, string][] = [
       [{ ...base, send_at: 'tomorrow', subject: 'Error checks' }, 400, 'send_at'],
       [{ ...base, send_at: '2030-01-01T10:00:00', subject: 'Error checks' }, 400, 'send_at'],
+      [{ ...base, send_at: '2030-02-30T10:00:00Z', subject: 'Error checks' }, 400, 'send_at'],
       [{ ...base, send_at: '2030-01-01T10:00:00Z', subject: 'Error checks', dynamic_list_id: 'abc' }, 400, 'dynamic_list_id'],
       [{ ...base, send_at: '2030-01-01T10:00:00Z', subject: 'No such mailing' }, 404, 'marketing.mailing_not_found'],
       [{ ...base, subject: 'Error checks' }, 400, 'send_at'],

@@ -32,6 +32,22 @@ export async function findTemplateSource(db: Queryable, d: Pick<DeliveryRow, 'se
     .then((r) => r && { kind: 'mailing' as const, ...r });
 }
 
+/** The list a delivery's email went to: its send's list, or its drip's list; null when there is none. */
+export async function listOfDelivery(db: Queryable, d: Pick<DeliveryRow, 'send_id' | 'drip_enrollment_id'>): Promise<number | null> {
+  if (d.send_id !== null) {
+    const s = await db.selectFrom('campaign_mailing_sends').select('subscription_list_id').where('id', '=', d.send_id).executeTakeFirst();
+    return s?.subscription_list_id ?? null;
+  }
+  if (d.drip_enrollment_id === null) return null;
+  const drip = await db
+    .selectFrom('drip_enrollments as e')
+    .innerJoin('drip_campaigns as c', 'c.id', 'e.drip_campaign_id')
+    .select('c.subscription_list_id')
+    .where('e.id', '=', d.drip_enrollment_id)
+    .executeTakeFirst();
+  return drip?.subscription_list_id ?? null;
+}
+
 /** The verified domain of an account with its sealed DKIM key. */
 export async function findSendingDomain(db: Queryable, customerId: number, name: string) {
   return db
@@ -159,25 +175,22 @@ export async function countDeliveryClick(
   targetUrl: string,
   now: number,
 ): Promise<number | undefined> {
-  const existing = await db
-    .updateTable('marketing_link_clicks')
-    .set((eb) => ({ clicked: eb('clicked', '+', 1) }))
-    .where('delivery_id', '=', d.id)
-    .where('html_id', '=', htmlId)
-    .executeTakeFirst();
-  if (Number(existing.numUpdatedRows) === 0)
-    await db
-      .insertInto('marketing_link_clicks')
-      .values({
-        delivery_id: d.id,
-        send_id: d.send_id,
-        html_id: htmlId,
-        target_url: targetUrl,
-        clicked: 1,
-        first_clicked_at: now,
-        created_at: now,
-      })
-      .execute();
+  // One statement, so two first clicks at once (on two API nodes) cannot both try to insert.
+  await db
+    .insertInto('marketing_link_clicks')
+    .values({
+      delivery_id: d.id,
+      send_id: d.send_id,
+      html_id: htmlId,
+      target_url: targetUrl,
+      clicked: 1,
+      first_clicked_at: now,
+      created_at: now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['delivery_id', 'html_id']).doUpdateSet((eb) => ({ clicked: eb('marketing_link_clicks.clicked', '+', 1) })),
+    )
+    .execute();
   if (d.send_id !== null)
     await db
       .updateTable('campaign_send_links')

@@ -8,18 +8,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../../context.ts';
 import type { QueueSpec } from '../../jobs/worker.ts';
 import { createDeliveryEngine, deliveryQueue } from '../../delivery/engine.ts';
-import type { DeliveryItem, DeliveryStore, RecordedOutcome } from '../../delivery/model.ts';
+import type { DeliveryItem, DeliveryStore, MessageContent, RecordedOutcome } from '../../delivery/model.ts';
 import { createTransport, type CaptureStore } from '../../delivery/transport.ts';
 import type { MxResolver } from '../../delivery/mx.ts';
 import type { Queryable } from '../../db/types.ts';
 import { domainOf } from '../../email/addresses.ts';
-import { loadPersonalisation } from '../mailings/personalise.ts';
-import { renderEmail, templateOfSource } from './content.ts';
+import { loadPersonalisation, TemplateError, type Personalisation } from '../mailings/personalise.ts';
+import { renderEmail, templateOfSource, type EmailTemplate } from './content.ts';
 import {
   bumpSubscriber,
   findDeliveryRow,
   findSendingDomain,
   findTemplateSource,
+  listOfDelivery,
   moveDelivery,
   replaceMarketingCaptured,
   setDeliverySecureLink,
@@ -63,6 +64,7 @@ export function marketingQueues(ctx: AppContext, opts: MarketingQueueOptions = {
           await pace();
           return true;
         },
+        onSkipped: (id) => settleSkipped(ctx, id),
       },
     ),
     [EXPAND_QUEUE]: expansionQueue(ctx, opts.expansion),
@@ -100,13 +102,36 @@ async function gate(ctx: AppContext, id: number): Promise<boolean> {
         return false;
       }
       if (state === 'cancelled') return skip(trx, d, 'skipped: the send was cancelled', now);
-      const source = await findTemplateSource(trx, d);
-      listId = source?.kind === 'send' ? source.subscription_list_id : null;
     }
+    listId = await listOfDelivery(trx, d);
     if (d.subscriber_id !== null && !(await subscriberReachable(trx, d.subscriber_id, listId)))
       return skip(trx, d, 'skipped: the subscriber unsubscribed or was removed', now);
     return true;
   });
+}
+
+/** A delivery the engine skipped without settling it (its subscriber vanished between the gate and the attempt). */
+async function settleSkipped(ctx: AppContext, id: number): Promise<void> {
+  await ctx.database.db.transaction().execute(async (trx) => {
+    const d = await findDeliveryRow(trx, id);
+    if (d) await skip(trx, d, 'skipped: the subscriber was removed', Date.now());
+  });
+}
+
+/** The email of a delivery, or why it cannot be made (a template that fails to render for this subscriber). */
+function rendered(
+  template: EmailTemplate | null,
+  d: DeliveryRow,
+  p: Personalisation | null,
+  ctx: AppContext,
+): { content: MessageContent | null; contentError?: string } {
+  if (!template) return { content: null };
+  try {
+    return { content: renderEmail(template, { id: d.id, email: d.email }, p, { publicUrl: ctx.publicUrl, key: ctx.keys.tracking }) };
+  } catch (err) {
+    if (!(err instanceof TemplateError)) throw err;
+    return { content: null, contentError: `the email could not be rendered: ${err.message}` };
+  }
 }
 
 async function skip(trx: Queryable, d: DeliveryRow, why: string, now: number): Promise<false> {
@@ -148,12 +173,7 @@ export async function loadMarketingItem(ctx: AppContext, id: number): Promise<De
     openTracking: tracked,
     // Links are rewritten while the email is rendered, where the template's own links are known.
     linkTracking: false,
-    content: template
-      ? renderEmail(template, { id: d.id, email: d.email }, tracked ? personalisation : null, {
-          publicUrl: ctx.publicUrl,
-          key: ctx.keys.tracking,
-        })
-      : null,
+    ...rendered(template, d, tracked ? personalisation : null, ctx),
     dkim: domain
       ? {
           domainName: domain.name,

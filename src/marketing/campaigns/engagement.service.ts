@@ -15,6 +15,7 @@ import {
   countDeliveryOpen,
   findDeliveryRow,
   findTemplateSource,
+  listOfDelivery,
   markDeliveryUnsubscribed,
   type DeliveryRow,
 } from './deliveries.repository.ts';
@@ -83,7 +84,9 @@ export async function unsubscribeInfo(ctx: AppContext, token: string): Promise<U
   const { d } = await deliveryOf(ctx, token, 'unsubscribe');
   const db = ctx.database.db;
   const source = await findTemplateSource(db, d);
-  const listId = source?.kind === 'send' ? source.subscription_list_id : null;
+  const listId = await listOfDelivery(db, d);
+  const list =
+    listId === null ? undefined : await db.selectFrom('subscription_lists').select('name').where('id', '=', listId).executeTakeFirst();
   const subscriber = await db.selectFrom('subscribers').select('unsubscribed').where('id', '=', d.subscriber_id!).executeTakeFirst();
   const member =
     listId === null
@@ -96,7 +99,7 @@ export async function unsubscribeInfo(ctx: AppContext, token: string): Promise<U
           .executeTakeFirst();
   return {
     email: d.email,
-    listName: source?.kind === 'send' ? source.subscription_list_name : null,
+    listName: list?.name ?? (source?.kind === 'send' ? source.subscription_list_name : null),
     customerName: source?.kind === 'send' ? (JSON.parse(source.content) as SendContent).customerName : null,
     unsubscribed: member?.unsubscribed === 1,
     globallyUnsubscribed: subscriber?.unsubscribed === 1,
@@ -104,13 +107,12 @@ export async function unsubscribeInfo(ctx: AppContext, token: string): Promise<U
 }
 
 /**
- * Unsubscribes the recipient of a delivery: from the send's list, or from everything the account sends when `global`
- * (also when the email came from no list, as a drip step's). Repeating it changes nothing more.
+ * Unsubscribes the recipient of a delivery: from the list the email went to (the send's or the drip's), or from
+ * everything the account sends when `global` (also when that list no longer exists). Repeating it changes nothing more.
  */
 export async function unsubscribeByToken(ctx: AppContext, token: string, global: boolean, now = Date.now()): Promise<UnsubscribeInfo> {
   const { d } = await deliveryOf(ctx, token, 'unsubscribe');
-  const source = await findTemplateSource(ctx.database.db, d);
-  const listId = source?.kind === 'send' ? source.subscription_list_id : null;
+  const listId = await listOfDelivery(ctx.database.db, d);
   const everything = global || listId === null;
   const subscriberId = d.subscriber_id!;
   await ctx.database.db.transaction().execute(async (trx) => {

@@ -16,10 +16,12 @@ import {
   expandBatch,
   findSendById,
   finishIfSettled,
+  freezeSend,
+  insertExtraDeliveries,
   lockSendState,
-  moveSend,
   nextBatchBound,
 } from './sends.repository.ts';
+import type { SendContent } from './sends.service.ts';
 
 /** The queue of expansion work rows. */
 export const EXPAND_QUEUE = 'marketing.expand';
@@ -60,10 +62,16 @@ export async function expandSlice(ctx: AppContext, sendId: number, opts: Expansi
   const start = await findSendById(db, sendId);
   if (!start) return 0;
   // The audience is frozen when expansion first starts: a scheduled send at its time, an immediate one at once.
+  // The extra recipients' deliveries are written in the same transaction, so a cancelled schedule mails no one.
   if (start.frozen_at === null) {
     const at = now();
-    const moved = await moveSend(db, sendId, ['scheduled', 'expanding'], 'expanding', at, { frozen_at: at, sent_at: at });
-    if (!moved) return 0;
+    const started = await db.transaction().execute(async (trx) => {
+      if (!(await freezeSend(trx, sendId, at))) return false;
+      await insertExtraDeliveries(trx, start, (JSON.parse(start.content) as SendContent).recipientEmails ?? [], at);
+      return true;
+    });
+    if (!started) return 0;
+    ctx.wake(MARKETING_DELIVERY_QUEUE);
   }
   let created = 0;
   for (;;) {

@@ -73,6 +73,18 @@ export async function moveSend(
   return Number(r.numUpdatedRows) > 0;
 }
 
+/** Starts a scheduled or new send: freezes its audience at `at`. Returns false when it was already started or is no longer waiting. */
+export async function freezeSend(db: Queryable, id: number, at: number): Promise<boolean> {
+  const r = await db
+    .updateTable('campaign_mailing_sends')
+    .set({ state: 'expanding', frozen_at: at, sent_at: at, updated_at: at })
+    .where('id', '=', id)
+    .where('state', 'in', ['scheduled', 'expanding'])
+    .where('frozen_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
 /** The send's state, locking its row on PostgreSQL so that pause and resume wait for this transaction. */
 export async function lockSendState(db: Queryable, dialect: Dialect, id: number): Promise<string | undefined> {
   const q = db.selectFrom('campaign_mailing_sends').select('state').where('id', '=', id);

@@ -75,8 +75,15 @@ const SendSchema = Type.Object({
 /** RFC 3339 with a time zone (`Z` or an offset). */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})$/;
 
+/** Whether the calendar date at the start of an RFC 3339 text exists (Date.parse rolls 2026-02-30 over to March). */
+function realDate(text: string): boolean {
+  const [y, m, d] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const day = new Date(Date.UTC(y, m - 1, d));
+  return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
+}
+
 function parseSendAt(text: string): number {
-  const ms = RFC3339.test(text.trim()) ? Date.parse(text.trim()) : NaN;
+  const ms = RFC3339.test(text.trim()) && realDate(text.trim()) ? Date.parse(text.trim()) : NaN;
   if (Number.isNaN(ms))
     throw new AppError('request.invalid', 'send_at: must be an RFC 3339 date-time with a time zone, e.g. 2026-05-01T15:00:00Z', {
       details: [{ field: 'send_at', message: 'must be an RFC 3339 date-time' }],

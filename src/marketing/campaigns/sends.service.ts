@@ -20,8 +20,8 @@ import { EXPAND_QUEUE, expandJobKey } from './expand.ts';
 import { MARKETING_DELIVERY_QUEUE } from './queue.ts';
 import {
   findSend,
+  finishIfSettled,
   findSendByJid,
-  insertExtraDeliveries,
   insertSend,
   insertSendLinks,
   lockSendState,
@@ -32,6 +32,7 @@ import {
 } from './sends.repository.ts';
 import { findBySubjectKey, findMailing } from '../mailings/mailings.repository.ts';
 import { subjectKeyOf } from '../mailings/mailing-input.ts';
+import { checkTemplate } from '../mailings/personalise.ts';
 
 /** Content frozen when a send is created: later edits of the mailing do not change a send. */
 export interface SendContent {
@@ -41,6 +42,8 @@ export interface SendContent {
   fromEmail: string;
   fromName: string;
   customerName: string | null;
+  /** Extra recipients (not subscribers), written as deliveries when the send starts. */
+  recipientEmails?: string[];
 }
 
 /** What a send or a schedule asks for, as received. */
@@ -125,13 +128,16 @@ export async function createSend(ctx: AppContext, customerId: number, req: SendR
       details: [{ field: 'from_email', message: 'domain is not verified' }],
     });
   const html = mailing.html_part;
+  // A schedule naming its mailing by subject sends the mailing's own subject; otherwise a subject given overrides it.
+  const subject = (req.mailingId !== undefined && req.subject?.trim()) || mailing.subject;
   const content: SendContent = {
-    subject: req.subject?.trim() || mailing.subject,
+    subject: checkOverride('subject', subject, true),
     html,
     text: mailing.text_part,
     fromEmail,
-    fromName: req.fromName?.trim() || mailing.from_name || '',
+    fromName: checkOverride('from_name', req.fromName?.trim() || mailing.from_name || '', false),
     customerName: req.customerName?.trim() || null,
+    recipientEmails: extra,
   };
   const sendAt = req.sendAt ?? now;
   const scheduled = sendAt > now;
@@ -155,13 +161,19 @@ export async function createSend(ctx: AppContext, customerId: number, req: SendR
     });
     if (html) await insertSendLinks(trx, id, findLinks(html));
     const row = (await findSend(trx, customerId, id))!;
-    await insertExtraDeliveries(trx, row, extra, now);
     await enqueueJob(trx, { queue: EXPAND_QUEUE, payload: { sendId: id }, runAt: sendAt, uniqueKey: expandJobKey(id, 0) }, now);
     return row;
   });
   ctx.wake(EXPAND_QUEUE);
-  if (extra.length > 0) ctx.wake(MARKETING_DELIVERY_QUEUE);
   return send;
+}
+
+/** A header value a send overrides: one line, and for the subject a template that renders. */
+function checkOverride(field: string, value: string, template: boolean): string {
+  if (/[\r\n]/.test(value)) throw invalid(field, 'must be one line');
+  const problem = template ? checkTemplate(value) : null;
+  if (problem) throw new AppError('marketing.template_invalid', `${field}: ${problem}`, { details: [{ field, message: problem }] });
+  return value;
 }
 
 async function resolveMailing(db: Queryable, customerId: number, req: SendRequest) {
@@ -219,6 +231,8 @@ export async function resumeSend(ctx: AppContext, customerId: number, raw: strin
     const expanded = (await findSend(trx, customerId, send.id))!.expanded_at !== null;
     await moveSend(trx, send.id, ['paused'], expanded ? 'sending' : 'expanding', now);
     await requeueParked(trx, send.id, now);
+    // The last deliveries may have settled while the send was paused.
+    if (expanded) await finishIfSettled(trx, send.id, now);
     if (!expanded)
       await enqueueJob(trx, { queue: EXPAND_QUEUE, payload: { sendId: send.id }, uniqueKey: `campaign.resume:${send.id}:${now}` }, now);
     return true;

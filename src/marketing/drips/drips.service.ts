@@ -25,6 +25,7 @@ import {
 } from './drips.repository.ts';
 import { DRIP_RESUME_QUEUE, type DripResumeJob } from './drips.engine.ts';
 import type { DripFull, DripShort } from './drips.schemas.ts';
+import { matchSubjects, searchPattern } from '../mailings/mailing-input.ts';
 
 /** A drip as the list shows it. */
 export type DripView = Static<typeof DripShort>;
@@ -52,9 +53,15 @@ const EMPTY_GRAPH = '{"nodes":[],"edges":[]}';
 
 /** One page of the account's drips, filtered by a case-insensitive regular expression against the name. */
 export async function dripsOf(ctx: AppContext, customerId: number, q: DripListQuery): Promise<DripView[]> {
-  const pattern = searchPattern(q.search);
+  const pattern = q.search === undefined || q.search === '' ? null : searchPattern(q.search);
   const rows = await listDrips(ctx.database.reader, customerId, q.order_by, q.order);
-  const matching = pattern ? rows.filter((r) => pattern.test(r.name)) : rows;
+  const hits = pattern
+    ? matchSubjects(
+        pattern,
+        rows.map((r) => r.name),
+      )
+    : null;
+  const matching = hits ? rows.filter((_, i) => hits[i]) : rows;
   return matching.slice((q.page - 1) * q.items, q.page * q.items).map(dripView);
 }
 
@@ -251,17 +258,6 @@ async function checkMailings(db: Queryable, customerId: number, graph: DripGraph
   for (const n of graph.nodes.values())
     if (n.type === 'email' && !known.has(n.campaign_mailing_id))
       invalid(`campaign mailing ${n.campaign_mailing_id} is not a mailing of the account`, n.id);
-}
-
-function searchPattern(search: string | undefined): RegExp | null {
-  if (search === undefined || search === '') return null;
-  try {
-    return new RegExp(search, 'i');
-  } catch {
-    throw new AppError('request.invalid', `search ${JSON.stringify(search)} is not a valid regular expression`, {
-      details: [{ field: 'search', message: 'is not a valid regular expression' }],
-    });
-  }
 }
 
 function checkName(name: string | undefined): string {

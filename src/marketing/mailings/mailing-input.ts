@@ -117,7 +117,7 @@ const matcher = new vm.Script('subjects.map((s) => pattern.test(s))');
 const sandbox = vm.createContext({ subjects: [] as string[], pattern: /(?:)/ });
 
 /**
- * Which subjects match: run under a time limit, so that an expression that backtracks without end is refused with 400
+ * Which texts (mailing subjects, drip names) match: run under a time limit, so that an expression that backtracks without end is refused with 400
  * instead of holding the server.
  */
 export function matchSubjects(pattern: RegExp, subjects: string[]): boolean[] {
