@@ -112,7 +112,8 @@ async function render(spec: MailSpec): Promise<Buffer> {
     html: spec.html,
     attachments: spec.attachments,
     envelope: { from: spec.envelopeFrom, to: [spec.envelopeTo] },
-    dkim: spec.dkim ?? undefined,
+    // nodemailer hands the key to crypto's signer, which takes a parsed key object as well as PEM text.
+    dkim: (spec.dkim ?? undefined) as Mail.Options['dkim'],
   });
   return info.message as Buffer;
 }

@@ -2,6 +2,7 @@
  * What the delivery engine works on and the small interfaces it is given. The engine knows nothing of tables or HTTP:
  * a store loads one recipient's delivery and records its outcome, a tracker decorates HTML, a transport moves bytes.
  */
+import type { KeyObject } from 'node:crypto';
 
 /** A mailbox as stored with a message. */
 export interface Mailbox {
@@ -35,8 +36,8 @@ export interface MessageContent {
 export interface DkimKey {
   domainName: string;
   keySelector: string;
-  /** PEM. */
-  privateKey: string;
+  /** PEM, or the parsed key (see dkim-keys.ts). */
+  privateKey: string | KeyObject;
 }
 
 /** One recipient of one message, ready to deliver. */

@@ -11,6 +11,7 @@ import type { DeliveryItem, DeliveryStore, HtmlTracker, RecordedOutcome } from '
 import { createTransport, type CaptureStore } from '../delivery/transport.ts';
 import type { MxResolver } from '../delivery/mx.ts';
 import { rewriteLinks } from '../tracking/links.ts';
+import { dkimKeyObject } from '../delivery/dkim-keys.ts';
 import { trackingUrls } from '../tracking/tokens.ts';
 import { openContent } from './content.ts';
 import { capturedAad } from './captured.service.ts';
@@ -96,7 +97,7 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
             ? {
                 domainName: row.domain_name,
                 keySelector: row.dkim_selector,
-                privateKey: ctx.sealer.openText(row.dkim_private_key, `dkim:${row.domain_id}`),
+                privateKey: dkimKeyObject(row.dkim_private_key, () => ctx.sealer.openText(row.dkim_private_key!, `dkim:${row.domain_id}`)),
               }
             : null,
       };

@@ -11,6 +11,7 @@ import { createDeliveryEngine, deliveryQueue } from '../../delivery/engine.ts';
 import type { DeliveryItem, DeliveryStore, MessageContent, RecordedOutcome } from '../../delivery/model.ts';
 import { createTransport, type CaptureStore } from '../../delivery/transport.ts';
 import type { MxResolver } from '../../delivery/mx.ts';
+import { dkimKeyObject } from '../../delivery/dkim-keys.ts';
 import type { Queryable } from '../../db/types.ts';
 import { domainOf } from '../../email/addresses.ts';
 import { loadPersonalisation, TemplateError, type Personalisation } from '../mailings/personalise.ts';
@@ -178,7 +179,7 @@ export async function loadMarketingItem(ctx: AppContext, id: number): Promise<De
       ? {
           domainName: domain.name,
           keySelector: domain.dkim_selector,
-          privateKey: ctx.sealer.openText(domain.dkim_private_key, `dkim:${domain.id}`),
+          privateKey: dkimKeyObject(domain.dkim_private_key, () => ctx.sealer.openText(domain.dkim_private_key, `dkim:${domain.id}`)),
         }
       : null,
   } satisfies DeliveryItem;
