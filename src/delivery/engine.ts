@@ -118,6 +118,8 @@ export interface DeliveryQueueOptions {
   gate?: (id: number) => Promise<boolean>;
   /** Runs when the engine skipped the delivery (gone, or already final), so the caller can settle what it keeps. */
   onSkipped?: (id: number) => Promise<void>;
+  /** Runs when the work row failed for good, also from errors that recorded no outcome. */
+  onFailed?: (id: number, error: string) => Promise<void>;
 }
 
 /**
@@ -126,11 +128,19 @@ export interface DeliveryQueueOptions {
  */
 export function deliveryQueue(engine: DeliveryEngine, lane: LaneSettings, opts: DeliveryQueueOptions = {}): QueueSpec {
   const field = opts.idField ?? 'recipientId';
+  const idOf = (data: unknown) => (data as Record<string, unknown> | null)?.[field];
+  const onFailed = opts.onFailed;
   return {
     concurrency: lane.concurrency,
     retrySchedule: lane.retrySchedule,
+    ...(onFailed && {
+      onFailed: async (job, error) => {
+        const id = idOf(job.data);
+        if (typeof id === 'number') await onFailed(id, error);
+      },
+    }),
     handler: async (job) => {
-      const id = (job.data as Record<string, unknown> | null)?.[field];
+      const id = idOf(job.data);
       if (typeof id !== 'number') throw new PermanentJobError(`delivery work row without a ${field}`);
       if (opts.gate && !(await opts.gate(id))) return;
       const result = await engine.deliver(id, job.attempts);

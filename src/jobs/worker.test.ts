@@ -118,6 +118,33 @@ describe('createWorker', () => {
     expect({ attempts: row.attempts, last_error: row.last_error }).toEqual({ attempts: 3, last_error: 'still broken' });
   });
 
+  it('tells the queue once a row failed for good, after its last attempt or a permanent error, and not before', async () => {
+    const failed: { payload: unknown; attempts: number; error: string }[] = [];
+    let calls = 0;
+    await enqueue('mail', { n: 1 });
+    await enqueue('mail', { n: 2 });
+    startWorker({
+      mail: {
+        retrySchedule: [20, 20],
+        handler: async (job) => {
+          calls++;
+          if ((job.data as { n: number }).n === 2) throw new PermanentJobError('no such mailbox');
+          throw new Error('still broken');
+        },
+        onFailed: async (job, error) => {
+          failed.push({ payload: job.data, attempts: job.attempts, error });
+        },
+      },
+    });
+    await waitFor(async () => (await rowsIn('failed')).length === 2, 5000);
+    await sleep(60);
+    expect(calls).toBe(4);
+    expect(failed.sort((x, y) => x.attempts - y.attempts)).toEqual([
+      { payload: { n: 2 }, attempts: 1, error: 'no such mailbox' },
+      { payload: { n: 1 }, attempts: 3, error: 'still broken' },
+    ]);
+  });
+
   it('fails the row at once when the handler throws PermanentJobError', async () => {
     const id = await enqueue('mail', 'x');
     startWorker({

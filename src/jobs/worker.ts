@@ -24,6 +24,8 @@ export interface QueueSpec {
   /** Fraction of each delay added at random (0..1). */
   jitter?: number;
   leaseMs?: number;
+  /** Runs once a row fails for good (its last attempt, or a permanent error), so the queue's owner can settle what it tracks. */
+  onFailed?: (job: JobRow & { data: unknown }, error: string) => Promise<void>;
 }
 
 /** Options of a worker process. */
@@ -187,6 +189,7 @@ class QueueLoop {
       },
       retryAt ? 'work row will be retried' : 'work row failed',
     );
-    await failJob(this.opts.database.db, job.id, this.owner, message.slice(0, 2000), retryAt, t);
+    const recorded = await failJob(this.opts.database.db, job.id, this.owner, message.slice(0, 2000), retryAt, t);
+    if (retryAt === null && recorded && this.spec.onFailed) await this.spec.onFailed({ ...job, data: JSON.parse(job.payload) }, message);
   }
 }

@@ -7,6 +7,7 @@ import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
 import { makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
+import { expandSlice } from './expand.ts';
 
 let t: TestApp;
 let acct: TestAccount;
@@ -60,4 +61,30 @@ it('counts a hard bounce and a soft bounce that is delivered on retry', async ()
   expect(stats.reduce((n, s) => n + s.soft_bounced, 0)).toBe(1);
   expect(stats.reduce((n, s) => n + s.delivered, 0)).toBe(2);
   expect(stats.reduce((n, s) => n + s.deliveries, 0)).toBe(3);
+});
+
+it('fails a delivery whose work row runs out of attempts on an error, and still finishes the send', async () => {
+  const call = marketingClient(t, acct);
+  const list = await makeList(call, 'Broken');
+  await makeSubscriber(call, 'broken@patients.example', {}, list);
+  const mailing = await makeMailing(call, 'Broken content', { text_part: 'Hello', from_email: `news@${acct.domain}` });
+  await worker.stop(2000);
+  const res = await call('POST', '/campaign_mailing_sends', {
+    campaign_mailing_id: mailing,
+    campaign_mailing_send: { subscription_list_id: list },
+  });
+  const sendId = Number(res.headers['sealpost-campaign-mailing-send-id']);
+  // The stored content is damaged after expansion, so every attempt throws before anything is sent.
+  await expandSlice(t.ctx, sendId);
+  await t.ctx.database.db.updateTable('campaign_mailing_sends').set({ content: '{not json' }).where('id', '=', sendId).execute();
+  worker = startDeliveryWorker(t, { marketingConcurrency: 1 });
+  await waitFor(async () => (await call('GET', `/campaign_mailing_sends/${sendId}`)).json().data.attributes.state === 'sent', 15_000, 50);
+  const [row] = await t.ctx.database.db
+    .selectFrom('marketing_deliveries')
+    .select(['status', 'last_response'])
+    .where('send_id', '=', sendId)
+    .execute();
+  expect(row!.status).toBe('failed');
+  expect(row!.last_response).toMatch(/JSON/);
+  expect(sink.received.some((m) => m.to.includes('broken@patients.example'))).toBe(false);
 });

@@ -66,6 +66,7 @@ export function marketingQueues(ctx: AppContext, opts: MarketingQueueOptions = {
           return true;
         },
         onSkipped: (id) => settleSkipped(ctx, id),
+        onFailed: (id, error) => settleFailed(ctx, id, error),
       },
     ),
     [EXPAND_QUEUE]: expansionQueue(ctx, opts.expansion),
@@ -119,6 +120,14 @@ async function settleSkipped(ctx: AppContext, id: number): Promise<void> {
   });
 }
 
+/** A delivery whose work row failed for good without recording an outcome (an error, not an answer): it fails. */
+async function settleFailed(ctx: AppContext, id: number, error: string): Promise<void> {
+  await ctx.database.db.transaction().execute(async (trx) => {
+    const d = await findDeliveryRow(trx, id);
+    if (d) await skip(trx, d, error, Date.now(), 'failed');
+  });
+}
+
 /** The email of a delivery, or why it cannot be made (a template that fails to render for this subscriber). */
 function rendered(
   template: EmailTemplate | null,
@@ -135,9 +144,10 @@ function rendered(
   }
 }
 
-async function skip(trx: Queryable, d: DeliveryRow, why: string, now: number): Promise<false> {
+/** Ends a delivery that was not sent (skipped, or failed by an error) and counts it as settled for its send. */
+async function skip(trx: Queryable, d: DeliveryRow, why: string, now: number, status: 'skipped' | 'failed' = 'skipped'): Promise<false> {
   if (
-    (await moveDelivery(trx, d.id, { status: 'skipped', delivery_status: 'skipped', last_response: why }, now)) &&
+    (await moveDelivery(trx, d.id, { status, delivery_status: status, last_response: why.slice(0, 500) }, now)) &&
     d.send_id !== null &&
     d.subscriber_id !== null
   ) {
