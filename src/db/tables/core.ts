@@ -1,0 +1,59 @@
+/** Tables of the foundation: accounts, domains, API keys, work rows and leases. */
+import type { Generated } from 'kysely';
+
+export interface CustomersTable {
+  id: Generated<number>;
+  username: string;
+  created_at: number;
+}
+
+export interface DomainsTable {
+  id: string;
+  customer_id: number;
+  name: string;
+  verified: number;
+  verified_at: number | null;
+  verification_token: string;
+  dkim_selector: string;
+  dkim_public_key: string;
+  /** Sealed with the master key. */
+  dkim_private_key: string;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  customer_id: number;
+  domain_id: string | null;
+  key_prefix: string;
+  /** SHA-256 of the key, hex. The key itself is never stored. */
+  key_hash: string;
+  /** Comma-separated scopes: email, forms, marketing. */
+  scopes: string;
+  description: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface JobsTable {
+  id: Generated<number>;
+  queue: string;
+  payload: string;
+  state: 'queued' | 'running' | 'done' | 'failed';
+  attempts: Generated<number>;
+  run_at: number;
+  lease_until: number | null;
+  lease_owner: string | null;
+  last_error: string | null;
+  unique_key: string | null;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+export interface LeasesTable {
+  name: string;
+  owner: string;
+  lease_until: number;
+}

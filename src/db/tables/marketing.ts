@@ -1,0 +1,64 @@
+/** Tables of marketing audiences: lists, subscribers, memberships, custom fields. */
+import type { Generated } from 'kysely';
+
+export interface SubscriptionListsTable {
+  id: Generated<number>;
+  customer_id: number;
+  name: string;
+  /** 1 for the account's one list of all contacts. */
+  is_default: number;
+  /** Members of the list (subscribed or not); maintained with every membership change. */
+  subscriber_count: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SubscribersTable {
+  id: Generated<number>;
+  customer_id: number;
+  /** As given. */
+  email: string;
+  /** Lower-cased email; unique per account. */
+  email_key: string;
+  first_name: string | null;
+  last_name: string | null;
+  phone_number: string | null;
+  /** 1 when unsubscribed from everything the account sends. */
+  unsubscribed: Generated<number>;
+  unsubscribed_at: number | null;
+  /** Campaign counters, maintained by sends and tracking. */
+  stat_deliveries: Generated<number>;
+  stat_delivered: Generated<number>;
+  stat_opened: Generated<number>;
+  stat_clicked: Generated<number>;
+  stat_soft_bounced: Generated<number>;
+  stat_hard_bounced: Generated<number>;
+  stat_unsubscribed: Generated<number>;
+  stat_global_unsubscribed: Generated<number>;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SubscriptionListMembersTable {
+  list_id: number;
+  subscriber_id: number;
+  /** 1 when unsubscribed from this list only. */
+  unsubscribed: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SubscriberCustomFieldTypesTable {
+  id: Generated<number>;
+  customer_id: number;
+  name: string;
+  /** Lower-cased name; unique per account. */
+  name_key: string;
+  created_at: number;
+}
+
+export interface SubscriberCustomFieldValuesTable {
+  subscriber_id: number;
+  field_type_id: number;
+  value: string;
+}
