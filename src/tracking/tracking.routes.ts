@@ -6,10 +6,10 @@ import { ErrorResponse } from '../email/email.schemas.ts';
 import { recordClick, recordOpen } from './tracking.service.ts';
 
 /** A transparent 1x1 GIF. */
-export const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
 /** Nothing here may be cached (every open and click must reach the server) or leak the token onward. */
-export const NO_CACHE = {
+const NO_CACHE = {
   'cache-control': 'no-store, no-cache, must-revalidate, max-age=0',
   pragma: 'no-cache',
   expires: '0',
@@ -17,15 +17,24 @@ export const NO_CACHE = {
 };
 
 /** The GIF body, for the OpenAPI document (a Buffer is sent as is, never serialized). */
-export const Gif = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'A transparent 1x1 GIF' });
+const Gif = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'A transparent 1x1 GIF' });
 
 export const TokenParam = Type.Object({ token: Type.String() });
 
-/** Registers the open pixel and the click redirect. */
-export function trackingRoutes(app: TypedApp, ctx: AppContext): void {
-  const tags = ['tracking'];
+/** What a pair of tracking routes counts: an open by its pixel token, a click by its token (answering the target). */
+export interface TrackingPair {
+  /** Path prefix: the pixel is `<prefix>/o/<token>.gif`, the click `<prefix>/c/<token>`. */
+  prefix: string;
+  tags: string[];
+  open(token: string): Promise<void>;
+  click(token: string): Promise<string>;
+}
+
+/** Registers an open pixel and a click redirect; transactional and marketing mail each have their own pair. */
+export function registerTrackingPair(app: TypedApp, pair: TrackingPair): void {
+  const { tags } = pair;
   app.get(
-    '/t/o/:token',
+    `${pair.prefix}/o/:token`,
     {
       // No HEAD twin: a scanner probing links with HEAD must not count as an open or a click.
       exposeHeadRoute: false,
@@ -38,12 +47,12 @@ export function trackingRoutes(app: TypedApp, ctx: AppContext): void {
       },
     },
     async (req, reply) => {
-      await recordOpen(ctx, req.params.token);
+      await pair.open(req.params.token);
       return reply.headers(NO_CACHE).type('image/gif').send(PIXEL);
     },
   );
   app.get(
-    '/t/c/:token',
+    `${pair.prefix}/c/:token`,
     {
       exposeHeadRoute: false,
       schema: {
@@ -53,9 +62,16 @@ export function trackingRoutes(app: TypedApp, ctx: AppContext): void {
         response: { 404: ErrorResponse },
       },
     },
-    async (req, reply) => {
-      const url = await recordClick(ctx, req.params.token);
-      return reply.headers(NO_CACHE).redirect(url, 302);
-    },
+    async (req, reply) => reply.headers(NO_CACHE).redirect(await pair.click(req.params.token), 302),
   );
+}
+
+/** Registers the open pixel and the click redirect of transactional mail. */
+export function trackingRoutes(app: TypedApp, ctx: AppContext): void {
+  registerTrackingPair(app, {
+    prefix: '/t',
+    tags: ['tracking'],
+    open: (token) => recordOpen(ctx, token),
+    click: (token) => recordClick(ctx, token),
+  });
 }

@@ -224,7 +224,6 @@ describe('a campaign to a list', () => {
     const table = await call('GET', '/analytics/campaign_mailing_sends_table');
     expect(table.statusCode, table.body).toBe(200);
     expect(table.json().data).toContainEqual(expect.objectContaining({ subscription_list_name: 'Flu season' }));
-    void bob;
   });
 
   it('refuses bad sends with clear errors and stores nothing', async () => {

@@ -7,9 +7,8 @@
 import formbody from '@fastify/formbody';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
-import { ErrorResponse } from '../../email/email.schemas.ts';
 import { escapeHtml, layout, PAGE_HEADERS } from '../../web/secure-message.view.ts';
-import { Gif, NO_CACHE, PIXEL, TokenParam } from '../../tracking/tracking.routes.ts';
+import { registerTrackingPair, TokenParam } from '../../tracking/tracking.routes.ts';
 import {
   recordMarketingClick,
   recordMarketingOpen,
@@ -28,28 +27,12 @@ const UNSUBSCRIBE_HEADERS = {
 /** Registers the open pixel, click redirect and unsubscribe routes of marketing mail. */
 export function engagementRoutes(app: TypedApp, ctx: AppContext): void {
   const tags = ['marketing tracking'];
-  app.get(
-    '/t/m/o/:token',
-    {
-      exposeHeadRoute: false,
-      schema: {
-        tags,
-        summary: 'Marketing open pixel',
-        params: TokenParam,
-        produces: ['image/gif'],
-        response: { 200: Gif, 404: ErrorResponse },
-      },
-    },
-    async (req, reply) => {
-      await recordMarketingOpen(ctx, req.params.token);
-      return reply.headers(NO_CACHE).type('image/gif').send(PIXEL);
-    },
-  );
-  app.get(
-    '/t/m/c/:token',
-    { exposeHeadRoute: false, schema: { tags, summary: 'Marketing click redirect', params: TokenParam, response: { 404: ErrorResponse } } },
-    async (req, reply) => reply.headers(NO_CACHE).redirect(await recordMarketingClick(ctx, req.params.token), 302),
-  );
+  registerTrackingPair(app, {
+    prefix: '/t/m',
+    tags,
+    open: (token) => recordMarketingOpen(ctx, token),
+    click: (token) => recordMarketingClick(ctx, token),
+  });
   app.get(
     '/u/:token',
     {

@@ -101,21 +101,6 @@ export async function insertSendLinks(db: Queryable, sendId: number, links: { po
       .execute();
 }
 
-/** A send's link at `htmlId`. */
-export async function findSendLink(db: Queryable, sendId: number, htmlId: number) {
-  return db
-    .selectFrom('campaign_send_links')
-    .select(['html_id', 'target_url'])
-    .where('send_id', '=', sendId)
-    .where('html_id', '=', htmlId)
-    .executeTakeFirst();
-}
-
-/** Every link of a send, by position. */
-export async function sendLinks(db: Queryable, sendId: number): Promise<{ html_id: number; target_url: string }[]> {
-  return db.selectFrom('campaign_send_links').select(['html_id', 'target_url']).where('send_id', '=', sendId).orderBy('html_id').execute();
-}
-
 /** Adds to counters of a send (when there is one: drip emails have none) and of its mailing. */
 export async function bumpCampaign(
   db: Queryable,

@@ -62,7 +62,7 @@ export interface SendRequest {
 }
 
 /** Most extra recipient addresses one send takes. */
-export const MAX_EXTRA_RECIPIENTS = 50;
+const MAX_EXTRA_RECIPIENTS = 50;
 
 /** A send view for the API. */
 export interface SendView {
