@@ -52,7 +52,7 @@ function head(title: string): SafeHtml {
 }
 
 /** A message as a sentence: a capital first letter and a full stop (service messages are written in lower case). */
-function sentence(text: string): string {
+export function sentence(text: string): string {
   const t = text.charAt(0).toUpperCase() + text.slice(1);
   return /[.!?]$/.test(t) ? t : `${t}.`;
 }

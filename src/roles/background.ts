@@ -10,6 +10,8 @@ import { dripQueues } from '../marketing/drips/drips.engine.ts';
 import { marketingQueues } from '../marketing/campaigns/delivery.ts';
 import { marketingRetentionTask } from '../marketing/campaigns/captured.ts';
 import { dripTasks } from '../marketing/drips/drips.enroll.ts';
+import { auditRetentionTask } from '../audit/audit.retention.ts';
+import { consoleHousekeepingTask } from '../users/users.retention.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -42,5 +44,7 @@ export function periodicTasks(ctx: AppContext): PeriodicTask[] {
     ...webhookTasks(ctx),
     ...dripTasks(ctx),
     marketingRetentionTask(ctx),
+    auditRetentionTask(ctx),
+    consoleHousekeepingTask(ctx),
   ];
 }
