@@ -59,7 +59,7 @@ export async function consoleRoutes(app: FastifyInstance, ctx: AppContext): Prom
         .send(
           plainPage(
             title,
-            html`<p>${text}</p>
+            html`<p>${sentence(text)}</p>
               <p><a href="/console">Back to the console</a></p>`,
           ),
         );

@@ -81,7 +81,7 @@ export function setPasswordPage(opts: { linkToken: string; email: string; flash?
 export function messagePage(title: string, text: string, link?: { href: string; label: string }): string {
   return plainPage(
     title,
-    html`<p>${text}</p>
+    html`<p>${sentence(text)}</p>
       ${link ? html`<p><a href="${link.href}">${link.label}</a></p>` : ''}`,
   );
 }
