@@ -3,6 +3,7 @@ import type { AppContext } from '../context.ts';
 import { ConfigError, loadConfig } from '../config/load.ts';
 import { AppError } from '../errors/app-error.ts';
 import { createLogger, openContext } from '../runtime.ts';
+import { record } from '../audit/audit.service.ts';
 
 /** Runs an administrative action against the configured database and closes it afterwards. */
 export async function withContext<T>(action: (ctx: AppContext) => Promise<T>, opts: { migrate?: boolean } = {}): Promise<T> {
@@ -38,4 +39,15 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): 
       throw err;
     }
   };
+}
+
+/** Records a change made from the command line in the audit trail (the actor is `system`/`cli`). */
+export async function auditCli(
+  ctx: AppContext,
+  accountId: number | null,
+  action: string,
+  target: string,
+  detail: Record<string, unknown> = {},
+): Promise<void> {
+  await record(ctx.database.db, { accountId, actor: { type: 'system', id: 'cli' }, action, target, detail });
 }

@@ -12,6 +12,7 @@ import { registerErrorHandler } from './error-handler.ts';
 import { registerRateLimit } from './rate-limit.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerRoutes } from './routes.ts';
+import { registerRouteAudit } from '../audit/audit.http.ts';
 import type { TypedApp } from './typed.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -49,6 +50,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   registerBodyRules(app);
   await app.register(multipart, { limits: { fileSize: 1_000_000, files: 2, fields: 10 } });
   registerAuth(app, ctx.database);
+  registerRouteAudit(app, ctx.database);
   await registerRateLimit(app, ctx.config);
   const registry = registerMetrics(app);
 
