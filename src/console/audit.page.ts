@@ -6,6 +6,7 @@ import { record, searchAudit, type AuditFilter, type AuditView } from '../audit/
 import { csvCell } from '../forms/exports.ts';
 import { usersOf } from '../users/users.service.ts';
 import { html, type SafeHtml } from './html.ts';
+import { scrollTable } from './layout.ts';
 import { consolePage, type ConsoleContext } from './page.ts';
 
 const PATH = '/console/settings/audit';
@@ -91,8 +92,9 @@ export function auditPages(app: FastifyInstance, ctx: AppContext): void {
         </p>
         ${filters(c)}
         <p class="actions"><a class="button secondary" href="${PATH}/export.csv?${query(c, {})}">Export as CSV</a></p>
-        <div class="table-wrap">
-          <table>
+        ${scrollTable(
+          'Audit entries',
+          html`<table>
             <caption class="sr-only">
               Audit entries
             </caption>
@@ -124,8 +126,8 @@ export function auditPages(app: FastifyInstance, ctx: AppContext): void {
                   </tr>`,
               )}
             </tbody>
-          </table>
-        </div>
+          </table>`,
+        )}
         ${more ? html`<p><a href="${PATH}?${query(c, { before: String(shown[shown.length - 1]!.id) })}">Older entries</a></p>` : ''}`;
     },
   });

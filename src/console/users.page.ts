@@ -5,7 +5,7 @@ import { ROLES } from '../users/capabilities.ts';
 import { changeRole, enableUser, inviteUser, memberOf, setProtectedPermission } from '../users/members.service.ts';
 import { disableUser, usersOf, type User } from '../users/users.service.ts';
 import { html, type SafeHtml } from './html.ts';
-import { csrfField } from './layout.ts';
+import { csrfField, scrollTable } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 
 const PATH = '/console/settings/users';
@@ -109,27 +109,28 @@ export function userPages(app: FastifyInstance, ctx: AppContext): void {
     title: 'Users and roles',
     render: async (c) => {
       const users = await usersOf(db, c.account.customer_id);
-      return html`<div class="table-wrap">
-          <table>
-            <caption class="sr-only">
-              Users of ${c.account.username}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Protected content</th>
-                <th scope="col">Two-factor</th>
-                <th scope="col">Status</th>
-                <th scope="col"><span class="sr-only">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              ${users.map((u) => row(c, u))}
-            </tbody>
-          </table>
-        </div>
-        ${inviteForm(c)}`;
+      return html`${scrollTable(
+        'Users',
+        html`<table>
+          <caption class="sr-only">
+            Users of ${c.account.username}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Email</th>
+              <th scope="col">Role</th>
+              <th scope="col">Protected content</th>
+              <th scope="col">Two-factor</th>
+              <th scope="col">Status</th>
+              <th scope="col"><span class="sr-only">Actions</span></th>
+            </tr>
+          </thead>
+          <tbody>
+            ${users.map((u) => row(c, u))}
+          </tbody>
+        </table>`,
+      )}
+      ${inviteForm(c)}`;
     },
   });
   const member = (c: ConsoleContext) => memberOf(db, c.account.customer_id, c.params.id!);
