@@ -49,6 +49,11 @@ function actorText(e: AuditView, emails: Map<string, string>): string {
   return e.actor_id === 'cli' ? 'command line' : `Sealpost (${e.actor_id})`;
 }
 
+function targetText(target: string, emails: Map<string, string>): string {
+  const email = target.startsWith('user:') ? emails.get(target.slice(5)) : undefined;
+  return email ? `user ${email}` : target;
+}
+
 function query(c: ConsoleContext, extra: Record<string, string>): string {
   const p = new URLSearchParams();
   for (const k of ['action', 'actor', 'from', 'to']) if (c.query[k]) p.set(k, c.query[k]!);
@@ -94,7 +99,7 @@ export function auditPages(app: FastifyInstance, ctx: AppContext): void {
         <p class="actions"><a class="button secondary" href="${PATH}/export.csv?${query(c, {})}">Export as CSV</a></p>
         ${scrollTable(
           'Audit entries',
-          html`<table>
+          html`<table class="stack">
             <caption class="sr-only">
               Audit entries
             </caption>
@@ -118,11 +123,11 @@ export function auditPages(app: FastifyInstance, ctx: AppContext): void {
               ${shown.map(
                 (e) =>
                   html`<tr>
-                    <td>${e.at.slice(0, 19).replace('T', ' ')}</td>
-                    <td>${actorText(e, emails)}</td>
-                    <td><code>${e.action}</code></td>
-                    <td><code>${e.target}</code></td>
-                    <td>${e.ip ?? ''}</td>
+                    <td data-label="When">${e.at.slice(0, 19).replace('T', ' ')}</td>
+                    <td data-label="Who">${actorText(e, emails)}</td>
+                    <td data-label="Action"><code>${e.action}</code></td>
+                    <td data-label="Target"><code>${targetText(e.target, emails)}</code></td>
+                    <td data-label="From">${e.ip ?? ''}</td>
                   </tr>`,
               )}
             </tbody>

@@ -18,8 +18,8 @@ function row(c: ConsoleContext, u: User): SafeHtml {
   const self = u.id === c.user.id;
   const roleId = `role-${u.id}`;
   return html`<tr>
-    <td>${u.email}${self ? html` <span class="muted">(you)</span>` : ''}</td>
-    <td>
+    <td data-label="Email">${u.email}${self ? html` <span class="muted">(you)</span>` : ''}</td>
+    <td data-label="Role">
       <form method="post" action="${PATH}/${u.id}/role" class="actions">
         ${csrfField(c.csrfToken)}
         <label class="sr-only" for="${roleId}">Role of ${u.email}</label>
@@ -29,7 +29,7 @@ function row(c: ConsoleContext, u: User): SafeHtml {
         <button type="submit" class="secondary">Change</button>
       </form>
     </td>
-    <td>
+    <td data-label="Protected content">
       ${
         u.role === 'owner'
           ? 'yes (owner)'
@@ -48,8 +48,8 @@ function row(c: ConsoleContext, u: User): SafeHtml {
               </form>`
       }
     </td>
-    <td>${u.totpEnabled ? 'on' : 'off'}</td>
-    <td>
+    <td data-label="Two-factor">${u.totpEnabled ? 'on' : 'off'}</td>
+    <td data-label="Status">
       ${u.disabled ? 'disabled' : u.hasPassword ? 'active' : 'invited'}<br /><span class="muted">last sign-in ${when(u.lastSignInAt)}</span>
     </td>
     <td>
@@ -111,7 +111,7 @@ export function userPages(app: FastifyInstance, ctx: AppContext): void {
       const users = await usersOf(db, c.account.customer_id);
       return html`${scrollTable(
         'Users',
-        html`<table>
+        html`<table class="stack">
           <caption class="sr-only">
             Users of ${c.account.username}
           </caption>

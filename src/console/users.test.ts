@@ -67,7 +67,7 @@ describe('users page', () => {
     const after = await getUserByEmail(t.ctx.database.db, ed.email);
     expect(after).toMatchObject({ role: 'admin', canReadProtected: false });
     const audit = await owner.get('/console/settings/audit?action=user.role_change');
-    expect(audit.body).toContain(`user:${ed.id}`);
+    expect(audit.body).toContain(`user ${ed.email}`);
   });
 
   it('keeps the last owner: disabling the only owner is refused with a reason and changes nothing', async () => {
