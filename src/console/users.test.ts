@@ -90,7 +90,7 @@ describe('users page', () => {
       expect((await c.get('/console/settings/users')).statusCode).toBe(403);
       const res = await c.post(`/console/settings/users/${target.id}/disable`, { _csrf: c.csrf });
       expect(res.statusCode).toBe(403);
-      expect(res.body).toContain('your role does not allow this');
+      expect(res.body).toContain('Your role does not allow this');
     }
     expect((await getUserByEmail(t.ctx.database.db, target.email)).disabled).toBe(false);
   });
