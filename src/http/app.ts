@@ -12,6 +12,7 @@ import { registerErrorHandler } from './error-handler.ts';
 import { registerRateLimit } from './rate-limit.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerRoutes } from './routes.ts';
+import { lazyCompilersFactory } from './lazy-compilers.ts';
 import type { TypedApp } from './typed.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -39,6 +40,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
         allErrors: true,
       },
     },
+    schemaController: { compilersFactory: lazyCompilersFactory() },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -7,7 +7,6 @@
  * connections in progress finish.
  */
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
-import { simpleParser } from 'mailparser';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { CATALOGUE } from '../errors/catalogue.ts';
@@ -88,6 +87,7 @@ function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFr
           return callback(Object.assign(new Error('4.4.2 Message not received completely'), { responseCode: 451 }));
         }
         const principal = session.user as unknown as Principal;
+        const { simpleParser } = await import('mailparser');
         const parsed = await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true });
         const message = mailToMessage(
           parsed,
