@@ -6,11 +6,11 @@
 import type { AppContext } from '../context.ts';
 import type { QueueSpec } from '../jobs/worker.ts';
 import { listDomains } from '../accounts/domains.repository.ts';
-import { parseMailbox, type Mailbox } from '../email/addresses.ts';
+import { parseMailbox, type Mailbox } from '../mail/addresses.ts';
 import { submitMessages } from '../email/submit.ts';
-import { findPublicForm, type FormRow } from './forms.repository.ts';
-import { SUBMITTED_QUEUE } from './submissions.service.ts';
-import { addRespondentToList } from './subscription-seam.ts';
+import { findPublicForm, type FormRow } from './definitions/forms.repository.ts';
+import { SUBMITTED_QUEUE } from './submissions/submissions.service.ts';
+import { addRespondentToList } from '../marketing/subscribers/form-respondents.ts';
 
 interface SubmittedJob {
   form_id: string;

@@ -4,9 +4,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
-import { openContent, type StoredContent } from '../email/content.ts';
-import { formatMailbox } from '../email/addresses.ts';
-import { rfc2822 } from '../email/dates.ts';
+import { openContent, type StoredContent } from '../mail/content.ts';
+import { formatMailbox } from '../mail/addresses.ts';
+import { rfc2822 } from '../mail/dates.ts';
 import { findBySecureTokenHash } from './secure-message.repository.ts';
 import { findMarketingBySecureTokenHash } from '../marketing/campaigns/deliveries.repository.ts';
 import { loadMarketingItem } from '../marketing/campaigns/delivery.ts';

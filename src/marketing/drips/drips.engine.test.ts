@@ -12,7 +12,7 @@ import { makeList, makeSubscriber, marketingClient } from '../marketing.test-sup
 import { branchingGraph, makeDrip, storeMailing } from './drips.test-support.ts';
 import { DRIP_STEP_QUEUE, dripQueues, runDripStep } from './drips.engine.ts';
 import { dripTasks } from './drips.enroll.ts';
-import { periodicTasks, queueHandlers } from '../../roles/background.ts';
+import { periodicTasks, queueHandlers } from '../../app/workers.ts';
 
 const DAY = 86_400_000;
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { createForm, GOOD, tinyPng } from './forms.test-support.ts';
-import { openContent } from '../email/content.ts';
-import { handleSubmitted } from './forms.worker.ts';
+import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { createForm, GOOD, tinyPng } from '../forms.test-support.ts';
+import { openContent } from '../../mail/content.ts';
+import { handleSubmitted } from '../forms.worker.ts';
 
 let t: TestApp;
 let a: TestAccount;

@@ -1,9 +1,9 @@
 /** Form definition routes under `/v1/forms` and `/forms`: create, list, statistics, copy, read, change, archive, delete, and the public read. */
 import { Type } from '@sinclair/typebox';
-import type { TypedApp } from '../http/typed.ts';
-import type { AppContext } from '../context.ts';
-import { principalOf } from '../http/auth.ts';
-import { ErrorResponse } from '../email/email.schemas.ts';
+import type { TypedApp } from '../../http/typed.ts';
+import type { AppContext } from '../../context.ts';
+import { principalOf } from '../../http/auth.ts';
+import { ErrorResponse } from '../../email/email.schemas.ts';
 import {
   FORMS_PREFIXES,
   CopyBody,
@@ -31,9 +31,9 @@ import {
   statsOf,
   unarchiveForm,
 } from './forms.service.ts';
-import { createIpLimiter } from './spam.ts';
-import { submissionRoutes } from './submissions.routes.ts';
-import { hostedRoutes } from './hosted.routes.ts';
+import { createIpLimiter } from '../submissions/spam.ts';
+import { submissionRoutes } from '../submissions/submissions.routes.ts';
+import { hostedRoutes } from '../hosted/hosted.routes.ts';
 
 const security: { [name: string]: string[] }[] = [{ bearer: [] }];
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse };
