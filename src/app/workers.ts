@@ -2,45 +2,26 @@
 import type { AppContext } from '../context.ts';
 import type { QueueSpec } from '../jobs/worker.ts';
 import type { PeriodicTask } from '../jobs/scheduler.ts';
-import { pruneFinishedJobs } from '../jobs/jobs.repository.ts';
-import { contentRetentionTask, deliveryQueues, type DeliveryOptions } from '../email/delivery.service.ts';
-import { webhookQueues, webhookTasks, type WebhookOptions } from '../webhooks/webhooks.worker.ts';
-import { formsQueues } from '../forms/forms.worker.ts';
-import { dripQueues } from '../marketing/drips/drips.engine.ts';
-import { marketingQueues } from '../marketing/campaigns/delivery.ts';
-import { marketingRetentionTask } from '../marketing/campaigns/captured.ts';
-import { dripTasks } from '../marketing/drips/drips.enroll.ts';
-
-const DAY_MS = 86_400_000;
+import { jobsWork, type BackgroundWork } from '../jobs/jobs.worker.ts';
+import { emailWork } from '../email/email.worker.ts';
+import type { DeliveryOptions } from '../email/delivery.service.ts';
+import { webhookWork, type WebhookOptions } from '../webhooks/webhooks.worker.ts';
+import { formsWork } from '../forms/forms.worker.ts';
+import { marketingWork } from '../marketing/marketing.worker.ts';
+import { addRespondentToList } from '../marketing/subscribers/form-respondents.ts';
 
 /** What the background work may be given besides the context (tests replace DNS here). */
 export type BackgroundOptions = DeliveryOptions & WebhookOptions;
 
+/** Every feature's background work, in registration order. */
+const WORK: BackgroundWork<BackgroundOptions>[] = [jobsWork, emailWork, webhookWork, formsWork(addRespondentToList), marketingWork];
+
 /** Queue name → handler and lane settings. */
 export function queueHandlers(ctx: AppContext, opts: BackgroundOptions = {}): Record<string, QueueSpec> {
-  return {
-    ...deliveryQueues(ctx, opts),
-    ...webhookQueues(ctx, opts),
-    ...formsQueues(ctx),
-    ...dripQueues(ctx),
-    ...marketingQueues(ctx, opts),
-  };
+  return Object.assign({}, ...WORK.map((w) => w.queues?.(ctx, opts) ?? {})) as Record<string, QueueSpec>;
 }
 
 /** Tasks the scheduler leader runs periodically. */
 export function periodicTasks(ctx: AppContext): PeriodicTask[] {
-  return [
-    {
-      name: 'jobs.retention',
-      everyMs: 3_600_000,
-      run: async (now) => {
-        const removed = await pruneFinishedJobs(ctx.database.db, now - ctx.config.jobRetentionDays * DAY_MS);
-        if (removed > 0) ctx.log.info({ removed }, 'finished work rows removed by retention');
-      },
-    },
-    contentRetentionTask(ctx),
-    ...webhookTasks(ctx),
-    ...dripTasks(ctx),
-    marketingRetentionTask(ctx),
-  ];
+  return WORK.flatMap((w) => w.tasks?.(ctx) ?? []);
 }

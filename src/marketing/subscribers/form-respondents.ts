@@ -8,14 +8,7 @@ import { AppError } from '../../errors/app-error.ts';
 import { bulkCreate } from './subscribers.bulk.ts';
 import { findSubmission } from '../../forms/submissions/submissions.repository.ts';
 import { openSubmission } from '../../forms/submissions/submissions.service.ts';
-
-/** What the marketing side needs to add a respondent. */
-export interface Respondent {
-  customerId: number;
-  formId: string;
-  submissionId: string;
-  subscriptionListId: string;
-}
+import type { Respondent } from '../../forms/forms.worker.ts';
 
 const ADDRESS_LIKE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
