@@ -16,7 +16,7 @@ import { newMessageId } from '../mail/message-ids.ts';
 import type { NormalizedMessage, TrackingOptions } from './message-input.ts';
 import { findIdempotencyKey, insertLinks, insertMessage, insertRecipients, saveIdempotencyKey } from './messages.repository.ts';
 import { DELIVERY_QUEUES, type Lane } from './queues.ts';
-import { recipientStart, suppressedRecipients } from '../marketing/settings/suppression.ts';
+import { recipientStart, suppressedRecipients } from '../accounts/suppression.ts';
 import type { SendResponse } from './email.schemas.ts';
 
 /** How long an Idempotency-Key is remembered. */
