@@ -20,6 +20,8 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /** Options for building the app; tests may add routes of their own. */
 export interface BuildOptions {
   extraRoutes?: (app: TypedApp) => void | Promise<void>;
+  /** Called for every route as it is added (the route table snapshot reads them here). */
+  onRoute?: (route: { method: string | string[]; url: string }) => void;
 }
 
 /** Builds the Fastify app over a context. The caller listens (or injects) and closes it. */
@@ -43,6 +45,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     schemaController: { compilersFactory: lazyCompilersFactory() },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (opts.onRoute) app.addHook('onRoute', opts.onRoute);
 
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);

@@ -15,7 +15,7 @@ const program = new Command('sealpost')
 program
   .command('start')
   .description('start the service (all roles unless --roles is given)')
-  .option('--roles <list>', 'comma-separated subset of: api, worker')
+  .option('--roles <list>', 'comma-separated subset of: api, worker, smtp')
   .action(
     action(async (o: { roles?: string }) => {
       const { parseRoles, startRoles } = await import('../app/roles.ts');
