@@ -222,6 +222,28 @@ export const KEYS = {
     default: 100,
     doc: 'Most messages one `POST /bulk_messages` request may carry (50 is the recommended batch). More is refused with 400 and nothing is sent.',
   },
+  maxRecipientsPerMessage: {
+    env: 'SEALPOST_MAX_RECIPIENTS_PER_MESSAGE',
+    kind: 'integer',
+    min: 1,
+    max: 100000,
+    default: 1000,
+    doc: 'Most recipients one message may name, `recipients`, `cc` and `bcc` together. More is refused with 400 over HTTP and `452` per extra `RCPT TO` over SMTP.',
+  },
+  authFailuresPerWindow: {
+    env: 'SEALPOST_AUTH_FAILURES_PER_WINDOW',
+    kind: 'integer',
+    min: 0,
+    default: 20,
+    doc: 'Failed authentications (API keys over HTTP, SMTP AUTH) one client address may make per 10 minutes before every authentication from it is refused for the rest of the window; failures past a quarter of it are answered after a growing delay. 0 turns throttling off.',
+  },
+  smtpMaxMimeParts: {
+    env: 'SEALPOST_SMTP_MAX_MIME_PARTS',
+    kind: 'integer',
+    min: 1,
+    default: 500,
+    doc: 'Most parts one multipart of a message received over SMTP may have, and most attachments in all; more is refused permanently with `554`.',
+  },
   smtpHost: {
     env: 'SEALPOST_SMTP_HOST',
     kind: 'string',

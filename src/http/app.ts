@@ -44,13 +44,14 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
 
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    reply.header('x-content-type-options', 'nosniff');
   });
   registerErrorHandler(app);
   registerBodyRules(app);
   await app.register(multipart, { limits: { fileSize: 1_000_000, files: 2, fields: 10 } });
-  registerAuth(app, ctx.database);
+  registerAuth(app, ctx.database, ctx.authThrottle);
   await registerRateLimit(app, ctx.config);
-  const registry = registerMetrics(app);
+  const registry = registerMetrics(app, [ctx.authThrottle.metric]);
 
   await app.register(swagger, {
     openapi: {
