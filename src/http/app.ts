@@ -12,6 +12,7 @@ import { registerErrorHandler } from './error-handler.ts';
 import { registerRateLimit } from './rate-limit.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerRoutes } from './routes.ts';
+import { loggableRequest } from './log-redaction.ts';
 import type { TypedApp } from './typed.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -24,7 +25,7 @@ export interface BuildOptions {
 /** Builds the Fastify app over a context. The caller listens (or injects) and closes it. */
 export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: ctx.log as FastifyBaseLogger,
+    loggerInstance: ctx.log.child({}, { serializers: { req: loggableRequest } }) as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,
     requestIdHeader: false,
