@@ -13,6 +13,7 @@ import { smtpBench } from './smtp.ts';
 import { formsExportBench, formsSubmitBench } from './forms.ts';
 import { bulkImportBench } from './bulk.ts';
 import { campaignExpansionBench, transactionalLatencyBench } from './campaign.ts';
+import { recipientsBench } from './recipients.ts';
 import { fmt, type BenchRow } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -21,6 +22,7 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
   accept: () => acceptBench(seconds),
   webhooks: () => webhooksBench(seconds),
   deliver: () => deliverBench(Number(process.env.BENCH_DELIVER_COUNT ?? 2000)),
+  recipients: () => recipientsBench(Number(process.env.BENCH_RECIPIENTS ?? 1000), seconds),
   smtp: () => smtpBench(Number(process.env.BENCH_SMTP_COUNT ?? 3000)),
   'forms-submit': () => formsSubmitBench(seconds),
   'forms-export': () => formsExportBench(Number(process.env.BENCH_FORMS_EXPORT_ROWS ?? 100_000)),
