@@ -105,6 +105,11 @@ export const KEYS = {
     default: 'api,worker,smtp',
     doc: 'Roles `sealpost start` runs when `--roles` is not given: a comma-separated subset of `api`, `worker`, `smtp`.',
   },
+  nodeName: {
+    env: 'SEALPOST_NODE_NAME',
+    kind: 'string',
+    doc: 'Name of this machine among the nodes sharing a database, recorded on every lease. Empty means the host name. A worker starting reclaims at once the work rows earlier, dead runs on the same node still lease; give every machine its own name.',
+  },
   workerPollMs: {
     env: 'SEALPOST_WORKER_POLL_MS',
     kind: 'integer',
