@@ -7,9 +7,12 @@ import { webhookCommand } from './webhook-commands.ts';
 import { loadConfig } from '../config/load.ts';
 import { createLogger, openContext } from '../runtime.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import { markRequiredOptions, packageVersion } from './cli-help.ts';
+import { checkStartable, explainStartFailure } from './start-checks.ts';
 
 const program = new Command('sealpost')
   .description('Sealpost: forms, transactional email and marketing for sensitive mail')
+  .version(packageVersion(), '-V, --version', 'print the version of sealpost')
   .showHelpAfterError();
 
 program
@@ -21,10 +24,11 @@ program
       const { parseRoles, startRoles } = await import('../roles/roles.ts');
       const config = loadConfig();
       const roles = parseRoles(o.roles ?? config.roles);
+      await checkStartable(config);
       const log = createLogger(config);
-      const ctx = await openContext(config, log);
+      const ctx = await openContext(config, log).catch((err: unknown) => Promise.reject(explainStartFailure(err, config)));
       log.info({ roles, database: ctx.database.dialect }, 'starting sealpost');
-      const running = await startRoles(ctx, roles);
+      const running = await startRoles(ctx, roles).catch((err: unknown) => Promise.reject(explainStartFailure(err, config)));
       let stopping = false;
       const shutdown = (signal: string) => {
         if (stopping) return;
@@ -66,4 +70,5 @@ program.addCommand(keyCommand());
 program.addCommand(capturedCommand());
 program.addCommand(webhookCommand());
 
+markRequiredOptions(program);
 await program.parseAsync(process.argv);
