@@ -2,7 +2,6 @@
  * `sealpost start` as a user runs it, when it cannot start: each usual cause stops it with one line on standard error
  * naming the cause and the setting, and no stack trace. Also `--version` and required options in `--help`.
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -11,26 +10,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECT, createScratchDatabase, type ScratchDatabase } from '../test/database.ts';
+import { runSealpostWith, type CommandRun } from './cli.test-support.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Result = CommandRun;
 
 /** Runs `sealpost <args>` with only the given SEALPOST_ variables. */
-function sealpost(args: string[], vars: Record<string, string>): Promise<Result> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SEALPOST_')) env[k] = v;
-  Object.assign(env, { SEALPOST_LOG_LEVEL: 'warn' }, vars);
-  return new Promise((resolve) =>
-    execFile(process.execPath, ['bin/sealpost.js', ...args], { cwd: ROOT, env, timeout: 25_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
-    ),
-  );
-}
+const sealpost = (args: string[], vars: Record<string, string>) => runSealpostWith(vars, args, 25_000);
 
 /** Asserts the run stopped with exactly one line on stderr that contains every one of `parts`, and no stack trace anywhere. */
 function expectOneLine(r: Result, code: number, ...parts: string[]): void {
