@@ -3,6 +3,8 @@ import { Command } from 'commander';
 import { action, output } from './cli-support.ts';
 import { loadConfig } from '../config/load.ts';
 import { backupDatabase, restoreDatabase, type BackupReport } from '../ops/backup.ts';
+import { reportTable, runDoctor } from '../ops/doctor.ts';
+import { promises as dns } from 'node:dns';
 
 /** The line that reminds of, and reports on, the master key. */
 function keyLines(r: BackupReport): string {
@@ -47,6 +49,20 @@ export function restoreCommand(): Command {
         const r = await restoreDatabase(loadConfig(), o.from, { force: o.force });
         const kept = r.previous ? `\nthe database it replaced is kept as ${r.previous}` : '';
         output(o.json, r, `restored ${r.file} from ${o.from} (schema ${r.schema})${kept}\n${keyLines(r)}`);
+      }),
+    );
+}
+
+/** `sealpost doctor` */
+export function doctorCommand(): Command {
+  return new Command('doctor')
+    .description('check configuration, database, disk, master key, TLS certificate, relay and DNS; exit 1 on a failure')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (o: { json?: boolean }) => {
+        const report = await runDoctor(loadConfig(), { resolver: dns });
+        output(o.json, report, reportTable(report));
+        if (report.some((c) => c.status === 'fail')) process.exitCode = 1;
       }),
     );
 }

@@ -4,7 +4,7 @@ import { action, output, withContext } from './cli-support.ts';
 import { accountCommand, domainCommand, keyCommand } from './admin-commands.ts';
 import { capturedCommand } from './captured-commands.ts';
 import { webhookCommand } from './webhook-commands.ts';
-import { backupCommand, restoreCommand } from './ops-commands.ts';
+import { backupCommand, doctorCommand, restoreCommand } from './ops-commands.ts';
 import { loadConfig } from '../config/load.ts';
 import { createLogger, openContext } from '../runtime.ts';
 import { migrateToLatest } from '../db/migrate.ts';
@@ -72,6 +72,7 @@ program.addCommand(capturedCommand());
 program.addCommand(webhookCommand());
 program.addCommand(backupCommand());
 program.addCommand(restoreCommand());
+program.addCommand(doctorCommand());
 
 markRequiredOptions(program);
 await program.parseAsync(process.argv);

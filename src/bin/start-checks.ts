@@ -7,6 +7,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { ConfigError, databaseTarget } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
+import { redactUrl } from '../ops/redact-url.ts';
 
 /** A start that cannot go on, with the one line to show. */
 export class StartError extends Error {
@@ -80,17 +81,6 @@ function portSetting(config: Config, port: number | undefined): string {
     [config.smtpPort25, 'SEALPOST_SMTP_PORT_25'],
   ];
   return candidates.find(([p]) => p === port)?.[1] ?? 'SEALPOST_HTTP_PORT or an SMTP port';
-}
-
-/** A database URL with its password replaced. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparsable URL)';
-  }
 }
 
 function errorText(err: unknown): string {
