@@ -84,7 +84,7 @@ function withStatementCache(sqlite: SQLite.Database, max = 500): SQLite.Database
  * because 12's statement destructors can abort the process under Node 24 when a statement is collected outside a
  * Node context (at exit, notably); 13 does not load on Node 20, where 12 is used.
  */
-function sqliteDriver(): typeof SQLite {
+export function sqliteDriver(): typeof SQLite {
   const major = Number(process.versions.node.split('.')[0]);
   return (major >= 22 ? load('better-sqlite3-napi') : load('better-sqlite3')) as typeof SQLite;
 }

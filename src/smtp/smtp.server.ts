@@ -226,7 +226,10 @@ export async function startSmtp(ctx: AppContext, listeners = configuredListeners
       logger: false,
     });
     if (!spec.secure) advertiseAuthAfterTls(server);
-    server.on('error', (err) => ctx.log.warn({ err, listener: spec.name }, 'SMTP connection error'));
+    // A failed listen is reported by the start itself, as one line naming the setting.
+    server.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.syscall !== 'listen') ctx.log.warn({ err, listener: spec.name }, 'SMTP connection error');
+    });
     try {
       ports[spec.name] = await listen(server, spec.port, ctx.config.smtpHost);
       servers.push(server);
