@@ -7,9 +7,12 @@ import { allAccounts, createAccount, getAccount } from '../accounts/accounts.ser
 import { accountDomains, addDomain, verifyDomain, type Domain } from '../accounts/domains.service.ts';
 import { accountKeys, createKey, revoke } from '../accounts/keys.service.ts';
 import { suppressTransactionalCommand } from './settings-commands.ts';
+import { checksText, sendingHostOf } from '../accounts/dns-checks.ts';
 
 function recordsText(d: Domain): string {
-  return d.dns_records.map((r) => `  ${r.type}  ${r.name}\n       ${r.value}`).join('\n');
+  return d.dns_records
+    .map((r) => `  ${r.type}  ${r.name}${r.purpose === 'spf' || r.purpose === 'dmarc' ? '  (advised)' : ''}\n       ${r.value}`)
+    .join('\n');
 }
 
 /** `sealpost account ...` */
@@ -58,7 +61,10 @@ export function domainCommand(): Command {
       action(async (o: { account: string; domain: string; verified?: boolean; json?: boolean }) => {
         const d = await withContext(async (ctx) => {
           const account = await getAccount(ctx.database.db, o.account);
-          const added = await addDomain(ctx.database.db, ctx.sealer, account.customer_id, o.domain, { verified: o.verified });
+          const added = await addDomain(ctx.database.db, ctx.sealer, account.customer_id, o.domain, {
+            verified: o.verified,
+            sendingHost: sendingHostOf(ctx.config),
+          });
           await auditCli(ctx, account.customer_id, 'domain.add', `domain:${added.domain}`, { verified_without_dns: o.verified === true });
           return added;
         });
@@ -78,11 +84,12 @@ export function domainCommand(): Command {
       action(async (o: { account: string; domain: string; json?: boolean }) => {
         const d = await withContext(async (ctx) => {
           const account = await getAccount(ctx.database.db, o.account);
-          const verified = await verifyDomain(ctx.database.db, dns, account.customer_id, o.domain);
+          const verified = await verifyDomain(ctx.database.db, dns, account.customer_id, o.domain, Date.now(), sendingHostOf(ctx.config));
           await auditCli(ctx, account.customer_id, 'domain.verify', `domain:${verified.domain}`);
           return verified;
         });
-        output(o.json, d, `${d.domain} is verified`);
+        const advice = d.dns_checks?.some((c) => !c.ok) ? '\nPublish the missing advised records so receivers trust its mail.' : '';
+        output(o.json, d, `${d.domain} is verified\n${checksText(d.dns_checks ?? [])}${advice}`);
       }),
     );
   cmd

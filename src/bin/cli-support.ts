@@ -4,6 +4,8 @@ import { ConfigError, loadConfig } from '../config/load.ts';
 import { AppError } from '../errors/app-error.ts';
 import { createLogger, openContext } from '../runtime.ts';
 import { record } from '../audit/audit.service.ts';
+import { StartError } from './start-checks.ts';
+import { OpsError } from '../ops/ops-error.ts';
 
 /** Runs an administrative action against the configured database and closes it afterwards. */
 export async function withContext<T>(action: (ctx: AppContext) => Promise<T>, opts: { migrate?: boolean } = {}): Promise<T> {
@@ -32,7 +34,11 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): 
         process.stderr.write(`configuration error: ${err.message}\n`);
         process.exit(2);
       }
-      if (err instanceof AppError) {
+      if (err instanceof StartError) {
+        process.stderr.write(`cannot start: ${err.message}\n`);
+        process.exit(1);
+      }
+      if (err instanceof AppError || err instanceof OpsError) {
         process.stderr.write(`error: ${err.message}\n`);
         process.exit(1);
       }

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { record, searchAudit, type AuditFilter, type AuditView } from '../audit/audit.service.ts';
-import { csvCell } from '../forms/exports.ts';
+import { csvCell } from '../forms/submissions/exports.ts';
 import { usersOf } from '../users/users.service.ts';
 import { html, type SafeHtml } from './html.ts';
 import { scrollTable } from './layout.ts';
