@@ -1,7 +1,9 @@
 /** The console's stylesheet and script, read once at start and served from `/console/assets/` with a content hash in the URL. */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { packageRoot } from '../config/package-root.ts';
 
 interface Asset {
   body: Buffer;
@@ -10,7 +12,7 @@ interface Asset {
 }
 
 function load(name: string, type: string): Asset {
-  const body = readFileSync(new URL(`./assets/${name}`, import.meta.url));
+  const body = readFileSync(path.join(packageRoot(), 'src', 'console', 'assets', name));
   return { body, type, hash: createHash('sha256').update(body).digest('hex').slice(0, 12) };
 }
 
