@@ -15,7 +15,8 @@ import { dkimKeyObject } from '../delivery/dkim-keys.ts';
 import { trackingUrls } from '../mail/tokens.ts';
 import { openContent } from '../mail/content.ts';
 import { capturedAad } from './captured.service.ts';
-import { insertEvent, pruneIdempotencyKeys } from './messages.repository.ts';
+import { pruneIdempotencyKeys } from './messages.repository.ts';
+import { appendEvent } from '../webhooks/webhooks.outbox.ts';
 import {
   countFinalRecipient,
   findDelivery,
@@ -127,7 +128,7 @@ async function recordOutcome(trx: Parameters<typeof settleRecipient>[0], item: D
   );
   if (!settled) return false;
   if (final) await countFinalRecipient(trx, item.messageId, outcome.at);
-  await insertEvent(trx, {
+  await appendEvent(trx, {
     customer_id: item.customerId,
     message_id: item.messageId,
     recipient_id: item.recipientId,

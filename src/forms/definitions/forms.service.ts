@@ -1,6 +1,7 @@
 /** Form definitions: create, read, list, change, archive, delete, copy, statistics and the public read. */
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { parseMailbox } from '../../mail/addresses.ts';
 import { parseDefinition } from './definition.ts';
@@ -99,6 +100,11 @@ export async function createForm(ctx: AppContext, customerId: number, body: Crea
 /** One form of the account, or form.not_found. */
 export async function formOf(ctx: AppContext, customerId: number, id: string): Promise<Form> {
   return formView(await requireForm(ctx, customerId, id));
+}
+
+/** The stored row of one of the account's forms, read through `db` (a caller's transaction), or undefined. */
+export async function findFormOf(db: Queryable, customerId: number, id: string): Promise<FormRow | undefined> {
+  return findForm(db, customerId, id);
 }
 
 /** The stored row of one of the account's forms, or form.not_found. */
