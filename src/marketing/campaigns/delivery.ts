@@ -30,7 +30,7 @@ import {
   type DeliveryRow,
   type SubscriberStat,
 } from './deliveries.repository.ts';
-import { MARKETING_DELIVERY_QUEUE } from './queue.ts';
+import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
 import { marketingUrls } from './tokens.ts';
 import { bumpCampaign, countSettled, finishIfSettled, lockSendState, type CampaignCounter } from './sends.repository.ts';
 import { expansionQueue, EXPAND_QUEUE, type ExpansionOptions } from './expand.ts';

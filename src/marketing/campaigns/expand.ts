@@ -10,7 +10,7 @@ import type { AppContext } from '../../context.ts';
 import type { QueueSpec } from '../../jobs/worker.ts';
 import { PermanentJobError } from '../../jobs/retry.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
-import { MARKETING_DELIVERY_QUEUE } from './queue.ts';
+import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
 import {
   advanceExpansion,
   expandBatch,

@@ -6,7 +6,7 @@ import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Dialect } from '../../db/connect.ts';
 import type { CampaignMailingSendsTable, Queryable } from '../../db/types.ts';
 import { enqueueEach } from '../../jobs/jobs.repository.ts';
-import { enqueueDeliveries, MARKETING_DELIVERY_QUEUE } from './queue.ts';
+import { enqueueDeliveries, MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
 
 export type SendRow = Selectable<CampaignMailingSendsTable>;
 

@@ -17,7 +17,7 @@ import { counterView, type CampaignCounterView } from '../counters.ts';
 import { requireMailing } from '../mailings/mailings.service.ts';
 import { requireList } from '../lists/lists.service.ts';
 import { EXPAND_QUEUE, expandJobKey } from './expand.ts';
-import { MARKETING_DELIVERY_QUEUE } from './queue.ts';
+import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
 import {
   findSend,
   finishIfSettled,
