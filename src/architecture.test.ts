@@ -22,7 +22,7 @@ const LAYERS: { name: string; folders: string[] }[] = [
   { name: 'doors and engagement', folders: ['smtp', 'tracking', 'forms'] },
   { name: 'marketing', folders: ['marketing'] },
   { name: 'pages', folders: ['web'] },
-  { name: 'composition', folders: ['app', 'console'] },
+  { name: 'composition', folders: ['app', 'console', 'ops'] },
   { name: 'entry points', folders: ['bin'] },
 ];
 

@@ -54,6 +54,7 @@ export async function submitMessages(
   messages: NormalizedMessage[],
   opts: SubmitOptions,
 ): Promise<SendResponse[]> {
+  checkRecipientCap(ctx.config.maxRecipientsPerMessage, messages, opts.paths);
   const now = Date.now();
   const replay = await replayIdempotent(ctx, who, opts, now);
   if (replay) return replay;
@@ -85,6 +86,17 @@ export async function submitMessages(
   }
   ctx.wake(DELIVERY_QUEUES[lane]);
   return responses;
+}
+
+/** Refuses a message naming more recipients (to, cc and bcc together) than the cap, before anything is read or written. */
+export function checkRecipientCap(cap: number, messages: readonly NormalizedMessage[], paths?: string[]): void {
+  messages.forEach((m, i) => {
+    const count = m.to.length + m.cc.length + m.bcc.length;
+    if (count <= cap) return;
+    const field = paths?.[i] ?? 'data.message';
+    const problem = `has ${count} recipients; a message may have at most ${cap} (recipients, cc and bcc together)`;
+    throw new AppError('email.too_many_recipients', `${field} ${problem}`, { details: [{ field, message: problem }] });
+  });
 }
 
 /** For a repeated Idempotency-Key: the earlier response when the request is the same, 422 when it differs. */

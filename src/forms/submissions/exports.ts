@@ -4,7 +4,6 @@
  * PDF of one submission with labels, values and the signature.
  */
 import { Readable } from 'node:stream';
-import PDFDocument from 'pdfkit';
 import type { AppContext } from '../../context.ts';
 import { componentsOf } from '../definitions/definition.ts';
 import { isDecodableImage } from '../components/images.ts';
@@ -82,6 +81,8 @@ function imageOf(value: unknown): Buffer | null {
 export async function submissionPdf(ctx: AppContext, form: FormRow, row: SubmissionRow): Promise<Buffer> {
   const data = openSubmission(ctx, row);
   const signature = await findSignature(ctx.database.reader, row.id);
+  // Loaded on the first PDF: the library costs start-up time and memory that most processes never use.
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: form.title } });
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
