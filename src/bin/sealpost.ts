@@ -5,6 +5,7 @@ import { accountCommand, domainCommand, keyCommand } from './admin-commands.ts';
 import { capturedCommand } from './captured-commands.ts';
 import { webhookCommand } from './webhook-commands.ts';
 import { backupCommand, doctorCommand, restoreCommand } from './ops-commands.ts';
+import { suppressionCommand } from './suppression-commands.ts';
 import { loadConfig } from '../config/load.ts';
 import { createLogger, openContext } from '../runtime.ts';
 import { migrateToLatest } from '../db/migrate.ts';
@@ -73,6 +74,7 @@ program.addCommand(webhookCommand());
 program.addCommand(backupCommand());
 program.addCommand(restoreCommand());
 program.addCommand(doctorCommand());
+program.addCommand(suppressionCommand());
 
 markRequiredOptions(program);
 await program.parseAsync(process.argv);

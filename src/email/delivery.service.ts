@@ -3,6 +3,7 @@
  * the capture store), the per-recipient HTML tracking it applies, the two delivery lanes as work-row queues, and the
  * retention task that purges the content of finished messages.
  */
+import { isHardBounce, suppressAddress } from './suppressions.service.ts';
 import type { AppContext } from '../context.ts';
 import type { QueueSpec } from '../jobs/worker.ts';
 import type { PeriodicTask } from '../jobs/scheduler.ts';
@@ -127,6 +128,8 @@ async function recordOutcome(trx: Parameters<typeof settleRecipient>[0], item: D
   );
   if (!settled) return false;
   if (final) await countFinalRecipient(trx, item.messageId, outcome.at);
+  if (outcome.status === 'failed' && isHardBounce(outcome.response))
+    await suppressAddress(trx, item.customerId, item.address, 'hard_bounce', outcome.response, item.messageId, outcome.at);
   await insertEvent(trx, {
     customer_id: item.customerId,
     message_id: item.messageId,

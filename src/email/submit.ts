@@ -149,7 +149,7 @@ function planMessage(
   lane: Lane,
   opts: SubmitOptions,
   now: number,
-  suppressed: ReadonlySet<string>,
+  suppressed: ReadonlyMap<string, string>,
 ): Plan {
   const id = newMessageId(now);
   const recipients = recipientsOf(m);
