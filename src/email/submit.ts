@@ -3,6 +3,7 @@
  * campaigns) hands normalized messages here. It checks the From domains, then commits each message with its
  * recipients, tracked links and delivery work rows in one transaction before anything is acknowledged.
  */
+import { pipelineMetrics } from '../http/pipeline-metrics.ts';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/types.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -82,7 +83,16 @@ export async function submitMessages(
     throw err;
   }
   ctx.wake(DELIVERY_QUEUES[lane]);
+  pipelineMetrics.accepted.inc({ lane }, plans.length);
+  if (suppressed.size > 0) pipelineMetrics.suppressed.inc({ lane }, countSuppressed(messages, suppressed));
   return responses;
+}
+
+/** How many recipients of the messages are suppressed. */
+function countSuppressed(messages: NormalizedMessage[], suppressed: ReadonlyMap<string, string>): number {
+  let n = 0;
+  for (const m of messages) for (const box of [...m.to, ...m.cc, ...m.bcc]) if (suppressed.has(box.address.toLowerCase())) n++;
+  return n;
 }
 
 /** For a repeated Idempotency-Key: the earlier response when the request is the same, 422 when it differs. */

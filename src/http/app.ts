@@ -11,6 +11,7 @@ import { registerAuth } from './auth.ts';
 import { registerErrorHandler } from './error-handler.ts';
 import { registerRateLimit } from './rate-limit.ts';
 import { registerMetrics } from './metrics.ts';
+import { registerPipelineMetrics } from './pipeline-metrics.ts';
 import { registerRoutes } from './routes.ts';
 import type { TypedApp } from './typed.ts';
 
@@ -51,6 +52,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   registerAuth(app, ctx.database);
   await registerRateLimit(app, ctx.config);
   const registry = registerMetrics(app);
+  registerPipelineMetrics(registry, ctx);
 
   await app.register(swagger, {
     openapi: {
