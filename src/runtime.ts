@@ -10,6 +10,7 @@ import type { AppContext } from './context.ts';
 import { connect, type Database } from './db/connect.ts';
 import { createGroupCommitter } from './db/group-commit.ts';
 import { deriveKey } from './crypto/derive.ts';
+import { createAuthThrottle } from './accounts/auth-throttle.ts';
 
 /**
  * Creates the structured logger: JSON lines to stdout for the server, to stderr for command-line tools. When that stream
@@ -68,6 +69,7 @@ export function createContext(config: Config, database: Database, masterKey: Buf
     publicUrl: publicBaseUrl(config),
     committer: createGroupCommitter(database.db),
     keys: { tracking: deriveKey(masterKey, 'tracking') },
+    authThrottle: createAuthThrottle(config.authFailuresPerWindow, log),
     wake: () => undefined,
   };
 }

@@ -20,10 +20,10 @@ const program = new Command('sealpost')
 program
   .command('start')
   .description('start the service (all roles unless --roles is given)')
-  .option('--roles <list>', 'comma-separated subset of: api, worker')
+  .option('--roles <list>', 'comma-separated subset of: api, worker, smtp')
   .action(
     action(async (o: { roles?: string }) => {
-      const { parseRoles, startRoles } = await import('../roles/roles.ts');
+      const { parseRoles, startRoles } = await import('../app/roles.ts');
       const config = loadConfig();
       const roles = parseRoles(o.roles ?? config.roles);
       await checkStartable(config);

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../http/typed.ts';
 import type { AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
-import { ErrorResponse } from './email.schemas.ts';
+import { ErrorResponse } from '../mail/error-body.ts';
 import { oneSuppression, removeSuppression, suppressionPage } from './suppressions.service.ts';
 
 const Suppression = Type.Object({

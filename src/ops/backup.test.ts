@@ -11,7 +11,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSealpostWith } from '../bin/cli.test-support.ts';
 import { connect } from '../db/connect.ts';
-import { buildApp } from '../http/app.ts';
+import { buildApp } from '../app/app.ts';
 import { createContext } from '../runtime.ts';
 import { message, postJson } from '../email/email.test-support.ts';
 import { TEST_DIALECT } from '../test/database.ts';
