@@ -1,5 +1,6 @@
 /** Opening a Sealpost: configuration → logger → database (migrated) → master key → context; and closing it. */
 import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import type { Config } from './config/schema.ts';
 import { databaseTarget, publicBaseUrl } from './config/load.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -11,22 +12,30 @@ import { createGroupCommitter } from './db/group-commit.ts';
 import { deriveKey } from './crypto/derive.ts';
 import { createAuthThrottle } from './auth-throttle.ts';
 
-/** Creates the structured logger: JSON lines to stdout for the server, to stderr for command-line tools. */
-export function createLogger(config: Config, stream: 'stdout' | 'stderr' = 'stdout'): Logger {
-  return pino(
-    {
-      level: config.logLevel,
-      base: { service: 'sealpost' },
-      redact: {
-        paths: ['req.headers.authorization', 'headers.authorization', 'password', 'key'],
-        censor: '[redacted]',
-      },
+/**
+ * Creates the structured logger: JSON lines to stdout for the server, to stderr for command-line tools. When that stream
+ * is a terminal, lines are printed readable (pino-pretty, in this process) instead; a pipe or a file always gets JSON.
+ */
+export function createLogger(config: Config, stream: 'stdout' | 'stderr' = 'stdout', isTty = isTerminal(stream)): Logger {
+  const options = {
+    level: config.logLevel,
+    base: { service: 'sealpost' },
+    redact: {
+      paths: ['req.headers.authorization', 'headers.authorization', 'password', 'key'],
+      censor: '[redacted]',
     },
-    pino.destination({
-      dest: stream === 'stdout' ? 1 : 2,
-      sync: stream === 'stderr',
-    }),
-  );
+  };
+  const fd = stream === 'stdout' ? 1 : 2;
+  if (isTty)
+    return pino(
+      options,
+      pretty({ destination: fd, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }),
+    );
+  return pino(options, pino.destination({ dest: fd, sync: stream === 'stderr' }));
+}
+
+function isTerminal(stream: 'stdout' | 'stderr'): boolean {
+  return Boolean((stream === 'stdout' ? process.stdout : process.stderr).isTTY);
 }
 
 /** Opens the database, applies pending migrations and resolves the master key. */

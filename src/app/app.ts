@@ -11,6 +11,8 @@ import { registerAuth } from '../http/auth.ts';
 import { registerErrorHandler } from '../http/error-handler.ts';
 import { registerRateLimit } from '../http/rate-limit.ts';
 import { registerMetrics } from '../http/metrics.ts';
+import { registerPipelineMetrics } from '../http/pipeline-metrics.ts';
+import { countSendsInProgress } from '../marketing/campaigns/sends.repository.ts';
 import { registerRoutes } from './routes.ts';
 import { registerRouteAudit } from '../audit/audit.http.ts';
 import { lazyCompilersFactory } from '../http/lazy-compilers.ts';
@@ -60,6 +62,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   registerRouteAudit(app, ctx.database);
   await registerRateLimit(app, ctx.config);
   const registry = registerMetrics(app, [ctx.authThrottle.metric]);
+  registerPipelineMetrics(registry, ctx, () => countSendsInProgress(ctx.database.reader));
 
   await app.register(swagger, {
     openapi: {

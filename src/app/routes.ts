@@ -5,6 +5,7 @@ import type { TypedApp } from '../http/typed.ts';
 import { healthRoutes } from './health.routes.ts';
 import { emailRoutes } from '../email/email.routes.ts';
 import { capturedRoutes } from '../email/captured.routes.ts';
+import { suppressionRoutes } from '../email/suppressions.routes.ts';
 import { trackingRoutes } from '../tracking/tracking.routes.ts';
 import { secureMessageRoutes } from '../web/secure-message.routes.ts';
 import { webhookRoutes } from '../webhooks/webhooks.routes.ts';
@@ -28,6 +29,7 @@ export async function registerRoutes(app: TypedApp, ctx: AppContext, registry: R
   healthRoutes(app, ctx, registry);
   emailRoutes(app, ctx);
   capturedRoutes(app, ctx);
+  suppressionRoutes(app, ctx);
   trackingRoutes(app, ctx);
   secureMessageRoutes(app, ctx);
   webhookRoutes(app, ctx);

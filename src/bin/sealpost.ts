@@ -6,6 +6,7 @@ import { capturedCommand } from './captured-commands.ts';
 import { webhookCommand } from './webhook-commands.ts';
 import { userCommand } from './user-commands.ts';
 import { backupCommand, doctorCommand, restoreCommand } from './ops-commands.ts';
+import { suppressionCommand } from './suppression-commands.ts';
 import { loadConfig } from '../config/load.ts';
 import { createLogger, openContext } from '../runtime.ts';
 import { migrateToLatest } from '../db/migrate.ts';
@@ -75,6 +76,7 @@ program.addCommand(userCommand());
 program.addCommand(backupCommand());
 program.addCommand(restoreCommand());
 program.addCommand(doctorCommand());
+program.addCommand(suppressionCommand());
 
 markRequiredOptions(program);
 await program.parseAsync(process.argv);

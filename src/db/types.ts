@@ -15,6 +15,8 @@ import type {
   WebhookEndpointsTable,
   WebhookDeliveriesTable,
   WebhookAttemptsTable,
+  EmailSuppressionsTable,
+  EmailSettingsTable,
 } from './tables/email.ts';
 import type { FormsTable, FormSubmissionsTable, FormSignaturesTable, FormDailyCountsTable } from './tables/forms.ts';
 import type {
@@ -68,6 +70,8 @@ export interface DB {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  email_suppressions: EmailSuppressionsTable;
+  email_settings: EmailSettingsTable;
   forms: FormsTable;
   form_submissions: FormSubmissionsTable;
   form_signatures: FormSignaturesTable;

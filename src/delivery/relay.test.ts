@@ -2,6 +2,7 @@
  * Delivery through the relay transport, end to end: a message sent through the HTTP API is delivered by a real worker
  * to a real SMTP server on loopback, and the receipt, the recipient row and the events tell what happened.
  */
+import { setSuppressionList } from '../accounts/suppressions.service.ts';
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Worker } from '../jobs/worker.ts';
@@ -25,6 +26,8 @@ beforeAll(async () => {
     config: { transport: 'relay', tlsVerify: false, deliveryRetrySchedule: [200], deliveryTimeoutMs: 5000, publicUrl: PUBLIC_URL },
   });
   acct = await t.createAccount();
+  // Each case looks at attempts to the same recipient; a hard bounce in one must not suppress it in the next.
+  await setSuppressionList(t.ctx, acct.account.customer_id, false);
 });
 afterEach(async () => {
   await worker?.stop(2000);

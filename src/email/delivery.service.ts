@@ -3,12 +3,14 @@
  * the capture store), the per-recipient HTML tracking it applies, the transactional delivery lane as a work-row queue, and the
  * retention task that purges the content of finished messages.
  */
+import { pipelineMetrics } from '../http/pipeline-metrics.ts';
+import { isHardBounce, suppressAddress } from '../accounts/suppressions.service.ts';
 import type { AppContext } from '../context.ts';
 import type { QueueSpec } from '../jobs/worker.ts';
 import type { PeriodicTask } from '../jobs/scheduler.ts';
 import { createDeliveryEngine, deliveryQueue } from '../delivery/engine.ts';
 import type { DeliveryItem, DeliveryStore, HtmlTracker, RecordedOutcome } from '../delivery/model.ts';
-import { createTransport, type CaptureStore } from '../delivery/transport.ts';
+import { createTransport, type CaptureStore, type Transport } from '../delivery/transport.ts';
 import type { MxResolver } from '../delivery/mx.ts';
 import { rewriteLinks } from '../mail/links.ts';
 import { dkimKeyObject } from '../delivery/dkim-keys.ts';
@@ -39,7 +41,7 @@ export interface DeliveryOptions {
 
 /** The transactional delivery queue. */
 export function deliveryQueues(ctx: AppContext, opts: DeliveryOptions = {}): Record<string, QueueSpec> {
-  const transport = createTransport(ctx.config, { capture: captureStore(ctx), resolver: opts.resolver });
+  const transport = timedTransport(createTransport(ctx.config, { capture: captureStore(ctx), resolver: opts.resolver }));
   ctx.log.info({ transport: transport.name }, `delivery transport: ${transport.name}`);
   const retrySchedule = ctx.config.deliveryRetrySchedule;
   const engine = createDeliveryEngine({
@@ -107,7 +109,27 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
     },
     saveSecureLink: (recipientId, tokenHash, expiresAt) => setSecureLink(db, recipientId, tokenHash, expiresAt, Date.now()),
     // Outcomes of concurrent deliveries share commits (the group committer), as accepted messages do.
-    record: (item, outcome) => ctx.committer.run((trx) => recordOutcome(trx, item, outcome)),
+    record: async (item, outcome) => {
+      const recorded = await ctx.committer.run((trx) => recordOutcome(trx, item, outcome));
+      if (recorded) countOutcome(outcome);
+      return recorded;
+    },
+  };
+}
+
+/** The transport, with each attempt's duration observed in the pipeline metrics. */
+function timedTransport(transport: Transport): Transport {
+  const histogram = pipelineMetrics.attemptSeconds.labels({ transport: transport.name });
+  return {
+    ...transport,
+    async send(req) {
+      const end = histogram.startTimer();
+      try {
+        return await transport.send(req);
+      } finally {
+        end();
+      }
+    },
   };
 }
 
@@ -139,6 +161,14 @@ function contentCache(ctx: AppContext, maxEntries = 32, maxBytes = 64 * 1024 * 1
   };
 }
 
+/** Counts a recorded outcome and its attempt in the pipeline metrics. */
+function countOutcome(outcome: RecordedOutcome): void {
+  const lane = { lane: 'transactional' };
+  if (outcome.status === 'delivered') pipelineMetrics.delivered.inc(lane);
+  else if (outcome.status === 'deferred') pipelineMetrics.deferred.inc(lane);
+  else pipelineMetrics.bounced.inc(lane);
+}
+
 /** The state change, the pending count and the event of one outcome; run inside one transaction. */
 async function recordOutcome(trx: Parameters<typeof settleRecipient>[0], item: DeliveryItem, outcome: RecordedOutcome): Promise<boolean> {
   const final = outcome.status !== 'deferred';
@@ -158,6 +188,8 @@ async function recordOutcome(trx: Parameters<typeof settleRecipient>[0], item: D
   );
   if (!settled) return false;
   if (final) await countFinalRecipient(trx, item.messageId, outcome.at);
+  if (outcome.status === 'failed' && isHardBounce(outcome.response))
+    await suppressAddress(trx, item.customerId, item.address, 'hard_bounce', outcome.response, item.messageId, outcome.at);
   await appendEvent(trx, {
     customer_id: item.customerId,
     message_id: item.messageId,

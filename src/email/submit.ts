@@ -5,6 +5,7 @@
  * one transaction before anything is acknowledged. Campaign and drip mail do not pass here: marketing expands a send
  * into delivery rows of its own.
  */
+import { pipelineMetrics } from '../http/pipeline-metrics.ts';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/types.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -85,7 +86,16 @@ export async function submitMessages(
     throw err;
   }
   ctx.wake(DELIVERY_QUEUES[lane]);
+  pipelineMetrics.accepted.inc({ lane }, plans.length);
+  if (suppressed.size > 0) pipelineMetrics.suppressed.inc({ lane }, countSuppressed(messages, suppressed));
   return responses;
+}
+
+/** How many recipients of the messages are suppressed. */
+function countSuppressed(messages: NormalizedMessage[], suppressed: ReadonlyMap<string, string>): number {
+  let n = 0;
+  for (const m of messages) for (const box of [...m.to, ...m.cc, ...m.bcc]) if (suppressed.has(box.address.toLowerCase())) n++;
+  return n;
 }
 
 /** Refuses a message naming more recipients (to, cc and bcc together) than the cap, before anything is read or written. */
@@ -163,7 +173,7 @@ function planMessage(
   lane: Lane,
   opts: SubmitOptions,
   now: number,
-  suppressed: ReadonlySet<string>,
+  suppressed: ReadonlyMap<string, string>,
 ): Plan {
   const id = newMessageId(now);
   const recipients = recipientsOf(m);

@@ -269,3 +269,14 @@ export async function pruneFinishedJobs(db: Queryable, before: number): Promise<
 export async function findJob(db: Queryable, id: number): Promise<JobRow | undefined> {
   return db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
 }
+
+/** Per queue: work rows waiting (queued or running) and the run time of the oldest queued one (what /metrics shows). */
+export async function queueStats(db: Queryable): Promise<{ queue: string; depth: number; oldest: number | null }[]> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select((eb) => ['queue', eb.fn.countAll<number>().as('depth'), eb.fn.min('run_at').as('oldest')])
+    .where('state', 'in', ['queued', 'running'])
+    .groupBy('queue')
+    .execute();
+  return rows.map((r) => ({ queue: r.queue, depth: Number(r.depth), oldest: r.oldest === null ? null : Number(r.oldest) }));
+}

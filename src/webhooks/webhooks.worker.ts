@@ -3,12 +3,13 @@
  * delivery tables healthy (finishing deliveries whose work row ended without an outcome, releasing waiting deliveries
  * left behind, and removing finished deliveries past retention).
  */
+import { pipelineMetrics } from '../http/pipeline-metrics.ts';
 import type { AppContext } from '../context.ts';
 import type { QueueSpec } from '../jobs/worker.ts';
 import type { PeriodicTask } from '../jobs/scheduler.ts';
 import type { BackgroundWork } from '../jobs/jobs.worker.ts';
 import { createDispatcher } from './dispatcher.ts';
-import { createPoster } from './http-post.ts';
+import { createPoster, type HttpPoster } from './http-post.ts';
 import { systemLookup, type HostLookup } from './url-safety.ts';
 import { WEBHOOK_QUEUE, releaseNext } from './webhooks.outbox.ts';
 import { orphanedPending, pruneFinishedDeliveries, settleDelivery, staleWaiting } from './deliveries.repository.ts';
@@ -37,12 +38,14 @@ export function webhookQueues(ctx: AppContext, opts: WebhookOptions = {}): Recor
     reader: ctx.database.reader,
     transact: (unit) => ctx.committer.run(unit),
     sealer: ctx.sealer,
-    poster: createPoster({
-      timeoutMs: config.webhookTimeoutMs,
-      allowPrivate: config.webhookAllowPrivateTargets,
-      lookup: opts.webhookLookup ?? systemLookup,
-      maxSockets: config.webhookConcurrency,
-    }),
+    poster: countedPoster(
+      createPoster({
+        timeoutMs: config.webhookTimeoutMs,
+        allowPrivate: config.webhookAllowPrivateTargets,
+        lookup: opts.webhookLookup ?? systemLookup,
+        maxSockets: config.webhookConcurrency,
+      }),
+    ),
     retrySchedule: config.webhookRetrySchedule,
     disable: { failures: config.webhookDisableAfterFailures, hours: config.webhookDisableAfterHours },
     log: ctx.log,
@@ -93,4 +96,24 @@ export function webhookTasks(ctx: AppContext): PeriodicTask[] {
       },
     },
   ];
+}
+
+/** The poster, with each POST counted by outcome (`success`, `http_error`, `network_error`, `refused`) in the pipeline metrics. */
+function countedPoster(poster: HttpPoster): HttpPoster {
+  return {
+    ...poster,
+    async post(url, headers, body) {
+      const r = await poster.post(url, headers, body);
+      const outcome =
+        r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300
+          ? 'success'
+          : r.statusCode !== null
+            ? 'http_error'
+            : r.refused
+              ? 'refused'
+              : 'network_error';
+      pipelineMetrics.webhookPosts.inc({ outcome });
+      return r;
+    },
+  };
 }

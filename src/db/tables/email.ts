@@ -159,3 +159,23 @@ export interface WebhookAttemptsTable {
   error: string | null;
   created_at: number;
 }
+
+/** An address the account's transactional mail is no longer sent to. */
+export interface EmailSuppressionsTable {
+  customer_id: number;
+  /** Lower-cased. */
+  address: string;
+  reason: 'hard_bounce' | 'complaint' | 'manual';
+  /** The reply or report that put the address here. */
+  detail: string;
+  message_id: string | null;
+  created_at: number;
+}
+
+/** An account's email settings, present once changed. */
+export interface EmailSettingsTable {
+  customer_id: number;
+  /** 1: hard bounces and complaints are listed and listed addresses are skipped; 0: the list is neither kept nor applied. */
+  suppression_list: number;
+  updated_at: number;
+}

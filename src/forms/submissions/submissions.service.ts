@@ -3,6 +3,7 @@
  * Accepting reads as its steps: find the open form, check every field, then in one transaction store the sealed data,
  * the signature evidence, the counters and the background work row, and wake the worker.
  */
+import { pipelineMetrics } from '../../http/pipeline-metrics.ts';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
@@ -56,7 +57,9 @@ export async function acceptSubmission(
   const files = typeof input.uploads === 'function' ? input.uploads(components) : { uploads: input.uploads, errors: [] };
   const checked = checkSubmission(components, input.fields, files.uploads);
   rejectInvalid([...files.errors, ...checked.errors]);
-  return store(ctx, form, checked, input);
+  const stored = await store(ctx, form, checked, input);
+  if (!stored.duplicate) pipelineMetrics.formSubmissions.inc();
+  return stored;
 }
 
 /** A filled-in honeypot field: the submission is answered as accepted and dropped. */

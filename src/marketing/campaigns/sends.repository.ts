@@ -277,3 +277,13 @@ export async function markExpanded(db: Queryable, sendId: number, now: number): 
     .where('id', '=', sendId)
     .execute();
 }
+
+/** How many campaign sends are expanding or sending right now, across all accounts. */
+export async function countSendsInProgress(db: Queryable): Promise<number> {
+  const row = await db
+    .selectFrom('campaign_mailing_sends')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('state', 'in', ['expanding', 'sending'])
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,0 +1,68 @@
+/** The pipeline metrics on /metrics: queue depth and age from the database, and counters moving as a message is accepted and delivered. */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DIALECT } from '../test/database.ts';
+import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
+import { sendMessage, startDeliveryWorker, waitUntilFinished } from '../delivery/delivery.test-support.ts';
+
+describe(`pipeline metrics (${TEST_DIALECT})`, () => {
+  let t: TestApp;
+  let acct: TestAccount;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    acct = await t.createAccount();
+  });
+  afterAll(async () => t?.close());
+
+  async function metrics(): Promise<string> {
+    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    return res.body;
+  }
+  /** The value of one sample, 0 when absent. */
+  function sample(text: string, name: string): number {
+    const line = text.split('\n').find((l) => l.startsWith(name + ' '));
+    return line ? Number(line.slice(name.length + 1)) : 0;
+  }
+
+  it('shows queue depth and counts a message accepted and delivered', async () => {
+    const before = await metrics();
+    const id = await sendMessage(t, acct, {});
+    const queued = await metrics();
+    expect(sample(queued, 'sealpost_queue_depth{queue="email.transactional"}')).toBe(1);
+    expect(sample(queued, 'sealpost_queue_oldest_age_seconds{queue="email.transactional"}')).toBeGreaterThanOrEqual(0);
+    expect(queued).toContain('sealpost_campaign_sends_in_progress 0');
+    const accepted = 'sealpost_messages_accepted_total{lane="transactional"}';
+    expect(sample(queued, accepted) - sample(before, accepted)).toBe(1);
+
+    const worker = startDeliveryWorker(t);
+    try {
+      await waitUntilFinished(t, id);
+    } finally {
+      await worker.stop(2000);
+    }
+    const after = await metrics();
+    const delivered = 'sealpost_messages_delivered_total{lane="transactional"}';
+    expect(sample(after, delivered) - sample(before, delivered)).toBe(1);
+    const attempts = 'sealpost_delivery_attempt_duration_seconds_count{transport="capture"}';
+    expect(sample(after, attempts) - sample(before, attempts)).toBe(1);
+    expect(sample(after, 'sealpost_queue_depth{queue="email.transactional"}')).toBe(0);
+    for (const name of [
+      'sealpost_messages_deferred_total',
+      'sealpost_messages_bounced_total',
+      'sealpost_messages_suppressed_total',
+      'sealpost_webhook_posts_total',
+      'sealpost_form_submissions_total',
+    ])
+      expect(after).toContain(`# TYPE ${name} counter`);
+  });
+
+  it('has every metric the Grafana dashboard in docs/ queries', async () => {
+    const dashboard = readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8');
+    const names = new Set((dashboard.match(/sealpost_[a-z_]+/g) ?? []).map((n) => n.replace(/_bucket$/, '')));
+    const text = await metrics();
+    expect(names.size).toBeGreaterThan(5);
+    for (const name of names) expect(text, name).toContain(`# TYPE ${name} `);
+  });
+});
