@@ -11,14 +11,15 @@ export interface CommandRun {
   stderr: string;
 }
 
-/** Runs `sealpost <args>` against the database at `databaseUrl`, with no other SEALPOST_ variable than those given here. */
-export function runSealpost(databaseUrl: string, masterKey: string, args: string[]): Promise<CommandRun> {
+/** Runs `sealpost <args>` against the database at `databaseUrl`, with no other SEALPOST_ variable than those given here; `stdin` is its input. */
+export function runSealpost(databaseUrl: string, masterKey: string, args: string[], stdin?: string): Promise<CommandRun> {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SEALPOST_')) env[k] = v;
   Object.assign(env, { SEALPOST_DATABASE_URL: databaseUrl, SEALPOST_MASTER_KEY: masterKey, SEALPOST_LOG_LEVEL: 'warn' });
-  return new Promise((resolve) =>
-    execFile(process.execPath, ['bin/sealpost.js', ...args], { cwd: ROOT, env, timeout: 20_000 }, (err, stdout, stderr) =>
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, ['bin/sealpost.js', ...args], { cwd: ROOT, env, timeout: 20_000 }, (err, stdout, stderr) =>
       resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
-    ),
-  );
+    );
+    child.stdin?.end(stdin ?? '');
+  });
 }

@@ -4,6 +4,7 @@ import { action, output, withContext } from './cli-support.ts';
 import { accountCommand, domainCommand, keyCommand } from './admin-commands.ts';
 import { capturedCommand } from './captured-commands.ts';
 import { webhookCommand } from './webhook-commands.ts';
+import { userCommand } from './user-commands.ts';
 import { loadConfig } from '../config/load.ts';
 import { createLogger, openContext } from '../runtime.ts';
 import { migrateToLatest } from '../db/migrate.ts';
@@ -65,5 +66,6 @@ program.addCommand(domainCommand());
 program.addCommand(keyCommand());
 program.addCommand(capturedCommand());
 program.addCommand(webhookCommand());
+program.addCommand(userCommand());
 
 await program.parseAsync(process.argv);

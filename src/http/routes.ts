@@ -10,6 +10,7 @@ import { secureMessageRoutes } from '../web/secure-message.routes.ts';
 import { webhookRoutes } from '../webhooks/webhooks.routes.ts';
 import { registerForms } from '../forms/forms.routes.ts';
 import { marketingRoutes } from '../marketing/marketing.routes.ts';
+import { consoleRoutes } from '../console/console.routes.ts';
 
 /** Registers every route of the API. */
 export async function registerRoutes(app: TypedApp, ctx: AppContext, registry: Registry): Promise<void> {
@@ -21,4 +22,5 @@ export async function registerRoutes(app: TypedApp, ctx: AppContext, registry: R
   webhookRoutes(app, ctx);
   await registerForms(app, ctx);
   marketingRoutes(app, ctx);
+  await consoleRoutes(app, ctx);
 }
