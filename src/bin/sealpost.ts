@@ -19,7 +19,7 @@ program
   .option('--roles <list>', 'comma-separated subset of: api, worker')
   .action(
     action(async (o: { roles?: string }) => {
-      const { parseRoles, startRoles } = await import('../roles/roles.ts');
+      const { parseRoles, startRoles } = await import('../app/roles.ts');
       const config = loadConfig();
       const roles = parseRoles(o.roles ?? config.roles);
       const log = createLogger(config);

@@ -4,12 +4,12 @@
  * PDF of one submission with labels, values and the signature.
  */
 import { Readable } from 'node:stream';
-import type { AppContext } from '../context.ts';
-import { componentsOf } from './definition.ts';
-import { isDecodableImage } from './images.ts';
-import { isField } from './components.ts';
-import { fieldName, labelOf, type Component } from './component-types.ts';
-import type { FormRow } from './forms.repository.ts';
+import type { AppContext } from '../../context.ts';
+import { componentsOf } from '../definitions/definition.ts';
+import { isDecodableImage } from '../components/images.ts';
+import { isField } from '../components/components.ts';
+import { fieldName, labelOf, type Component } from '../components/component-types.ts';
+import type { FormRow } from '../definitions/forms.repository.ts';
 import { openSubmission } from './submissions.service.ts';
 import { findSignature, submissionsAfter, type SubmissionRow } from './submissions.repository.ts';
 

@@ -2,11 +2,11 @@
 import formbody from '@fastify/formbody';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import type { TypedApp } from '../http/typed.ts';
-import type { AppContext } from '../context.ts';
+import type { TypedApp } from '../../http/typed.ts';
+import type { AppContext } from '../../context.ts';
 import { PAGE_HEADERS } from './page.html.ts';
 import { postForm, readPost, showForm, showThanks, type HostedAnswer } from './hosted.service.ts';
-import type { IpLimiter } from './spam.ts';
+import type { IpLimiter } from '../submissions/spam.ts';
 
 const params = Type.Object({ id: Type.String() });
 const tags = ['hosted forms'];

@@ -1,7 +1,7 @@
 /** The one check of a submission, shared by the JSON door and the hosted page: every field through its registry check, unknown keys dropped. */
-import type { ErrorDetail } from '../errors/app-error.ts';
-import { COMPONENTS } from './components.ts';
-import { fieldName, type Component, type Upload } from './component-types.ts';
+import type { ErrorDetail } from '../../errors/app-error.ts';
+import { COMPONENTS } from '../components/components.ts';
+import { fieldName, type Component, type Upload } from '../components/component-types.ts';
 
 /** A stored upload. */
 export interface StoredFile {

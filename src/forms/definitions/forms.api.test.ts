@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { contactForm, createForm } from './forms.test-support.ts';
+import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { contactForm, createForm } from '../forms.test-support.ts';
 
 let t: TestApp;
 let a: TestAccount;

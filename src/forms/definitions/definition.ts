@@ -1,10 +1,10 @@
 /** Validation of a form definition against the component registry, with component HTML sanitized to an allowlist. */
 import sanitizeHtml from 'sanitize-html';
-import { AppError } from '../errors/app-error.ts';
-import { COMPONENTS, isField, type PropSpec } from './components.ts';
-import type { Component } from './component-types.ts';
-import { MASKS } from './masks.ts';
-import { isIsoDate } from './masks.ts';
+import { AppError } from '../../errors/app-error.ts';
+import { COMPONENTS, isField, type PropSpec } from '../components/components.ts';
+import type { Component } from '../components/component-types.ts';
+import { MASKS } from '../components/masks.ts';
+import { isIsoDate } from '../components/masks.ts';
 
 /** A checked definition: the JSON to store and its components. */
 export interface Definition {

@@ -1,9 +1,9 @@
 /** Form definition routes under `/v1/forms` and `/forms`: create, list, statistics, copy, read, change, archive, delete, and the public read. */
 import { Type } from '@sinclair/typebox';
-import type { TypedApp } from '../http/typed.ts';
-import type { AppContext } from '../context.ts';
-import { principalOf } from '../http/auth.ts';
-import { ErrorResponse } from '../email/email.schemas.ts';
+import type { TypedApp } from '../../http/typed.ts';
+import type { AppContext } from '../../context.ts';
+import { principalOf } from '../../http/auth.ts';
+import { ErrorResponse } from '../../mail/error-body.ts';
 import {
   FORMS_PREFIXES,
   CopyBody,
@@ -31,9 +31,6 @@ import {
   statsOf,
   unarchiveForm,
 } from './forms.service.ts';
-import { createIpLimiter } from './spam.ts';
-import { submissionRoutes } from './submissions.routes.ts';
-import { hostedRoutes } from './hosted.routes.ts';
 
 const security: { [name: string]: string[] }[] = [{ bearer: [] }];
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse };
@@ -113,12 +110,4 @@ export function formsRoutes(app: TypedApp, ctx: AppContext): void {
       (req) => publicFormOf(ctx, req.params.id),
     );
   }
-}
-
-/** Every forms route: definitions, submissions and the hosted pages, sharing one per-IP submission limiter. */
-export async function registerForms(app: TypedApp, ctx: AppContext): Promise<void> {
-  const limiter = createIpLimiter(ctx.config.formsSubmitPerMinute);
-  formsRoutes(app, ctx);
-  submissionRoutes(app, ctx, limiter);
-  await hostedRoutes(app, ctx, limiter);
 }

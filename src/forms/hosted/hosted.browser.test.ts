@@ -2,8 +2,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
-import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { createForm } from './forms.test-support.ts';
+import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { createForm } from '../forms.test-support.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const present = existsSync(CHROMIUM);

@@ -4,15 +4,15 @@
  * the signature evidence, the counters and the background work row, and wake the worker.
  */
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../context.ts';
-import type { Queryable } from '../db/types.ts';
-import { AppError, type ErrorDetail } from '../errors/app-error.ts';
-import { enqueueJob } from '../jobs/jobs.repository.ts';
-import { componentsOf } from './definition.ts';
-import { HONEYPOT_FIELD } from './page.html.ts';
-import type { Component, Upload } from './component-types.ts';
-import { openForm, requireForm } from './forms.service.ts';
-import type { FormRow } from './forms.repository.ts';
+import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/types.ts';
+import { AppError, type ErrorDetail } from '../../errors/app-error.ts';
+import { enqueueJob } from '../../jobs/jobs.repository.ts';
+import { componentsOf } from '../definitions/definition.ts';
+import { HONEYPOT_FIELD } from '../hosted/page.html.ts';
+import type { Component, Upload } from '../components/component-types.ts';
+import { openForm, requireForm } from '../definitions/forms.service.ts';
+import type { FormRow } from '../definitions/forms.repository.ts';
 import { checkSubmission, type CheckedSubmission, type StoredFile } from './submission-check.ts';
 import {
   countSubmission,
@@ -23,7 +23,7 @@ import {
   signedSubmissionIds,
   type SubmissionRow,
 } from './submissions.repository.ts';
-import type { SubmissionRecord, SubmissionsQuery } from './forms.schemas.ts';
+import type { SubmissionRecord, SubmissionsQuery } from '../definitions/forms.schemas.ts';
 
 /** The queue of work that follows a stored submission (notification, subscription). */
 export const SUBMITTED_QUEUE = 'forms.submitted';

@@ -3,19 +3,12 @@
  * field (`email`, or else the first value that is an address) is created or updated as a subscriber and put on the
  * list, with `first_name` and `last_name` when the form has such fields.
  */
-import type { AppContext } from '../context.ts';
-import { AppError } from '../errors/app-error.ts';
-import { bulkCreate } from '../marketing/subscribers/subscribers.bulk.ts';
-import { findSubmission } from './submissions.repository.ts';
-import { openSubmission } from './submissions.service.ts';
-
-/** What the marketing side needs to add a respondent. */
-export interface Respondent {
-  customerId: number;
-  formId: string;
-  submissionId: string;
-  subscriptionListId: string;
-}
+import type { AppContext } from '../../context.ts';
+import { AppError } from '../../errors/app-error.ts';
+import { bulkCreate } from './subscribers.bulk.ts';
+import { findSubmission } from '../../forms/submissions/submissions.repository.ts';
+import { openSubmission } from '../../forms/submissions/submissions.service.ts';
+import type { Respondent } from '../../forms/forms.worker.ts';
 
 const ADDRESS_LIKE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

@@ -1,13 +1,20 @@
 /** Submission routes under `/v1/forms` and `/forms`: the public JSON submission, the list, CSV exports and the PDF of one. */
 import { Type } from '@sinclair/typebox';
-import type { TypedApp } from '../http/typed.ts';
-import type { AppContext } from '../context.ts';
-import { principalOf } from '../http/auth.ts';
-import { ErrorResponse } from '../email/email.schemas.ts';
-import { FORMS_PREFIXES, IdParam, SubmissionBody, SubmissionParams, SubmissionsQuery, SubmissionsResponse } from './forms.schemas.ts';
+import type { TypedApp } from '../../http/typed.ts';
+import type { AppContext } from '../../context.ts';
+import { principalOf } from '../../http/auth.ts';
+import { ErrorResponse } from '../../mail/error-body.ts';
+import {
+  FORMS_PREFIXES,
+  IdParam,
+  SubmissionBody,
+  SubmissionParams,
+  SubmissionsQuery,
+  SubmissionsResponse,
+} from '../definitions/forms.schemas.ts';
 import { acceptJsonSubmission } from './json-door.ts';
 import { requireSubmission, submissionsOf } from './submissions.service.ts';
-import { requireForm } from './forms.service.ts';
+import { requireForm } from '../definitions/forms.service.ts';
 import { submissionCsv, submissionPdf, submissionsCsv } from './exports.ts';
 import type { IpLimiter } from './spam.ts';
 

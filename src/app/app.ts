@@ -6,14 +6,14 @@ import swaggerUi from '@fastify/swagger-ui';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.ts';
-import { registerBodyRules } from './body.ts';
-import { registerAuth } from './auth.ts';
-import { registerErrorHandler } from './error-handler.ts';
-import { registerRateLimit } from './rate-limit.ts';
-import { registerMetrics } from './metrics.ts';
+import { registerBodyRules } from '../http/body.ts';
+import { registerAuth } from '../http/auth.ts';
+import { registerErrorHandler } from '../http/error-handler.ts';
+import { registerRateLimit } from '../http/rate-limit.ts';
+import { registerMetrics } from '../http/metrics.ts';
 import { registerRoutes } from './routes.ts';
-import { lazyCompilersFactory } from './lazy-compilers.ts';
-import type { TypedApp } from './typed.ts';
+import { lazyCompilersFactory } from '../http/lazy-compilers.ts';
+import type { TypedApp } from '../http/typed.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 

@@ -1,6 +1,6 @@
 /** SQL of form submissions, signature evidence and the counters a submission bumps. */
 import { sql, type Insertable, type Selectable } from 'kysely';
-import type { FormSignaturesTable, FormSubmissionsTable, Queryable } from '../db/types.ts';
+import type { FormSignaturesTable, FormSubmissionsTable, Queryable } from '../../db/types.ts';
 
 /** A stored submission (its data sealed). */
 export type SubmissionRow = Selectable<FormSubmissionsTable>;

@@ -1,8 +1,8 @@
 /** The JSON door of submissions: `{form_data, attachments}` turned into the accept function's input. */
-import type { AppContext } from '../context.ts';
-import { AppError } from '../errors/app-error.ts';
-import type { Component } from './component-types.ts';
-import type { SubmissionBody } from './forms.schemas.ts';
+import type { AppContext } from '../../context.ts';
+import { AppError } from '../../errors/app-error.ts';
+import type { Component } from '../components/component-types.ts';
+import type { SubmissionBody } from '../definitions/forms.schemas.ts';
 import { acceptSubmission } from './submissions.service.ts';
 import { uploadsFromJson } from './submission-check.ts';
 

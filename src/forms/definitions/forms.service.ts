@@ -1,10 +1,10 @@
 /** Form definitions: create, read, list, change, archive, delete, copy, statistics and the public read. */
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../context.ts';
-import { AppError } from '../errors/app-error.ts';
-import { parseMailbox } from '../email/addresses.ts';
+import type { AppContext } from '../../context.ts';
+import { AppError } from '../../errors/app-error.ts';
+import { parseMailbox } from '../../mail/addresses.ts';
 import { parseDefinition } from './definition.ts';
-import { renderFragment } from './page.html.ts';
+import { renderFragment } from '../hosted/page.html.ts';
 import {
   findForm,
   findPublicForm,

@@ -4,11 +4,11 @@
  */
 import type { AppContext } from '../context.ts';
 import { ConfigError } from '../config/load.ts';
-import { buildApp } from '../http/app.ts';
+import { buildApp } from './app.ts';
 import { createWorker } from '../jobs/worker.ts';
 import { createLeaderElector } from '../jobs/leader.ts';
 import { createScheduler } from '../jobs/scheduler.ts';
-import { queueHandlers, periodicTasks } from './background.ts';
+import { queueHandlers, periodicTasks } from './workers.ts';
 
 /** Every role, in start order. */
 export const ROLES = ['api', 'worker', 'smtp'] as const;

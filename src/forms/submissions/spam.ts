@@ -2,7 +2,7 @@
  * Per-IP limit of public submissions: a fixed one-minute window counted in this process's memory (the map is emptied
  * when the window turns, so it holds at most one minute of client addresses). Several nodes each count their own.
  */
-import { AppError } from '../errors/app-error.ts';
+import { AppError } from '../../errors/app-error.ts';
 
 /** Counts submissions per client IP. */
 export interface IpLimiter {

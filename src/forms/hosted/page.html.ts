@@ -3,10 +3,10 @@
  * a native form post that works with JavaScript off, an error summary and per-field messages after a failed submit,
  * a honeypot field, and a per-render token that makes a double submit count once. Also the thank-you and not-found pages.
  */
-import { COMPONENTS } from './components.ts';
-import { fieldName, type Component } from './component-types.ts';
-import { esc } from './fields.html.ts';
-import { RESERVED_PREFIX } from './definition.ts';
+import { COMPONENTS } from '../components/components.ts';
+import { fieldName, type Component } from '../components/component-types.ts';
+import { esc } from '../components/fields.html.ts';
+import { RESERVED_PREFIX } from '../definitions/definition.ts';
 
 /** The honeypot field: hidden from people, filled in by naive bots. */
 export const HONEYPOT_FIELD = `${RESERVED_PREFIX}website`;

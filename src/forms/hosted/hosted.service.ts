@@ -5,13 +5,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.ts';
-import { AppError } from '../errors/app-error.ts';
-import type { Upload } from './component-types.ts';
-import { componentsOf } from './definition.ts';
-import { openForm } from './forms.service.ts';
+import type { AppContext } from '../../context.ts';
+import { AppError } from '../../errors/app-error.ts';
+import type { Upload } from '../components/component-types.ts';
+import { componentsOf } from '../definitions/definition.ts';
+import { openForm } from '../definitions/forms.service.ts';
 import { formPage, notFoundPage, thanksPage, TOKEN_FIELD } from './page.html.ts';
-import { acceptSubmission } from './submissions.service.ts';
+import { acceptSubmission } from '../submissions/submissions.service.ts';
 
 /** A page to send, or a redirect. */
 export type HostedAnswer = { status: number; html: string } | { redirect: string };

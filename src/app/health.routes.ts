@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Registry } from 'prom-client';
 import { sql } from 'kysely';
-import type { TypedApp } from './typed.ts';
+import type { TypedApp } from '../http/typed.ts';
 import type { AppContext } from '../context.ts';
 import { pendingMigrations } from '../db/migrate.ts';
 import { AppError } from '../errors/app-error.ts';

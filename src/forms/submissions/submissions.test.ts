@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { createForm, GOOD, tinyPng } from './forms.test-support.ts';
-import { openContent } from '../email/content.ts';
-import { handleSubmitted } from './forms.worker.ts';
+import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { createForm, GOOD, tinyPng } from '../forms.test-support.ts';
+import { openContent } from '../../mail/content.ts';
+import { handleSubmitted } from '../forms.worker.ts';
+import { addRespondentToList } from '../../marketing/subscribers/form-respondents.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -165,7 +166,7 @@ describe('exports, statistics and notifications', () => {
       .where('queue', '=', 'forms.submitted')
       .where('payload', 'like', `%${id}%`)
       .executeTakeFirstOrThrow();
-    await handleSubmitted(t.ctx, JSON.parse(job.payload));
+    await handleSubmitted(t.ctx, JSON.parse(job.payload), addRespondentToList);
     const msg = await t.ctx.database.db
       .selectFrom('messages')
       .selectAll()
@@ -184,7 +185,7 @@ describe('exports, statistics and notifications', () => {
     expect(content).not.toContain('Lovelace');
 
     // The same work row run again (a retry after a later step failed) does not mail the recipients twice.
-    await handleSubmitted(t.ctx, JSON.parse(job.payload));
+    await handleSubmitted(t.ctx, JSON.parse(job.payload), addRespondentToList);
     const notifications = await t.ctx.database.db
       .selectFrom('messages')
       .select('id')

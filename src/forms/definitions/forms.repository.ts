@@ -1,6 +1,6 @@
 /** SQL of form definitions and their statistics. Deleted forms are never returned. */
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import type { FormsTable, Queryable } from '../db/types.ts';
+import type { FormsTable, Queryable } from '../../db/types.ts';
 
 /** A stored form. */
 export type FormRow = Selectable<FormsTable>;
