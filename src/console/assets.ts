@@ -1,6 +1,8 @@
 /** The console's stylesheet and script, read once at start and served from `/console/assets/` with a content hash in the URL. */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 
 interface Asset {
@@ -9,8 +11,20 @@ interface Asset {
   hash: string;
 }
 
+/**
+ * The assets folder, found from the package root rather than from this module, because the command also runs as one
+ * bundled file in dist/ (see bin/build.js).
+ */
+function assetDir(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return path.join(dir, 'src', 'console', 'assets');
+}
+
+const ASSET_DIR = assetDir();
+
 function load(name: string, type: string): Asset {
-  const body = readFileSync(new URL(`./assets/${name}`, import.meta.url));
+  const body = readFileSync(path.join(ASSET_DIR, name));
   return { body, type, hash: createHash('sha256').update(body).digest('hex').slice(0, 12) };
 }
 
