@@ -15,6 +15,7 @@ import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
 import { applyStep, readState, readStep, type BuilderState } from './builder-state.ts';
 import { builderBody, formsAssets } from './builder.view.ts';
 import { previewRoutes } from './preview.routes.ts';
+import { responsesPages } from './responses.page.ts';
 
 /** Records a change or a read of a form in the audit trail. */
 export async function auditForm(c: ConsoleContext, action: string, target: string, detail?: Record<string, unknown>): Promise<void> {
@@ -187,4 +188,5 @@ export function formsPages(app: FastifyInstance, ctx: AppContext): void {
       },
     });
   previewRoutes(app, ctx);
+  responsesPages(app, ctx);
 }
