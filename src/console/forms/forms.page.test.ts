@@ -168,3 +168,21 @@ describe('forms list and builder', () => {
     expect((await stored(id)).title).toBe('Contact');
   });
 });
+
+describe('share page', () => {
+  it('shows the hosted address, a QR code and an embed snippet, and sets a vanity name for an editor only', async () => {
+    const id = await createForm(t.app, a.auth);
+    const page = await viewer.get(`/console/forms/${id}/share`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(`/f/${id}</code>`);
+    expect(page.body).toMatch(/<svg role="img" aria-label="QR code/);
+    expect(page.body).toContain('&lt;iframe src=');
+    expect((await viewer.post(`/console/forms/${id}/vanity`, { _csrf: viewer.csrf, vanity: 'intake' })).statusCode).toBe(403);
+    expect((await editor.post(`/console/forms/${id}/vanity`, { _csrf: editor.csrf, vanity: 'bad name!' })).statusCode).toBe(303);
+    expect((await stored(id)).form_json).toBeDefined();
+    expect(((await stored(id)) as unknown as { vanity_url: string | null }).vanity_url).toBeNull();
+    await editor.post(`/console/forms/${id}/vanity`, { _csrf: editor.csrf, vanity: 'intake-2026' });
+    expect(((await stored(id)) as unknown as { vanity_url: string }).vanity_url).toBe('intake-2026');
+    expect((await editor.get(`/console/forms/${id}/share`)).body).toContain('/f/intake-2026</code>');
+  });
+});

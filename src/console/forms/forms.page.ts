@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { record } from '../../audit/audit.service.ts';
+import { auditForm } from './form-audit.ts';
 import { parseDefinition } from '../../forms/definitions/definition.ts';
 import { changeForm, createForm, formOf, listFormsOf } from '../../forms/definitions/forms.service.ts';
 import { html } from '../html.ts';
@@ -16,11 +16,7 @@ import { applyStep, readState, readStep, type BuilderState } from './builder-sta
 import { builderBody, formsAssets } from './builder.view.ts';
 import { previewRoutes } from './preview.routes.ts';
 import { responsesPages } from './responses.page.ts';
-
-/** Records a change or a read of a form in the audit trail. */
-export async function auditForm(c: ConsoleContext, action: string, target: string, detail?: Record<string, unknown>): Promise<void> {
-  await record(c.ctx.database.db, { accountId: c.account.customer_id, actor: c.actor, action, target, ip: c.ip, detail });
-}
+import { sharePages } from './share.page.ts';
 
 function stateOf(form: { title: string; description: string | null; form_json: unknown }): BuilderState {
   const body = (form.form_json as { body?: BuilderState['components'] }).body ?? [];
@@ -189,4 +185,5 @@ export function formsPages(app: FastifyInstance, ctx: AppContext): void {
     });
   previewRoutes(app, ctx);
   responsesPages(app, ctx);
+  sharePages(app, ctx);
 }
