@@ -11,15 +11,25 @@ import { AppError } from '../errors/app-error.ts';
 import { assetRoutes } from './assets.ts';
 import { setConsoleHeaders } from './headers.ts';
 import { html } from './html.ts';
-import { NAV, plainPage } from './layout.ts';
+import { NAV, plainPage, sentence } from './layout.ts';
 import { consolePage, notAvailable, signInUrl } from './page.ts';
 import { signInRoutes } from './sign-in.routes.ts';
 import { overviewPages } from './overview.page.ts';
 import { settingsPages } from './settings.page.ts';
+import { twoFactorPages } from './two-factor.page.ts';
+import { userPages } from './users.page.ts';
+import { auditPages } from './audit.page.ts';
 import { formsPages } from './forms/forms.page.ts';
 
 /** Every page module, in navigation order. */
-const PAGES: ((app: FastifyInstance, ctx: AppContext) => void | Promise<void>)[] = [overviewPages, formsPages, settingsPages];
+const PAGES: ((app: FastifyInstance, ctx: AppContext) => void | Promise<void>)[] = [
+  overviewPages,
+  formsPages,
+  settingsPages,
+  twoFactorPages,
+  userPages,
+  auditPages,
+];
 
 /** Registers the console. */
 export async function consoleRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -51,7 +61,7 @@ export async function consoleRoutes(app: FastifyInstance, ctx: AppContext): Prom
         .send(
           plainPage(
             title,
-            html`<p>${text}</p>
+            html`<p>${sentence(text)}</p>
               <p><a href="/console">Back to the console</a></p>`,
           ),
         );

@@ -23,6 +23,7 @@ import type { AuditActor } from '../audit/audit.service.ts';
 import { can, type Capability } from '../users/capabilities.ts';
 import { csrfMatches, popFlash, resolveSession, setFlash, type Flash, type Session } from '../users/sessions.service.ts';
 import type { User } from '../users/users.service.ts';
+import { totpRequired } from '../users/totp.service.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
 import { html, type SafeHtml } from './html.ts';
 import { layout, NAV } from './layout.ts';
@@ -73,6 +74,9 @@ export interface ActionSpec {
   back?(c: ConsoleContext): string;
 }
 
+/** The two-factor settings page: the one page open to a user who must still set up two-factor sign-in. */
+export const TWO_FACTOR_PATH = '/console/settings/two-factor';
+
 /** The sign-in URL that returns to this request afterwards. */
 export function signInUrl(req: FastifyRequest): string {
   const next = req.method === 'GET' ? req.url : '/console';
@@ -111,6 +115,10 @@ export async function guard(
   if (req.method !== 'GET' && req.method !== 'HEAD' && !csrfMatches(session, form._csrf ?? req.headers['x-csrf-token']))
     throw new AppError('console.csrf', 'this form has expired or did not come from the console; go back, reload the page and try again');
   if (!c.can(permission)) throw new AppError('console.forbidden', 'your role does not allow this; ask an owner of the account');
+  if (!session.user.totpEnabled && !req.url.startsWith(TWO_FACTOR_PATH) && (await totpRequired(db, session.user.customerId))) {
+    await reply.code(303).redirect(TWO_FACTOR_PATH, 303);
+    return undefined;
+  }
   return c;
 }
 
