@@ -67,7 +67,7 @@ function control(i: number, name: string, spec: PropSpec, value: unknown, disabl
       id="${id}"
       name="${field}"
       value="${text}"
-      ${spec.kind === 'date' ? html`type="date"` : ''}
+      type="${spec.kind === 'date' ? 'date' : 'text'}"
       ${spec.kind === 'integer' || spec.kind === 'number' ? html`inputmode="decimal"` : ''}
       ${disabled ? 'disabled' : ''}
     />`;
@@ -89,20 +89,15 @@ function card(c: Component, i: number, count: number, v: BuilderView): SafeHtml 
       ${
         v.canEdit
           ? html`<div class="actions component-actions">
-              <button type="submit" name="op" value="up:${i}" class="secondary" ${i === 0 ? 'disabled' : ''} aria-label="Move ${i + 1} up">
-                Move up
+              <button type="submit" name="op" value="up:${i}" class="secondary" ${i === 0 ? 'disabled' : ''}>
+                Move up<span class="visually-hidden"> component ${i + 1}</span>
               </button>
-              <button
-                type="submit"
-                name="op"
-                value="down:${i}"
-                class="secondary"
-                ${i === count - 1 ? 'disabled' : ''}
-                aria-label="Move ${i + 1} down"
-              >
-                Move down
+              <button type="submit" name="op" value="down:${i}" class="secondary" ${i === count - 1 ? 'disabled' : ''}>
+                Move down<span class="visually-hidden"> component ${i + 1}</span>
               </button>
-              <button type="submit" name="op" value="delete:${i}" class="danger" aria-label="Delete ${i + 1}">Delete</button>
+              <button type="submit" name="op" value="delete:${i}" class="danger">
+                Delete<span class="visually-hidden"> component ${i + 1}</span>
+              </button>
             </div>`
           : ''
       }
@@ -134,7 +129,8 @@ export function builderBody(v: BuilderView): SafeHtml {
         <input type="hidden" name="count" value="${state.components.length}" />
         <div class="card">
           <div class="field">
-            <label for="title">Title</label><input id="title" name="title" value="${state.title}" required ${ro ? 'disabled' : ''} />
+            <label for="title">Title</label
+            ><input type="text" id="title" name="title" value="${state.title}" required ${ro ? 'disabled' : ''} />
           </div>
           <div class="field">
             <label for="description">Description (shown under the title)</label>
@@ -180,11 +176,14 @@ export function builderBody(v: BuilderView): SafeHtml {
       </form>
       <section class="builder-preview" aria-labelledby="preview-heading">
         <h2 id="preview-heading">Preview</h2>
-        <div class="preview-widths" role="group" aria-label="Preview width">
-          <input type="radio" name="width" id="w-phone" value="phone" form="none" checked />
-          <label for="w-phone">Phone</label>
-          <input type="radio" name="width" id="w-desktop" value="desktop" form="none" />
-          <label for="w-desktop">Desktop</label>
+        <div class="preview-widths">
+          <fieldset class="width-toggle">
+            <legend>Width</legend>
+            <input type="radio" name="width" id="w-phone" value="phone" form="none" checked />
+            <label for="w-phone">Phone</label>
+            <input type="radio" name="width" id="w-desktop" value="desktop" form="none" />
+            <label for="w-desktop">Desktop</label>
+          </fieldset>
           <iframe name="preview" title="Preview of the hosted page" src="/console/forms/${v.formId}/preview"></iframe>
         </div>
       </section>

@@ -35,7 +35,7 @@ async function listPage(c: ConsoleContext) {
   const rows = results.filter((f) => !f.deleted);
   return html`${formsAssets()}
     <form method="get" action="/console/forms" class="filters" role="search">
-      <label for="search">Search by title</label><input id="search" name="search" value="${search ?? ''}" />
+      <label for="search">Search by title</label><input type="text" id="search" name="search" value="${search ?? ''}" />
       <button type="submit">Search</button>
     </form>
     ${
@@ -43,7 +43,7 @@ async function listPage(c: ConsoleContext) {
         ? html`<form method="post" action="/console/forms/new" class="card inline">
             ${csrfField(c.csrfToken)}
             <label for="new-title">New form title</label>
-            <input id="new-title" name="title" required maxlength="200" />
+            <input type="text" id="new-title" name="title" required maxlength="200" />
             <button type="submit" class="primary">Create form</button>
           </form>`
         : ''

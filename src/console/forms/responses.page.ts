@@ -42,7 +42,9 @@ async function listPage(c: ConsoleContext) {
     title: `Responses: ${form.title}`,
     body: html`${formsAssets()} ${formTabs(id, 'responses')}
       <form method="get" class="filters" role="search" aria-label="Filter responses">
-        <div class="field"><label for="search">Search the answers</label><input id="search" name="search" value="${q.search ?? ''}" /></div>
+        <div class="field">
+          <label for="search">Search the answers</label><input type="text" id="search" name="search" value="${q.search ?? ''}" />
+        </div>
         <div class="field"><label for="from">From</label><input id="from" name="from" type="date" value="${q.from ?? ''}" /></div>
         <div class="field"><label for="to">To</label><input id="to" name="to" type="date" value="${q.to ?? ''}" /></div>
         <button type="submit">Filter</button>

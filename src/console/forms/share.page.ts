@@ -51,7 +51,7 @@ async function sharePage(c: ConsoleContext) {
                 ${csrfField(c.csrfToken)}
                 <div class="field">
                   <label for="vanity">Vanity name (letters, digits, . _ -; empty for none)</label>
-                  <input id="vanity" name="vanity" value="${form.vanity_url ?? ''}" maxlength="100" />
+                  <input type="text" id="vanity" name="vanity" value="${form.vanity_url ?? ''}" maxlength="100" />
                 </div>
                 <button type="submit" class="secondary">Set vanity name</button>
               </form>`
