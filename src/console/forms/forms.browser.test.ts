@@ -148,16 +148,19 @@ describe.skipIf(!present)('forms pages in Chromium', () => {
     await signIn(page, viewerEmail, formUrl);
     expect(await page.getByRole('button', { name: 'Save' }).count()).toBe(0);
     await look(page, 'forms-builder-viewer');
-    const statuses = await page.evaluate(async (url) => {
-      const token = (document.querySelector('input[name=_csrf]') as HTMLInputElement).value;
-      const post = (path: string, body: Record<string, string>) =>
-        fetch(path, { method: 'POST', body: new URLSearchParams({ _csrf: token, ...body }), redirect: 'manual' }).then((r) => r.status);
-      return [
-        await post(url, { op: 'save', count: '0', title: 'Emptied' }),
-        await post(`${url}/unpublish`, {}),
-        await post('/console/forms/new', { title: 'Mine' }),
-      ];
-    }, formUrl);
+    const csrf = await page.locator('input[name=_csrf]').first().inputValue();
+    const statuses = await page.evaluate(
+      async ([url, token]) => {
+        const post = (path: string, body: Record<string, string>) =>
+          fetch(path, { method: 'POST', body: new URLSearchParams({ _csrf: token, ...body }), redirect: 'manual' }).then((r) => r.status);
+        return [
+          await post(url, { op: 'save', count: '0', title: 'Emptied' }),
+          await post(`${url}/unpublish`, {}),
+          await post('/console/forms/new', { title: 'Mine' }),
+        ];
+      },
+      [formUrl, csrf] as const,
+    );
     expect(statuses).toEqual([403, 403, 403]);
     const responses = await page.goto(`${base}${formUrl}/responses`);
     expect(responses!.status()).toBe(403);
