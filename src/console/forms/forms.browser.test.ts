@@ -117,14 +117,19 @@ describe.skipIf(!present)('forms pages in Chromium', () => {
     await page.goto(`${base}${formUrl}/share`);
     const hosted = (await page.locator('#hosted-url').textContent())!.trim();
     await look(page, 'forms-share');
+    await page.goto(`${base}${formUrl}/look`);
+    await page.getByLabel(/Language/).selectOption('es');
+    await page.getByRole('button', { name: 'Save the look' }).click();
+    await page.getByText('Look saved').waitFor();
+    await look(page, 'forms-look');
 
     const visitor = await browser.newPage({ javaScriptEnabled: false });
     await visitor.goto(hosted.replace(/^https?:\/\/[^/]+/, base));
     await visitor.getByLabel('Patient name').fill('Mary Seacole');
     await visitor.getByLabel('Preferred time').selectOption('Afternoon');
     await visitor.getByLabel('I agree to be contacted').check();
-    await visitor.getByRole('button', { name: 'Submit' }).click();
-    await visitor.getByText('Thank you').waitFor();
+    await visitor.getByRole('button', { name: 'Enviar' }).click();
+    await visitor.getByText('Gracias').waitFor();
     await visitor.close();
 
     await page.goto(`${base}${formUrl}/responses`);

@@ -176,7 +176,7 @@ describe('share page', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain(`/f/${id}</code>`);
     expect(page.body).toMatch(/<svg role="img" aria-label="QR code/);
-    expect(page.body).toContain('&lt;iframe src=');
+    expect(page.body).toContain('&lt;a href=');
     expect((await viewer.post(`/console/forms/${id}/vanity`, { _csrf: viewer.csrf, vanity: 'intake' })).statusCode).toBe(403);
     expect((await editor.post(`/console/forms/${id}/vanity`, { _csrf: editor.csrf, vanity: 'bad name!' })).statusCode).toBe(303);
     expect((await stored(id)).form_json).toBeDefined();
@@ -184,5 +184,40 @@ describe('share page', () => {
     await editor.post(`/console/forms/${id}/vanity`, { _csrf: editor.csrf, vanity: 'intake-2026' });
     expect(((await stored(id)) as unknown as { vanity_url: string }).vanity_url).toBe('intake-2026');
     expect((await editor.get(`/console/forms/${id}/share`)).body).toContain('/f/intake-2026</code>');
+  });
+});
+
+describe('look page', () => {
+  it('stores colours, thank-you text, redirect and Spanish texts, and the hosted page uses them', async () => {
+    const id = await createForm(t.app, a.auth);
+    const res = await editor.post(`/console/forms/${id}/look`, {
+      _csrf: editor.csrf,
+      accent_color: '#aa3300',
+      background_color: '#ffffff',
+      text_color: '#111111',
+      thank_you_text: 'Gracias, le llamaremos.',
+      redirect_url: 'https://clinic.example/next',
+      language: 'es',
+    });
+    expect(res.statusCode).toBe(303);
+    const hosted = await t.app.inject({ method: 'GET', url: `/f/${id}` });
+    expect(hosted.body).toContain('<html lang="es">');
+    expect(hosted.body).toContain('.sp-button{background:#aa3300');
+    expect(hosted.body).toContain('>Enviar</button>');
+    const thanks = await t.app.inject({ method: 'GET', url: `/f/${id}/thanks` });
+    expect(thanks.body).toContain('<h1>Gracias</h1>');
+    expect(thanks.body).toContain('Gracias, le llamaremos.');
+    expect(thanks.body).toContain('content="2;url=https://clinic.example/next"');
+  });
+
+  it('refuses a redirect that is not https and keeps the look as it was', async () => {
+    const id = await createForm(t.app, a.auth);
+    const before = await stored(id);
+    const res = await editor.post(`/console/forms/${id}/look`, { _csrf: editor.csrf, redirect_url: 'javascript:alert(1)' });
+    expect(res.statusCode).toBe(303);
+    expect(await stored(id)).toEqual(before);
+    const page = await editor.get(`/console/forms/${id}/look`);
+    expect(page.body).toContain('redirect_url must be an https URL');
+    expect((await viewer.post(`/console/forms/${id}/look`, { _csrf: viewer.csrf, language: 'es' })).statusCode).toBe(403);
   });
 });

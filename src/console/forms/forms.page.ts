@@ -17,6 +17,7 @@ import { builderBody, formsAssets } from './builder.view.ts';
 import { previewRoutes } from './preview.routes.ts';
 import { responsesPages } from './responses.page.ts';
 import { sharePages } from './share.page.ts';
+import { lookPages } from './look.page.ts';
 
 function stateOf(form: { title: string; description: string | null; form_json: unknown }): BuilderState {
   const body = (form.form_json as { body?: BuilderState['components'] }).body ?? [];
@@ -186,4 +187,5 @@ export function formsPages(app: FastifyInstance, ctx: AppContext): void {
   previewRoutes(app, ctx);
   responsesPages(app, ctx);
   sharePages(app, ctx);
+  lookPages(app, ctx);
 }

@@ -31,7 +31,7 @@ async function sharePage(c: ConsoleContext) {
   const vanity = form.vanity_url ? `${c.ctx.publicUrl}/f/${encodeURIComponent(form.vanity_url)}` : undefined;
   const best = vanity ?? hosted;
   const qr = await QRCode.toString(best, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
-  const embed = `<iframe src="${hosted}" title="${form.title.replace(/"/g, '&quot;')}" width="100%" height="720" style="border:0" loading="lazy"></iframe>`;
+  const embed = `<a href="${best}" target="_blank" rel="noopener">${form.title.replace(/[<>&]/g, '')}</a>`;
   return {
     title: `Share: ${form.title}`,
     body: html`${formsAssets()} ${formTabs(form.id, 'share')}
@@ -60,17 +60,19 @@ async function sharePage(c: ConsoleContext) {
       </div>
       <div class="card">
         <h2>QR code</h2>
-        <figure class="qr">
+        <figure class="form-qr">
           ${raw(qr.replace('<svg ', '<svg role="img" aria-label="QR code of the form address" '))}
           <figcaption class="muted">Opens ${best}. Print it on posters or a waiting-room card.</figcaption>
         </figure>
       </div>
       <div class="card">
         <h2>Embed on your site</h2>
-        <p>Paste this where the form should appear. The page keeps its own address, so answers go straight to Sealpost.</p>
+        <p>
+          A link or button for your site. The hosted page opens at its own address, so answers go straight to Sealpost and no other site can
+          frame or read the form.
+        </p>
         <pre class="mono" id="embed-snippet">${embed}</pre>
         <button type="button" class="secondary" data-copy="embed-snippet">Copy snippet</button>
-        <p class="muted">Browsers show an embedded form only on sites listed under "Sites that may embed this form" on the Look page.</p>
       </div>`,
   };
 }
