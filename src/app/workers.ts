@@ -9,8 +9,7 @@ import { webhookWork, type WebhookOptions } from '../webhooks/webhooks.worker.ts
 import { formsWork } from '../forms/forms.worker.ts';
 import { marketingWork } from '../marketing/marketing.worker.ts';
 import { addRespondentToList } from '../marketing/subscribers/form-respondents.ts';
-import { auditRetentionTask } from '../audit/audit.retention.ts';
-import { consoleHousekeepingTask } from '../users/users.retention.ts';
+import { usersWork } from '../users/users.worker.ts';
 
 /** What the background work may be given besides the context (tests replace DNS here). */
 export type BackgroundOptions = DeliveryOptions & WebhookOptions;
@@ -22,7 +21,7 @@ const WORK: BackgroundWork<BackgroundOptions>[] = [
   webhookWork,
   formsWork(addRespondentToList),
   marketingWork,
-  { tasks: (ctx) => [auditRetentionTask(ctx), consoleHousekeepingTask(ctx)] },
+  usersWork,
 ];
 
 /** Queue name → handler and lane settings. */

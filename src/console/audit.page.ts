@@ -6,6 +6,7 @@ import { record, searchAudit, type AuditFilter, type AuditView } from '../audit/
 import { csvCell } from '../forms/submissions/exports.ts';
 import { usersOf } from '../users/users.service.ts';
 import { html, type SafeHtml } from './html.ts';
+import { scrollTable } from './layout.ts';
 import { consolePage, type ConsoleContext } from './page.ts';
 
 const PATH = '/console/settings/audit';
@@ -46,6 +47,11 @@ function actorText(e: AuditView, emails: Map<string, string>): string {
   if (e.actor_type === 'user') return emails.get(e.actor_id) ?? `user ${e.actor_id}`;
   if (e.actor_type === 'key') return `API key ${e.actor_id}`;
   return e.actor_id === 'cli' ? 'command line' : `Sealpost (${e.actor_id})`;
+}
+
+function targetText(target: string, emails: Map<string, string>): string {
+  const email = target.startsWith('user:') ? emails.get(target.slice(5)) : undefined;
+  return email ? `user ${email}` : target;
 }
 
 function query(c: ConsoleContext, extra: Record<string, string>): string {
@@ -91,8 +97,9 @@ export function auditPages(app: FastifyInstance, ctx: AppContext): void {
         </p>
         ${filters(c)}
         <p class="actions"><a class="button secondary" href="${PATH}/export.csv?${query(c, {})}">Export as CSV</a></p>
-        <div class="table-wrap">
-          <table>
+        ${scrollTable(
+          'Audit entries',
+          html`<table class="stack">
             <caption class="sr-only">
               Audit entries
             </caption>
@@ -116,16 +123,16 @@ export function auditPages(app: FastifyInstance, ctx: AppContext): void {
               ${shown.map(
                 (e) =>
                   html`<tr>
-                    <td>${e.at.slice(0, 19).replace('T', ' ')}</td>
-                    <td>${actorText(e, emails)}</td>
-                    <td><code>${e.action}</code></td>
-                    <td><code>${e.target}</code></td>
-                    <td>${e.ip ?? ''}</td>
+                    <td data-label="When">${e.at.slice(0, 19).replace('T', ' ')}</td>
+                    <td data-label="Who">${actorText(e, emails)}</td>
+                    <td data-label="Action"><code>${e.action}</code></td>
+                    <td data-label="Target"><code>${targetText(e.target, emails)}</code></td>
+                    <td data-label="From">${e.ip ?? ''}</td>
                   </tr>`,
               )}
             </tbody>
-          </table>
-        </div>
+          </table>`,
+        )}
         ${more ? html`<p><a href="${PATH}?${query(c, { before: String(shown[shown.length - 1]!.id) })}">Older entries</a></p>` : ''}`;
     },
   });

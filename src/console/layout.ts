@@ -121,3 +121,8 @@ export function plainPage(title: string, body: SafeHtml, flash?: Flash): string 
     </body>
   </html>`}`;
 }
+
+/** A table that scrolls sideways on a narrow screen, reachable by keyboard and named for screen readers. */
+export function scrollTable(label: string, table: SafeHtml): SafeHtml {
+  return html`<div class="table-wrap" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
+}

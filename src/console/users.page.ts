@@ -5,7 +5,7 @@ import { ROLES } from '../users/capabilities.ts';
 import { changeRole, enableUser, inviteUser, memberOf, setProtectedPermission } from '../users/members.service.ts';
 import { disableUser, usersOf, type User } from '../users/users.service.ts';
 import { html, type SafeHtml } from './html.ts';
-import { csrfField } from './layout.ts';
+import { csrfField, scrollTable } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 
 const PATH = '/console/settings/users';
@@ -18,8 +18,8 @@ function row(c: ConsoleContext, u: User): SafeHtml {
   const self = u.id === c.user.id;
   const roleId = `role-${u.id}`;
   return html`<tr>
-    <td>${u.email}${self ? html` <span class="muted">(you)</span>` : ''}</td>
-    <td>
+    <td data-label="Email">${u.email}${self ? html` <span class="muted">(you)</span>` : ''}</td>
+    <td data-label="Role">
       <form method="post" action="${PATH}/${u.id}/role" class="actions">
         ${csrfField(c.csrfToken)}
         <label class="sr-only" for="${roleId}">Role of ${u.email}</label>
@@ -29,7 +29,7 @@ function row(c: ConsoleContext, u: User): SafeHtml {
         <button type="submit" class="secondary">Change</button>
       </form>
     </td>
-    <td>
+    <td data-label="Protected content">
       ${
         u.role === 'owner'
           ? 'yes (owner)'
@@ -48,8 +48,8 @@ function row(c: ConsoleContext, u: User): SafeHtml {
               </form>`
       }
     </td>
-    <td>${u.totpEnabled ? 'on' : 'off'}</td>
-    <td>
+    <td data-label="Two-factor">${u.totpEnabled ? 'on' : 'off'}</td>
+    <td data-label="Status">
       ${u.disabled ? 'disabled' : u.hasPassword ? 'active' : 'invited'}<br /><span class="muted">last sign-in ${when(u.lastSignInAt)}</span>
     </td>
     <td>
@@ -109,27 +109,28 @@ export function userPages(app: FastifyInstance, ctx: AppContext): void {
     title: 'Users and roles',
     render: async (c) => {
       const users = await usersOf(db, c.account.customer_id);
-      return html`<div class="table-wrap">
-          <table>
-            <caption class="sr-only">
-              Users of ${c.account.username}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Protected content</th>
-                <th scope="col">Two-factor</th>
-                <th scope="col">Status</th>
-                <th scope="col"><span class="sr-only">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              ${users.map((u) => row(c, u))}
-            </tbody>
-          </table>
-        </div>
-        ${inviteForm(c)}`;
+      return html`${scrollTable(
+        'Users',
+        html`<table class="stack">
+          <caption class="sr-only">
+            Users of ${c.account.username}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Email</th>
+              <th scope="col">Role</th>
+              <th scope="col">Protected content</th>
+              <th scope="col">Two-factor</th>
+              <th scope="col">Status</th>
+              <th scope="col"><span class="sr-only">Actions</span></th>
+            </tr>
+          </thead>
+          <tbody>
+            ${users.map((u) => row(c, u))}
+          </tbody>
+        </table>`,
+      )}
+      ${inviteForm(c)}`;
     },
   });
   const member = (c: ConsoleContext) => memberOf(db, c.account.customer_id, c.params.id!);

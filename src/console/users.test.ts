@@ -67,7 +67,7 @@ describe('users page', () => {
     const after = await getUserByEmail(t.ctx.database.db, ed.email);
     expect(after).toMatchObject({ role: 'admin', canReadProtected: false });
     const audit = await owner.get('/console/settings/audit?action=user.role_change');
-    expect(audit.body).toContain(`user:${ed.id}`);
+    expect(audit.body).toContain(`user ${ed.email}`);
   });
 
   it('keeps the last owner: disabling the only owner is refused with a reason and changes nothing', async () => {
@@ -90,7 +90,7 @@ describe('users page', () => {
       expect((await c.get('/console/settings/users')).statusCode).toBe(403);
       const res = await c.post(`/console/settings/users/${target.id}/disable`, { _csrf: c.csrf });
       expect(res.statusCode).toBe(403);
-      expect(res.body).toContain('your role does not allow this');
+      expect(res.body).toContain('Your role does not allow this');
     }
     expect((await getUserByEmail(t.ctx.database.db, target.email)).disabled).toBe(false);
   });
