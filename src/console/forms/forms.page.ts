@@ -8,6 +8,7 @@ import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { auditForm } from './form-audit.ts';
 import { parseDefinition } from '../../forms/definitions/definition.ts';
+import { requireList } from '../../marketing/lists/lists.service.ts';
 import { changeForm, createForm, formOf, listFormsOf } from '../../forms/definitions/forms.service.ts';
 import { html } from '../html.ts';
 import { csrfField } from '../layout.ts';
@@ -120,11 +121,17 @@ async function saveBuilder(c: ConsoleContext) {
   }
   try {
     if (!state.title) throw new AppError('request.unprocessable', 'the form needs a title');
-    await changeForm(c.ctx, c.account.customer_id, id, {
-      title: state.title,
-      description: state.description,
-      form_json: { ...(saved.form_json as object), body: state.components },
-    });
+    await changeForm(
+      c.ctx,
+      c.account.customer_id,
+      id,
+      {
+        title: state.title,
+        description: state.description,
+        form_json: { ...(saved.form_json as object), body: state.components },
+      },
+      requireList,
+    );
   } catch (err) {
     if (err instanceof AppError && err.status < 500) return view(err.message);
     throw err;
@@ -143,7 +150,7 @@ export function formsPages(app: FastifyInstance, ctx: AppContext): void {
     handle: async (c) => {
       const title = String(c.form.title ?? '').trim();
       if (!title) throw new AppError('request.unprocessable', 'the form needs a title');
-      const { id } = await createForm(c.ctx, c.account.customer_id, { title, form_json: { body: [] }, active: false });
+      const { id } = await createForm(c.ctx, c.account.customer_id, { title, form_json: { body: [] }, active: false }, requireList);
       await auditForm(c, 'form.create', `form:${id}`, { title });
       return { redirect: `/console/forms/${id}`, flash: 'Form created: add its components, save, then publish it.' };
     },
@@ -176,7 +183,7 @@ export function formsPages(app: FastifyInstance, ctx: AppContext): void {
       permission: 'edit_content',
       handle: async (c) => {
         const id = c.params.id!;
-        await changeForm(c.ctx, c.account.customer_id, id, { active });
+        await changeForm(c.ctx, c.account.customer_id, id, { active }, requireList);
         await auditForm(c, `form.${path}`, `form:${id}`);
         return {
           redirect: c.form.back === 'share' ? `/console/forms/${id}/share` : `/console/forms/${id}`,

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
+import { requireList } from '../../marketing/lists/lists.service.ts';
 import { changeForm, formOf } from '../../forms/definitions/forms.service.ts';
 import type { FormSettings } from '../../forms/definitions/settings.ts';
 import { html } from '../html.ts';
@@ -75,7 +76,7 @@ export function lookPages(app: FastifyInstance, ctx: AppContext): void {
           .map((k) => [k, field(k)])
           .filter(([, v]) => v),
       );
-      await changeForm(c.ctx, c.account.customer_id, id, { form_json: { ...(form.form_json as object), settings } });
+      await changeForm(c.ctx, c.account.customer_id, id, { form_json: { ...(form.form_json as object), settings } }, requireList);
       await auditForm(c, 'form.look', `form:${id}`, { settings: Object.keys(settings) });
       return { redirect: `/console/forms/${id}/look`, flash: 'Look saved' };
     },

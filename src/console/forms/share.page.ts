@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import QRCode from 'qrcode';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
+import { requireList } from '../../marketing/lists/lists.service.ts';
 import { changeForm, formOf } from '../../forms/definitions/forms.service.ts';
 import { html, raw } from '../html.ts';
 import { csrfField } from '../layout.ts';
@@ -88,7 +89,7 @@ export function sharePages(app: FastifyInstance, ctx: AppContext): void {
       const name = String(c.form.vanity ?? '').trim();
       if (name && !VANITY.test(name))
         throw new AppError('request.unprocessable', 'a vanity name is 1 to 100 letters, digits, dots, dashes or underscores');
-      await changeForm(c.ctx, c.account.customer_id, id, { vanity_url: name });
+      await changeForm(c.ctx, c.account.customer_id, id, { vanity_url: name }, requireList);
       await auditForm(c, 'form.vanity', `form:${id}`, { vanity_url: name });
       return { redirect: `/console/forms/${id}/share`, flash: name ? `Vanity name set: ${name}` : 'Vanity name removed' };
     },
