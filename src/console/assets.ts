@@ -19,6 +19,8 @@ function load(name: string, type: string): Asset {
 const ASSETS: Record<string, Asset> = {
   'console.css': load('console.css', 'text/css; charset=utf-8'),
   'console.js': load('console.js', 'text/javascript; charset=utf-8'),
+  'forms.css': load('forms.css', 'text/css; charset=utf-8'),
+  'forms.js': load('forms.js', 'text/javascript; charset=utf-8'),
 };
 
 /** The URL of an asset, with its content hash so browsers may keep it for a long time. */

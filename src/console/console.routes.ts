@@ -19,10 +19,12 @@ import { settingsPages } from './settings.page.ts';
 import { twoFactorPages } from './two-factor.page.ts';
 import { userPages } from './users.page.ts';
 import { auditPages } from './audit.page.ts';
+import { formsPages } from './forms/forms.page.ts';
 
 /** Every page module, in navigation order. */
 const PAGES: ((app: FastifyInstance, ctx: AppContext) => void | Promise<void>)[] = [
   overviewPages,
+  formsPages,
   settingsPages,
   twoFactorPages,
   userPages,

@@ -129,6 +129,7 @@ export const CATALOGUE = {
   'form.not_found': { status: 404, smtp: '550 5.1.1', title: 'Form not found' },
   'form.submission_invalid': { status: 422, smtp: '550 5.7.1', title: 'Invalid form submission' },
   'form.submission_not_found': { status: 404, smtp: '550 5.1.1', title: 'Form submission not found' },
+  'form.file_not_found': { status: 404, smtp: '550 5.1.1', title: 'Uploaded file not found' },
   'marketing.list_not_found': { status: 404, smtp: '550 5.1.1', title: 'Subscription list not found' },
   'marketing.list_name_invalid': { status: 400, smtp: '501 5.5.4', title: 'Invalid subscription list name' },
   'marketing.default_list_locked': { status: 409, smtp: '550 5.7.1', title: 'The default list cannot be changed' },

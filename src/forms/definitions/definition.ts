@@ -5,6 +5,7 @@ import { COMPONENTS, isField, type PropSpec } from '../components/components.ts'
 import type { Component } from '../components/component-types.ts';
 import { MASKS } from '../components/masks.ts';
 import { isIsoDate } from '../components/masks.ts';
+import { parseSettings } from './settings.ts';
 import { isPrototypeName, ownValue } from '../../own.ts';
 
 /** A checked definition: the JSON to store and its components. */
@@ -49,7 +50,11 @@ export function parseDefinition(formJson: unknown): Definition {
     }
     return c;
   });
-  return { json: { ...(formJson as Record<string, unknown>), body: components }, components };
+  const settings = parseSettings((formJson as { settings?: unknown }).settings);
+  const json: Definition['json'] = { ...(formJson as Record<string, unknown>), body: components };
+  if (Object.keys(settings).length) json.settings = settings;
+  else delete json.settings;
+  return { json, components };
 }
 
 function checkComponent(raw: unknown, index: number): Component {

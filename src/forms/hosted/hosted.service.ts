@@ -9,6 +9,7 @@ import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
 import type { Upload } from '../components/component-types.ts';
 import { componentsOf } from '../definitions/definition.ts';
+import { settingsOf } from '../definitions/settings.ts';
 import { openForm } from '../definitions/forms.service.ts';
 import { formPage, notFoundPage, thanksPage, TOKEN_FIELD } from './page.html.ts';
 import { acceptSubmission } from '../submissions/submissions.service.ts';
@@ -35,7 +36,7 @@ async function openOrNull(ctx: AppContext, id: string) {
 export async function showForm(ctx: AppContext, id: string): Promise<HostedAnswer> {
   const form = await openOrNull(ctx, id);
   if (!form) return NOT_FOUND;
-  return { status: 200, html: formPage(form, componentsOf(form.form_json), { token: randomUUID() }) };
+  return { status: 200, html: formPage(form, componentsOf(form.form_json), { token: randomUUID(), settings: settingsOf(form.form_json) }) };
 }
 
 /** `POST /f/<id>`. */
@@ -50,7 +51,12 @@ export async function postForm(ctx: AppContext, id: string, post: HostedPost, ip
     if (err instanceof AppError && err.code === 'form.not_found') return NOT_FOUND;
     if (!(err instanceof AppError) || err.code !== 'form.submission_invalid') throw err;
     const errors = Object.fromEntries(err.details.map((d) => [d.field ?? '', d.message]));
-    const html = formPage(form, componentsOf(form.form_json), { values: post.fields, errors, token: token ?? randomUUID() });
+    const html = formPage(form, componentsOf(form.form_json), {
+      values: post.fields,
+      errors,
+      token: token ?? randomUUID(),
+      settings: settingsOf(form.form_json),
+    });
     return { status: 422, html };
   }
   return { redirect: `/f/${encodeURIComponent(id)}/thanks` };
@@ -59,7 +65,7 @@ export async function postForm(ctx: AppContext, id: string, post: HostedPost, ip
 /** `GET /f/<id>/thanks`. */
 export async function showThanks(ctx: AppContext, id: string): Promise<HostedAnswer> {
   const form = await openOrNull(ctx, id);
-  return form ? { status: 200, html: thanksPage(form) } : NOT_FOUND;
+  return form ? { status: 200, html: thanksPage(form, settingsOf(form.form_json)) } : NOT_FOUND;
 }
 
 /** Reads the hosted post: urlencoded fields (parsed by the route's body parser) or multipart fields and files. */

@@ -8,6 +8,8 @@ import { COMPONENTS } from '../components/components.ts';
 import { fieldName, type Component } from '../components/component-types.ts';
 import { esc } from '../components/fields.html.ts';
 import { RESERVED_PREFIX } from '../definitions/definition.ts';
+import type { FormSettings } from '../definitions/settings.ts';
+import { TEXTS } from './texts.ts';
 
 /** The honeypot field: hidden from people, filled in by naive bots. */
 export const HONEYPOT_FIELD = `${RESERVED_PREFIX}website`;
@@ -41,8 +43,37 @@ const BASE_CSS = `body{font-family:system-ui,sans-serif;max-width:40rem;margin:2
 /** Keeps the form's CSS inside its style element. */
 const cssText = (css: string) => css.replace(/<\/(style)/gi, '<\\/$1');
 
-function documentHtml(title: string, css: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${esc(title)}</title><style>${BASE_CSS}</style>${css ? `<style>${cssText(css)}</style>` : ''}</head><body><main>${body}</main></body></html>`;
+/** CSS of the look settings (colours were checked to be #rrggbb). */
+function lookCss(s: FormSettings): string {
+  return [
+    s.background_color || s.text_color
+      ? `body{${s.background_color ? `background:${s.background_color};` : ''}${s.text_color ? `color:${s.text_color}` : ''}}`
+      : '',
+    s.accent_color
+      ? `h1{color:${s.accent_color}}.sp-button{background:${s.accent_color};color:#fff;border:0;border-radius:4px;padding:.6rem 1.4rem;font:inherit;font-weight:600}a{color:${s.accent_color}}`
+      : '',
+    '.sp-logo{display:block;max-height:80px;max-width:100%;margin:0 0 1rem}',
+  ].join('');
+}
+
+function documentHtml(title: string, css: string, body: string, settings: FormSettings = {}, refresh?: string): string {
+  const meta = refresh ? `<meta http-equiv="refresh" content="2;url=${esc(refresh)}">` : '';
+  const logo = settings.logo_url ? `<img class="sp-logo" src="${esc(settings.logo_url)}" alt="">` : '';
+  return `<!doctype html><html lang="${settings.language ?? 'en'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex">${meta}<title>${esc(title)}</title><style>${BASE_CSS}${lookCss(settings)}</style>${css ? `<style>${cssText(css)}</style>` : ''}</head><body><main>${logo}${body}</main></body></html>`;
+}
+
+/** The components with the fixed texts of the page's language where a component leaves them to the page. */
+function withTexts(components: Component[], settings: FormSettings): Component[] {
+  const t = TEXTS[settings.language ?? 'en'];
+  const out = components.map((c) =>
+    c.type === 'Button' && !c.properties.text
+      ? { ...c, properties: { ...c.properties, text: t.submit } }
+      : c.type === 'Select' && !c.properties.placeholder
+        ? { ...c, properties: { ...c.properties, placeholder: t.choose } }
+        : c,
+  );
+  if (!out.some((c) => c.type === 'Button')) out.push({ type: 'Button', id: 'sp-submit', properties: { text: t.submit } });
+  return out;
 }
 
 /** The fields of a definition without a page around them: the stored `form_html` when a definition gives none. */
@@ -63,25 +94,29 @@ export function renderFragment(components: Component[], values: Record<string, u
 export function formPage(
   form: PageForm,
   components: Component[],
-  state: { values?: Record<string, unknown>; errors?: Record<string, string>; token: string },
+  state: { values?: Record<string, unknown>; errors?: Record<string, string>; token: string; settings?: FormSettings },
 ): string {
+  const settings = state.settings ?? {};
+  const t = TEXTS[settings.language ?? 'en'];
+  components = withTexts(components, settings);
   const errors = state.errors ?? {};
   const failing = components.map((c, i) => ({ c, i })).filter(({ c }) => fieldName(c) && errors[fieldName(c)]);
   const summary = failing.length
-    ? `<div class="sp-summary" role="alert"><p>Please correct ${failing.length === 1 ? 'the field' : `these ${failing.length} fields`}:</p><ul>${failing
+    ? `<div class="sp-summary" role="alert"><p>${esc(failing.length === 1 ? t.correctOne : t.correctMany(failing.length))}</p><ul>${failing
         .map(({ c, i }) => `<li><a href="#sp-${i}">${esc(labelFor(c))}: ${esc(errors[fieldName(c)]!)}</a></li>`)
         .join('')}</ul></div>`
     : '';
   const multipart = components.some((c) => c.type === 'FileUpload');
   const head = `<h1>${esc(form.title)}</h1>${form.description ? `<p class="sp-description">${esc(form.description)}</p>` : ''}`;
   const hidden =
-    `<div class="sp-hp" aria-hidden="true"><label for="${HONEYPOT_FIELD}">Leave this field empty</label><input type="text" id="${HONEYPOT_FIELD}" name="${HONEYPOT_FIELD}" tabindex="-1" autocomplete="off"></div>` +
+    `<div class="sp-hp" aria-hidden="true"><label for="${HONEYPOT_FIELD}">${esc(t.honeypot)}</label><input type="text" id="${HONEYPOT_FIELD}" name="${HONEYPOT_FIELD}" tabindex="-1" autocomplete="off"></div>` +
     `<input type="hidden" name="${TOKEN_FIELD}" value="${esc(state.token)}">`;
   const formTag = `<form method="post" action="/f/${esc(form.id)}"${multipart ? ' enctype="multipart/form-data"' : ''} novalidate>`;
   return documentHtml(
     form.title,
     form.form_css,
     `${head}${summary}${formTag}${hidden}${renderFragment(components, state.values ?? {}, errors)}</form>`,
+    settings,
   );
 }
 
@@ -90,11 +125,16 @@ function labelFor(c: Component): string {
 }
 
 /** The page shown after a successful submit. */
-export function thanksPage(form: PageForm): string {
+export function thanksPage(form: PageForm, settings: FormSettings = {}): string {
+  const t = TEXTS[settings.language ?? 'en'];
+  const text = settings.thank_you_text ?? t.received(form.title);
   return documentHtml(
     form.title,
     form.form_css,
-    `<h1>Thank you</h1><p class="sp-thanks" role="status">Your response to “${esc(form.title)}” was received.</p>`,
+    `<h1>${esc(t.thanksTitle)}</h1><p class="sp-thanks" role="status">${esc(text).replace(/\r?\n/g, '<br>')}</p>` +
+      (settings.redirect_url ? `<p><a href="${esc(settings.redirect_url)}">${esc(t.next)}</a></p>` : ''),
+    settings,
+    settings.redirect_url,
   );
 }
 

@@ -86,3 +86,18 @@ export async function signedSubmissionIds(db: Queryable, ids: string[]): Promise
   const rows = await db.selectFrom('form_signatures').select('submission_id').where('submission_id', 'in', ids).execute();
   return rows.map((r) => r.submission_id);
 }
+
+/** The next batch of a form's submissions, newest first, before `before` (created_at, id) and within [from, to). */
+export async function submissionsBefore(
+  db: Queryable,
+  formId: string,
+  opts: { before: { createdAt: number; id: string } | null; from?: number; to?: number; limit: number },
+): Promise<SubmissionRow[]> {
+  let qb = db.selectFrom('form_submissions').selectAll().where('form_id', '=', formId);
+  if (opts.from !== undefined) qb = qb.where('created_at', '>=', opts.from);
+  if (opts.to !== undefined) qb = qb.where('created_at', '<', opts.to);
+  const b = opts.before;
+  if (b)
+    qb = qb.where((eb) => eb.or([eb('created_at', '<', b.createdAt), eb.and([eb('created_at', '=', b.createdAt), eb('id', '<', b.id)])]));
+  return qb.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit).execute();
+}

@@ -17,6 +17,8 @@ import { requireSubmission, submissionsOf } from './submissions.service.ts';
 import { requireForm } from '../definitions/forms.service.ts';
 import { submissionCsv, submissionPdf, submissionsCsv } from './exports.ts';
 import type { IpLimiter } from './spam.ts';
+import { submissionFile } from './browse.service.ts';
+import { attachmentHeaders } from './file-headers.ts';
 
 const security: { [name: string]: string[] }[] = [{ bearer: [] }];
 const errors = {
@@ -29,6 +31,7 @@ const errors = {
   429: ErrorResponse,
 };
 const CSV = 'text/csv; charset=utf-8';
+const FileParams = Type.Object({ id: Type.String(), submission_id: Type.String(), field_name: Type.String() });
 
 /** Registers the submission routes; `limiter` is shared with the hosted page. */
 export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimiter): void {
@@ -108,6 +111,23 @@ export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimi
           .type('application/pdf')
           .header('content-disposition', `attachment; filename="submission-${row.id}.pdf"`)
           .send(await submissionPdf(ctx, form, row));
+      },
+    );
+    app.get(
+      `${base}/submissions/:submission_id/files/:field_name`,
+      {
+        schema: {
+          ...common,
+          summary: 'Download the file uploaded in one field of a submission (audited)',
+          params: FileParams,
+          produces: ['application/octet-stream'],
+        },
+      },
+      async (req, reply) => {
+        const p = principalOf(req, 'forms');
+        const reader = { accountId: p.customerId, actor: { type: 'key' as const, id: p.keyId }, ip: req.ip };
+        const file = await submissionFile(ctx, reader, req.params.id, req.params.submission_id, req.params.field_name);
+        return reply.headers(attachmentHeaders(file.name, file.contentType, false)).send(file.bytes);
       },
     );
   }

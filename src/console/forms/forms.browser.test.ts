@@ -1,0 +1,177 @@
+/**
+ * The forms pages in headless Chromium: build a form with three component types, publish it, submit it on the hosted
+ * page, read the response in the console and download its PDF; a viewer cannot change anything. Screenshots of every
+ * page at phone and desktop width, and axe-core on each.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { createTestUser, TEST_PASSWORD } from '../console.test-support.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const present = existsSync(CHROMIUM);
+if (!present) console.warn(`forms browser test skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SHOTS = '.test-artifacts/console';
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 900 };
+
+let t: TestApp;
+let a: TestAccount;
+let browser: Browser;
+let base: string;
+let ownerEmail: string;
+let viewerEmail: string;
+let formUrl = '';
+
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const result = (await page.evaluate(() => (globalThis as unknown as { axe: { run(): Promise<unknown> } }).axe.run())) as {
+    violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+  };
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** Screenshots the page at phone and desktop width and checks it with axe-core. */
+async function look(page: Page, name: string): Promise<void> {
+  for (const [suffix, size] of [
+    ['', DESKTOP],
+    ['-phone', PHONE],
+  ] as const) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: `${SHOTS}/${name}${suffix}.png`, fullPage: true });
+  }
+  await page.setViewportSize(DESKTOP);
+  expect(await axeViolations(page), name).toEqual([]);
+}
+
+async function signIn(page: Page, email: string, path: string): Promise<void> {
+  await page.goto(`${base}${path}`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(TEST_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${base}${path}`);
+}
+
+describe.skipIf(!present)('forms pages in Chromium', () => {
+  beforeAll(async () => {
+    t = await createTestApp({ config: { formsSubmitPerMinute: 0 } });
+    a = await t.createAccount();
+    ownerEmail = (await createTestUser(t, a.account.customer_id, 'owner')).email;
+    viewerEmail = (await createTestUser(t, a.account.customer_id, 'viewer')).email;
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
+    });
+    mkdirSync(SHOTS, { recursive: true });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('builds a form with three component types, publishes it, takes a response and shows it with its PDF', async () => {
+    const context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await signIn(page, ownerEmail, '/console/forms');
+
+    await page.getByLabel('New form title').fill('Patient intake');
+    await page.getByRole('button', { name: 'Create form' }).click();
+    await page.getByText('Form created').waitFor();
+    formUrl = new URL(page.url()).pathname;
+    for (const type of ['Short text', 'Drop-down list', 'Single checkbox']) {
+      await page.getByLabel('Add a component').selectOption({ label: type });
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      await page.getByRole('group', { name: new RegExp(type) }).waitFor();
+    }
+    await page.locator('#c0-text').fill('Patient name');
+    await page.locator('#c0-required').check();
+    await page.locator('#c1-text').fill('Preferred time');
+    await page.locator('#c1-options').fill('Morning\nAfternoon');
+    await page.locator('#c2-text').fill('I agree to be contacted');
+    // The preview follows the editor without a save.
+    await page.frameLocator('iframe[name=preview]').getByLabel('Preferred time').waitFor();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Form saved').waitFor();
+    await page.getByRole('button', { name: 'Move up component 2' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#c0-text').inputValue()).toBe('Preferred time');
+    await page.getByRole('button', { name: 'Move down component 1' }).click();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Form saved').waitFor();
+    await page.frameLocator('iframe[name=preview]').getByLabel('Patient name').waitFor();
+    await look(page, 'forms-builder');
+
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await page.getByText('Form published').waitFor();
+    await page.goto(`${base}/console/forms`);
+    await look(page, 'forms-list');
+    await page.goto(`${base}${formUrl}/share`);
+    const hosted = (await page.locator('#hosted-url').textContent())!.trim();
+    await look(page, 'forms-share');
+    await page.goto(`${base}${formUrl}/look`);
+    await page.getByLabel(/Language/).selectOption('es');
+    await page.getByRole('button', { name: 'Save the look' }).click();
+    await page.getByText('Look saved').waitFor();
+    await look(page, 'forms-look');
+
+    const visitor = await browser.newPage({ javaScriptEnabled: false });
+    await visitor.goto(hosted.replace(/^https?:\/\/[^/]+/, base));
+    await visitor.getByLabel('Patient name').fill('Mary Seacole');
+    await visitor.getByLabel('Preferred time').selectOption('Afternoon');
+    await visitor.getByLabel('I agree to be contacted').check();
+    await visitor.getByRole('button', { name: 'Enviar' }).click();
+    await visitor.getByText('Gracias').waitFor();
+    await visitor.close();
+
+    await page.goto(`${base}${formUrl}/responses`);
+    await page.getByRole('cell', { name: 'Mary Seacole' }).waitFor();
+    await look(page, 'forms-responses');
+    await page.getByRole('link', { name: /^Open/ }).first().click();
+    await page.getByText('Afternoon').waitFor();
+    await look(page, 'forms-response');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download PDF' }).click()]);
+    const pdf = readFileSync((await download.path())!);
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(download.suggestedFilename()).toMatch(/^submission-.+\.pdf$/);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('shows a viewer the form but the server refuses every change', async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    await signIn(page, viewerEmail, formUrl);
+    expect(await page.getByRole('button', { name: 'Save' }).count()).toBe(0);
+    await look(page, 'forms-builder-viewer');
+    const csrf = await page.locator('input[name=_csrf]').first().inputValue();
+    const statuses = await page.evaluate(
+      async ([url, token]) => {
+        const post = (path: string, body: Record<string, string>) =>
+          fetch(path, { method: 'POST', body: new URLSearchParams({ _csrf: token, ...body }), redirect: 'manual' }).then((r) => r.status);
+        return [
+          await post(url, { op: 'save', count: '0', title: 'Emptied' }),
+          await post(`${url}/unpublish`, {}),
+          await post('/console/forms/new', { title: 'Mine' }),
+        ];
+      },
+      [formUrl, csrf] as const,
+    );
+    expect(statuses).toEqual([403, 403, 403]);
+    const responses = await page.goto(`${base}${formUrl}/responses`);
+    expect(responses!.status()).toBe(403);
+    const id = formUrl.split('/').pop()!;
+    const form = (await t.app.inject({ method: 'GET', url: `/v1/forms/api/forms/${id}`, headers: a.auth })).json() as { data?: unknown };
+    expect(((form.data ?? form) as { title: string; active: boolean }).title).toBe('Patient intake');
+    await context.close();
+  });
+});

@@ -1,0 +1,223 @@
+/** The forms list and builder over HTTP: steps without JavaScript, saving through the service (422 rules), roles and CSRF. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { createTestUser, signInClient, type ConsoleClient } from '../console.test-support.ts';
+import { contactForm, createForm } from '../../forms/forms.test-support.ts';
+
+let t: TestApp;
+let a: TestAccount;
+let editor: ConsoleClient;
+let viewer: ConsoleClient;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  a = await t.createAccount();
+  editor = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'editor')).email);
+  viewer = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'viewer')).email);
+});
+afterAll(async () => t?.close());
+
+/** Reads every named input, textarea and selected option of the builder form, as the browser would post it. */
+function builderFields(page: string): Record<string, string> {
+  const form = /<form method="post" action="\/console\/forms\/[^"]+" class="builder-editor"[\s\S]*?<\/form>/.exec(page)![0];
+  const out: Record<string, string> = {};
+  for (const m of form.matchAll(/<input([^>]*)>/g)) {
+    const attrs = m[1]!;
+    const name = /name="([^"]+)"/.exec(attrs)?.[1];
+    if (!name || /type="radio"/.test(attrs)) continue;
+    if (/type="checkbox"/.test(attrs) && !/checked/.test(attrs)) continue;
+    out[name] = unescape(/value="([^"]*)"/.exec(attrs)?.[1] ?? '');
+  }
+  for (const m of form.matchAll(/<textarea[^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/textarea>/g)) out[m[1]!] = unescape(m[2]!);
+  for (const m of form.matchAll(/<select[^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/select>/g))
+    out[m[1]!] = unescape(
+      /<option[^>]*value="([^"]*)"[^>]*selected/.exec(m[2]!)?.[1] ?? /<option(?: value="([^"]*)")?>([^<]*)/.exec(m[2]!)?.[1] ?? '',
+    );
+  return out;
+}
+
+function unescape(s: string): string {
+  return s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+async function stored(id: string) {
+  const res = await t.app.inject({ method: 'GET', url: `/v1/forms/api/forms/${id}`, headers: a.auth });
+  return res.json() as {
+    version: number;
+    active: boolean;
+    title: string;
+    form_json: { body: { type: string; properties: Record<string, unknown> }[] };
+  };
+}
+
+describe('forms list and builder', () => {
+  it('creates a form, adds three component types without JavaScript, saves it through the service and publishes it', async () => {
+    const created = await editor.post('/console/forms/new', { _csrf: editor.csrf, title: 'Intake' });
+    expect(created.statusCode).toBe(303);
+    const url = created.headers.location as string;
+    const id = url.split('/').pop()!;
+    let page = (await editor.get(url)).body;
+    for (const type of ['TextInput', 'Select', 'Checkbox']) {
+      const res = await editor.post(url, { ...builderFields(page), _csrf: editor.csrf, op: 'add', add_type: type });
+      expect(res.statusCode).toBe(200);
+      page = res.body;
+    }
+    expect((await stored(id)).form_json.body).toHaveLength(0);
+    const fields = builderFields(page);
+    fields['c0.p.text'] = 'Your name';
+    fields['c0.p.required'] = 'true';
+    fields['c1.p.options'] = 'Morning\nAfternoon|pm';
+    const saved = await editor.post(url, { ...fields, _csrf: editor.csrf, op: 'save' });
+    expect(saved.statusCode).toBe(303);
+    const form = await stored(id);
+    expect(form.form_json.body.map((c) => c.type)).toEqual(['TextInput', 'Select', 'Checkbox']);
+    expect(form.form_json.body[0]!.properties).toMatchObject({ field_name: 'text_input_1', text: 'Your name', required: true });
+    expect(form.form_json.body[1]!.properties.options).toEqual(['Morning', { label: 'Afternoon', value: 'pm' }]);
+    expect(form.active).toBe(false);
+    expect((await editor.post(`${url}/publish`, { _csrf: editor.csrf })).statusCode).toBe(303);
+    expect((await stored(id)).active).toBe(true);
+    const audit = await t.ctx.database.db.selectFrom('audit_log').select('action').where('target', '=', `form:${id}`).execute();
+    expect(audit.map((r) => r.action).sort()).toEqual(['form.create', 'form.publish', 'form.update']);
+    const list = await editor.get('/console/forms');
+    expect(list.body).toContain('Intake');
+  });
+
+  it('moves and deletes components with buttons, without saving until Save', async () => {
+    const id = await createForm(t.app, a.auth);
+    const url = `/console/forms/${id}`;
+    const before = await stored(id);
+    const fields = builderFields((await editor.get(url)).body);
+    const moved = await editor.post(url, { ...fields, _csrf: editor.csrf, op: 'down:0' });
+    const after = builderFields(moved.body);
+    expect([after['c0.type'], after['c1.type']]).toEqual(['TextInput', 'Heading']);
+    const deleted = builderFields((await editor.post(url, { ...after, _csrf: editor.csrf, op: 'delete:1' })).body);
+    expect(Number(deleted.count)).toBe(contactForm().body.length - 1);
+    expect((await stored(id)).version).toBe(before.version);
+    await editor.post(url, { ...deleted, _csrf: editor.csrf, op: 'save' });
+    const saved = await stored(id);
+    expect(saved.form_json.body[0]!.type).toBe('TextInput');
+    expect(saved.form_json.body.some((c) => c.type === 'Heading')).toBe(false);
+  });
+
+  it('refuses a definition the API refuses, shows why beside the editor and saves nothing', async () => {
+    const id = await createForm(t.app, a.auth);
+    const url = `/console/forms/${id}`;
+    const before = await stored(id);
+    const fields = builderFields((await editor.get(url)).body);
+    fields['c2.p.field_name'] = 'name';
+    const res = await editor.post(url, { ...fields, _csrf: editor.csrf, op: 'save' });
+    expect(res.statusCode).toBe(422);
+    expect(res.body).toContain('role="alert" id="builder-error"');
+    expect(res.body).toContain('duplicate field_name &quot;name&quot;');
+    expect(res.body).toMatch(/class="component has-error" data-index="2"/);
+    expect(await stored(id)).toEqual(before);
+  });
+
+  it('applies a pasted JSON definition and refuses one with an unknown type', async () => {
+    const id = await createForm(t.app, a.auth);
+    const url = `/console/forms/${id}`;
+    const fields = builderFields((await editor.get(url)).body);
+    const json = JSON.stringify({ body: [{ type: 'Paragraph', id: 'p', properties: { text: 'Hello' } }] });
+    const ok = builderFields((await editor.post(url, { ...fields, _csrf: editor.csrf, op: 'json', json })).body);
+    expect(ok.count).toBe('1');
+    const bad = JSON.stringify({ body: [{ type: 'Marquee', id: 'm', properties: {} }] });
+    const res = await editor.post(url, { ...fields, _csrf: editor.csrf, op: 'json', json: bad });
+    expect(res.statusCode).toBe(422);
+    expect(res.body).toContain('unknown component type');
+  });
+
+  it('previews the unsaved state with the hosted renderer, frameable only by the console', async () => {
+    const id = await createForm(t.app, a.auth);
+    const fields = builderFields((await editor.get(`/console/forms/${id}`)).body);
+    fields['c1.p.text'] = 'Name as on your card';
+    const res = await editor.post(`/console/forms/${id}/preview`, { ...fields, _csrf: editor.csrf });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('<label for="sp-1">Name as on your card');
+    expect(res.headers['content-security-policy']).toContain("frame-ancestors 'self'");
+    expect(res.headers['content-security-policy']).toContain("form-action 'none'");
+    expect((await viewer.get(`/console/forms/${id}/preview`)).statusCode).toBe(200);
+  });
+
+  it('lets a viewer look but refuses every change on the server', async () => {
+    const id = await createForm(t.app, a.auth);
+    const before = await stored(id);
+    const page = await viewer.get(`/console/forms/${id}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).not.toContain('value="save"');
+    const fields = builderFields(page.body);
+    for (const [url, form] of [
+      [`/console/forms/${id}`, { ...fields, op: 'save', title: 'Changed' }],
+      [`/console/forms/${id}/unpublish`, {}],
+      ['/console/forms/new', { title: 'Sneaky' }],
+    ] as const) {
+      const res = await viewer.post(url, { ...form, _csrf: viewer.csrf });
+      expect(res.statusCode).toBe(403);
+    }
+    expect(await stored(id)).toEqual(before);
+  });
+
+  it('refuses a save without the CSRF token', async () => {
+    const id = await createForm(t.app, a.auth);
+    const res = await editor.post(`/console/forms/${id}`, { op: 'save', count: '0', title: 'Emptied' });
+    expect(res.statusCode).toBe(403);
+    expect((await stored(id)).title).toBe('Contact');
+  });
+});
+
+describe('share page', () => {
+  it('shows the hosted address, a QR code and an embed snippet, and sets a vanity name for an editor only', async () => {
+    const id = await createForm(t.app, a.auth);
+    const page = await viewer.get(`/console/forms/${id}/share`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(`/f/${id}</code>`);
+    expect(page.body).toMatch(/<svg role="img" aria-label="QR code/);
+    expect(page.body).toContain('&lt;a href=');
+    expect((await viewer.post(`/console/forms/${id}/vanity`, { _csrf: viewer.csrf, vanity: 'intake' })).statusCode).toBe(403);
+    expect((await editor.post(`/console/forms/${id}/vanity`, { _csrf: editor.csrf, vanity: 'bad name!' })).statusCode).toBe(303);
+    expect((await stored(id)).form_json).toBeDefined();
+    expect(((await stored(id)) as unknown as { vanity_url: string | null }).vanity_url).toBeNull();
+    await editor.post(`/console/forms/${id}/vanity`, { _csrf: editor.csrf, vanity: 'intake-2026' });
+    expect(((await stored(id)) as unknown as { vanity_url: string }).vanity_url).toBe('intake-2026');
+    expect((await editor.get(`/console/forms/${id}/share`)).body).toContain('/f/intake-2026</code>');
+  });
+});
+
+describe('look page', () => {
+  it('stores colours, thank-you text, redirect and Spanish texts, and the hosted page uses them', async () => {
+    const id = await createForm(t.app, a.auth);
+    const res = await editor.post(`/console/forms/${id}/look`, {
+      _csrf: editor.csrf,
+      accent_color: '#aa3300',
+      background_color: '#ffffff',
+      text_color: '#111111',
+      thank_you_text: 'Gracias, le llamaremos.',
+      redirect_url: 'https://clinic.example/next',
+      language: 'es',
+    });
+    expect(res.statusCode).toBe(303);
+    const hosted = await t.app.inject({ method: 'GET', url: `/f/${id}` });
+    expect(hosted.body).toContain('<html lang="es">');
+    expect(hosted.body).toContain('.sp-button{background:#aa3300');
+    expect(hosted.body).toContain('>Enviar</button>');
+    const thanks = await t.app.inject({ method: 'GET', url: `/f/${id}/thanks` });
+    expect(thanks.body).toContain('<h1>Gracias</h1>');
+    expect(thanks.body).toContain('Gracias, le llamaremos.');
+    expect(thanks.body).toContain('content="2;url=https://clinic.example/next"');
+  });
+
+  it('refuses a redirect that is not https and keeps the look as it was', async () => {
+    const id = await createForm(t.app, a.auth);
+    const before = await stored(id);
+    const res = await editor.post(`/console/forms/${id}/look`, { _csrf: editor.csrf, redirect_url: 'javascript:alert(1)' });
+    expect(res.statusCode).toBe(303);
+    expect(await stored(id)).toEqual(before);
+    const page = await editor.get(`/console/forms/${id}/look`);
+    expect(page.body).toContain('redirect_url must be an https URL');
+    expect((await viewer.post(`/console/forms/${id}/look`, { _csrf: viewer.csrf, language: 'es' })).statusCode).toBe(403);
+  });
+});

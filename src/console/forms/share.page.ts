@@ -1,0 +1,97 @@
+/**
+ * A form's Share page: the hosted URL and the vanity URL with copy buttons, a QR code of the address people should
+ * use, an embed snippet, and (for editors) setting the vanity name through the same forms service as the API.
+ */
+import type { FastifyInstance } from 'fastify';
+import QRCode from 'qrcode';
+import type { AppContext } from '../../context.ts';
+import { AppError } from '../../errors/app-error.ts';
+import { requireList } from '../../marketing/lists/lists.service.ts';
+import { changeForm, formOf } from '../../forms/definitions/forms.service.ts';
+import { html, raw } from '../html.ts';
+import { csrfField } from '../layout.ts';
+import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
+import { auditForm } from './form-audit.ts';
+import { formsAssets, formTabs } from './builder.view.ts';
+
+/** Letters, digits, dots, dashes and underscores: a vanity name that needs no escaping in a URL. */
+const VANITY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+function urlLine(id: string, label: string, url: string) {
+  return html`<div class="share-url">
+    <strong>${label}</strong>
+    <code id="${id}">${url}</code>
+    <button type="button" class="secondary" data-copy="${id}">Copy</button>
+    <a href="${url}" target="_blank" rel="noopener">Open</a>
+  </div>`;
+}
+
+async function sharePage(c: ConsoleContext) {
+  const form = await formOf(c.ctx, c.account.customer_id, c.params.id!);
+  const hosted = `${c.ctx.publicUrl}/f/${form.id}`;
+  const vanity = form.vanity_url ? `${c.ctx.publicUrl}/f/${encodeURIComponent(form.vanity_url)}` : undefined;
+  const best = vanity ?? hosted;
+  const qr = await QRCode.toString(best, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
+  const embed = `<a href="${best}" target="_blank" rel="noopener">${form.title.replace(/[<>&]/g, '')}</a>`;
+  return {
+    title: `Share: ${form.title}`,
+    body: html`${formsAssets()} ${formTabs(form.id, 'share')}
+      ${
+        form.active
+          ? ''
+          : html`<div class="flash flash-info" role="status">
+              This form is a draft: its addresses answer "not found" until it is published.
+            </div>`
+      }
+      <div class="card">
+        <h2>Addresses</h2>
+        ${urlLine('hosted-url', 'Hosted page', hosted)} ${vanity ? urlLine('vanity-url', 'Vanity address', vanity) : ''}
+        ${
+          c.can('edit_content')
+            ? html`<form method="post" action="/console/forms/${form.id}/vanity" class="actions">
+                ${csrfField(c.csrfToken)}
+                <div class="field">
+                  <label for="vanity">Vanity name (letters, digits, . _ -; empty for none)</label>
+                  <input type="text" id="vanity" name="vanity" value="${form.vanity_url ?? ''}" maxlength="100" />
+                </div>
+                <button type="submit" class="secondary">Set vanity name</button>
+              </form>`
+            : ''
+        }
+      </div>
+      <div class="card">
+        <h2>QR code</h2>
+        <figure class="form-qr">
+          ${raw(qr.replace('<svg ', '<svg role="img" aria-label="QR code of the form address" '))}
+          <figcaption class="muted">Opens ${best}. Print it on posters or a waiting-room card.</figcaption>
+        </figure>
+      </div>
+      <div class="card">
+        <h2>Embed on your site</h2>
+        <p>
+          A link or button for your site. The hosted page opens at its own address, so answers go straight to Sealpost and no other site can
+          frame or read the form.
+        </p>
+        <pre class="mono" id="embed-snippet">${embed}</pre>
+        <button type="button" class="secondary" data-copy="embed-snippet">Copy snippet</button>
+      </div>`,
+  };
+}
+
+/** Registers the Share page and setting the vanity name. */
+export function sharePages(app: FastifyInstance, ctx: AppContext): void {
+  consolePage(app, ctx, { path: '/console/forms/:id/share', permission: 'read', title: 'Share', render: sharePage });
+  consoleAction(app, ctx, {
+    path: '/console/forms/:id/vanity',
+    permission: 'edit_content',
+    handle: async (c) => {
+      const id = c.params.id!;
+      const name = String(c.form.vanity ?? '').trim();
+      if (name && !VANITY.test(name))
+        throw new AppError('request.unprocessable', 'a vanity name is 1 to 100 letters, digits, dots, dashes or underscores');
+      await changeForm(c.ctx, c.account.customer_id, id, { vanity_url: name }, requireList);
+      await auditForm(c, 'form.vanity', `form:${id}`, { vanity_url: name });
+      return { redirect: `/console/forms/${id}/share`, flash: name ? `Vanity name set: ${name}` : 'Vanity name removed' };
+    },
+  });
+}
