@@ -16,9 +16,16 @@ import { consolePage, notAvailable, signInUrl } from './page.ts';
 import { signInRoutes } from './sign-in.routes.ts';
 import { overviewPages } from './overview.page.ts';
 import { settingsPages } from './settings.page.ts';
+import { listsPages } from './audiences/lists.page.ts';
+import { subscribersPages } from './audiences/subscribers.page.ts';
 
 /** Every page module, in navigation order. */
-const PAGES: ((app: FastifyInstance, ctx: AppContext) => void | Promise<void>)[] = [overviewPages, settingsPages];
+const PAGES: ((app: FastifyInstance, ctx: AppContext) => void | Promise<void>)[] = [
+  overviewPages,
+  listsPages,
+  subscribersPages,
+  settingsPages,
+];
 
 /** Registers the console. */
 export async function consoleRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
