@@ -5,6 +5,7 @@ import { accountCommand, domainCommand, keyCommand } from './admin-commands.ts';
 import { capturedCommand } from './captured-commands.ts';
 import { webhookCommand } from './webhook-commands.ts';
 import { userCommand } from './user-commands.ts';
+import { subscribersCommand } from './subscriber-commands.ts';
 import { loadConfig } from '../config/load.ts';
 import { createLogger, openContext } from '../runtime.ts';
 import { migrateToLatest } from '../db/migrate.ts';
@@ -67,5 +68,6 @@ program.addCommand(keyCommand());
 program.addCommand(capturedCommand());
 program.addCommand(webhookCommand());
 program.addCommand(userCommand());
+program.addCommand(subscribersCommand());
 
 await program.parseAsync(process.argv);

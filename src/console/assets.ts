@@ -31,6 +31,7 @@ function load(name: string, type: string): Asset {
 const ASSETS: Record<string, Asset> = {
   'console.css': load('console.css', 'text/css; charset=utf-8'),
   'console.js': load('console.js', 'text/javascript; charset=utf-8'),
+  'progress.js': load('progress.js', 'text/javascript; charset=utf-8'),
 };
 
 /** The URL of an asset, with its content hash so browsers may keep it for a long time. */

@@ -18,11 +18,13 @@ import { overviewPages } from './overview.page.ts';
 import { settingsPages } from './settings.page.ts';
 import { listsPages } from './audiences/lists.page.ts';
 import { subscribersPages } from './audiences/subscribers.page.ts';
+import { importsPages } from './audiences/imports.page.ts';
 
 /** Every page module, in navigation order. */
 const PAGES: ((app: FastifyInstance, ctx: AppContext) => void | Promise<void>)[] = [
   overviewPages,
   listsPages,
+  importsPages,
   subscribersPages,
   settingsPages,
 ];
