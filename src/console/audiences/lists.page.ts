@@ -49,7 +49,14 @@ export function listsPages(app: FastifyInstance, ctx: AppContext): void {
                                   : html`<form class="inline" method="post" action="/console/audiences/lists/${seg(l.id)}/rename">
                                         ${csrfField(c.csrfToken)}
                                         <label for="rename-${l.id}">New name for ${l.attributes.name}</label>
-                                        <input id="rename-${l.id}" name="name" value="${l.attributes.name}" required maxlength="255" />
+                                        <input
+                                          type="text"
+                                          id="rename-${l.id}"
+                                          name="name"
+                                          value="${l.attributes.name}"
+                                          required
+                                          maxlength="255"
+                                        />
                                         <button type="submit">Rename</button>
                                       </form>
                                       <form class="inline" method="post" action="/console/audiences/lists/${seg(l.id)}/delete">
@@ -75,7 +82,9 @@ export function listsPages(app: FastifyInstance, ctx: AppContext): void {
                 <h2>New list</h2>
                 <form method="post" action="/console/audiences/lists">
                   ${csrfField(c.csrfToken)}
-                  <div class="field"><label for="new-list">Name</label><input id="new-list" name="name" required maxlength="255" /></div>
+                  <div class="field">
+                    <label for="new-list">Name</label><input type="text" id="new-list" name="name" required maxlength="255" />
+                  </div>
                   <button type="submit" class="button">Create list</button>
                 </form>
               </div>`

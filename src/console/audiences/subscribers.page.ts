@@ -48,7 +48,7 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
         body: html`<p><a href="/console/audiences">← All lists</a></p>
           <div class="card">
             <form class="filters" method="get" action="${base}" role="search">
-              <div class="field"><label for="q">Search name or email</label><input id="q" name="q" value="${search}" /></div>
+              <div class="field"><label for="q">Search name or email</label><input type="text" id="q" name="q" value="${search}" /></div>
               <div class="field">
                 <label for="status">Status</label>
                 <select id="status" name="status">
@@ -168,8 +168,8 @@ function addForm(c: ConsoleContext, listId: string): SafeHtml {
     <form method="post" action="/console/audiences/lists/${seg(listId)}/subscribers">
       ${csrfField(c.csrfToken)}
       <div class="field"><label for="add-email">Email</label><input id="add-email" name="email" type="email" required /></div>
-      <div class="field"><label for="add-first">First name</label><input id="add-first" name="first_name" /></div>
-      <div class="field"><label for="add-last">Last name</label><input id="add-last" name="last_name" /></div>
+      <div class="field"><label for="add-first">First name</label><input type="text" id="add-first" name="first_name" /></div>
+      <div class="field"><label for="add-last">Last name</label><input type="text" id="add-last" name="last_name" /></div>
       <button type="submit" class="button">Add subscriber</button>
     </form>
   </div>`;
@@ -199,22 +199,22 @@ function subscriberBody(c: ConsoleContext, s: Full, lists: Lists): SafeHtml {
           <label for="s-email">Email</label><input id="s-email" name="email" type="email" value="${a.email}" required ${dis} />
         </div>
         <div class="field">
-          <label for="s-first">First name</label><input id="s-first" name="first_name" value="${a.first_name ?? ''}" ${dis} />
+          <label for="s-first">First name</label><input type="text" id="s-first" name="first_name" value="${a.first_name ?? ''}" ${dis} />
         </div>
         <div class="field">
-          <label for="s-last">Last name</label><input id="s-last" name="last_name" value="${a.last_name ?? ''}" ${dis} />
+          <label for="s-last">Last name</label><input type="text" id="s-last" name="last_name" value="${a.last_name ?? ''}" ${dis} />
         </div>
         <div class="field">
-          <label for="s-phone">Phone</label><input id="s-phone" name="phone_number" value="${a.phone_number ?? ''}" ${dis} />
+          <label for="s-phone">Phone</label><input type="text" id="s-phone" name="phone_number" value="${a.phone_number ?? ''}" ${dis} />
         </div>
         <h3>Custom fields</h3>
         ${[...a.custom_fields.map((f) => ({ name: f.custom_field_name, value: f.custom_field_value })), { name: '', value: '' }].map(
           (f, i) =>
             html`<div class="field">
               <label for="cf-name-${i}">Field name${f.name ? '' : ' (new)'}</label>
-              <input id="cf-name-${i}" name="field_name" value="${f.name}" ${dis} />
+              <input type="text" id="cf-name-${i}" name="field_name" value="${f.name}" ${dis} />
               <label for="cf-value-${i}">Value</label>
-              <input id="cf-value-${i}" name="field_value" value="${f.value}" ${dis} />
+              <input type="text" id="cf-value-${i}" name="field_value" value="${f.value}" ${dis} />
             </div>`,
         )}
         ${edit ? html`<button type="submit" class="button">Save</button>` : ''}
