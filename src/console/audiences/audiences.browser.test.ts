@@ -42,7 +42,7 @@ async function check(page: Page, name: string): Promise<void> {
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {
-    const r = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run();
+    const r = await (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run();
     return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
   });
   expect(violations, name).toEqual([]);
