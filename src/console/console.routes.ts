@@ -19,6 +19,8 @@ import { settingsPages } from './settings.page.ts';
 import { listsPages } from './audiences/lists.page.ts';
 import { subscribersPages } from './audiences/subscribers.page.ts';
 import { importsPages } from './audiences/imports.page.ts';
+import { campaignsPages } from './campaigns/campaigns.page.ts';
+import { sendPages } from './campaigns/send.page.ts';
 
 /** Every page module, in navigation order. */
 const PAGES: ((app: FastifyInstance, ctx: AppContext) => void | Promise<void>)[] = [
@@ -26,6 +28,8 @@ const PAGES: ((app: FastifyInstance, ctx: AppContext) => void | Promise<void>)[]
   listsPages,
   importsPages,
   subscribersPages,
+  campaignsPages,
+  sendPages,
   settingsPages,
 ];
 
