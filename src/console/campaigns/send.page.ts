@@ -1,6 +1,6 @@
 /**
- * A send at `/console/campaigns/sends/:id`: its state and live counters (expanded, sent, delivered, bounced, per
- * second), refreshed every second by progress.js from `…/progress.json` without reloading; pause and resume.
+ * A send at `/console/campaigns/sends/:id`: its state and live counters (expanded, sent, delivered, bounced, opened,
+ * clicked, per second), refreshed every second by progress.js from `…/progress.json` without reloading; pause and resume.
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
@@ -26,6 +26,8 @@ export function sendProgress(s: SendRow, now = Date.now()) {
     sent,
     delivered: Number(s.delivered_count),
     bounced: Number(s.bounced_count),
+    opened: Number(s.viewed_count),
+    clicked: Number(s.clicked_count),
     per_second: seconds ? Math.round((sent / seconds) * 10) / 10 : 0,
     finished: !LIVE.includes(s.state),
   };
@@ -68,6 +70,14 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
               <div>
                 <dt>Bounced</dt>
                 <dd data-field="bounced">${p.bounced.toLocaleString('en')}</dd>
+              </div>
+              <div>
+                <dt>Opened</dt>
+                <dd data-field="opened">${p.opened.toLocaleString('en')}</dd>
+              </div>
+              <div>
+                <dt>Clicked</dt>
+                <dd data-field="clicked">${p.clicked.toLocaleString('en')}</dd>
               </div>
               <div>
                 <dt>Per second</dt>
