@@ -14,18 +14,21 @@ import { registerMetrics } from '../http/metrics.ts';
 import { registerRoutes } from './routes.ts';
 import { lazyCompilersFactory } from '../http/lazy-compilers.ts';
 import type { TypedApp } from '../http/typed.ts';
+import { loggableRequest } from '../http/log-redaction.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Options for building the app; tests may add routes of their own. */
 export interface BuildOptions {
   extraRoutes?: (app: TypedApp) => void | Promise<void>;
+  /** Called for every route as it is added (the route table snapshot reads them here). */
+  onRoute?: (route: { method: string | string[]; url: string }) => void;
 }
 
 /** Builds the Fastify app over a context. The caller listens (or injects) and closes it. */
 export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: ctx.log as FastifyBaseLogger,
+    loggerInstance: ctx.log.child({}, { serializers: { req: loggableRequest } }) as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,
     requestIdHeader: false,
@@ -43,16 +46,18 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     schemaController: { compilersFactory: lazyCompilersFactory() },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (opts.onRoute) app.addHook('onRoute', opts.onRoute);
 
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    reply.header('x-content-type-options', 'nosniff');
   });
   registerErrorHandler(app);
   registerBodyRules(app);
   await app.register(multipart, { limits: { fileSize: 1_000_000, files: 2, fields: 10 } });
-  registerAuth(app, ctx.database);
+  registerAuth(app, ctx.database, ctx.authThrottle);
   await registerRateLimit(app, ctx.config);
-  const registry = registerMetrics(app);
+  const registry = registerMetrics(app, [ctx.authThrottle.metric]);
 
   await app.register(swagger, {
     openapi: {

@@ -1,4 +1,5 @@
 /** Form definitions: create, read, list, change, archive, delete, copy, statistics and the public read. */
+import { requireList } from '../../marketing/lists/lists.service.ts';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
@@ -87,13 +88,20 @@ export async function createForm(ctx: AppContext, customerId: number, body: Crea
     signature_confirmation_label: body.signature_confirmation_label ?? null,
     submission_count: 0,
     type: body.type ?? null,
-    subscription_list_id: body.subscription_list_id ?? null,
+    subscription_list_id: await ownListId(ctx, customerId, body.subscription_list_id),
     deleted: 0,
     archived: 0,
     created_at: now,
     updated_at: now,
   });
   return { id };
+}
+
+/** A subscription list id the form may name: one of the account's own lists (another account's is not found), or none. */
+async function ownListId(ctx: AppContext, customerId: number, listId: string | null | undefined): Promise<string | null> {
+  if (listId === undefined || listId === null || listId === '') return null;
+  await requireList(ctx.database.reader, customerId, listId);
+  return listId;
 }
 
 /** One form of the account, or form.not_found. */
@@ -144,7 +152,7 @@ export async function changeForm(
     ...((body.form_html !== undefined || def) && { form_html: body.form_html ?? renderFragment(def!.components) }),
     ...(body.form_css !== undefined && { form_css: body.form_css }),
     ...(body.recipient !== undefined && { recipient: recipients(body.recipient) }),
-    ...(body.subscription_list_id !== undefined && { subscription_list_id: body.subscription_list_id }),
+    ...(body.subscription_list_id !== undefined && { subscription_list_id: await ownListId(ctx, customerId, body.subscription_list_id) }),
     ...(body.type !== undefined && { type: body.type }),
     ...(body.active !== undefined && { active: body.active ? 1 : 0 }),
     ...(body.signable !== undefined && { signable: body.signable ? 1 : 0 }),
