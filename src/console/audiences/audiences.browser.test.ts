@@ -3,20 +3,17 @@
  * progress, across a reload, and the rejected-row report), look at a list and a subscriber, and a viewer who sees no
  * way to change anything. Every page is screenshotted at desktop and phone width and checked with axe-core.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { checkPage, chromiumPresent, launchChromium, screenshot } from '../browser.test-support.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { startTestWorker } from '../../test/worker.ts';
 import type { Worker } from '../../jobs/worker.ts';
 import { importQueue } from '../../marketing/imports/import.run.ts';
 import { createTestUser, TEST_PASSWORD } from '../console.test-support.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SHOTS = '.test-artifacts/console';
+const present = chromiumPresent;
 
 let t: TestApp;
 let a: TestAccount;
@@ -30,22 +27,6 @@ async function signIn(page: Page, email: string): Promise<void> {
   await page.getByLabel('Password').fill(TEST_PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`${base}/console`);
-}
-
-/** Screenshots the page at desktop and phone width and asserts axe finds nothing serious or critical. */
-async function check(page: Page, name: string): Promise<void> {
-  mkdirSync(SHOTS, { recursive: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: `${SHOTS}/${name}-phone.png`, fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const r = await (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run();
-    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
-  });
-  expect(violations, name).toEqual([]);
 }
 
 function bigCsv(): string {
@@ -64,10 +45,7 @@ describe.skipIf(!present)('audiences in Chromium', () => {
     a = await t.createAccount();
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     worker = startTestWorker(t, {}, (ctx) => importQueue(ctx), 200);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -84,7 +62,7 @@ describe.skipIf(!present)('audiences in Chromium', () => {
     await page.getByLabel('Name', { exact: true }).fill('Patients');
     await page.getByRole('button', { name: 'Create list' }).click();
     await page.getByText('The list "Patients" was created.').waitFor();
-    await check(page, 'audiences');
+    await checkPage(page, 'audiences');
 
     await page.getByRole('link', { name: 'Import subscribers from a CSV file' }).click();
     await page.getByLabel('Into list').selectOption({ label: 'Patients' });
@@ -92,7 +70,7 @@ describe.skipIf(!present)('audiences in Chromium', () => {
     await page.getByRole('button', { name: 'Upload' }).click();
     await page.getByText('Column “Clinic”').waitFor();
     expect(await page.getByLabel('Column “email”').inputValue()).toBe('email');
-    await check(page, 'audiences-import-mapping');
+    await checkPage(page, 'audiences-import-mapping');
 
     await page.getByRole('button', { name: 'Dry run' }).click();
     await page.getByText('Dry run finished: nothing was written').waitFor();
@@ -100,15 +78,14 @@ describe.skipIf(!present)('audiences in Chromium', () => {
 
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     await page.locator('progress').waitFor();
-    mkdirSync(SHOTS, { recursive: true });
-    await page.screenshot({ path: `${SHOTS}/audiences-import-progress.png`, fullPage: true });
+    await screenshot(page, 'audiences-import-progress');
     await page.reload();
     await expect.poll(() => page.locator('progress').count()).toBe(1);
     await page.getByText('Imported', { exact: true }).waitFor({ timeout: 60_000 });
     expect(await page.locator('progress').getAttribute('value')).toBe('100');
     expect(await page.locator('[data-field="failed"]').textContent()).toBe('2');
     expect(await page.locator('[data-field="added"]').textContent()).toBe('9,998');
-    await check(page, 'audiences-import-done');
+    await checkPage(page, 'audiences-import-done');
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /rejected rows/ }).click()]);
     const report = readFileSync((await download.path())!, 'utf8')
@@ -122,9 +99,9 @@ describe.skipIf(!present)('audiences in Chromium', () => {
     await page.getByRole('button', { name: 'Show' }).click();
     await page.getByRole('link', { name: 'person9999@example.org', exact: true }).click();
     expect(await page.getByLabel('Value').first().inputValue()).toBe('North');
-    await check(page, 'audiences-subscriber');
+    await checkPage(page, 'audiences-subscriber');
     await page.goBack();
-    await check(page, 'audiences-list');
+    await checkPage(page, 'audiences-list');
   }, 120_000);
 
   it('shows a viewer the audiences without any control that changes them', async () => {
@@ -136,7 +113,7 @@ describe.skipIf(!present)('audiences in Chromium', () => {
     expect(await page.getByRole('button').allTextContents()).toEqual(['Sign out']);
     await page.goto(`${base}/console/audiences/imports`);
     expect(await page.locator('input[type=file]').count()).toBe(0);
-    await check(page, 'audiences-viewer');
+    await checkPage(page, 'audiences-viewer');
     await context.close();
   });
 });

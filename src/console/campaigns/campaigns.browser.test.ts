@@ -3,10 +3,9 @@
  * sink, watch the send's figures change on its page, open and click the real tracking links of a received mail and see
  * the counters follow. Every page is screenshotted (desktop and phone) and checked with axe-core.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { checkPage, chromiumPresent, launchChromium } from '../browser.test-support.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.ts';
 import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
@@ -16,10 +15,7 @@ import { createList } from '../../marketing/lists/lists.service.ts';
 import { createSubscriber } from '../../marketing/subscribers/subscribers.service.ts';
 import { createTestUser, TEST_PASSWORD } from '../console.test-support.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SHOTS = '.test-artifacts/console';
+const present = chromiumPresent;
 
 let t: TestApp;
 let a: TestAccount;
@@ -27,21 +23,6 @@ let sink: SmtpSink;
 let worker: Worker;
 let browser: Browser;
 let base: string;
-
-async function check(page: Page, name: string): Promise<void> {
-  mkdirSync(SHOTS, { recursive: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: `${SHOTS}/${name}-phone.png`, fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const r = await (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run();
-    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
-  });
-  expect(violations, name).toEqual([]);
-}
 
 /** A URL from a received mail, pointed at the test server. */
 const local = (url: string) => {
@@ -56,10 +37,7 @@ describe.skipIf(!present)('campaigns in Chromium', () => {
     a = await t.createAccount();
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     worker = startDeliveryWorker(t);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -90,7 +68,7 @@ describe.skipIf(!present)('campaigns in Chromium', () => {
     await page
       .getByLabel('HTML', { exact: true })
       .fill('<p>Hello {{first_name}},</p><p><a href="https://clinic.example.org/flu">Book a flu shot</a></p>');
-    await check(page, 'campaigns');
+    await checkPage(page, 'campaigns');
     await page.getByRole('button', { name: 'Save mailing' }).click();
     await page.getByText('The mailing was saved.').waitFor();
 
@@ -98,14 +76,14 @@ describe.skipIf(!present)('campaigns in Chromium', () => {
     await page.getByRole('button', { name: 'Send test' }).click();
     await page.getByText('A test was sent to ana@example.org.').waitFor();
     await waitFor(() => sink.received.some((m) => m.to.includes('ana@example.org')), 15_000, 50, 'the test mail');
-    await check(page, 'campaigns-mailing');
+    await checkPage(page, 'campaigns-mailing');
 
     await page.getByLabel('To list').selectOption({ label: 'Patients (3)' });
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await page.getByText('The send has started.').waitFor();
     await page.getByText('sent', { exact: true }).waitFor({ timeout: 30_000 });
     expect(await page.locator('[data-field="delivered"]').textContent()).toBe('3');
-    await check(page, 'campaigns-send');
+    await checkPage(page, 'campaigns-send');
 
     const received = await waitFor(() => sink.received.find((m) => m.to.includes('bo@example.org')), 15_000);
     const mail = await received.parsed();
@@ -117,6 +95,6 @@ describe.skipIf(!present)('campaigns in Chromium', () => {
     await page.reload();
     expect(await page.locator('[data-field="opened"]').textContent()).toBe('1');
     expect(await page.locator('[data-field="clicked"]').textContent()).toBe('1');
-    await check(page, 'campaigns-send-engaged');
+    await checkPage(page, 'campaigns-send-engaged');
   }, 120_000);
 });
