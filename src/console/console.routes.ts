@@ -11,7 +11,7 @@ import { AppError } from '../errors/app-error.ts';
 import { assetRoutes } from './assets.ts';
 import { setConsoleHeaders } from './headers.ts';
 import { html } from './html.ts';
-import { NAV, plainPage } from './layout.ts';
+import { NAV, plainPage, sentence } from './layout.ts';
 import { consolePage, notAvailable, signInUrl } from './page.ts';
 import { signInRoutes } from './sign-in.routes.ts';
 import { overviewPages } from './overview.page.ts';
@@ -21,6 +21,9 @@ import { subscribersPages } from './audiences/subscribers.page.ts';
 import { importsPages } from './audiences/imports.page.ts';
 import { campaignsPages } from './campaigns/campaigns.page.ts';
 import { sendPages } from './campaigns/send.page.ts';
+import { twoFactorPages } from './two-factor.page.ts';
+import { userPages } from './users.page.ts';
+import { auditPages } from './audit.page.ts';
 
 /** Every page module, in navigation order. */
 const PAGES: ((app: FastifyInstance, ctx: AppContext) => void | Promise<void>)[] = [
@@ -31,6 +34,10 @@ const PAGES: ((app: FastifyInstance, ctx: AppContext) => void | Promise<void>)[]
   campaignsPages,
   sendPages,
   settingsPages,
+  settingsPages,
+  twoFactorPages,
+  userPages,
+  auditPages,
 ];
 
 /** Registers the console. */
@@ -63,7 +70,7 @@ export async function consoleRoutes(app: FastifyInstance, ctx: AppContext): Prom
         .send(
           plainPage(
             title,
-            html`<p>${text}</p>
+            html`<p>${sentence(text)}</p>
               <p><a href="/console">Back to the console</a></p>`,
           ),
         );
