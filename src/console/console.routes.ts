@@ -34,7 +34,6 @@ const PAGES: ((app: FastifyInstance, ctx: AppContext) => void | Promise<void>)[]
   campaignsPages,
   sendPages,
   settingsPages,
-  settingsPages,
   twoFactorPages,
   userPages,
   auditPages,
