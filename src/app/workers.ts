@@ -3,12 +3,10 @@ import type { AppContext } from '../context.ts';
 import type { QueueSpec } from '../jobs/worker.ts';
 import type { PeriodicTask } from '../jobs/scheduler.ts';
 import { jobsWork, type BackgroundWork } from '../jobs/jobs.worker.ts';
-import { emailWork } from '../email/email.worker.ts';
-import type { DeliveryOptions } from '../email/delivery.service.ts';
+import { emailWork, type DeliveryOptions } from '../email/email.worker.ts';
 import { webhookWork, type WebhookOptions } from '../webhooks/webhooks.worker.ts';
 import { formsWork } from '../forms/forms.worker.ts';
-import { marketingWork } from '../marketing/marketing.worker.ts';
-import { addRespondentToList } from '../marketing/subscribers/form-respondents.ts';
+import { marketingWork, respondentHandOver } from '../marketing/marketing.worker.ts';
 import { usersWork } from '../users/users.worker.ts';
 
 /** What the background work may be given besides the context (tests replace DNS here). */
@@ -19,7 +17,7 @@ const WORK: BackgroundWork<BackgroundOptions>[] = [
   jobsWork,
   emailWork,
   webhookWork,
-  formsWork(addRespondentToList),
+  formsWork(respondentHandOver),
   marketingWork,
   usersWork,
 ];

@@ -5,6 +5,10 @@ import { dripTasks } from './drips/drips.enroll.ts';
 import { marketingQueues, type MarketingQueueOptions } from './campaigns/delivery.ts';
 import { marketingRetentionTask } from './campaigns/captured.ts';
 import { importQueue } from './imports/import.run.ts';
+import { addRespondentToList } from './subscribers/form-respondents.ts';
+
+/** The step the forms worker is handed: a marketing form's respondent joins the form's list. */
+export const respondentHandOver = addRespondentToList;
 
 /** The drip and campaign queues, the drip enrolment task and the retention of captured marketing mail. */
 export const marketingWork: BackgroundWork<MarketingQueueOptions> = {
