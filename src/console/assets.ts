@@ -1,9 +1,9 @@
 /** The console's stylesheet and script, read once at start and served from `/console/assets/` with a content hash in the URL. */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { packageRoot } from '../config/package-root.ts';
 
 interface Asset {
   body: Buffer;
@@ -11,20 +11,8 @@ interface Asset {
   hash: string;
 }
 
-/**
- * The assets folder, found from the package root rather than from this module, because the command also runs as one
- * bundled file in dist/ (see bin/build.js).
- */
-function assetDir(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-  return path.join(dir, 'src', 'console', 'assets');
-}
-
-const ASSET_DIR = assetDir();
-
 function load(name: string, type: string): Asset {
-  const body = readFileSync(path.join(ASSET_DIR, name));
+  const body = readFileSync(path.join(packageRoot(), 'src', 'console', 'assets', name));
   return { body, type, hash: createHash('sha256').update(body).digest('hex').slice(0, 12) };
 }
 

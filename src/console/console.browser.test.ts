@@ -1,17 +1,16 @@
 /** The console in headless Chromium: sign-in and the way back, a wrong password, every page on a phone, and axe-core. */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumPresent, launchChromium } from '../test/browser.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { createTestUser, TEST_PASSWORD } from './console.test-support.ts';
 import type { User } from '../users/users.service.ts';
 import { Secret, TOTP } from 'otpauth';
 import { issueUserLink } from '../users/users.service.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
-if (!present) console.warn(`console browser test skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
+const present = chromiumPresent('console browser test');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = '.test-artifacts/console';
 
@@ -44,19 +43,7 @@ describe.skipIf(!present)('console in Chromium', () => {
     a = await t.createAccount({ username: 'northclinic' });
     owner = await createTestUser(t, a.account.customer_id, 'owner', { email: 'owner@northclinic.example' });
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     mkdirSync(SHOTS, { recursive: true });
   });
   afterAll(async () => {
