@@ -12,6 +12,7 @@ import { deliverBench } from './deliver.ts';
 import { smtpBench } from './smtp.ts';
 import { formsExportBench, formsSubmitBench } from './forms.ts';
 import { bulkImportBench } from './bulk.ts';
+import { csvImportBench } from './csv-import.ts';
 import { campaignExpansionBench, transactionalLatencyBench } from './campaign.ts';
 import { backupBench } from './backup.ts';
 import { endToEndBench } from './e2e.ts';
@@ -29,6 +30,7 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
   'forms-submit': () => formsSubmitBench(seconds),
   'forms-export': () => formsExportBench(Number(process.env.BENCH_FORMS_EXPORT_ROWS ?? 100_000)),
   'bulk-import': () => bulkImportBench(Number(process.env.BENCH_BULK_SUBSCRIBERS ?? 100_000)),
+  'csv-import': () => csvImportBench(Number(process.env.BENCH_CSV_IMPORT_ROWS ?? 1_000_000)),
   'campaign-expand': () => campaignExpansionBench((process.env.BENCH_CAMPAIGN_SIZES ?? '100000,1000000').split(',').map(Number)),
   'campaign-latency': () => transactionalLatencyBench(seconds),
   backup: () => backupBench(Number(process.env.BENCH_BACKUP_MB ?? 256)),

@@ -21,6 +21,7 @@ const ASSETS: Record<string, Asset> = {
   'console.js': load('console.js', 'text/javascript; charset=utf-8'),
   'forms.css': load('forms.css', 'text/css; charset=utf-8'),
   'forms.js': load('forms.js', 'text/javascript; charset=utf-8'),
+  'progress.js': load('progress.js', 'text/javascript; charset=utf-8'),
 };
 
 /** The URL of an asset, with its content hash so browsers may keep it for a long time. */

@@ -16,6 +16,11 @@ import { consolePage, notAvailable, signInUrl } from './page.ts';
 import { signInRoutes } from './sign-in.routes.ts';
 import { overviewPages } from './overview.page.ts';
 import { settingsPages } from './settings.page.ts';
+import { listsPages } from './audiences/lists.page.ts';
+import { subscribersPages } from './audiences/subscribers.page.ts';
+import { importsPages } from './audiences/imports.page.ts';
+import { campaignsPages } from './campaigns/campaigns.page.ts';
+import { sendPages } from './campaigns/send.page.ts';
 import { twoFactorPages } from './two-factor.page.ts';
 import { userPages } from './users.page.ts';
 import { auditPages } from './audit.page.ts';
@@ -25,6 +30,11 @@ import { formsPages } from './forms/forms.page.ts';
 const PAGES: ((app: FastifyInstance, ctx: AppContext) => void | Promise<void>)[] = [
   overviewPages,
   formsPages,
+  listsPages,
+  importsPages,
+  subscribersPages,
+  campaignsPages,
+  sendPages,
   settingsPages,
   twoFactorPages,
   userPages,

@@ -10,6 +10,7 @@ import * as m0006 from './migrations/0006_campaigns.ts';
 import * as m0007 from './migrations/0007_drips.ts';
 import * as m0008 from './migrations/0008_console.ts';
 import * as m0009 from './migrations/0009_suppressions.ts';
+import * as m0010 from './migrations/0010_subscriber_imports.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0007_drips': m0007,
   '0008_console': m0008,
   '0009_suppressions': m0009,
+  '0010_subscriber_imports': m0010,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -45,6 +45,7 @@ import type {
   AccountSecurityTable,
   AuditLogTable,
 } from './tables/console.ts';
+import type { SubscriberImportsTable, SubscriberImportChunksTable, SubscriberImportErrorsTable } from './tables/imports.ts';
 
 export type * from './tables/core.ts';
 export type * from './tables/email.ts';
@@ -52,6 +53,7 @@ export type * from './tables/forms.ts';
 export type * from './tables/marketing.ts';
 export type * from './tables/campaigns.ts';
 export type * from './tables/console.ts';
+export type * from './tables/imports.ts';
 
 /** The whole schema as Kysely sees it. */
 export interface DB {
@@ -96,6 +98,9 @@ export interface DB {
   sign_in_throttles: SignInThrottlesTable;
   account_security: AccountSecurityTable;
   audit_log: AuditLogTable;
+  subscriber_imports: SubscriberImportsTable;
+  subscriber_import_chunks: SubscriberImportChunksTable;
+  subscriber_import_errors: SubscriberImportErrorsTable;
 }
 
 /** A database handle or an open transaction: repositories accept either. */

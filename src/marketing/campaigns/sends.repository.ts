@@ -269,6 +269,18 @@ export async function requeueParked(db: Queryable, sendId: number, now: number):
   return rows.length;
 }
 
+/** The latest sends of one mailing, newest first. */
+export async function sendsOfMailingRows(db: Queryable, customerId: number, mailingId: number, limit: number): Promise<SendRow[]> {
+  return db
+    .selectFrom('campaign_mailing_sends')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .where('campaign_mailing_id', '=', mailingId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
 /** Marks a send fully expanded: every delivery row exists, the send is sending until they settle. */
 export async function markExpanded(db: Queryable, sendId: number, now: number): Promise<void> {
   await db

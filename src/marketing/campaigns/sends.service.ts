@@ -28,6 +28,7 @@ import {
   moveSend,
   requeueParked,
   scheduledSends,
+  sendsOfMailingRows,
   type SendRow,
 } from './sends.repository.ts';
 import { findBySubjectKey, findMailing } from '../mailings/mailings.repository.ts';
@@ -240,4 +241,10 @@ export async function resumeSend(ctx: AppContext, customerId: number, raw: strin
   ctx.wake(EXPAND_QUEUE);
   ctx.wake(MARKETING_DELIVERY_QUEUE);
   return (await findSend(ctx.database.db, customerId, send.id))!;
+}
+
+/** The latest sends of a mailing, newest first. */
+export async function sendsOfMailing(ctx: AppContext, customerId: number, rawMailingId: string, limit = 20): Promise<SendRow[]> {
+  const mailing = await requireMailing(ctx.database.reader, customerId, rawMailingId);
+  return sendsOfMailingRows(ctx.database.reader, customerId, Number(mailing.id), limit);
 }

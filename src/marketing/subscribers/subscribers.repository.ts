@@ -19,6 +19,8 @@ export interface SubscriberPageQuery {
   orderBy: SubscriberOrder;
   direction: 'asc' | 'desc';
   listId: number | null;
+  /** Only globally unsubscribed subscribers (true) or only the others (false). */
+  unsubscribed?: boolean;
 }
 
 /** One subscriber of an account. */
@@ -69,6 +71,7 @@ export async function pageOfSubscribers(db: Queryable, customerId: number, q: Su
     const listId = q.listId;
     query = query.innerJoin('subscription_list_members as m', (j) => j.onRef('m.subscriber_id', '=', 's.id').on('m.list_id', '=', listId));
   }
+  if (q.unsubscribed !== undefined) query = query.where('s.unsubscribed', '=', q.unsubscribed ? 1 : 0);
   for (const word of q.words) {
     const pattern = `%${word.toLowerCase()}%`;
     query = query.where((eb) =>

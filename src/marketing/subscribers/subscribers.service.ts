@@ -37,6 +37,8 @@ export interface SubscribersQuery {
   order_by: SubscriberOrder;
   order: 'asc' | 'desc';
   subscription_list_id?: string;
+  /** Only subscribers unsubscribed from everything (true) or not (false). */
+  unsubscribed?: boolean;
 }
 
 /** The subscriber fields of a create. */
@@ -82,6 +84,7 @@ export async function subscribersOf(ctx: AppContext, customerId: number, q: Subs
     orderBy: q.order_by,
     direction: q.order,
     listId,
+    unsubscribed: q.unsubscribed,
   });
   return rows.map(shortView);
 }

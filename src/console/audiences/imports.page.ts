@@ -1,0 +1,255 @@
+/**
+ * Imports at `/console/audiences/imports`: upload a CSV file into a list, map its columns, run a dry run that reports
+ * what would change, then import. The pass runs as a background job; the page shows its progress (polling a small JSON
+ * endpoint, so it survives a reload) and offers the rejected rows as a CSV report. Looking needs `read`; uploading and
+ * starting need `edit_content`. Uploads and starts are audited.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { AppError } from '../../errors/app-error.ts';
+import { listsOf } from '../../marketing/lists/lists.service.ts';
+import {
+  errorReport,
+  importOf,
+  importsOf,
+  startImport,
+  uploadImport,
+  type ImportField,
+  type ImportMapping,
+  type ImportView,
+} from '../../marketing/imports/imports.service.ts';
+import { assetUrl } from '../assets.ts';
+import { html, type SafeHtml } from '../html.ts';
+import { csrfField } from '../layout.ts';
+import { consoleAction, consolePage, guard, type ConsoleContext } from '../page.ts';
+import { audited, field, seg } from './audit.ts';
+
+/** The largest CSV file the console accepts (about two million rows of a few columns). */
+const MAX_UPLOAD_BYTES = 200 * 1024 * 1024;
+
+const FIELD_LABELS: [ImportField | '', string][] = [
+  ['', 'Ignore'],
+  ['email', 'Email'],
+  ['first_name', 'First name'],
+  ['last_name', 'Last name'],
+  ['custom', 'Custom field (named by the column)'],
+];
+
+const STATE_TEXT: Record<string, string> = {
+  uploaded: 'Uploaded: map the columns, then run a dry run or import',
+  queued: 'Waiting for a worker',
+  running: 'Running',
+  checked: 'Dry run finished: nothing was written',
+  done: 'Imported',
+  failed: 'Failed',
+};
+
+/** Registers the import pages and actions. */
+export function importsPages(app: FastifyInstance, ctx: AppContext): void {
+  consolePage(app, ctx, {
+    path: '/console/audiences/imports',
+    permission: 'read',
+    title: 'Import subscribers',
+    render: async (c) => {
+      const [lists, imports] = await Promise.all([listsOf(ctx, c.account.customer_id), importsOf(ctx, c.account.customer_id)]);
+      return html`<p><a href="/console/audiences">← All lists</a></p>
+        ${
+          c.can('edit_content')
+            ? html`<div class="card">
+                <h2>Upload a CSV file</h2>
+                <p class="muted">The first line names the columns. One column holds the email address; you choose the others next.</p>
+                <form method="post" action="/console/audiences/imports" enctype="multipart/form-data">
+                  ${csrfField(c.csrfToken)}
+                  <div class="field">
+                    <label for="list">Into list</label>
+                    <select id="list" name="list">
+                      ${lists.map((l) => html`<option value="${l.id}">${l.attributes.name}</option>`)}
+                    </select>
+                  </div>
+                  <div class="field">
+                    <label for="file">CSV file</label><input id="file" name="file" type="file" accept=".csv,text/csv" required />
+                  </div>
+                  <button type="submit" class="button">Upload</button>
+                </form>
+              </div>`
+            : ''
+        }
+        <div class="card">
+          <h2>Recent imports</h2>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">File</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Rows</th>
+                  <th scope="col">Rejected</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${
+                  imports.length === 0
+                    ? html`<tr>
+                        <td colspan="4">No imports yet.</td>
+                      </tr>`
+                    : ''
+                }
+                ${imports.map(
+                  (i) =>
+                    html`<tr>
+                      <td><a href="/console/audiences/imports/${seg(i.id)}">${i.file_name}</a></td>
+                      <td>${STATE_TEXT[i.state] ?? i.state}</td>
+                      <td>${i.rows_done.toLocaleString('en')}</td>
+                      <td>${i.failed.toLocaleString('en')}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>
+        </div>`;
+    },
+  });
+
+  app.post('/console/audiences/imports', { schema: { hide: true } }, async (req, reply) => {
+    if (!req.isMultipart()) throw new AppError('marketing.import_invalid', 'send the file as multipart/form-data');
+    const fields: Record<string, string> = {};
+    for await (const part of req.parts({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } })) {
+      if (part.type === 'field') {
+        fields[part.fieldname] = String(part.value);
+        continue;
+      }
+      req.body = fields;
+      const c = await guard(ctx, req, reply, 'edit_content');
+      if (!c) return reply;
+      const up = await uploadImport(ctx, c.account.customer_id, {
+        listId: fields.list ?? '',
+        fileName: part.filename,
+        source: part.file,
+        createdBy: c.user.id,
+      });
+      if (part.file.truncated)
+        throw new AppError(
+          'marketing.import_invalid',
+          `the file is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB; import it with the sealpost command`,
+        );
+      await audited(c, 'import.upload', `import:${up.id}`, { list: up.list_id, file: up.file_name, bytes: up.total_bytes });
+      return reply.code(303).redirect(`/console/audiences/imports/${seg(up.id)}`, 303);
+    }
+    throw new AppError('marketing.import_invalid', 'choose a CSV file to upload');
+  });
+
+  consolePage(app, ctx, {
+    path: '/console/audiences/imports/:id',
+    permission: 'read',
+    title: 'Import',
+    render: async (c) => {
+      const i = await importOf(ctx, c.account.customer_id, c.params.id!);
+      return { title: `Import: ${i.file_name}`, body: importBody(c, i) };
+    },
+  });
+
+  app.get<{ Params: { id: string } }>('/console/audiences/imports/:id/progress.json', { schema: { hide: true } }, async (req, reply) => {
+    const c = await guard(ctx, req, reply, 'read');
+    if (!c) return reply;
+    const i = await importOf(ctx, c.account.customer_id, req.params.id);
+    return reply.header('cache-control', 'no-store').send({ ...progressFields(i), finished: !['queued', 'running'].includes(i.state) });
+  });
+
+  consolePage(app, ctx, {
+    path: '/console/audiences/imports/:id/errors.csv',
+    permission: 'read',
+    title: 'Rejected rows',
+    render: async (c) => ({
+      download: {
+        filename: `import-${c.params.id!}-rejected.csv`,
+        contentType: 'text/csv; charset=utf-8',
+        body: await errorReport(ctx, c.account.customer_id, c.params.id!),
+      },
+    }),
+  });
+
+  consoleAction(app, ctx, {
+    path: '/console/audiences/imports/:id/start',
+    permission: 'edit_content',
+    handle: async (c) => {
+      const mapping: ImportMapping = {};
+      for (const [k, v] of Object.entries(c.form)) {
+        const m = /^map_(\d+)$/.exec(k);
+        const value = Array.isArray(v) ? v[0] : v;
+        if (m && value) mapping[m[1]!] = value as ImportField;
+      }
+      const dry = field(c, 'mode') !== 'import';
+      const i = await startImport(ctx, c.account.customer_id, c.params.id!, mapping, dry);
+      await audited(c, dry ? 'import.dry_run' : 'import.start', `import:${i.id}`, { list: i.list_id });
+      return { redirect: `/console/audiences/imports/${seg(i.id)}`, flash: dry ? 'The dry run has started.' : 'The import has started.' };
+    },
+  });
+}
+
+function progressFields(i: ImportView) {
+  return {
+    state: STATE_TEXT[i.state] ?? i.state,
+    percent: i.percent,
+    rows_done: i.rows_done,
+    added: i.added,
+    updated: i.updated,
+    failed: i.failed,
+  };
+}
+
+function importBody(c: ConsoleContext, i: ImportView): SafeHtml {
+  const live = i.state === 'queued' || i.state === 'running';
+  const p = progressFields(i);
+  const would = i.dry_run ? 'Would add' : 'Added';
+  return html`<p><a href="/console/audiences/imports">← All imports</a></p>
+    <div class="card" ${live ? html`data-poll="/console/audiences/imports/${seg(i.id)}/progress.json"` : ''}>
+      <h2>Progress</h2>
+      <p><strong data-field="state">${p.state}</strong>${i.dry_run && !live && i.state !== 'uploaded' ? ' (dry run)' : ''}</p>
+      <label for="import-progress">Read</label>
+      <progress id="import-progress" max="100" value="${p.percent}" data-field="percent">${p.percent}%</progress>
+      <dl class="stats">
+        <div>
+          <dt>Rows</dt>
+          <dd data-field="rows_done">${p.rows_done.toLocaleString('en')}</dd>
+        </div>
+        <div>
+          <dt>${would}</dt>
+          <dd data-field="added">${p.added.toLocaleString('en')}</dd>
+        </div>
+        <div>
+          <dt>${i.dry_run ? 'Would update' : 'Updated'}</dt>
+          <dd data-field="updated">${p.updated.toLocaleString('en')}</dd>
+        </div>
+        <div>
+          <dt>Rejected</dt>
+          <dd data-field="failed">${p.failed.toLocaleString('en')}</dd>
+        </div>
+      </dl>
+      ${i.error ? html`<p class="error-text" role="alert">${i.error}</p>` : ''}
+      ${i.failed > 0 ? html`<p><a href="/console/audiences/imports/${seg(i.id)}/errors.csv">Download the rejected rows (CSV)</a></p>` : ''}
+      ${live ? html`<script src="${assetUrl('progress.js')}" defer></script>` : ''}
+    </div>
+    ${['uploaded', 'checked', 'failed'].includes(i.state) && c.can('edit_content') ? mappingForm(c, i) : ''}`;
+}
+
+function mappingForm(c: ConsoleContext, i: ImportView): SafeHtml {
+  return html`<div class="card">
+    <h2>Columns</h2>
+    <form method="post" action="/console/audiences/imports/${seg(i.id)}/start">
+      ${csrfField(c.csrfToken)}
+      ${i.columns.map(
+        (col, n) =>
+          html`<div class="field">
+            <label for="map-${n}">Column “${col}”</label>
+            <select id="map-${n}" name="map_${n}">
+              ${FIELD_LABELS.map(([v, l]) => html`<option value="${v}" ${(i.mapping[n] ?? '') === v ? html`selected` : ''}>${l}</option>`)}
+            </select>
+          </div>`,
+      )}
+      <div class="actions">
+        <button type="submit" name="mode" value="dry" class="button secondary">Dry run</button>
+        <button type="submit" name="mode" value="import" class="button">Import</button>
+      </div>
+    </form>
+  </div>`;
+}

@@ -1,0 +1,118 @@
+/** CSV imports through the console (upload, mapping, dry run, import by the worker, rejected rows) and the command line. */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { startTestWorker } from '../../test/worker.ts';
+import { waitFor } from '../../test/wait.ts';
+import type { Worker } from '../../jobs/worker.ts';
+import { runSealpost } from '../../bin/cli.test-support.ts';
+import { createTestUser, signInClient, type ConsoleClient } from '../console.test-support.ts';
+import { createList, listsOf } from '../../marketing/lists/lists.service.ts';
+import { importQueue } from '../../marketing/imports/import.run.ts';
+import { importOf } from '../../marketing/imports/imports.service.ts';
+
+const masterKey = randomBytes(32).toString('base64');
+let t: TestApp;
+let a: TestAccount;
+let editor: ConsoleClient;
+let worker: Worker;
+
+beforeAll(async () => {
+  t = await createTestApp({ config: { masterKey } });
+  a = await t.createAccount();
+  editor = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'editor')).email);
+  worker = startTestWorker(t, {}, (ctx) => importQueue(ctx));
+});
+afterAll(async () => {
+  await worker?.stop();
+  await t?.close();
+});
+
+function upload(client: ConsoleClient, listId: string, csv: string) {
+  const boundary = 'sealpostboundary';
+  const body =
+    `--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${client.csrf}\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="list"\r\n\r\n${listId}\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="people.csv"\r\nContent-Type: text/csv\r\n\r\n${csv}\r\n--${boundary}--\r\n`;
+  return t.app.inject({
+    method: 'POST',
+    url: '/console/audiences/imports',
+    headers: { cookie: client.cookie, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    payload: body,
+  });
+}
+
+const CSV = [
+  'E-mail,Given name,Surname,Clinic',
+  'ana@example.org,Ana,Ruiz,North',
+  'not-an-address,Bad,Row,South',
+  'bo@example.org,Bo,Li,',
+  ',Empty,Email,',
+].join('\n');
+
+describe('subscriber imports', () => {
+  it('uploads, guesses the mapping, reports a dry run without writing, then imports and lists the rejected rows', async () => {
+    const list = await createList(t.ctx, a.account.customer_id, 'Imported');
+    const res = await upload(editor, list.id, CSV);
+    expect(res.statusCode).toBe(303);
+    const page = res.headers.location as string;
+    const id = page.split('/').pop()!;
+    const mapping = await editor.get(page);
+    expect(mapping.body).toContain('Column “E-mail”');
+    expect(mapping.body).toMatch(/name="map_0">[\s\S]*?<option value="email" selected/);
+    const form = { _csrf: editor.csrf, map_0: 'email', map_1: 'first_name', map_2: 'last_name', map_3: 'custom' };
+    await editor.post(`${page}/start`, { ...form, mode: 'dry' });
+    const checked = await waitFor(async () => {
+      const i = await importOf(t.ctx, a.account.customer_id, id);
+      return i.state === 'checked' && i;
+    }, 10_000);
+    expect(checked).toMatchObject({ rows_done: 4, added: 2, updated: 0, failed: 2 });
+    expect((await listsOf(t.ctx, a.account.customer_id)).find((l) => l.id === list.id)!.attributes.subscriber_count).toBe(0);
+
+    await editor.post(`${page}/start`, { ...form, mode: 'import' });
+    const done = await waitFor(async () => {
+      const i = await importOf(t.ctx, a.account.customer_id, id);
+      return i.state === 'done' && i;
+    }, 10_000);
+    expect(done).toMatchObject({ rows_done: 4, added: 2, failed: 2 });
+    expect((await listsOf(t.ctx, a.account.customer_id)).find((l) => l.id === list.id)!.attributes.subscriber_count).toBe(2);
+    const report = await editor.get(`${page}/errors.csv`);
+    expect(report.body.trim().split('\n')).toEqual([
+      'line,email,reason',
+      '3,not-an-address,not a valid email address',
+      '5,,the email column is empty',
+    ]);
+    const progress = await editor.get(`${page}/progress.json`);
+    expect(JSON.parse(progress.body)).toMatchObject({ finished: true, percent: 100, added: 2 });
+  });
+
+  it('refuses a mapping without an email column and queues nothing', async () => {
+    const list = await createList(t.ctx, a.account.customer_id, 'No email');
+    const page = (await upload(editor, list.id, CSV)).headers.location as string;
+    await editor.post(`${page}/start`, { _csrf: editor.csrf, map_1: 'first_name', mode: 'import' });
+    expect((await editor.get(page)).body).toMatch(/map exactly one column to the email address/i);
+    expect((await importOf(t.ctx, a.account.customer_id, page.split('/').pop()!)).state).toBe('uploaded');
+  });
+
+  it('imports from the command line with the same rules', async () => {
+    const list = await createList(t.ctx, a.account.customer_id, 'From the shell');
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'sealpost-import-')), 'people.csv');
+    writeFileSync(file, CSV);
+    const run = await runSealpost(t.scratch.url, masterKey, [
+      'subscribers',
+      'import',
+      '--account',
+      a.account.username,
+      '--list',
+      list.id,
+      '--json',
+      file,
+    ]);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toMatchObject({ state: 'done', rows_done: 4, failed: 2 });
+    expect((await listsOf(t.ctx, a.account.customer_id)).find((l) => l.id === list.id)!.attributes.subscriber_count).toBe(2);
+  });
+});

@@ -1,0 +1,276 @@
+/**
+ * A list's subscribers at `/console/audiences/lists/:id` (search by name or email, status filter, pages of 50, add one)
+ * and one subscriber at `/console/audiences/subscribers/:id` (edit email, names, phone and custom fields; unsubscribe and
+ * resubscribe per list or from everything; put on another list). Everyone may look; changing needs `edit_content`.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { listsOf, requireList } from '../../marketing/lists/lists.service.ts';
+import {
+  changeSubscriber,
+  createSubscriber,
+  setSubscribed,
+  subscriberOf,
+  subscribersOf,
+} from '../../marketing/subscribers/subscribers.service.ts';
+import { html, type SafeHtml } from '../html.ts';
+import { csrfField } from '../layout.ts';
+import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
+import { audited, field, seg } from './audit.ts';
+
+const PAGE_SIZE = 50;
+
+/** Registers the subscriber pages and their actions. */
+export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
+  consolePage(app, ctx, {
+    path: '/console/audiences/lists/:id',
+    permission: 'read',
+    title: 'Subscribers',
+    render: async (c) => {
+      const list = await requireList(ctx.database.reader, c.account.customer_id, c.params.id!);
+      const search = (c.query.q ?? '').trim();
+      const status = c.query.status === 'subscribed' || c.query.status === 'unsubscribed' ? c.query.status : '';
+      const page = Math.max(1, Number.parseInt(c.query.page ?? '1', 10) || 1);
+      const rows = await subscribersOf(ctx, c.account.customer_id, {
+        items: PAGE_SIZE,
+        page,
+        search,
+        order_by: 'created_at',
+        order: 'desc',
+        subscription_list_id: String(list.id),
+        ...(status && { unsubscribed: status === 'unsubscribed' }),
+      });
+      const shown = rows;
+      const base = `/console/audiences/lists/${seg(String(list.id))}`;
+      const qs = (p: number) => `${base}?${new URLSearchParams({ q: search, status, page: String(p) }).toString()}`;
+      return {
+        title: `List: ${list.name}`,
+        body: html`<p><a href="/console/audiences">← All lists</a></p>
+          <div class="card">
+            <form class="filters" method="get" action="${base}" role="search">
+              <div class="field"><label for="q">Search name or email</label><input type="text" id="q" name="q" value="${search}" /></div>
+              <div class="field">
+                <label for="status">Status</label>
+                <select id="status" name="status">
+                  ${[
+                    ['', 'Everyone'],
+                    ['subscribed', 'Subscribed'],
+                    ['unsubscribed', 'Unsubscribed'],
+                  ].map(([v, l]) => html`<option value="${v}" ${v === status ? html`selected` : ''}>${l}</option>`)}
+                </select>
+              </div>
+              <button type="submit">Show</button>
+            </form>
+            <p class="muted">${Number(list.subscriber_count).toLocaleString('en')} subscribers on this list. Page ${page}.</p>
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Email</th>
+                    <th scope="col">Name</th>
+                    <th scope="col">Status</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${
+                    shown.length === 0
+                      ? html`<tr>
+                          <td colspan="3">No subscribers match.</td>
+                        </tr>`
+                      : ''
+                  }
+                  ${shown.map(
+                    (s) =>
+                      html`<tr>
+                        <td><a href="/console/audiences/subscribers/${seg(s.id)}">${s.attributes.email}</a></td>
+                        <td>${[s.attributes.first_name, s.attributes.last_name].filter(Boolean).join(' ')}</td>
+                        <td>${s.attributes.unsubscribed ? 'Unsubscribed from everything' : 'Subscribed'}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>
+            <p class="actions">
+              ${page > 1 ? html`<a href="${qs(page - 1)}">← Previous page</a>` : ''}
+              ${rows.length === PAGE_SIZE ? html`<a href="${qs(page + 1)}">Next page →</a>` : ''}
+              <a href="/console/audiences/lists/${seg(String(list.id))}/export.csv">Export this list as CSV</a>
+            </p>
+          </div>
+          ${c.can('edit_content') ? addForm(c, String(list.id)) : ''}`,
+      };
+    },
+  });
+
+  consoleAction(app, ctx, {
+    path: '/console/audiences/lists/:id/subscribers',
+    permission: 'edit_content',
+    handle: async (c) => {
+      const s = await createSubscriber(
+        ctx,
+        c.account.customer_id,
+        { email: field(c, 'email'), first_name: field(c, 'first_name'), last_name: field(c, 'last_name') },
+        c.params.id!,
+      );
+      await audited(c, 'subscriber.create', `subscriber:${s.id}`, { list: c.params.id });
+      return { redirect: `/console/audiences/subscribers/${seg(s.id)}`, flash: `${s.attributes.email} was added.` };
+    },
+  });
+
+  consolePage(app, ctx, {
+    path: '/console/audiences/subscribers/:id',
+    permission: 'read',
+    title: 'Subscriber',
+    render: async (c) => {
+      const s = await subscriberOf(ctx, c.account.customer_id, c.params.id!, true);
+      const lists = await listsOf(ctx, c.account.customer_id);
+      return { title: `Subscriber: ${s.attributes.email}`, body: subscriberBody(c, s, lists) };
+    },
+  });
+
+  consoleAction(app, ctx, {
+    path: '/console/audiences/subscribers/:id',
+    permission: 'edit_content',
+    handle: async (c) => {
+      const names = [c.form.field_name ?? []].flat();
+      const values = [c.form.field_value ?? []].flat();
+      const custom = names.map((name, i) => ({ name, value: values[i] ?? '' })).filter((f) => f.name.trim());
+      const s = await changeSubscriber(ctx, c.account.customer_id, c.params.id!, {
+        email: field(c, 'email'),
+        first_name: field(c, 'first_name'),
+        last_name: field(c, 'last_name'),
+        phone_number: field(c, 'phone_number'),
+        custom_fields: custom,
+      });
+      await audited(c, 'subscriber.update', `subscriber:${s.id}`);
+      return { redirect: `/console/audiences/subscribers/${seg(s.id)}`, flash: 'The subscriber was saved.' };
+    },
+  });
+
+  consoleAction(app, ctx, {
+    path: '/console/audiences/subscribers/:id/subscription',
+    permission: 'edit_content',
+    handle: async (c) => {
+      const subscribed = field(c, 'subscribed') === 'yes';
+      const list = field(c, 'list') || undefined;
+      const s = await setSubscribed(ctx, c.account.customer_id, c.params.id!, subscribed, list);
+      await audited(c, subscribed ? 'subscriber.resubscribe' : 'subscriber.unsubscribe', `subscriber:${s.id}`, { list: list ?? null });
+      return {
+        redirect: `/console/audiences/subscribers/${seg(s.id)}`,
+        flash: subscribed ? 'The subscriber is subscribed.' : 'The subscriber is unsubscribed.',
+      };
+    },
+  });
+}
+
+function addForm(c: ConsoleContext, listId: string): SafeHtml {
+  return html`<div class="card">
+    <h2>Add a subscriber</h2>
+    <form method="post" action="/console/audiences/lists/${seg(listId)}/subscribers">
+      ${csrfField(c.csrfToken)}
+      <div class="field"><label for="add-email">Email</label><input id="add-email" name="email" type="email" required /></div>
+      <div class="field"><label for="add-first">First name</label><input type="text" id="add-first" name="first_name" /></div>
+      <div class="field"><label for="add-last">Last name</label><input type="text" id="add-last" name="last_name" /></div>
+      <button type="submit" class="button">Add subscriber</button>
+    </form>
+  </div>`;
+}
+
+type Full = Awaited<ReturnType<typeof subscriberOf>>;
+type Lists = Awaited<ReturnType<typeof listsOf>>;
+
+function subscriberBody(c: ConsoleContext, s: Full, lists: Lists): SafeHtml {
+  const a = s.attributes;
+  const edit = c.can('edit_content');
+  const dis = edit ? '' : html`disabled`;
+  const action = `/console/audiences/subscribers/${seg(s.id)}`;
+  const toggle = (subscribed: boolean, list: string | undefined, label: string) =>
+    html`<form class="inline" method="post" action="${action}/subscription">
+      ${csrfField(c.csrfToken)}<input type="hidden" name="subscribed" value="${subscribed ? 'yes' : 'no'}" />
+      ${list ? html`<input type="hidden" name="list" value="${list}" />` : ''}
+      <button type="submit" ${subscribed ? '' : html`class="danger"`}>${label}</button>
+    </form>`;
+  const member = new Set(a.subscription_lists.map((l) => l.id));
+  return html`<p><a href="/console/audiences">← All lists</a></p>
+    <div class="card">
+      <h2>Details</h2>
+      <form method="post" action="${action}">
+        ${csrfField(c.csrfToken)}
+        <div class="field">
+          <label for="s-email">Email</label><input id="s-email" name="email" type="email" value="${a.email}" required ${dis} />
+        </div>
+        <div class="field">
+          <label for="s-first">First name</label><input type="text" id="s-first" name="first_name" value="${a.first_name ?? ''}" ${dis} />
+        </div>
+        <div class="field">
+          <label for="s-last">Last name</label><input type="text" id="s-last" name="last_name" value="${a.last_name ?? ''}" ${dis} />
+        </div>
+        <div class="field">
+          <label for="s-phone">Phone</label><input type="text" id="s-phone" name="phone_number" value="${a.phone_number ?? ''}" ${dis} />
+        </div>
+        <h3>Custom fields</h3>
+        ${[...a.custom_fields.map((f) => ({ name: f.custom_field_name, value: f.custom_field_value })), { name: '', value: '' }].map(
+          (f, i) =>
+            html`<div class="field">
+              <label for="cf-name-${i}">Field name${f.name ? '' : ' (new)'}</label>
+              <input type="text" id="cf-name-${i}" name="field_name" value="${f.name}" ${dis} />
+              <label for="cf-value-${i}">Value</label>
+              <input type="text" id="cf-value-${i}" name="field_value" value="${f.value}" ${dis} />
+            </div>`,
+        )}
+        ${edit ? html`<button type="submit" class="button">Save</button>` : ''}
+      </form>
+    </div>
+    <div class="card">
+      <h2>Subscriptions</h2>
+      <p>
+        ${a.unsubscribed ? 'Unsubscribed from everything: receives no campaign.' : 'Receives campaigns of the lists below.'}
+        ${edit ? (a.unsubscribed ? toggle(true, undefined, 'Resubscribe to everything') : toggle(false, undefined, 'Unsubscribe from everything')) : ''}
+      </p>
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">List</th>
+              <th scope="col">Status</th>
+              ${edit ? html`<th scope="col">Change</th>` : ''}
+            </tr>
+          </thead>
+          <tbody>
+            ${a.subscription_lists.map(
+              (l) =>
+                html`<tr>
+                  <td>${l.name}</td>
+                  <td>${l.unsubscribed ? 'Unsubscribed' : 'Subscribed'}</td>
+                  ${edit ? html`<td>${l.unsubscribed ? toggle(true, l.id, 'Resubscribe') : toggle(false, l.id, 'Unsubscribe')}</td>` : ''}
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>
+      ${
+        edit && lists.some((l) => !member.has(l.id))
+          ? html`<form method="post" action="${action}/subscription">
+              ${csrfField(c.csrfToken)}<input type="hidden" name="subscribed" value="yes" />
+              <div class="field">
+                <label for="add-to">Add to list</label>
+                <select id="add-to" name="list">
+                  ${lists.filter((l) => !member.has(l.id)).map((l) => html`<option value="${l.id}">${l.attributes.name}</option>`)}
+                </select>
+              </div>
+              <button type="submit">Add to list</button>
+            </form>`
+          : ''
+      }
+    </div>
+    ${
+      a.statistics
+        ? html`<div class="card">
+            <h2>Campaign activity</h2>
+            <p>
+              ${a.statistics.delivered} delivered · ${a.statistics.opened} opened · ${a.statistics.clicked} clicked ·
+              ${a.statistics.hard_bounced + a.statistics.soft_bounced} bounced
+            </p>
+          </div>`
+        : ''
+    }`;
+}

@@ -1,0 +1,43 @@
+/** Test helpers for console pages in Chromium: Debian's browser, and a screenshot at two widths with an axe-core check. */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { expect } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/** Debian's Chromium; browser tests are skipped without it. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** True when the browser is installed. */
+export const chromiumPresent = existsSync(CHROMIUM);
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SHOTS = '.test-artifacts/console';
+
+/** Launches headless Chromium. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
+  });
+}
+
+/** Saves a screenshot without checks (a page that is about to change). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+}
+
+/** Screenshots the page at desktop and phone width and asserts axe finds nothing serious or critical. */
+export async function checkPage(page: Page, name: string): Promise<void> {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await screenshot(page, name);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await screenshot(page, `${name}-phone`);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const r = await (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run();
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+  });
+  expect(violations, name).toEqual([]);
+}

@@ -1,0 +1,100 @@
+/**
+ * Campaigns in Chromium: compose a mailing, send a test and then the mailing to a list through a real STARTTLS SMTP
+ * sink, watch the send's figures change on its page, open and click the real tracking links of a received mail and see
+ * the counters follow. Every page is screenshotted (desktop and phone) and checked with axe-core.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { checkPage, chromiumPresent, launchChromium } from '../browser.test-support.ts';
+import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.ts';
+import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
+import type { Worker } from '../../jobs/worker.ts';
+import { waitFor } from '../../test/wait.ts';
+import { createList } from '../../marketing/lists/lists.service.ts';
+import { createSubscriber } from '../../marketing/subscribers/subscribers.service.ts';
+import { createTestUser, TEST_PASSWORD } from '../console.test-support.ts';
+
+const present = chromiumPresent;
+
+let t: TestApp;
+let a: TestAccount;
+let sink: SmtpSink;
+let worker: Worker;
+let browser: Browser;
+let base: string;
+
+/** A URL from a received mail, pointed at the test server. */
+const local = (url: string) => {
+  const u = new URL(url.replace(/&amp;/g, '&'));
+  return base + u.pathname + u.search;
+};
+
+describe.skipIf(!present)('campaigns in Chromium', () => {
+  beforeAll(async () => {
+    sink = await startSmtpSink({ tls: 'starttls' });
+    t = await createTestApp({ config: { transport: 'relay', relayUrl: sink.url, tlsVerify: false } });
+    a = await t.createAccount();
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    worker = startDeliveryWorker(t);
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await worker?.stop(2000);
+    await t?.close();
+    await sink?.close();
+  });
+
+  it('composes, test-sends and sends a campaign, then follows its opens and clicks', async () => {
+    const editor = await createTestUser(t, a.account.customer_id, 'editor');
+    const list = await createList(t.ctx, a.account.customer_id, 'Patients');
+    for (const [email, first] of [
+      ['ana@example.org', 'Ana'],
+      ['bo@example.org', 'Bo'],
+      ['cy@example.org', 'Cy'],
+    ])
+      await createSubscriber(t.ctx, a.account.customer_id, { email: email!, first_name: first! }, list.id);
+    const page = await browser.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${base}/console/sign-in`);
+    await page.getByLabel('Email').fill(editor.email);
+    await page.getByLabel('Password').fill(TEST_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByLabel('Subject').fill('Flu shots are here');
+    await page.getByLabel('From address').fill(`news@${a.domain}`);
+    await page.getByLabel('From name').fill('North Clinic');
+    await page
+      .getByLabel('HTML', { exact: true })
+      .fill('<p>Hello {{first_name}},</p><p><a href="https://clinic.example.org/flu">Book a flu shot</a></p>');
+    await checkPage(page, 'campaigns');
+    await page.getByRole('button', { name: 'Save mailing' }).click();
+    await page.getByText('The mailing was saved.').waitFor();
+
+    await page.getByLabel('Send a test to').fill('ana@example.org');
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await page.getByText('A test was sent to ana@example.org.').waitFor();
+    await waitFor(() => sink.received.some((m) => m.to.includes('ana@example.org')), 15_000, 50, 'the test mail');
+    await checkPage(page, 'campaigns-mailing');
+
+    await page.getByLabel('To list').selectOption({ label: 'Patients (3)' });
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByText('The send has started.').waitFor();
+    await page.getByText('sent', { exact: true }).waitFor({ timeout: 30_000 });
+    expect(await page.locator('[data-field="delivered"]').textContent()).toBe('3');
+    await checkPage(page, 'campaigns-send');
+
+    const received = await waitFor(() => sink.received.find((m) => m.to.includes('bo@example.org')), 15_000);
+    const mail = await received.parsed();
+    const htmlBody = String(mail.html);
+    const pixel = /<img[^>]+src="([^"]+)"/.exec(htmlBody)![1]!;
+    const click = /<a[^>]+href="([^"]+)"[^>]*>Book a flu shot/.exec(htmlBody)![1]!;
+    expect((await page.request.get(local(pixel))).status()).toBe(200);
+    expect((await page.request.get(local(click), { maxRedirects: 0 })).status()).toBe(302);
+    await page.reload();
+    expect(await page.locator('[data-field="opened"]').textContent()).toBe('1');
+    expect(await page.locator('[data-field="clicked"]').textContent()).toBe('1');
+    await checkPage(page, 'campaigns-send-engaged');
+  }, 120_000);
+});

@@ -1,0 +1,105 @@
+/** The campaigns pages over HTTP: compose (text made from the HTML), test send, send, live progress JSON, pause and resume. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { createTestUser, signInClient, type ConsoleClient } from '../console.test-support.ts';
+import { createList } from '../../marketing/lists/lists.service.ts';
+import { createSubscriber } from '../../marketing/subscribers/subscribers.service.ts';
+import { mailingsOf, mailingOf } from '../../marketing/mailings/mailings.service.ts';
+
+let t: TestApp;
+let a: TestAccount;
+let editor: ConsoleClient;
+let viewer: ConsoleClient;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  a = await t.createAccount();
+  editor = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'editor')).email);
+  viewer = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'viewer')).email);
+});
+afterAll(async () => t?.close());
+
+async function compose(subject: string): Promise<string> {
+  const res = await editor.post('/console/campaigns/mailings', {
+    _csrf: editor.csrf,
+    subject,
+    from_email: `news@${a.domain}`,
+    from_name: 'Clinic',
+    html_part: '<h1>Hello {{first_name}}</h1><p>Our <a href="https://example.org/hours">new hours</a>.</p>',
+    text_part: '',
+  });
+  expect(res.statusCode).toBe(303);
+  return (res.headers.location as string).split('/').pop()!;
+}
+
+describe('console campaigns', () => {
+  it('saves a mailing with a text part made from its HTML', async () => {
+    const id = await compose('Opening hours');
+    const m = await mailingOf(t.ctx, a.account.customer_id, id);
+    expect(m.attributes.text_part).toContain('Hello {{first_name}}');
+    expect(m.attributes.text_part).toContain('new hours [https://example.org/hours]');
+    expect((await editor.get(`/console/campaigns/mailings/${id}`)).body).toContain('Mailing: Opening hours');
+  });
+
+  it('sends a test and records it', async () => {
+    const id = await compose('Test me');
+    const before = await t.ctx.database.db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    const res = await editor.post(`/console/campaigns/mailings/${id}/test`, { _csrf: editor.csrf, to_email: 'reader@example.org' });
+    expect(res.statusCode).toBe(303);
+    const after = await t.ctx.database.db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n) + 1);
+  });
+
+  it('sends to a list, shows the progress as JSON, and pauses and resumes', async () => {
+    const id = await compose('To the list');
+    const list = await createList(t.ctx, a.account.customer_id, 'Campaign list');
+    for (const email of ['x@example.org', 'y@example.org']) await createSubscriber(t.ctx, a.account.customer_id, { email }, list.id);
+    const res = await editor.post(`/console/campaigns/mailings/${id}/send`, { _csrf: editor.csrf, list: list.id, send_at: '' });
+    const page = res.headers.location as string;
+    expect(page).toMatch(/^\/console\/campaigns\/sends\//);
+    const progress = JSON.parse((await editor.get(`${page}/progress.json`)).body);
+    expect(progress).toMatchObject({ state: 'expanding', sent: 0, finished: false });
+    await editor.post(`${page}/pause`, { _csrf: editor.csrf });
+    expect(JSON.parse((await editor.get(`${page}/progress.json`)).body).state).toBe('paused');
+    expect((await editor.get(page)).body).toContain('Resume');
+    await editor.post(`${page}/resume`, { _csrf: editor.csrf });
+    expect(JSON.parse((await editor.get(`${page}/progress.json`)).body).state).toBe('expanding');
+  });
+
+  it('schedules a send for a UTC time', async () => {
+    const id = await compose('Later');
+    const list = await createList(t.ctx, a.account.customer_id, 'Later list');
+    const res = await editor.post(`/console/campaigns/mailings/${id}/send`, {
+      _csrf: editor.csrf,
+      list: list.id,
+      send_at: '2099-01-02T03:04',
+    });
+    const body = (await editor.get(res.headers.location as string)).body;
+    expect(body).toContain('scheduled');
+    expect(body).toContain('2099-01-02 03:04 UTC');
+  });
+
+  it('refuses a viewer compose and send on the server and shows it no forms', async () => {
+    const count = (
+      await mailingsOf(t.ctx, a.account.customer_id, { order_by: 'created_at', order: 'desc', items: 100, page: 1, pagination: false })
+    ).length;
+    expect((await viewer.get('/console/campaigns')).body).not.toContain('New mailing');
+    const res = await viewer.post('/console/campaigns/mailings', {
+      _csrf: viewer.csrf,
+      subject: 'Nope',
+      from_email: `x@${a.domain}`,
+      html_part: '<p>x</p>',
+    });
+    expect(res.statusCode).toBe(403);
+    expect(
+      (await mailingsOf(t.ctx, a.account.customer_id, { order_by: 'created_at', order: 'desc', items: 100, page: 1, pagination: false }))
+        .length,
+    ).toBe(count);
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * A send at `/console/campaigns/sends/:id`: its state and live counters (expanded, sent, delivered, bounced, opened,
+ * clicked, per second), refreshed every second by progress.js from `…/progress.json` without reloading; pause and resume.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { pauseSend, requireSend, resumeSend } from '../../marketing/campaigns/sends.service.ts';
+import type { SendRow } from '../../marketing/campaigns/sends.repository.ts';
+import { assetUrl } from '../assets.ts';
+import { html } from '../html.ts';
+import { csrfField } from '../layout.ts';
+import { consoleAction, consolePage, guard } from '../page.ts';
+import { audited, seg } from '../audiences/audit.ts';
+
+const LIVE = ['scheduled', 'expanding', 'sending', 'paused'];
+
+/** The live figures of a send. */
+export function sendProgress(s: SendRow, now = Date.now()) {
+  const sent = Number(s.sent_count);
+  const started = s.sent_at === null ? null : Number(s.sent_at);
+  const end = s.finished_at === null ? now : Number(s.finished_at);
+  const seconds = started === null ? 0 : Math.max(1, (end - started) / 1000);
+  return {
+    state: s.state,
+    expanded: Number(s.audience_count),
+    sent,
+    delivered: Number(s.delivered_count),
+    bounced: Number(s.bounced_count),
+    opened: Number(s.viewed_count),
+    clicked: Number(s.clicked_count),
+    per_second: seconds ? Math.round((sent / seconds) * 10) / 10 : 0,
+    finished: !LIVE.includes(s.state),
+  };
+}
+
+/** Registers the send page, its progress endpoint and its actions. */
+export function sendPages(app: FastifyInstance, ctx: AppContext): void {
+  consolePage(app, ctx, {
+    path: '/console/campaigns/sends/:id',
+    permission: 'read',
+    title: 'Send',
+    render: async (c) => {
+      const s = await requireSend(ctx.database.reader, c.account.customer_id, c.params.id!);
+      const p = sendProgress(s);
+      const base = `/console/campaigns/sends/${seg(String(s.id))}`;
+      const live = !p.finished && p.state !== 'scheduled';
+      return {
+        title: `Send to ${s.subscription_list_name}`,
+        body: html`<p><a href="/console/campaigns/mailings/${seg(String(s.campaign_mailing_id))}">← The mailing</a></p>
+          <div class="card" ${live ? html`data-poll="${base}/progress.json"` : ''}>
+            <h2>Progress</h2>
+            <p>
+              State:
+              <strong data-field="state">${p.state}</strong
+              >${p.state === 'scheduled' ? html` for ${new Date(Number(s.send_at)).toISOString().slice(0, 16).replace('T', ' ')} UTC` : ''}
+            </p>
+            <dl class="stats">
+              <div>
+                <dt>Expanded</dt>
+                <dd data-field="expanded">${p.expanded.toLocaleString('en')}</dd>
+              </div>
+              <div>
+                <dt>Sent</dt>
+                <dd data-field="sent">${p.sent.toLocaleString('en')}</dd>
+              </div>
+              <div>
+                <dt>Delivered</dt>
+                <dd data-field="delivered">${p.delivered.toLocaleString('en')}</dd>
+              </div>
+              <div>
+                <dt>Bounced</dt>
+                <dd data-field="bounced">${p.bounced.toLocaleString('en')}</dd>
+              </div>
+              <div>
+                <dt>Opened</dt>
+                <dd data-field="opened">${p.opened.toLocaleString('en')}</dd>
+              </div>
+              <div>
+                <dt>Clicked</dt>
+                <dd data-field="clicked">${p.clicked.toLocaleString('en')}</dd>
+              </div>
+              <div>
+                <dt>Per second</dt>
+                <dd data-field="per_second">${p.per_second}</dd>
+              </div>
+            </dl>
+            ${live ? html`<script src="${assetUrl('progress.js')}" defer></script>` : ''}
+          </div>
+          ${
+            c.can('edit_content') && (p.state === 'expanding' || p.state === 'sending' || p.state === 'paused')
+              ? html`<div class="card">
+                  <form method="post" action="${base}/${p.state === 'paused' ? 'resume' : 'pause'}">
+                    ${csrfField(c.csrfToken)}<button type="submit" class="button">${p.state === 'paused' ? 'Resume' : 'Pause'}</button>
+                  </form>
+                </div>`
+              : ''
+          }`,
+      };
+    },
+  });
+
+  app.get<{ Params: { id: string } }>('/console/campaigns/sends/:id/progress.json', { schema: { hide: true } }, async (req, reply) => {
+    const c = await guard(ctx, req, reply, 'read');
+    if (!c) return reply;
+    const s = await requireSend(ctx.database.reader, c.account.customer_id, req.params.id);
+    return reply.header('cache-control', 'no-store').send(sendProgress(s));
+  });
+
+  for (const [verb, run] of [
+    ['pause', pauseSend],
+    ['resume', resumeSend],
+  ] as const)
+    consoleAction(app, ctx, {
+      path: `/console/campaigns/sends/:id/${verb}`,
+      permission: 'edit_content',
+      handle: async (c) => {
+        const s = await run(ctx, c.account.customer_id, c.params.id!);
+        await audited(c, `send.${verb}`, `send:${s.id}`);
+        return {
+          redirect: `/console/campaigns/sends/${seg(String(s.id))}`,
+          flash: verb === 'pause' ? 'The send is paused.' : 'The send resumed.',
+        };
+      },
+    });
+}
