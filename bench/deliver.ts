@@ -6,7 +6,7 @@
 import { SMTPServer } from 'smtp-server';
 import nodemailer from 'nodemailer';
 import selfsigned from 'selfsigned';
-import { startRoles } from '../src/roles/roles.ts';
+import { startRoles } from '../src/app/roles.ts';
 import { submitMessages } from '../src/email/submit.ts';
 import { normalizeMessage } from '../src/email/message-input.ts';
 import { embedded, fmt, type BenchRow } from './support.ts';

@@ -5,7 +5,7 @@
  * messages as the big one has recipients. Meanwhile another account sends one-recipient messages
  * through the HTTP API; its p99 during the big delivery is compared with its p99 on an idle server.
  */
-import { startRoles } from '../src/roles/roles.ts';
+import { startRoles } from '../src/app/roles.ts';
 import { submitMessages } from '../src/email/submit.ts';
 import { normalizeMessage } from '../src/email/message-input.ts';
 import { createAccount } from '../src/accounts/accounts.service.ts';

@@ -13,6 +13,7 @@ import { smtpBench } from './smtp.ts';
 import { formsExportBench, formsSubmitBench } from './forms.ts';
 import { bulkImportBench } from './bulk.ts';
 import { campaignExpansionBench, transactionalLatencyBench } from './campaign.ts';
+import { endToEndBench } from './e2e.ts';
 import { recipientsBench } from './recipients.ts';
 import { fmt, type BenchRow } from './support.ts';
 
@@ -29,6 +30,7 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
   'bulk-import': () => bulkImportBench(Number(process.env.BENCH_BULK_SUBSCRIBERS ?? 100_000)),
   'campaign-expand': () => campaignExpansionBench((process.env.BENCH_CAMPAIGN_SIZES ?? '100000,1000000').split(',').map(Number)),
   'campaign-latency': () => transactionalLatencyBench(seconds),
+  e2e: () => endToEndBench(Number(process.env.BENCH_E2E_COUNT ?? 5000)),
 };
 
 const rows: BenchRow[] = [];

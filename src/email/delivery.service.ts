@@ -10,10 +10,10 @@ import { createDeliveryEngine, deliveryQueue } from '../delivery/engine.ts';
 import type { DeliveryItem, DeliveryStore, HtmlTracker, RecordedOutcome } from '../delivery/model.ts';
 import { createTransport, type CaptureStore } from '../delivery/transport.ts';
 import type { MxResolver } from '../delivery/mx.ts';
-import { rewriteLinks } from '../tracking/links.ts';
+import { rewriteLinks } from '../mail/links.ts';
 import { dkimKeyObject } from '../delivery/dkim-keys.ts';
-import { trackingUrls } from '../tracking/tokens.ts';
-import { openContent, type StoredContent } from './content.ts';
+import { trackingUrls } from '../mail/tokens.ts';
+import { openContent, type StoredContent } from '../mail/content.ts';
 import { capturedAad } from './captured.service.ts';
 import { insertEvent, pruneIdempotencyKeys } from './messages.repository.ts';
 import {

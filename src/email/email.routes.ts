@@ -5,13 +5,12 @@ import type { FastifyRequest } from 'fastify';
 import type { TypedApp } from '../http/typed.ts';
 import type { AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
-import { BulkBody, BulkResponse, ErrorResponse, Receipt, SendBody, SendResponse, TemplatedBody } from './email.schemas.ts';
+import { BulkBody, BulkResponse, Receipt, SendBody, SendResponse, TemplatedBody } from './email.schemas.ts';
+import { ErrorResponse } from '../mail/error-body.ts';
+import { EMAIL_PREFIXES } from '../mail/prefixes.ts';
 import { sendBulk, sendMessage, sendTemplated } from './email.service.ts';
 import { getReceipt } from './receipts.service.ts';
 import { allTemplates, changeTemplate, createTemplate, oneTemplate, removeTemplate } from './templates.service.ts';
-
-/** The three prefixes real clients use; only the first two appear in the OpenAPI document. */
-export const EMAIL_PREFIXES = ['/v1/email', '/v1/:api_username', '/v1'] as const;
 
 const Template = Type.Object({
   id: Type.String(),

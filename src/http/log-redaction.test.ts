@@ -8,7 +8,7 @@ import { waitFor } from '../test/wait.ts';
 import type { Worker } from '../jobs/worker.ts';
 import { deliveryQueues } from '../email/delivery.service.ts';
 import { recipientsOf } from '../email/email.test-support.ts';
-import { trackingUrls } from '../tracking/tokens.ts';
+import { trackingUrls } from '../mail/tokens.ts';
 import { secureTokenHash } from '../web/secure-message.service.ts';
 import { createForm } from '../forms/forms.test-support.ts';
 import { loggableUrl } from './log-redaction.ts';

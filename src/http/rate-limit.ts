@@ -4,8 +4,8 @@
  * body is read or the database is touched; a route may cost more once its body is known (a send costs one unit per
  * recipient), taken before its handler runs. RateLimit-* headers on every authenticated response.
  */
-import { Redis } from 'ioredis';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { Config } from '../config/schema.ts';
 import { AppError } from '../errors/app-error.ts';
 
@@ -63,9 +63,12 @@ function redisStore(redis: Redis): Store {
 export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<void> {
   const max = config.rateLimitPerMinute;
   if (max === 0) return;
-  const redis = config.rateLimitRedisUrl
-    ? new Redis(config.rateLimitRedisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false })
-    : undefined;
+  // Loaded only when Redis is configured: the client costs start-up time and memory that a single node never uses.
+  const client = config.rateLimitRedisUrl ? await import('ioredis') : undefined;
+  const redis =
+    client && config.rateLimitRedisUrl
+      ? new client.Redis(config.rateLimitRedisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false })
+      : undefined;
   if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
   const store = redis ? redisStore(redis) : memoryStore();
 

@@ -7,7 +7,7 @@
  * connections in progress finish.
  */
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
-import { simpleParser, type ParsedMail } from 'mailparser';
+import type { ParsedMail } from 'mailparser';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { CATALOGUE } from '../errors/catalogue.ts';
@@ -79,6 +79,8 @@ function unparseable(reason: string): Error & { responseCode: number } {
 /** Parses a received message, refusing one with more MIME parts than the limit (per multipart, or attachments in all) permanently. */
 async function parseMessage(raw: Buffer, maxParts: number): Promise<ParsedMail> {
   let parsed: ParsedMail;
+  // Loaded on the first message: the parser costs start-up time and memory that an API-only process never uses.
+  const { simpleParser } = await import('mailparser');
   try {
     parsed = await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, maxChildNodes: maxParts } as Parameters<
       typeof simpleParser
@@ -224,7 +226,10 @@ export async function startSmtp(ctx: AppContext, listeners = configuredListeners
       logger: false,
     });
     if (!spec.secure) advertiseAuthAfterTls(server);
-    server.on('error', (err) => ctx.log.warn({ err, listener: spec.name }, 'SMTP connection error'));
+    // A failed listen is reported by the start itself, as one line naming the setting.
+    server.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.syscall !== 'listen') ctx.log.warn({ err, listener: spec.name }, 'SMTP connection error');
+    });
     try {
       ports[spec.name] = await listen(server, spec.port, ctx.config.smtpHost);
       servers.push(server);

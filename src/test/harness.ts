@@ -8,7 +8,7 @@ import { connect } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { createContext } from '../runtime.ts';
 import type { AppContext } from '../context.ts';
-import { buildApp, type BuildOptions } from '../http/app.ts';
+import { buildApp, type BuildOptions } from '../app/app.ts';
 import { createAccount, type Account } from '../accounts/accounts.service.ts';
 import { addDomain } from '../accounts/domains.service.ts';
 import { createKey } from '../accounts/keys.service.ts';

@@ -13,7 +13,7 @@ import { createTransport, type CaptureStore } from '../../delivery/transport.ts'
 import type { MxResolver } from '../../delivery/mx.ts';
 import { dkimKeyObject } from '../../delivery/dkim-keys.ts';
 import type { Queryable } from '../../db/types.ts';
-import { domainOf } from '../../email/addresses.ts';
+import { domainOf } from '../../mail/addresses.ts';
 import { loadPersonalisation, TemplateError, type Personalisation } from '../mailings/personalise.ts';
 import { renderEmail, templateOfSource, type EmailTemplate } from './content.ts';
 import {

@@ -1,0 +1,12 @@
+/** The background work of marketing: drip steps and enrolment, campaign expansion and delivery, capture retention. */
+import type { BackgroundWork } from '../jobs/jobs.worker.ts';
+import { dripQueues } from './drips/drips.engine.ts';
+import { dripTasks } from './drips/drips.enroll.ts';
+import { marketingQueues, type MarketingQueueOptions } from './campaigns/delivery.ts';
+import { marketingRetentionTask } from './campaigns/captured.ts';
+
+/** The drip and campaign queues, the drip enrolment task and the retention of captured marketing mail. */
+export const marketingWork: BackgroundWork<MarketingQueueOptions> = {
+  queues: (ctx, opts) => ({ ...dripQueues(ctx), ...marketingQueues(ctx, opts) }),
+  tasks: (ctx) => [...dripTasks(ctx), marketingRetentionTask(ctx)],
+};
