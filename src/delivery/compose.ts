@@ -3,7 +3,7 @@
  * Both are DKIM-signed with the From domain's key. Bcc recipients never appear in the headers: To and Cc show the
  * visible recipients only, and the envelope names the one recipient this copy is for.
  */
-import { randomBytes } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { createTransport } from 'nodemailer';
 import DKIM from 'nodemailer/lib/dkim/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
@@ -57,12 +57,14 @@ export async function composeMessage(item: DeliveryItem, content: MessageContent
     dkim: null,
   });
   const at = raw.indexOf(`${PLACEHOLDER}: 1\r\n`);
+  if (at < 0) throw new Error('composing a message: the address header position was not found');
   const spliced = Buffer.concat([raw.subarray(0, at), Buffer.from(addresses), raw.subarray(at + PLACEHOLDER.length + 5)]);
   return item.dkim ? sign(spliced, item.dkim) : spliced;
 }
 
 // A header name no message carries, marking where the address lines go.
-const PLACEHOLDER = `X-Sealpost-Addresses-${randomBytes(6).toString('hex')}`;
+// Digits only: the renderer capitalises each dash-separated part of a header name.
+const PLACEHOLDER = `X-Sealpost-Addresses-${randomInt(1e9, 1e10)}`;
 // Kept as long as the opened content is (the delivery store keeps it for the message's other recipients).
 const addressCache = new WeakMap<MessageContent, string>();
 
