@@ -1,10 +1,12 @@
 /** Help text conventions of the `sealpost` command: the version, and required options marked in every `--help`. */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Command, Help, Option } from 'commander';
+import { packageRoot } from '../config/package-root.ts';
 
 /** The version in package.json. */
 export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }
 
