@@ -19,7 +19,7 @@ const LAYERS: { name: string; folders: string[] }[] = [
   { name: 'kernel', folders: ['mail', 'http'] },
   { name: 'events', folders: ['webhooks'] },
   { name: 'transactional mail', folders: ['email'] },
-  { name: 'doors and engagement', folders: ['smtp', 'tracking', 'forms'] },
+  { name: 'doors and engagement', folders: ['smtp', 'tracking', 'forms', 'users'] },
   { name: 'marketing', folders: ['marketing'] },
   { name: 'pages', folders: ['web'] },
   { name: 'composition', folders: ['app', 'console', 'ops'] },

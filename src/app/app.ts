@@ -12,6 +12,7 @@ import { registerErrorHandler } from '../http/error-handler.ts';
 import { registerRateLimit } from '../http/rate-limit.ts';
 import { registerMetrics } from '../http/metrics.ts';
 import { registerRoutes } from './routes.ts';
+import { registerRouteAudit } from '../audit/audit.http.ts';
 import { lazyCompilersFactory } from '../http/lazy-compilers.ts';
 import type { TypedApp } from '../http/typed.ts';
 import { loggableRequest } from '../http/log-redaction.ts';
@@ -56,6 +57,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   registerBodyRules(app);
   await app.register(multipart, { limits: { fileSize: 1_000_000, files: 2, fields: 10 } });
   registerAuth(app, ctx.database, ctx.authThrottle);
+  registerRouteAudit(app, ctx.database);
   await registerRateLimit(app, ctx.config);
   const registry = registerMetrics(app, [ctx.authThrottle.metric]);
 

@@ -372,6 +372,41 @@ export const KEYS = {
     default: 10485760,
     doc: 'Largest public form submission body accepted, in bytes (JSON with base64 attachments, or the hosted page post).',
   },
+  consoleIdleTimeoutSeconds: {
+    env: 'SEALPOST_CONSOLE_IDLE_TIMEOUT_SECONDS',
+    kind: 'integer',
+    min: 1,
+    default: 900,
+    doc: 'A console session with no request for this many seconds ends; the next page asks to sign in again (15 minutes by default).',
+  },
+  consoleSessionMaxHours: {
+    env: 'SEALPOST_CONSOLE_SESSION_MAX_HOURS',
+    kind: 'integer',
+    min: 1,
+    default: 12,
+    doc: 'A console session ends this many hours after sign-in, however active it is.',
+  },
+  consoleSignInMaxFailures: {
+    env: 'SEALPOST_CONSOLE_SIGN_IN_MAX_FAILURES',
+    kind: 'integer',
+    min: 1,
+    default: 5,
+    doc: 'Failed console sign-ins for one email address (or 4 times as many from one client IP) within the lock-out period that lock further attempts for that period.',
+  },
+  consoleLockoutMinutes: {
+    env: 'SEALPOST_CONSOLE_LOCKOUT_MINUTES',
+    kind: 'integer',
+    min: 1,
+    default: 15,
+    doc: 'How long a console sign-in lock-out lasts, and the window in which failures are counted.',
+  },
+  auditRetentionDays: {
+    env: 'SEALPOST_AUDIT_RETENTION_DAYS',
+    kind: 'integer',
+    min: 1,
+    default: 365,
+    doc: 'Audit trail entries older than this many days are removed by the retention job.',
+  },
 } as const satisfies Record<string, KeySpec>;
 
 /** The environment variable naming an optional JSON configuration file. */

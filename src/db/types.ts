@@ -35,12 +35,21 @@ import type {
   DripCampaignsTable,
   DripEnrollmentsTable,
 } from './tables/campaigns.ts';
+import type {
+  UsersTable,
+  ConsoleSessionsTable,
+  UserTokensTable,
+  SignInThrottlesTable,
+  AccountSecurityTable,
+  AuditLogTable,
+} from './tables/console.ts';
 
 export type * from './tables/core.ts';
 export type * from './tables/email.ts';
 export type * from './tables/forms.ts';
 export type * from './tables/marketing.ts';
 export type * from './tables/campaigns.ts';
+export type * from './tables/console.ts';
 
 /** The whole schema as Kysely sees it. */
 export interface DB {
@@ -77,6 +86,12 @@ export interface DB {
   marketing_settings: MarketingSettingsTable;
   drip_campaigns: DripCampaignsTable;
   drip_enrollments: DripEnrollmentsTable;
+  users: UsersTable;
+  console_sessions: ConsoleSessionsTable;
+  user_tokens: UserTokensTable;
+  sign_in_throttles: SignInThrottlesTable;
+  account_security: AccountSecurityTable;
+  audit_log: AuditLogTable;
 }
 
 /** A database handle or an open transaction: repositories accept either. */

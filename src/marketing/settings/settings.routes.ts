@@ -20,7 +20,10 @@ export function settingsRoutes(app: TypedApp, ctx: AppContext): void {
     }));
     app.patch(
       path,
-      { schema: { ...common, summary: "Change the account's marketing settings", body: SettingsBody, response } },
+      {
+        config: { audit: { action: 'settings.marketing_update', target: 'account:{account}' } },
+        schema: { ...common, summary: "Change the account's marketing settings", body: SettingsBody, response },
+      },
       async (req) => ({ data: await changeSettings(ctx, principalOf(req, 'marketing').customerId, req.body.settings) }),
     );
   }

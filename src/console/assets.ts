@@ -1,0 +1,40 @@
+/** The console's stylesheet and script, read once at start and served from `/console/assets/` with a content hash in the URL. */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { packageRoot } from '../config/package-root.ts';
+
+interface Asset {
+  body: Buffer;
+  type: string;
+  hash: string;
+}
+
+function load(name: string, type: string): Asset {
+  const body = readFileSync(path.join(packageRoot(), 'src', 'console', 'assets', name));
+  return { body, type, hash: createHash('sha256').update(body).digest('hex').slice(0, 12) };
+}
+
+const ASSETS: Record<string, Asset> = {
+  'console.css': load('console.css', 'text/css; charset=utf-8'),
+  'console.js': load('console.js', 'text/javascript; charset=utf-8'),
+};
+
+/** The URL of an asset, with its content hash so browsers may keep it for a long time. */
+export function assetUrl(name: keyof typeof ASSETS & string): string {
+  return `/console/assets/${name}?v=${ASSETS[name]!.hash}`;
+}
+
+/** Registers `GET /console/assets/:name`. */
+export function assetRoutes(app: FastifyInstance): void {
+  app.get<{ Params: { name: string } }>('/console/assets/:name', { schema: { hide: true } }, async (req, reply) => {
+    const asset = ASSETS[req.params.name];
+    if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
+    return reply
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('x-content-type-options', 'nosniff')
+      .type(asset.type)
+      .send(asset.body);
+  });
+}

@@ -1,0 +1,76 @@
+/** Test helpers for console pages: a user with a password, signing in through the real form, and posting forms with the session. */
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { TestApp } from '../test/harness.ts';
+import { createUser, type User } from '../users/users.service.ts';
+
+/** The password test users get. */
+export const TEST_PASSWORD = 'correct horse battery';
+
+/** Creates a console user in an account. */
+export async function createTestUser(
+  t: TestApp,
+  customerId: number,
+  role: string,
+  opts: { email?: string; canReadProtected?: boolean } = {},
+): Promise<User> {
+  const email = opts.email ?? `${role}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  return createUser(
+    t.ctx.database.db,
+    { customerId, email, role, password: TEST_PASSWORD, canReadProtected: opts.canReadProtected },
+    { type: 'system', id: 'test' },
+  );
+}
+
+/** Cookies of a response, as a `cookie` request header value merged over `jar`. */
+export function mergeCookies(jar: string, setCookie: string | string[] | undefined): string {
+  const map = new Map(
+    jar
+      .split('; ')
+      .filter(Boolean)
+      .map((c) => [c.split('=')[0]!, c] as const),
+  );
+  for (const line of [setCookie ?? []].flat()) {
+    const pair = line.split(';')[0]!;
+    const name = pair.split('=')[0]!;
+    if (/max-age=0/i.test(line)) map.delete(name);
+    else map.set(name, pair);
+  }
+  return [...map.values()].join('; ');
+}
+
+/** A signed-in console client over inject: its cookie jar and its CSRF token. */
+export interface ConsoleClient {
+  cookie: string;
+  csrf: string;
+  get(url: string): Promise<LightMyRequestResponse>;
+  post(url: string, form: Record<string, string>): Promise<LightMyRequestResponse>;
+}
+
+/** Signs in through the sign-in form and returns a client with the session. */
+export async function signInClient(app: FastifyInstance, email: string, password = TEST_PASSWORD): Promise<ConsoleClient> {
+  const form = await app.inject({ method: 'GET', url: '/console/sign-in' });
+  let cookie = mergeCookies('', form.headers['set-cookie']);
+  const token = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!;
+  const res = await app.inject({
+    method: 'POST',
+    url: '/console/sign-in',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ _csrf: token, email, password, next: '/console' }).toString(),
+  });
+  if (res.statusCode !== 303) throw new Error(`sign-in failed: ${res.statusCode}`);
+  cookie = mergeCookies(cookie, res.headers['set-cookie']);
+  const page = await app.inject({ method: 'GET', url: '/console/settings/two-factor', headers: { cookie } });
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
+  return {
+    cookie,
+    csrf,
+    get: (url) => app.inject({ method: 'GET', url, headers: { cookie } }),
+    post: (url, f) =>
+      app.inject({
+        method: 'POST',
+        url,
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams(f).toString(),
+      }),
+  };
+}

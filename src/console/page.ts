@@ -1,0 +1,242 @@
+/**
+ * The page contract every console page is built on.
+ *
+ *   consolePage(app, ctx, { path, permission, title, render })   a GET page inside the frame
+ *   consoleAction(app, ctx, { path, permission, handle })         a POST that changes something
+ *
+ * Both resolve the signed-in user first: a request without a live session is sent to the sign-in page (and comes
+ * back afterwards); a user whose role lacks `permission` gets a 403 page from the server, whatever the page showed.
+ * An action's CSRF token (`csrfField(c.csrfToken)` in every form, or an `x-csrf-token` header) is checked before
+ * `handle` runs; a missing or wrong one is refused with 403 and nothing changes.
+ *
+ * `render` returns the page body (`html\`...\``), `{ body, title?, status? }`, `{ redirect }` or `{ download }`.
+ * `handle` calls the same service the API calls (passing `c.actor` and `c.ip` for the audit trail) and returns
+ * `{ redirect, flash? }` (post/redirect/get) or `{ body, title, status? }` to show a page (a form with its errors).
+ * An AppError thrown by a service becomes an error flash on the page it came from (or `back`), so a refused change
+ * says why and changes nothing. `audit: { action, target(c) }` on either writes an audit entry for the signed-in user:
+ * pages showing protected content and actions changing keys, domains, webhooks or settings declare one.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors/app-error.ts';
+import { getAccount, type Account } from '../accounts/accounts.service.ts';
+import { record, type AuditActor } from '../audit/audit.service.ts';
+import { can, type Capability } from '../users/capabilities.ts';
+import { csrfMatches, popFlash, resolveSession, setFlash, type Flash, type Session } from '../users/sessions.service.ts';
+import type { User } from '../users/users.service.ts';
+import { totpRequired } from '../users/totp.service.ts';
+import { readCookie, SESSION_COOKIE } from './cookies.ts';
+import { html, type SafeHtml } from './html.ts';
+import { layout, NAV } from './layout.ts';
+
+/** Who is asking and in which account: what every page and action receives. */
+export interface ConsoleContext {
+  ctx: AppContext;
+  req: FastifyRequest;
+  user: User;
+  session: Session;
+  /** The account being looked at: the user's own, or for an operator the one they chose. */
+  account: Account;
+  csrfToken: string;
+  ip: string;
+  /** The actor to pass to services for the audit trail. */
+  actor: AuditActor;
+  params: Record<string, string>;
+  query: Record<string, string | undefined>;
+  /** The form fields of a POST (urlencoded); a repeated field is an array. */
+  form: Record<string, string | string[] | undefined>;
+  /** True when the user has the capability. */
+  can(capability: Capability): boolean;
+}
+
+/** What a page's render gives back. */
+export type PageResult =
+  | SafeHtml
+  | { body: SafeHtml; title?: string; status?: number }
+  | { redirect: string }
+  | { download: { filename: string; contentType: string; body: string | Buffer | NodeJS.ReadableStream } };
+
+/** What an action's handle gives back. */
+export type ActionResult = { redirect: string; flash?: Flash | string } | { body: SafeHtml; title: string; status?: number };
+
+/** An audit entry a page or action writes for the signed-in user: the action and the thing acted on. */
+export interface ConsoleAudit {
+  action: string;
+  target(c: ConsoleContext): string;
+  detail?(c: ConsoleContext): Record<string, unknown>;
+}
+
+/** A GET page. `audit`: a page that shows protected content records each view (before the page is sent). */
+export interface PageSpec {
+  path: string;
+  permission: Capability;
+  title: string;
+  render(c: ConsoleContext): Promise<PageResult>;
+  audit?: ConsoleAudit;
+}
+
+/**
+ * A POST action. `back` is where an error flash is shown (the form's page); by default the referring console page.
+ * `audit`: an entry written after `handle` succeeds, for a change whose service does not record it itself.
+ */
+export interface ActionSpec {
+  path: string;
+  permission: Capability;
+  handle(c: ConsoleContext): Promise<ActionResult>;
+  back?(c: ConsoleContext): string;
+  audit?: ConsoleAudit;
+}
+
+/** Writes a page's or action's declared audit entry. */
+async function writeAudit(c: ConsoleContext, audit: ConsoleAudit | undefined): Promise<void> {
+  if (!audit) return;
+  await record(c.ctx.database.db, {
+    accountId: c.account.customer_id,
+    actor: c.actor,
+    action: audit.action,
+    target: audit.target(c),
+    ip: c.ip,
+    detail: audit.detail?.(c),
+  });
+}
+
+/** The two-factor settings page: the one page open to a user who must still set up two-factor sign-in. */
+export const TWO_FACTOR_PATH = '/console/settings/two-factor';
+
+/** The sign-in URL that returns to this request afterwards. */
+export function signInUrl(req: FastifyRequest): string {
+  const next = req.method === 'GET' ? req.url : '/console';
+  return `/console/sign-in?next=${encodeURIComponent(next)}`;
+}
+
+/** Resolves the signed-in user and the account, or answers (redirect to sign-in, 403) and returns undefined. */
+export async function guard(
+  ctx: AppContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  permission: Capability,
+): Promise<ConsoleContext | undefined> {
+  const db = ctx.database.db;
+  const session = await resolveSession(db, ctx.config, readCookie(req, SESSION_COOKIE));
+  if (!session || session.state !== 'active') {
+    await reply.code(303).redirect(signInUrl(req), 303);
+    return undefined;
+  }
+  const account = await getAccount(db, session.actingCustomerId ?? session.user.customerId);
+  const form = (req.method === 'POST' && req.body && typeof req.body === 'object' ? req.body : {}) as ConsoleContext['form'];
+  const c: ConsoleContext = {
+    ctx,
+    req,
+    user: session.user,
+    session,
+    account,
+    csrfToken: session.csrfToken,
+    ip: req.ip,
+    actor: { type: 'user', id: session.user.id },
+    params: (req.params ?? {}) as Record<string, string>,
+    query: (req.query ?? {}) as Record<string, string | undefined>,
+    form,
+    can: (cap) => can(session.user, cap),
+  };
+  if (req.method !== 'GET' && req.method !== 'HEAD' && !csrfMatches(session, form._csrf ?? req.headers['x-csrf-token']))
+    throw new AppError('console.csrf', 'this form has expired or did not come from the console; go back, reload the page and try again');
+  if (!c.can(permission)) throw new AppError('console.forbidden', 'your role does not allow this; ask an owner of the account');
+  if (!session.user.totpEnabled && !req.url.startsWith(TWO_FACTOR_PATH) && (await totpRequired(db, session.user.customerId))) {
+    await reply.code(303).redirect(TWO_FACTOR_PATH, 303);
+    return undefined;
+  }
+  return c;
+}
+
+/** Renders the frame around a body for a signed-in request. */
+export async function framed(c: ConsoleContext, title: string, body: SafeHtml): Promise<string> {
+  const flash = await popFlash(c.ctx.database.db, c.session.id);
+  const path = c.req.url.split('?', 1)[0]!;
+  return layout(
+    {
+      title,
+      currentPath: path,
+      accountName: c.account.username,
+      userEmail: c.user.email,
+      csrfToken: c.csrfToken,
+      flash,
+      nav: NAV.filter((n) => c.can(n.capability)),
+    },
+    body,
+  );
+}
+
+/** Registers a GET page under the console's guard and frame. */
+export function consolePage(app: FastifyInstance, ctx: AppContext, spec: PageSpec): void {
+  app.get(spec.path, { schema: { hide: true } }, async (req, reply) => {
+    const c = await guard(ctx, req, reply, spec.permission);
+    if (!c) return reply;
+    const result = await spec.render(c);
+    if (!('redirect' in result)) await writeAudit(c, spec.audit);
+    if ('redirect' in result) return reply.code(303).redirect(result.redirect, 303);
+    if ('download' in result) {
+      const d = result.download;
+      return reply
+        .header('content-disposition', `attachment; filename="${d.filename.replace(/["\\\r\n]/g, '_')}"`)
+        .type(d.contentType)
+        .send(d.body);
+    }
+    const page = 'body' in result ? result : { body: result as SafeHtml, title: undefined, status: undefined };
+    return reply
+      .code(page.status ?? 200)
+      .type('text/html; charset=utf-8')
+      .send(await framed(c, page.title ?? spec.title, page.body));
+  });
+}
+
+/** A same-origin console path from the Referer header, or undefined. */
+function refererPath(req: FastifyRequest): string | undefined {
+  const ref = req.headers.referer;
+  if (!ref) return undefined;
+  try {
+    const u = new URL(ref);
+    return u.host === req.headers.host && u.pathname.startsWith('/console') ? u.pathname + u.search : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Registers a POST action under the console's guard and CSRF check. */
+export function consoleAction(app: FastifyInstance, ctx: AppContext, spec: ActionSpec): void {
+  app.post(spec.path, { schema: { hide: true } }, async (req, reply) => {
+    const c = await guard(ctx, req, reply, spec.permission);
+    if (!c) return reply;
+    let result: ActionResult;
+    try {
+      result = await spec.handle(c);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      await setFlash(ctx.database.db, c.session.id, { kind: 'error', text: err.message });
+      return reply.code(303).redirect(spec.back?.(c) ?? refererPath(req) ?? '/console', 303);
+    }
+    await writeAudit(c, spec.audit);
+    if ('redirect' in result) {
+      if (result.flash)
+        await setFlash(
+          ctx.database.db,
+          c.session.id,
+          typeof result.flash === 'string' ? { kind: 'success', text: result.flash } : result.flash,
+        );
+      return reply.code(303).redirect(result.redirect, 303);
+    }
+    return reply
+      .code(result.status ?? 200)
+      .type('text/html; charset=utf-8')
+      .send(await framed(c, result.title, result.body));
+  });
+}
+
+/** A plain "not available yet" body for navigation entries whose page is not part of this installation's version. */
+export function notAvailable(label: string): SafeHtml {
+  return html`<div class="card">
+    <p>
+      ${label} is not available in the console yet. Everything it will show can be done today through the API and the
+      <code>sealpost</code> command.
+    </p>
+  </div>`;
+}

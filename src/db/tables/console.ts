@@ -1,0 +1,82 @@
+/** Tables of the console and the audit trail: users, sessions, one-time links, sign-in throttles, account security, audit log. */
+import type { Generated } from 'kysely';
+
+/** A console role: what a user may do in their account. */
+export type UserRole = 'owner' | 'admin' | 'editor' | 'viewer';
+
+export interface UsersTable {
+  id: string;
+  customer_id: number;
+  /** Lower-cased; unique across the installation (people sign in by email alone). */
+  email: string;
+  role: UserRole;
+  can_read_protected: number;
+  operator: number;
+  /** `scrypt$N$r$p$salt$hash`; null until the user sets a password through a one-time link. */
+  password_hash: string | null;
+  /** Sealed with the master key. */
+  totp_secret: string | null;
+  totp_enabled_at: number | null;
+  failed_attempts: number;
+  locked_until: number | null;
+  last_sign_in_at: number | null;
+  disabled_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ConsoleSessionsTable {
+  /** SHA-256 of the cookie token, hex. The token itself is never stored. */
+  id: string;
+  user_id: string;
+  /** `active`, or `second_factor` while the TOTP code is still to be given. */
+  state: 'active' | 'second_factor';
+  csrf_token: string;
+  /** The account an operator is looking at, when not their own. */
+  acting_customer_id: number | null;
+  /** JSON `{kind, text}` shown once on the next page. */
+  flash: string | null;
+  ip: string | null;
+  created_at: number;
+  last_seen_at: number;
+  /** The absolute end of the session, whatever its activity. */
+  expires_at: number;
+}
+
+export interface UserTokensTable {
+  /** SHA-256 of the link token, hex. */
+  id: string;
+  user_id: string;
+  purpose: 'set_password' | 'reset' | 'invite';
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
+}
+
+export interface SignInThrottlesTable {
+  /** `email:<address>` or `ip:<address>`. */
+  key: string;
+  window_start: number;
+  failures: number;
+  locked_until: number | null;
+}
+
+export interface AccountSecurityTable {
+  customer_id: number;
+  require_totp: number;
+  updated_at: number;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  /** Null for installation-wide entries. */
+  customer_id: number | null;
+  actor_type: 'user' | 'key' | 'system';
+  actor_id: string;
+  action: string;
+  target: string;
+  ip: string | null;
+  at: number;
+  /** JSON object. */
+  detail: string;
+}
