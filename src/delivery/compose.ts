@@ -3,7 +3,7 @@
  * Both are DKIM-signed with the From domain's key. Bcc recipients never appear in the headers: To and Cc show the
  * visible recipients only, and the envelope names the one recipient this copy is for.
  */
-import { randomBytes } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { createTransport } from 'nodemailer';
 import DKIM from 'nodemailer/lib/dkim/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
@@ -36,7 +36,7 @@ interface MailSpec {
  * copy, and the copy is DKIM-signed after, so a message to n recipients costs n times a one-recipient message, not n².
  */
 export async function composeMessage(item: DeliveryItem, content: MessageContent, tracker: HtmlTracker): Promise<Buffer> {
-  const addresses = await addressLines(item.messageId, content.to, content.cc);
+  const addresses = await addressLines(content);
   const raw = await render({
     from: content.from,
     to: [],
@@ -57,19 +57,22 @@ export async function composeMessage(item: DeliveryItem, content: MessageContent
     dkim: null,
   });
   const at = raw.indexOf(`${PLACEHOLDER}: 1\r\n`);
+  if (at < 0) throw new Error('composing a message: the address header position was not found');
   const spliced = Buffer.concat([raw.subarray(0, at), Buffer.from(addresses), raw.subarray(at + PLACEHOLDER.length + 5)]);
   return item.dkim ? sign(spliced, item.dkim) : spliced;
 }
 
 // A header name no message carries, marking where the address lines go.
-const PLACEHOLDER = `X-Sealpost-Addresses-${randomBytes(6).toString('hex')}`;
-const ADDRESS_CACHE_MAX = 64;
-const addressCache = new Map<string, string>();
+// Digits only: the renderer capitalises each dash-separated part of a header name.
+const PLACEHOLDER = `X-Sealpost-Addresses-${randomInt(1e9, 1e10)}`;
+// Kept as long as the opened content is (the delivery store keeps it for the message's other recipients).
+const addressCache = new WeakMap<MessageContent, string>();
 
-/** The folded To and Cc header lines of a message (each ending in CRLF), rendered once per message and kept for its other copies. */
-async function addressLines(messageId: string, to: Mailbox[], cc: Mailbox[]): Promise<string> {
-  const hit = addressCache.get(messageId);
+/** The folded To and Cc header lines of a message (each ending in CRLF), rendered once per opened content and kept for its other copies. */
+async function addressLines(content: MessageContent): Promise<string> {
+  const hit = addressCache.get(content);
   if (hit !== undefined) return hit;
+  const { to, cc } = content;
   const info = await renderer.sendMail({
     to: to.length > 0 ? to : undefined,
     cc: cc.length > 0 ? cc : undefined,
@@ -80,8 +83,7 @@ async function addressLines(messageId: string, to: Mailbox[], cc: Mailbox[]): Pr
   let keep = false;
   const lines = head.split('\r\n').filter((line) => (keep = /^[ \t]/.test(line) ? keep : /^(To|Cc):/i.test(line)));
   const text = lines.map((l) => `${l}\r\n`).join('');
-  if (addressCache.size >= ADDRESS_CACHE_MAX) addressCache.delete(addressCache.keys().next().value!);
-  addressCache.set(messageId, text);
+  addressCache.set(content, text);
   return text;
 }
 

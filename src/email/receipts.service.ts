@@ -3,6 +3,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { findMessage, listLinks, listRecipients } from './messages.repository.ts';
 import { rfc2822 } from '../mail/dates.ts';
+import { openLinkTarget } from '../mail/content.ts';
 import type { Receipt } from './email.schemas.ts';
 
 /** The receipt of a message of this account; another account's message, or an unknown id, is 404 naming the id asked for. */
@@ -29,7 +30,9 @@ export async function getReceipt(ctx: AppContext, customerId: number, sourceTrac
         total_opens: message.total_opens,
         distinct_opens: recipients.filter((r) => r.open_count > 0).length,
         total_click_count: message.total_clicks,
-        clicks_per_link: links.filter((l) => l.click_count > 0).map((l) => ({ click_count: l.click_count, target_url: l.target_url })),
+        clicks_per_link: links
+          .filter((l) => l.click_count > 0)
+          .map((l) => ({ click_count: l.click_count, target_url: openLinkTarget(ctx.sealer, message.id, l.position, l.target_url) })),
         unsubscribed: message.unsubscribed === 1,
       },
     },

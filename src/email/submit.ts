@@ -14,7 +14,7 @@ import { verifiedDomainIds } from '../accounts/domains.service.ts';
 import { enqueueJob } from '../jobs/jobs.repository.ts';
 import { findLinks } from '../mail/links.ts';
 import { domainOf, type Mailbox } from '../mail/addresses.ts';
-import { sealContent } from '../mail/content.ts';
+import { sealContent, sealCustomHeaders, sealLinkTarget } from '../mail/content.ts';
 import { newMessageId } from '../mail/message-ids.ts';
 import type { NormalizedMessage, TrackingOptions } from './message-input.ts';
 import { findIdempotencyKey, insertLinks, insertMessage, insertRecipients, saveIdempotencyKey } from './messages.repository.ts';
@@ -210,7 +210,7 @@ function planMessage(
         force_secure: m.forceSecureNotification ? 1 : 0,
         open_tracking: opts.tracking.openTracking && m.html ? 1 : 0,
         link_tracking: links.length > 0 ? 1 : 0,
-        custom_headers: JSON.stringify(customHeaders),
+        custom_headers: sealCustomHeaders(ctx.sealer, id, customHeaders),
         content,
         recipient_count: recipients.length,
         pending_count: pending.length,
@@ -231,7 +231,7 @@ function planMessage(
       );
       await insertLinks(
         trx,
-        links.map((l) => ({ message_id: id, position: l.position, target_url: l.url })),
+        links.map((l) => ({ message_id: id, position: l.position, target_url: sealLinkTarget(ctx.sealer, id, l.position, l.url) })),
       );
       for (const [i, recipientId] of ids.entries())
         if (!suppressed.has(recipients[i]!.box.address.toLowerCase()))

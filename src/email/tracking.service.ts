@@ -3,6 +3,7 @@
  * is malformed, forged, or names a recipient or link that does not exist gives the same not-found answer, so tokens
  * cannot be probed. Each count and its event commit in one transaction.
  */
+import { openLinkTarget } from '../mail/content.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { verifyTracking } from '../mail/tokens.ts';
@@ -49,6 +50,7 @@ export async function recordClick(ctx: AppContext, token: string, now = Date.now
   if (!recipient) throw notFound();
   const link = await findLink(db, recipient.message_id, target.position);
   if (!link) throw notFound();
+  const targetUrl = openLinkTarget(ctx.sealer, recipient.message_id, target.position, link.target_url);
   await ctx.committer.run(async (trx) => {
     await countClick(trx, recipient.message_id, link.id);
     await appendEvent(trx, {
@@ -56,9 +58,9 @@ export async function recordClick(ctx: AppContext, token: string, now = Date.now
       message_id: recipient.message_id,
       recipient_id: recipient.id,
       event: 'clicked',
-      data: JSON.stringify({ recipient: recipient.address, target_url: link.target_url }),
+      data: JSON.stringify({ recipient: recipient.address, link: target.position }),
       created_at: now,
     });
   });
-  return link.target_url;
+  return targetUrl;
 }

@@ -87,9 +87,10 @@ describe('open pixel and click redirect', () => {
       .orderBy('position')
       .execute();
     expect(links.map((l) => l.click_count)).toEqual([0, 1]);
+    expect(links.map((l) => l.target_url).join(' '), 'link targets are stored sealed').not.toContain('example.org');
     expect((await messageRow(id)).total_clicks).toBe(1);
     const clicked = (await events(id)).filter((e) => e.event === 'clicked');
-    expect(clicked.map((e) => JSON.parse(e.data))).toEqual([{ recipient: 'b@example.net', target_url: 'https://example.org/two?a=1&b=2' }]);
+    expect(clicked.map((e) => JSON.parse(e.data))).toEqual([{ recipient: 'b@example.net', link: 1 }]);
   });
 
   it('answers 404 with the documented body for a tampered, malformed or unknown token, and counts nothing', async () => {

@@ -14,7 +14,7 @@ import type { DB } from '../db/types.ts';
 import type { Sealer } from '../crypto/sealer.ts';
 import { completeJob, type JobRow } from '../jobs/jobs.repository.ts';
 import { PermanentJobError } from '../jobs/retry.ts';
-import { openContent } from '../mail/content.ts';
+import { openContent, openCustomHeaders } from '../mail/content.ts';
 import type { HttpPoster, PostResult } from './http-post.ts';
 import { SIGNATURE_HEADERS, signatureHeader } from './signature.ts';
 import { openSecret } from './secrets.ts';
@@ -120,9 +120,18 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         time: new Date(Number(d.event_at)).toISOString(),
         from: d.from_addr ?? null,
         to: d.recipient_address ?? recipientOf(d.event_data),
-        custom_headers: parseHeaders(d.custom_headers),
+        custom_headers: headersOf(d),
       },
     };
+  }
+
+  function headersOf(d: Dispatch): Record<string, string> {
+    try {
+      return openCustomHeaders(deps.sealer, d.message_id, d.custom_headers);
+    } catch (err) {
+      deps.log.error({ err, message: d.message_id }, 'webhook: the custom headers could not be opened; left out');
+      return {};
+    }
   }
 
   function subjectOf(d: Dispatch): string | null {
@@ -199,15 +208,6 @@ function parseJob(data: unknown): WebhookJob {
   if (typeof job?.deliveryId !== 'number' || typeof job.seq !== 'number')
     throw new PermanentJobError('webhook work row without a delivery');
   return { deliveryId: job.deliveryId, seq: job.seq };
-}
-
-function parseHeaders(text: string | null): Record<string, string> {
-  if (!text) return {};
-  try {
-    return JSON.parse(text) as Record<string, string>;
-  } catch {
-    return {};
-  }
 }
 
 function recipientOf(eventData: string): string | null {
