@@ -45,15 +45,22 @@ function head(title: string): SafeHtml {
     <meta name="viewport" content="width=device-width,initial-scale=1" />
     <meta name="robots" content="noindex" />
     <title>${title} · Sealpost</title>
+    <link rel="icon" href="data:," />
     <link rel="stylesheet" href="${assetUrl('console.css')}" />
     <script src="${assetUrl('console.js')}" defer></script>
   </head>`;
 }
 
+/** A message as a sentence: a capital first letter and a full stop (service messages are written in lower case). */
+function sentence(text: string): string {
+  const t = text.charAt(0).toUpperCase() + text.slice(1);
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+}
+
 /** A flash notice, announced to screen readers. */
 export function flashBox(flash: Flash | undefined): SafeHtml {
   if (!flash) return html``;
-  return html`<div class="flash flash-${flash.kind}" role="${flash.kind === 'error' ? 'alert' : 'status'}">${flash.text}</div>`;
+  return html`<div class="flash flash-${flash.kind}" role="${flash.kind === 'error' ? 'alert' : 'status'}">${sentence(flash.text)}</div>`;
 }
 
 /** The hidden form field carrying the session's CSRF token; every console form that posts includes it. */
@@ -64,6 +71,12 @@ export function csrfField(token: string): SafeHtml {
 function current(nav: readonly NavItem[], path: string): string {
   const matches = nav.filter((n) => path === n.path || (n.path !== '/console' && path.startsWith(`${n.path}/`)));
   return matches.sort((a, b) => b.path.length - a.path.length)[0]?.path ?? (path === '/console' ? '/console' : '');
+}
+
+function navList(nav: readonly NavItem[], here: string): SafeHtml {
+  return html`<ul>
+    ${nav.map((n) => html`<li><a href="${n.path}" ${n.path === here ? html`aria-current="page"` : ''}>${n.label}</a></li>`)}
+  </ul>`;
 }
 
 /** A whole signed-in page: the frame around `body`. */
@@ -81,11 +94,11 @@ export function layout(frame: Frame, body: SafeHtml): string {
         </div>
       </header>
       <div class="shell">
-        <nav class="nav" aria-label="Console">
-          <ul>
-            ${frame.nav.map((n) => html`<li><a href="${n.path}" ${n.path === here ? html`aria-current="page"` : ''}>${n.label}</a></li>`)}
-          </ul>
-        </nav>
+        <details class="nav-phone">
+          <summary>Menu<span class="nav-here">${frame.nav.find((n) => n.path === here)?.label ?? ''}</span></summary>
+          ${navList(frame.nav, here)}
+        </details>
+        <nav class="nav" aria-label="Console">${navList(frame.nav, here)}</nav>
         <main id="main" tabindex="-1">
           <h1>${frame.title}</h1>
           ${flashBox(frame.flash)} ${body}
