@@ -6,6 +6,7 @@ import type { Sealer } from '../crypto/sealer.ts';
 import { findDomain, insertDomain, listDomains, listVerifiedDomains, markDomainVerified, type DomainRow } from './domains.repository.ts';
 import type { Database } from '../db/connect.ts';
 import { isUniqueViolation } from '../db/errors.ts';
+import { record as audit, type AuditActor } from '../audit/audit.service.ts';
 
 /** The part of a DNS resolver that verification needs; node's `dns.promises` fits, tests pass their own. */
 export interface TxtResolver {
@@ -17,7 +18,7 @@ export interface DnsRecord {
   type: 'TXT';
   name: string;
   value: string;
-  purpose: 'verification' | 'dkim';
+  purpose: 'verification' | 'dkim' | 'spf' | 'dmarc';
 }
 
 /** A domain as the command line and API show it (no private key). */
@@ -86,7 +87,7 @@ export async function addDomain(
   sealer: Sealer,
   customerId: number,
   input: string,
-  opts: { verified?: boolean; now?: number } = {},
+  opts: { verified?: boolean; now?: number; by?: { actor: AuditActor; ip?: string } } = {},
 ): Promise<Domain> {
   const name = normalizeDomain(input);
   const now = opts.now ?? Date.now();
@@ -106,6 +107,15 @@ export async function addDomain(
       dkim_private_key: sealer.seal(keys.privateKeyPem, `dkim:${id}`),
       created_at: now,
     });
+    if (opts.by)
+      await audit(db, {
+        accountId: customerId,
+        actor: opts.by.actor,
+        action: 'domain.add',
+        target: `domain:${id}`,
+        ip: opts.by.ip,
+        detail: { name },
+      });
     return toDomain(row);
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError('domain.exists', `domain ${name} is already added to this account`);
@@ -134,6 +144,47 @@ async function txtValues(resolver: TxtResolver, name: string): Promise<string[]>
   }
 }
 
+/** SPF and DMARC records Sealpost advises publishing: not needed for verification, but receivers trust mail more with them. */
+export function adviceRecords(name: string, sendingHost: string): DnsRecord[] {
+  return [
+    { type: 'TXT', name, value: `v=spf1 a:${sendingHost} mx ~all`, purpose: 'spf' },
+    { type: 'TXT', name: `_dmarc.${name}`, value: `v=DMARC1; p=none; rua=mailto:dmarc@${name}`, purpose: 'dmarc' },
+  ];
+}
+
+/** What DNS answered for one record. `required` records decide verification; advice records only inform. */
+export interface RecordCheck {
+  record: DnsRecord;
+  required: boolean;
+  found: boolean;
+}
+
+function publishes(record: DnsRecord, row: DomainRow, values: string[]): boolean {
+  const normal = values.map((v) => v.replace(/\s+/g, ' '));
+  if (record.purpose === 'dkim') return normal.some((v) => v.includes(`p=${row.dkim_public_key}`));
+  if (record.purpose === 'spf') return normal.some((v) => v.toLowerCase().startsWith('v=spf1'));
+  if (record.purpose === 'dmarc') return normal.some((v) => v.toUpperCase().startsWith('V=DMARC1'));
+  return normal.some((v) => v.includes(record.value));
+}
+
+/** Looks up every record of the domain (required and advice) and says which are published; changes nothing. */
+export async function checkDomainRecords(
+  db: Queryable,
+  resolver: TxtResolver,
+  customerId: number,
+  input: string,
+  sendingHost: string,
+): Promise<{ row: DomainRow; checks: RecordCheck[] }> {
+  const row = await getDomainRow(db, customerId, input);
+  const checks: RecordCheck[] = [];
+  for (const [records, required] of [
+    [dnsRecords(row), true],
+    [adviceRecords(row.name, sendingHost), false],
+  ] as const)
+    for (const record of records) checks.push({ record, required, found: publishes(record, row, await txtValues(resolver, record.name)) });
+  return { row, checks };
+}
+
 /** Checks the domain's records through DNS and marks it verified when both are published; otherwise throws naming what is missing. */
 export async function verifyDomain(
   db: Queryable,
@@ -141,20 +192,26 @@ export async function verifyDomain(
   customerId: number,
   input: string,
   now = Date.now(),
+  by?: { actor: AuditActor; ip?: string },
 ): Promise<Domain> {
   const row = await getDomainRow(db, customerId, input);
   const missing: string[] = [];
-  for (const record of dnsRecords(row)) {
-    const values = await txtValues(resolver, record.name);
-    const wanted = record.purpose === 'dkim' ? `p=${row.dkim_public_key}` : record.value;
-    const found = values.some((v) => v.replace(/\s+/g, ' ').includes(wanted));
-    if (!found) missing.push(`${record.type} ${record.name} (${record.purpose})`);
-  }
+  for (const record of dnsRecords(row))
+    if (!publishes(record, row, await txtValues(resolver, record.name))) missing.push(`${record.type} ${record.name} (${record.purpose})`);
   if (missing.length > 0)
     throw new AppError('domain.verification_failed', `DNS records not found for ${row.name}: ${missing.join(', ')}`, {
       details: missing.map((m) => ({ message: `missing ${m}` })),
     });
   await markDomainVerified(db, row.id, now);
+  if (by && row.verified !== 1)
+    await audit(db, {
+      accountId: customerId,
+      actor: by.actor,
+      action: 'domain.verify',
+      target: `domain:${row.id}`,
+      ip: by.ip,
+      detail: { name: row.name },
+    });
   return toDomain({ ...row, verified: 1, verified_at: now });
 }
 

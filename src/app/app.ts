@@ -14,12 +14,15 @@ import { registerMetrics } from '../http/metrics.ts';
 import { registerRoutes } from './routes.ts';
 import { lazyCompilersFactory } from '../http/lazy-compilers.ts';
 import type { TypedApp } from '../http/typed.ts';
+import type { TxtResolver } from '../accounts/domains.service.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Options for building the app; tests may add routes of their own. */
 export interface BuildOptions {
   extraRoutes?: (app: TypedApp) => void | Promise<void>;
+  /** DNS for the console's domain checks; node's resolver by default (tests give their own). */
+  dns?: TxtResolver;
 }
 
 /** Builds the Fastify app over a context. The caller listens (or injects) and closes it. */
@@ -84,7 +87,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await registerRoutes(app, ctx, registry);
+  await registerRoutes(app, ctx, registry, { dns: opts.dns });
   if (opts.extraRoutes) await opts.extraRoutes(app);
   return app;
 }

@@ -16,12 +16,25 @@ import { consolePage, notAvailable, signInUrl } from './page.ts';
 import { signInRoutes } from './sign-in.routes.ts';
 import { overviewPages } from './overview.page.ts';
 import { settingsPages } from './settings.page.ts';
+import { domainPages } from './domains.page.ts';
+import { keyPages } from './keys.page.ts';
+import type { TxtResolver } from '../accounts/domains.service.ts';
+
+/** What pages may be given besides the context: outside services tests replace (DNS). */
+export interface ConsoleDeps {
+  dns?: TxtResolver;
+}
 
 /** Every page module, in navigation order. */
-const PAGES: ((app: FastifyInstance, ctx: AppContext) => void | Promise<void>)[] = [overviewPages, settingsPages];
+const PAGES: ((app: FastifyInstance, ctx: AppContext, deps: ConsoleDeps) => void | Promise<void>)[] = [
+  overviewPages,
+  domainPages,
+  keyPages,
+  settingsPages,
+];
 
 /** Registers the console. */
-export async function consoleRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function consoleRoutes(app: FastifyInstance, ctx: AppContext, deps: ConsoleDeps = {}): Promise<void> {
   await app.register(async (scope) => {
     await scope.register(formbody, { bodyLimit: 1_000_000 });
     scope.addHook('onSend', async (_req, reply, payload) => {
@@ -74,7 +87,7 @@ export async function consoleRoutes(app: FastifyInstance, ctx: AppContext): Prom
     );
     assetRoutes(scope);
     signInRoutes(scope, ctx);
-    for (const pages of PAGES) await pages(scope, ctx);
+    for (const pages of PAGES) await pages(scope, ctx, deps);
     for (const item of NAV)
       if (!scope.hasRoute({ method: 'GET', url: item.path }))
         consolePage(scope, ctx, {
