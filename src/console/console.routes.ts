@@ -18,6 +18,7 @@ import { overviewPages } from './overview.page.ts';
 import { settingsPages } from './settings.page.ts';
 import { domainPages } from './domains.page.ts';
 import { keyPages } from './keys.page.ts';
+import { messagePages } from './messages.page.ts';
 import type { TxtResolver } from '../accounts/domains.service.ts';
 
 /** What pages may be given besides the context: outside services tests replace (DNS). */
@@ -30,6 +31,7 @@ const PAGES: ((app: FastifyInstance, ctx: AppContext, deps: ConsoleDeps) => void
   overviewPages,
   domainPages,
   keyPages,
+  messagePages,
   settingsPages,
 ];
 

@@ -112,6 +112,7 @@ export const CATALOGUE = {
   'email.template_values_invalid': { status: 400, smtp: '501 5.5.4', title: 'Invalid template values' },
   'email.template_exists': { status: 409, smtp: '550 5.7.1', title: 'Template name already used' },
   'email.message_not_found': { status: 404, smtp: '550 5.1.1', title: 'Message was not found' },
+  'email.content_purged': { status: 410, smtp: '550 5.1.1', title: 'Message content removed' },
   'webhook.not_found': { status: 404, smtp: '550 5.1.1', title: 'Webhook endpoint not found' },
   'webhook.invalid_url': { status: 400, smtp: '501 5.5.4', title: 'Invalid webhook target URL' },
   'webhook.target_refused': { status: 400, smtp: '501 5.5.4', title: 'Webhook target address not allowed' },

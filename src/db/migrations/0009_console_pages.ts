@@ -1,4 +1,4 @@
-/** The console's operations pages: who created an API key, and the message log's look-up by recipient address. */
+/** The console's operations pages: who created an API key, and the message log's look-ups by recipient address and by subject. */
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../connect.ts';
 
@@ -9,4 +9,6 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .on('message_recipients')
     .columns(['customer_id', 'address', 'message_id'])
     .execute();
+  await db.schema.alterTable('messages').addColumn('subject_hash', 'text').execute();
+  await db.schema.createIndex('messages_customer_subject_idx').on('messages').columns(['customer_id', 'subject_hash']).execute();
 }
