@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
 
 interface Asset {
@@ -23,14 +24,23 @@ function assetDir(): string {
 
 const ASSET_DIR = assetDir();
 
-function load(name: string, type: string): Asset {
-  const body = readFileSync(path.join(ASSET_DIR, name));
+/** A file of an installed package, found from the package root like the assets folder. */
+function fromPackage(specifier: string): string {
+  return createRequire(path.join(ASSET_DIR, '..', '..', '..', 'package.json')).resolve(specifier);
+}
+
+function load(name: string, type: string, file = path.join(ASSET_DIR, name)): Asset {
+  const body = readFileSync(file);
   return { body, type, hash: createHash('sha256').update(body).digest('hex').slice(0, 12) };
 }
 
 const ASSETS: Record<string, Asset> = {
   'console.css': load('console.css', 'text/css; charset=utf-8'),
   'console.js': load('console.js', 'text/javascript; charset=utf-8'),
+  'charts.js': load('charts.js', 'text/javascript; charset=utf-8'),
+  // The chart library, served from the installation's node_modules (never a CDN).
+  'uplot.js': load('uplot.js', 'text/javascript; charset=utf-8', fromPackage('uplot/dist/uPlot.iife.min.js')),
+  'uplot.css': load('uplot.css', 'text/css; charset=utf-8', fromPackage('uplot/dist/uPlot.min.css')),
 };
 
 /** The URL of an asset, with its content hash so browsers may keep it for a long time. */

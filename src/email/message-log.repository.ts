@@ -23,41 +23,59 @@ export interface LogFilter {
   limit: number;
 }
 
-/** One page of messages matching the filter, newest first (without their sealed content). */
+const COLUMNS = [
+  'm.id',
+  'm.from_addr',
+  'm.source',
+  'm.lane',
+  'm.recipient_count',
+  'm.pending_count',
+  'm.total_opens',
+  'm.total_clicks',
+  'm.created_at',
+] as const;
+
+/**
+ * One page of messages matching the filter, newest first (without their sealed content). A search by recipient starts
+ * from the recipient index and joins the messages (a cross join keeps SQLite from scanning every message of the account
+ * instead); the others walk messages(customer_id, created_at) backwards.
+ */
 export async function searchMessages(db: Queryable, f: LogFilter) {
-  let q = db
-    .selectFrom('messages')
-    .select(['id', 'from_addr', 'source', 'lane', 'recipient_count', 'pending_count', 'total_opens', 'total_clicks', 'created_at'])
-    .where('customer_id', '=', f.customerId);
-  if (f.trackingId) q = q.where('id', '=', f.trackingId);
-  if (f.subjectHash) q = q.where('subject_hash', '=', f.subjectHash);
-  if (f.from !== undefined) q = q.where('created_at', '>=', f.from);
-  if (f.to !== undefined) q = q.where('created_at', '<', f.to);
-  if (f.recipient) {
-    const addresses = [...new Set([f.recipient, f.recipient.toLowerCase()])];
-    q = q.where('id', 'in', (s) =>
-      s
-        .selectFrom('message_recipients')
-        .select('message_id')
-        .where('customer_id', '=', f.customerId)
-        .where('address', 'in', addresses)
-        .$if(f.status !== undefined, (w) => w.where('status', '=', f.status!)),
-    );
-  } else if (f.status)
-    q = q.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('message_recipients as r')
-          .select('r.id')
-          .whereRef('r.message_id', '=', 'messages.id')
-          .where('r.status', '=', f.status!),
-      ),
-    );
+  const addresses = f.recipient ? [...new Set([f.recipient, f.recipient.toLowerCase()])] : [];
+  let q = f.recipient
+    ? db
+        .selectFrom('message_recipients as r')
+        .crossJoin('messages as m')
+        .whereRef('m.id', '=', 'r.message_id')
+        .where('r.customer_id', '=', f.customerId)
+        .where('r.address', 'in', addresses)
+        .$if(f.status !== undefined, (w) => w.where('r.status', '=', f.status!))
+        .select(COLUMNS)
+        .distinct()
+    : db
+        .selectFrom('messages as m')
+        .select(COLUMNS)
+        .$if(f.status !== undefined, (w) =>
+          w.where((eb) =>
+            eb.exists(
+              eb
+                .selectFrom('message_recipients as s')
+                .select('s.id')
+                .whereRef('s.message_id', '=', 'm.id')
+                .where('s.status', '=', f.status!),
+            ),
+          ),
+        );
+  q = q.where('m.customer_id', '=', f.customerId);
+  if (f.trackingId) q = q.where('m.id', '=', f.trackingId);
+  if (f.subjectHash) q = q.where('m.subject_hash', '=', f.subjectHash);
+  if (f.from !== undefined) q = q.where('m.created_at', '>=', f.from);
+  if (f.to !== undefined) q = q.where('m.created_at', '<', f.to);
   if (f.after) {
     const { createdAt, id } = f.after;
-    q = q.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]));
+    q = q.where((eb) => eb.or([eb('m.created_at', '<', createdAt), eb.and([eb('m.created_at', '=', createdAt), eb('m.id', '<', id)])]));
   }
-  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
+  return q.orderBy('m.created_at', 'desc').orderBy('m.id', 'desc').limit(f.limit).execute();
 }
 
 /** The recipients of some messages (address and state), for the log's rows. */
