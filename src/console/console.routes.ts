@@ -18,6 +18,7 @@ import { overviewPages } from './overview.page.ts';
 import { settingsPages } from './settings.page.ts';
 import { domainPages } from './domains.page.ts';
 import { keyPages } from './keys.page.ts';
+import { webhookPages } from './webhooks.page.ts';
 import { messagePages } from './messages.page.ts';
 import type { TxtResolver } from '../accounts/domains.service.ts';
 
@@ -31,6 +32,7 @@ const PAGES: ((app: FastifyInstance, ctx: AppContext, deps: ConsoleDeps) => void
   overviewPages,
   domainPages,
   keyPages,
+  webhookPages,
   messagePages,
   settingsPages,
 ];
