@@ -33,7 +33,7 @@ export function chart(spec: ChartSpec): SafeHtml {
   return html`<figure class="chart" data-chart="${data}">
     <figcaption>${spec.title}</figcaption>
     <div class="chart-canvas" aria-hidden="true"></div>
-    <div class="table-wrap">
+    <div class="table-wrap" tabindex="0" role="region" aria-label="${spec.title}, as a table">
       <table class="chart-table">
         <thead>
           <tr>
