@@ -20,6 +20,7 @@ import { domainPages } from './domains.page.ts';
 import { keyPages } from './keys.page.ts';
 import { webhookPages } from './webhooks.page.ts';
 import { messagePages } from './messages.page.ts';
+import { capturedPages } from './captured.page.ts';
 import type { TxtResolver } from '../accounts/domains.service.ts';
 
 /** What pages may be given besides the context: outside services tests replace (DNS). */
@@ -34,6 +35,7 @@ const PAGES: ((app: FastifyInstance, ctx: AppContext, deps: ConsoleDeps) => void
   keyPages,
   webhookPages,
   messagePages,
+  capturedPages,
   settingsPages,
 ];
 
