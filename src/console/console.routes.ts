@@ -21,6 +21,7 @@ import { keyPages } from './keys.page.ts';
 import { webhookPages } from './webhooks.page.ts';
 import { messagePages } from './messages.page.ts';
 import { capturedPages } from './captured.page.ts';
+import { templatePages } from './templates.page.ts';
 import type { TxtResolver } from '../accounts/domains.service.ts';
 
 /** What pages may be given besides the context: outside services tests replace (DNS). */
@@ -36,6 +37,7 @@ const PAGES: ((app: FastifyInstance, ctx: AppContext, deps: ConsoleDeps) => void
   webhookPages,
   messagePages,
   capturedPages,
+  templatePages,
   settingsPages,
 ];
 

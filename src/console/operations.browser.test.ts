@@ -113,6 +113,13 @@ describe.skipIf(!present)('operations pages in Chromium', () => {
     await page.frameLocator('iframe.mail-frame').locator('body').waitFor({ state: 'attached' });
     await shoot(page, 'captured-message');
 
+    await page.goto(`${base}/console/templates/new`);
+    await page.frameLocator('#tpl-preview').getByText('your appointment is on Monday 9:00.').waitFor();
+    await shoot(page, 'template');
+    await page.getByLabel('Template (Handlebars)').fill('<p>Hello {{first_name}</p>');
+    await page.getByText('Line 1, column').waitFor();
+    await shoot(page, 'template-error');
+
     await page.goto(`${base}/console`);
     await page.locator('figure.chart-drawn canvas').first().waitFor();
     await shoot(page, 'overview');
