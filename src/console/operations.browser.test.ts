@@ -3,20 +3,15 @@
  * never, webhooks, the message log and a message's timeline with content shown on request. Screenshots at phone and
  * desktop width under .test-artifacts/console/, and axe-core on every page.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import type { Worker } from '../jobs/worker.ts';
 import { sendMessage, startDeliveryWorker, waitUntilFinished } from '../delivery/delivery.test-support.ts';
 import { createTestUser, TEST_PASSWORD } from './console.test-support.ts';
 import type { User } from '../users/users.service.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SHOTS = '.test-artifacts/console';
+import { axeViolations, chromiumPresent as present, launchChromium, SHOTS } from './browser.test-support.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -24,16 +19,6 @@ let owner: User;
 let browser: Browser;
 let base: string;
 let messageId: string;
-
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const result = (await page.evaluate(() => (globalThis as unknown as { axe: { run(): Promise<unknown> } }).axe.run())) as {
-    violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-  };
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
@@ -58,10 +43,7 @@ describe.skipIf(!present)('operations pages in Chromium', () => {
     await waitUntilFinished(t, messageId);
     await worker.stop();
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-    });
+    browser = await launchChromium();
     mkdirSync(SHOTS, { recursive: true });
   });
   afterAll(async () => {

@@ -9,15 +9,16 @@
     var problem = document.getElementById('tpl-problem');
     var timer = null;
     function refresh() {
-      var data = new URLSearchParams();
+      var data = new window.URLSearchParams();
       data.set('body', form.elements.body.value);
       data.set('sample', form.elements.sample.value);
-      fetch('/console/templates/preview', {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-csrf-token': form.elements._csrf.value },
-        body: data.toString(),
-        credentials: 'same-origin',
-      })
+      window
+        .fetch('/console/templates/preview', {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-csrf-token': form.elements._csrf.value },
+          body: data.toString(),
+          credentials: 'same-origin',
+        })
         .then(function (res) {
           return res.json();
         })
