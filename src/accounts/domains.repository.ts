@@ -26,6 +26,17 @@ export async function markDomainVerified(db: Queryable, id: string, now: number)
   await db.updateTable('domains').set({ verified: 1, verified_at: now }).where('id', '=', id).execute();
 }
 
+/** A verified domain of an account with its sealed DKIM key, for signing. */
+export async function findVerifiedDomain(db: Queryable, customerId: number, name: string) {
+  return db
+    .selectFrom('domains')
+    .select(['id', 'name', 'dkim_selector', 'dkim_private_key'])
+    .where('customer_id', '=', customerId)
+    .where('name', '=', name)
+    .where('verified', '=', 1)
+    .executeTakeFirst();
+}
+
 // Every send runs this, so it is compiled once (see db/precompiled.ts).
 const listVerifiedDomainsQuery = precompile((db, d: { customerId: number }) =>
   db.selectFrom('domains').select(['id', 'name']).where('customer_id', '=', d.customerId).where('verified', '=', 1),
@@ -34,4 +45,14 @@ const listVerifiedDomainsQuery = precompile((db, d: { customerId: number }) =>
 /** The verified domains of an account: id and name only (the cheap look-up a send needs). */
 export async function listVerifiedDomains(db: Queryable, customerId: number): Promise<{ id: string; name: string }[]> {
   return (await listVerifiedDomainsQuery(db, { customerId })).rows;
+}
+
+/** Every verified domain of every account, by name (what `sealpost doctor` checks). */
+export async function listAllVerifiedDomains(db: Queryable): Promise<DomainRow[]> {
+  return db.selectFrom('domains').selectAll().where('verified', '=', 1).orderBy('name').execute();
+}
+
+/** One domain with a sealed DKIM key, the first added: what a master-key check tries to open. */
+export async function firstSealedDomain(db: Queryable): Promise<{ id: string; dkim_private_key: string } | undefined> {
+  return db.selectFrom('domains').select(['id', 'dkim_private_key']).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
 }

@@ -3,23 +3,21 @@ import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { AppError } from '../errors/app-error.ts';
 import type { Queryable } from '../db/types.ts';
 import type { Sealer } from '../crypto/sealer.ts';
-import { findDomain, insertDomain, listDomains, listVerifiedDomains, markDomainVerified, type DomainRow } from './domains.repository.ts';
+import {
+  findDomain,
+  findVerifiedDomain,
+  insertDomain,
+  listDomains,
+  listVerifiedDomains,
+  markDomainVerified,
+  type DomainRow,
+} from './domains.repository.ts';
 import type { Database } from '../db/connect.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { record as audit, type AuditActor } from '../audit/audit.service.ts';
+import { checkDomainRecords, dnsRecords, REQUIRED_PURPOSES, type DnsCheck, type DnsRecord, type TxtResolver } from './dns-checks.ts';
 
-/** The part of a DNS resolver that verification needs; node's `dns.promises` fits, tests pass their own. */
-export interface TxtResolver {
-  resolveTxt(name: string): Promise<string[][]>;
-}
-
-/** A DNS record the domain owner publishes. */
-export interface DnsRecord {
-  type: 'TXT';
-  name: string;
-  value: string;
-  purpose: 'verification' | 'dkim' | 'spf' | 'dmarc';
-}
+export { dnsRecords, type DnsRecord, type TxtResolver } from './dns-checks.ts';
 
 /** A domain as the command line and API show it (no private key). */
 export interface Domain {
@@ -30,6 +28,8 @@ export interface Domain {
   dkim_selector: string;
   dns_records: DnsRecord[];
   created_at: string;
+  /** After `verify`: each of the four records as found in DNS. */
+  dns_checks?: DnsCheck[];
 }
 
 const DOMAIN = /^(?=.{1,253}$)(?!-)([a-z0-9-]{1,63}(?<!-)\.)+[a-z]{2,63}$/;
@@ -41,32 +41,14 @@ export function normalizeDomain(input: string): string {
   return name;
 }
 
-/** The DNS records that prove ownership and publish the DKIM key. */
-export function dnsRecords(row: Pick<DomainRow, 'name' | 'verification_token' | 'dkim_selector' | 'dkim_public_key'>): DnsRecord[] {
-  return [
-    {
-      type: 'TXT',
-      name: `_sealpost.${row.name}`,
-      value: `sealpost-verification=${row.verification_token}`,
-      purpose: 'verification',
-    },
-    {
-      type: 'TXT',
-      name: `${row.dkim_selector}._domainkey.${row.name}`,
-      value: `v=DKIM1; k=rsa; p=${row.dkim_public_key}`,
-      purpose: 'dkim',
-    },
-  ];
-}
-
-function toDomain(row: DomainRow): Domain {
+function toDomain(row: DomainRow, sendingHost?: string): Domain {
   return {
     id: row.id,
     domain: row.name,
     verified: row.verified === 1,
     verified_at: row.verified_at === null ? null : new Date(row.verified_at).toISOString(),
     dkim_selector: row.dkim_selector,
-    dns_records: dnsRecords(row),
+    dns_records: dnsRecords(row, sendingHost),
     created_at: new Date(row.created_at).toISOString(),
   };
 }
@@ -87,7 +69,7 @@ export async function addDomain(
   sealer: Sealer,
   customerId: number,
   input: string,
-  opts: { verified?: boolean; now?: number; by?: { actor: AuditActor; ip?: string } } = {},
+  opts: { verified?: boolean; now?: number; sendingHost?: string; by?: { actor: AuditActor; ip?: string } } = {},
 ): Promise<Domain> {
   const name = normalizeDomain(input);
   const now = opts.now ?? Date.now();
@@ -116,7 +98,7 @@ export async function addDomain(
         ip: opts.by.ip,
         detail: { name },
       });
-    return toDomain(row);
+    return toDomain(row, opts.sendingHost);
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError('domain.exists', `domain ${name} is already added to this account`);
     throw err;
@@ -132,75 +114,29 @@ export async function getDomainRow(db: Queryable, customerId: number, input: str
 }
 
 /** Lists an account's domains. */
-export async function accountDomains(db: Queryable, customerId: number): Promise<Domain[]> {
-  return (await listDomains(db, customerId)).map(toDomain);
+export async function accountDomains(db: Queryable, customerId: number, sendingHost?: string): Promise<Domain[]> {
+  return (await listDomains(db, customerId)).map((row) => toDomain(row, sendingHost));
 }
 
-async function txtValues(resolver: TxtResolver, name: string): Promise<string[]> {
-  try {
-    return (await resolver.resolveTxt(name)).map((chunks) => chunks.join(''));
-  } catch {
-    return [];
-  }
-}
-
-/** SPF and DMARC records Sealpost advises publishing: not needed for verification, but receivers trust mail more with them. */
-export function adviceRecords(name: string, sendingHost: string): DnsRecord[] {
-  return [
-    { type: 'TXT', name, value: `v=spf1 a:${sendingHost} mx ~all`, purpose: 'spf' },
-    { type: 'TXT', name: `_dmarc.${name}`, value: `v=DMARC1; p=none; rua=mailto:dmarc@${name}`, purpose: 'dmarc' },
-  ];
-}
-
-/** What DNS answered for one record. `required` records decide verification; advice records only inform. */
-export interface RecordCheck {
-  record: DnsRecord;
-  required: boolean;
-  found: boolean;
-}
-
-function publishes(record: DnsRecord, row: DomainRow, values: string[]): boolean {
-  const normal = values.map((v) => v.replace(/\s+/g, ' '));
-  if (record.purpose === 'dkim') return normal.some((v) => v.includes(`p=${row.dkim_public_key}`));
-  if (record.purpose === 'spf') return normal.some((v) => v.toLowerCase().startsWith('v=spf1'));
-  if (record.purpose === 'dmarc') return normal.some((v) => v.toUpperCase().startsWith('V=DMARC1'));
-  return normal.some((v) => v.includes(record.value));
-}
-
-/** Looks up every record of the domain (required and advice) and says which are published; changes nothing. */
-export async function checkDomainRecords(
-  db: Queryable,
-  resolver: TxtResolver,
-  customerId: number,
-  input: string,
-  sendingHost: string,
-): Promise<{ row: DomainRow; checks: RecordCheck[] }> {
-  const row = await getDomainRow(db, customerId, input);
-  const checks: RecordCheck[] = [];
-  for (const [records, required] of [
-    [dnsRecords(row), true],
-    [adviceRecords(row.name, sendingHost), false],
-  ] as const)
-    for (const record of records) checks.push({ record, required, found: publishes(record, row, await txtValues(resolver, record.name)) });
-  return { row, checks };
-}
-
-/** Checks the domain's records through DNS and marks it verified when both are published; otherwise throws naming what is missing. */
+/**
+ * Checks the domain's four records through DNS and marks it verified when ownership and DKIM are published; otherwise
+ * throws naming every record missing. The answer lists each check, so a missing SPF or DMARC record is reported too.
+ */
 export async function verifyDomain(
   db: Queryable,
   resolver: TxtResolver,
   customerId: number,
   input: string,
   now = Date.now(),
+  sendingHost?: string,
   by?: { actor: AuditActor; ip?: string },
 ): Promise<Domain> {
   const row = await getDomainRow(db, customerId, input);
-  const missing: string[] = [];
-  for (const record of dnsRecords(row))
-    if (!publishes(record, row, await txtValues(resolver, record.name))) missing.push(`${record.type} ${record.name} (${record.purpose})`);
-  if (missing.length > 0)
-    throw new AppError('domain.verification_failed', `DNS records not found for ${row.name}: ${missing.join(', ')}`, {
-      details: missing.map((m) => ({ message: `missing ${m}` })),
+  const checks = await checkDomainRecords(resolver, row, sendingHost);
+  const missing = checks.filter((c) => !c.ok);
+  if (missing.some((c) => REQUIRED_PURPOSES.includes(c.purpose)))
+    throw new AppError('domain.verification_failed', `DNS records not found for ${row.name}: ${missing.map(describe).join(', ')}`, {
+      details: missing.map((c) => ({ message: `${c.purpose}: ${c.detail} at TXT ${c.name}` })),
     });
   await markDomainVerified(db, row.id, now);
   if (by && row.verified !== 1)
@@ -212,7 +148,11 @@ export async function verifyDomain(
       ip: by.ip,
       detail: { name: row.name },
     });
-  return toDomain({ ...row, verified: 1, verified_at: now });
+  return { ...toDomain({ ...row, verified: 1, verified_at: now }, sendingHost), dns_checks: checks };
+}
+
+function describe(c: DnsCheck): string {
+  return `TXT ${c.name} (${c.purpose}: ${c.detail})`;
 }
 
 /**
@@ -239,4 +179,19 @@ export async function verifiedDomainIds(
   const ids = new Map((await listVerifiedDomains(database.reader, customerId)).map((d) => [d.name, d.id]));
   cache.set(customerId, { ids, until: now + VERIFIED_CACHE_MS });
   return ids;
+}
+
+/** Whether `domain` is a verified domain of the account: the one check of a From address, for every kind of mail. */
+export async function isVerifiedDomain(database: Database, customerId: number, domain: string, now = Date.now()): Promise<boolean> {
+  return (await verifiedDomainIds(database, customerId, [domain], now)).has(domain);
+}
+
+/** The account's verified domain names, in name order (read fresh: system mail picks its sender from them). */
+export async function verifiedDomainNames(db: Queryable, customerId: number): Promise<string[]> {
+  return (await listVerifiedDomains(db, customerId)).map((d) => d.name).sort();
+}
+
+/** A verified domain of the account with its sealed DKIM key, or undefined when it is not (or no longer) verified. */
+export async function sendingDomain(db: Queryable, customerId: number, name: string) {
+  return findVerifiedDomain(db, customerId, name);
 }

@@ -12,9 +12,11 @@ import { registerErrorHandler } from '../http/error-handler.ts';
 import { registerRateLimit } from '../http/rate-limit.ts';
 import { registerMetrics } from '../http/metrics.ts';
 import { registerRoutes } from './routes.ts';
+import { registerRouteAudit } from '../audit/audit.http.ts';
 import { lazyCompilersFactory } from '../http/lazy-compilers.ts';
 import type { TypedApp } from '../http/typed.ts';
 import type { TxtResolver } from '../accounts/domains.service.ts';
+import { loggableRequest } from '../http/log-redaction.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -23,12 +25,14 @@ export interface BuildOptions {
   extraRoutes?: (app: TypedApp) => void | Promise<void>;
   /** DNS for the console's domain checks; node's resolver by default (tests give their own). */
   dns?: TxtResolver;
+  /** Called for every route as it is added (the route table snapshot reads them here). */
+  onRoute?: (route: { method: string | string[]; url: string }) => void;
 }
 
 /** Builds the Fastify app over a context. The caller listens (or injects) and closes it. */
 export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: ctx.log as FastifyBaseLogger,
+    loggerInstance: ctx.log.child({}, { serializers: { req: loggableRequest } }) as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,
     requestIdHeader: false,
@@ -46,16 +50,19 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     schemaController: { compilersFactory: lazyCompilersFactory() },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (opts.onRoute) app.addHook('onRoute', opts.onRoute);
 
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    reply.header('x-content-type-options', 'nosniff');
   });
   registerErrorHandler(app);
   registerBodyRules(app);
   await app.register(multipart, { limits: { fileSize: 1_000_000, files: 2, fields: 10 } });
-  registerAuth(app, ctx.database);
+  registerAuth(app, ctx.database, ctx.authThrottle);
+  registerRouteAudit(app, ctx.database);
   await registerRateLimit(app, ctx.config);
-  const registry = registerMetrics(app);
+  const registry = registerMetrics(app, [ctx.authThrottle.metric]);
 
   await app.register(swagger, {
     openapi: {

@@ -2,6 +2,7 @@
  * The roles a process can run: `api` (HTTP), `worker` (work rows and the scheduler) and `smtp` (SMTP submission). `sealpost start` runs all of
  * them; `--roles` a subset. Lifecycle: startRoles() starts each and returns a stop function that drains them in order.
  */
+import os from 'node:os';
 import type { AppContext } from '../context.ts';
 import { ConfigError } from '../config/load.ts';
 import { buildApp } from './app.ts';
@@ -44,6 +45,7 @@ export async function startRoles(ctx: AppContext, roles: Role[]): Promise<Runnin
       queues: queueHandlers(ctx),
       pollMs: ctx.config.workerPollMs,
       leaseMs: ctx.config.jobLeaseMs,
+      node: ctx.config.nodeName || os.hostname(),
     });
     const scheduler = createScheduler({
       elector: createLeaderElector(ctx.database, worker.owner, ctx.log),

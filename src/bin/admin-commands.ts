@@ -1,14 +1,18 @@
 /** Administration that has no API: accounts, domains and API keys. */
 import { Command } from 'commander';
 import { promises as dns } from 'node:dns';
-import { action, output, withContext } from './cli-support.ts';
+import { action, auditCli, output, withContext } from './cli-support.ts';
+import { findKeyById } from '../accounts/keys.repository.ts';
 import { allAccounts, createAccount, getAccount } from '../accounts/accounts.service.ts';
 import { accountDomains, addDomain, verifyDomain, type Domain } from '../accounts/domains.service.ts';
 import { accountKeys, createKey, revoke } from '../accounts/keys.service.ts';
 import { suppressTransactionalCommand } from './settings-commands.ts';
+import { checksText, sendingHostOf } from '../accounts/dns-checks.ts';
 
 function recordsText(d: Domain): string {
-  return d.dns_records.map((r) => `  ${r.type}  ${r.name}\n       ${r.value}`).join('\n');
+  return d.dns_records
+    .map((r) => `  ${r.type}  ${r.name}${r.purpose === 'spf' || r.purpose === 'dmarc' ? '  (advised)' : ''}\n       ${r.value}`)
+    .join('\n');
 }
 
 /** `sealpost account ...` */
@@ -57,7 +61,12 @@ export function domainCommand(): Command {
       action(async (o: { account: string; domain: string; verified?: boolean; json?: boolean }) => {
         const d = await withContext(async (ctx) => {
           const account = await getAccount(ctx.database.db, o.account);
-          return addDomain(ctx.database.db, ctx.sealer, account.customer_id, o.domain, { verified: o.verified });
+          const added = await addDomain(ctx.database.db, ctx.sealer, account.customer_id, o.domain, {
+            verified: o.verified,
+            sendingHost: sendingHostOf(ctx.config),
+          });
+          await auditCli(ctx, account.customer_id, 'domain.add', `domain:${added.domain}`, { verified_without_dns: o.verified === true });
+          return added;
         });
         const note = o.verified
           ? `\nMarked verified WITHOUT a DNS check (--verified is for development and tests). Publish the records before sending real mail.`
@@ -75,9 +84,12 @@ export function domainCommand(): Command {
       action(async (o: { account: string; domain: string; json?: boolean }) => {
         const d = await withContext(async (ctx) => {
           const account = await getAccount(ctx.database.db, o.account);
-          return verifyDomain(ctx.database.db, dns, account.customer_id, o.domain);
+          const verified = await verifyDomain(ctx.database.db, dns, account.customer_id, o.domain, Date.now(), sendingHostOf(ctx.config));
+          await auditCli(ctx, account.customer_id, 'domain.verify', `domain:${verified.domain}`);
+          return verified;
         });
-        output(o.json, d, `${d.domain} is verified`);
+        const advice = d.dns_checks?.some((c) => !c.ok) ? '\nPublish the missing advised records so receivers trust its mail.' : '';
+        output(o.json, d, `${d.domain} is verified\n${checksText(d.dns_checks ?? [])}${advice}`);
       }),
     );
   cmd
@@ -111,11 +123,13 @@ export function keyCommand(): Command {
       action(async (o: { account: string; domain?: string; scopes: string; description: string; json?: boolean }) => {
         const k = await withContext(async (ctx) => {
           const account = await getAccount(ctx.database.db, o.account);
-          return createKey(ctx.database.db, account.customer_id, {
+          const key = await createKey(ctx.database.db, account.customer_id, {
             scopes: o.scopes,
             domain: o.domain,
             description: o.description,
           });
+          await auditCli(ctx, account.customer_id, 'key.create', `key:${key.id}`, { scopes: key.scopes, description: o.description });
+          return key;
         });
         output(o.json, k, `created key ${k.id} (scopes ${k.scopes.join(', ')})\n${k.key}\nStore it now: it is not shown again.`);
       }),
@@ -143,7 +157,12 @@ export function keyCommand(): Command {
     .option('--json', 'print JSON')
     .action(
       action(async (id: string, o: { json?: boolean }) => {
-        const r = await withContext((ctx) => revoke(ctx.database.db, id));
+        const r = await withContext(async (ctx) => {
+          const revoked = await revoke(ctx.database.db, id);
+          const row = await findKeyById(ctx.database.db, id);
+          await auditCli(ctx, row ? Number(row.customer_id) : null, 'key.revoke', `key:${id}`);
+          return revoked;
+        });
         output(o.json, r, `revoked key ${r.id}`);
       }),
     );

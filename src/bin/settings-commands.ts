@@ -1,9 +1,9 @@
 /** `sealpost account suppress-transactional <username> on|off`: the marketing switch that also has an API (`PATCH /settings`). */
 import { Command } from 'commander';
-import { action, output, withContext } from './cli-support.ts';
+import { action, auditCli, output, withContext } from './cli-support.ts';
 import { getAccount } from '../accounts/accounts.service.ts';
 import { AppError } from '../errors/app-error.ts';
-import { changeSettings } from '../marketing/settings/settings.service.ts';
+import { changeSettings } from '../accounts/settings.service.ts';
 
 const SWITCH = { on: true, off: false } as const;
 
@@ -20,7 +20,11 @@ export function suppressTransactionalCommand(): Command {
         if (key !== 'on' && key !== 'off') throw new AppError('request.invalid', `state must be "on" or "off", not "${state}"`);
         const settings = await withContext(async (ctx) => {
           const account = await getAccount(ctx.database.db, username);
-          return changeSettings(ctx, account.customer_id, { suppress_transactional: SWITCH[key] });
+          const changed = await changeSettings(ctx, account.customer_id, { suppress_transactional: SWITCH[key] });
+          await auditCli(ctx, account.customer_id, 'settings.marketing_update', `account:${account.customer_id}`, {
+            suppress_transactional: key,
+          });
+          return changed;
         });
         output(o.json, settings.attributes, `transactional suppression is ${key} for ${username}`);
       }),

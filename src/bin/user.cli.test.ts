@@ -67,3 +67,22 @@ describe('sealpost user', () => {
     expect((await c.get('/console')).statusCode).toBe(303);
   });
 });
+
+describe('command-line changes in the audit trail', () => {
+  it('records key creation and revocation with the command line as the actor', async () => {
+    const created = JSON.parse((await run(['key', 'create', '--account', a.account.username, '--scopes', 'email', '--json'])).stdout) as {
+      id: string;
+    };
+    await run(['key', 'revoke', created.id]);
+    const rows = await t.ctx.database.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('target', '=', `key:${created.id}`)
+      .orderBy('id')
+      .execute();
+    expect(rows.map((r) => [r.action, r.actor_type, r.actor_id, Number(r.customer_id)])).toEqual([
+      ['key.create', 'system', 'cli', a.account.customer_id],
+      ['key.revoke', 'system', 'cli', a.account.customer_id],
+    ]);
+  });
+});

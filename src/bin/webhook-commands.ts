@@ -1,6 +1,7 @@
 /** `sealpost webhook ...`: webhook endpoints of an account, from the command line. */
 import { Command } from 'commander';
-import { action, output, withContext } from './cli-support.ts';
+import { action, auditCli, output, withContext } from './cli-support.ts';
+import { findEndpointById } from '../webhooks/webhooks.repository.ts';
 import { getAccount } from '../accounts/accounts.service.ts';
 import { createEndpoint, endpointsOf, removeEndpoint, type WebhookEndpoint } from '../webhooks/webhooks.service.ts';
 
@@ -25,7 +26,13 @@ export function webhookCommand(): Command {
       action(async (o: { account: string; url: string; events: string; signingKey?: string; json?: boolean }) => {
         const e = await withContext(async (ctx) => {
           const account = await getAccount(ctx.database.db, o.account);
-          return createEndpoint(ctx, account.customer_id, { target_url: o.url, events: o.events.split(','), signing_key: o.signingKey });
+          const created = await createEndpoint(ctx, account.customer_id, {
+            target_url: o.url,
+            events: o.events.split(','),
+            signing_key: o.signingKey,
+          });
+          await auditCli(ctx, account.customer_id, 'webhook.create', `webhook:${created.id}`, { target_url: created.target_url });
+          return created;
         });
         output(
           o.json,
@@ -52,7 +59,12 @@ export function webhookCommand(): Command {
     .option('--json', 'print JSON')
     .action(
       action(async (id: string, o: { json?: boolean }) => {
-        const r = await withContext((ctx) => removeEndpoint(ctx, undefined, id));
+        const r = await withContext(async (ctx) => {
+          const owner = await findEndpointById(ctx.database.db, id);
+          const removed = await removeEndpoint(ctx, undefined, id);
+          await auditCli(ctx, owner ? Number(owner.customer_id) : null, 'webhook.delete', `webhook:${id}`);
+          return removed;
+        });
         output(o.json, r, `removed webhook endpoint ${r.id}`);
       }),
     );

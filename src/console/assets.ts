@@ -1,10 +1,10 @@
 /** The console's stylesheet and script, read once at start and served from `/console/assets/` with a content hash in the URL. */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
+import { packageRoot } from '../config/package-root.ts';
 
 interface Asset {
   body: Buffer;
@@ -12,24 +12,12 @@ interface Asset {
   hash: string;
 }
 
-/**
- * The assets folder, found from the package root rather than from this module, because the command also runs as one
- * bundled file in dist/ (see bin/build.js).
- */
-function assetDir(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-  return path.join(dir, 'src', 'console', 'assets');
-}
-
-const ASSET_DIR = assetDir();
-
-/** A file of an installed package, found from the package root like the assets folder. */
+/** A file of an installed package, found from the package root (the command also runs bundled from dist/). */
 function fromPackage(specifier: string): string {
-  return createRequire(path.join(ASSET_DIR, '..', '..', '..', 'package.json')).resolve(specifier);
+  return createRequire(path.join(packageRoot(), 'package.json')).resolve(specifier);
 }
 
-function load(name: string, type: string, file = path.join(ASSET_DIR, name)): Asset {
+function load(name: string, type: string, file = path.join(packageRoot(), 'src', 'console', 'assets', name)): Asset {
   const body = readFileSync(file);
   return { body, type, hash: createHash('sha256').update(body).digest('hex').slice(0, 12) };
 }

@@ -1,15 +1,16 @@
 /** The console in headless Chromium: sign-in and the way back, a wrong password, every page on a phone, and axe-core. */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumPresent, launchChromium } from '../test/browser.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { createTestUser, TEST_PASSWORD } from './console.test-support.ts';
 import type { User } from '../users/users.service.ts';
+import { Secret, TOTP } from 'otpauth';
+import { issueUserLink } from '../users/users.service.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
-if (!present) console.warn(`console browser test skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
+const present = chromiumPresent('console browser test');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = '.test-artifacts/console';
 
@@ -38,23 +39,11 @@ async function signIn(page: Page, email: string, password: string): Promise<void
 
 describe.skipIf(!present)('console in Chromium', () => {
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ config: { consoleSignInMaxFailures: 3 } });
     a = await t.createAccount({ username: 'northclinic' });
     owner = await createTestUser(t, a.account.customer_id, 'owner', { email: 'owner@northclinic.example' });
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     mkdirSync(SHOTS, { recursive: true });
   });
   afterAll(async () => {
@@ -84,5 +73,128 @@ describe.skipIf(!present)('console in Chromium', () => {
     expect(await axeViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
+  });
+
+  it('shows every page on a phone with no serious accessibility problem, and two-factor works end to end', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(8000);
+    const shot = async (name: string, axe = true) => {
+      await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+      if (axe) expect(await axeViolations(page), name).toEqual([]);
+    };
+    await page.goto(`${base}/console/forgot-password`);
+    await shot('forgot-password');
+    const invited = await createTestUser(t, a.account.customer_id, 'editor', { email: 'new.nurse@northclinic.example' });
+    await page.goto(`${base}/console/set-password?token=${await issueUserLink(t.ctx.database.db, invited, 'invite')}`);
+    await shot('set-password');
+
+    await page.goto(`${base}/console`);
+    await signIn(page, owner.email, TEST_PASSWORD);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await shot('overview');
+    for (const path of ['domains', 'keys', 'webhooks', 'messages', 'captured', 'templates', 'forms', 'audiences', 'campaigns']) {
+      await page.goto(`${base}/console/${path}`);
+      await shot(`nav-${path}`, path === 'domains');
+    }
+    await page.getByText('Menu').click();
+    await page.screenshot({ path: `${SHOTS}/menu-open.png`, fullPage: true });
+
+    await page.goto(`${base}/console/settings/users`);
+    await page.getByLabel('Email').fill('reception@northclinic.example');
+    await page.getByLabel('Role', { exact: true }).selectOption('viewer');
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByText('reception@northclinic.example').first().waitFor();
+    await shot('users');
+
+    await page.goto(`${base}/console/settings/two-factor`);
+    await page.getByRole('button', { name: 'Set up two-factor' }).click();
+    const key = (await page.locator('#totp-key').textContent())!.trim();
+    await shot('two-factor-setup');
+    const code = () => new TOTP({ secret: Secret.fromBase32(key), label: owner.email, issuer: 'Sealpost' }).generate();
+    await page.getByLabel('Code from the app').fill(code());
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    await page.getByText('Two-factor authentication is on.').first().waitFor();
+    await shot('two-factor-on');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('You are signed out.').waitFor();
+    await page.goto(`${base}/console/settings/audit`);
+    await signIn(page, owner.email, TEST_PASSWORD);
+    await page.getByLabel('Authentication code').waitFor();
+    await shot('sign-in-two-factor');
+    await page.getByLabel('Authentication code').fill(code());
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByRole('heading', { name: 'Audit trail' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/console/settings/audit');
+    await shot('audit');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.screenshot({ path: `${SHOTS}/audit-desktop.png`, fullPage: true });
+    await page.goto(`${base}/console/no-such-page`);
+    await shot('not-found');
+    await context.close();
+  });
+
+  it('refuses a forged form token and a viewer change on the server, and locks out after repeated failures', async () => {
+    const viewer = await createTestUser(t, a.account.customer_id, 'viewer', { email: 'viewer@northclinic.example' });
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(8000);
+    await page.goto(`${base}/console`);
+    await signIn(page, viewer.email, TEST_PASSWORD);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Users and roles' }).count()).toBe(0);
+
+    const refused = await context.request.post(`${base}/console/settings/users/${owner.id}/disable`, {
+      form: { _csrf: (await page.locator('input[name=_csrf]').first().inputValue())! },
+    });
+    expect(refused.status()).toBe(403);
+
+    await page
+      .locator('input[name=_csrf]')
+      .first()
+      .evaluate((el) => ((el as unknown as { value: string }).value = 'forged'));
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('This form has expired').waitFor();
+    await page.screenshot({ path: `${SHOTS}/csrf-refused.png`, fullPage: true });
+    await page.goto(`${base}/console`);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await context.close();
+
+    const lockPage = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    lockPage.setDefaultTimeout(8000);
+    await lockPage.goto(`${base}/console/sign-in`);
+    for (let i = 0; i < 3; i++) {
+      await signIn(lockPage, viewer.email, `wrong ${i}`);
+      await lockPage.getByText('The email address or password is not right.').waitFor();
+    }
+    await signIn(lockPage, viewer.email, TEST_PASSWORD);
+    await lockPage.getByText('Too many failed sign-ins').waitFor();
+    expect(new URL(lockPage.url()).pathname).toBe('/console/sign-in');
+    await lockPage.screenshot({ path: `${SHOTS}/sign-in-locked.png`, fullPage: true });
+    await lockPage.close();
+  });
+
+  it('asks to sign in again after the idle timeout and returns to the page', async () => {
+    const idle = await createTestApp({ config: { consoleIdleTimeoutSeconds: 1 } });
+    try {
+      const acct = await idle.createAccount();
+      const u = await createTestUser(idle, acct.account.customer_id, 'viewer');
+      const idleBase = await idle.app.listen({ host: '127.0.0.1', port: 0 });
+      const page = await browser.newPage();
+      page.setDefaultTimeout(8000);
+      await page.goto(`${idleBase}/console/settings`);
+      await signIn(page, u.email, TEST_PASSWORD);
+      await page.getByRole('heading', { name: 'Settings' }).waitFor();
+      await page.waitForTimeout(1500);
+      await page.goto(`${idleBase}/console/settings`);
+      expect(new URL(page.url()).pathname).toBe('/console/sign-in');
+      await signIn(page, u.email, TEST_PASSWORD);
+      await page.getByRole('heading', { name: 'Settings' }).waitFor();
+      expect(new URL(page.url()).pathname).toBe('/console/settings');
+      await page.close();
+    } finally {
+      await idle.close();
+    }
   });
 });

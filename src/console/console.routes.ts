@@ -11,11 +11,14 @@ import { AppError } from '../errors/app-error.ts';
 import { assetRoutes } from './assets.ts';
 import { setConsoleHeaders } from './headers.ts';
 import { html } from './html.ts';
-import { NAV, plainPage } from './layout.ts';
+import { NAV, plainPage, sentence } from './layout.ts';
 import { consolePage, notAvailable, signInUrl } from './page.ts';
 import { signInRoutes } from './sign-in.routes.ts';
 import { overviewPages } from './overview.page.ts';
 import { settingsPages } from './settings.page.ts';
+import { twoFactorPages } from './two-factor.page.ts';
+import { userPages } from './users.page.ts';
+import { auditPages } from './audit.page.ts';
 import { domainPages } from './domains.page.ts';
 import { keyPages } from './keys.page.ts';
 import { webhookPages } from './webhooks.page.ts';
@@ -39,6 +42,9 @@ const PAGES: ((app: FastifyInstance, ctx: AppContext, deps: ConsoleDeps) => void
   capturedPages,
   templatePages,
   settingsPages,
+  twoFactorPages,
+  userPages,
+  auditPages,
 ];
 
 /** Registers the console. */
@@ -71,7 +77,7 @@ export async function consoleRoutes(app: FastifyInstance, ctx: AppContext, deps:
         .send(
           plainPage(
             title,
-            html`<p>${text}</p>
+            html`<p>${sentence(text)}</p>
               <p><a href="/console">Back to the console</a></p>`,
           ),
         );

@@ -59,7 +59,7 @@ export async function signInClient(app: FastifyInstance, email: string, password
   });
   if (res.statusCode !== 303) throw new Error(`sign-in failed: ${res.statusCode}`);
   cookie = mergeCookies(cookie, res.headers['set-cookie']);
-  const page = await app.inject({ method: 'GET', url: '/console', headers: { cookie } });
+  const page = await app.inject({ method: 'GET', url: '/console/settings/two-factor', headers: { cookie } });
   const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
   return {
     cookie,

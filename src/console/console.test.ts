@@ -66,7 +66,7 @@ describe('console sign-in', () => {
       next: '/console',
     });
     expect(res.statusCode).toBe(401);
-    expect(res.body).toContain('the email address or password is not right');
+    expect(res.body).toContain('The email address or password is not right.');
     const rows = await t.ctx.database.db
       .selectFrom('audit_log')
       .selectAll()

@@ -6,18 +6,16 @@
 import { promises as nodeDns } from 'node:dns';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
+import { accountDomains, addDomain, getDomainRow, verifyDomain } from '../accounts/domains.service.ts';
 import {
-  accountDomains,
-  addDomain,
-  adviceRecords,
   checkDomainRecords,
-  getDomainRow,
-  verifyDomain,
   dnsRecords,
+  REQUIRED_PURPOSES,
+  sendingHostOf,
+  type DnsCheck,
   type DnsRecord,
-  type RecordCheck,
   type TxtResolver,
-} from '../accounts/domains.service.ts';
+} from '../accounts/dns-checks.ts';
 import { html, type SafeHtml } from './html.ts';
 import { csrfField } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
@@ -32,10 +30,10 @@ const PURPOSE: Record<DnsRecord['purpose'], string> = {
 };
 
 function sendingHost(ctx: AppContext): string {
-  return new URL(ctx.publicUrl).hostname;
+  return sendingHostOf(ctx.config);
 }
 
-function recordsTable(records: DnsRecord[], checks?: RecordCheck[]): SafeHtml {
+function recordsTable(records: DnsRecord[], checks?: DnsCheck[]): SafeHtml {
   return html`<div class="table-wrap">
     <table>
       <thead>
@@ -61,7 +59,10 @@ function recordsTable(records: DnsRecord[], checks?: RecordCheck[]): SafeHtml {
             </td>
             ${
               check
-                ? html`<td>${check.found ? html`<strong>Found</strong>` : html`<strong class="error-text">Not found</strong>`}</td>`
+                ? html`<td>
+                    ${check.ok ? html`<strong>Found</strong>` : html`<strong class="error-text">Not found</strong>`}
+                    <br /><span class="muted">${check.detail}</span>
+                  </td>`
                 : ''
             }
           </tr>`;
@@ -124,9 +125,9 @@ export function domainPages(app: FastifyInstance, ctx: AppContext, deps: Console
     },
   });
 
-  const domainPage = (c: ConsoleContext, checks?: RecordCheck[]) => async () => {
+  const domainPage = (c: ConsoleContext, checks?: DnsCheck[]) => async () => {
     const row = await getDomainRow(c.ctx.database.db, c.account.customer_id, c.params.name!);
-    const records = [...dnsRecords(row), ...adviceRecords(row.name, sendingHost(c.ctx))];
+    const records = dnsRecords(row, sendingHost(c.ctx));
     return html`<div class="card">
         <h2>${row.name}</h2>
         <p>
@@ -163,9 +164,11 @@ export function domainPages(app: FastifyInstance, ctx: AppContext, deps: Console
     back: (c) => `/console/domains/${encodeURIComponent(c.params.name ?? '')}`,
     handle: async (c) => {
       const db = c.ctx.database.db;
-      const { row, checks } = await checkDomainRecords(db, resolver, c.account.customer_id, c.params.name!, sendingHost(c.ctx));
-      const ready = checks.every((k) => !k.required || k.found);
-      if (ready) await verifyDomain(db, resolver, c.account.customer_id, row.name, Date.now(), { actor: c.actor, ip: c.ip });
+      const row = await getDomainRow(db, c.account.customer_id, c.params.name!);
+      const host = sendingHost(c.ctx);
+      const checks = await checkDomainRecords(resolver, row, host);
+      const ready = checks.every((k) => !REQUIRED_PURPOSES.includes(k.purpose) || k.ok);
+      if (ready) await verifyDomain(db, resolver, c.account.customer_id, row.name, Date.now(), host, { actor: c.actor, ip: c.ip });
       const note = ready
         ? html`<p class="flash flash-success" role="status">Both required records were found: ${row.name} is verified.</p>`
         : html`<p class="flash flash-error" role="alert">Not verified: a required record was not found in DNS.</p>`;

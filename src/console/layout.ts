@@ -52,7 +52,7 @@ function head(title: string): SafeHtml {
 }
 
 /** A message as a sentence: a capital first letter and a full stop (service messages are written in lower case). */
-function sentence(text: string): string {
+export function sentence(text: string): string {
   const t = text.charAt(0).toUpperCase() + text.slice(1);
   return /[.!?]$/.test(t) ? t : `${t}.`;
 }
@@ -120,4 +120,9 @@ export function plainPage(title: string, body: SafeHtml, flash?: Flash): string 
       </main>
     </body>
   </html>`}`;
+}
+
+/** A table that scrolls sideways on a narrow screen, reachable by keyboard and named for screen readers. */
+export function scrollTable(label: string, table: SafeHtml): SafeHtml {
+  return html`<div class="table-wrap" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
 }

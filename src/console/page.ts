@@ -13,16 +13,18 @@
  * `handle` calls the same service the API calls (passing `c.actor` and `c.ip` for the audit trail) and returns
  * `{ redirect, flash? }` (post/redirect/get) or `{ body, title, status? }` to show a page (a form with its errors).
  * An AppError thrown by a service becomes an error flash on the page it came from (or `back`), so a refused change
- * says why and changes nothing.
+ * says why and changes nothing. `audit: { action, target(c) }` on either writes an audit entry for the signed-in user:
+ * pages showing protected content and actions changing keys, domains, webhooks or settings declare one.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { getAccount, type Account } from '../accounts/accounts.service.ts';
-import type { AuditActor } from '../audit/audit.service.ts';
+import { record, type AuditActor } from '../audit/audit.service.ts';
 import { can, type Capability } from '../users/capabilities.ts';
 import { csrfMatches, popFlash, resolveSession, setFlash, type Flash, type Session } from '../users/sessions.service.ts';
 import type { User } from '../users/users.service.ts';
+import { totpRequired } from '../users/totp.service.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
 import { html, type SafeHtml } from './html.ts';
 import { layout, NAV } from './layout.ts';
@@ -57,21 +59,49 @@ export type PageResult =
 /** What an action's handle gives back. */
 export type ActionResult = { redirect: string; flash?: Flash | string } | { body: SafeHtml; title: string; status?: number };
 
-/** A GET page. */
+/** An audit entry a page or action writes for the signed-in user: the action and the thing acted on. */
+export interface ConsoleAudit {
+  action: string;
+  target(c: ConsoleContext): string;
+  detail?(c: ConsoleContext): Record<string, unknown>;
+}
+
+/** A GET page. `audit`: a page that shows protected content records each view (before the page is sent). */
 export interface PageSpec {
   path: string;
   permission: Capability;
   title: string;
   render(c: ConsoleContext): Promise<PageResult>;
+  audit?: ConsoleAudit;
 }
 
-/** A POST action. `back` is where an error flash is shown (the form's page); by default the referring console page. */
+/**
+ * A POST action. `back` is where an error flash is shown (the form's page); by default the referring console page.
+ * `audit`: an entry written after `handle` succeeds, for a change whose service does not record it itself.
+ */
 export interface ActionSpec {
   path: string;
   permission: Capability;
   handle(c: ConsoleContext): Promise<ActionResult>;
   back?(c: ConsoleContext): string;
+  audit?: ConsoleAudit;
 }
+
+/** Writes a page's or action's declared audit entry. */
+async function writeAudit(c: ConsoleContext, audit: ConsoleAudit | undefined): Promise<void> {
+  if (!audit) return;
+  await record(c.ctx.database.db, {
+    accountId: c.account.customer_id,
+    actor: c.actor,
+    action: audit.action,
+    target: audit.target(c),
+    ip: c.ip,
+    detail: audit.detail?.(c),
+  });
+}
+
+/** The two-factor settings page: the one page open to a user who must still set up two-factor sign-in. */
+export const TWO_FACTOR_PATH = '/console/settings/two-factor';
 
 /** The sign-in URL that returns to this request afterwards. */
 export function signInUrl(req: FastifyRequest): string {
@@ -111,6 +141,10 @@ export async function guard(
   if (req.method !== 'GET' && req.method !== 'HEAD' && !csrfMatches(session, form._csrf ?? req.headers['x-csrf-token']))
     throw new AppError('console.csrf', 'this form has expired or did not come from the console; go back, reload the page and try again');
   if (!c.can(permission)) throw new AppError('console.forbidden', 'your role does not allow this; ask an owner of the account');
+  if (!session.user.totpEnabled && !req.url.startsWith(TWO_FACTOR_PATH) && (await totpRequired(db, session.user.customerId))) {
+    await reply.code(303).redirect(TWO_FACTOR_PATH, 303);
+    return undefined;
+  }
   return c;
 }
 
@@ -138,6 +172,7 @@ export function consolePage(app: FastifyInstance, ctx: AppContext, spec: PageSpe
     const c = await guard(ctx, req, reply, spec.permission);
     if (!c) return reply;
     const result = await spec.render(c);
+    if (!('redirect' in result)) await writeAudit(c, spec.audit);
     if ('redirect' in result) return reply.code(303).redirect(result.redirect, 303);
     if ('download' in result) {
       const d = result.download;
@@ -179,6 +214,7 @@ export function consoleAction(app: FastifyInstance, ctx: AppContext, spec: Actio
       await setFlash(ctx.database.db, c.session.id, { kind: 'error', text: err.message });
       return reply.code(303).redirect(spec.back?.(c) ?? refererPath(req) ?? '/console', 303);
     }
+    await writeAudit(c, spec.audit);
     if ('redirect' in result) {
       if (result.flash)
         await setFlash(

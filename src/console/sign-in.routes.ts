@@ -4,11 +4,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { record } from '../audit/audit.service.ts';
-import { closeSession, csrfMatches, openSession, resolveSession } from '../users/sessions.service.ts';
-import { signIn } from '../users/sign-in.service.ts';
+import { activateSession, closeSession, csrfMatches, openSession, resolveSession } from '../users/sessions.service.ts';
+import { signIn, signInSecondFactor } from '../users/sign-in.service.ts';
 import { setPasswordWithLink, userOfLink } from '../users/users.service.ts';
 import { readCookie, SESSION_COOKIE, SIGN_IN_COOKIE, writeCookie } from './cookies.ts';
-import { messagePage, setPasswordPage, signInPage } from './sign-in.view.ts';
+import { forgotPasswordPage, messagePage, secondFactorPage, setPasswordPage, signInPage } from './sign-in.view.ts';
+import { requestPasswordReset } from '../users/members.service.ts';
 
 type Form = Record<string, string | undefined>;
 
@@ -73,6 +74,38 @@ export function signInRoutes(app: FastifyInstance, ctx: AppContext): void {
     }
   });
 
+  app.get<{ Querystring: Form }>('/console/sign-in/two-factor', { schema: { hide: true } }, async (req, reply) => {
+    const next = safeNext(req.query.next);
+    const session = await resolveSession(db, ctx.config, readCookie(req, SESSION_COOKIE));
+    if (!session) return reply.code(303).redirect(`/console/sign-in?next=${encodeURIComponent(next)}`, 303);
+    if (session.state === 'active') return reply.code(303).redirect(next, 303);
+    return sendHtml(reply, 200, secondFactorPage({ token: session.csrfToken, next }));
+  });
+
+  app.post<{ Body: Form }>('/console/sign-in/two-factor', { schema: { hide: true } }, async (req, reply) => {
+    const form = req.body ?? {};
+    const next = safeNext(form.next);
+    const session = await resolveSession(db, ctx.config, readCookie(req, SESSION_COOKIE));
+    if (!session || session.state !== 'second_factor')
+      return reply.code(303).redirect(`/console/sign-in?next=${encodeURIComponent(next)}`, 303);
+    if (!csrfMatches(session, form._csrf))
+      throw new AppError('console.csrf', 'this form has expired; go back, reload the page and try again');
+    try {
+      await signInSecondFactor(db, ctx.config, ctx.sealer, session.user, { code: form.code ?? '', ip: req.ip });
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      reply.headers(err.headers);
+      if (err.code === 'console.locked') {
+        await closeSession(db, session.id);
+        writeCookie(reply, SESSION_COOKIE, null, cookieOpts());
+        return sendHtml(reply, err.status, signInPage({ token: formToken(ctx, reply), next, flash: { kind: 'error', text: err.message } }));
+      }
+      return sendHtml(reply, err.status, secondFactorPage({ token: session.csrfToken, next, flash: { kind: 'error', text: err.message } }));
+    }
+    await activateSession(db, session.id);
+    return reply.code(303).redirect(next, 303);
+  });
+
   app.post<{ Body: Form }>('/console/sign-out', { schema: { hide: true } }, async (req, reply) => {
     const session = await resolveSession(db, ctx.config, readCookie(req, SESSION_COOKIE));
     if (session) {
@@ -89,6 +122,19 @@ export function signInRoutes(app: FastifyInstance, ctx: AppContext): void {
     }
     writeCookie(reply, SESSION_COOKIE, null, cookieOpts());
     return reply.code(303).redirect('/console/sign-in?signed_out', 303);
+  });
+
+  app.get('/console/forgot-password', { schema: { hide: true } }, async (_req, reply) =>
+    sendHtml(reply, 200, forgotPasswordPage({ token: formToken(ctx, reply) })),
+  );
+
+  app.post<{ Body: Form }>('/console/forgot-password', { schema: { hide: true } }, async (req, reply) => {
+    const form = req.body ?? {};
+    if (!formTokenMatches(req, form._csrf))
+      return sendHtml(reply, 403, forgotPasswordPage({ token: formToken(ctx, reply), flash: expiredForm }));
+    await requestPasswordReset(ctx, form.email ?? '', req.ip);
+    const text = 'If the address belongs to a user, a link to choose a new password is on its way. It works once, within 72 hours.';
+    return sendHtml(reply, 200, messagePage('Check your email', text, { href: '/console/sign-in', label: 'Back to sign-in' }));
   });
 
   app.get<{ Querystring: Form }>('/console/set-password', { schema: { hide: true } }, async (req, reply) => {
@@ -131,4 +177,4 @@ export function signInRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 }
 
-const expiredForm = { kind: 'error', text: 'The sign-in form had expired. Please try again.' } as const;
+const expiredForm = { kind: 'error', text: 'The form had expired. Please try again.' } as const;

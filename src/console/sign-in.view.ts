@@ -1,7 +1,7 @@
 /** The pages of people not signed in: sign in, the second factor, set a password from a one-time link. */
 import { html, type SafeHtml } from './html.ts';
 import type { Flash } from '../users/sessions.service.ts';
-import { plainPage } from './layout.ts';
+import { plainPage, sentence } from './layout.ts';
 
 /** The sign-in form. */
 export function signInPage(opts: { token: string; next: string; email?: string; flash?: Flash }): string {
@@ -81,7 +81,22 @@ export function setPasswordPage(opts: { linkToken: string; email: string; flash?
 export function messagePage(title: string, text: string, link?: { href: string; label: string }): string {
   return plainPage(
     title,
-    html`<p>${text}</p>
+    html`<p>${sentence(text)}</p>
       ${link ? html`<p><a href="${link.href}">${link.label}</a></p>` : ''}`,
   );
+}
+
+/** The "forgot password" form. */
+export function forgotPasswordPage(opts: { token: string; flash?: Flash }): string {
+  const body = html`<p>Enter the email address you sign in with. If it belongs to a user, a link to choose a new password is sent to it.</p>
+    <form method="post" action="/console/forgot-password" class="card" novalidate>
+      <input type="hidden" name="_csrf" value="${opts.token}" />
+      <div class="field">
+        <label for="email">Email</label>
+        <input id="email" name="email" type="email" autocomplete="username" required />
+      </div>
+      <button type="submit">Send reset link</button>
+    </form>
+    <p><a href="/console/sign-in">Back to sign-in</a></p>`;
+  return plainPage('Reset your password', body, opts.flash);
 }

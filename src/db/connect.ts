@@ -1,5 +1,5 @@
 /** Opens the database for either dialect: better-sqlite3 (WAL) or a pg pool, behind one Kysely instance. */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type SQLite from 'better-sqlite3';
@@ -84,7 +84,7 @@ function withStatementCache(sqlite: SQLite.Database, max = 500): SQLite.Database
  * because 12's statement destructors can abort the process under Node 24 when a statement is collected outside a
  * Node context (at exit, notably); 13 does not load on Node 20, where 12 is used.
  */
-function sqliteDriver(): typeof SQLite {
+export function sqliteDriver(): typeof SQLite {
   const major = Number(process.versions.node.split('.')[0]);
   return (major >= 22 ? load('better-sqlite3-napi') : load('better-sqlite3')) as typeof SQLite;
 }
@@ -92,10 +92,20 @@ function sqliteDriver(): typeof SQLite {
 /** `flushed` of a database whose commits are on disk (or as durable as configured) when they return. */
 const settled = (): Promise<void> => Promise.resolve();
 
+/**
+ * Creates the database file's directory (0700) and the file itself (0600) before SQLite opens it, so neither is readable
+ * by other users whatever the umask; SQLite gives its -wal and -shm files the database file's permissions.
+ */
+function createPrivateFile(file: string): void {
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
+}
+
 /** Opens the database named by `target`. */
 export async function connect(target: DatabaseTarget, opts: ConnectOptions = {}): Promise<Database> {
   if (target.dialect === 'sqlite') {
-    if (target.file !== ':memory:') mkdirSync(path.dirname(target.file), { recursive: true });
+    if (target.file !== ':memory:') createPrivateFile(target.file);
     const Driver = sqliteDriver();
     const sqlite = new Driver(target.file);
     sqlite.pragma('journal_mode = WAL');

@@ -30,6 +30,7 @@ export function capturedRoutes(app: TypedApp, ctx: AppContext): void {
     app.get(
       `${prefix}/captured_messages`,
       {
+        config: { audit: { action: 'captured.read', target: 'account:{account}', items: { field: 'captured', id: 'sourceTrackingId' } } },
         schema: {
           hide: prefix === '/v1',
           tags: ['email'],

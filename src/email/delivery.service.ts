@@ -1,6 +1,6 @@
 /**
  * The email side of delivery: the store the delivery engine reads and records through (messages, recipients, events,
- * the capture store), the per-recipient HTML tracking it applies, the two delivery lanes as work-row queues, and the
+ * the capture store), the per-recipient HTML tracking it applies, the transactional delivery lane as a work-row queue, and the
  * retention task that purges the content of finished messages.
  */
 import type { AppContext } from '../context.ts';
@@ -13,11 +13,13 @@ import type { MxResolver } from '../delivery/mx.ts';
 import { rewriteLinks } from '../mail/links.ts';
 import { dkimKeyObject } from '../delivery/dkim-keys.ts';
 import { trackingUrls } from '../mail/tokens.ts';
-import { openContent } from '../mail/content.ts';
+import { openContent, type StoredContent } from '../mail/content.ts';
 import { capturedAad } from './captured.service.ts';
-import { insertEvent, pruneIdempotencyKeys } from './messages.repository.ts';
+import { pruneIdempotencyKeys } from './messages.repository.ts';
+import { appendEvent } from '../webhooks/webhooks.outbox.ts';
 import {
   countFinalRecipient,
+  findContent,
   findDelivery,
   purgeFinishedContent,
   replaceCaptured,
@@ -29,13 +31,13 @@ import { IDEMPOTENCY_TTL_MS } from './submit.ts';
 
 const DAY_MS = 86_400_000;
 
-/** What the delivery lanes may be given besides the context. */
+/** What the delivery lane may be given besides the context. */
 export interface DeliveryOptions {
   /** DNS for the mx transport (tests point domains at loopback); node's resolver by default. */
   resolver?: MxResolver;
 }
 
-/** The transactional and marketing delivery queues, sharing one engine and one transport. */
+/** The transactional delivery queue. */
 export function deliveryQueues(ctx: AppContext, opts: DeliveryOptions = {}): Record<string, QueueSpec> {
   const transport = createTransport(ctx.config, { capture: captureStore(ctx), resolver: opts.resolver });
   ctx.log.info({ transport: transport.name }, `delivery transport: ${transport.name}`);
@@ -51,7 +53,6 @@ export function deliveryQueues(ctx: AppContext, opts: DeliveryOptions = {}): Rec
   });
   return {
     [DELIVERY_QUEUES.transactional]: deliveryQueue(engine, { concurrency: ctx.config.deliveryConcurrency, retrySchedule }),
-    [DELIVERY_QUEUES.marketing]: deliveryQueue(engine, { concurrency: ctx.config.marketingConcurrency, retrySchedule }),
   };
 }
 
@@ -73,10 +74,12 @@ export function contentRetentionTask(ctx: AppContext): PeriodicTask {
 /** Deliveries read from and recorded into the message tables. */
 export function deliveryStore(ctx: AppContext): DeliveryStore {
   const { db, reader } = ctx.database;
+  const contents = contentCache(ctx);
   return {
     async load(recipientId) {
       const row = await findDelivery(reader, recipientId);
       if (!row) return undefined;
+      const content = row.content_purged ? null : await contents.of(row.message_id);
       return {
         recipientId: row.id,
         messageId: row.message_id,
@@ -91,7 +94,7 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
         forceSecure: row.force_secure === 1,
         openTracking: row.open_tracking === 1,
         linkTracking: row.link_tracking === 1,
-        content: row.content === null ? null : openContent(ctx.sealer, row.message_id, row.content),
+        content,
         dkim:
           row.domain_id && row.domain_name && row.dkim_selector && row.dkim_private_key
             ? {
@@ -105,6 +108,34 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
     saveSecureLink: (recipientId, tokenHash, expiresAt) => setSecureLink(db, recipientId, tokenHash, expiresAt, Date.now()),
     // Outcomes of concurrent deliveries share commits (the group committer), as accepted messages do.
     record: (item, outcome) => ctx.committer.run((trx) => recordOutcome(trx, item, outcome)),
+  };
+}
+
+/**
+ * Opened message content kept for the other recipients of the same message, so a message is read and decrypted once
+ * per worker while its recipients are delivered, not once per recipient. Bounded by count and by sealed size; content
+ * is never changed once stored, only purged after the message is finished.
+ */
+function contentCache(ctx: AppContext, maxEntries = 32, maxBytes = 64 * 1024 * 1024) {
+  const byMessage = new Map<string, { content: StoredContent; bytes: number }>();
+  let bytes = 0;
+  return {
+    async of(messageId: string): Promise<StoredContent | null> {
+      const hit = byMessage.get(messageId);
+      if (hit) return hit.content;
+      const sealed = await findContent(ctx.database.reader, messageId);
+      if (sealed === null) return null;
+      const content = openContent(ctx.sealer, messageId, sealed);
+      if (sealed.length > maxBytes / 4) return content;
+      while (byMessage.size > 0 && (byMessage.size >= maxEntries || bytes + sealed.length > maxBytes)) {
+        const [oldest, entry] = byMessage.entries().next().value!;
+        byMessage.delete(oldest);
+        bytes -= entry.bytes;
+      }
+      byMessage.set(messageId, { content, bytes: sealed.length });
+      bytes += sealed.length;
+      return content;
+    },
   };
 }
 
@@ -127,7 +158,7 @@ async function recordOutcome(trx: Parameters<typeof settleRecipient>[0], item: D
   );
   if (!settled) return false;
   if (final) await countFinalRecipient(trx, item.messageId, outcome.at);
-  await insertEvent(trx, {
+  await appendEvent(trx, {
     customer_id: item.customerId,
     message_id: item.messageId,
     recipient_id: item.recipientId,

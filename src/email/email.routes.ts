@@ -1,4 +1,5 @@
 /** Routes of the transactional email surface, at /v1/email/, /v1/<api_username>/ and bare /v1/. */
+import { recipientCost } from '../http/rate-limit.ts';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { TypedApp } from '../http/typed.ts';
@@ -52,17 +53,24 @@ export function emailRoutes(app: TypedApp, ctx: AppContext): void {
     const security: { [name: string]: string[] }[] = [{ bearer: [] }, { token: [] }];
     app.post(
       `${prefix}/messages`,
-      { schema: { hide, tags, security, summary: 'Send one message', body: SendBody, response: { 200: SendResponse, ...errors } } },
+      {
+        config: { rateCost: recipientCost },
+        schema: { hide, tags, security, summary: 'Send one message', body: SendBody, response: { 200: SendResponse, ...errors } },
+      },
       (req) => sendMessage(ctx, principalOf(req, 'email'), req.body, idempotencyKey(req)),
     );
     app.post(
       `${prefix}/bulk_messages`,
-      { schema: { hide, tags, security, summary: 'Send several messages', body: BulkBody, response: { 200: BulkResponse, ...errors } } },
+      {
+        config: { rateCost: recipientCost },
+        schema: { hide, tags, security, summary: 'Send several messages', body: BulkBody, response: { 200: BulkResponse, ...errors } },
+      },
       (req) => sendBulk(ctx, principalOf(req, 'email'), req.body, idempotencyKey(req)),
     );
     app.post(
       `${prefix}/templated_messages`,
       {
+        config: { rateCost: recipientCost },
         schema: {
           hide,
           tags,

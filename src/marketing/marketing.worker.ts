@@ -4,6 +4,10 @@ import { dripQueues } from './drips/drips.engine.ts';
 import { dripTasks } from './drips/drips.enroll.ts';
 import { marketingQueues, type MarketingQueueOptions } from './campaigns/delivery.ts';
 import { marketingRetentionTask } from './campaigns/captured.ts';
+import { addRespondentToList } from './subscribers/form-respondents.ts';
+
+/** The step the forms worker is handed: a marketing form's respondent joins the form's list. */
+export const respondentHandOver = addRespondentToList;
 
 /** The drip and campaign queues, the drip enrolment task and the retention of captured marketing mail. */
 export const marketingWork: BackgroundWork<MarketingQueueOptions> = {

@@ -8,7 +8,9 @@ import type { Queryable } from '../db/types.ts';
 import { AppError } from '../errors/app-error.ts';
 import { record } from '../audit/audit.service.ts';
 import { verifyPassword } from './passwords.ts';
-import { findUserByEmail, updateUser, type UserRow } from './users.repository.ts';
+import { findUserByEmail, findUserById, updateUser, type UserRow } from './users.repository.ts';
+import type { Sealer } from '../crypto/sealer.ts';
+import { checkTotp } from './totp.service.ts';
 import { clearKey, countFailure, lockedUntil, lockKey } from './throttles.repository.ts';
 import { toUser, type User } from './users.service.ts';
 
@@ -86,4 +88,24 @@ function lockedError(until: number, now: number): AppError {
 
 function auditOf(row: UserRow, action: string, ip: string, detail: Record<string, unknown>) {
   return { accountId: Number(row.customer_id), actor: { type: 'user' as const, id: row.id }, action, target: `user:${row.id}`, ip, detail };
+}
+
+/** Checks the TOTP code of a user whose password was right; throws console.sign_in_failed or console.locked. */
+export async function signInSecondFactor(
+  db: Queryable,
+  config: Config,
+  sealer: Sealer,
+  user: User,
+  input: { code: string; ip: string },
+): Promise<void> {
+  const now = Date.now();
+  const locked = await lockedUntil(db, [`email:${user.email}`, `ip:${input.ip}`], now);
+  if (locked !== undefined) throw lockedError(locked, now);
+  const row = await findUserById(db, user.id);
+  if (!row || row.disabled_at !== null || !(await checkTotp(db, sealer, user, input.code))) {
+    await countFailures(db, config, row, user.email, input.ip, now);
+    throw new AppError('console.sign_in_failed', 'that code is not right; try the newest code your app shows');
+  }
+  await clearKey(db, `email:${user.email}`);
+  await record(db, auditOf(row, 'sign_in.success', input.ip, { second_factor: true }));
 }

@@ -74,3 +74,12 @@ export async function findUsableUserToken(db: Queryable, id: string, now: number
     .where('expires_at', '>', now)
     .executeTakeFirst();
 }
+
+/** Removes links used or expired before `before`. */
+export async function deleteSpentUserTokens(db: Queryable, before: number): Promise<number> {
+  const res = await db
+    .deleteFrom('user_tokens')
+    .where((eb) => eb.or([eb('used_at', '<', before), eb('expires_at', '<', before)]))
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

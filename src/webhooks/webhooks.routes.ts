@@ -39,7 +39,10 @@ export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
     );
     app.post(
       base,
-      { schema: { ...common, summary: 'Create a webhook endpoint', body: EndpointBody, response: { 201: Endpoint, ...errors } } },
+      {
+        config: { audit: { action: 'webhook.create', target: 'webhook:{id}' } },
+        schema: { ...common, summary: 'Create a webhook endpoint', body: EndpointBody, response: { 201: Endpoint, ...errors } },
+      },
       async (req, reply) => reply.code(201).send(await createEndpoint(ctx, principalOf(req, 'email').customerId, req.body)),
     );
     app.get(
@@ -50,6 +53,7 @@ export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
     app.patch(
       `${base}/:id`,
       {
+        config: { audit: { action: 'webhook.update', target: 'webhook:{id}' } },
         schema: {
           ...common,
           summary: 'Change a webhook endpoint: URL, events, signing key rotation, switching on and off',
@@ -63,6 +67,7 @@ export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
     app.delete(
       `${base}/:id`,
       {
+        config: { audit: { action: 'webhook.delete', target: 'webhook:{id}' } },
         schema: {
           ...common,
           summary: 'Delete a webhook endpoint with its deliveries and attempt log',
@@ -75,6 +80,7 @@ export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
     app.post(
       `${base}/:id/replay`,
       {
+        config: { audit: { action: 'webhook.replay', target: 'webhook:{id}' } },
         schema: {
           ...common,
           summary: 'Post past events to the endpoint again (by time range or event ids)',

@@ -2,6 +2,7 @@
  * The component registry: for every type a form may use, the properties it takes, how the hosted page renders it and
  * how a submitted value is checked. Definition validation, rendering and submission checks all read this one table.
  */
+import { ownValue } from '../../own.ts';
 import type { Component, Upload } from './component-types.ts';
 import {
   checkBox,
@@ -157,5 +158,5 @@ export const COMPONENTS: Record<string, ComponentType> = {
 
 /** True for a component that collects a value. */
 export function isField(c: Component): boolean {
-  return COMPONENTS[c.type]?.check !== undefined;
+  return ownValue(COMPONENTS, c.type)?.check !== undefined;
 }

@@ -5,6 +5,7 @@ import { COMPONENTS, isField, type PropSpec } from '../components/components.ts'
 import type { Component } from '../components/component-types.ts';
 import { MASKS } from '../components/masks.ts';
 import { isIsoDate } from '../components/masks.ts';
+import { isPrototypeName, ownValue } from '../../own.ts';
 
 /** A checked definition: the JSON to store and its components. */
 export interface Definition {
@@ -56,7 +57,7 @@ function checkComponent(raw: unknown, index: number): Component {
   const type = typeof obj?.type === 'string' ? obj.type : String(obj?.type ?? 'missing');
   const where = `form_json.body[${index}] (${type})`;
   if (!obj) throw invalid(`form_json.body[${index}]: a component must be an object with type, id and properties`);
-  const spec = COMPONENTS[type];
+  const spec = ownValue(COMPONENTS, type);
   if (!spec) throw invalid(`${where}: unknown component type "${type}"; known types: ${Object.keys(COMPONENTS).join(', ')}`);
   if (typeof obj.id !== 'string' || obj.id.trim() === '') throw invalid(`${where}: id must be a non-empty string`);
   const props = obj.properties ?? {};
@@ -76,6 +77,8 @@ function checkComponent(raw: unknown, index: number): Component {
   const field = properties.field_name;
   if (typeof field === 'string' && (field.trim() === '' || field.length > 100 || field.startsWith(RESERVED_PREFIX)))
     throw invalid(`${where}: properties.field_name must be 1 to 100 characters and not start with "${RESERVED_PREFIX}"`);
+  if (typeof field === 'string' && isPrototypeName(field)) throw invalid(`${where}: properties.field_name "${field}" is a reserved name`);
+  if (isPrototypeName(obj.id)) throw invalid(`${where}: id "${obj.id}" is a reserved name`);
   return { ...obj, type, id: obj.id, properties };
 }
 

@@ -1,13 +1,12 @@
 /** The hosted page in headless Chromium: fill, fail, see the message beside the field, fix, submit, thank-you; then the API and CSV. */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { chromiumPresent, launchChromium } from '../../test/browser.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { createForm } from '../forms.test-support.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
-if (!present) console.warn(`hosted page browser test skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
+const present = chromiumPresent('hosted page browser test');
 
 let t: TestApp;
 let a: TestAccount;
@@ -19,19 +18,7 @@ describe.skipIf(!present)('hosted form page in Chromium', () => {
     t = await createTestApp({ config: { formsSubmitPerMinute: 0 } });
     a = await t.createAccount();
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -3,6 +3,7 @@
  * a native form post that works with JavaScript off, an error summary and per-field messages after a failed submit,
  * a honeypot field, and a per-render token that makes a double submit count once. Also the thank-you and not-found pages.
  */
+import { ownValue } from '../../own.ts';
 import { COMPONENTS } from '../components/components.ts';
 import { fieldName, type Component } from '../components/component-types.ts';
 import { esc } from '../components/fields.html.ts';
@@ -48,7 +49,11 @@ function documentHtml(title: string, css: string, body: string): string {
 export function renderFragment(components: Component[], values: Record<string, unknown> = {}, errors: Record<string, string> = {}): string {
   const parts = components.map((c, index) => {
     const name = fieldName(c);
-    return COMPONENTS[c.type]!.render(c, { index, value: name ? values[name] : undefined, error: name ? errors[name] : undefined });
+    return ownValue(COMPONENTS, c.type)!.render(c, {
+      index,
+      value: name ? values[name] : undefined,
+      error: name ? errors[name] : undefined,
+    });
   });
   if (!components.some((c) => c.type === 'Button')) parts.push('<button type="submit" class="sp-button">Submit</button>');
   return parts.join('\n');

@@ -1,4 +1,5 @@
 /** The one check of a submission, shared by the JSON door and the hosted page: every field through its registry check, unknown keys dropped. */
+import { ownValue } from '../../own.ts';
 import type { ErrorDetail } from '../../errors/app-error.ts';
 import { COMPONENTS } from '../components/components.ts';
 import { fieldName, type Component, type Upload } from '../components/component-types.ts';
@@ -26,7 +27,7 @@ export interface CheckedSubmission {
 export function checkSubmission(components: Component[], fields: Record<string, unknown>, uploads: Map<string, Upload>): CheckedSubmission {
   const out: CheckedSubmission = { values: {}, files: [], errors: [] };
   for (const c of components) {
-    const check = COMPONENTS[c.type]?.check;
+    const check = ownValue(COMPONENTS, c.type)?.check;
     if (!check) continue;
     const name = fieldName(c);
     const result = check(c, Object.hasOwn(fields, name) ? fields[name] : undefined, uploads.get(name));

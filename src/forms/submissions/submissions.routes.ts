@@ -57,6 +57,7 @@ export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimi
     app.get(
       `${base}/submissions`,
       {
+        config: { audit: { action: 'form.submissions_read', target: 'form:{id}', items: { field: 'data', id: 'id' } } },
         schema: {
           ...common,
           summary: 'List submissions of a form',
@@ -69,7 +70,10 @@ export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimi
     );
     app.get(
       `${base}/submissions/submission-csv`,
-      { schema: { ...common, summary: 'CSV of every submission of a form (streamed)', params: IdParam, produces: ['text/csv'] } },
+      {
+        config: { audit: { action: 'form.submissions_export', target: 'form:{id}' } },
+        schema: { ...common, summary: 'CSV of every submission of a form (streamed)', params: IdParam, produces: ['text/csv'] },
+      },
       async (req, reply) => {
         const form = await requireForm(ctx, principalOf(req, 'forms').customerId, req.params.id);
         return reply
@@ -80,7 +84,10 @@ export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimi
     );
     app.get(
       `${base}/submission-csv/:submission_id`,
-      { schema: { ...common, summary: 'CSV of one submission', params: SubmissionParams, produces: ['text/csv'] } },
+      {
+        config: { audit: { action: 'form.submission_export', target: 'submission:{submission_id}' } },
+        schema: { ...common, summary: 'CSV of one submission', params: SubmissionParams, produces: ['text/csv'] },
+      },
       async (req, reply) => {
         const { form, row } = await requireSubmission(ctx, principalOf(req, 'forms').customerId, req.params.id, req.params.submission_id);
         return reply
@@ -92,6 +99,7 @@ export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimi
     app.get(
       `${base}/submissions/:submission_id/submission-pdf`,
       {
+        config: { audit: { action: 'form.submission_export', target: 'submission:{submission_id}' } },
         schema: { ...common, summary: 'PDF of one submission with its signature', params: SubmissionParams, produces: ['application/pdf'] },
       },
       async (req, reply) => {

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
 import { MarketingSettings, SettingsBody } from './settings.schemas.ts';
-import { changeSettings, settingsOf } from './settings.service.ts';
+import { changeSettings, settingsOf } from '../../accounts/settings.service.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 
 const response = { 200: Type.Object({ data: MarketingSettings }), ...MARKETING_ERRORS };
@@ -20,7 +20,10 @@ export function settingsRoutes(app: TypedApp, ctx: AppContext): void {
     }));
     app.patch(
       path,
-      { schema: { ...common, summary: "Change the account's marketing settings", body: SettingsBody, response } },
+      {
+        config: { audit: { action: 'settings.marketing_update', target: 'account:{account}' } },
+        schema: { ...common, summary: "Change the account's marketing settings", body: SettingsBody, response },
+      },
       async (req) => ({ data: await changeSettings(ctx, principalOf(req, 'marketing').customerId, req.body.settings) }),
     );
   }

@@ -3,8 +3,8 @@
  * sends skip addresses whose subscriber unsubscribed globally. The switch is read on every send, so each process keeps
  * it for a few seconds (a change made elsewhere is seen within that time; one made here is seen at once).
  */
-import type { AppContext } from '../../context.ts';
-import type { Database } from '../../db/connect.ts';
+import type { AppContext } from '../context.ts';
+import type { Database } from '../db/connect.ts';
 import { findSettings, saveSuppressTransactional } from './settings.repository.ts';
 
 /** How long a process keeps an account's switch before reading it again. */

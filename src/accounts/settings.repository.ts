@@ -1,5 +1,5 @@
 /** SQL for an account's marketing settings and the suppression look-up transactional sends make. */
-import type { Queryable } from '../../db/types.ts';
+import type { Queryable } from '../db/types.ts';
 
 /** Addresses per statement (keeps under every dialect's parameter limit). */
 const CHUNK = 500;

@@ -1,12 +1,12 @@
 /** Transactional sends of an account that opted in skip globally unsubscribed subscribers, over HTTP and over SMTP. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import nodemailer from 'nodemailer';
-import type { Worker } from '../../jobs/worker.ts';
-import { startSmtp, type RunningSmtp } from '../../smtp/smtp.server.ts';
-import { testCertificate } from '../../test/smtp-sink.ts';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { receiptOf, recipientRows, sendMessage, startDeliveryWorker, waitUntilFinished } from '../../delivery/delivery.test-support.ts';
-import { makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import type { Worker } from '../jobs/worker.ts';
+import { startSmtp, type RunningSmtp } from '../smtp/smtp.server.ts';
+import { testCertificate } from '../test/smtp-sink.ts';
+import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
+import { receiptOf, recipientRows, sendMessage, startDeliveryWorker, waitUntilFinished } from '../delivery/delivery.test-support.ts';
+import { makeList, makeSubscriber, marketingClient } from '../marketing/marketing.test-support.ts';
 
 describe('transactional suppression', () => {
   let t: TestApp;

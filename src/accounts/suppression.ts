@@ -3,7 +3,7 @@
  * which recipients of the messages it is about to commit unsubscribed globally, in one look-up for all of them, and
  * settles those recipients at once instead of delivering to them. Accounts that did not opt in pay one cached read.
  */
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../context.ts';
 import { globallyUnsubscribed } from './settings.repository.ts';
 import { suppressesTransactional } from './settings.service.ts';
 

@@ -1,0 +1,161 @@
+/** The audit trail page for owners: filter by action, actor and dates, page back in time, export as CSV. Read only. */
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { record, searchAudit, type AuditFilter, type AuditView } from '../audit/audit.service.ts';
+import { csvCell } from '../forms/submissions/exports.ts';
+import { usersOf } from '../users/users.service.ts';
+import { html, type SafeHtml } from './html.ts';
+import { scrollTable } from './layout.ts';
+import { consolePage, type ConsoleContext } from './page.ts';
+
+const PATH = '/console/settings/audit';
+const PAGE = 50;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The filter a query string asks for (dates are whole UTC days, `to` inclusive). */
+function filterOf(c: ConsoleContext, limit: number): AuditFilter {
+  const q = c.query;
+  const day = (v: string | undefined) => (v && DAY.test(v) && !Number.isNaN(Date.parse(v)) ? Date.parse(`${v}T00:00:00Z`) : undefined);
+  const to = day(q.to);
+  return {
+    customerId: c.account.customer_id,
+    action: q.action?.trim() || undefined,
+    actorId: q.actor?.trim() || undefined,
+    from: day(q.from),
+    to: to === undefined ? undefined : to + 86_400_000,
+    before: q.before && /^\d+$/.test(q.before) ? Number(q.before) : undefined,
+    limit,
+  };
+}
+
+function filters(c: ConsoleContext): SafeHtml {
+  const q = c.query;
+  return html`<form method="get" action="${PATH}" class="filters card" role="search" aria-label="Filter the audit trail">
+    <div class="field">
+      <label for="f-action">Action</label
+      ><input id="f-action" name="action" type="text" value="${q.action ?? ''}" placeholder="sign_in.failure" />
+    </div>
+    <div class="field"><label for="f-actor">Actor id</label><input id="f-actor" name="actor" type="text" value="${q.actor ?? ''}" /></div>
+    <div class="field"><label for="f-from">From</label><input id="f-from" name="from" type="date" value="${q.from ?? ''}" /></div>
+    <div class="field"><label for="f-to">To</label><input id="f-to" name="to" type="date" value="${q.to ?? ''}" /></div>
+    <button type="submit">Filter</button>
+  </form>`;
+}
+
+function actorText(e: AuditView, emails: Map<string, string>): string {
+  if (e.actor_type === 'user') return emails.get(e.actor_id) ?? `user ${e.actor_id}`;
+  if (e.actor_type === 'key') return `API key ${e.actor_id}`;
+  return e.actor_id === 'cli' ? 'command line' : `Sealpost (${e.actor_id})`;
+}
+
+function targetText(target: string, emails: Map<string, string>): string {
+  const email = target.startsWith('user:') ? emails.get(target.slice(5)) : undefined;
+  return email ? `user ${email}` : target;
+}
+
+function query(c: ConsoleContext, extra: Record<string, string>): string {
+  const p = new URLSearchParams();
+  for (const k of ['action', 'actor', 'from', 'to']) if (c.query[k]) p.set(k, c.query[k]!);
+  for (const [k, v] of Object.entries(extra)) p.set(k, v);
+  return p.toString();
+}
+
+/** Streams an account's matching entries as CSV, newest first, in keyset pages. */
+function auditCsv(ctx: AppContext, filter: AuditFilter): Readable {
+  async function* rows() {
+    yield ['id', 'at', 'actor_type', 'actor_id', 'action', 'target', 'ip', 'detail'].map(csvCell).join(',') + '\r\n';
+    let before = filter.before;
+    for (;;) {
+      const page = await searchAudit(ctx.database.reader, { ...filter, before, limit: 500 });
+      for (const e of page)
+        yield (
+          [String(e.id), e.at, e.actor_type, e.actor_id, e.action, e.target, e.ip ?? '', JSON.stringify(e.detail)].map(csvCell).join(',') +
+          '\r\n'
+        );
+      if (page.length < 500) return;
+      before = page[page.length - 1]!.id;
+    }
+  }
+  return Readable.from(rows());
+}
+
+/** Registers the audit trail page and its CSV export. */
+export function auditPages(app: FastifyInstance, ctx: AppContext): void {
+  consolePage(app, ctx, {
+    path: PATH,
+    permission: 'manage_users',
+    title: 'Audit trail',
+    render: async (c) => {
+      const entries = await searchAudit(ctx.database.reader, filterOf(c, PAGE + 1));
+      const emails = new Map((await usersOf(ctx.database.reader, c.account.customer_id)).map((u) => [u.id, u.email]));
+      const more = entries.length > PAGE;
+      const shown = entries.slice(0, PAGE);
+      return html`<p class="muted">
+          Every sign-in, change and view of protected content in ${c.account.username}, newest first. Entries cannot be changed; they are
+          kept for ${ctx.config.auditRetentionDays} days.
+        </p>
+        ${filters(c)}
+        <p class="actions"><a class="button secondary" href="${PATH}/export.csv?${query(c, {})}">Export as CSV</a></p>
+        ${scrollTable(
+          'Audit entries',
+          html`<table class="stack">
+            <caption class="sr-only">
+              Audit entries
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">When (UTC)</th>
+                <th scope="col">Who</th>
+                <th scope="col">Action</th>
+                <th scope="col">Target</th>
+                <th scope="col">From</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${
+                shown.length === 0
+                  ? html`<tr>
+                      <td colspan="5">No entries match.</td>
+                    </tr>`
+                  : ''
+              }
+              ${shown.map(
+                (e) =>
+                  html`<tr>
+                    <td data-label="When">${e.at.slice(0, 19).replace('T', ' ')}</td>
+                    <td data-label="Who">${actorText(e, emails)}</td>
+                    <td data-label="Action"><code>${e.action}</code></td>
+                    <td data-label="Target"><code>${targetText(e.target, emails)}</code></td>
+                    <td data-label="From">${e.ip ?? ''}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`,
+        )}
+        ${more ? html`<p><a href="${PATH}?${query(c, { before: String(shown[shown.length - 1]!.id) })}">Older entries</a></p>` : ''}`;
+    },
+  });
+  consolePage(app, ctx, {
+    path: `${PATH}/export.csv`,
+    permission: 'manage_users',
+    title: 'Audit trail export',
+    render: async (c) => {
+      await record(ctx.database.db, {
+        accountId: c.account.customer_id,
+        actor: c.actor,
+        action: 'audit.export',
+        target: `account:${c.account.customer_id}`,
+        ip: c.ip,
+        detail: { query: query(c, {}) },
+      });
+      return {
+        download: {
+          filename: `audit-${c.account.username}.csv`,
+          contentType: 'text/csv; charset=utf-8',
+          body: auditCsv(ctx, filterOf(c, 500)),
+        },
+      };
+    },
+  });
+}

@@ -1,0 +1,127 @@
+/** The two-factor settings page: set up TOTP with a QR code, turn it off, and (owners) make it mandatory for the account. */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.ts';
+import {
+  confirmTotpEnrolment,
+  disableTotp,
+  pendingEnrolment,
+  setTotpRequired,
+  startTotpEnrolment,
+  totpRequired,
+} from '../users/totp.service.ts';
+import { html, type SafeHtml } from './html.ts';
+import { csrfField } from './layout.ts';
+import { consoleAction, consolePage, TWO_FACTOR_PATH, type ConsoleContext } from './page.ts';
+
+function codeField(id: string): SafeHtml {
+  return html`<div class="field">
+    <label for="${id}">Code from the app</label>
+    <input id="${id}" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required />
+  </div>`;
+}
+
+async function ownSection(c: ConsoleContext, required: boolean): Promise<SafeHtml> {
+  if (c.user.totpEnabled)
+    return html`<div class="card">
+      <p><strong>Two-factor authentication is on.</strong> Signing in asks for a code from your authenticator app.</p>
+      ${
+        required
+          ? html`<p class="muted">This account requires it, so it cannot be turned off.</p>`
+          : html`<form method="post" action="${TWO_FACTOR_PATH}/disable">
+              ${csrfField(c.csrfToken)} ${codeField('disable-code')}
+              <button type="submit" class="secondary">Turn off two-factor</button>
+            </form>`
+      }
+    </div>`;
+  const pending = await pendingEnrolment(c.ctx.database.db, c.ctx.sealer, c.user);
+  if (!pending)
+    return html`<div class="card">
+      ${required ? html`<p class="flash flash-info" role="status">This account requires two-factor authentication. Set it up to continue.</p>` : ''}
+      <p>Two-factor authentication is off. With it on, signing in also asks for a code from an authenticator app on your phone.</p>
+      <form method="post" action="${TWO_FACTOR_PATH}/start">${csrfField(c.csrfToken)}<button type="submit">Set up two-factor</button></form>
+    </div>`;
+  return html`<div class="card">
+    <h2>Set up two-factor</h2>
+    <ol>
+      <li>Open an authenticator app on your phone and add an account by scanning this code:</li>
+    </ol>
+    <img class="qr" src="${pending.qrDataUri}" alt="QR code for your authenticator app" width="192" height="192" />
+    <p>
+      Or type this key: <code id="totp-key">${pending.secret}</code>
+      <button type="button" class="secondary" data-copy="totp-key">Copy</button>
+    </p>
+    <ol start="2">
+      <li>Enter the 6-digit code the app now shows.</li>
+    </ol>
+    <form method="post" action="${TWO_FACTOR_PATH}/enable">
+      ${csrfField(c.csrfToken)} ${codeField('enable-code')}<button type="submit">Turn on</button>
+    </form>
+  </div>`;
+}
+
+/** Registers the two-factor settings page and its actions. */
+export function twoFactorPages(app: FastifyInstance, ctx: AppContext): void {
+  const db = ctx.database.db;
+  consolePage(app, ctx, {
+    path: TWO_FACTOR_PATH,
+    permission: 'read',
+    title: 'Two-factor authentication',
+    render: async (c) => {
+      const required = await totpRequired(db, c.account.customer_id);
+      const rule = c.can('manage_users')
+        ? html`<div class="card">
+            <h2>For everyone in ${c.account.username}</h2>
+            <form method="post" action="${TWO_FACTOR_PATH}/require">
+              ${csrfField(c.csrfToken)}
+              <input type="hidden" name="required" value="${required ? 'no' : 'yes'}" />
+              <p>
+                ${required ? 'Two-factor authentication is required for every user of the account.' : 'Two-factor authentication is optional.'}
+              </p>
+              <button type="submit" class="secondary">${required ? 'Make it optional' : 'Require it for everyone'}</button>
+            </form>
+          </div>`
+        : '';
+      return html`${await ownSection(c, required)}${rule}`;
+    },
+  });
+  consoleAction(app, ctx, {
+    path: `${TWO_FACTOR_PATH}/start`,
+    permission: 'read',
+    back: () => TWO_FACTOR_PATH,
+    handle: async (c) => {
+      await startTotpEnrolment(db, ctx.sealer, c.user);
+      return { redirect: TWO_FACTOR_PATH };
+    },
+  });
+  consoleAction(app, ctx, {
+    path: `${TWO_FACTOR_PATH}/enable`,
+    permission: 'read',
+    back: () => TWO_FACTOR_PATH,
+    handle: async (c) => {
+      await confirmTotpEnrolment(db, ctx.sealer, c.user, String(c.form.code ?? ''), c.ip);
+      return { redirect: TWO_FACTOR_PATH, flash: 'Two-factor authentication is on.' };
+    },
+  });
+  consoleAction(app, ctx, {
+    path: `${TWO_FACTOR_PATH}/disable`,
+    permission: 'read',
+    back: () => TWO_FACTOR_PATH,
+    handle: async (c) => {
+      await disableTotp(db, ctx.sealer, c.user, String(c.form.code ?? ''), c.ip);
+      return { redirect: TWO_FACTOR_PATH, flash: 'Two-factor authentication is off.' };
+    },
+  });
+  consoleAction(app, ctx, {
+    path: `${TWO_FACTOR_PATH}/require`,
+    permission: 'manage_users',
+    back: () => TWO_FACTOR_PATH,
+    handle: async (c) => {
+      const required = c.form.required === 'yes';
+      await setTotpRequired(db, c.account.customer_id, required, c.actor, c.ip);
+      return {
+        redirect: TWO_FACTOR_PATH,
+        flash: required ? 'Every user must now use two-factor authentication.' : 'Two-factor authentication is optional.',
+      };
+    },
+  });
+}

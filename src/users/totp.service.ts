@@ -1,0 +1,105 @@
+/**
+ * Two-factor sign-in with TOTP (RFC 6238, the otpauth library): enrolment with a fresh secret shown as a QR code and an
+ * otpauth URI, confirmed by a first code; the check at sign-in; turning it off; and an account's rule that makes it
+ * mandatory. Secrets are sealed with the master key, bound to the user's id.
+ */
+import { Secret, TOTP } from 'otpauth';
+import QRCode from 'qrcode';
+import type { Sealer } from '../crypto/sealer.ts';
+import type { Queryable } from '../db/types.ts';
+import { AppError } from '../errors/app-error.ts';
+import { record, type AuditActor } from '../audit/audit.service.ts';
+import { findUserById, updateUser } from './users.repository.ts';
+import { selectRequireTotp, upsertRequireTotp } from './account-security.repository.ts';
+import type { User } from './users.service.ts';
+
+const ISSUER = 'Sealpost';
+
+function totpOf(email: string, secret: string): TOTP {
+  return new TOTP({ issuer: ISSUER, label: email, algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) });
+}
+
+/** The secret being enrolled or in use, opened; undefined when the user has none. */
+async function secretOf(db: Queryable, sealer: Sealer, userId: string): Promise<string | undefined> {
+  const row = await findUserById(db, userId);
+  return row?.totp_secret ? sealer.openText(row.totp_secret, `totp:${userId}`) : undefined;
+}
+
+/** True when `code` is the user's current code (or the one before or after, for clock drift). */
+export async function checkTotp(db: Queryable, sealer: Sealer, user: User, code: string): Promise<boolean> {
+  const secret = await secretOf(db, sealer, user.id);
+  const token = code.replace(/\s+/g, '');
+  return secret !== undefined && /^\d{6}$/.test(token) && totpOf(user.email, secret).validate({ token, window: 1 }) !== null;
+}
+
+/** Starts an enrolment: a fresh secret replaces any unconfirmed one. Refused while two-factor is on. */
+export async function startTotpEnrolment(db: Queryable, sealer: Sealer, user: User): Promise<void> {
+  if (user.totpEnabled) throw new AppError('conflict', 'two-factor authentication is already on');
+  const secret = new Secret({ size: 20 }).base32;
+  await updateUser(db, user.id, { totp_secret: sealer.seal(secret, `totp:${user.id}`), updated_at: Date.now() });
+}
+
+/** What an enrolment shows: the otpauth URI, the secret for typing in, and the QR code as an SVG data URI. */
+export interface TotpEnrolment {
+  uri: string;
+  secret: string;
+  qrDataUri: string;
+}
+
+/** The pending enrolment of a user, or undefined when none was started (or two-factor is already on). */
+export async function pendingEnrolment(db: Queryable, sealer: Sealer, user: User): Promise<TotpEnrolment | undefined> {
+  if (user.totpEnabled) return undefined;
+  const secret = await secretOf(db, sealer, user.id);
+  if (!secret) return undefined;
+  const uri = totpOf(user.email, secret).toString();
+  const svg = await QRCode.toString(uri, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
+  return { uri, secret, qrDataUri: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
+}
+
+/** Confirms an enrolment with a first code; two-factor is on from now. */
+export async function confirmTotpEnrolment(db: Queryable, sealer: Sealer, user: User, code: string, ip?: string): Promise<void> {
+  if (!(await pendingEnrolment(db, sealer, user))) throw new AppError('conflict', 'start the set-up first');
+  if (!(await checkTotp(db, sealer, user, code)))
+    throw new AppError('console.sign_in_failed', 'that code is not right; check the time on your phone and try the newest code');
+  await updateUser(db, user.id, { totp_enabled_at: Date.now(), updated_at: Date.now() });
+  await record(db, {
+    accountId: user.customerId,
+    actor: { type: 'user', id: user.id },
+    action: 'user.totp_enable',
+    target: `user:${user.id}`,
+    ip,
+  });
+}
+
+/** Turns two-factor off for a user after a correct code; refused when the account requires it. */
+export async function disableTotp(db: Queryable, sealer: Sealer, user: User, code: string, ip?: string): Promise<void> {
+  if (await selectRequireTotp(db, user.customerId))
+    throw new AppError('console.forbidden', 'this account requires two-factor authentication; it cannot be turned off');
+  if (!(await checkTotp(db, sealer, user, code))) throw new AppError('console.sign_in_failed', 'that code is not right');
+  await updateUser(db, user.id, { totp_secret: null, totp_enabled_at: null, updated_at: Date.now() });
+  await record(db, {
+    accountId: user.customerId,
+    actor: { type: 'user', id: user.id },
+    action: 'user.totp_disable',
+    target: `user:${user.id}`,
+    ip,
+  });
+}
+
+/** True when the account requires two-factor sign-in. */
+export async function totpRequired(db: Queryable, customerId: number): Promise<boolean> {
+  return selectRequireTotp(db, customerId);
+}
+
+/** Makes two-factor mandatory for the account (or not); users without it are sent to set it up on their next page. */
+export async function setTotpRequired(db: Queryable, customerId: number, required: boolean, actor: AuditActor, ip?: string): Promise<void> {
+  await upsertRequireTotp(db, customerId, required, Date.now());
+  await record(db, {
+    accountId: customerId,
+    actor,
+    action: 'account.require_totp',
+    target: `account:${customerId}`,
+    ip,
+    detail: { required },
+  });
+}
