@@ -152,7 +152,13 @@ export function capturedPages(app: FastifyInstance, ctx: AppContext): void {
       const { mail } = await openMessage(c);
       const a = mail.attachments[Number(c.params.n)];
       if (!a) throw new AppError('not_found', 'the message has no such attachment');
-      return { download: { filename: a.filename ?? 'attachment', contentType: 'application/octet-stream', body: a.content } };
+      return {
+        download: {
+          filename: a.filename ?? 'attachment',
+          contentType: 'application/octet-stream',
+          body: Buffer.from(a.content.subarray(0, a.size)),
+        },
+      };
     },
   });
 }
