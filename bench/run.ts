@@ -15,6 +15,7 @@ import { bulkImportBench } from './bulk.ts';
 import { csvImportBench } from './csv-import.ts';
 import { campaignExpansionBench, transactionalLatencyBench } from './campaign.ts';
 import { backupBench } from './backup.ts';
+import { messageLogBench } from './message-log.ts';
 import { endToEndBench } from './e2e.ts';
 import { recipientsBench } from './recipients.ts';
 import { fmt, type BenchRow } from './support.ts';
@@ -34,6 +35,7 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
   'campaign-expand': () => campaignExpansionBench((process.env.BENCH_CAMPAIGN_SIZES ?? '100000,1000000').split(',').map(Number)),
   'campaign-latency': () => transactionalLatencyBench(seconds),
   backup: () => backupBench(Number(process.env.BENCH_BACKUP_MB ?? 256)),
+  'message-log': () => messageLogBench(Number(process.env.BENCH_MESSAGE_LOG_COUNT ?? 1_000_000)),
   e2e: () => endToEndBench(Number(process.env.BENCH_E2E_COUNT ?? 5000)),
 };
 

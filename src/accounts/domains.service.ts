@@ -14,6 +14,7 @@ import {
 } from './domains.repository.ts';
 import type { Database } from '../db/connect.ts';
 import { isUniqueViolation } from '../db/errors.ts';
+import { record as audit, type AuditActor } from '../audit/audit.service.ts';
 import { checkDomainRecords, dnsRecords, REQUIRED_PURPOSES, type DnsCheck, type DnsRecord, type TxtResolver } from './dns-checks.ts';
 
 export { dnsRecords, type DnsRecord, type TxtResolver } from './dns-checks.ts';
@@ -68,7 +69,7 @@ export async function addDomain(
   sealer: Sealer,
   customerId: number,
   input: string,
-  opts: { verified?: boolean; now?: number; sendingHost?: string } = {},
+  opts: { verified?: boolean; now?: number; sendingHost?: string; by?: { actor: AuditActor; ip?: string } } = {},
 ): Promise<Domain> {
   const name = normalizeDomain(input);
   const now = opts.now ?? Date.now();
@@ -88,6 +89,15 @@ export async function addDomain(
       dkim_private_key: sealer.seal(keys.privateKeyPem, `dkim:${id}`),
       created_at: now,
     });
+    if (opts.by)
+      await audit(db, {
+        accountId: customerId,
+        actor: opts.by.actor,
+        action: 'domain.add',
+        target: `domain:${id}`,
+        ip: opts.by.ip,
+        detail: { name },
+      });
     return toDomain(row, opts.sendingHost);
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError('domain.exists', `domain ${name} is already added to this account`);
@@ -119,6 +129,7 @@ export async function verifyDomain(
   input: string,
   now = Date.now(),
   sendingHost?: string,
+  by?: { actor: AuditActor; ip?: string },
 ): Promise<Domain> {
   const row = await getDomainRow(db, customerId, input);
   const checks = await checkDomainRecords(resolver, row, sendingHost);
@@ -128,6 +139,15 @@ export async function verifyDomain(
       details: missing.map((c) => ({ message: `${c.purpose}: ${c.detail} at TXT ${c.name}` })),
     });
   await markDomainVerified(db, row.id, now);
+  if (by && row.verified !== 1)
+    await audit(db, {
+      accountId: customerId,
+      actor: by.actor,
+      action: 'domain.verify',
+      target: `domain:${row.id}`,
+      ip: by.ip,
+      detail: { name: row.name },
+    });
   return { ...toDomain({ ...row, verified: 1, verified_at: now }, sendingHost), dns_checks: checks };
 }
 

@@ -4,6 +4,7 @@ import { AppError } from '../errors/app-error.ts';
 import type { Queryable } from '../db/types.ts';
 import { findKeyByHash, findKeyById, insertKey, listKeys, revokeKey, touchKey, type ApiKeyWithAccount } from './keys.repository.ts';
 import { getDomainRow } from './domains.service.ts';
+import { record, type AuditActor } from '../audit/audit.service.ts';
 
 /** The surfaces a key may be allowed to use. */
 export const SCOPES = ['email', 'forms', 'marketing'] as const;
@@ -23,6 +24,14 @@ export interface ApiKeyInfo {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** Who created the key: `user:<id>` from the console; null from the command line. */
+  created_by: string | null;
+}
+
+/** Who asks for a change, for the audit trail. */
+export interface KeyChangeBy {
+  actor: AuditActor;
+  ip?: string;
 }
 
 /** The identity a valid key grants to a request. */
@@ -61,6 +70,8 @@ export async function createKey(
     domain?: string;
     description?: string;
     now?: number;
+    /** Recorded as the creator and in the audit trail. */
+    by?: KeyChangeBy;
   },
 ): Promise<{ id: string; key: string; prefix: string; scopes: Scope[] }> {
   const scopes = parseScopes(opts.scopes);
@@ -79,7 +90,17 @@ export async function createKey(
     created_at: opts.now ?? Date.now(),
     last_used_at: null,
     revoked_at: null,
+    created_by: opts.by?.actor.type === 'user' ? `user:${opts.by.actor.id}` : null,
   });
+  if (opts.by)
+    await record(db, {
+      accountId: customerId,
+      actor: opts.by.actor,
+      action: 'key.create',
+      target: `key:${id}`,
+      ip: opts.by.ip,
+      detail: { prefix, scopes, description: opts.description ?? '' },
+    });
   return { id, key, prefix, scopes };
 }
 
@@ -94,15 +115,34 @@ export async function accountKeys(db: Queryable, customerId: number): Promise<Ap
     created_at: new Date(row.created_at).toISOString(),
     last_used_at: iso(row.last_used_at),
     revoked_at: iso(row.revoked_at),
+    created_by: row.created_by,
   }));
 }
 
-/** Revokes a key by id; revoking twice is harmless. Throws key.not_found for an unknown id. */
-export async function revoke(db: Queryable, id: string, now = Date.now()): Promise<{ id: string; revoked_at: string }> {
+/**
+ * Revokes a key by id; revoking twice is harmless. Throws key.not_found for an unknown id, or for a key of another
+ * account when `opts.customerId` is given. With `opts.by` the revocation is recorded in the audit trail.
+ */
+export async function revoke(
+  db: Queryable,
+  id: string,
+  now = Date.now(),
+  opts: { customerId?: number; by?: KeyChangeBy } = {},
+): Promise<{ id: string; revoked_at: string }> {
   const row = await findKeyById(db, id);
-  if (!row) throw new AppError('key.not_found', `no API key with id ${id}`);
+  if (!row || (opts.customerId !== undefined && row.customer_id !== opts.customerId))
+    throw new AppError('key.not_found', `no API key with id ${id}`);
   const changed = await revokeKey(db, id, now);
   forgetKey(id);
+  if (changed && opts.by)
+    await record(db, {
+      accountId: row.customer_id,
+      actor: opts.by.actor,
+      action: 'key.revoke',
+      target: `key:${id}`,
+      ip: opts.by.ip,
+      detail: { prefix: row.key_prefix },
+    });
   if (!changed) return { id, revoked_at: new Date(row.revoked_at ?? now).toISOString() };
   return { id, revoked_at: new Date(now).toISOString() };
 }

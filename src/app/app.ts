@@ -17,6 +17,7 @@ import { registerRoutes } from './routes.ts';
 import { registerRouteAudit } from '../audit/audit.http.ts';
 import { lazyCompilersFactory } from '../http/lazy-compilers.ts';
 import type { TypedApp } from '../http/typed.ts';
+import type { TxtResolver } from '../accounts/domains.service.ts';
 import { loggableRequest } from '../http/log-redaction.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -24,6 +25,8 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /** Options for building the app; tests may add routes of their own. */
 export interface BuildOptions {
   extraRoutes?: (app: TypedApp) => void | Promise<void>;
+  /** DNS for the console's domain checks; node's resolver by default (tests give their own). */
+  dns?: TxtResolver;
   /** Called for every route as it is added (the route table snapshot reads them here). */
   onRoute?: (route: { method: string | string[]; url: string }) => void;
 }
@@ -94,7 +97,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await registerRoutes(app, ctx, registry);
+  await registerRoutes(app, ctx, registry, { dns: opts.dns });
   if (opts.extraRoutes) await opts.extraRoutes(app);
   return app;
 }

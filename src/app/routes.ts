@@ -22,10 +22,10 @@ import { settingsRoutes } from '../marketing/settings/settings.routes.ts';
 import { analyticsRoutes } from '../marketing/analytics/analytics.routes.ts';
 import { sendRoutes } from '../marketing/campaigns/sends.routes.ts';
 import { engagementRoutes } from '../marketing/campaigns/engagement.routes.ts';
-import { consoleRoutes } from '../console/console.routes.ts';
+import { consoleRoutes, type ConsoleDeps } from '../console/console.routes.ts';
 
 /** Registers every route of the API. */
-export async function registerRoutes(app: TypedApp, ctx: AppContext, registry: Registry): Promise<void> {
+export async function registerRoutes(app: TypedApp, ctx: AppContext, registry: Registry, consoleDeps: ConsoleDeps = {}): Promise<void> {
   healthRoutes(app, ctx, registry);
   emailRoutes(app, ctx);
   capturedRoutes(app, ctx);
@@ -35,7 +35,7 @@ export async function registerRoutes(app: TypedApp, ctx: AppContext, registry: R
   webhookRoutes(app, ctx);
   await formsSurface(app, ctx);
   marketingSurface(app, ctx);
-  await consoleRoutes(app, ctx);
+  await consoleRoutes(app, ctx, consoleDeps);
 }
 
 /** Forms: definitions, submissions and the hosted pages, sharing one per-IP submission limiter. */

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
 import { packageRoot } from '../config/package-root.ts';
 
@@ -11,8 +12,13 @@ interface Asset {
   hash: string;
 }
 
-function load(name: string, type: string): Asset {
-  const body = readFileSync(path.join(packageRoot(), 'src', 'console', 'assets', name));
+/** A file of an installed package, found from the package root (the command also runs bundled from dist/). */
+function fromPackage(specifier: string): string {
+  return createRequire(path.join(packageRoot(), 'package.json')).resolve(specifier);
+}
+
+function load(name: string, type: string, file = path.join(packageRoot(), 'src', 'console', 'assets', name)): Asset {
+  const body = readFileSync(file);
   return { body, type, hash: createHash('sha256').update(body).digest('hex').slice(0, 12) };
 }
 
@@ -22,6 +28,11 @@ const ASSETS: Record<string, Asset> = {
   'forms.css': load('forms.css', 'text/css; charset=utf-8'),
   'forms.js': load('forms.js', 'text/javascript; charset=utf-8'),
   'progress.js': load('progress.js', 'text/javascript; charset=utf-8'),
+  'charts.js': load('charts.js', 'text/javascript; charset=utf-8'),
+  'template-preview.js': load('template-preview.js', 'text/javascript; charset=utf-8'),
+  // The chart library, served from the installation's node_modules (never a CDN).
+  'uplot.js': load('uplot.js', 'text/javascript; charset=utf-8', fromPackage('uplot/dist/uPlot.iife.min.js')),
+  'uplot.css': load('uplot.css', 'text/css; charset=utf-8', fromPackage('uplot/dist/uPlot.min.css')),
 };
 
 /** The URL of an asset, with its content hash so browsers may keep it for a long time. */

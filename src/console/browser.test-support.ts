@@ -1,4 +1,4 @@
-/** Test helpers for console pages in Chromium: Debian's browser, and a screenshot at two widths with an axe-core check. */
+/** Test helpers for console pages in Chromium: Debian's browser, screenshots at two widths, and axe-core's serious and critical findings. */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { expect } from 'vitest';
@@ -11,7 +11,8 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const chromiumPresent = existsSync(CHROMIUM);
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SHOTS = '.test-artifacts/console';
+/** Where screenshots go. */
+export const SHOTS = '.test-artifacts/console';
 
 /** Launches headless Chromium. */
 export function launchChromium(): Promise<Browser> {
@@ -34,10 +35,16 @@ export async function checkPage(page: Page, name: string): Promise<void> {
   await page.setViewportSize({ width: 390, height: 844 });
   await screenshot(page, `${name}-phone`);
   await page.setViewportSize({ width: 1280, height: 800 });
+  expect(await axeViolations(page), name).toEqual([]);
+}
+
+/** Serious and critical axe-core violations on the page, as "rule: target" lines. */
+export async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const r = await (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run();
-    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
-  });
-  expect(violations, name).toEqual([]);
+  const result = (await page.evaluate(() => (globalThis as unknown as { axe: { run(): Promise<unknown> } }).axe.run())) as {
+    violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+  };
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }

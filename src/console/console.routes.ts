@@ -25,9 +25,21 @@ import { twoFactorPages } from './two-factor.page.ts';
 import { userPages } from './users.page.ts';
 import { auditPages } from './audit.page.ts';
 import { formsPages } from './forms/forms.page.ts';
+import { domainPages } from './domains.page.ts';
+import { keyPages } from './keys.page.ts';
+import { webhookPages } from './webhooks.page.ts';
+import { messagePages } from './messages.page.ts';
+import { capturedPages } from './captured.page.ts';
+import { templatePages } from './templates.page.ts';
+import type { TxtResolver } from '../accounts/domains.service.ts';
+
+/** What pages may be given besides the context: outside services tests replace (DNS). */
+export interface ConsoleDeps {
+  dns?: TxtResolver;
+}
 
 /** Every page module, in navigation order. */
-const PAGES: ((app: FastifyInstance, ctx: AppContext) => void | Promise<void>)[] = [
+const PAGES: ((app: FastifyInstance, ctx: AppContext, deps: ConsoleDeps) => void | Promise<void>)[] = [
   overviewPages,
   formsPages,
   listsPages,
@@ -35,6 +47,12 @@ const PAGES: ((app: FastifyInstance, ctx: AppContext) => void | Promise<void>)[]
   subscribersPages,
   campaignsPages,
   sendPages,
+  domainPages,
+  keyPages,
+  webhookPages,
+  messagePages,
+  capturedPages,
+  templatePages,
   settingsPages,
   twoFactorPages,
   userPages,
@@ -42,7 +60,7 @@ const PAGES: ((app: FastifyInstance, ctx: AppContext) => void | Promise<void>)[]
 ];
 
 /** Registers the console. */
-export async function consoleRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function consoleRoutes(app: FastifyInstance, ctx: AppContext, deps: ConsoleDeps = {}): Promise<void> {
   await app.register(async (scope) => {
     await scope.register(formbody, { bodyLimit: 1_000_000 });
     scope.addHook('onSend', async (_req, reply, payload) => {
@@ -95,7 +113,7 @@ export async function consoleRoutes(app: FastifyInstance, ctx: AppContext): Prom
     );
     assetRoutes(scope);
     signInRoutes(scope, ctx);
-    for (const pages of PAGES) await pages(scope, ctx);
+    for (const pages of PAGES) await pages(scope, ctx, deps);
     for (const item of NAV)
       if (!scope.hasRoute({ method: 'GET', url: item.path }))
         consolePage(scope, ctx, {

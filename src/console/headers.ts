@@ -16,9 +16,12 @@ export const CONSOLE_CSP = [
 
 /** Sets the console's security headers (and no-store, unless the route chose its own caching). */
 export function setConsoleHeaders(reply: FastifyReply): void {
-  reply.header('content-security-policy', CONSOLE_CSP);
+  // A route that sets its own policy (a sandboxed mail frame) keeps it.
+  if (!reply.hasHeader('content-security-policy')) {
+    reply.header('content-security-policy', CONSOLE_CSP);
+    reply.header('x-frame-options', 'DENY');
+  }
   reply.header('x-content-type-options', 'nosniff');
-  reply.header('x-frame-options', 'DENY');
   reply.header('referrer-policy', 'same-origin');
   reply.header('cross-origin-opener-policy', 'same-origin');
   if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');

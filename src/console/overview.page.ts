@@ -1,8 +1,38 @@
-/** The overview page at `/console`: who is signed in, in which account, with what role. The delivery figures join it here. */
+/**
+ * The overview at `/console`: today and the last 7 days (accepted, delivered, deferred, bounced, opened, clicked), a
+ * chart of the week, the delivery queue (recipients waiting, age of the oldest) and webhook endpoints that are failing.
+ */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { html } from './html.ts';
+import { accountOverview, type PeriodCounts } from '../email/stats.service.ts';
+import { html, type SafeHtml } from './html.ts';
 import { consolePage } from './page.ts';
+import { chart, chartAssets } from './chart.ts';
+import { duration, when } from './format.ts';
+
+const LABELS: [keyof PeriodCounts, string][] = [
+  ['accepted', 'Accepted'],
+  ['delivered', 'Delivered'],
+  ['deferred', 'Deferred'],
+  ['bounced', 'Bounced'],
+  ['opened', 'Opened'],
+  ['clicked', 'Clicked'],
+];
+
+function figures(title: string, counts: PeriodCounts): SafeHtml {
+  return html`<section class="card" aria-labelledby="fig-${title.replace(/\W+/g, '-')}">
+    <h2 id="fig-${title.replace(/\W+/g, '-')}">${title}</h2>
+    <dl class="figures">
+      ${LABELS.map(
+        ([k, label]) =>
+          html`<div>
+            <dt>${label}</dt>
+            <dd>${counts[k].toLocaleString('en-US')}</dd>
+          </div>`,
+      )}
+    </dl>
+  </section>`;
+}
 
 /** Registers the overview. */
 export function overviewPages(app: FastifyInstance, ctx: AppContext): void {
@@ -10,12 +40,58 @@ export function overviewPages(app: FastifyInstance, ctx: AppContext): void {
     path: '/console',
     permission: 'read',
     title: 'Overview',
-    render: async (c) =>
-      html`<div class="card">
-        <p>Signed in as <strong>${c.user.email}</strong>, ${c.user.role} of the account <strong>${c.account.username}</strong>.</p>
+    render: async (c) => {
+      const o = await accountOverview(c.ctx, c.account.customer_id);
+      return html`${chartAssets()}
         <p class="muted">
-          ${c.can('read_protected') ? 'You may read protected content (message bodies, form submissions, exports); every view is recorded in the audit trail.' : 'Protected content (message bodies, form submissions, exports) stays hidden from you; an owner can grant access.'}
+          Signed in as <strong>${c.user.email}</strong>, ${c.user.role} of the account <strong>${c.account.username}</strong>. Days are UTC.
         </p>
-      </div>`,
+        ${figures('Today', o.today)} ${figures('Last 7 days', o.week)}
+        <section class="card">
+          ${chart({
+            title: 'Messages per day, last 7 days',
+            x: o.days.map((d) => d.start),
+            series: [
+              { label: 'Accepted', values: o.days.map((d) => d.counts.accepted) },
+              { label: 'Delivered', values: o.days.map((d) => d.counts.delivered) },
+              { label: 'Bounced', values: o.days.map((d) => d.counts.bounced) },
+              { label: 'Opened', values: o.days.map((d) => d.counts.opened) },
+            ],
+          })}
+        </section>
+        <section class="card">
+          <h2>Delivery queue</h2>
+          <p>
+            ${o.queue.waiting.toLocaleString('en-US')} recipient${o.queue.waiting === 1 ? '' : 's'}
+            waiting${
+              o.queue.oldestAgeMs === null
+                ? '.'
+                : html`; the oldest unfinished message was accepted ${duration(o.queue.oldestAgeMs)} ago (${when(o.queue.oldest)}).`
+            }
+          </p>
+        </section>
+        <section class="card">
+          <h2>Webhook endpoints</h2>
+          ${
+            o.failing.length === 0
+              ? html`<p>No endpoint is failing.</p>`
+              : html`<ul>
+                  ${o.failing.map(
+                    (e) =>
+                      html`<li>
+                        <a href="/console/webhooks/${e.id}">${e.target_url}</a> —
+                        ${
+                          e.disabled_at !== null
+                            ? html`<strong class="error-text">disabled</strong>
+                                ${when(e.disabled_at)}${e.disabled_reason ? `: ${e.disabled_reason}` : ''}`
+                            : html`<strong class="error-text">failing</strong>: ${e.failure_streak} failed
+                                attempt${e.failure_streak === 1 ? '' : 's'} in a row since ${when(e.streak_started_at)}`
+                        }
+                      </li>`,
+                  )}
+                </ul>`
+          }
+        </section>`;
+    },
   });
 }

@@ -11,6 +11,7 @@ import * as m0007 from './migrations/0007_drips.ts';
 import * as m0008 from './migrations/0008_console.ts';
 import * as m0009 from './migrations/0009_suppressions.ts';
 import * as m0010 from './migrations/0010_subscriber_imports.ts';
+import * as m0011 from './migrations/0011_console_pages.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0008_console': m0008,
   '0009_suppressions': m0009,
   '0010_subscriber_imports': m0010,
+  '0011_console_pages': m0011,
 };
 
 class StaticProvider implements MigrationProvider {

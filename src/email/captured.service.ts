@@ -45,10 +45,11 @@ export async function capturedOfAccount(
   return rows.map((r) => toCaptured(ctx.sealer, r));
 }
 
-/** One captured message by id. */
-export async function capturedById(ctx: AppContext, id: string | number): Promise<CapturedMessage> {
+/** One captured message by id; with `customerId`, only one of that account. */
+export async function capturedById(ctx: AppContext, id: string | number, customerId?: number): Promise<CapturedMessage> {
   const n = Number(id);
-  const row = Number.isSafeInteger(n) && n > 0 ? await findCaptured(ctx.database.db, n) : undefined;
+  const found = Number.isSafeInteger(n) && n > 0 ? await findCaptured(ctx.database.db, n) : undefined;
+  const row = found && (customerId === undefined || found.customer_id === customerId) ? found : undefined;
   if (!row) throw new AppError('not_found', `no captured message with id ${String(id)}`);
   return toCaptured(ctx.sealer, row);
 }

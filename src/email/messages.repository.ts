@@ -36,6 +36,7 @@ const insertMessageQuery = precompile((db, m: Required<NewMessage>) =>
     pending_count: m.pending_count,
     created_at: m.created_at,
     finished_at: m.finished_at,
+    subject_hash: m.subject_hash,
   }),
 );
 const insertRecipientQuery = precompile((db, r: Required<NewRecipient>) =>

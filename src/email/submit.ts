@@ -21,6 +21,7 @@ import { findIdempotencyKey, insertLinks, insertMessage, insertRecipients, saveI
 import { DELIVERY_QUEUES, type Lane } from './queues.ts';
 import { recipientStart, suppressedRecipients } from '../accounts/suppression.ts';
 import type { SendResponse } from './email.schemas.ts';
+import { subjectHash } from './message-log.service.ts';
 
 /** How long an Idempotency-Key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -215,6 +216,7 @@ function planMessage(
         recipient_count: recipients.length,
         pending_count: pending.length,
         created_at: now,
+        subject_hash: subjectHash(ctx, m.subject),
         ...(pending.length === 0 && { finished_at: now }),
       });
       const ids = await insertRecipients(

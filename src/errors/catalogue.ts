@@ -119,6 +119,7 @@ export const CATALOGUE = {
     smtp: '550 5.1.1',
     title: 'Address is not suppressed',
   },
+  'email.content_purged': { status: 410, smtp: '550 5.1.1', title: 'Message content removed' },
   'webhook.not_found': { status: 404, smtp: '550 5.1.1', title: 'Webhook endpoint not found' },
   'webhook.invalid_url': { status: 400, smtp: '501 5.5.4', title: 'Invalid webhook target URL' },
   'webhook.target_refused': { status: 400, smtp: '501 5.5.4', title: 'Webhook target address not allowed' },

@@ -34,6 +34,8 @@ export interface ApiKeysTable {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** Who created the key: `user:<id>` from the console; null from the command line. */
+  created_by: string | null;
 }
 
 export interface JobsTable {

@@ -28,6 +28,8 @@ export interface MessagesTable {
   unsubscribed: Generated<number>;
   created_at: number;
   finished_at: number | null;
+  /** Keyed hash of the normalized subject (see email/message-log.service.ts), so the log can find a subject it cannot read. */
+  subject_hash: string | null;
 }
 
 export interface MessageRecipientsTable {

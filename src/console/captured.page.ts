@@ -1,0 +1,164 @@
+/**
+ * Captured mail at `/console/captured` (the capture transport keeps every message instead of sending it): the list,
+ * and one message with its HTML in a sandboxed frame under its own policy (no script, nothing loaded from elsewhere),
+ * the text, the headers, the raw source and the attachments. Message content is protected: opening a message needs
+ * the protected-content permission and is recorded in the audit trail (`captured.content_read`).
+ */
+import type { FastifyInstance } from 'fastify';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors/app-error.ts';
+import { record } from '../audit/audit.service.ts';
+import { capturedById, capturedOfAccount, type CapturedMessage } from '../email/captured.service.ts';
+import { html } from './html.ts';
+import { consolePage, guard, type ConsoleContext } from './page.ts';
+import { when } from './format.ts';
+
+/** The policy of the frame's document: inline styles and data: or cid: images only; no script, no remote loads. */
+export const MAIL_FRAME_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src data: cid:; font-src data:; frame-ancestors 'self'; base-uri 'none'; form-action 'none'";
+
+async function openMessage(c: ConsoleContext): Promise<{ m: CapturedMessage; mail: ParsedMail }> {
+  const m = await capturedById(c.ctx, c.params.id!, c.account.customer_id);
+  if (m.raw === null) throw new AppError('email.content_purged', 'the content of this message was removed by retention');
+  return { m, mail: await simpleParser(m.raw) };
+}
+
+/** Registers the captured mail pages. */
+export function capturedPages(app: FastifyInstance, ctx: AppContext): void {
+  consolePage(app, ctx, {
+    path: '/console/captured',
+    permission: 'read',
+    title: 'Captured mail',
+    render: async (c) => {
+      const list = await capturedOfAccount(c.ctx, c.account.customer_id, { limit: 100 });
+      return html`<div class="card">
+        <p class="muted">With the capture transport, Sealpost keeps each message here instead of sending it. The newest 100 are listed.</p>
+        ${
+          list.length === 0
+            ? html`<p>Nothing captured yet.</p>`
+            : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Captured messages">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Captured</th>
+                      <th scope="col">From</th>
+                      <th scope="col">To</th>
+                      <th scope="col">Message</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${list.map(
+                      (m) =>
+                        html`<tr>
+                          <td>${when(m.created_at)}</td>
+                          <td>${m.envelope_from}</td>
+                          <td>${m.envelope_to}</td>
+                          <td>
+                            ${
+                              c.can('read_protected')
+                                ? html`<a href="/console/captured/${m.id}">Open</a>`
+                                : html`<span class="muted">content hidden</span>`
+                            }
+                            <br /><a href="/console/messages/${m.sourceTrackingId}" class="mono">${m.sourceTrackingId}</a>
+                          </td>
+                        </tr>`,
+                    )}
+                  </tbody>
+                </table>
+              </div>`
+        }
+      </div>`;
+    },
+  });
+
+  consolePage(app, ctx, {
+    path: '/console/captured/:id',
+    permission: 'read_protected',
+    title: 'Captured message',
+    render: async (c) => {
+      const { m, mail } = await openMessage(c);
+      await record(c.ctx.database.db, {
+        accountId: c.account.customer_id,
+        actor: c.actor,
+        action: 'captured.content_read',
+        target: `message:${m.sourceTrackingId}`,
+        ip: c.ip,
+        detail: { captured_id: m.id },
+      });
+      return html`<div class="card">
+          <h2>${mail.subject ?? '(no subject)'}</h2>
+          <p>From ${mail.from?.text ?? m.envelope_from} to ${m.envelope_to} · ${when(m.created_at)}</p>
+          ${
+            mail.html
+              ? html`<iframe
+                  class="mail-frame"
+                  title="HTML of the message"
+                  sandbox=""
+                  referrerpolicy="no-referrer"
+                  src="/console/captured/${m.id}/html"
+                ></iframe>`
+              : html`<p class="muted">No HTML part.</p>`
+          }
+        </div>
+        <details class="card">
+          <summary>Text</summary>
+          <pre class="mono">${mail.text ?? ''}</pre>
+        </details>
+        <details class="card">
+          <summary>Headers</summary>
+          <pre class="mono">${mail.headerLines.map((h) => h.line).join('\n')}</pre>
+        </details>
+        <details class="card">
+          <summary>Raw source</summary>
+          <pre class="mono">${m.raw}</pre>
+        </details>
+        <div class="card">
+          <h2>Attachments</h2>
+          ${
+            mail.attachments.length === 0
+              ? html`<p>None.</p>`
+              : html`<ul>
+                  ${mail.attachments.map(
+                    (a, i) =>
+                      html`<li>
+                        <a href="/console/captured/${m.id}/attachments/${i}">${a.filename ?? `attachment ${i + 1}`}</a>
+                        (${a.contentType}, ${a.size.toLocaleString('en-US')} bytes)
+                      </li>`,
+                  )}
+                </ul>`
+          }
+        </div>
+        <p><a href="/console/captured">All captured mail</a></p>`;
+    },
+  });
+
+  app.get('/console/captured/:id/html', { schema: { hide: true } }, async (req, reply) => {
+    const c = await guard(ctx, req, reply, 'read_protected');
+    if (!c) return reply;
+    const { mail } = await openMessage(c);
+    return reply
+      .header('content-security-policy', MAIL_FRAME_CSP)
+      .header('x-frame-options', 'SAMEORIGIN')
+      .type('text/html; charset=utf-8')
+      .send(typeof mail.html === 'string' ? mail.html : '');
+  });
+
+  consolePage(app, ctx, {
+    path: '/console/captured/:id/attachments/:n',
+    permission: 'read_protected',
+    title: 'Attachment',
+    render: async (c) => {
+      const { mail } = await openMessage(c);
+      const a = mail.attachments[Number(c.params.n)];
+      if (!a) throw new AppError('not_found', 'the message has no such attachment');
+      return {
+        download: {
+          filename: a.filename ?? 'attachment',
+          contentType: 'application/octet-stream',
+          body: Buffer.from(a.content.subarray(0, a.size)),
+        },
+      };
+    },
+  });
+}

@@ -1,0 +1,178 @@
+/**
+ * Sending domains at `/console/domains`: the list, adding a domain, and one domain's page with the DNS records to
+ * publish (ownership, DKIM, SPF and DMARC advice), each with a copy button, and "Verify" with a result per record.
+ * Owners and admins add and verify; everyone in the account may read.
+ */
+import { promises as nodeDns } from 'node:dns';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { accountDomains, addDomain, getDomainRow, verifyDomain } from '../accounts/domains.service.ts';
+import {
+  checkDomainRecords,
+  dnsRecords,
+  REQUIRED_PURPOSES,
+  sendingHostOf,
+  type DnsCheck,
+  type DnsRecord,
+  type TxtResolver,
+} from '../accounts/dns-checks.ts';
+import { html, type SafeHtml } from './html.ts';
+import { csrfField } from './layout.ts';
+import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
+import { field, when } from './format.ts';
+import type { ConsoleDeps } from './console.routes.ts';
+
+const PURPOSE: Record<DnsRecord['purpose'], string> = {
+  verification: 'Ownership (required)',
+  dkim: 'DKIM signing key (required)',
+  spf: 'SPF (advised)',
+  dmarc: 'DMARC (advised)',
+};
+
+function sendingHost(ctx: AppContext): string {
+  return sendingHostOf(ctx.config);
+}
+
+function recordsTable(records: DnsRecord[], checks?: DnsCheck[]): SafeHtml {
+  return html`<div class="table-wrap">
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Purpose</th>
+          <th scope="col">Type and name</th>
+          <th scope="col">Value</th>
+          ${checks ? html`<th scope="col">Found in DNS</th>` : ''}
+        </tr>
+      </thead>
+      <tbody>
+        ${records.map((r, i) => {
+          const check = checks?.[i];
+          return html`<tr>
+            <td>${PURPOSE[r.purpose]}</td>
+            <td>
+              ${r.type} <code id="rec-name-${i}" class="mono">${r.name}</code>
+              <button type="button" data-copy="rec-name-${i}" aria-label="Copy name of the ${r.purpose} record">Copy</button>
+            </td>
+            <td>
+              <code id="rec-value-${i}" class="mono">${r.value}</code>
+              <button type="button" data-copy="rec-value-${i}" aria-label="Copy value of the ${r.purpose} record">Copy</button>
+            </td>
+            ${
+              check
+                ? html`<td>
+                    ${check.ok ? html`<strong>Found</strong>` : html`<strong class="error-text">Not found</strong>`}
+                    <br /><span class="muted">${check.detail}</span>
+                  </td>`
+                : ''
+            }
+          </tr>`;
+        })}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+/** Registers the domains pages. */
+export function domainPages(app: FastifyInstance, ctx: AppContext, deps: ConsoleDeps = {}): void {
+  const resolver: TxtResolver = deps.dns ?? nodeDns;
+
+  consolePage(app, ctx, {
+    path: '/console/domains',
+    permission: 'read',
+    title: 'Domains',
+    render: async (c) => {
+      const domains = await accountDomains(c.ctx.database.db, c.account.customer_id);
+      return html`<div class="card">
+          ${
+            domains.length === 0
+              ? html`<p>No domains yet. Add the domain your mail is sent from.</p>`
+              : html`<ul>
+                  ${domains.map(
+                    (d) =>
+                      html`<li>
+                        <a href="/console/domains/${d.domain}">${d.domain}</a> —
+                        ${d.verified ? `verified ${when(d.verified_at)}` : 'not verified yet'}
+                      </li>`,
+                  )}
+                </ul>`
+          }
+        </div>
+        ${
+          c.can('manage_settings')
+            ? html`<form class="card" method="post" action="/console/domains">
+                <h2>Add a domain</h2>
+                ${csrfField(c.csrfToken)}
+                <div class="field">
+                  <label for="domain-name">Domain name</label>
+                  <input id="domain-name" name="domain" required placeholder="clinic.example" autocomplete="off" />
+                </div>
+                <button type="submit" class="button">Add domain</button>
+              </form>`
+            : ''
+        }`;
+    },
+  });
+
+  consoleAction(app, ctx, {
+    path: '/console/domains',
+    permission: 'manage_settings',
+    back: () => '/console/domains',
+    handle: async (c) => {
+      const d = await addDomain(c.ctx.database.db, c.ctx.sealer, c.account.customer_id, field(c, 'domain'), {
+        by: { actor: c.actor, ip: c.ip },
+      });
+      return { redirect: `/console/domains/${d.domain}`, flash: `${d.domain} is added. Publish its records, then verify.` };
+    },
+  });
+
+  const domainPage = (c: ConsoleContext, checks?: DnsCheck[]) => async () => {
+    const row = await getDomainRow(c.ctx.database.db, c.account.customer_id, c.params.name!);
+    const records = dnsRecords(row, sendingHost(c.ctx));
+    return html`<div class="card">
+        <h2>${row.name}</h2>
+        <p>
+          ${
+            row.verified === 1
+              ? html`<strong>Verified</strong> ${when(row.verified_at)}. Mail may be sent from this domain.`
+              : 'Not verified yet: publish the two required records at your DNS provider, then press Verify.'
+          }
+        </p>
+        ${recordsTable(records, checks)}
+        <p class="hint">DNS changes can take from minutes to hours to be visible everywhere.</p>
+        ${
+          c.can('manage_settings')
+            ? html`<form method="post" action="/console/domains/${row.name}/verify">
+                ${csrfField(c.csrfToken)}
+                <button type="submit" class="button">Verify</button>
+              </form>`
+            : ''
+        }
+      </div>
+      <p><a href="/console/domains">All domains</a></p>`;
+  };
+
+  consolePage(app, ctx, {
+    path: '/console/domains/:name',
+    permission: 'read',
+    title: 'Domain',
+    render: async (c) => domainPage(c)(),
+  });
+
+  consoleAction(app, ctx, {
+    path: '/console/domains/:name/verify',
+    permission: 'manage_settings',
+    back: (c) => `/console/domains/${encodeURIComponent(c.params.name ?? '')}`,
+    handle: async (c) => {
+      const db = c.ctx.database.db;
+      const row = await getDomainRow(db, c.account.customer_id, c.params.name!);
+      const host = sendingHost(c.ctx);
+      const checks = await checkDomainRecords(resolver, row, host);
+      const ready = checks.every((k) => !REQUIRED_PURPOSES.includes(k.purpose) || k.ok);
+      if (ready) await verifyDomain(db, resolver, c.account.customer_id, row.name, Date.now(), host, { actor: c.actor, ip: c.ip });
+      const note = ready
+        ? html`<p class="flash flash-success" role="status">Both required records were found: ${row.name} is verified.</p>`
+        : html`<p class="flash flash-error" role="alert">Not verified: a required record was not found in DNS.</p>`;
+      return { title: `Verify ${row.name}`, body: html`${note}${await domainPage(c, checks)()}` };
+    },
+  });
+}

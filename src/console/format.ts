@@ -1,0 +1,35 @@
+/** Small display helpers shared by console pages: times, durations, form fields read as one string or a list. */
+import type { ConsoleContext } from './page.ts';
+
+/** A time as "2026-11-25 14:03 UTC", or an em dash for none. */
+export function when(value: string | number | null | undefined): string {
+  if (value === null || value === undefined) return '—';
+  const d = new Date(typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
+  return Number.isNaN(d.getTime()) ? '—' : `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** A duration in words: "42 s", "5 min", "3 h", "2 days". */
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  if (s < 172_800) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86_400)} days`;
+}
+
+/** A form field as one trimmed string ('' when absent). */
+export function field(c: ConsoleContext, name: string): string {
+  const v = c.form[name];
+  return (Array.isArray(v) ? (v[0] ?? '') : (v ?? '')).trim();
+}
+
+/** A form field that may repeat (checkboxes), as a list. */
+export function fields(c: ConsoleContext, name: string): string[] {
+  const v = c.form[name];
+  return v === undefined
+    ? []
+    : [v]
+        .flat()
+        .map((x) => x.trim())
+        .filter(Boolean);
+}

@@ -1,0 +1,184 @@
+/**
+ * API keys at `/console/keys`: the list (prefix, scopes, created by, last used), creating a key (its value shown once,
+ * on the answer to the create form, never again), revoking with a confirmation step, and the rotation advice.
+ * Owners and admins change keys; everyone in the account may read the list.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { accountKeys, createKey, revoke, SCOPES, type ApiKeyInfo } from '../accounts/keys.service.ts';
+import { accountDomains } from '../accounts/domains.service.ts';
+import { AppError } from '../errors/app-error.ts';
+import { usersOf } from '../users/users.service.ts';
+import { html, type SafeHtml } from './html.ts';
+import { csrfField } from './layout.ts';
+import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
+import { field, fields, when } from './format.ts';
+
+const ROTATION = html`<div class="card">
+  <h2>Rotating a key</h2>
+  <ol>
+    <li>Create the new key and put it into your application's configuration.</li>
+    <li>Deploy, and check that requests succeed with the new key ("Last used" of the new key moves).</li>
+    <li>Only then revoke the old key. Revoking first would stop your mail until the new key is in place.</li>
+  </ol>
+</div>`;
+
+async function creators(c: ConsoleContext): Promise<Map<string, string>> {
+  const users = await usersOf(c.ctx.database.db, c.account.customer_id);
+  return new Map(users.map((u) => [`user:${u.id}`, u.email]));
+}
+
+function keyRow(c: ConsoleContext, k: ApiKeyInfo, who: Map<string, string>): SafeHtml {
+  const by = k.created_by ? (who.get(k.created_by) ?? 'a removed user') : 'command line';
+  return html`<tr>
+    <td><code>${k.prefix}…</code></td>
+    <td>${k.description || html`<span class="muted">none</span>`}${k.domain ? html`<br /><span class="muted">${k.domain}</span>` : ''}</td>
+    <td>${k.scopes.join(', ')}</td>
+    <td>${by}<br /><span class="muted">${when(k.created_at)}</span></td>
+    <td>${k.last_used_at ? when(k.last_used_at) : 'never'}</td>
+    <td>
+      ${
+        k.revoked_at
+          ? html`Revoked ${when(k.revoked_at)}`
+          : c.can('manage_settings')
+            ? html`<a class="button secondary" href="/console/keys/${k.id}/revoke">Revoke…</a>`
+            : 'Active'
+      }
+    </td>
+  </tr>`;
+}
+
+async function createForm(c: ConsoleContext): Promise<SafeHtml> {
+  const domains = await accountDomains(c.ctx.database.db, c.account.customer_id);
+  return html`<form class="card" method="post" action="/console/keys">
+    <h2>Create a key</h2>
+    ${csrfField(c.csrfToken)}
+    <div class="field">
+      <label for="key-description">Description</label>
+      <input id="key-description" name="description" maxlength="200" required aria-describedby="key-description-hint" />
+      <p class="hint" id="key-description-hint">Where the key will be used, for example "booking system, production".</p>
+    </div>
+    <fieldset class="field">
+      <legend>Scopes</legend>
+      ${SCOPES.map(
+        (s) =>
+          html`<div class="check">
+            <input type="checkbox" id="scope-${s}" name="scopes" value="${s}" ${s === 'email' ? html`checked` : ''} />
+            <label for="scope-${s}">${s}</label>
+          </div>`,
+      )}
+    </fieldset>
+    <div class="field">
+      <label for="key-domain">Sending domain</label>
+      <select id="key-domain" name="domain">
+        <option value="">Any domain of the account</option>
+        ${domains.map((d) => html`<option value="${d.domain}">${d.domain}</option>`)}
+      </select>
+    </div>
+    <button type="submit" class="button">Create key</button>
+  </form>`;
+}
+
+function shownOnce(key: { key: string; prefix: string; scopes: string[] }): SafeHtml {
+  return html`<div class="card" role="region" aria-labelledby="new-key-heading">
+      <h2 id="new-key-heading">Your new key</h2>
+      <p class="flash flash-info">
+        <strong>Copy this key now. It is shown only this once:</strong> Sealpost keeps only a hash of it and cannot show it again. If it is
+        lost, create another key and revoke this one.
+      </p>
+      <p><code id="new-key" class="mono">${key.key}</code></p>
+      <p><button type="button" data-copy="new-key">Copy key</button></p>
+      <p class="muted">Scopes: ${key.scopes.join(', ')}. In the list it appears as <code>${key.prefix}…</code>.</p>
+      <p><a href="/console/keys">Back to the keys</a></p>
+    </div>
+    ${ROTATION}`;
+}
+
+/** Registers the API keys pages. */
+export function keyPages(app: FastifyInstance, ctx: AppContext): void {
+  consolePage(app, ctx, {
+    path: '/console/keys',
+    permission: 'read',
+    title: 'API keys',
+    render: async (c) => {
+      const [keys, who] = await Promise.all([accountKeys(c.ctx.database.db, c.account.customer_id), creators(c)]);
+      return html`<div class="card">
+          <h2>Keys of this account</h2>
+          ${
+            keys.length === 0
+              ? html`<p>No keys yet.</p>`
+              : html`<div class="table-wrap">
+                  <table>
+                    <caption class="muted">
+                      The full value of a key is never shown after it is created.
+                    </caption>
+                    <thead>
+                      <tr>
+                        <th scope="col">Prefix</th>
+                        <th scope="col">Description</th>
+                        <th scope="col">Scopes</th>
+                        <th scope="col">Created by</th>
+                        <th scope="col">Last used</th>
+                        <th scope="col">State</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      ${keys.map((k) => keyRow(c, k, who))}
+                    </tbody>
+                  </table>
+                </div>`
+          }
+        </div>
+        ${c.can('manage_settings') ? await createForm(c) : ''} ${ROTATION}`;
+    },
+  });
+
+  consoleAction(app, ctx, {
+    path: '/console/keys',
+    permission: 'manage_settings',
+    back: () => '/console/keys',
+    handle: async (c) => {
+      const description = field(c, 'description');
+      if (!description) throw new AppError('request.invalid', 'give the key a description, so that it can be told apart later');
+      const key = await createKey(c.ctx.database.db, c.account.customer_id, {
+        scopes: fields(c, 'scopes'),
+        domain: field(c, 'domain') || undefined,
+        description: description.slice(0, 200),
+        by: { actor: c.actor, ip: c.ip },
+      });
+      return { title: 'API key created', body: shownOnce(key) };
+    },
+  });
+
+  consolePage(app, ctx, {
+    path: '/console/keys/:id/revoke',
+    permission: 'manage_settings',
+    title: 'Revoke API key',
+    render: async (c) => {
+      const key = (await accountKeys(c.ctx.database.db, c.account.customer_id)).find((k) => k.id === c.params.id);
+      if (!key) throw new AppError('key.not_found', 'no such API key in this account');
+      return html`<form class="card" method="post" action="/console/keys/${key.id}/revoke">
+        ${csrfField(c.csrfToken)}
+        <p>
+          Revoke the key <code>${key.prefix}…</code> (${key.description || 'no description'})? Requests with it are refused from then on;
+          this cannot be undone.
+        </p>
+        <p class="muted">Last used: ${key.last_used_at ? when(key.last_used_at) : 'never'}.</p>
+        <div class="actions">
+          <button type="submit" class="danger">Revoke key</button>
+          <a class="button secondary" href="/console/keys">Cancel</a>
+        </div>
+      </form>`;
+    },
+  });
+
+  consoleAction(app, ctx, {
+    path: '/console/keys/:id/revoke',
+    permission: 'manage_settings',
+    back: () => '/console/keys',
+    handle: async (c) => {
+      await revoke(c.ctx.database.db, c.params.id!, Date.now(), { customerId: c.account.customer_id, by: { actor: c.actor, ip: c.ip } });
+      return { redirect: '/console/keys', flash: 'The key is revoked.' };
+    },
+  });
+}

@@ -1,0 +1,185 @@
+/**
+ * The message log at `/console/messages`: search by recipient, tracking id, subject, status and date range, in keyset
+ * pages (newest first, "Older" follows a cursor; nothing counts all rows), and a message's receipt as a timeline per
+ * recipient. Content stays hidden: "Show content" is a POST that needs the protected-content permission and writes an
+ * audit entry before anything is shown.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors/app-error.ts';
+import { messageTimeline, readMessageContent, searchLog, type LogQuery } from '../email/message-log.service.ts';
+import { formatMailbox } from '../mail/addresses.ts';
+import { html, type SafeHtml } from './html.ts';
+import { csrfField } from './layout.ts';
+import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
+import { when } from './format.ts';
+
+const STATUSES = ['queued', 'deferred', 'delivered', 'failed'] as const;
+const DAY = 86_400_000;
+
+function day(value: string | undefined, label: string): number | undefined {
+  if (!value) return undefined;
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : NaN;
+  if (Number.isNaN(ms)) throw new AppError('request.invalid', `${label} must be a date like 2026-11-25`);
+  return ms;
+}
+
+function queryOf(c: ConsoleContext): LogQuery {
+  const q = c.query;
+  const status = q.status && (STATUSES as readonly string[]).includes(q.status) ? (q.status as LogQuery['status']) : undefined;
+  const to = day(q.to, 'The end date');
+  return {
+    recipient: q.recipient,
+    trackingId: q.id,
+    subject: q.subject,
+    status,
+    from: day(q.from, 'The start date'),
+    to: to === undefined ? undefined : to + DAY,
+    after: q.after,
+  };
+}
+
+function searchForm(c: ConsoleContext): SafeHtml {
+  const q = c.query;
+  const input = (name: string, label: string, type = 'text') =>
+    html`<div class="field">
+      <label for="log-${name}">${label}</label>
+      <input id="log-${name}" name="${name}" type="${type}" value="${q[name] ?? ''}" />
+    </div>`;
+  return html`<form class="card filters" method="get" action="/console/messages" role="search">
+    ${input('recipient', 'Recipient', 'email')} ${input('id', 'Tracking id')} ${input('subject', 'Subject (exact)')}
+    <div class="field">
+      <label for="log-status">Status</label>
+      <select id="log-status" name="status">
+        <option value="">Any</option>
+        ${STATUSES.map((s) => html`<option value="${s}" ${q.status === s ? html`selected` : ''}>${s}</option>`)}
+      </select>
+    </div>
+    ${input('from', 'From', 'date')} ${input('to', 'To', 'date')}
+    <div class="actions"><button type="submit" class="button">Search</button> <a href="/console/messages">Clear</a></div>
+  </form>`;
+}
+
+function nextLink(c: ConsoleContext, next: string | null): SafeHtml {
+  if (!next) return html``;
+  const params = new URLSearchParams(Object.entries(c.query).filter((e): e is [string, string] => !!e[1] && e[0] !== 'after'));
+  params.set('after', next);
+  return html`<p><a class="button secondary" href="/console/messages?${params.toString()}">Older messages</a></p>`;
+}
+
+/** Registers the message log pages. */
+export function messagePages(app: FastifyInstance, ctx: AppContext): void {
+  consolePage(app, ctx, {
+    path: '/console/messages',
+    permission: 'read',
+    title: 'Messages',
+    render: async (c) => {
+      const page = await searchLog(c.ctx, c.account.customer_id, queryOf(c));
+      const rows = page.messages.map(
+        (m) =>
+          html`<tr>
+            <td>${when(m.created_at)}</td>
+            <td><a href="/console/messages/${m.id}" class="mono">${m.id}</a></td>
+            <td>${m.from_addr}</td>
+            <td>${m.recipients.map((r) => html`<div>${r.address} <span class="muted">${r.status}</span></div>`)}</td>
+            <td>${m.total_opens} / ${m.total_clicks}</td>
+          </tr>`,
+      );
+      return html`${searchForm(c)}
+        <div class="card">
+          ${
+            rows.length === 0
+              ? html`<p>No messages match.</p>`
+              : html`<div class="table-wrap">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th scope="col">Accepted</th>
+                        <th scope="col">Tracking id</th>
+                        <th scope="col">From</th>
+                        <th scope="col">Recipients</th>
+                        <th scope="col">Opens / clicks</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      ${rows}
+                    </tbody>
+                  </table>
+                </div>`
+          }
+          ${c.query.after ? html`<p><a href="/console/messages">Newest messages</a></p>` : ''} ${nextLink(c, page.next)}
+        </div>`;
+    },
+  });
+
+  const detail = async (c: ConsoleContext, content?: SafeHtml) => {
+    const t = await messageTimeline(c.ctx, c.account.customer_id, c.params.id!);
+    const m = t.message;
+    const contentCard = content
+      ? content
+      : !m.hasContent
+        ? html`<p class="muted">The content of this message was removed by retention.</p>`
+        : c.can('read_protected')
+          ? html`<form method="post" action="/console/messages/${m.id}/content">
+              ${csrfField(c.csrfToken)}
+              <p class="muted">The content is hidden. Showing it is recorded in the audit trail with your name.</p>
+              <button type="submit" class="button">Show content</button>
+            </form>`
+          : html`<p class="muted">The content is hidden: your role does not allow reading protected content.</p>`;
+    return html`<div class="card">
+        <p>Tracking id <code class="mono">${m.id}</code> · from ${m.from_addr} · accepted ${when(m.created_at)} · ${m.source}</p>
+        <p>Opens ${m.total_opens}, clicks ${m.total_clicks}</p>
+        ${contentCard}
+      </div>
+      ${t.recipients.map(
+        (r) =>
+          html`<section class="card" aria-label="Timeline for ${r.address}">
+            <h2>${r.address}</h2>
+            <p class="muted">${r.status} · ${r.delivery_status} · ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}</p>
+            <ol class="timeline">
+              ${r.steps.map((s) => html`<li><strong>${s.what}</strong> <span class="muted">${when(s.at)}</span> ${s.detail}</li>`)}
+            </ol>
+          </section>`,
+      )}
+      <p><a href="/console/messages">Back to the log</a></p>`;
+  };
+
+  consolePage(app, ctx, { path: '/console/messages/:id', permission: 'read', title: 'Message', render: async (c) => detail(c) });
+
+  consoleAction(app, ctx, {
+    path: '/console/messages/:id/content',
+    permission: 'read_protected',
+    handle: async (c) => {
+      const content = await readMessageContent(c.ctx, c.account.customer_id, c.params.id!, {
+        actor: c.actor,
+        ip: c.ip,
+        allowed: c.can('read_protected'),
+      });
+      const body = html`<div class="message-content">
+        <h2>Content</h2>
+        <p><strong>Subject:</strong> ${content.subject}</p>
+        <p><strong>From:</strong> ${formatMailbox(content.from)}</p>
+        <p><strong>To:</strong> ${content.to.map(formatMailbox).join(', ')}</p>
+        ${content.cc.length > 0 ? html`<p><strong>Cc:</strong> ${content.cc.map(formatMailbox).join(', ')}</p>` : ''}
+        ${
+          content.text
+            ? html`<h3>Text</h3>
+                <pre class="mono">${content.text}</pre>`
+            : ''
+        }
+        ${
+          content.html
+            ? html`<h3>HTML source</h3>
+                <pre class="mono">${content.html}</pre>`
+            : ''
+        }
+        ${
+          content.attachments.length > 0
+            ? html`<p><strong>Attachments:</strong> ${content.attachments.map((a) => a.fileName).join(', ')}</p>`
+            : ''
+        }
+      </div>`;
+      return { title: 'Message', body: await detail(c, body) };
+    },
+  });
+}

@@ -1,0 +1,123 @@
+/**
+ * Templates at `/console/templates`: the account's Handlebars templates, creating and editing one with a live preview
+ * from sample values (assets/template-preview.js posts the body to `/console/templates/preview`, which answers the
+ * rendered HTML or the error with its line and column). Editors, admins and owners change templates; every change is
+ * recorded in the audit trail.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { record } from '../audit/audit.service.ts';
+import { allTemplates, changeTemplate, createTemplate, oneTemplate, type DynamicTemplate } from '../email/templates.service.ts';
+import { previewTemplate } from '../email/template-preview.ts';
+import { assetUrl } from './assets.ts';
+import { html, type SafeHtml } from './html.ts';
+import { csrfField } from './layout.ts';
+import { consoleAction, consolePage, guard, type ConsoleContext } from './page.ts';
+import { field, when } from './format.ts';
+
+const SAMPLE = '{\n  "first_name": "Ana",\n  "appointment": "Monday 9:00"\n}';
+
+function editor(c: ConsoleContext, t?: DynamicTemplate): SafeHtml {
+  const canEdit = c.can('edit_content');
+  return html`<script src="${assetUrl('template-preview.js')}" defer></script>
+    <form class="card" method="post" action="${t ? `/console/templates/${t.id}` : '/console/templates'}" data-template-editor>
+      ${csrfField(c.csrfToken)}
+      <div class="field">
+        <label for="tpl-name">Name</label>
+        <input id="tpl-name" name="name" required maxlength="255" value="${t?.name ?? ''}" ${canEdit ? '' : html`readonly`} />
+      </div>
+      <div class="field">
+        <label for="tpl-body">Template (Handlebars)</label>
+        <textarea id="tpl-body" name="body" rows="14" class="mono" required ${canEdit ? '' : html`readonly`}>
+${t?.body ?? '<p>Hello {{first_name}},</p>\n<p>your appointment is on {{appointment}}.</p>'}</textarea>
+      </div>
+      <div class="field">
+        <label for="tpl-values">Sample values (JSON), for the preview only</label>
+        <textarea id="tpl-values" name="sample" rows="5" class="mono">${SAMPLE}</textarea>
+      </div>
+      <p id="tpl-problem" class="error-text" role="alert"></p>
+      ${canEdit ? html`<button type="submit" class="button">Save template</button>` : ''}
+    </form>
+    <div class="card">
+      <h2>Preview</h2>
+      <iframe id="tpl-preview" class="mail-frame" title="Preview of the template" sandbox=""></iframe>
+    </div>`;
+}
+
+async function audit(c: ConsoleContext, action: string, t: DynamicTemplate): Promise<void> {
+  await record(c.ctx.database.db, {
+    accountId: c.account.customer_id,
+    actor: c.actor,
+    action,
+    target: `template:${t.id}`,
+    ip: c.ip,
+    detail: { name: t.name },
+  });
+}
+
+/** Registers the templates pages. */
+export function templatePages(app: FastifyInstance, ctx: AppContext): void {
+  consolePage(app, ctx, {
+    path: '/console/templates',
+    permission: 'read',
+    title: 'Templates',
+    render: async (c) => {
+      const list = await allTemplates(c.ctx, c.account.customer_id);
+      return html`<div class="card">
+          ${
+            list.length === 0
+              ? html`<p>No templates yet.</p>`
+              : html`<ul>
+                  ${list.map((t) => html`<li><a href="/console/templates/${t.id}">${t.name}</a> <span class="muted">changed ${when(t.updated_at)}</span></li>`)}
+                </ul>`
+          }
+        </div>
+        ${c.can('edit_content') ? html`<p><a class="button" href="/console/templates/new">New template</a></p>` : ''}`;
+    },
+  });
+
+  consolePage(app, ctx, {
+    path: '/console/templates/new',
+    permission: 'edit_content',
+    title: 'New template',
+    render: async (c) => editor(c),
+  });
+
+  consolePage(app, ctx, {
+    path: '/console/templates/:id',
+    permission: 'read',
+    title: 'Template',
+    render: async (c) => editor(c, await oneTemplate(c.ctx, c.account.customer_id, c.params.id!)),
+  });
+
+  consoleAction(app, ctx, {
+    path: '/console/templates',
+    permission: 'edit_content',
+    back: () => '/console/templates/new',
+    handle: async (c) => {
+      const t = await createTemplate(c.ctx, c.account.customer_id, { name: field(c, 'name'), body: String(c.form.body ?? '') });
+      await audit(c, 'template.create', t);
+      return { redirect: `/console/templates/${t.id}`, flash: 'The template is saved.' };
+    },
+  });
+
+  consoleAction(app, ctx, {
+    path: '/console/templates/:id',
+    permission: 'edit_content',
+    back: (c) => `/console/templates/${encodeURIComponent(c.params.id ?? '')}`,
+    handle: async (c) => {
+      const t = await changeTemplate(c.ctx, c.account.customer_id, c.params.id!, {
+        name: field(c, 'name'),
+        body: String(c.form.body ?? ''),
+      });
+      await audit(c, 'template.change', t);
+      return { redirect: `/console/templates/${t.id}`, flash: 'The template is saved.' };
+    },
+  });
+
+  app.post('/console/templates/preview', { schema: { hide: true } }, async (req, reply) => {
+    const c = await guard(ctx, req, reply, 'read');
+    if (!c) return reply;
+    return reply.type('application/json').send(previewTemplate(String(c.form.body ?? ''), String(c.form.sample ?? '')));
+  });
+}

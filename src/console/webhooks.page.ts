@@ -1,0 +1,231 @@
+/**
+ * Webhooks at `/console/webhooks`: the account's endpoints, adding one (its signing secret shown once), and one
+ * endpoint's page: the events it receives, disabling and enabling, rotating the secret (the new one shown once; the old
+ * one keeps signing until retired), the recent attempts (status, latency, response excerpt) and replaying events.
+ * Owners and admins change endpoints; everyone in the account may read. Every change is recorded in the audit trail.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { record } from '../audit/audit.service.ts';
+import { attemptsOf, changeEndpoint, createEndpoint, endpointOf, endpointsOf, type WebhookEndpoint } from '../webhooks/webhooks.service.ts';
+import { replayEvents } from '../webhooks/webhooks.replay.ts';
+import { WEBHOOK_EVENTS } from '../webhooks/events.ts';
+import { html, type SafeHtml } from './html.ts';
+import { csrfField } from './layout.ts';
+import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
+import { field, fields, when } from './format.ts';
+
+const EVENT_LABEL: Record<string, string> = {
+  api_mail_log_delivered: 'Delivered',
+  api_mail_log_opened: 'Opened',
+  api_mail_log_temporary_failure: 'Deferred (temporary failure)',
+  api_mail_log_permanent_failure: 'Bounced (permanent failure)',
+};
+
+function eventBoxes(chosen: readonly string[]): SafeHtml {
+  return html`<fieldset class="field">
+    <legend>Events</legend>
+    ${WEBHOOK_EVENTS.map(
+      (e) =>
+        html`<div class="check">
+          <input type="checkbox" id="ev-${e}" name="events" value="${e}" ${chosen.includes(e) ? html`checked` : ''} />
+          <label for="ev-${e}">${EVENT_LABEL[e]} <code>${e}</code></label>
+        </div>`,
+    )}
+  </fieldset>`;
+}
+
+function state(e: WebhookEndpoint): string {
+  if (e.disabled_at) return `disabled ${when(e.disabled_at)}${e.disabled_reason ? `: ${e.disabled_reason}` : ''}`;
+  if (!e.active) return 'switched off';
+  return e.failure_streak > 0 ? `active, ${e.failure_streak} failed attempts in a row` : 'active';
+}
+
+function secretOnce(e: WebhookEndpoint, heading: string): SafeHtml {
+  return html`<div class="card">
+    <h2>${heading}</h2>
+    <p class="flash flash-info">
+      <strong>Copy this signing secret now. It is shown only this once.</strong> Your receiver checks each delivery's signature with it.
+    </p>
+    <p><code id="new-secret" class="mono">${e.signing_key}</code></p>
+    <p><button type="button" data-copy="new-secret">Copy secret</button></p>
+    <p><a href="/console/webhooks/${e.id}">Go to the endpoint</a></p>
+  </div>`;
+}
+
+async function audit(c: ConsoleContext, action: string, id: string, detail: Record<string, unknown> = {}): Promise<void> {
+  await record(c.ctx.database.db, { accountId: c.account.customer_id, actor: c.actor, action, target: `webhook:${id}`, ip: c.ip, detail });
+}
+
+/** Registers the webhooks pages. */
+export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
+  consolePage(app, ctx, {
+    path: '/console/webhooks',
+    permission: 'read',
+    title: 'Webhooks',
+    render: async (c) => {
+      const list = await endpointsOf(c.ctx, c.account.customer_id);
+      return html`<div class="card">
+          ${
+            list.length === 0
+              ? html`<p>No endpoints yet. An endpoint receives delivery events as signed HTTP POSTs.</p>`
+              : html`<ul>
+                  ${list.map((e) => html`<li><a href="/console/webhooks/${e.id}">${e.target_url}</a> — ${state(e)}</li>`)}
+                </ul>`
+          }
+        </div>
+        ${
+          c.can('manage_settings')
+            ? html`<form class="card" method="post" action="/console/webhooks">
+                <h2>Add an endpoint</h2>
+                ${csrfField(c.csrfToken)}
+                <div class="field">
+                  <label for="wh-url">Target URL</label>
+                  <input id="wh-url" name="target_url" type="url" required placeholder="https://" />
+                </div>
+                ${eventBoxes(['api_mail_log_delivered', 'api_mail_log_permanent_failure'])}
+                <button type="submit" class="button">Add endpoint</button>
+              </form>`
+            : ''
+        }`;
+    },
+  });
+
+  consoleAction(app, ctx, {
+    path: '/console/webhooks',
+    permission: 'manage_settings',
+    back: () => '/console/webhooks',
+    handle: async (c) => {
+      const e = await createEndpoint(c.ctx, c.account.customer_id, { target_url: field(c, 'target_url'), events: fields(c, 'events') });
+      await audit(c, 'webhook.create', e.id, { target_url: e.target_url, events: e.events });
+      return { title: 'Endpoint added', body: secretOnce(e, 'Signing secret of the new endpoint') };
+    },
+  });
+
+  consolePage(app, ctx, {
+    path: '/console/webhooks/:id',
+    permission: 'read',
+    title: 'Webhook endpoint',
+    render: async (c) => {
+      const e = await endpointOf(c.ctx, c.account.customer_id, c.params.id!);
+      const attempts = await attemptsOf(c.ctx, c.account.customer_id, e.id, 25);
+      const manage = c.can('manage_settings');
+      const post = (path: string, label: string, extra: SafeHtml = html``, cls = 'button') =>
+        html`<form method="post" action="/console/webhooks/${e.id}/${path}" class="inline">
+          ${csrfField(c.csrfToken)}${extra}<button type="submit" class="${cls}">${label}</button>
+        </form>`;
+      return html`<div class="card">
+          <h2>${e.target_url}</h2>
+          <p>State: ${state(e)}. Added ${when(e.created_at)}.</p>
+          ${e.previous_signing_key_active ? html`<p>The previous signing secret still signs beside the new one.</p>` : ''}
+          ${
+            manage
+              ? html`<div class="actions">
+                  ${
+                    e.active && !e.disabled_at
+                      ? post('active', 'Disable', html`<input type="hidden" name="active" value="0" />`, 'danger')
+                      : post('active', 'Enable', html`<input type="hidden" name="active" value="1" />`)
+                  }
+                  ${post('rotate', 'Rotate signing secret', html``, 'button secondary')}
+                  ${e.previous_signing_key_active ? post('retire', 'Retire previous secret', html``, 'button secondary') : ''}
+                </div>`
+              : ''
+          }
+        </div>
+        ${
+          manage
+            ? html`<form class="card" method="post" action="/console/webhooks/${e.id}/events">
+                  ${csrfField(c.csrfToken)} ${eventBoxes(e.events)}
+                  <button type="submit" class="button">Save events</button>
+                </form>
+                <form class="card" method="post" action="/console/webhooks/${e.id}/replay">
+                  <h2>Replay events</h2>
+                  ${csrfField(c.csrfToken)}
+                  <div class="field">
+                    <label for="rp-ids">Event ids</label>
+                    <input id="rp-ids" name="event_ids" inputmode="numeric" aria-describedby="rp-hint" />
+                    <p class="hint" id="rp-hint">One or more event ids (from the attempts below), separated by commas.</p>
+                  </div>
+                  <button type="submit" class="button">Replay</button>
+                </form>`
+            : ''
+        }
+        <div class="card">
+          <h2>Recent attempts</h2>
+          ${
+            attempts.length === 0
+              ? html`<p>No attempts yet.</p>`
+              : html`<div class="table-wrap">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th scope="col">When</th>
+                        <th scope="col">Event</th>
+                        <th scope="col">Status</th>
+                        <th scope="col">Latency</th>
+                        <th scope="col">Response</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      ${attempts.map(
+                        (a) =>
+                          html`<tr>
+                            <td>${when(a.created_at)}</td>
+                            <td>${a.event_id} · ${a.event_name}<br /><span class="muted">attempt ${a.attempt}</span></td>
+                            <td>${a.status_code ?? 'no answer'}</td>
+                            <td>${a.latency_ms} ms</td>
+                            <td><code class="mono">${(a.response_excerpt ?? a.error ?? '').slice(0, 200)}</code></td>
+                          </tr>`,
+                      )}
+                    </tbody>
+                  </table>
+                </div>`
+          }
+        </div>
+        <p><a href="/console/webhooks">All endpoints</a></p>`;
+    },
+  });
+
+  const change = (path: string, handle: (c: ConsoleContext, id: string) => Promise<{ body?: SafeHtml; flash: string }>) =>
+    consoleAction(app, ctx, {
+      path: `/console/webhooks/:id/${path}`,
+      permission: 'manage_settings',
+      back: (c) => `/console/webhooks/${encodeURIComponent(c.params.id ?? '')}`,
+      handle: async (c) => {
+        const id = c.params.id!;
+        const r = await handle(c, id);
+        return r.body ? { title: 'Webhook endpoint', body: r.body } : { redirect: `/console/webhooks/${id}`, flash: r.flash };
+      },
+    });
+
+  change('events', async (c, id) => {
+    const e = await changeEndpoint(c.ctx, c.account.customer_id, id, { events: fields(c, 'events') });
+    await audit(c, 'webhook.change', id, { events: e.events });
+    return { flash: 'The events are saved.' };
+  });
+  change('active', async (c, id) => {
+    const active = field(c, 'active') === '1';
+    await changeEndpoint(c.ctx, c.account.customer_id, id, { active });
+    await audit(c, active ? 'webhook.enable' : 'webhook.disable', id);
+    return { flash: active ? 'The endpoint is enabled.' : 'The endpoint is disabled: no deliveries are sent to it.' };
+  });
+  change('rotate', async (c, id) => {
+    const e = await changeEndpoint(c.ctx, c.account.customer_id, id, { rotate_signing_key: true });
+    await audit(c, 'webhook.rotate_secret', id);
+    return { flash: '', body: secretOnce(e, 'New signing secret (the previous one keeps signing until you retire it)') };
+  });
+  change('retire', async (c, id) => {
+    await changeEndpoint(c.ctx, c.account.customer_id, id, { retire_previous_signing_key: true });
+    await audit(c, 'webhook.retire_secret', id);
+    return { flash: 'The previous secret no longer signs.' };
+  });
+  change('replay', async (c, id) => {
+    const ids = field(c, 'event_ids')
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .map(Number);
+    const r = await replayEvents(c.ctx, c.account.customer_id, id, { event_ids: ids });
+    await audit(c, 'webhook.replay', id, { event_ids: ids, replayed: r.replayed });
+    return { flash: `${r.replayed} event${r.replayed === 1 ? '' : 's'} put back in line; ${r.already_pending} already pending.` };
+  });
+}
