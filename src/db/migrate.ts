@@ -8,6 +8,7 @@ import * as m0004 from './migrations/0004_forms.ts';
 import * as m0005 from './migrations/0005_marketing.ts';
 import * as m0006 from './migrations/0006_campaigns.ts';
 import * as m0007 from './migrations/0007_drips.ts';
+import * as m0008 from './migrations/0008_form_numbers.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0005_marketing': m0005,
   '0006_campaigns': m0006,
   '0007_drips': m0007,
+  '0008_form_numbers': m0008,
 };
 
 class StaticProvider implements MigrationProvider {
@@ -51,6 +53,12 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   const { error, results }: MigrationResultSet = await migrator(database).migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Applies or reverts migrations until `name` is the last one applied (upgrades of existing data are tested this way). */
+export async function migrateTo(database: Database, name: string): Promise<void> {
+  const { error } = await migrator(database).migrateTo(name);
+  if (error) throw error instanceof Error ? error : new Error(String(error));
 }
 
 /** Names of migrations not yet applied (empty when the schema is current). */

@@ -9,7 +9,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import type { Upload } from './component-types.ts';
 import { componentsOf } from './definition.ts';
-import { openForm } from './forms.service.ts';
+import { formByVanity, openForm } from './forms.service.ts';
 import { formPage, notFoundPage, thanksPage, TOKEN_FIELD } from './page.html.ts';
 import { acceptSubmission } from './submissions.service.ts';
 
@@ -31,9 +31,9 @@ async function openOrNull(ctx: AppContext, id: string) {
   });
 }
 
-/** `GET /f/<id>`. */
+/** `GET /f/<id-or-vanity>`: the form by id, else the open form whose `vanity_url` is this name. */
 export async function showForm(ctx: AppContext, id: string): Promise<HostedAnswer> {
-  const form = await openOrNull(ctx, id);
+  const form = (await openOrNull(ctx, id)) ?? (await formByVanity(ctx, id));
   if (!form) return NOT_FOUND;
   return { status: 200, html: formPage(form, componentsOf(form.form_json), { token: randomUUID() }) };
 }
