@@ -9,6 +9,7 @@ import * as m0005 from './migrations/0005_marketing.ts';
 import * as m0006 from './migrations/0006_campaigns.ts';
 import * as m0007 from './migrations/0007_drips.ts';
 import * as m0008 from './migrations/0008_form_numbers.ts';
+import * as m0009 from './migrations/0009_segments.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0006_campaigns': m0006,
   '0007_drips': m0007,
   '0008_form_numbers': m0008,
+  '0009_segments': m0009,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -23,6 +23,9 @@ import type {
   SubscriptionListMembersTable,
   SubscriberCustomFieldTypesTable,
   SubscriberCustomFieldValuesTable,
+  DynamicListsTable,
+  BulkJobsTable,
+  BulkJobChunksTable,
 } from './tables/marketing.ts';
 import type {
   CampaignMailingsTable,
@@ -77,6 +80,9 @@ export interface DB {
   marketing_settings: MarketingSettingsTable;
   drip_campaigns: DripCampaignsTable;
   drip_enrollments: DripEnrollmentsTable;
+  dynamic_lists: DynamicListsTable;
+  bulk_jobs: BulkJobsTable;
+  bulk_job_chunks: BulkJobChunksTable;
 }
 
 /** A database handle or an open transaction: repositories accept either. */

@@ -9,6 +9,7 @@ import { settingsRoutes } from './settings/settings.routes.ts';
 import { analyticsRoutes } from './analytics/analytics.routes.ts';
 import { sendRoutes } from './campaigns/sends.routes.ts';
 import { engagementRoutes } from './campaigns/engagement.routes.ts';
+import { segmentRoutes } from './segments/segments.routes.ts';
 
 /** Registers every marketing route. */
 export function marketingRoutes(app: TypedApp, ctx: AppContext): void {
@@ -20,4 +21,5 @@ export function marketingRoutes(app: TypedApp, ctx: AppContext): void {
   analyticsRoutes(app, ctx);
   sendRoutes(app, ctx);
   engagementRoutes(app, ctx);
+  segmentRoutes(app, ctx);
 }
