@@ -37,6 +37,11 @@ export async function requireDynamicList(db: Queryable, customerId: number, raw:
 /** The stored filters of a dynamic list. */
 export const filtersOf = (row: DynamicListRow): Filters => JSON.parse(row.filters) as Filters;
 
+/** A dynamic list's filters as JSON text now, or undefined when the list is gone (a send then keeps the copy it took). */
+export async function currentFilters(ctx: AppContext, customerId: number, dynamicListId: number): Promise<string | undefined> {
+  return (await findDynamicList(ctx.database.db, customerId, dynamicListId))?.filters;
+}
+
 /** How many subscribers of the account match filters right now. */
 export async function matchCount(ctx: AppContext, customerId: number, filters: Filters): Promise<number> {
   return countSubscribers(ctx.database.reader, customerId, { words: [], listId: null, filter: filterSql(filters, customerId, Date.now()) });
