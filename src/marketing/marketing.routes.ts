@@ -10,6 +10,8 @@ import { analyticsRoutes } from './analytics/analytics.routes.ts';
 import { sendRoutes } from './campaigns/sends.routes.ts';
 import { engagementRoutes } from './campaigns/engagement.routes.ts';
 import { segmentRoutes } from './segments/segments.routes.ts';
+import { accountRoutes } from './account/account.routes.ts';
+import { sendsListRoutes } from './campaigns/sends-list.routes.ts';
 
 /** Registers every marketing route. */
 export function marketingRoutes(app: TypedApp, ctx: AppContext): void {
@@ -22,4 +24,6 @@ export function marketingRoutes(app: TypedApp, ctx: AppContext): void {
   sendRoutes(app, ctx);
   engagementRoutes(app, ctx);
   segmentRoutes(app, ctx);
+  accountRoutes(app, ctx);
+  sendsListRoutes(app, ctx);
 }

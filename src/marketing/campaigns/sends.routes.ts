@@ -57,7 +57,8 @@ const ScheduleBody = Type.Object(
 
 const ScheduleAnswer = Type.Object({ send_at: Type.String(), send_at_timestamp: Type.String(), jid: Type.String() });
 
-const SendSchema = Type.Object({
+/** A send in its envelope. */
+export const SendSchema = Type.Object({
   id: Type.String(),
   type: Type.Literal('campaign_mailing_send'),
   attributes: Type.Object({
