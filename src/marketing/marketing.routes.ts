@@ -12,6 +12,7 @@ import { engagementRoutes } from './campaigns/engagement.routes.ts';
 import { segmentRoutes } from './segments/segments.routes.ts';
 import { accountRoutes } from './account/account.routes.ts';
 import { sendsListRoutes } from './campaigns/sends-list.routes.ts';
+import { exportRoutes } from './exports/exports.routes.ts';
 
 /** Registers every marketing route. */
 export function marketingRoutes(app: TypedApp, ctx: AppContext): void {
@@ -26,4 +27,5 @@ export function marketingRoutes(app: TypedApp, ctx: AppContext): void {
   segmentRoutes(app, ctx);
   accountRoutes(app, ctx);
   sendsListRoutes(app, ctx);
+  exportRoutes(app, ctx);
 }

@@ -34,6 +34,8 @@ import { MARKETING_DELIVERY_QUEUE } from './queue.ts';
 import { marketingUrls } from './tokens.ts';
 import { bumpCampaign, countSettled, finishIfSettled, lockSendState, type CampaignCounter } from './sends.repository.ts';
 import { expansionQueue, EXPAND_QUEUE, type ExpansionOptions } from './expand.ts';
+import { EXPORT_QUEUE } from '../exports/exports.service.ts';
+import { exportQueue } from '../exports/exports.queue.ts';
 
 /** What the marketing queues may be given besides the context. */
 export interface MarketingQueueOptions {
@@ -70,6 +72,7 @@ export function marketingQueues(ctx: AppContext, opts: MarketingQueueOptions = {
       },
     ),
     [EXPAND_QUEUE]: expansionQueue(ctx, opts.expansion),
+    [EXPORT_QUEUE]: exportQueue(ctx),
   };
 }
 

@@ -216,3 +216,14 @@ export async function existingIds(db: Queryable, customerId: number, ids: number
   }
   return out;
 }
+
+/** The next `limit` subscribers after id `after` that match, in id order: one step of a keyset walk (exports). */
+export async function subscribersAfter(
+  db: Queryable,
+  customerId: number,
+  q: SubscriberMatch,
+  after: number,
+  limit: number,
+): Promise<SubscriberRow[]> {
+  return matching(db, customerId, q).selectAll('s').where('s.id', '>', after).orderBy('s.id').limit(limit).execute();
+}
