@@ -13,6 +13,7 @@ import { segmentRoutes } from './segments/segments.routes.ts';
 import { accountRoutes } from './account/account.routes.ts';
 import { sendsListRoutes } from './campaigns/sends-list.routes.ts';
 import { exportRoutes } from './exports/exports.routes.ts';
+import { subscriptionRoutes } from './subscriptions/subscriptions.routes.ts';
 
 /** Registers every marketing route. */
 export function marketingRoutes(app: TypedApp, ctx: AppContext): void {
@@ -28,4 +29,5 @@ export function marketingRoutes(app: TypedApp, ctx: AppContext): void {
   accountRoutes(app, ctx);
   sendsListRoutes(app, ctx);
   exportRoutes(app, ctx);
+  subscriptionRoutes(app, ctx);
 }
