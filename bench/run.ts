@@ -13,6 +13,7 @@ import { smtpBench } from './smtp.ts';
 import { formsExportBench, formsSubmitBench } from './forms.ts';
 import { bulkImportBench } from './bulk.ts';
 import { campaignExpansionBench, transactionalLatencyBench } from './campaign.ts';
+import { segmentsBench } from './segments.ts';
 import { fmt, type BenchRow } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -27,6 +28,7 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
   'bulk-import': () => bulkImportBench(Number(process.env.BENCH_BULK_SUBSCRIBERS ?? 100_000)),
   'campaign-expand': () => campaignExpansionBench((process.env.BENCH_CAMPAIGN_SIZES ?? '100000,1000000').split(',').map(Number)),
   'campaign-latency': () => transactionalLatencyBench(seconds),
+  segments: () => segmentsBench(Number(process.env.BENCH_SEGMENT_SIZE ?? 1_000_000)),
 };
 
 const rows: BenchRow[] = [];
