@@ -82,7 +82,8 @@ export async function expandSlice(ctx: AppContext, sendId: number, opts: Expansi
       const send = (await findSendById(trx, sendId))!;
       const at = now();
       const cursor = Number(send.expand_cursor);
-      const bound = send.subscription_list_id === null ? null : await nextBatchBound(trx, send.subscription_list_id, cursor, batchSize);
+      const bound =
+        send.subscription_list_id === null ? null : await nextBatchBound(trx, send.subscription_list_id, cursor, batchSize, send);
       const added = send.subscription_list_id === null ? 0 : await expandBatch(trx, dialect, send, cursor, bound, at);
       await advanceExpansion(trx, sendId, send.campaign_mailing_id, bound ?? cursor, added, at);
       if (bound === null) {

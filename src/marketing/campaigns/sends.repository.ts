@@ -128,8 +128,25 @@ export async function bumpCampaign(
   await db.updateTable('campaign_mailings').set(set).where('id', '=', mailingId).execute();
 }
 
-/** The upper bound of the next expansion batch: the `batch`-th member after `cursor`, or null when fewer remain. */
-export async function nextBatchBound(db: Queryable, listId: number, cursor: number, batch: number): Promise<number | null> {
+/**
+ * The upper bound of the next expansion batch: the `batch`-th member after `cursor`, or null when fewer remain. For a
+ * send narrowed by a dynamic list only members its filters match count, so a batch holds `batch` deliveries either way.
+ */
+export async function nextBatchBound(
+  db: Queryable,
+  listId: number,
+  cursor: number,
+  batch: number,
+  send?: Pick<SendRow, 'customer_id' | 'frozen_at' | 'dynamic_filters'>,
+): Promise<number | null> {
+  if (send && send.dynamic_filters !== null) {
+    const filter = filterSql(JSON.parse(send.dynamic_filters) as Filters, Number(send.customer_id), Number(send.frozen_at));
+    const { rows } = await sql<{ subscriber_id: number }>`select m.subscriber_id from subscription_list_members m
+      join subscribers s on s.id = m.subscriber_id
+      where m.list_id = ${listId} and m.subscriber_id > ${cursor} and ${filter}
+      order by m.subscriber_id limit 1 offset ${batch - 1}`.execute(db);
+    return rows[0] ? Number(rows[0].subscriber_id) : null;
+  }
   const row = await db
     .selectFrom('subscription_list_members')
     .select('subscriber_id')
