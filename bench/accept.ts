@@ -4,7 +4,7 @@
  * request with a constant. Target: at least 3,000 accepted/s with p99 at most 50 ms.
  */
 import Fastify from 'fastify';
-import { buildApp } from '../src/http/app.ts';
+import { buildApp } from '../src/app/app.ts';
 import { embedded, fmt, load, type BenchRow } from './support.ts';
 
 const CONNECTIONS = 50;

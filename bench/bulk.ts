@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type SQLite from 'better-sqlite3';
-import { buildApp } from '../src/http/app.ts';
+import { buildApp } from '../src/app/app.ts';
 import { ensureDefaultList } from '../src/marketing/lists/lists.service.ts';
 import { embedded, fmt, type BenchInstance, type BenchRow } from './support.ts';
 

@@ -6,14 +6,15 @@
 import { SMTPServer } from 'smtp-server';
 import nodemailer from 'nodemailer';
 import selfsigned from 'selfsigned';
-import { startRoles } from '../src/roles/roles.ts';
+import { startRoles } from '../src/app/roles.ts';
 import { submitMessages } from '../src/email/submit.ts';
 import { normalizeMessage } from '../src/email/message-input.ts';
 import { embedded, fmt, type BenchRow } from './support.ts';
 
 const CONCURRENCY = 16;
 
-async function startSink(): Promise<{ port: number; received: () => number; close: () => Promise<void> }> {
+/** A loopback SMTP sink speaking STARTTLS that counts what it receives. */
+export async function startSink(): Promise<{ port: number; received: () => number; close: () => Promise<void> }> {
   const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, days: 2, algorithm: 'sha256' });
   let received = 0;
   const server = new SMTPServer({

@@ -7,9 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
-import { buildApp } from '../src/http/app.ts';
-import { createForm } from '../src/forms/forms.service.ts';
-import { submissionsAfter } from '../src/forms/submissions.repository.ts';
+import { buildApp } from '../src/app/app.ts';
+import { createForm } from '../src/forms/definitions/forms.service.ts';
+import { submissionsAfter } from '../src/forms/submissions/submissions.repository.ts';
 import { embedded, fmt, load, type BenchRow } from './support.ts';
 
 const CONNECTIONS = 50;

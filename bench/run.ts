@@ -14,6 +14,8 @@ import { formsExportBench, formsSubmitBench } from './forms.ts';
 import { bulkImportBench } from './bulk.ts';
 import { campaignExpansionBench, transactionalLatencyBench } from './campaign.ts';
 import { segmentsBench } from './segments.ts';
+import { endToEndBench } from './e2e.ts';
+import { recipientsBench } from './recipients.ts';
 import { fmt, type BenchRow } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -22,6 +24,7 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
   accept: () => acceptBench(seconds),
   webhooks: () => webhooksBench(seconds),
   deliver: () => deliverBench(Number(process.env.BENCH_DELIVER_COUNT ?? 2000)),
+  recipients: () => recipientsBench(Number(process.env.BENCH_RECIPIENTS ?? 1000), seconds),
   smtp: () => smtpBench(Number(process.env.BENCH_SMTP_COUNT ?? 3000)),
   'forms-submit': () => formsSubmitBench(seconds),
   'forms-export': () => formsExportBench(Number(process.env.BENCH_FORMS_EXPORT_ROWS ?? 100_000)),
@@ -29,6 +32,7 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
   'campaign-expand': () => campaignExpansionBench((process.env.BENCH_CAMPAIGN_SIZES ?? '100000,1000000').split(',').map(Number)),
   'campaign-latency': () => transactionalLatencyBench(seconds),
   segments: () => segmentsBench(Number(process.env.BENCH_SEGMENT_SIZE ?? 1_000_000)),
+  e2e: () => endToEndBench(Number(process.env.BENCH_E2E_COUNT ?? 5000)),
 };
 
 const rows: BenchRow[] = [];

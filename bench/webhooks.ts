@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { sealContent } from '../src/email/content.ts';
+import { sealContent } from '../src/mail/content.ts';
 import { insertEvent, insertMessage, insertRecipients } from '../src/email/messages.repository.ts';
 import { createWorker } from '../src/jobs/worker.ts';
 import { createEndpoint } from '../src/webhooks/webhooks.service.ts';

@@ -4,6 +4,7 @@ import type { Config } from './config/schema.ts';
 import type { Database } from './db/connect.ts';
 import type { Sealer } from './crypto/sealer.ts';
 import type { GroupCommitter } from './db/group-commit.ts';
+import type { AuthThrottle } from './accounts/auth-throttle.ts';
 
 /** Shared services, built once at start and passed down. */
 export interface AppContext {
@@ -17,6 +18,8 @@ export interface AppContext {
   committer: GroupCommitter;
   /** Keys derived from the master key, one per purpose. */
   keys: { tracking: Buffer };
+  /** Failed-authentication throttle per client address, shared by HTTP and SMTP in this process. */
+  authThrottle: AuthThrottle;
   /** Tells an in-process worker that `queue` has new work; a no-op when no worker runs in this process. */
   wake(queue: string): void;
 }

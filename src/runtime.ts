@@ -9,6 +9,7 @@ import type { AppContext } from './context.ts';
 import { connect, type Database } from './db/connect.ts';
 import { createGroupCommitter } from './db/group-commit.ts';
 import { deriveKey } from './crypto/derive.ts';
+import { createAuthThrottle } from './accounts/auth-throttle.ts';
 
 /** Creates the structured logger: JSON lines to stdout for the server, to stderr for command-line tools. */
 export function createLogger(config: Config, stream: 'stdout' | 'stderr' = 'stdout'): Logger {
@@ -59,6 +60,7 @@ export function createContext(config: Config, database: Database, masterKey: Buf
     publicUrl: publicBaseUrl(config),
     committer: createGroupCommitter(database.db),
     keys: { tracking: deriveKey(masterKey, 'tracking') },
+    authThrottle: createAuthThrottle(config.authFailuresPerWindow, log),
     wake: () => undefined,
   };
 }

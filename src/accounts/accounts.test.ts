@@ -105,6 +105,34 @@ describe('accounts, domains and keys', () => {
     expect(ok.verified_at).not.toBeNull();
   });
 
+  it('checks SPF and DMARC too, and names the one still missing', async () => {
+    const a = await createAccount(db(), 'fourrecords');
+    const d = await addDomain(db(), t.ctx.sealer, a.customer_id, 'four.example', { sendingHost: 'mx1.sender.example' });
+    const published = new Map<string, string[][]>();
+    const resolver: TxtResolver = {
+      resolveTxt: async (name) => published.get(name) ?? Promise.reject(Object.assign(new Error('ENODATA'), { code: 'ENODATA' })),
+      resolve4: async (name) => (name === 'mx1.sender.example' ? ['192.0.2.7'] : []),
+    };
+    for (const r of d.dns_records.filter((r) => r.purpose === 'verification' || r.purpose === 'dkim')) published.set(r.name, [[r.value]]);
+    published.set('four.example', [['v=spf1 ip4:192.0.2.7 -all'], ['google-site-verification=x']]);
+    const ok = await verifyDomain(db(), resolver, a.customer_id, 'four.example', Date.now(), 'mx1.sender.example');
+    expect(ok.verified).toBe(true);
+    expect(ok.dns_checks?.map((c) => [c.purpose, c.ok])).toEqual([
+      ['verification', true],
+      ['dkim', true],
+      ['spf', true],
+      ['dmarc', false],
+    ]);
+    published.set('four.example', [['v=spf1 include:other.example -all']]);
+    published.set('_dmarc.four.example', [['v=DMARC1; p=reject']]);
+    const again = await verifyDomain(db(), resolver, a.customer_id, 'four.example', Date.now(), 'mx1.sender.example');
+    expect(again.dns_checks?.find((c) => c.purpose === 'spf')).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('mx1.sender.example'),
+    });
+    expect(again.dns_checks?.find((c) => c.purpose === 'dmarc')?.ok).toBe(true);
+  });
+
   it('refuses an invalid domain name and a domain added twice', async () => {
     const a = await createAccount(db(), 'domains');
     expect(await codeOf(addDomain(db(), t.ctx.sealer, a.customer_id, 'not a domain'))).toBe('domain.invalid');

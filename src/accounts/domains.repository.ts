@@ -35,3 +35,13 @@ const listVerifiedDomainsQuery = precompile((db, d: { customerId: number }) =>
 export async function listVerifiedDomains(db: Queryable, customerId: number): Promise<{ id: string; name: string }[]> {
   return (await listVerifiedDomainsQuery(db, { customerId })).rows;
 }
+
+/** Every verified domain of every account, by name (what `sealpost doctor` checks). */
+export async function listAllVerifiedDomains(db: Queryable): Promise<DomainRow[]> {
+  return db.selectFrom('domains').selectAll().where('verified', '=', 1).orderBy('name').execute();
+}
+
+/** One domain with a sealed DKIM key, the first added: what a master-key check tries to open. */
+export async function firstSealedDomain(db: Queryable): Promise<{ id: string; dkim_private_key: string } | undefined> {
+  return db.selectFrom('domains').select(['id', 'dkim_private_key']).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+}

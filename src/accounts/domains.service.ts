@@ -6,19 +6,9 @@ import type { Sealer } from '../crypto/sealer.ts';
 import { findDomain, insertDomain, listDomains, listVerifiedDomains, markDomainVerified, type DomainRow } from './domains.repository.ts';
 import type { Database } from '../db/connect.ts';
 import { isUniqueViolation } from '../db/errors.ts';
+import { checkDomainRecords, dnsRecords, REQUIRED_PURPOSES, type DnsCheck, type DnsRecord, type TxtResolver } from './dns-checks.ts';
 
-/** The part of a DNS resolver that verification needs; node's `dns.promises` fits, tests pass their own. */
-export interface TxtResolver {
-  resolveTxt(name: string): Promise<string[][]>;
-}
-
-/** A DNS record the domain owner publishes. */
-export interface DnsRecord {
-  type: 'TXT';
-  name: string;
-  value: string;
-  purpose: 'verification' | 'dkim';
-}
+export { dnsRecords, type DnsRecord, type TxtResolver } from './dns-checks.ts';
 
 /** A domain as the command line and API show it (no private key). */
 export interface Domain {
@@ -29,6 +19,8 @@ export interface Domain {
   dkim_selector: string;
   dns_records: DnsRecord[];
   created_at: string;
+  /** After `verify`: each of the four records as found in DNS. */
+  dns_checks?: DnsCheck[];
 }
 
 const DOMAIN = /^(?=.{1,253}$)(?!-)([a-z0-9-]{1,63}(?<!-)\.)+[a-z]{2,63}$/;
@@ -40,32 +32,14 @@ export function normalizeDomain(input: string): string {
   return name;
 }
 
-/** The DNS records that prove ownership and publish the DKIM key. */
-export function dnsRecords(row: Pick<DomainRow, 'name' | 'verification_token' | 'dkim_selector' | 'dkim_public_key'>): DnsRecord[] {
-  return [
-    {
-      type: 'TXT',
-      name: `_sealpost.${row.name}`,
-      value: `sealpost-verification=${row.verification_token}`,
-      purpose: 'verification',
-    },
-    {
-      type: 'TXT',
-      name: `${row.dkim_selector}._domainkey.${row.name}`,
-      value: `v=DKIM1; k=rsa; p=${row.dkim_public_key}`,
-      purpose: 'dkim',
-    },
-  ];
-}
-
-function toDomain(row: DomainRow): Domain {
+function toDomain(row: DomainRow, sendingHost?: string): Domain {
   return {
     id: row.id,
     domain: row.name,
     verified: row.verified === 1,
     verified_at: row.verified_at === null ? null : new Date(row.verified_at).toISOString(),
     dkim_selector: row.dkim_selector,
-    dns_records: dnsRecords(row),
+    dns_records: dnsRecords(row, sendingHost),
     created_at: new Date(row.created_at).toISOString(),
   };
 }
@@ -86,7 +60,7 @@ export async function addDomain(
   sealer: Sealer,
   customerId: number,
   input: string,
-  opts: { verified?: boolean; now?: number } = {},
+  opts: { verified?: boolean; now?: number; sendingHost?: string } = {},
 ): Promise<Domain> {
   const name = normalizeDomain(input);
   const now = opts.now ?? Date.now();
@@ -106,7 +80,7 @@ export async function addDomain(
       dkim_private_key: sealer.seal(keys.privateKeyPem, `dkim:${id}`),
       created_at: now,
     });
-    return toDomain(row);
+    return toDomain(row, opts.sendingHost);
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError('domain.exists', `domain ${name} is already added to this account`);
     throw err;
@@ -122,40 +96,35 @@ export async function getDomainRow(db: Queryable, customerId: number, input: str
 }
 
 /** Lists an account's domains. */
-export async function accountDomains(db: Queryable, customerId: number): Promise<Domain[]> {
-  return (await listDomains(db, customerId)).map(toDomain);
+export async function accountDomains(db: Queryable, customerId: number, sendingHost?: string): Promise<Domain[]> {
+  return (await listDomains(db, customerId)).map((row) => toDomain(row, sendingHost));
 }
 
-async function txtValues(resolver: TxtResolver, name: string): Promise<string[]> {
-  try {
-    return (await resolver.resolveTxt(name)).map((chunks) => chunks.join(''));
-  } catch {
-    return [];
-  }
-}
-
-/** Checks the domain's records through DNS and marks it verified when both are published; otherwise throws naming what is missing. */
+/**
+ * Checks the domain's four records through DNS and marks it verified when ownership and DKIM are published; otherwise
+ * throws naming every record missing. The answer lists each check, so a missing SPF or DMARC record is reported too.
+ */
 export async function verifyDomain(
   db: Queryable,
   resolver: TxtResolver,
   customerId: number,
   input: string,
   now = Date.now(),
+  sendingHost?: string,
 ): Promise<Domain> {
   const row = await getDomainRow(db, customerId, input);
-  const missing: string[] = [];
-  for (const record of dnsRecords(row)) {
-    const values = await txtValues(resolver, record.name);
-    const wanted = record.purpose === 'dkim' ? `p=${row.dkim_public_key}` : record.value;
-    const found = values.some((v) => v.replace(/\s+/g, ' ').includes(wanted));
-    if (!found) missing.push(`${record.type} ${record.name} (${record.purpose})`);
-  }
-  if (missing.length > 0)
-    throw new AppError('domain.verification_failed', `DNS records not found for ${row.name}: ${missing.join(', ')}`, {
-      details: missing.map((m) => ({ message: `missing ${m}` })),
+  const checks = await checkDomainRecords(resolver, row, sendingHost);
+  const missing = checks.filter((c) => !c.ok);
+  if (missing.some((c) => REQUIRED_PURPOSES.includes(c.purpose)))
+    throw new AppError('domain.verification_failed', `DNS records not found for ${row.name}: ${missing.map(describe).join(', ')}`, {
+      details: missing.map((c) => ({ message: `${c.purpose}: ${c.detail} at TXT ${c.name}` })),
     });
   await markDomainVerified(db, row.id, now);
-  return toDomain({ ...row, verified: 1, verified_at: now });
+  return { ...toDomain({ ...row, verified: 1, verified_at: now }, sendingHost), dns_checks: checks };
+}
+
+function describe(c: DnsCheck): string {
+  return `TXT ${c.name} (${c.purpose}: ${c.detail})`;
 }
 
 /**

@@ -6,9 +6,12 @@ import { allAccounts, createAccount, getAccount } from '../accounts/accounts.ser
 import { accountDomains, addDomain, verifyDomain, type Domain } from '../accounts/domains.service.ts';
 import { accountKeys, createKey, revoke } from '../accounts/keys.service.ts';
 import { suppressTransactionalCommand } from './settings-commands.ts';
+import { checksText, sendingHostOf } from '../accounts/dns-checks.ts';
 
 function recordsText(d: Domain): string {
-  return d.dns_records.map((r) => `  ${r.type}  ${r.name}\n       ${r.value}`).join('\n');
+  return d.dns_records
+    .map((r) => `  ${r.type}  ${r.name}${r.purpose === 'spf' || r.purpose === 'dmarc' ? '  (advised)' : ''}\n       ${r.value}`)
+    .join('\n');
 }
 
 /** `sealpost account ...` */
@@ -57,7 +60,10 @@ export function domainCommand(): Command {
       action(async (o: { account: string; domain: string; verified?: boolean; json?: boolean }) => {
         const d = await withContext(async (ctx) => {
           const account = await getAccount(ctx.database.db, o.account);
-          return addDomain(ctx.database.db, ctx.sealer, account.customer_id, o.domain, { verified: o.verified });
+          return addDomain(ctx.database.db, ctx.sealer, account.customer_id, o.domain, {
+            verified: o.verified,
+            sendingHost: sendingHostOf(ctx.config),
+          });
         });
         const note = o.verified
           ? `\nMarked verified WITHOUT a DNS check (--verified is for development and tests). Publish the records before sending real mail.`
@@ -75,9 +81,10 @@ export function domainCommand(): Command {
       action(async (o: { account: string; domain: string; json?: boolean }) => {
         const d = await withContext(async (ctx) => {
           const account = await getAccount(ctx.database.db, o.account);
-          return verifyDomain(ctx.database.db, dns, account.customer_id, o.domain);
+          return verifyDomain(ctx.database.db, dns, account.customer_id, o.domain, Date.now(), sendingHostOf(ctx.config));
         });
-        output(o.json, d, `${d.domain} is verified`);
+        const advice = d.dns_checks?.some((c) => !c.ok) ? '\nPublish the missing advised records so receivers trust its mail.' : '';
+        output(o.json, d, `${d.domain} is verified\n${checksText(d.dns_checks ?? [])}${advice}`);
       }),
     );
   cmd

@@ -3,6 +3,8 @@ import type { AppContext } from '../context.ts';
 import { ConfigError, loadConfig } from '../config/load.ts';
 import { AppError } from '../errors/app-error.ts';
 import { createLogger, openContext } from '../runtime.ts';
+import { StartError } from './start-checks.ts';
+import { OpsError } from '../ops/ops-error.ts';
 
 /** Runs an administrative action against the configured database and closes it afterwards. */
 export async function withContext<T>(action: (ctx: AppContext) => Promise<T>, opts: { migrate?: boolean } = {}): Promise<T> {
@@ -31,7 +33,11 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): 
         process.stderr.write(`configuration error: ${err.message}\n`);
         process.exit(2);
       }
-      if (err instanceof AppError) {
+      if (err instanceof StartError) {
+        process.stderr.write(`cannot start: ${err.message}\n`);
+        process.exit(1);
+      }
+      if (err instanceof AppError || err instanceof OpsError) {
         process.stderr.write(`error: ${err.message}\n`);
         process.exit(1);
       }

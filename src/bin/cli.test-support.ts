@@ -13,12 +13,20 @@ export interface CommandRun {
 
 /** Runs `sealpost <args>` against the database at `databaseUrl`, with no other SEALPOST_ variable than those given here. */
 export function runSealpost(databaseUrl: string, masterKey: string, args: string[]): Promise<CommandRun> {
+  return runSealpostWith({ SEALPOST_DATABASE_URL: databaseUrl, SEALPOST_MASTER_KEY: masterKey }, args);
+}
+
+/** Runs `sealpost <args>` with exactly the given SEALPOST_ variables (and a quiet log level). */
+export function runSealpostWith(vars: Record<string, string>, args: string[], timeoutMs = 60_000): Promise<CommandRun> {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SEALPOST_')) env[k] = v;
-  Object.assign(env, { SEALPOST_DATABASE_URL: databaseUrl, SEALPOST_MASTER_KEY: masterKey, SEALPOST_LOG_LEVEL: 'warn' });
+  Object.assign(env, { SEALPOST_LOG_LEVEL: 'warn' }, vars);
   return new Promise((resolve) =>
-    execFile(process.execPath, ['bin/sealpost.js', ...args], { cwd: ROOT, env, timeout: 20_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['bin/sealpost.js', ...args],
+      { cwd: ROOT, env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     ),
   );
 }

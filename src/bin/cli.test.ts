@@ -185,7 +185,7 @@ describe.concurrent(`sealpost administration and start (${TEST_DIALECT})`, () =>
       expect(r.stderr).toContain('error: username "acme" is already taken');
     });
 
-    it('adds a verified domain and prints the two DNS records to publish', async () => {
+    it('adds a verified domain and prints the four DNS records to publish', async () => {
       const d = await sealpostJson<{
         domain: string;
         verified: boolean;
@@ -194,11 +194,15 @@ describe.concurrent(`sealpost administration and start (${TEST_DIALECT})`, () =>
       }>(store, ['domain', 'add', '--account', 'acme', '--domain', 'acme.example.com', '--verified']);
       expect(d.domain).toBe('acme.example.com');
       expect(d.verified).toBe(true);
-      expect(d.dns_records).toHaveLength(2);
+      expect(d.dns_records).toHaveLength(4);
       expect(d.dns_records[0]).toMatchObject({ type: 'TXT', name: '_sealpost.acme.example.com' });
       expect(d.dns_records[0]!.value).toMatch(/^sealpost-verification=\S+$/);
       expect(d.dns_records[1]).toMatchObject({ type: 'TXT', name: `${d.dkim_selector}._domainkey.acme.example.com` });
       expect(d.dns_records[1]!.value).toMatch(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/]+=*$/);
+      expect(d.dns_records[2]).toMatchObject({ type: 'TXT', name: 'acme.example.com', purpose: 'spf' });
+      expect(d.dns_records[2]!.value).toMatch(/^v=spf1 a:\S+ ~all$/);
+      expect(d.dns_records[3]).toMatchObject({ type: 'TXT', name: '_dmarc.acme.example.com', purpose: 'dmarc' });
+      expect(d.dns_records[3]!.value).toMatch(/^v=DMARC1; p=none;/);
     });
 
     it('adds a domain unverified without --verified', async () => {

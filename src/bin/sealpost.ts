@@ -4,27 +4,32 @@ import { action, output, withContext } from './cli-support.ts';
 import { accountCommand, domainCommand, keyCommand } from './admin-commands.ts';
 import { capturedCommand } from './captured-commands.ts';
 import { webhookCommand } from './webhook-commands.ts';
+import { backupCommand, doctorCommand, restoreCommand } from './ops-commands.ts';
 import { loadConfig } from '../config/load.ts';
 import { createLogger, openContext } from '../runtime.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import { markRequiredOptions, packageVersion } from './cli-help.ts';
+import { checkStartable, explainStartFailure } from './start-checks.ts';
 
 const program = new Command('sealpost')
   .description('Sealpost: forms, transactional email and marketing for sensitive mail')
+  .version(packageVersion(), '-V, --version', 'print the version of sealpost')
   .showHelpAfterError();
 
 program
   .command('start')
   .description('start the service (all roles unless --roles is given)')
-  .option('--roles <list>', 'comma-separated subset of: api, worker')
+  .option('--roles <list>', 'comma-separated subset of: api, worker, smtp')
   .action(
     action(async (o: { roles?: string }) => {
-      const { parseRoles, startRoles } = await import('../roles/roles.ts');
+      const { parseRoles, startRoles } = await import('../app/roles.ts');
       const config = loadConfig();
       const roles = parseRoles(o.roles ?? config.roles);
+      await checkStartable(config);
       const log = createLogger(config);
-      const ctx = await openContext(config, log);
+      const ctx = await openContext(config, log).catch((err: unknown) => Promise.reject(explainStartFailure(err, config)));
       log.info({ roles, database: ctx.database.dialect }, 'starting sealpost');
-      const running = await startRoles(ctx, roles);
+      const running = await startRoles(ctx, roles).catch((err: unknown) => Promise.reject(explainStartFailure(err, config)));
       let stopping = false;
       const shutdown = (signal: string) => {
         if (stopping) return;
@@ -65,5 +70,9 @@ program.addCommand(domainCommand());
 program.addCommand(keyCommand());
 program.addCommand(capturedCommand());
 program.addCommand(webhookCommand());
+program.addCommand(backupCommand());
+program.addCommand(restoreCommand());
+program.addCommand(doctorCommand());
 
+markRequiredOptions(program);
 await program.parseAsync(process.argv);

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { action, output, withContext } from './cli-support.ts';
 import { getAccount } from '../accounts/accounts.service.ts';
 import { AppError } from '../errors/app-error.ts';
-import { changeSettings } from '../marketing/settings/settings.service.ts';
+import { changeSettings } from '../accounts/settings.service.ts';
 
 const SWITCH = { on: true, off: false } as const;
 

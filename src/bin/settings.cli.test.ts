@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../test/harness.ts';
 import { runSealpost } from './cli.test-support.ts';
 import { createAccount } from '../accounts/accounts.service.ts';
-import { findSettings } from '../marketing/settings/settings.repository.ts';
+import { findSettings } from '../accounts/settings.repository.ts';
 
 describe('sealpost account suppress-transactional', () => {
   const masterKey = randomBytes(32).toString('base64');

@@ -105,6 +105,11 @@ export const KEYS = {
     default: 'api,worker,smtp',
     doc: 'Roles `sealpost start` runs when `--roles` is not given: a comma-separated subset of `api`, `worker`, `smtp`.',
   },
+  nodeName: {
+    env: 'SEALPOST_NODE_NAME',
+    kind: 'string',
+    doc: 'Name of this machine among the nodes sharing a database, recorded on every lease. Empty means the host name. A worker starting reclaims at once the work rows earlier, dead runs on the same node still lease; give every machine its own name.',
+  },
   workerPollMs: {
     env: 'SEALPOST_WORKER_POLL_MS',
     kind: 'integer',
@@ -221,6 +226,28 @@ export const KEYS = {
     max: 10000,
     default: 100,
     doc: 'Most messages one `POST /bulk_messages` request may carry (50 is the recommended batch). More is refused with 400 and nothing is sent.',
+  },
+  maxRecipientsPerMessage: {
+    env: 'SEALPOST_MAX_RECIPIENTS_PER_MESSAGE',
+    kind: 'integer',
+    min: 1,
+    max: 100000,
+    default: 1000,
+    doc: 'Most recipients one message may name, `recipients`, `cc` and `bcc` together. More is refused with 400 over HTTP and `452` per extra `RCPT TO` over SMTP.',
+  },
+  authFailuresPerWindow: {
+    env: 'SEALPOST_AUTH_FAILURES_PER_WINDOW',
+    kind: 'integer',
+    min: 0,
+    default: 20,
+    doc: 'Failed authentications (API keys over HTTP, SMTP AUTH) one client address may make per 10 minutes before every authentication from it is refused for the rest of the window; failures past a quarter of it are answered after a growing delay. 0 turns throttling off.',
+  },
+  smtpMaxMimeParts: {
+    env: 'SEALPOST_SMTP_MAX_MIME_PARTS',
+    kind: 'integer',
+    min: 1,
+    default: 500,
+    doc: 'Most parts one multipart of a message received over SMTP may have, and most attachments in all; more is refused permanently with `554`.',
   },
   smtpHost: {
     env: 'SEALPOST_SMTP_HOST',

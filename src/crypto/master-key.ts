@@ -25,7 +25,7 @@ export function resolveMasterKey(config: Config, target: DatabaseTarget, log?: L
     );
   const file = path.resolve(config.dataDir, 'master.key');
   if (existsSync(file)) return decodeMasterKey(readFileSync(file, 'utf8'), file);
-  mkdirSync(path.dirname(file), { recursive: true });
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   writeFileSync(file, randomBytes(32).toString('base64') + '\n', {
     mode: 0o600,
     flag: 'wx',

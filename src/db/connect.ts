@@ -1,9 +1,9 @@
 /** Opens the database for either dialect: better-sqlite3 (WAL) or a pg pool, behind one Kysely instance. */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type SQLite from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { DatabaseTarget } from '../config/load.ts';
 import type { DB } from './types.ts';
@@ -39,11 +39,19 @@ export interface ConnectOptions {
   onIdleError?: (err: Error) => void;
 }
 
+/** Loads CommonJS drivers on first use: an embedded install never loads the PostgreSQL driver, nor a PostgreSQL one SQLite's. */
+const load = createRequire(import.meta.url);
+
+/** The PostgreSQL driver (node-postgres). */
+export function pgDriver(): typeof pg {
+  return load('pg') as typeof pg;
+}
+
 /** Parses PostgreSQL int8 and numeric counts as JS numbers (ids and epoch-millisecond timestamps fit). */
 const pgTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === 20) return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format as 'text');
+    return pgDriver().types.getTypeParser(oid, format as 'text');
   },
 };
 
@@ -76,19 +84,28 @@ function withStatementCache(sqlite: SQLite.Database, max = 500): SQLite.Database
  * because 12's statement destructors can abort the process under Node 24 when a statement is collected outside a
  * Node context (at exit, notably); 13 does not load on Node 20, where 12 is used.
  */
-function sqliteDriver(): typeof SQLite {
-  const require = createRequire(import.meta.url);
+export function sqliteDriver(): typeof SQLite {
   const major = Number(process.versions.node.split('.')[0]);
-  return (major >= 22 ? require('better-sqlite3-napi') : require('better-sqlite3')) as typeof SQLite;
+  return (major >= 22 ? load('better-sqlite3-napi') : load('better-sqlite3')) as typeof SQLite;
 }
 
 /** `flushed` of a database whose commits are on disk (or as durable as configured) when they return. */
 const settled = (): Promise<void> => Promise.resolve();
 
+/**
+ * Creates the database file's directory (0700) and the file itself (0600) before SQLite opens it, so neither is readable
+ * by other users whatever the umask; SQLite gives its -wal and -shm files the database file's permissions.
+ */
+function createPrivateFile(file: string): void {
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
+}
+
 /** Opens the database named by `target`. */
 export async function connect(target: DatabaseTarget, opts: ConnectOptions = {}): Promise<Database> {
   if (target.dialect === 'sqlite') {
-    if (target.file !== ':memory:') mkdirSync(path.dirname(target.file), { recursive: true });
+    if (target.file !== ':memory:') createPrivateFile(target.file);
     const Driver = sqliteDriver();
     const sqlite = new Driver(target.file);
     sqlite.pragma('journal_mode = WAL');
@@ -118,7 +135,7 @@ export async function connect(target: DatabaseTarget, opts: ConnectOptions = {})
       },
     };
   }
-  const pool = new pg.Pool({
+  const pool = new (pgDriver().Pool)({
     connectionString: target.url,
     max: opts.poolSize ?? 10,
     types: pgTypes,

@@ -3,7 +3,9 @@
  * Both are DKIM-signed with the From domain's key. Bcc recipients never appear in the headers: To and Cc show the
  * visible recipients only, and the envelope names the one recipient this copy is for.
  */
+import { randomBytes } from 'node:crypto';
 import { createTransport } from 'nodemailer';
+import DKIM from 'nodemailer/lib/dkim/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { DeliveryItem, DkimKey, HtmlTracker, Mailbox, MessageContent } from './model.ts';
 
@@ -28,17 +30,21 @@ interface MailSpec {
   dkim: DkimKey | null;
 }
 
-/** The raw message for one recipient: its content, with open and click tracking in the HTML when the message asked for it. */
+/**
+ * The raw message for one recipient: its content, with open and click tracking in the HTML when the message asked for
+ * it. The To and Cc headers, which grow with the recipient list, are rendered once per message and spliced into each
+ * copy, and the copy is DKIM-signed after, so a message to n recipients costs n times a one-recipient message, not n².
+ */
 export async function composeMessage(item: DeliveryItem, content: MessageContent, tracker: HtmlTracker): Promise<Buffer> {
-  return render({
+  const addresses = await addressLines(item.messageId, content.to, content.cc);
+  const raw = await render({
     from: content.from,
-    to: content.to,
-    cc: content.cc,
+    to: [],
     replyTo: content.replyTo,
     subject: content.subject,
     messageId: item.headerMessageId,
     date: new Date(item.createdAt),
-    headers: headersOf(content),
+    headers: { ...headersOf(content), [PLACEHOLDER]: '1' },
     text: content.text,
     html: content.html === undefined ? undefined : trackedHtml(item, content.html, tracker),
     attachments: content.attachments.map((a) => ({
@@ -48,7 +54,46 @@ export async function composeMessage(item: DeliveryItem, content: MessageContent
     })),
     envelopeFrom: item.envelopeFrom,
     envelopeTo: item.address,
-    dkim: item.dkim,
+    dkim: null,
+  });
+  const at = raw.indexOf(`${PLACEHOLDER}: 1\r\n`);
+  const spliced = Buffer.concat([raw.subarray(0, at), Buffer.from(addresses), raw.subarray(at + PLACEHOLDER.length + 5)]);
+  return item.dkim ? sign(spliced, item.dkim) : spliced;
+}
+
+// A header name no message carries, marking where the address lines go.
+const PLACEHOLDER = `X-Sealpost-Addresses-${randomBytes(6).toString('hex')}`;
+const ADDRESS_CACHE_MAX = 64;
+const addressCache = new Map<string, string>();
+
+/** The folded To and Cc header lines of a message (each ending in CRLF), rendered once per message and kept for its other copies. */
+async function addressLines(messageId: string, to: Mailbox[], cc: Mailbox[]): Promise<string> {
+  const hit = addressCache.get(messageId);
+  if (hit !== undefined) return hit;
+  const info = await renderer.sendMail({
+    to: to.length > 0 ? to : undefined,
+    cc: cc.length > 0 ? cc : undefined,
+    text: '',
+    envelope: { from: 'render@localhost', to: ['render@localhost'] },
+  });
+  const head = (info.message as Buffer).toString('utf8').split('\r\n\r\n', 1)[0]!;
+  let keep = false;
+  const lines = head.split('\r\n').filter((line) => (keep = /^[ \t]/.test(line) ? keep : /^(To|Cc):/i.test(line)));
+  const text = lines.map((l) => `${l}\r\n`).join('');
+  if (addressCache.size >= ADDRESS_CACHE_MAX) addressCache.delete(addressCache.keys().next().value!);
+  addressCache.set(messageId, text);
+  return text;
+}
+
+/** Adds the DKIM-Signature of `raw` with the From domain's key. */
+function sign(raw: Buffer, key: DkimKey): Promise<Buffer> {
+  // nodemailer's signer hands the key to crypto's signer, which takes a parsed key object as well as PEM text.
+  const signed = new DKIM(key as unknown as DKIM.Options).sign(raw);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    signed.on('data', (c: Buffer) => chunks.push(c));
+    signed.on('error', reject);
+    signed.on('end', () => resolve(Buffer.concat(chunks)));
   });
 }
 

@@ -2,7 +2,7 @@
 import type { Config } from '../config/schema.ts';
 import type { Worker } from '../jobs/worker.ts';
 import { startTestWorker } from '../test/worker.ts';
-import { queueHandlers, type BackgroundOptions } from '../roles/background.ts';
+import { queueHandlers, type BackgroundOptions } from '../app/workers.ts';
 import type { TestAccount, TestApp } from '../test/harness.ts';
 import { waitFor } from '../test/wait.ts';
 

@@ -38,7 +38,15 @@ it('signs a composed message that the public key verifies', async () => {
   } satisfies DeliveryItem;
   const raw = await composeMessage(
     item,
-    { subject: 'Hi', from: { address: 'desk@clinic.example', name: '' }, to: [], cc: [], headers: {}, text: 'Hello', attachments: [] },
+    {
+      subject: 'Hi',
+      from: { address: 'desk@clinic.example', name: '' },
+      to: [{ address: 'pat@example.net', name: 'Pat' }],
+      cc: [{ address: 'kim@example.net', name: '' }],
+      headers: {},
+      text: 'Hello',
+      attachments: [],
+    },
     { rewriteLinks: (h) => h, openPixelUrl: () => '' },
   );
   const mail = await simpleParser(raw);
@@ -46,6 +54,7 @@ it('signs a composed message that the public key verifies', async () => {
   const signature = /\bb=([A-Za-z0-9+/=\s]+)$/.exec(header.replace(/\r?\n\s+/g, ''))![1]!.replace(/\s/g, '');
   // Verify as a receiver would: the relaxed canonical signed headers, then the DKIM-Signature header without b=.
   const names = /\bh=([^;]+)/.exec(header.replace(/\r?\n\s+/g, ''))![1]!.split(':');
+  expect(names.map((n) => n.toLowerCase())).toEqual(expect.arrayContaining(['to', 'cc']));
   const lines = raw
     .toString()
     .split('\r\n\r\n')[0]!

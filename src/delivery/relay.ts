@@ -8,7 +8,7 @@
 import { createTransport as createMailer, type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type { Transport } from './transport.ts';
-import { oneLine, outcomeOfError, sendOnce, sessionOptions, type SmtpSettings, type SmtpTarget } from './smtp-client.ts';
+import { noDelaySocket, oneLine, outcomeOfError, sendOnce, sessionOptions, type SmtpSettings, type SmtpTarget } from './smtp-client.ts';
 
 const POOL_IDLE_MS = 60_000;
 
@@ -73,6 +73,7 @@ function idleClosingPool(target: SmtpTarget, settings: SmtpSettings): IdleClosin
       pool: true,
       maxConnections: settings.maxConnections ?? 5,
       maxMessages: Infinity,
+      getSocket: noDelaySocket,
     } as SMTPPool.Options);
     // A pooled connection that drops is replaced on the next send; its error is reported through that send.
     t.on('error', () => undefined);

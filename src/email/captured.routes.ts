@@ -3,8 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../http/typed.ts';
 import type { AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
-import { ErrorResponse } from './email.schemas.ts';
-import { EMAIL_PREFIXES } from './email.routes.ts';
+import { ErrorResponse } from '../mail/error-body.ts';
+import { EMAIL_PREFIXES } from '../mail/prefixes.ts';
 import { capturedOfAccount } from './captured.service.ts';
 
 const Captured = Type.Object({

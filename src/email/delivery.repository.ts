@@ -1,8 +1,8 @@
 /** SQL the delivery engine's store needs: a recipient's delivery, its outcome, its secure link, captured copies, and content retention. */
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { CapturedMessagesTable, Queryable } from '../db/types.ts';
 
-/** A recipient with the message and sending-domain fields delivery needs. */
+/** A recipient with the message and sending-domain fields delivery needs, and whether the content was purged (not the content). */
 export async function findDelivery(db: Queryable, recipientId: number) {
   return db
     .selectFrom('message_recipients as r')
@@ -22,7 +22,7 @@ export async function findDelivery(db: Queryable, recipientId: number) {
       'm.force_secure',
       'm.open_tracking',
       'm.link_tracking',
-      'm.content',
+      sql<number | boolean>`m.content is null`.as('content_purged'),
       'd.id as domain_id',
       'd.name as domain_name',
       'd.dkim_selector',
@@ -30,6 +30,12 @@ export async function findDelivery(db: Queryable, recipientId: number) {
     ])
     .where('r.id', '=', recipientId)
     .executeTakeFirst();
+}
+
+/** The sealed content of a message; null when purged. */
+export async function findContent(db: Queryable, messageId: string): Promise<string | null> {
+  const row = await db.selectFrom('messages').select('content').where('id', '=', messageId).executeTakeFirst();
+  return row?.content ?? null;
 }
 
 /** Stores the hash and expiry of the secure link of a recipient not yet final (a settled recipient keeps the link it was sent). */

@@ -10,14 +10,15 @@ import { createDeliveryEngine, deliveryQueue } from '../delivery/engine.ts';
 import type { DeliveryItem, DeliveryStore, HtmlTracker, RecordedOutcome } from '../delivery/model.ts';
 import { createTransport, type CaptureStore } from '../delivery/transport.ts';
 import type { MxResolver } from '../delivery/mx.ts';
-import { rewriteLinks } from '../tracking/links.ts';
+import { rewriteLinks } from '../mail/links.ts';
 import { dkimKeyObject } from '../delivery/dkim-keys.ts';
-import { trackingUrls } from '../tracking/tokens.ts';
-import { openContent } from './content.ts';
+import { trackingUrls } from '../mail/tokens.ts';
+import { openContent, type StoredContent } from '../mail/content.ts';
 import { capturedAad } from './captured.service.ts';
 import { insertEvent, pruneIdempotencyKeys } from './messages.repository.ts';
 import {
   countFinalRecipient,
+  findContent,
   findDelivery,
   purgeFinishedContent,
   replaceCaptured,
@@ -73,10 +74,12 @@ export function contentRetentionTask(ctx: AppContext): PeriodicTask {
 /** Deliveries read from and recorded into the message tables. */
 export function deliveryStore(ctx: AppContext): DeliveryStore {
   const { db, reader } = ctx.database;
+  const contents = contentCache(ctx);
   return {
     async load(recipientId) {
       const row = await findDelivery(reader, recipientId);
       if (!row) return undefined;
+      const content = row.content_purged ? null : await contents.of(row.message_id);
       return {
         recipientId: row.id,
         messageId: row.message_id,
@@ -91,7 +94,7 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
         forceSecure: row.force_secure === 1,
         openTracking: row.open_tracking === 1,
         linkTracking: row.link_tracking === 1,
-        content: row.content === null ? null : openContent(ctx.sealer, row.message_id, row.content),
+        content,
         dkim:
           row.domain_id && row.domain_name && row.dkim_selector && row.dkim_private_key
             ? {
@@ -105,6 +108,34 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
     saveSecureLink: (recipientId, tokenHash, expiresAt) => setSecureLink(db, recipientId, tokenHash, expiresAt, Date.now()),
     // Outcomes of concurrent deliveries share commits (the group committer), as accepted messages do.
     record: (item, outcome) => ctx.committer.run((trx) => recordOutcome(trx, item, outcome)),
+  };
+}
+
+/**
+ * Opened message content kept for the other recipients of the same message, so a message is read and decrypted once
+ * per worker while its recipients are delivered, not once per recipient. Bounded by count and by sealed size; content
+ * is never changed once stored, only purged after the message is finished.
+ */
+function contentCache(ctx: AppContext, maxEntries = 32, maxBytes = 64 * 1024 * 1024) {
+  const byMessage = new Map<string, { content: StoredContent; bytes: number }>();
+  let bytes = 0;
+  return {
+    async of(messageId: string): Promise<StoredContent | null> {
+      const hit = byMessage.get(messageId);
+      if (hit) return hit.content;
+      const sealed = await findContent(ctx.database.reader, messageId);
+      if (sealed === null) return null;
+      const content = openContent(ctx.sealer, messageId, sealed);
+      if (sealed.length > maxBytes / 4) return content;
+      while (byMessage.size > 0 && (byMessage.size >= maxEntries || bytes + sealed.length > maxBytes)) {
+        const [oldest, entry] = byMessage.entries().next().value!;
+        byMessage.delete(oldest);
+        bytes -= entry.bytes;
+      }
+      byMessage.set(messageId, { content, bytes: sealed.length });
+      bytes += sealed.length;
+      return content;
+    },
   };
 }
 

@@ -1,16 +1,16 @@
 /** Routes of the transactional email surface, at /v1/email/, /v1/<api_username>/ and bare /v1/. */
+import { recipientCost } from '../http/rate-limit.ts';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { TypedApp } from '../http/typed.ts';
 import type { AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
-import { BulkBody, BulkResponse, ErrorResponse, Receipt, SendBody, SendResponse, TemplatedBody } from './email.schemas.ts';
+import { BulkBody, BulkResponse, Receipt, SendBody, SendResponse, TemplatedBody } from './email.schemas.ts';
+import { ErrorResponse } from '../mail/error-body.ts';
+import { EMAIL_PREFIXES } from '../mail/prefixes.ts';
 import { sendBulk, sendMessage, sendTemplated } from './email.service.ts';
 import { getReceipt } from './receipts.service.ts';
 import { allTemplates, changeTemplate, createTemplate, oneTemplate, removeTemplate } from './templates.service.ts';
-
-/** The three prefixes real clients use; only the first two appear in the OpenAPI document. */
-export const EMAIL_PREFIXES = ['/v1/email', '/v1/:api_username', '/v1'] as const;
 
 const Template = Type.Object({
   id: Type.String(),
@@ -59,17 +59,24 @@ export function emailRoutes(app: TypedApp, ctx: AppContext): void {
     const security: { [name: string]: string[] }[] = [{ bearer: [] }, { token: [] }];
     app.post(
       `${prefix}/messages`,
-      { schema: { hide, tags, security, summary: 'Send one message', body: SendBody, response: { 200: SendResponse, ...errors } } },
+      {
+        config: { rateCost: recipientCost },
+        schema: { hide, tags, security, summary: 'Send one message', body: SendBody, response: { 200: SendResponse, ...errors } },
+      },
       (req) => sendMessage(ctx, principalOf(req, 'email'), req.body, idempotencyKey(req)),
     );
     app.post(
       `${prefix}/bulk_messages`,
-      { schema: { hide, tags, security, summary: 'Send several messages', body: BulkBody, response: { 200: BulkResponse, ...errors } } },
+      {
+        config: { rateCost: recipientCost },
+        schema: { hide, tags, security, summary: 'Send several messages', body: BulkBody, response: { 200: BulkResponse, ...errors } },
+      },
       (req) => sendBulk(ctx, principalOf(req, 'email'), req.body, idempotencyKey(req)),
     );
     app.post(
       `${prefix}/templated_messages`,
       {
+        config: { rateCost: recipientCost },
         schema: {
           hide,
           tags,

@@ -76,16 +76,6 @@ export type SendResponse = Static<typeof SendResponse>;
 
 export const BulkResponse = Type.Object({ messages: Type.Array(SendResponse) });
 
-/** Error body of the email surface (see docs/errors.md). */
-export const ErrorResponse = Type.Object(
-  {
-    message: Type.String(),
-    error_code: Type.String(),
-    errors: Type.Array(Type.Object({ code: Type.Integer(), title: Type.String(), details: Type.String(), message: Type.String() })),
-  },
-  { additionalProperties: true },
-);
-
 /** Receipt (spec 2.6). */
 export const Receipt = Type.Object({
   sourceTrackingId: Type.String(),

@@ -4,7 +4,7 @@
  * header, HTML that arrives base64-encoded decoded, attachments' base64 checked leniently.
  */
 import { AppError } from '../errors/app-error.ts';
-import { parseMailbox, type Mailbox } from './addresses.ts';
+import { parseMailbox, type Mailbox } from '../mail/addresses.ts';
 import type { MessageBody, TemplatedMessageBody } from './email.schemas.ts';
 
 /** An attachment, with its content as canonical base64. */

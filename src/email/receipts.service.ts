@@ -2,7 +2,7 @@
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { findMessage, listLinks, listRecipients } from './messages.repository.ts';
-import { rfc2822 } from './dates.ts';
+import { rfc2822 } from '../mail/dates.ts';
 import type { Receipt } from './email.schemas.ts';
 
 /** The receipt of a message of this account; another account's message, or an unknown id, is 404 naming the id asked for. */

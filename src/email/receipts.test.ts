@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { trackingUrls } from '../tracking/tokens.ts';
+import { trackingUrls } from '../mail/tokens.ts';
 import { message, postJson, recipientsOf } from './email.test-support.ts';
 
 const RFC2822 =

@@ -3,7 +3,7 @@ import { createTestApp, type TestAccount, type TestApp } from '../test/harness.t
 import { addDomain } from '../accounts/domains.service.ts';
 import { markDomainVerified } from '../accounts/domains.repository.ts';
 import { createKey } from '../accounts/keys.service.ts';
-import { openContent } from './content.ts';
+import { openContent } from '../mail/content.ts';
 import { message, postJson, recipientsOf, rowCounts } from './email.test-support.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,7 +1,9 @@
 /**
- * The one submit function: every door (HTTP single, bulk and templated sends, SMTP submission, form notifications,
- * campaigns) hands normalized messages here. It checks the From domains, then commits each message with its
- * recipients, tracked links and delivery work rows in one transaction before anything is acknowledged.
+ * The one submit function of transactional mail: every door (HTTP single, bulk and templated sends, SMTP submission,
+ * form notifications, marketing test emails) hands normalized messages here. It checks the From domains and which
+ * recipients are suppressed, then commits each message with its recipients, tracked links and delivery work rows in
+ * one transaction before anything is acknowledged. Campaign and drip mail do not pass here: marketing expands a send
+ * into delivery rows of its own.
  */
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/types.ts';
@@ -9,14 +11,14 @@ import { AppError } from '../errors/app-error.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { verifiedDomainIds } from '../accounts/domains.service.ts';
 import { enqueueJob } from '../jobs/jobs.repository.ts';
-import { findLinks } from '../tracking/links.ts';
-import { domainOf, type Mailbox } from './addresses.ts';
-import { sealContent } from './content.ts';
-import { newMessageId } from './message-ids.ts';
+import { findLinks } from '../mail/links.ts';
+import { domainOf, type Mailbox } from '../mail/addresses.ts';
+import { sealContent } from '../mail/content.ts';
+import { newMessageId } from '../mail/message-ids.ts';
 import type { NormalizedMessage, TrackingOptions } from './message-input.ts';
 import { findIdempotencyKey, insertLinks, insertMessage, insertRecipients, saveIdempotencyKey } from './messages.repository.ts';
 import { DELIVERY_QUEUES, type Lane } from './queues.ts';
-import { recipientStart, suppressedRecipients } from '../marketing/settings/suppression.ts';
+import { recipientStart, suppressedRecipients } from '../accounts/suppression.ts';
 import type { SendResponse } from './email.schemas.ts';
 
 /** How long an Idempotency-Key is remembered. */
@@ -52,6 +54,7 @@ export async function submitMessages(
   messages: NormalizedMessage[],
   opts: SubmitOptions,
 ): Promise<SendResponse[]> {
+  checkRecipientCap(ctx.config.maxRecipientsPerMessage, messages, opts.paths);
   const now = Date.now();
   const replay = await replayIdempotent(ctx, who, opts, now);
   if (replay) return replay;
@@ -83,6 +86,17 @@ export async function submitMessages(
   }
   ctx.wake(DELIVERY_QUEUES[lane]);
   return responses;
+}
+
+/** Refuses a message naming more recipients (to, cc and bcc together) than the cap, before anything is read or written. */
+export function checkRecipientCap(cap: number, messages: readonly NormalizedMessage[], paths?: string[]): void {
+  messages.forEach((m, i) => {
+    const count = m.to.length + m.cc.length + m.bcc.length;
+    if (count <= cap) return;
+    const field = paths?.[i] ?? 'data.message';
+    const problem = `has ${count} recipients; a message may have at most ${cap} (recipients, cc and bcc together)`;
+    throw new AppError('email.too_many_recipients', `${field} ${problem}`, { details: [{ field, message: problem }] });
+  });
 }
 
 /** For a repeated Idempotency-Key: the earlier response when the request is the same, 422 when it differs. */

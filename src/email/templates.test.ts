@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { openContent } from './content.ts';
+import { openContent } from '../mail/content.ts';
 import { message, postJson } from './email.test-support.ts';
 
 /** A multipart/form-data body as clients build it: text fields, and file parts with a file name and a content type. */

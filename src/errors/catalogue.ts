@@ -54,6 +54,7 @@ export const CATALOGUE = {
   not_found: { status: 404, smtp: '550 5.1.1', title: 'Not found' },
   conflict: { status: 409, smtp: '550 5.7.1', title: 'Conflict' },
   rate_limited: { status: 429, smtp: '451 4.7.1', title: 'Too many requests' },
+  'auth.throttled': { status: 429, smtp: '421 4.7.0', title: 'Too many failed authentications' },
   'account.username_invalid': {
     status: 400,
     smtp: '501 5.5.4',
@@ -107,6 +108,7 @@ export const CATALOGUE = {
   'email.unverified_from': { status: 400, smtp: '550 5.7.1', title: 'Sender domain not verified' },
   'email.idempotency_mismatch': { status: 422, smtp: '550 5.7.1', title: 'Idempotency key reused with a different request' },
   'email.bulk_too_large': { status: 400, smtp: '552 5.5.3', title: 'Too many messages in one request' },
+  'email.too_many_recipients': { status: 400, smtp: '452 4.5.3', title: 'Too many recipients' },
   'email.template_not_found': { status: 404, smtp: '550 5.1.1', title: 'Template not found' },
   'email.template_invalid': { status: 400, smtp: '501 5.5.4', title: 'Invalid template' },
   'email.template_values_invalid': { status: 400, smtp: '501 5.5.4', title: 'Invalid template values' },

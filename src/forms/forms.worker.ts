@@ -5,30 +5,46 @@
  */
 import type { AppContext } from '../context.ts';
 import type { QueueSpec } from '../jobs/worker.ts';
+import type { BackgroundWork } from '../jobs/jobs.worker.ts';
 import { listDomains } from '../accounts/domains.repository.ts';
-import { parseMailbox, type Mailbox } from '../email/addresses.ts';
+import { parseMailbox, type Mailbox } from '../mail/addresses.ts';
 import { submitMessages } from '../email/submit.ts';
-import { findPublicForm, type FormRow } from './forms.repository.ts';
-import { SUBMITTED_QUEUE } from './submissions.service.ts';
-import { addRespondentToList } from './subscription-seam.ts';
+import { findPublicForm, type FormRow } from './definitions/forms.repository.ts';
+import { SUBMITTED_QUEUE } from './submissions/submissions.service.ts';
 
 interface SubmittedJob {
   form_id: string;
   submission_id: string;
 }
 
+/** A marketing form's respondent, to be added to the form's subscription list. */
+export interface Respondent {
+  customerId: number;
+  formId: string;
+  submissionId: string;
+  subscriptionListId: string;
+}
+
+/** Adds a respondent to its list (marketing does this); false when the response could not be added. */
+export type RespondentHandOver = (ctx: AppContext, r: Respondent) => Promise<boolean>;
+
+/** The forms queue, handing marketing forms' respondents to `handOver`. */
+export function formsWork(handOver: RespondentHandOver): BackgroundWork {
+  return { queues: (ctx) => formsQueues(ctx, handOver) };
+}
+
 /** The forms queues of the worker role. */
-export function formsQueues(ctx: AppContext): Record<string, QueueSpec> {
-  return { [SUBMITTED_QUEUE]: { handler: (job) => handleSubmitted(ctx, job.data as SubmittedJob), concurrency: 4 } };
+export function formsQueues(ctx: AppContext, handOver: RespondentHandOver): Record<string, QueueSpec> {
+  return { [SUBMITTED_QUEUE]: { handler: (job) => handleSubmitted(ctx, job.data as SubmittedJob, handOver), concurrency: 4 } };
 }
 
 /** Runs the work that follows one stored submission. */
-export async function handleSubmitted(ctx: AppContext, job: SubmittedJob): Promise<void> {
+export async function handleSubmitted(ctx: AppContext, job: SubmittedJob, handOver: RespondentHandOver): Promise<void> {
   const form = await findPublicForm(ctx.database.reader, job.form_id);
   if (!form) return;
   await notifyRecipients(ctx, form, job.submission_id);
   if (form.type === 'marketing_form' && form.subscription_list_id)
-    await addRespondentToList(ctx, {
+    await handOver(ctx, {
       customerId: form.customer_id,
       formId: form.id,
       submissionId: job.submission_id,

@@ -4,6 +4,7 @@ import { AppError } from '../errors/app-error.ts';
 import { authenticateKey, type Principal, type Scope } from '../accounts/keys.service.ts';
 import type { Database } from '../db/connect.ts';
 import { classify } from './surfaces.ts';
+import type { AuthThrottle } from '../accounts/auth-throttle.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -34,13 +35,32 @@ export function principalOf(req: FastifyRequest, scope: Scope): Principal {
   return req.principal;
 }
 
+/** Authenticates a key unless its client address is throttled; a wrong or revoked key counts as a failure of that address. */
+async function authenticateThrottled(database: Database, throttle: AuthThrottle, key: string, address: string): Promise<Principal> {
+  const refusedMs = throttle.refusedFor(address);
+  if (refusedMs > 0) {
+    const seconds = Math.ceil(refusedMs / 1000);
+    throw new AppError('auth.throttled', `too many failed authentications from this address; retry in ${seconds} s`, {
+      headers: { 'retry-after': String(seconds) },
+    });
+  }
+  try {
+    return await authenticateKey(database.reader, key, Date.now(), database.db);
+  } catch (err) {
+    if (err instanceof AppError && (err.code === 'auth.invalid_key' || err.code === 'auth.revoked_key'))
+      await throttle.failed(address, 'http');
+    throw err;
+  }
+}
+
 /** Installs authentication as the first onRequest hook of the root instance (it runs for unknown routes too). */
-export function registerAuth(app: FastifyInstance, database: Database): void {
+export function registerAuth(app: FastifyInstance, database: Database, throttle: AuthThrottle): void {
   app.decorateRequest('principal', undefined);
   app.addHook('onRequest', async (req) => {
     const surface = classify(req.method, req.url);
     if (surface.kind === 'public') return;
-    const principal = await authenticateKey(database.reader, keyFromHeader(req.headers.authorization), Date.now(), database.db);
+    const key = keyFromHeader(req.headers.authorization);
+    const principal = await authenticateThrottled(database, throttle, key, req.ip);
     if (!principal.scopes.has(surface.scope)) throw new AppError('auth.scope', `this API key does not have the "${surface.scope}" scope`);
     if (surface.username !== undefined && surface.username.toLowerCase() !== principal.username)
       throw new AppError('auth.forbidden', `this API key does not belong to account "${surface.username}"`);

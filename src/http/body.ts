@@ -3,8 +3,11 @@
  * empty JSON body is no body; optional fields sent as null, "", [] or {} are treated as absent before validation.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../errors/app-error.ts';
 
 const IGNORED_TYPE = 'application/x-sealpost-ignored-body';
+/** Deepest nesting of arrays and objects a JSON body may have; deeper bodies are refused before parsing. */
+export const MAX_JSON_DEPTH = 64;
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 
 declare module 'fastify' {
@@ -38,6 +41,28 @@ export function dropAbsent(value: unknown, verbatim: ReadonlySet<string> = new S
   return out;
 }
 
+/** The deepest nesting of arrays and objects in JSON text, counted without parsing (brackets inside strings do not count). */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) max = Math.max(max, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return max;
+}
+
+/** True for a multipart content type that names no boundary, which no parser can split. */
+function multipartWithoutBoundary(contentType: string | undefined): boolean {
+  return /^\s*multipart\//i.test(contentType ?? '') && !/;\s*boundary\s*=\s*"?[^";\s]+/i.test(contentType ?? '');
+}
+
 /** True for a DELETE with a JSON body on a route that reads it. */
 function keepsJsonBody(req: FastifyRequest): boolean {
   return (
@@ -51,6 +76,8 @@ function keepsJsonBody(req: FastifyRequest): boolean {
 export function registerBodyRules(app: FastifyInstance): void {
   app.addHook('onRequest', async (req: FastifyRequest) => {
     if (BODYLESS.has(req.method) && req.headers['content-type'] && !keepsJsonBody(req)) req.headers['content-type'] = IGNORED_TYPE;
+    else if (multipartWithoutBoundary(req.headers['content-type']))
+      throw new AppError('request.invalid', 'multipart body without a boundary: send "Content-Type: multipart/form-data; boundary=..."');
   });
   app.addContentTypeParser(IGNORED_TYPE, (_req, payload, done) => {
     payload.resume();
@@ -63,6 +90,8 @@ export function registerBodyRules(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
+    if (jsonDepth(text) > MAX_JSON_DEPTH)
+      return done(new AppError('request.invalid', `JSON body nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
     defaultJson(req, text, done);
   });
 

@@ -82,8 +82,9 @@ function fromFastifyError(err: FastifyError): AppError {
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((raw: FastifyError | AppError, req: FastifyRequest, reply: FastifyReply) => {
     const err = raw instanceof AppError ? raw : fromFastifyError(raw);
+    // Messages of client errors can quote what was sent (an address, a path with a token): the log gets the code only.
     if (err.status >= 500) req.log.error({ err: raw }, 'request failed');
-    else req.log.info({ code: err.code, status: err.status }, err.message);
+    else req.log.info({ code: err.code, status: err.status }, CATALOGUE[err.code].title);
     void reply.code(err.status).headers(err.headers).send(errorBody(err));
   });
   app.setNotFoundHandler((req, reply) => {

@@ -1,10 +1,11 @@
 /** Prometheus metrics: one registry per app, process defaults plus request counts and durations by route. */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import type { FastifyInstance } from 'fastify';
 
 /** Creates the registry and installs the request timing hook. */
-export function registerMetrics(app: FastifyInstance): Registry {
+export function registerMetrics(app: FastifyInstance, extra: Metric[] = []): Registry {
   const registry = new Registry();
+  for (const metric of extra) registry.registerMetric(metric);
   collectDefaultMetrics({ register: registry, prefix: 'sealpost_' });
   const labelNames = ['method', 'route', 'status'] as const;
   const requests = new Counter({

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { createTestApp, type TestApp } from '../test/harness.ts';
-import { buildApp } from './app.ts';
+import { buildApp } from '../app/app.ts';
 
 const addRoute = (app: import('./typed.ts').TypedApp) => {
   app.get('/v1/email/ping', async () => ({ ok: true }));

@@ -1,32 +1,110 @@
-/** The per-key API rate limit: a budget per minute per API key, in memory or shared through Redis. RateLimit-* headers on every authenticated response. */
-import rateLimit from '@fastify/rate-limit';
-import { Redis } from 'ioredis';
-import type { FastifyInstance } from 'fastify';
+/**
+ * The per-key API rate limit: a budget per minute per API key, in memory or shared through Redis. Every authenticated
+ * request costs one unit, taken in the first hook after authentication, so an exhausted key is refused before its
+ * body is read or the database is touched; a route may cost more once its body is known (a send costs one unit per
+ * recipient), taken before its handler runs. RateLimit-* headers on every authenticated response.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { Config } from '../config/schema.ts';
 import { AppError } from '../errors/app-error.ts';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The units a request of this route costs in all, from its parsed body (one when absent); at least one. */
+    rateCost?: (body: unknown) => number;
+  }
+}
+
+const WINDOW_MS = 60_000;
+
+/** A window's count after a take, and when the window ends. */
+interface Taken {
+  count: number;
+  resetAt: number;
+}
+
+/** Where counts live: this process's memory, or Redis shared by every node. */
+interface Store {
+  take(key: string, units: number, now: number): Promise<Taken>;
+}
+
+function memoryStore(): Store {
+  const windows = new Map<string, Taken>();
+  return {
+    take: async (key, units, now) => {
+      let w = windows.get(key);
+      if (!w || w.resetAt <= now) {
+        if (windows.size > 100_000) for (const [k, v] of windows) if (v.resetAt <= now) windows.delete(k);
+        w = { count: 0, resetAt: now + WINDOW_MS };
+        windows.set(key, w);
+      }
+      w.count += units;
+      return { ...w };
+    },
+  };
+}
+
+const TAKE_SCRIPT = `local c = redis.call('INCRBY', KEYS[1], ARGV[1])
+local t = redis.call('PTTL', KEYS[1])
+if t < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) t = tonumber(ARGV[2]) end
+return {c, t}`;
+
+function redisStore(redis: Redis): Store {
+  return {
+    take: async (key, units, now) => {
+      const [count, ttl] = (await redis.eval(TAKE_SCRIPT, 1, `sealpost-rl:${key}`, units, WINDOW_MS)) as [number, number];
+      return { count, resetAt: now + ttl };
+    },
+  };
+}
+
 /** Registers the limiter (unless the limit is 0). Only authenticated requests count, keyed by API key id. */
 export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<void> {
-  if (config.rateLimitPerMinute === 0) return;
-  const redis = config.rateLimitRedisUrl
-    ? new Redis(config.rateLimitRedisUrl, {
-        maxRetriesPerRequest: 1,
-        connectTimeout: 2000,
-        lazyConnect: false,
-      })
-    : undefined;
+  const max = config.rateLimitPerMinute;
+  if (max === 0) return;
+  // Loaded only when Redis is configured: the client costs start-up time and memory that a single node never uses.
+  const client = config.rateLimitRedisUrl ? await import('ioredis') : undefined;
+  const redis =
+    client && config.rateLimitRedisUrl
+      ? new client.Redis(config.rateLimitRedisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false })
+      : undefined;
   if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
-  await app.register(rateLimit, {
-    global: true,
-    max: config.rateLimitPerMinute,
-    timeWindow: 60_000,
-    redis,
-    nameSpace: 'sealpost-rl:',
-    skipOnError: false,
-    enableDraftSpec: true,
-    allowList: (req) => !req.principal,
-    keyGenerator: (req) => req.principal?.keyId ?? req.ip,
-    errorResponseBuilder: (_req, ctx) =>
-      new AppError('rate_limited', `rate limit of ${ctx.max} requests per minute exceeded; retry in ${Math.ceil(ctx.ttl / 1000)} s`),
+  const store = redis ? redisStore(redis) : memoryStore();
+
+  async function spend(req: FastifyRequest, reply: FastifyReply, units: number): Promise<void> {
+    const keyId = req.principal!.keyId;
+    const now = Date.now();
+    const { count, resetAt } = await store.take(keyId, units, now);
+    const seconds = Math.max(1, Math.ceil((resetAt - now) / 1000));
+    void reply.header('ratelimit-limit', String(max));
+    void reply.header('ratelimit-remaining', String(Math.max(0, max - count)));
+    void reply.header('ratelimit-reset', String(seconds));
+    if (count > max)
+      throw new AppError('rate_limited', `rate limit of ${max} requests per minute exceeded; retry in ${seconds} s`, {
+        headers: { 'retry-after': String(seconds) },
+      });
+  }
+
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.principal) await spend(req, reply, 1);
   });
+  app.addHook('preHandler', async (req, reply) => {
+    const cost = req.routeOptions.config?.rateCost;
+    if (!req.principal || !cost) return;
+    const extra = Math.floor(cost(req.body)) - 1;
+    if (extra > 0) await spend(req, reply, extra);
+  });
+}
+
+/** The recipients a send body names (recipients, cc and bcc of its one or many messages), as its rate cost. */
+export function recipientCost(body: unknown): number {
+  const data = (body as { data?: { message?: unknown; messages?: unknown } } | undefined)?.data;
+  const messages = Array.isArray(data?.messages) ? data.messages : [data?.message];
+  let total = 0;
+  for (const m of messages) {
+    const msg = m as { recipients?: unknown; cc?: unknown; bcc?: unknown } | undefined;
+    for (const list of [msg?.recipients, msg?.cc, msg?.bcc]) if (Array.isArray(list)) total += list.length;
+  }
+  return Math.max(1, total);
 }

@@ -158,6 +158,30 @@ export async function failJob(
   return Number(res.numUpdatedRows) > 0;
 }
 
+/** The distinct lease owners of running rows whose owner starts with `prefix`. */
+export async function runningOwners(db: Queryable, prefix: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select('lease_owner')
+    .distinct()
+    .where('state', '=', 'running')
+    .where('lease_owner', 'like', `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
+    .execute();
+  return rows.flatMap((r) => (r.lease_owner === null ? [] : [r.lease_owner]));
+}
+
+/** Ends the leases of the running rows held by `owners` now, so the next claim takes them; returns how many. */
+export async function expireLeases(db: Queryable, owners: string[], now: number): Promise<number> {
+  if (owners.length === 0) return 0;
+  const result = await db
+    .updateTable('jobs')
+    .set({ lease_until: now - 1, updated_at: now })
+    .where('state', '=', 'running')
+    .where('lease_owner', 'in', owners)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /** Extends the lease of a row `owner` is still working on. */
 export async function extendLease(db: Queryable, id: number, owner: string, until: number): Promise<boolean> {
   const res = await db

@@ -4,9 +4,9 @@
  * SQLite: a row in `leases` renewed before it expires (one machine, possibly several processes).
  * Lifecycle: start() tries at once and then every `retryMs`; isLeader() is read before each task; stop() releases.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Database } from '../db/connect.ts';
+import { pgDriver, type Database } from '../db/connect.ts';
 
 /** Holds or seeks leadership. */
 export interface LeaderElector {
@@ -65,7 +65,7 @@ class AdvisoryLockElector implements LeaderElector {
     if (this.stopped || this.leader) return;
     try {
       if (!this.client) {
-        const client = new pg.Client({ connectionString: this.url });
+        const client = new (pgDriver().Client)({ connectionString: this.url });
         client.on('error', (err) => this.lost(err));
         await client.connect();
         this.client = client;

@@ -6,6 +6,7 @@
  * running handlers up to a deadline, and leaves anything unfinished to lease expiry.
  */
 import { randomUUID } from 'node:crypto';
+import { leaseOwner, reclaimNodeLeases } from './reclaim.ts';
 import type { Logger } from 'pino';
 import type { Database } from '../db/connect.ts';
 import { claimJobs, completeJob, extendLease, failJob, type JobRow } from './jobs.repository.ts';
@@ -35,8 +36,10 @@ export interface WorkerOptions {
   queues: Record<string, QueueSpec>;
   pollMs: number;
   leaseMs: number;
-  /** A name for this worker in lease_owner; unique per process by default. */
+  /** A name for this worker in lease_owner; `<node>:<pid>:<run>` by default. */
   owner?: string;
+  /** The node this worker runs on (SEALPOST_NODE_NAME); at start it reclaims rows dead runs of the node still lease. */
+  node?: string;
   now?: () => number;
 }
 
@@ -52,12 +55,21 @@ export interface Worker {
 
 /** Creates a worker for the given queues. */
 export function createWorker(opts: WorkerOptions): Worker {
-  const owner = opts.owner ?? `worker-${randomUUID()}`;
+  const owner = opts.owner ?? (opts.node ? leaseOwner(opts.node) : `worker-${randomUUID()}`);
   const now = opts.now ?? Date.now;
   const loops = new Map(Object.entries(opts.queues).map(([name, spec]) => [name, new QueueLoop(name, spec, opts, owner, now)]));
+  const reclaim = async () => {
+    if (opts.node)
+      await reclaimNodeLeases(opts.database.db, opts.node, owner, opts.log, now()).catch((err: unknown) =>
+        opts.log.warn({ err }, 'reclaiming the leases of an earlier run failed; they expire on their own'),
+      );
+  };
   return {
     owner,
-    start: () => loops.forEach((l) => l.start()),
+    start: () => {
+      void reclaim().then(() => loops.forEach((l) => l.wake()));
+      loops.forEach((l) => l.start());
+    },
     nudge: (queue) => loops.get(queue)?.wake(),
     stop: async (timeoutMs = 15_000) => {
       await Promise.all([...loops.values()].map((l) => l.stop(timeoutMs)));

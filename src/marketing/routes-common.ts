@@ -1,5 +1,5 @@
 /** What every marketing route declares alike: its security schemes, its error answers and its place in the OpenAPI document. */
-import { ErrorResponse } from '../email/email.schemas.ts';
+import { ErrorResponse } from '../mail/error-body.ts';
 
 /** Marketing keys go in `Authorization: Token token=<key>` or `Authorization: Bearer <key>`. */
 export const MARKETING_SECURITY: { [name: string]: string[] }[] = [{ token: [] }, { bearer: [] }];

@@ -5,7 +5,7 @@
  */
 import type { AddressObject, ParsedMail } from 'mailparser';
 import { AppError } from '../errors/app-error.ts';
-import type { Mailbox } from '../email/addresses.ts';
+import type { Mailbox } from '../mail/addresses.ts';
 import { canonicalHeaderName, type NormalizedMessage } from '../email/message-input.ts';
 
 /** Header names (lower case) that switch delivery options; they are read and never delivered. */

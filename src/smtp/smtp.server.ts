@@ -7,7 +7,7 @@
  * connections in progress finish.
  */
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
-import { simpleParser } from 'mailparser';
+import type { ParsedMail } from 'mailparser';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { CATALOGUE } from '../errors/catalogue.ts';
@@ -16,6 +16,7 @@ import { submitMessages } from '../email/submit.ts';
 import { mailToMessage } from './mail-to-message.ts';
 import { smtpTlsPair, type TlsPair } from './tls.ts';
 import { createWindowLimiter } from './limiter.ts';
+import { advertiseAuthAfterTls } from './auth-after-tls.ts';
 
 /** One listener to start. */
 export interface ListenerSpec {
@@ -30,6 +31,11 @@ export interface RunningSmtp {
   stop(): Promise<void>;
 }
 
+/** True for an error that already carries its SMTP reply. */
+function isReply(err: unknown): err is Error & { responseCode: number } {
+  return err instanceof Error && typeof (err as { responseCode?: unknown }).responseCode === 'number';
+}
+
 /** An Error carrying an SMTP reply code, as smtp-server expects. */
 function smtpError(err: unknown): Error & { responseCode: number } {
   const app = err instanceof AppError ? err : new AppError('internal');
@@ -39,29 +45,96 @@ function smtpError(err: unknown): Error & { responseCode: number } {
   });
 }
 
-/** Collects a DATA stream; resolves to null when it ended early or was oversized (nothing is submitted then). */
-function readData(stream: SMTPServerDataStream): Promise<Buffer | null> {
+/** A DATA stream as read: the message (null when it ended early or was oversized), and how much of it was held at the end. */
+export interface ReceivedData {
+  raw: Buffer | null;
+  sizeExceeded: boolean;
+  bytesKept: number;
+}
+
+/**
+ * Collects a DATA stream; resolves to null when it ended early or was oversized (nothing is submitted then). Once the
+ * size limit is passed, what was kept is dropped and the rest is read and discarded, so an oversized message never
+ * holds more than the limit in memory.
+ */
+export function readData(stream: SMTPServerDataStream): Promise<ReceivedData> {
   return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('error', () => resolve(null));
-    stream.on('end', () => resolve(stream.sizeExceeded ? null : Buffer.concat(chunks)));
+    let chunks: Buffer[] = [];
+    const done = (raw: Buffer | null) =>
+      resolve({ raw, sizeExceeded: stream.sizeExceeded, bytesKept: chunks.reduce((n, c) => n + c.length, 0) });
+    stream.on('data', (c: Buffer) => {
+      if (stream.sizeExceeded) chunks = [];
+      else chunks.push(c);
+    });
+    stream.on('error', () => done(null));
+    stream.on('end', () => done(stream.sizeExceeded ? null : Buffer.concat(chunks)));
   });
 }
 
+/** A message the parser refused: permanent, so the client does not retry it. */
+function unparseable(reason: string): Error & { responseCode: number } {
+  return Object.assign(new Error(`5.6.0 ${reason}`), { responseCode: 554 });
+}
+
+/** Parses a received message, refusing one with more MIME parts than the limit (per multipart, or attachments in all) permanently. */
+async function parseMessage(raw: Buffer, maxParts: number): Promise<ParsedMail> {
+  let parsed: ParsedMail;
+  // Loaded on the first message: the parser costs start-up time and memory that an API-only process never uses.
+  const { simpleParser } = await import('mailparser');
+  try {
+    parsed = await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, maxChildNodes: maxParts } as Parameters<
+      typeof simpleParser
+    >[1]);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    throw unparseable(
+      code === 'EMAXLEN'
+        ? `Message has too many MIME parts or too long a header (at most ${maxParts} parts)`
+        : 'Message could not be parsed',
+    );
+  }
+  if (parsed.attachments.length > maxParts) throw unparseable(`Message has too many MIME parts (at most ${maxParts})`);
+  return parsed;
+}
+
 /** The handlers of every listener: authentication, the rate limit, and submission. */
-function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFrom' | 'onData'> {
+function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFrom' | 'onRcptTo' | 'onData'> {
   const limiter = createWindowLimiter(ctx.config.smtpRateLimitPerMinute, 60_000);
+  const throttle = ctx.authThrottle;
   return {
-    onAuth(auth, _session, callback) {
+    onAuth(auth, session, callback) {
+      const address = session.remoteAddress;
+      const refusedMs = throttle.refusedFor(address);
+      if (refusedMs > 0)
+        return callback(
+          Object.assign(
+            new Error(`4.7.0 Too many failed authentications from this address; try again in ${Math.ceil(refusedMs / 1000)} s`),
+            {
+              responseCode: 421,
+            },
+          ),
+        );
       const fail = () =>
-        callback(
-          Object.assign(new Error('5.7.8 Authentication failed: user "apikey" with an API key of the email scope'), { responseCode: 535 }),
+        void throttle.failed(address, 'smtp').then(() =>
+          callback(
+            Object.assign(new Error('5.7.8 Authentication failed: user "apikey" with an API key of the email scope'), {
+              responseCode: 535,
+            }),
+          ),
         );
       if (auth.username !== 'apikey' || !auth.password) return fail();
       authenticateKey(ctx.database.reader, auth.password, Date.now(), ctx.database.db)
         .then((principal) => (principal.scopes.has('email') ? callback(null, { user: principal }) : fail()))
         .catch(fail);
+    },
+    onRcptTo(_address, session, callback) {
+      const cap = ctx.config.maxRecipientsPerMessage;
+      if (session.envelope.rcptTo.length < cap) return callback();
+      callback(
+        Object.assign(new Error(`4.5.3 Too many recipients: at most ${cap} per message; send the rest in another message`), {
+          responseCode: 452,
+        }),
+      );
     },
     onMailFrom(_address, session, callback) {
       const principal = session.user as unknown as Principal | undefined;
@@ -77,9 +150,9 @@ function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFr
     },
     onData(stream, session: SMTPServerSession, callback) {
       void (async () => {
-        const raw = await readData(stream);
+        const { raw, sizeExceeded } = await readData(stream);
         if (raw === null) {
-          if (stream.sizeExceeded)
+          if (sizeExceeded)
             return callback(
               Object.assign(new Error(`5.3.4 Message exceeds the size limit of ${ctx.config.smtpMaxMessageBytes} bytes`), {
                 responseCode: 552,
@@ -88,7 +161,7 @@ function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFr
           return callback(Object.assign(new Error('4.4.2 Message not received completely'), { responseCode: 451 }));
         }
         const principal = session.user as unknown as Principal;
-        const parsed = await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true });
+        const parsed = await parseMessage(raw, ctx.config.smtpMaxMimeParts);
         const message = mailToMessage(
           parsed,
           session.envelope.rcptTo.map((r) => r.address),
@@ -99,6 +172,7 @@ function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFr
         });
         callback(null, `Message accepted, sourceTrackingId ${response!.sourceTrackingId}`);
       })().catch((err: unknown) => {
+        if (isReply(err)) return callback(err);
         if (!(err instanceof AppError)) ctx.log.error({ err }, 'SMTP submission failed');
         callback(smtpError(err));
       });
@@ -151,7 +225,11 @@ export async function startSmtp(ctx: AppContext, listeners = configuredListeners
       disabledCommands: [],
       logger: false,
     });
-    server.on('error', (err) => ctx.log.warn({ err, listener: spec.name }, 'SMTP connection error'));
+    if (!spec.secure) advertiseAuthAfterTls(server);
+    // A failed listen is reported by the start itself, as one line naming the setting.
+    server.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.syscall !== 'listen') ctx.log.warn({ err, listener: spec.name }, 'SMTP connection error');
+    });
     try {
       ports[spec.name] = await listen(server, spec.port, ctx.config.smtpHost);
       servers.push(server);

@@ -154,7 +154,7 @@ describe('SMTP submission', () => {
       { address: 'patient@example.org', kind: 'to' },
       { address: 'archive@example.org', kind: 'bcc' },
     ]);
-    const { openContent } = await import('../email/content.ts');
+    const { openContent } = await import('../mail/content.ts');
     const content = openContent(t.ctx.sealer, id, message.content!);
     expect(content.attachments).toEqual([
       { fileName: 'result.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.4 fake').toString('base64') },

@@ -34,7 +34,7 @@ export function smtpTlsPair(config: Config, log: Logger): TlsPair {
   const certFile = path.join(dir, 'cert.pem');
   const keyFile = path.join(dir, 'key.pem');
   if (!existsSync(certFile) || !existsSync(keyFile)) {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const host = config.heloName || os.hostname();
     const pems = selfsigned.generate([{ name: 'commonName', value: host }], { keySize: 2048, days: 825, algorithm: 'sha256' });
     writeFileSync(keyFile, pems.private, { mode: 0o600 });

@@ -1,6 +1,6 @@
 /** The test harness: a migrated database of the run's dialect, a context, the app (for inject or a real port), and helpers for accounts and keys. */
 import { randomBytes } from 'node:crypto';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
@@ -8,7 +8,7 @@ import { connect } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { createContext } from '../runtime.ts';
 import type { AppContext } from '../context.ts';
-import { buildApp, type BuildOptions } from '../http/app.ts';
+import { buildApp, type BuildOptions } from '../app/app.ts';
 import { createAccount, type Account } from '../accounts/accounts.service.ts';
 import { addDomain } from '../accounts/domains.service.ts';
 import { createKey } from '../accounts/keys.service.ts';
@@ -26,6 +26,8 @@ export interface TestContext {
 export interface TestContextOptions {
   dialect?: Dialect;
   config?: Partial<Config>;
+  /** The logger of the context (a silent one by default); tests that read the log hand in their own. */
+  log?: Logger;
 }
 
 /** Configuration for tests: defaults, silent logs (SEALPOST_TEST_LOG=debug to see them), overrides on top. */
@@ -43,7 +45,7 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   const config = testConfig({ databaseUrl: scratch.url, ...opts.config });
   const database = await connect(scratch.target);
   await migrateToLatest(database);
-  const log = pino({ level: config.logLevel });
+  const log = opts.log ?? pino({ level: config.logLevel });
   const ctx: AppContext = createContext(config, database, Buffer.from(config.masterKey!, 'base64'), log);
   return {
     ctx,

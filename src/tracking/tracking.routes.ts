@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../http/typed.ts';
 import type { AppContext } from '../context.ts';
-import { ErrorResponse } from '../email/email.schemas.ts';
+import { ErrorResponse } from '../mail/error-body.ts';
 import { recordClick, recordOpen } from './tracking.service.ts';
 
 /** A transparent 1x1 GIF. */

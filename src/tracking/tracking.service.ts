@@ -5,7 +5,7 @@
  */
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
-import { verifyTracking } from './tokens.ts';
+import { verifyTracking } from '../mail/tokens.ts';
 import {
   countClick,
   countMessageOpen,

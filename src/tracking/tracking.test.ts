@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { message, postJson, recipientsOf } from '../email/email.test-support.ts';
-import { signTracking, trackingUrls } from './tokens.ts';
+import { signTracking, trackingUrls } from '../mail/tokens.ts';
 
 describe('open pixel and click redirect', () => {
   let t: TestApp;

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../http/typed.ts';
 import type { AppContext } from '../context.ts';
 import { attachmentDisposition, secureAttachment, securePage } from './secure-message.service.ts';
-import { PAGE_HEADERS } from './secure-message.view.ts';
+import { PAGE_HEADERS } from '../http/page.ts';
 
 const HTML = 'text/html; charset=utf-8';
 

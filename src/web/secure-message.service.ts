@@ -4,13 +4,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
-import { openContent, type StoredContent } from '../email/content.ts';
-import { formatMailbox } from '../email/addresses.ts';
-import { rfc2822 } from '../email/dates.ts';
+import { openContent, type StoredContent } from '../mail/content.ts';
+import { formatMailbox } from '../mail/addresses.ts';
+import { rfc2822 } from '../mail/dates.ts';
 import { findBySecureTokenHash } from './secure-message.repository.ts';
 import { findMarketingBySecureTokenHash } from '../marketing/campaigns/deliveries.repository.ts';
 import { loadMarketingItem } from '../marketing/campaigns/delivery.ts';
-import { expiredPage, messagePage, notFoundPage, purgedPage, type HtmlPage } from './secure-message.view.ts';
+import { expiredPage, messagePage, notFoundPage, purgedPage } from './secure-message.view.ts';
+import type { HtmlPage } from '../http/page.ts';
 
 /** SHA-256 of a secure link token, hex: what `message_recipients.secure_token_hash` holds. */
 export function secureTokenHash(token: string): string {

@@ -14,7 +14,7 @@ import type { DB } from '../db/types.ts';
 import type { Sealer } from '../crypto/sealer.ts';
 import { completeJob, type JobRow } from '../jobs/jobs.repository.ts';
 import { PermanentJobError } from '../jobs/retry.ts';
-import { openContent } from '../email/content.ts';
+import { openContent } from '../mail/content.ts';
 import type { HttpPoster, PostResult } from './http-post.ts';
 import { SIGNATURE_HEADERS, signatureHeader } from './signature.ts';
 import { openSecret } from './secrets.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkTargetUrl, isRefusedAddress } from './url-safety.ts';
+import { checkTargetUrl, guardedLookup, isRefusedAddress, TargetRefusedError } from './url-safety.ts';
 
 describe('isRefusedAddress', () => {
   it.each([
@@ -25,16 +25,30 @@ describe('isRefusedAddress', () => {
     '::ffff:7f00:1',
     '64:ff9b::a00:1',
     '64:ff9b::127.0.0.1',
+    '::ffff:0:10.0.0.1',
+    '::ffff:0:a9fe:a9fe',
+    '::ffff:0:127.0.0.1',
+    '2002:7f00:1::',
+    '2002:a9fe:a9fe::1',
+    '2002:c0a8:0101:1::1',
+    '2001:0:4136:e378:8000:63bf:80ff:fffe',
   ])('refuses %s', (address) => {
     expect(isRefusedAddress(address)).toBe(true);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])(
-    'allows %s',
-    (address) => {
-      expect(isRefusedAddress(address)).toBe(false);
-    },
-  );
+  it.each([
+    '93.184.215.14',
+    '8.8.8.8',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+    '::ffff:0:8.8.8.8',
+  ])('allows %s', (address) => {
+    expect(isRefusedAddress(address)).toBe(false);
+  });
 });
 
 describe('checkTargetUrl', () => {
@@ -64,4 +78,15 @@ describe('checkTargetUrl', () => {
       'http://localhost:3000/in',
     );
   });
+});
+
+describe('guardedLookup at send time', () => {
+  it.each(['2002:a9fe:a9fe::1', '::ffff:0:10.0.0.1'])(
+    'refuses a name that now resolves to %s, a private address in another form',
+    async (address) => {
+      const dial = guardedLookup(async () => [{ address, family: 6 }], false);
+      const err = await new Promise((resolve) => dial('hooks.example', { all: true }, (e) => resolve(e)));
+      expect(err).toBeInstanceOf(TargetRefusedError);
+    },
+  );
 });

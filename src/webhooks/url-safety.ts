@@ -39,16 +39,40 @@ for (const [subnet, prefix] of [
 ] as const)
   REFUSED.addSubnet(subnet, prefix, 'ipv6');
 
-/** The IPv4 address inside a NAT64 address (64:ff9b::/96), or undefined. */
-function nat64Inner(address: string): string | undefined {
-  const m = /^64:ff9b::(?:ffff:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (m) {
-    const hi = parseInt(m[1]!, 16);
-    const lo = parseInt(m[2]!, 16);
-    return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+/** The eight 16-bit groups of an IPv6 literal (a trailing dotted IPv4 part included), or undefined when it is not one. */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address.toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
-  const dotted = /^64:ff9b::(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return dotted?.[1];
+  const [head, tail, extra] = text.split('::');
+  if (extra !== undefined) return undefined;
+  const part = (s: string | undefined) => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);
+  const left = part(head);
+  const right = part(tail);
+  const groups = tail === undefined ? left : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
+}
+
+const ipv4Of = (hi: number, lo: number) => [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+
+/**
+ * The IPv4 address an IPv6 address carries, in the forms that reach an IPv4 host: IPv4-mapped (`::ffff:0:0/96`),
+ * IPv4-translated (`::ffff:0:0:0/96`), NAT64 (`64:ff9b::/96`), 6to4 (`2002::/16`) and Teredo (`2001::/32`, the client
+ * address inverted). Undefined for any other address.
+ */
+export function embeddedIpv4(address: string): string | undefined {
+  const g = ipv6Groups(address);
+  if (!g) return undefined;
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zero(0, 5) && g[5] === 0xffff) return ipv4Of(g[6]!, g[7]!);
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return ipv4Of(g[6]!, g[7]!);
+  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return ipv4Of(g[6]!, g[7]!);
+  if (g[0] === 0x2002) return ipv4Of(g[1]!, g[2]!);
+  if (g[0] === 0x2001 && g[1] === 0) return ipv4Of(g[6]! ^ 0xffff, g[7]! ^ 0xffff);
+  return undefined;
 }
 
 /** True when `address` (an IP literal) is private, loopback, link-local, unique-local, unspecified or otherwise not public. */
@@ -57,7 +81,7 @@ export function isRefusedAddress(address: string): boolean {
   const family = net.isIP(bare);
   if (family === 4) return REFUSED.check(bare, 'ipv4');
   if (family === 6) {
-    const inner = nat64Inner(bare);
+    const inner = embeddedIpv4(bare);
     return REFUSED.check(bare, 'ipv6') || (inner !== undefined && REFUSED.check(inner, 'ipv4'));
   }
   return true;

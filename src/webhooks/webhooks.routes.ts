@@ -3,8 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../http/typed.ts';
 import type { AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
-import { ErrorResponse } from '../email/email.schemas.ts';
-import { EMAIL_PREFIXES } from '../email/email.routes.ts';
+import { ErrorResponse } from '../mail/error-body.ts';
+import { EMAIL_PREFIXES } from '../mail/prefixes.ts';
 import {
   Attempt,
   AttemptsQuery,

@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import type { Config } from '../config/schema.ts';
 import type { Worker } from '../jobs/worker.ts';
 import { startTestWorker } from '../test/worker.ts';
-import { queueHandlers, type BackgroundOptions } from '../roles/background.ts';
+import { queueHandlers, type BackgroundOptions } from '../app/workers.ts';
 import { insertEvent } from '../email/messages.repository.ts';
 import type { TestAccount, TestApp } from '../test/harness.ts';
 import type { ReceivedHook } from '../test/webhook-receiver.ts';

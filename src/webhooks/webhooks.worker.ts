@@ -6,6 +6,7 @@
 import type { AppContext } from '../context.ts';
 import type { QueueSpec } from '../jobs/worker.ts';
 import type { PeriodicTask } from '../jobs/scheduler.ts';
+import type { BackgroundWork } from '../jobs/jobs.worker.ts';
 import { createDispatcher } from './dispatcher.ts';
 import { createPoster } from './http-post.ts';
 import { systemLookup, type HostLookup } from './url-safety.ts';
@@ -25,6 +26,9 @@ export interface WebhookOptions {
   /** DNS for webhook targets (tests point names at addresses); node's resolver by default. */
   webhookLookup?: HostLookup;
 }
+
+/** The webhook queue and the sweeps of stale deliveries. */
+export const webhookWork: BackgroundWork<WebhookOptions> = { queues: webhookQueues, tasks: webhookTasks };
 
 /** The `webhooks` queue: one dispatcher and its connection pools per worker. */
 export function webhookQueues(ctx: AppContext, opts: WebhookOptions = {}): Record<string, QueueSpec> {

@@ -17,7 +17,7 @@ export interface MessagesTable {
   link_tracking: number;
   /** JSON object of the X- headers given, as given. */
   custom_headers: string;
-  /** Sealed JSON of the message content (see email/content.ts); null once purged by retention. */
+  /** Sealed JSON of the message content (see mail/content.ts); null once purged by retention. */
   content: string | null;
   content_purged_at: number | null;
   recipient_count: number;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { marketingClient } from '../marketing.test-support.ts';
-import { openScenario, readers, URL_A, URL_B, type Scenario, type ScenarioApp } from './analytics.scenario.ts';
+import { openScenario, readers, URL_A, URL_B, type Scenario, type ScenarioApp } from './analytics-scenario.test-support.ts';
 
 let f: ScenarioApp;
 let s: Scenario;

@@ -5,7 +5,7 @@
  * without an unsubscribe link.
  */
 import type { MessageContent } from '../../delivery/model.ts';
-import { findLinks, rewriteLinks } from '../../tracking/links.ts';
+import { findLinks, rewriteLinks } from '../../mail/links.ts';
 import { EMPTY_PERSONALISATION, personalise, type Personalisation } from '../mailings/personalise.ts';
 import type { SendContent } from './sends.service.ts';
 import { marketingUrls } from './tokens.ts';

@@ -13,7 +13,7 @@ import { createTransport, type CaptureStore } from '../../delivery/transport.ts'
 import type { MxResolver } from '../../delivery/mx.ts';
 import { dkimKeyObject } from '../../delivery/dkim-keys.ts';
 import type { Queryable } from '../../db/types.ts';
-import { domainOf } from '../../email/addresses.ts';
+import { domainOf } from '../../mail/addresses.ts';
 import { loadPersonalisation, TemplateError, type Personalisation } from '../mailings/personalise.ts';
 import { renderEmail, templateOfSource, type EmailTemplate } from './content.ts';
 import {
@@ -34,8 +34,6 @@ import { MARKETING_DELIVERY_QUEUE } from './queue.ts';
 import { marketingUrls } from './tokens.ts';
 import { bumpCampaign, countSettled, finishIfSettled, lockSendState, type CampaignCounter } from './sends.repository.ts';
 import { expansionQueue, EXPAND_QUEUE, type ExpansionOptions } from './expand.ts';
-import { EXPORT_QUEUE } from '../exports/exports.service.ts';
-import { exportQueue } from '../exports/exports.queue.ts';
 
 /** What the marketing queues may be given besides the context. */
 export interface MarketingQueueOptions {
@@ -72,7 +70,6 @@ export function marketingQueues(ctx: AppContext, opts: MarketingQueueOptions = {
       },
     ),
     [EXPAND_QUEUE]: expansionQueue(ctx, opts.expansion),
-    [EXPORT_QUEUE]: exportQueue(ctx),
   };
 }
 

@@ -7,7 +7,7 @@
 import formbody from '@fastify/formbody';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
-import { escapeHtml, layout, PAGE_HEADERS } from '../../web/secure-message.view.ts';
+import { escapeHtml, layout, PAGE_HEADERS } from '../../http/page.ts';
 import { registerTrackingPair, TokenParam } from '../../tracking/tracking.routes.ts';
 import {
   recordMarketingClick,

@@ -3,7 +3,7 @@
  * the tracking key and token format of transactional tracking under their own prefixes, so a token of one kind never
  * passes as another.
  */
-import { signPayload, verifyPayload } from '../../tracking/tokens.ts';
+import { signPayload, verifyPayload } from '../../mail/tokens.ts';
 
 /** What a marketing token points at. */
 export type MarketingTarget =

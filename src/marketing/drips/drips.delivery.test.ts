@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWorker, type Worker } from '../../jobs/worker.ts';
-import { queueHandlers } from '../../roles/background.ts';
+import { queueHandlers } from '../../app/workers.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.ts';
 import { waitFor } from '../../test/wait.ts';

@@ -8,11 +8,12 @@ import { waitFor } from '../../test/wait.ts';
 import { createWorker, type Worker } from '../../jobs/worker.ts';
 import { createForm, GOOD } from '../../forms/forms.test-support.ts';
 import { handleSubmitted } from '../../forms/forms.worker.ts';
+import { addRespondentToList } from '../subscribers/form-respondents.ts';
 import { makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
 import { branchingGraph, makeDrip, storeMailing } from './drips.test-support.ts';
 import { DRIP_STEP_QUEUE, dripQueues, runDripStep } from './drips.engine.ts';
 import { dripTasks } from './drips.enroll.ts';
-import { periodicTasks, queueHandlers } from '../../roles/background.ts';
+import { periodicTasks, queueHandlers } from '../../app/workers.ts';
 
 const DAY = 86_400_000;
 
@@ -301,7 +302,7 @@ describe('form_submission trigger', () => {
       .where('queue', '=', 'forms.submitted')
       .where('payload', 'like', `%${form}%`)
       .executeTakeFirstOrThrow();
-    await handleSubmitted(t.ctx, JSON.parse(job.payload));
+    await handleSubmitted(t.ctx, JSON.parse(job.payload), addRespondentToList);
     await enrollPass();
 
     const sub = (await call('GET', `/subscribers?search=respondent`))

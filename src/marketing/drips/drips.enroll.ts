@@ -9,8 +9,8 @@
 import type { AppContext } from '../../context.ts';
 import type { PeriodicTask } from '../../jobs/scheduler.ts';
 import type { Queryable } from '../../db/types.ts';
-import { respondentEmail } from '../../forms/subscription-seam.ts';
-import { openSubmission } from '../../forms/submissions.service.ts';
+import { respondentEmail } from '../subscribers/form-respondents.ts';
+import { openSubmission } from '../../forms/submissions/submissions.service.ts';
 import { findByEmailKey } from '../subscribers/subscribers.repository.ts';
 import { parseGraph } from './drips.graph.ts';
 import {

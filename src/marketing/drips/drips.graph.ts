@@ -3,6 +3,7 @@
  * (docs/drips.md). Pure: no database; the mailing ids an email node names are returned for the caller to check.
  */
 import { AppError } from '../../errors/app-error.ts';
+import { isPrototypeName, ownValue } from '../../own.ts';
 import { parseId } from '../ids.ts';
 
 /** How a drip enrolls subscribers. */
@@ -38,7 +39,7 @@ const TRIGGERS: Record<string, StartTrigger> = {
 
 /** The trigger a start_trigger value names (`subscription_created` is another name of `subscription`); undefined when unknown. */
 export function triggerOf(value: string): StartTrigger | undefined {
-  return TRIGGERS[value.trim().toLowerCase()];
+  return ownValue(TRIGGERS, value.trim().toLowerCase());
 }
 
 /** Throws the drip validation error, naming the node (when there is one) and the problem. */
@@ -86,7 +87,7 @@ export function successorsOf(graph: DripGraph, nodeId: string): string[] {
 
 /** drip_campaign_tree_blob: the start node and each node with its type and successors, in a stable order. */
 export function treeBlob(graph: DripGraph): string {
-  const nodes: Record<string, unknown> = {};
+  const nodes: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const n of graph.nodes.values()) {
     const b = graph.branches.get(n.id);
     nodes[n.id] = b ? { type: n.type, yes: b.yes, no: b.no } : { type: n.type, next: graph.next.get(n.id) ?? null };
@@ -112,6 +113,7 @@ function readNode(raw: unknown, index: number): DripNode {
   if (!isObject(raw)) invalid(`nodes[${index}] is not an object`);
   const id = typeof raw.id === 'number' ? String(raw.id) : raw.id;
   if (typeof id !== 'string' || !id.trim() || id.length > 100) invalid(`nodes[${index}] needs an "id" (a string of 1 to 100 characters)`);
+  if (isPrototypeName(id)) invalid(`nodes[${index}]: "${id}" cannot be a node id`);
   switch (raw.type) {
     case 'start':
       return readStart(id, raw);

@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
-import { findForm } from '../../forms/forms.repository.ts';
+import { findForm } from '../../forms/definitions/forms.repository.ts';
 import { parseId } from '../ids.ts';
 import { ensureDefaultList, requireList } from '../lists/lists.service.ts';
 import { invalid, mailingIds, parseGraph, treeBlob, triggerOf, type DripGraph, type StartTrigger } from './drips.graph.ts';

@@ -10,7 +10,7 @@ import { sql, type SqlBool } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
-import { csvCell } from '../../forms/exports.ts';
+import { csvCell } from '../../forms/submissions/exports.ts';
 import { parseId } from '../ids.ts';
 import { pageAsked, pagedAnswer } from '../paging.ts';
 import { requireList } from '../lists/lists.service.ts';

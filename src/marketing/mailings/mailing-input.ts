@@ -1,7 +1,7 @@
 /** Checks and normal forms of campaign mailing input: subject, content parts, editor type, sender, and the subject search. */
 import vm from 'node:vm';
 import { AppError } from '../../errors/app-error.ts';
-import { parseMailbox } from '../../email/addresses.ts';
+import { parseMailbox } from '../../mail/addresses.ts';
 import { checkTemplate } from './personalise.ts';
 
 /** Mailing fields as a create or a change sends them; absent fields are undefined. */

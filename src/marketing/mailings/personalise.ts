@@ -70,7 +70,7 @@ export function checkTemplate(template: string): string | null {
 export async function loadPersonalisation(db: Queryable, subscriberId: number): Promise<Personalisation | undefined> {
   const row = await findSubscriberNames(db, subscriberId);
   if (!row) return undefined;
-  const custom: Record<string, string> = {};
+  const custom = Object.create(null) as Record<string, string>;
   for (const f of await fieldValuesOf(db, subscriberId)) custom[f.name] = f.value;
   return { email: row.email, first_name: row.first_name, last_name: row.last_name, custom };
 }
@@ -80,7 +80,7 @@ export async function loadPersonalisation(db: Queryable, subscriberId: number): 
  * subscriber's own fields, which win over custom fields of the same name.
  */
 function contextOf(p: Personalisation): Record<string, unknown> {
-  const custom: Record<string, string> = {};
+  const custom = Object.create(null) as Record<string, string>;
   for (const [name, value] of Object.entries(p.custom)) custom[name] = value;
   for (const [name, value] of Object.entries(p.custom)) {
     const lower = name.toLowerCase();

@@ -5,7 +5,7 @@
  */
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { parseMailbox, type Mailbox } from '../../email/addresses.ts';
+import { parseMailbox, type Mailbox } from '../../mail/addresses.ts';
 import type { NormalizedMessage } from '../../email/message-input.ts';
 import { submitMessages, type Submitter } from '../../email/submit.ts';
 import { findByEmailKey } from '../subscribers/subscribers.repository.ts';

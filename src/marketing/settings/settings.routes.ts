@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
 import { MarketingSettings, SettingsBody } from './settings.schemas.ts';
-import { changeSettings, settingsOf } from './settings.service.ts';
+import { changeSettings, settingsOf } from '../../accounts/settings.service.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 
 const response = { 200: Type.Object({ data: MarketingSettings }), ...MARKETING_ERRORS };

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { createForm, GOOD } from '../../forms/forms.test-support.ts';
 import { handleSubmitted } from '../../forms/forms.worker.ts';
+import { addRespondentToList } from './form-respondents.ts';
 import { countOf, makeList, marketingClient } from '../marketing.test-support.ts';
 
 let t: TestApp;
@@ -25,7 +26,7 @@ async function submitAndProcess(formId: string, formData: Record<string, unknown
     .where('payload', 'like', `%${formId}%`)
     .orderBy('id', 'desc')
     .executeTakeFirstOrThrow();
-  await handleSubmitted(t.ctx, JSON.parse(job.payload));
+  await handleSubmitted(t.ctx, JSON.parse(job.payload), addRespondentToList);
 }
 
 describe('marketing form respondents', () => {

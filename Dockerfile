@@ -1,0 +1,35 @@
+# Sealpost container image. Two stages: the builder compiles the SQLite driver (better-sqlite3) and installs the
+# production dependencies; the runtime stage copies the result and runs as an unprivileged user. No compile step is
+# needed for Sealpost itself: the TypeScript sources run through tsx.
+
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --build-from-source \
+ && npm cache clean --force
+COPY LICENSE tsconfig.json ./
+COPY bin ./bin
+COPY src ./src
+RUN find src -name '*.test.ts' -delete -o -name '*.test-support.ts' -delete
+
+FROM node:22-bookworm-slim
+ENV NODE_ENV=production \
+    SEALPOST_DATA_DIR=/var/lib/sealpost \
+    SEALPOST_HTTP_PORT=8080
+RUN groupadd --system --gid 10001 sealpost \
+ && useradd --system --uid 10001 --gid sealpost --home-dir /var/lib/sealpost --shell /usr/sbin/nologin sealpost \
+ && mkdir -p /var/lib/sealpost \
+ && chown sealpost:sealpost /var/lib/sealpost \
+ && chmod 0700 /var/lib/sealpost
+WORKDIR /app
+COPY --from=build /app /app
+USER sealpost
+VOLUME ["/var/lib/sealpost"]
+EXPOSE 8080 25 465 587
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.SEALPOST_HTTP_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["node", "bin/sealpost.js"]
+CMD ["start"]

@@ -1,0 +1,115 @@
+/**
+ * Recipient-count benchmark: one message with 1,000 visible recipients delivered through the relay transport to a
+ * loopback STARTTLS sink, against 10 one-recipient messages delivered the same way; the per-recipient cost must stay
+ * within 2× (linear, not growing with the recipient list). Meanwhile another account sends one-recipient messages
+ * through the HTTP API; its p99 during the big delivery is compared with its p99 on an idle server.
+ */
+import { startRoles } from '../src/app/roles.ts';
+import { submitMessages } from '../src/email/submit.ts';
+import { normalizeMessage } from '../src/email/message-input.ts';
+import { createAccount } from '../src/accounts/accounts.service.ts';
+import { addDomain } from '../src/accounts/domains.service.ts';
+import { createKey } from '../src/accounts/keys.service.ts';
+import { startSink } from './deliver.ts';
+import { embedded, fmt, load, type BenchInstance, type BenchRow } from './support.ts';
+
+const html = '<p>Your results are ready.</p><p><a href="https://portal.example.org/results">Open the portal</a></p>';
+
+async function deliverAll(inst: BenchInstance, recipientsPerMessage: number, messages: number): Promise<number> {
+  const db = inst.ctx.database.db;
+  const before = await delivered(inst);
+  for (let m = 0; m < messages; m++) {
+    const message = normalizeMessage({
+      recipients: Array.from({ length: recipientsPerMessage }, (_, i) => `patient${m}.${i}@example.org`),
+      headers: { subject: 'Your results', from: `Clinic <noreply@${inst.domain}>` },
+      content: { 'text/plain': 'Your results are ready.', 'text/html': html },
+    });
+    await submitMessages(inst.ctx, { customerId: 1, domain: inst.domain }, [message], {
+      source: 'api',
+      tracking: { openTracking: true, linkTracking: true },
+    });
+  }
+  const start = performance.now();
+  const total = recipientsPerMessage * messages;
+  const deadline = Date.now() + 600_000;
+  while ((await delivered(inst)) - before < total) {
+    if (Date.now() > deadline) throw new Error('recipients benchmark timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  void db;
+  return (performance.now() - start) / 1000;
+}
+
+async function delivered(inst: BenchInstance): Promise<number> {
+  const row = await inst.ctx.database.db
+    .selectFrom('message_recipients')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'delivered')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Runs the benchmark: `recipients` visible recipients in one message against 10 one-recipient messages. */
+export async function recipientsBench(recipients: number, loadSeconds: number): Promise<BenchRow[]> {
+  const sink = await startSink();
+  const inst = await embedded({
+    transport: 'relay',
+    relayUrl: `smtp://127.0.0.1:${sink.port}`,
+    tlsVerify: false,
+    workerPollMs: 50,
+    maxRecipientsPerMessage: Math.max(1000, recipients),
+  });
+  try {
+    const other = await createAccount(inst.ctx.database.db, 'other');
+    await addDomain(inst.ctx.database.db, inst.ctx.sealer, other.customer_id, 'other.example', { verified: true });
+    const otherKey = (await createKey(inst.ctx.database.db, other.customer_id, { scopes: 'email', domain: 'other.example' })).key;
+    const running = await startRoles(inst.ctx, ['api', 'worker']);
+    const url = `${running.httpAddress}/v1/email/messages`;
+    const body = JSON.stringify({
+      data: {
+        message: {
+          recipients: ['x@example.org'],
+          headers: { from: 'noreply@other.example', subject: 's' },
+          content: { 'text/plain': 'x' },
+        },
+      },
+    });
+    const headers = { authorization: `Bearer ${otherKey}` };
+    try {
+      await deliverAll(inst, 1, 10); // warm-up: connections, code paths
+      const small = await deliverAll(inst, 1, 10);
+      const idle = await load(url, { connections: 4, seconds: loadSeconds, body, headers, rate: 100 });
+      const [big, busy] = await Promise.all([
+        deliverAll(inst, recipients, 1),
+        load(url, { connections: 4, seconds: loadSeconds, body, headers, rate: 100 }),
+      ]);
+      const perBig = (big / recipients) * 1000;
+      const perSmall = (small / 10) * 1000;
+      const costRatio = perBig / perSmall;
+      const p99Ratio = busy.p99Ms / Math.max(1, idle.p99Ms);
+      return [
+        {
+          name: `recipients: 1 message × ${recipients} visible recipients → loopback STARTTLS sink, per recipient`,
+          measured: `${fmt(perBig, 2)} ms/recipient (${fmt(big, 1)} s)`,
+          baseline: `${fmt(perSmall, 2)} ms/recipient (10 one-recipient messages, ${fmt(small, 2)} s)`,
+          ratio: costRatio,
+          target: '≤ 2× the one-recipient cost',
+          met: costRatio <= 2,
+        },
+        {
+          name: `recipients: another account's send p99 during that delivery (100 req/s, api and worker in one process)`,
+          measured: `p99 ${fmt(busy.p99Ms)} ms (${busy.non2xx} non-2xx)`,
+          baseline: `p99 ${fmt(idle.p99Ms)} ms idle`,
+          ratio: p99Ratio,
+          target: '≤ 2× idle p99',
+          met: p99Ratio <= 2,
+        },
+      ];
+    } finally {
+      await running.stop();
+    }
+  } finally {
+    await inst.close();
+    await sink.close();
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * The SMTP sink of the end-to-end benchmark, run as its own process so neither side's event loop slows the other:
+ * `node bin/run-ts.js bench/sink-process.ts` listens on a loopback port with STARTTLS (a certificate made at start),
+ * accepts every message, and prints one JSON line per second with the count received so far and the times of the first
+ * and latest message: `{"port": …}` first, then `{"received": …, "firstAt": <ms>, "lastAt": <ms>}`.
+ */
+import { SMTPServer } from 'smtp-server';
+import selfsigned from 'selfsigned';
+
+const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, days: 2, algorithm: 'sha256' });
+let received = 0;
+let firstAt = 0;
+let lastAt = 0;
+const server = new SMTPServer({
+  key: pems.private,
+  cert: pems.cert,
+  authOptional: true,
+  disableReverseLookup: true,
+  logger: false,
+  size: 50_000_000,
+  maxClients: 1000,
+  onData(stream, _session, callback) {
+    stream.on('data', () => undefined);
+    stream.on('end', () => {
+      received++;
+      lastAt = Date.now();
+      firstAt ||= lastAt;
+      callback();
+    });
+  },
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+const address = server.server.address();
+process.stdout.write(JSON.stringify({ port: typeof address === 'object' && address ? address.port : 0 }) + '\n');
+const report = () => process.stdout.write(JSON.stringify({ received, firstAt, lastAt }) + '\n');
+setInterval(report, 200);
+process.on('SIGTERM', () => process.exit(0));

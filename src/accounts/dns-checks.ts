@@ -1,0 +1,133 @@
+/**
+ * The four DNS records a sending domain should publish (ownership, DKIM, SPF, DMARC): the advice for each, and checking
+ * each through a resolver. Ownership and DKIM are required to verify a domain; SPF and DMARC decide whether receivers
+ * trust its mail, so they are advised and reported.
+ */
+import { hostname } from 'node:os';
+import type { DomainRow } from './domains.repository.ts';
+
+/** The part of a DNS resolver the checks need; node's `dns.promises` fits, tests pass their own. */
+export interface TxtResolver {
+  resolveTxt(name: string): Promise<string[][]>;
+  /** Optional: lets the SPF check accept an `ip4:` mechanism naming the sending host's address. */
+  resolve4?(name: string): Promise<string[]>;
+}
+
+/** What a DNS record is for. */
+export type RecordPurpose = 'verification' | 'dkim' | 'spf' | 'dmarc';
+
+/** A DNS record the domain owner publishes. */
+export interface DnsRecord {
+  type: 'TXT';
+  name: string;
+  value: string;
+  purpose: RecordPurpose;
+}
+
+/** One record checked through DNS. */
+export interface DnsCheck {
+  purpose: RecordPurpose;
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+/** The purposes a domain cannot be verified without. */
+export const REQUIRED_PURPOSES: readonly RecordPurpose[] = ['verification', 'dkim'];
+
+/** The host name mail leaves from when nothing more precise is known. */
+export const defaultSendingHost = (): string => hostname();
+
+type RecordRow = Pick<DomainRow, 'name' | 'verification_token' | 'dkim_selector' | 'dkim_public_key'>;
+
+/** The records to publish: ownership and DKIM (required), SPF naming the sending host and DMARC (advised). */
+export function dnsRecords(row: RecordRow, sendingHost = defaultSendingHost()): DnsRecord[] {
+  return [
+    { type: 'TXT', name: `_sealpost.${row.name}`, value: `sealpost-verification=${row.verification_token}`, purpose: 'verification' },
+    {
+      type: 'TXT',
+      name: `${row.dkim_selector}._domainkey.${row.name}`,
+      value: `v=DKIM1; k=rsa; p=${row.dkim_public_key}`,
+      purpose: 'dkim',
+    },
+    { type: 'TXT', name: row.name, value: `v=spf1 a:${sendingHost} ~all`, purpose: 'spf' },
+    { type: 'TXT', name: `_dmarc.${row.name}`, value: `v=DMARC1; p=none; rua=mailto:dmarc-reports@${row.name}`, purpose: 'dmarc' },
+  ];
+}
+
+async function txtValues(resolver: TxtResolver, name: string): Promise<string[]> {
+  try {
+    return (await resolver.resolveTxt(name)).map((chunks) => chunks.join(''));
+  } catch {
+    return [];
+  }
+}
+
+/** Checks all four records of a domain. */
+export async function checkDomainRecords(resolver: TxtResolver, row: RecordRow, sendingHost = defaultSendingHost()): Promise<DnsCheck[]> {
+  const out: DnsCheck[] = [];
+  for (const record of dnsRecords(row, sendingHost)) {
+    const values = (await txtValues(resolver, record.name)).map((v) => v.replace(/\s+/g, ' ').trim());
+    out.push({ purpose: record.purpose, name: record.name, ...(await judge(record, values, row, sendingHost, resolver)) });
+  }
+  return out;
+}
+
+async function judge(
+  record: DnsRecord,
+  values: string[],
+  row: RecordRow,
+  sendingHost: string,
+  resolver: TxtResolver,
+): Promise<{ ok: boolean; detail: string }> {
+  switch (record.purpose) {
+    case 'verification':
+      return values.includes(record.value)
+        ? { ok: true, detail: 'ownership token found' }
+        : { ok: false, detail: 'ownership token missing' };
+    case 'dkim':
+      return values.some((v) => v.includes(`p=${row.dkim_public_key}`))
+        ? { ok: true, detail: 'DKIM public key found' }
+        : { ok: false, detail: 'DKIM public key missing' };
+    case 'spf': {
+      const spf = values.filter((v) => /^v=spf1(\s|$)/i.test(v));
+      if (spf.length === 0) return { ok: false, detail: 'no SPF record (v=spf1)' };
+      if (spf.length > 1) return { ok: false, detail: 'more than one SPF record: receivers treat that as an error' };
+      return (await spfNamesHost(spf[0]!, sendingHost, resolver))
+        ? { ok: true, detail: `SPF includes ${sendingHost}` }
+        : { ok: false, detail: `SPF record does not include the sending host ${sendingHost}` };
+    }
+    case 'dmarc':
+      return values.some((v) => /^v=DMARC1\s*;/i.test(v))
+        ? { ok: true, detail: 'DMARC record found' }
+        : { ok: false, detail: 'no DMARC record (v=DMARC1)' };
+  }
+}
+
+/** Whether an SPF record's mechanisms name the host (a:, mx:, include:, exists:) or one of its IPv4 addresses (ip4:). */
+async function spfNamesHost(spf: string, host: string, resolver: TxtResolver): Promise<boolean> {
+  const terms = spf.toLowerCase().split(' ').slice(1);
+  const h = host.toLowerCase();
+  if (terms.some((t) => /^[+?~]?(a|mx|include|exists):/.test(t) && t.split(':').slice(1).join(':').split('/')[0] === h)) return true;
+  const ip4 = terms.filter((t) => /^[+?~]?ip4:/.test(t)).map((t) => t.split(':')[1]!.split('/')[0]);
+  if (ip4.length === 0 || !resolver.resolve4) return false;
+  const addresses = await resolver.resolve4(host).catch(() => [] as string[]);
+  return addresses.some((a) => ip4.includes(a));
+}
+
+/** The host receivers see mail arrive from: the relay with the relay transport, else this server's HELO name. */
+export function sendingHostOf(config: { transport: string; relayUrl?: string; heloName?: string }): string {
+  if (config.transport === 'relay' && config.relayUrl) {
+    try {
+      return new URL(config.relayUrl).hostname;
+    } catch {
+      // An unparsable relay URL is reported by the start; the HELO name is the next best guess.
+    }
+  }
+  return config.heloName || defaultSendingHost();
+}
+
+/** One line per check, for people. */
+export function checksText(checks: DnsCheck[]): string {
+  return checks.map((c) => `  ${c.ok ? 'ok     ' : 'MISSING'}  ${c.purpose.padEnd(12)} TXT ${c.name}: ${c.detail}`).join('\n');
+}

@@ -1,0 +1,40 @@
+/** SQL for an account's marketing settings and the suppression look-up transactional sends make. */
+import type { Queryable } from '../db/types.ts';
+
+/** Addresses per statement (keeps under every dialect's parameter limit). */
+const CHUNK = 500;
+
+/** The stored settings of an account, if it ever changed them. */
+export async function findSettings(db: Queryable, customerId: number) {
+  return db
+    .selectFrom('marketing_settings')
+    .select(['suppress_transactional', 'updated_at'])
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
+}
+
+/** Stores whether transactional sends of the account skip globally unsubscribed addresses. */
+export async function saveSuppressTransactional(db: Queryable, customerId: number, on: boolean, now: number): Promise<void> {
+  const value = on ? 1 : 0;
+  await db
+    .insertInto('marketing_settings')
+    .values({ customer_id: customerId, suppress_transactional: value, updated_at: now })
+    .onConflict((oc) => oc.column('customer_id').doUpdateSet({ suppress_transactional: value, updated_at: now }))
+    .execute();
+}
+
+/** The lower-cased emails among `keys` whose subscriber of the account unsubscribed globally (one indexed look-up per chunk). */
+export async function globallyUnsubscribed(db: Queryable, customerId: number, keys: string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (let i = 0; i < keys.length; i += CHUNK) {
+    const rows = await db
+      .selectFrom('subscribers')
+      .select('email_key')
+      .where('customer_id', '=', customerId)
+      .where('email_key', 'in', keys.slice(i, i + CHUNK))
+      .where('unsubscribed', '=', 1)
+      .execute();
+    for (const r of rows) out.add(r.email_key);
+  }
+  return out;
+}

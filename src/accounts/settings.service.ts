@@ -1,0 +1,63 @@
+/**
+ * An account's marketing settings: today one switch, `suppress_transactional`, which makes the account's transactional
+ * sends skip addresses whose subscriber unsubscribed globally. The switch is read on every send, so each process keeps
+ * it for a few seconds (a change made elsewhere is seen within that time; one made here is seen at once).
+ */
+import type { AppContext } from '../context.ts';
+import type { Database } from '../db/connect.ts';
+import { findSettings, saveSuppressTransactional } from './settings.repository.ts';
+
+/** How long a process keeps an account's switch before reading it again. */
+export const OPT_IN_CACHE_MS = 5_000;
+
+/** The settings as the API shows them. */
+export interface SettingsView {
+  type: 'marketing_settings';
+  attributes: { suppress_transactional: boolean; updated_at: string | null };
+}
+
+/** A change of settings; absent fields stay. */
+export interface SettingsPatch {
+  suppress_transactional?: boolean;
+}
+
+/** Per database (tests run several in one process), per account: the switch and until when it may be trusted. */
+const cache = new WeakMap<Database, Map<number, { on: boolean; until: number }>>();
+
+function cacheOf(database: Database): Map<number, { on: boolean; until: number }> {
+  let map = cache.get(database);
+  if (!map) cache.set(database, (map = new Map()));
+  return map;
+}
+
+/** The account's marketing settings. */
+export async function settingsOf(ctx: AppContext, customerId: number): Promise<SettingsView> {
+  const row = await findSettings(ctx.database.db, customerId);
+  return {
+    type: 'marketing_settings',
+    attributes: {
+      suppress_transactional: row?.suppress_transactional === 1,
+      updated_at: row ? new Date(Number(row.updated_at)).toISOString() : null,
+    },
+  };
+}
+
+/** Changes the account's marketing settings and returns them. */
+export async function changeSettings(ctx: AppContext, customerId: number, patch: SettingsPatch): Promise<SettingsView> {
+  if (patch.suppress_transactional !== undefined) {
+    await saveSuppressTransactional(ctx.database.db, customerId, patch.suppress_transactional, Date.now());
+    cacheOf(ctx.database).delete(customerId);
+  }
+  return settingsOf(ctx, customerId);
+}
+
+/** Whether the account opted in to suppressing transactional sends, read at most once per OPT_IN_CACHE_MS. */
+export async function suppressesTransactional(ctx: AppContext, customerId: number, now = Date.now()): Promise<boolean> {
+  const map = cacheOf(ctx.database);
+  const hit = map.get(customerId);
+  if (hit && hit.until > now) return hit.on;
+  const row = await findSettings(ctx.database.reader, customerId);
+  const on = row?.suppress_transactional === 1;
+  map.set(customerId, { on, until: now + OPT_IN_CACHE_MS });
+  return on;
+}

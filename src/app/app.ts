@@ -1,0 +1,107 @@
+/** Assembles the HTTP server: logging and request ids, body rules, authentication, rate limit, errors, OpenAPI, and the route table. */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import multipart from '@fastify/multipart';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../context.ts';
+import { registerBodyRules } from '../http/body.ts';
+import { registerAuth } from '../http/auth.ts';
+import { registerErrorHandler } from '../http/error-handler.ts';
+import { registerRateLimit } from '../http/rate-limit.ts';
+import { registerMetrics } from '../http/metrics.ts';
+import { registerRoutes } from './routes.ts';
+import { lazyCompilersFactory } from '../http/lazy-compilers.ts';
+import type { TypedApp } from '../http/typed.ts';
+import { loggableRequest } from '../http/log-redaction.ts';
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Options for building the app; tests may add routes of their own. */
+export interface BuildOptions {
+  extraRoutes?: (app: TypedApp) => void | Promise<void>;
+  /** Called for every route as it is added (the route table snapshot reads them here). */
+  onRoute?: (route: { method: string | string[]; url: string }) => void;
+}
+
+/** Builds the Fastify app over a context. The caller listens (or injects) and closes it. */
+export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log.child({}, { serializers: { req: loggableRequest } }) as FastifyBaseLogger,
+    bodyLimit: ctx.config.bodyLimitBytes,
+    trustProxy: ctx.config.trustProxy,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: {
+      customOptions: {
+        coerceTypes: true,
+        removeAdditional: false,
+        allErrors: true,
+      },
+    },
+    schemaController: { compilersFactory: lazyCompilersFactory() },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  if (opts.onRoute) app.addHook('onRoute', opts.onRoute);
+
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    reply.header('x-content-type-options', 'nosniff');
+  });
+  registerErrorHandler(app);
+  registerBodyRules(app);
+  await app.register(multipart, { limits: { fileSize: 1_000_000, files: 2, fields: 10 } });
+  registerAuth(app, ctx.database, ctx.authThrottle);
+  await registerRateLimit(app, ctx.config);
+  const registry = registerMetrics(app, [ctx.authThrottle.metric]);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Sealpost API',
+        version: '1.0.0',
+        description: 'Forms, transactional email and marketing.',
+      },
+      servers: [{ url: ctx.publicUrl }],
+      components: {
+        securitySchemes: {
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Authorization: Bearer <API key>',
+          },
+          token: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
+            description: 'Authorization: Token token=<API key>',
+          },
+        },
+      },
+    },
+    transformObject: (doc) => optionalDefaults('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await registerRoutes(app, ctx, registry);
+  if (opts.extraRoutes) await opts.extraRoutes(app);
+  return app;
+}
+
+/**
+ * Query parameters that have a default are optional to callers (the default fills them in before validation), though
+ * their schemas list them as required so handlers see a value: the document says what callers must send.
+ */
+function optionalDefaults<T extends { paths?: object }>(doc: T): T {
+  type Param = { in?: string; required?: boolean; schema?: { default?: unknown } };
+  for (const ops of Object.values(doc.paths ?? {}) as Record<string, { parameters?: Param[] }>[])
+    for (const op of Object.values(ops))
+      for (const p of op?.parameters ?? []) if (p.in === 'query' && p.required && p.schema?.default !== undefined) p.required = false;
+  return doc;
+}

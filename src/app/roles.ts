@@ -1,0 +1,84 @@
+/**
+ * The roles a process can run: `api` (HTTP), `worker` (work rows and the scheduler) and `smtp` (SMTP submission). `sealpost start` runs all of
+ * them; `--roles` a subset. Lifecycle: startRoles() starts each and returns a stop function that drains them in order.
+ */
+import os from 'node:os';
+import type { AppContext } from '../context.ts';
+import { ConfigError } from '../config/load.ts';
+import { buildApp } from './app.ts';
+import { createWorker } from '../jobs/worker.ts';
+import { createLeaderElector } from '../jobs/leader.ts';
+import { createScheduler } from '../jobs/scheduler.ts';
+import { queueHandlers, periodicTasks } from './workers.ts';
+
+/** Every role, in start order. */
+export const ROLES = ['api', 'worker', 'smtp'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Parses a comma-separated role list. */
+export function parseRoles(input: string): Role[] {
+  const roles = input
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
+  if (roles.length === 0) throw new ConfigError(`roles: give at least one role of ${ROLES.join(', ')}`);
+  for (const r of roles)
+    if (!(ROLES as readonly string[]).includes(r)) throw new ConfigError(`roles: unknown role "${r}"; roles are ${ROLES.join(', ')}`);
+  return [...new Set(roles)] as Role[];
+}
+
+/** What a started set of roles exposes. */
+export interface RunningRoles {
+  /** The HTTP address when the api role runs. */
+  httpAddress?: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the given roles over a context. */
+export async function startRoles(ctx: AppContext, roles: Role[]): Promise<RunningRoles> {
+  const stops: (() => Promise<void>)[] = [];
+  let httpAddress: string | undefined;
+  if (roles.includes('worker')) {
+    const worker = createWorker({
+      database: ctx.database,
+      log: ctx.log,
+      queues: queueHandlers(ctx),
+      pollMs: ctx.config.workerPollMs,
+      leaseMs: ctx.config.jobLeaseMs,
+      node: ctx.config.nodeName || os.hostname(),
+    });
+    const scheduler = createScheduler({
+      elector: createLeaderElector(ctx.database, worker.owner, ctx.log),
+      tasks: periodicTasks(ctx),
+      log: ctx.log,
+    });
+    ctx.wake = (queue) => worker.nudge(queue);
+    worker.start();
+    await scheduler.start();
+    stops.push(
+      () => scheduler.stop(),
+      () => worker.stop(ctx.config.shutdownTimeoutMs),
+    );
+    ctx.log.info({ owner: worker.owner }, 'worker role started');
+  }
+  if (roles.includes('smtp')) {
+    const { startSmtp } = await import('../smtp/smtp.server.ts');
+    const smtp = await startSmtp(ctx);
+    stops.unshift(() => smtp.stop());
+  }
+  if (roles.includes('api')) {
+    const app = await buildApp(ctx);
+    httpAddress = await app.listen({
+      host: ctx.config.httpHost,
+      port: ctx.config.httpPort,
+    });
+    stops.unshift(() => app.close());
+    ctx.log.info({ address: httpAddress, publicUrl: ctx.publicUrl }, 'api role listening');
+  }
+  return {
+    httpAddress,
+    async stop() {
+      for (const stop of stops) await stop();
+    },
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * The direction of imports between the top-level folders of `src/`, as ARCHITECTURE.md draws it: a folder imports
+ * folders of lower layers, a few named sideways arrows within a layer, and nothing above it except the upward imports
+ * listed (and justified in ARCHITECTURE.md). Tests and the test harness may import anything; they are not counted.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = path.dirname(fileURLToPath(import.meta.url));
+
+/** Layers from the bottom up. `(root)` is the files directly under src/ (the context and how it is opened). */
+const LAYERS: { name: string; folders: string[] }[] = [
+  { name: 'foundation', folders: ['config', 'errors'] },
+  { name: 'platform', folders: ['crypto', 'db'] },
+  { name: 'context', folders: ['(root)'] },
+  { name: 'services', folders: ['jobs', 'audit', 'accounts', 'delivery'] },
+  { name: 'kernel', folders: ['mail', 'http'] },
+  { name: 'events', folders: ['webhooks'] },
+  { name: 'transactional mail', folders: ['email'] },
+  { name: 'doors and engagement', folders: ['smtp', 'tracking', 'forms'] },
+  { name: 'marketing', folders: ['marketing'] },
+  { name: 'pages', folders: ['web'] },
+  { name: 'composition', folders: ['app', 'console'] },
+  { name: 'entry points', folders: ['bin'] },
+];
+
+/** Arrows allowed between folders of the same layer. */
+const SIDEWAYS: [from: string, to: string][] = [
+  ['crypto', 'config'],
+  ['db', 'config'],
+  ['delivery', 'jobs'],
+  ['accounts', 'audit'],
+  ['jobs', 'audit'],
+  ['http', 'mail'],
+  ['app', 'console'],
+];
+
+/** Imports that point up, each named `from-file -> to-file` and justified in ARCHITECTURE.md. At most four. */
+const UPWARD: string[] = [];
+
+/** Folders that are test support, free to import anything. */
+const TEST_FOLDERS = new Set(['test']);
+const isTestFile = (rel: string) => /\.test(-support)?\.ts$/.test(rel) || rel.split('/').includes('fixtures');
+
+const rank = new Map(LAYERS.flatMap((layer, i) => layer.folders.map((f) => [f, i] as const)));
+const folderOf = (rel: string) => (rel.includes('/') ? rel.split('/')[0]! : '(root)');
+
+function sourceFiles(dir = SRC): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(full);
+    return e.name.endsWith('.ts') ? [path.relative(SRC, full).split(path.sep).join('/')] : [];
+  });
+}
+
+/** Every import between two top-level folders of production code, as `from-file -> to-file`. */
+function crossImports(): { from: string; to: string; edge: string }[] {
+  const out: { from: string; to: string; edge: string }[] = [];
+  for (const rel of sourceFiles()) {
+    if (isTestFile(rel) || TEST_FOLDERS.has(folderOf(rel))) continue;
+    const text = readFileSync(path.join(SRC, rel), 'utf8');
+    for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)['"](\.\.?\/[^'"]+)['"]/g)) {
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(rel), m[1]!));
+      const [from, to] = [folderOf(rel), folderOf(target)];
+      if (from !== to) out.push({ from, to, edge: `${rel} -> ${target}` });
+    }
+  }
+  return out;
+}
+
+const imports = crossImports();
+
+describe('import direction between top-level folders', () => {
+  it('places every top-level folder in a layer', () => {
+    const folders = new Set(sourceFiles().map(folderOf));
+    const unplaced = [...folders].filter((f) => !rank.has(f) && !TEST_FOLDERS.has(f));
+    expect(unplaced, 'add the new folder to LAYERS in src/architecture.test.ts and to ARCHITECTURE.md').toEqual([]);
+  });
+
+  it('points every import down, sideways only where allowed, up only where listed', () => {
+    const sideways = new Set(SIDEWAYS.map(([a, b]) => `${a}>${b}`));
+    const wrong = imports
+      .filter(({ from, to, edge }) => {
+        const [a, b] = [rank.get(from)!, rank.get(to)!];
+        if (b < a) return false;
+        if (b === a) return !sideways.has(`${from}>${to}`);
+        return !UPWARD.includes(edge);
+      })
+      .map((i) => i.edge);
+    expect(wrong, 'see the layers in ARCHITECTURE.md; move the shared piece down, or hand it in from app/').toEqual([]);
+  });
+
+  it('keeps the upward imports few and current', () => {
+    expect(UPWARD.length).toBeLessThanOrEqual(4);
+    const present = new Set(imports.map((i) => i.edge));
+    expect(
+      UPWARD.filter((edge) => !present.has(edge)),
+      'remove listed upward imports that no longer exist',
+    ).toEqual([]);
+  });
+
+  it('has no cycle between top-level folders', () => {
+    const next = new Map<string, Set<string>>();
+    for (const { from, to } of imports) next.set(from, (next.get(from) ?? new Set()).add(to));
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (node: string, trail: string[]) => {
+      if (state.get(node) === 'done') return;
+      if (state.get(node) === 'open') {
+        cycles.push([...trail.slice(trail.indexOf(node)), node].join(' -> '));
+        return;
+      }
+      state.set(node, 'open');
+      for (const to of next.get(node) ?? []) visit(to, [...trail, node]);
+      state.set(node, 'done');
+    };
+    for (const node of next.keys()) visit(node, []);
+    expect(cycles).toEqual([]);
+  });
+});

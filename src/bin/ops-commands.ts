@@ -1,0 +1,68 @@
+/** Operational commands: `backup`, `restore` (and `doctor`, `move-to-postgres`). */
+import { Command } from 'commander';
+import { action, output } from './cli-support.ts';
+import { loadConfig } from '../config/load.ts';
+import { backupDatabase, restoreDatabase, type BackupReport } from '../ops/backup.ts';
+import { reportTable, runDoctor } from '../ops/doctor.ts';
+import { promises as dns } from 'node:dns';
+
+/** The line that reminds of, and reports on, the master key. */
+function keyLines(r: BackupReport): string {
+  const k = r.masterKey;
+  const verdict =
+    k.result === 'ok'
+      ? 'it decrypts the data in this copy'
+      : k.result === 'nothing-sealed'
+        ? 'nothing encrypted to check it against yet'
+        : 'WARNING: it does NOT decrypt the data in this copy';
+  return (
+    `master key: ${k.source} (fingerprint ${k.fingerprint}): ${verdict}.\n` +
+    'The backup does not contain the master key. Keep a copy of it apart from the backup: without it, message bodies, ' +
+    'attachments and form submissions in the backup cannot be decrypted.'
+  );
+}
+
+/** `sealpost backup --out <file>` */
+export function backupCommand(): Command {
+  return new Command('backup')
+    .description('copy the embedded database to a file while the service runs, and check the master key against it')
+    .requiredOption('--out <file>', 'the backup file to write (must not exist)')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (o: { out: string; json?: boolean }) => {
+        const r = await backupDatabase(loadConfig(), o.out);
+        output(o.json, r, `backed up ${r.bytes} bytes to ${r.file} in ${r.ms} ms (schema ${r.schema})\n${keyLines(r)}`);
+        if (r.masterKey.result === 'mismatch') process.exitCode = 1;
+      }),
+    );
+}
+
+/** `sealpost restore --from <file>` */
+export function restoreCommand(): Command {
+  return new Command('restore')
+    .description('replace the embedded database with a backup (stop the service first)')
+    .requiredOption('--from <file>', 'the backup file made by `sealpost backup`')
+    .option('--force', 'restore even though a running service seems to hold the database')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (o: { from: string; force?: boolean; json?: boolean }) => {
+        const r = await restoreDatabase(loadConfig(), o.from, { force: o.force });
+        const kept = r.previous ? `\nthe database it replaced is kept as ${r.previous}` : '';
+        output(o.json, r, `restored ${r.file} from ${o.from} (schema ${r.schema})${kept}\n${keyLines(r)}`);
+      }),
+    );
+}
+
+/** `sealpost doctor` */
+export function doctorCommand(): Command {
+  return new Command('doctor')
+    .description('check configuration, database, disk, master key, TLS certificate, relay and DNS; exit 1 on a failure')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (o: { json?: boolean }) => {
+        const report = await runDoctor(loadConfig(), { resolver: dns });
+        output(o.json, report, reportTable(report));
+        if (report.some((c) => c.status === 'fail')) process.exitCode = 1;
+      }),
+    );
+}

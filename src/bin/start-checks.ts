@@ -1,0 +1,90 @@
+/**
+ * What `sealpost start` checks before it opens anything, and how the usual ways a start fails (a busy port, a missing
+ * relay URL, an unwritable data directory, an unreachable database) become one line naming the cause and the setting.
+ */
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { ConfigError, databaseTarget } from '../config/load.ts';
+import type { Config } from '../config/schema.ts';
+import { redactUrl } from '../ops/redact-url.ts';
+
+/** A start that cannot go on, with the one line to show. */
+export class StartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartError';
+  }
+}
+
+/** Network error codes that mean the database host could not be reached or refused the connection. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
+
+/** Checks, before anything opens, that the configuration can start: relay URL, data directory, database reachable. */
+export async function checkStartable(config: Config): Promise<void> {
+  if (config.transport === 'relay' && !config.relayUrl)
+    throw new ConfigError('SEALPOST_RELAY_URL is required when SEALPOST_TRANSPORT is relay (smtp://user:pass@host:587)');
+  const target = databaseTarget(config);
+  if (target.dialect === 'sqlite') {
+    checkWritable(config.dataDir, 'SEALPOST_DATA_DIR');
+    if (target.file !== ':memory:' && path.dirname(target.file) !== path.resolve(config.dataDir))
+      checkWritable(path.dirname(target.file), 'SEALPOST_DATABASE_URL');
+    return;
+  }
+  await probePostgres(target.url);
+}
+
+/** Creates `dir` when missing and fails unless this process may write into it. */
+export function checkWritable(dir: string, setting: string): void {
+  const abs = path.resolve(dir);
+  try {
+    mkdirSync(abs, { recursive: true });
+    accessSync(abs, constants.W_OK | constants.X_OK);
+  } catch (err) {
+    throw new StartError(`the data directory ${abs} is not writable (${setting}): ${errorText(err)}`);
+  }
+}
+
+/** Opens and closes one connection, failing with the database's address (never its password) when that does not work. */
+async function probePostgres(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  try {
+    await client.connect();
+  } catch (err) {
+    throw new StartError(`the database at ${redactUrl(url)} is unreachable (SEALPOST_DATABASE_URL): ${errorText(err)}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Turns a failure of opening the database or starting a listener into a StartError naming the setting, or returns it unchanged. */
+export function explainStartFailure(err: unknown, config: Config): unknown {
+  const e = err as NodeJS.ErrnoException & { port?: number; address?: string };
+  if (e?.code === 'EADDRINUSE' || e?.code === 'EADDRNOTAVAIL') {
+    const setting = portSetting(config, e.port);
+    const what = e.code === 'EADDRINUSE' ? 'is already in use' : 'cannot be bound on this machine';
+    return new StartError(`port ${e.port ?? '?'} on ${e.address ?? 'the configured address'} ${what} (${setting})`);
+  }
+  if (e?.code && UNREACHABLE.has(e.code) && config.databaseUrl)
+    return new StartError(`the database at ${redactUrl(config.databaseUrl)} is unreachable (SEALPOST_DATABASE_URL): ${errorText(err)}`);
+  if (e?.code === 'SQLITE_CANTOPEN' || e?.code === 'SQLITE_READONLY' || e?.code === 'EACCES' || e?.code === 'EROFS')
+    return new StartError(`the data directory ${path.resolve(config.dataDir)} is not writable (SEALPOST_DATA_DIR): ${errorText(err)}`);
+  return err;
+}
+
+/** The configuration key whose value is `port`. */
+function portSetting(config: Config, port: number | undefined): string {
+  const candidates: [number, string][] = [
+    [config.httpPort, 'SEALPOST_HTTP_PORT'],
+    [config.smtpSubmissionPort, 'SEALPOST_SMTP_SUBMISSION_PORT'],
+    [config.smtpTlsPort, 'SEALPOST_SMTP_TLS_PORT'],
+    [config.smtpPort25, 'SEALPOST_SMTP_PORT_25'],
+  ];
+  return candidates.find(([p]) => p === port)?.[1] ?? 'SEALPOST_HTTP_PORT or an SMTP port';
+}
+
+function errorText(err: unknown): string {
+  const e = err as Error & { code?: string; errors?: Error[] };
+  const message = e?.message || e?.errors?.[0]?.message || e?.code || String(err);
+  return message.split('\n')[0]!;
+}

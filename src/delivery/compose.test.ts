@@ -1,0 +1,58 @@
+import { simpleParser, type AddressObject } from 'mailparser';
+import { expect, it } from 'vitest';
+import { composeMessage } from './compose.ts';
+import type { DeliveryItem, MessageContent } from './model.ts';
+
+const item = (recipientId: number, address: string): DeliveryItem => ({
+  recipientId,
+  messageId: 'msg-many',
+  customerId: 1,
+  address,
+  kind: 'to',
+  final: false,
+  headerMessageId: '<many@clinic.example>',
+  envelopeFrom: 'desk@clinic.example',
+  createdAt: Date.now(),
+  allowNonTls: false,
+  forceSecure: false,
+  openTracking: true,
+  linkTracking: true,
+  content: null,
+  dkim: null,
+});
+
+const addresses = (field: AddressObject | AddressObject[] | undefined) =>
+  (Array.isArray(field) ? field : field ? [field] : []).flatMap((o) => o.value.map((v) => v.address));
+
+it('gives every copy of a many-recipient message the full To and Cc lists, with that copy’s own tracking', async () => {
+  const to = Array.from({ length: 300 }, (_, i) => ({ address: `patient${i}@example.org`, name: `Patient ${i} Ünïcode` }));
+  const cc = Array.from({ length: 20 }, (_, i) => ({ address: `nurse${i}@example.org`, name: '' }));
+  const content: MessageContent = {
+    subject: 'Results',
+    from: { address: 'desk@clinic.example', name: 'Desk' },
+    to,
+    cc,
+    headers: { 'X-Ref': '7' },
+    text: 'Hello',
+    html: '<p><a href="https://portal.example/">portal</a></p>',
+    attachments: [],
+  };
+  const tracker = {
+    rewriteLinks: (html: string, recipientId: number) => html.replace('https://portal.example/', `https://t.example/c/${recipientId}`),
+    openPixelUrl: (recipientId: number) => `https://t.example/o/${recipientId}.gif`,
+  };
+  for (const [id, address] of [
+    [1, 'patient0@example.org'],
+    [2, 'patient299@example.org'],
+    [3, 'nurse5@example.org'],
+  ] as const) {
+    const parsed = await simpleParser(await composeMessage(item(id, address), content, tracker));
+    expect(addresses(parsed.to)).toEqual(to.map((m) => m.address));
+    expect(addresses(parsed.cc)).toEqual(cc.map((m) => m.address));
+    expect((parsed.to as AddressObject).value[1]!.name).toBe('Patient 1 Ünïcode');
+    expect(parsed.headers.get('x-ref')).toBe('7');
+    expect(parsed.html).toContain(`https://t.example/c/${id}`);
+    expect(parsed.html).toContain(`https://t.example/o/${id}.gif`);
+    expect([...parsed.headers.keys()].filter((k) => k.startsWith('x-sealpost'))).toEqual([]);
+  }
+});

@@ -1,0 +1,115 @@
+/** Form definition routes under `/v1/forms` and `/forms`: create, list, statistics, copy, read, change, archive, delete, and the public read. */
+import { Type } from '@sinclair/typebox';
+import type { TypedApp } from '../../http/typed.ts';
+import type { AppContext } from '../../context.ts';
+import { principalOf } from '../../http/auth.ts';
+import { ErrorResponse } from '../../mail/error-body.ts';
+import {
+  FORMS_PREFIXES,
+  CopyBody,
+  CreateBody,
+  Detail,
+  Form,
+  IdParam,
+  ListQuery,
+  ListResponse,
+  PublicForm,
+  Stats,
+  StatsQuery,
+  UpdateBody,
+  UpdateResponse,
+} from './forms.schemas.ts';
+import {
+  archiveForm,
+  changeForm,
+  copyForm,
+  createForm,
+  deleteForm,
+  formEnvelopeOf,
+  listFormsOf,
+  publicFormOf,
+  statsOf,
+  unarchiveForm,
+} from './forms.service.ts';
+
+const security: { [name: string]: string[] }[] = [{ bearer: [] }];
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse };
+const verbatim = { verbatimBodyKeys: ['form_json'] };
+
+/** Registers the form definition routes. */
+export function formsRoutes(app: TypedApp, ctx: AppContext): void {
+  for (const prefix of FORMS_PREFIXES) {
+    const base = `${prefix}/api/forms`;
+    const common = { hide: prefix === '/forms', tags: ['forms'], security };
+    app.post(
+      base,
+      {
+        config: verbatim,
+        schema: { ...common, summary: 'Create a form', body: CreateBody, response: { 200: Type.Object({ id: Type.String() }), ...errors } },
+      },
+      (req) => createForm(ctx, principalOf(req, 'forms').customerId, req.body),
+    );
+    app.get(
+      base,
+      { schema: { ...common, summary: 'List forms', querystring: ListQuery, response: { 200: ListResponse, ...errors } } },
+      (req) => listFormsOf(ctx, principalOf(req, 'forms').customerId, req.query),
+    );
+    app.get(
+      `${base}/stats`,
+      { schema: { ...common, summary: 'Form statistics', querystring: StatsQuery, response: { 200: Stats, ...errors } } },
+      (req) => statsOf(ctx, principalOf(req, 'forms').customerId, req.query.customer_id),
+    );
+    app.post(
+      `${base}/copy`,
+      { schema: { ...common, summary: 'Copy a form under a new title', body: CopyBody, response: { 200: Form, ...errors } } },
+      (req) => copyForm(ctx, principalOf(req, 'forms').customerId, req.body),
+    );
+    app.get(
+      `${base}/:id`,
+      { schema: { ...common, summary: 'Read a form', params: IdParam, response: { 200: Type.Object({ data: Form }), ...errors } } },
+      (req) => formEnvelopeOf(ctx, principalOf(req, 'forms').customerId, req.params.id),
+    );
+    app.put(
+      `${base}/:id`,
+      {
+        config: verbatim,
+        schema: {
+          ...common,
+          summary: 'Change some fields of a form',
+          params: IdParam,
+          body: UpdateBody,
+          response: { 200: UpdateResponse, ...errors },
+        },
+      },
+      (req) => changeForm(ctx, principalOf(req, 'forms').customerId, req.params.id, req.body),
+    );
+    app.delete(
+      `${base}/:id`,
+      { schema: { ...common, summary: 'Delete a form', params: IdParam, response: { 200: Detail, ...errors } } },
+      (req) => deleteForm(ctx, principalOf(req, 'forms').customerId, req.params.id),
+    );
+    app.post(
+      `${base}/:id/archive`,
+      { schema: { ...common, summary: 'Archive a form (also deactivates it)', params: IdParam, response: { 200: Detail, ...errors } } },
+      (req) => archiveForm(ctx, principalOf(req, 'forms').customerId, req.params.id),
+    );
+    app.post(
+      `${base}/:id/unarchive`,
+      { schema: { ...common, summary: 'Unarchive a form (it stays inactive)', params: IdParam, response: { 200: Detail, ...errors } } },
+      (req) => unarchiveForm(ctx, principalOf(req, 'forms').customerId, req.params.id),
+    );
+    app.get(
+      `${prefix}/public/form_data/:id`,
+      {
+        schema: {
+          hide: prefix === '/forms',
+          tags: ['forms'],
+          summary: 'Read an active form for rendering (no key)',
+          params: IdParam,
+          response: { 200: PublicForm, 404: ErrorResponse },
+        },
+      },
+      (req) => publicFormOf(ctx, req.params.id),
+    );
+  }
+}

@@ -1,0 +1,98 @@
+/** The hosted page in headless Chromium: fill, fail, see the message beside the field, fix, submit, thank-you; then the API and CSV. */
+import { existsSync, mkdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser } from 'playwright-core';
+import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { createForm } from '../forms.test-support.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const present = existsSync(CHROMIUM);
+if (!present) console.warn(`hosted page browser test skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
+
+let t: TestApp;
+let a: TestAccount;
+let browser: Browser;
+let base: string;
+
+describe.skipIf(!present)('hosted form page in Chromium', () => {
+  beforeAll(async () => {
+    t = await createTestApp({ config: { formsSubmitPerMinute: 0 } });
+    a = await t.createAccount();
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('shows the error beside the field, then the thank-you page, and the answer reaches the API and the CSV', async () => {
+    const id = await createForm(t.app, a.auth, { form_css: 'h1{color:#0a5}' });
+    const page = await browser.newPage({ javaScriptEnabled: false });
+    page.setDefaultTimeout(8000);
+    await page.goto(`${base}/f/${id}`);
+    await page.getByLabel('Full name').fill('Katherine Johnson');
+    await page.getByLabel('Email').fill('katherine-at-example');
+    await page.getByLabel('Topic').selectOption('appt');
+    await page.getByLabel('I agree').check();
+    await page.getByRole('button', { name: 'Submit' }).click();
+
+    const email = page.getByLabel('Email');
+    await expect.poll(() => email.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = (await email.getAttribute('aria-describedby'))!;
+    expect(await page.locator(`#${describedBy}`).textContent()).toBe('must be a valid email address');
+    expect(await page.getByLabel('Full name').inputValue()).toBe('Katherine Johnson');
+    mkdirSync('.test-artifacts', { recursive: true });
+    await page.screenshot({ path: '.test-artifacts/forms-hosted-error.png', fullPage: true });
+
+    await email.fill('katherine@example.org');
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await page.getByText('Thank you').waitFor();
+    expect(page.url()).toBe(`${base}/f/${id}/thanks`);
+    await page.screenshot({ path: '.test-artifacts/forms-hosted-thanks.png', fullPage: true });
+
+    const list = await t.app.inject({ method: 'GET', url: `/v1/forms/api/forms/${id}/submissions`, headers: a.auth });
+    expect(list.json().total).toBe(1);
+    expect(JSON.parse(list.json().data[0].form_data)).toMatchObject({
+      name: 'Katherine Johnson',
+      email: 'katherine@example.org',
+      topic: 'appt',
+      consent: true,
+    });
+    const csv = await t.app.inject({ method: 'GET', url: `/v1/forms/api/forms/${id}/submissions/submission-csv`, headers: a.auth });
+    expect(csv.body).toContain('"Katherine Johnson","katherine@example.org","appt","","Yes"');
+  });
+
+  it('puts each radio and checkbox label on the same line as its control, to its right', async () => {
+    const form_json = {
+      body: [
+        { type: 'RadioGroup', id: 'r', properties: { field_name: 'visit', text: 'Visit type', options: ['In person', 'Video call'] } },
+        { type: 'CheckboxGroup', id: 'c', properties: { field_name: 'days', text: 'Days', options: ['Monday', 'Tuesday'] } },
+        { type: 'Checkbox', id: 'k', properties: { field_name: 'consent', text: 'I agree' } },
+      ],
+    };
+    const id = await createForm(t.app, a.auth, { form_json });
+    const page = await browser.newPage({ javaScriptEnabled: false });
+    page.setDefaultTimeout(8000);
+    await page.goto(`${base}/f/${id}`);
+    for (const label of ['In person', 'Video call', 'Monday', 'Tuesday', 'I agree']) {
+      const control = (await page.getByLabel(label).boundingBox())!;
+      const text = (await page.locator('label', { hasText: label }).boundingBox())!;
+      expect(text.x).toBeGreaterThan(control.x + control.width - 1);
+      expect(Math.abs(text.y + text.height / 2 - (control.y + control.height / 2))).toBeLessThan(text.height / 2);
+    }
+    await page.close();
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * The hosted form page `/f/<id>`: a complete HTML document rendered from the definition with the form's own CSS,
+ * a native form post that works with JavaScript off, an error summary and per-field messages after a failed submit,
+ * a honeypot field, and a per-render token that makes a double submit count once. Also the thank-you and not-found pages.
+ */
+import { ownValue } from '../../own.ts';
+import { COMPONENTS } from '../components/components.ts';
+import { fieldName, type Component } from '../components/component-types.ts';
+import { esc } from '../components/fields.html.ts';
+import { RESERVED_PREFIX } from '../definitions/definition.ts';
+
+/** The honeypot field: hidden from people, filled in by naive bots. */
+export const HONEYPOT_FIELD = `${RESERVED_PREFIX}website`;
+/** The per-render token field, used as the submission's idempotency key. */
+export const TOKEN_FIELD = `${RESERVED_PREFIX}token`;
+
+/** Response headers of every hosted page. Form posts go only to this server; nothing is loaded from elsewhere except https images. */
+export const PAGE_HEADERS = {
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+};
+
+/** What the page needs of a form. */
+export interface PageForm {
+  id: string;
+  title: string;
+  description: string | null;
+  form_css: string;
+  signable: number;
+  signature_confirmation_label: string | null;
+}
+
+/** The sentence a signer affirms when a signable form sets no `signature_confirmation_label`. */
+export const DEFAULT_AFFIRMATION =
+  'By typing my name, I sign this form electronically and agree that my electronic signature is the legal equivalent of my handwritten signature.';
+
+/** The sentence the signer of a signable form affirms, as the page shows it and the evidence records it; null when not signable. */
+export function affirmationOf(form: { signable: number; signature_confirmation_label: string | null }): string | null {
+  if (form.signable !== 1) return null;
+  return form.signature_confirmation_label?.trim() || DEFAULT_AFFIRMATION;
+}
+
+const BASE_CSS = `body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
+.sp-field{margin:0 0 1rem}.sp-field label,.sp-field legend{display:block;font-weight:600}
+.sp-field input:not([type=checkbox]):not([type=radio]),.sp-field select,.sp-field textarea{display:block;width:100%;box-sizing:border-box;padding:.4rem}
+.sp-check,.sp-option{display:flex;align-items:center;gap:.5rem;margin:.25rem 0}.sp-field .sp-check label,.sp-field .sp-option label{display:inline;font-weight:normal;margin:0}
+.sp-affirmation{font-style:italic;margin:.25rem 0}.sp-error{color:#b00020;margin:.25rem 0 0}.sp-has-error input,.sp-has-error select,.sp-has-error textarea{border-color:#b00020}
+.sp-summary{border:2px solid #b00020;padding:.5rem 1rem;margin-bottom:1rem}.sp-hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}`;
+
+/** Keeps the form's CSS inside its style element. */
+const cssText = (css: string) => css.replace(/<\/(style)/gi, '<\\/$1');
+
+function documentHtml(title: string, css: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${esc(title)}</title><style>${BASE_CSS}</style>${css ? `<style>${cssText(css)}</style>` : ''}</head><body><main>${body}</main></body></html>`;
+}
+
+/** The fields of a definition without a page around them: the stored `form_html` when a definition gives none. */
+export function renderFragment(
+  components: Component[],
+  values: Record<string, unknown> = {},
+  errors: Record<string, string> = {},
+  affirmation?: string,
+): string {
+  const parts = components.map((c, index) => {
+    const name = fieldName(c);
+    const view = { index, value: name ? values[name] : undefined, error: name ? errors[name] : undefined };
+    return ownValue(COMPONENTS, c.type)!.render(c, c.type === 'Signature' && affirmation ? { ...view, affirmation } : view);
+  });
+  if (!components.some((c) => c.type === 'Button')) parts.push('<button type="submit" class="sp-button">Submit</button>');
+  return parts.join('\n');
+}
+
+/** The form page; after a failed submit `errors` holds a message per field name and `values` what was entered. */
+export function formPage(
+  form: PageForm,
+  components: Component[],
+  state: { values?: Record<string, unknown>; errors?: Record<string, string>; token: string },
+): string {
+  const errors = state.errors ?? {};
+  const failing = components.map((c, i) => ({ c, i })).filter(({ c }) => fieldName(c) && errors[fieldName(c)]);
+  const summary = failing.length
+    ? `<div class="sp-summary" role="alert"><p>Please correct ${failing.length === 1 ? 'the field' : `these ${failing.length} fields`}:</p><ul>${failing
+        .map(({ c, i }) => `<li><a href="#sp-${i}">${esc(labelFor(c))}: ${esc(errors[fieldName(c)]!)}</a></li>`)
+        .join('')}</ul></div>`
+    : '';
+  const multipart = components.some((c) => c.type === 'FileUpload');
+  const head = `<h1>${esc(form.title)}</h1>${form.description ? `<p class="sp-description">${esc(form.description)}</p>` : ''}`;
+  const hidden =
+    `<div class="sp-hp" aria-hidden="true"><label for="${HONEYPOT_FIELD}">Leave this field empty</label><input type="text" id="${HONEYPOT_FIELD}" name="${HONEYPOT_FIELD}" tabindex="-1" autocomplete="off"></div>` +
+    `<input type="hidden" name="${TOKEN_FIELD}" value="${esc(state.token)}">`;
+  const formTag = `<form method="post" action="/f/${esc(form.id)}"${multipart ? ' enctype="multipart/form-data"' : ''} novalidate>`;
+  return documentHtml(
+    form.title,
+    form.form_css,
+    `${head}${summary}${formTag}${hidden}${renderFragment(components, state.values ?? {}, errors, affirmationOf(form) ?? undefined)}</form>`,
+  );
+}
+
+function labelFor(c: Component): string {
+  return (typeof c.properties.text === 'string' ? c.properties.text.replace(/<[^>]*>/g, '').trim() : '') || fieldName(c);
+}
+
+/** The page shown after a successful submit. */
+export function thanksPage(form: PageForm): string {
+  return documentHtml(
+    form.title,
+    form.form_css,
+    `<h1>Thank you</h1><p class="sp-thanks" role="status">Your response to “${esc(form.title)}” was received.</p>`,
+  );
+}
+
+/** The page for an unknown, inactive, archived or deleted form. */
+export function notFoundPage(): string {
+  return documentHtml('Form not found', '', '<h1>Form not found</h1><p>This form does not exist or no longer accepts responses.</p>');
+}

@@ -1,0 +1,122 @@
+/**
+ * Exports of submissions: CSV of all submissions of a form (streamed: rows are read in keyset-paged batches, so memory
+ * stays flat however many there are) or of one, headed by the fields' labels with formula-like cells neutralised; and a
+ * PDF of one submission with labels, values and the signature.
+ */
+import { Readable } from 'node:stream';
+import type { AppContext } from '../../context.ts';
+import { componentsOf } from '../definitions/definition.ts';
+import { isDecodableImage } from '../components/images.ts';
+import { isField } from '../components/components.ts';
+import { fieldName, labelOf, type Component } from '../components/component-types.ts';
+import type { FormRow } from '../definitions/forms.repository.ts';
+import { openSubmission } from './submissions.service.ts';
+import { findSignature, submissionsAfter, type SubmissionRow } from './submissions.repository.ts';
+
+const BATCH = 500;
+
+/** One CSV cell: quoted, with a leading = + - @ (or tab, carriage return) prefixed by ' so spreadsheets do not run it. */
+export function csvCell(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return `"${safe.replace(/"/g, '""')}"`;
+}
+
+/** A stored value as cell text. */
+function cellText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (Array.isArray(value)) return value.map(String).join('; ');
+  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
+  if (typeof value === 'string' && value.startsWith('data:image/')) return '[signature image]';
+  return String(value);
+}
+
+function fields(form: FormRow): Component[] {
+  return componentsOf(form.form_json).filter(isField);
+}
+
+function headerLine(components: Component[]): string {
+  return ['Submission ID', 'Submitted at', ...components.map(labelOf)].map(csvCell).join(',') + '\r\n';
+}
+
+function rowLine(ctx: AppContext, components: Component[], row: SubmissionRow): string {
+  const values = openSubmission(ctx, row).form_data;
+  return (
+    [row.id, new Date(row.created_at).toISOString(), ...components.map((c) => cellText(values[fieldName(c)]))].map(csvCell).join(',') +
+    '\r\n'
+  );
+}
+
+/** Streams the CSV of every submission of a form, oldest first. */
+export function submissionsCsv(ctx: AppContext, form: FormRow): Readable {
+  const components = fields(form);
+  async function* lines(): AsyncGenerator<string> {
+    yield '\ufeff' + headerLine(components);
+    let after: { createdAt: number; id: string } | null = null;
+    for (;;) {
+      const rows = await submissionsAfter(ctx.database.reader, form.id, after, BATCH);
+      if (rows.length === 0) return;
+      yield rows.map((r) => rowLine(ctx, components, r)).join('');
+      const last = rows[rows.length - 1]!;
+      after = { createdAt: last.created_at, id: last.id };
+      if (rows.length < BATCH) return;
+    }
+  }
+  return Readable.from(lines());
+}
+
+/** The CSV of one submission. */
+export function submissionCsv(ctx: AppContext, form: FormRow, row: SubmissionRow): string {
+  const components = fields(form);
+  return '\ufeff' + headerLine(components) + rowLine(ctx, components, row);
+}
+
+/** The bytes of a PNG or JPEG data URL that decodes, else null. */
+function imageOf(value: unknown): Buffer | null {
+  const m = typeof value === 'string' ? /^data:image\/(?:png|jpeg);base64,(.+)$/.exec(value) : null;
+  const bytes = m ? Buffer.from(m[1]!, 'base64') : null;
+  return bytes && isDecodableImage(bytes) ? bytes : null;
+}
+
+/** A PDF of one submission: title, time, each field's label and value, uploaded file names and the signature evidence. */
+export async function submissionPdf(ctx: AppContext, form: FormRow, row: SubmissionRow): Promise<Buffer> {
+  const data = openSubmission(ctx, row);
+  const signature = await findSignature(ctx.database.reader, row.id);
+  // Loaded on the first PDF: the library costs start-up time and memory that most processes never use.
+  const { default: PDFDocument } = await import('pdfkit');
+  const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: form.title } });
+  const chunks: Buffer[] = [];
+  doc.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise<void>((resolve, reject) => {
+    doc.on('end', resolve);
+    doc.on('error', reject);
+  });
+  doc.fontSize(18).text(form.title);
+  doc
+    .fontSize(9)
+    .fillColor('#555')
+    .text(`Submission ${row.id} · ${new Date(row.created_at).toISOString()} · form version ${row.form_version}`);
+  doc.moveDown().fillColor('#000');
+  for (const c of fields(form)) {
+    const value = data.form_data[fieldName(c)];
+    doc.fontSize(10).font('Helvetica-Bold').text(labelOf(c));
+    const image = imageOf(value);
+    if (image) doc.image(image, { fit: [250, 100] });
+    else doc.font('Helvetica').text(cellText(value) || '—');
+    doc.moveDown(0.5);
+  }
+  if (signature) {
+    const mark = ctx.sealer.openText(signature.image, `form_signature:${row.id}`);
+    doc.moveDown().font('Helvetica-Bold').text('Signature');
+    if (signature.label) doc.font('Helvetica').text(signature.label);
+    const image = imageOf(mark);
+    if (image) doc.image(image, { fit: [250, 100] });
+    else doc.font('Helvetica-Oblique').fontSize(16).text(mark).fontSize(10);
+    doc
+      .font('Helvetica')
+      .fontSize(9)
+      .text(`Signed ${new Date(signature.signed_at).toISOString()} from ${signature.ip}, form version ${signature.form_version}`);
+  }
+  doc.end();
+  await done;
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,117 @@
+/** Submission routes under `/v1/forms` and `/forms`: the public JSON submission, the list, CSV exports and the PDF of one. */
+import { Type } from '@sinclair/typebox';
+import type { TypedApp } from '../../http/typed.ts';
+import type { AppContext } from '../../context.ts';
+import { principalOf } from '../../http/auth.ts';
+import { ErrorResponse } from '../../mail/error-body.ts';
+import {
+  FORMS_PREFIXES,
+  IdParam,
+  SubmissionBody,
+  SubmissionParams,
+  SubmissionsQuery,
+  SubmissionsResponse,
+} from '../definitions/forms.schemas.ts';
+import { acceptJsonSubmission } from './json-door.ts';
+import { requireSubmission, submissionsOf } from './submissions.service.ts';
+import { requireForm } from '../definitions/forms.service.ts';
+import { submissionCsv, submissionPdf, submissionsCsv } from './exports.ts';
+import type { IpLimiter } from './spam.ts';
+
+const security: { [name: string]: string[] }[] = [{ bearer: [] }];
+const errors = {
+  400: ErrorResponse,
+  401: ErrorResponse,
+  403: ErrorResponse,
+  404: ErrorResponse,
+  413: ErrorResponse,
+  422: ErrorResponse,
+  429: ErrorResponse,
+};
+const CSV = 'text/csv; charset=utf-8';
+
+/** Registers the submission routes; `limiter` is shared with the hosted page. */
+export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimiter): void {
+  for (const prefix of FORMS_PREFIXES) {
+    const base = `${prefix}/api/forms/:id`;
+    const common = { hide: prefix === '/forms', tags: ['form submissions'], security };
+    app.post(
+      `${base}/submissions`,
+      {
+        bodyLimit: ctx.config.formsSubmitMaxBytes,
+        onRequest: async (req) => limiter.take(req.ip),
+        schema: {
+          tags: ['form submissions'],
+          hide: prefix === '/forms',
+          summary: 'Submit a response to an active form (no key; Idempotency-Key header optional)',
+          params: IdParam,
+          body: SubmissionBody,
+          response: { 201: Type.Null({ description: 'Accepted; the body is empty' }), ...errors },
+        },
+      },
+      async (req, reply) => {
+        await acceptJsonSubmission(ctx, req.params.id, req.body ?? {}, { ip: req.ip, idempotencyKey: req.headers['idempotency-key'] });
+        return reply.code(201).send(undefined as unknown as null);
+      },
+    );
+    app.get(
+      `${base}/submissions`,
+      {
+        schema: {
+          ...common,
+          summary: 'List submissions of a form',
+          params: IdParam,
+          querystring: SubmissionsQuery,
+          response: { 200: SubmissionsResponse, ...errors },
+        },
+      },
+      (req) => submissionsOf(ctx, principalOf(req, 'forms').customerId, req.params.id, req.query),
+    );
+    app.get(
+      `${base}/submissions/submission-csv`,
+      { schema: { ...common, summary: 'CSV of every submission of a form (streamed)', params: IdParam, produces: ['text/csv'] } },
+      async (req, reply) => {
+        const form = await requireForm(ctx, principalOf(req, 'forms').customerId, req.params.id);
+        return reply
+          .type(CSV)
+          .header('content-disposition', `attachment; filename="form-${form.id}-submissions.csv"`)
+          .send(submissionsCsv(ctx, form));
+      },
+    );
+    for (const path of [`${base}/submissions/submission-csv/:submission_id`, `${base}/submission-csv/:submission_id`]) {
+      const alias = !path.includes('/submissions/');
+      app.get(
+        path,
+        {
+          schema: {
+            ...common,
+            hide: common.hide || alias,
+            summary: alias ? 'CSV of one submission (older path)' : 'CSV of one submission',
+            params: SubmissionParams,
+            produces: ['text/csv'],
+          },
+        },
+        async (req, reply) => {
+          const { form, row } = await requireSubmission(ctx, principalOf(req, 'forms').customerId, req.params.id, req.params.submission_id);
+          return reply
+            .type(CSV)
+            .header('content-disposition', `attachment; filename="submission-${row.id}.csv"`)
+            .send(submissionCsv(ctx, form, row));
+        },
+      );
+    }
+    app.get(
+      `${base}/submissions/:submission_id/submission-pdf`,
+      {
+        schema: { ...common, summary: 'PDF of one submission with its signature', params: SubmissionParams, produces: ['application/pdf'] },
+      },
+      async (req, reply) => {
+        const { form, row } = await requireSubmission(ctx, principalOf(req, 'forms').customerId, req.params.id, req.params.submission_id);
+        return reply
+          .type('application/pdf')
+          .header('content-disposition', `attachment; filename="submission-${row.id}.pdf"`)
+          .send(await submissionPdf(ctx, form, row));
+      },
+    );
+  }
+}

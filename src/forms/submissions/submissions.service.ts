@@ -1,0 +1,177 @@
+/**
+ * Submissions: the one accept function both doors (JSON and the hosted page) call, and the reads of stored submissions.
+ * Accepting reads as its steps: find the open form, check every field, then in one transaction store the sealed data,
+ * the signature evidence, the counters and the background work row, and wake the worker.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/types.ts';
+import { AppError, type ErrorDetail } from '../../errors/app-error.ts';
+import { enqueueJob } from '../../jobs/jobs.repository.ts';
+import { componentsOf } from '../definitions/definition.ts';
+import { affirmationOf, HONEYPOT_FIELD } from '../hosted/page.html.ts';
+import type { Component, Upload } from '../components/component-types.ts';
+import { openForm, requireForm } from '../definitions/forms.service.ts';
+import type { FormRow } from '../definitions/forms.repository.ts';
+import { checkSubmission, type CheckedSubmission, type StoredFile } from './submission-check.ts';
+import {
+  countSubmission,
+  findSubmission,
+  insertSignature,
+  insertSubmission,
+  listSubmissions,
+  signedSubmissionIds,
+  type SubmissionRow,
+} from './submissions.repository.ts';
+import type { SubmissionRecord, SubmissionsQuery } from '../definitions/forms.schemas.ts';
+
+/** The queue of work that follows a stored submission (notification, subscription). */
+export const SUBMITTED_QUEUE = 'forms.submitted';
+const DAY_MS = 86_400_000;
+
+/** A submission as a door hands it over. */
+export interface SubmissionInput {
+  fields: Record<string, unknown>;
+  /** Files by field name, or a function finding them among the form's components (with problems such as bad base64). */
+  uploads: Map<string, Upload> | ((components: Component[]) => { uploads: Map<string, Upload>; errors: ErrorDetail[] });
+  ip: string;
+  idempotencyKey?: string;
+}
+
+/** What a stored submission's sealed data holds. */
+export interface SubmissionData {
+  form_data: Record<string, unknown>;
+  files: StoredFile[];
+}
+
+/** Accepts a submission of an open form; throws form.not_found or form.submission_invalid (listing every failing field). */
+export async function acceptSubmission(
+  ctx: AppContext,
+  formId: string,
+  input: SubmissionInput,
+): Promise<{ id: string; duplicate: boolean }> {
+  const form = await openForm(ctx, formId);
+  if (isBot(input.fields)) return { id: '', duplicate: true };
+  const components = componentsOf(form.form_json);
+  const files = typeof input.uploads === 'function' ? input.uploads(components) : { uploads: input.uploads, errors: [] };
+  const checked = checkSubmission(components, input.fields, files.uploads);
+  rejectInvalid([...files.errors, ...checked.errors]);
+  return store(ctx, form, checked, input);
+}
+
+/** A filled-in honeypot field: the submission is answered as accepted and dropped. */
+function isBot(fields: Record<string, unknown>): boolean {
+  const v = fields[HONEYPOT_FIELD];
+  return v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.every((x) => x === ''));
+}
+
+/** Throws one 422 naming every failing field (never their values). */
+function rejectInvalid(errors: ErrorDetail[]): void {
+  if (errors.length === 0) return;
+  const names = [...new Set(errors.map((e) => e.field))];
+  throw new AppError(
+    'form.submission_invalid',
+    `${names.length} field${names.length === 1 ? ' is' : 's are'} invalid: ${names.join(', ')}`,
+    {
+      details: errors,
+    },
+  );
+}
+
+async function store(ctx: AppContext, form: FormRow, checked: CheckedSubmission, input: SubmissionInput) {
+  const id = randomUUID();
+  const now = Date.now();
+  const data: SubmissionData = { form_data: checked.values, files: checked.files };
+  const sealed = ctx.sealer.seal(JSON.stringify(data), `form_submission:${id}`);
+  const inserted = await ctx.committer.run(async (trx) => {
+    const ok = await insertSubmission(trx, {
+      id,
+      form_id: form.id,
+      customer_id: form.customer_id,
+      form_version: form.version,
+      data: sealed,
+      idempotency_key: input.idempotencyKey ?? null,
+      created_at: now,
+    });
+    if (!ok) return false;
+    await recordSignature(ctx, trx, form, id, checked, input.ip, now);
+    await countSubmission(trx, form.id, form.customer_id, Math.floor(now / DAY_MS), now);
+    await enqueueJob(trx, { queue: SUBMITTED_QUEUE, payload: { form_id: form.id, submission_id: id } }, now);
+    return true;
+  });
+  if (inserted) ctx.wake(SUBMITTED_QUEUE);
+  return { id, duplicate: !inserted };
+}
+
+/** For signable forms with a signature: the evidence (image or typed name, time, IP, confirmation label, form version). */
+async function recordSignature(
+  ctx: AppContext,
+  trx: Queryable,
+  form: FormRow,
+  id: string,
+  checked: CheckedSubmission,
+  ip: string,
+  now: number,
+) {
+  if (form.signable !== 1 || !checked.signature) return;
+  await insertSignature(trx, {
+    submission_id: id,
+    form_id: form.id,
+    form_version: form.version,
+    field_name: checked.signature.fieldName,
+    label: affirmationOf(form),
+    ip,
+    image: ctx.sealer.seal(checked.signature.value, `form_signature:${id}`),
+    signed_at: now,
+  });
+}
+
+/** Opens the sealed data of a stored submission. */
+export function openSubmission(ctx: AppContext, row: SubmissionRow): SubmissionData {
+  return JSON.parse(ctx.sealer.openText(row.data, `form_submission:${row.id}`)) as SubmissionData;
+}
+
+/** A stored submission as the API returns it, with form_data as a JSON string. */
+export function submissionRecord(ctx: AppContext, row: SubmissionRow, signed: boolean): SubmissionRecord {
+  const data = openSubmission(ctx, row);
+  return {
+    id: row.id,
+    form_id: row.form_id,
+    form_version: row.form_version,
+    form_data: JSON.stringify(data.form_data),
+    attachments: data.files.map((f) => ({ field_name: f.field_name, name: f.name, content_type: f.content_type, size: f.size })),
+    signed,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
+/** One page of a form's submissions; `total` is the form's maintained submission_count. */
+export async function submissionsOf(ctx: AppContext, customerId: number, formId: string, q: SubmissionsQuery) {
+  const form = await requireForm(ctx, customerId, formId);
+  const items = q.items ?? 50;
+  const page = q.page ?? 1;
+  const rows = await listSubmissions(ctx.database.reader, form.id, {
+    order: q.order?.toLowerCase() === 'asc' ? 'asc' : 'desc',
+    limit: items,
+    offset: (page - 1) * items,
+  });
+  const signed = await signedIds(ctx, rows);
+  return { data: rows.map((r) => submissionRecord(ctx, r, signed.has(r.id))), total: form.submission_count, page, items };
+}
+
+async function signedIds(ctx: AppContext, rows: SubmissionRow[]): Promise<Set<string>> {
+  return new Set(
+    await signedSubmissionIds(
+      ctx.database.reader,
+      rows.map((r) => r.id),
+    ),
+  );
+}
+
+/** One submission of one of the account's forms, or form.submission_not_found. */
+export async function requireSubmission(ctx: AppContext, customerId: number, formId: string, submissionId: string) {
+  const form = await requireForm(ctx, customerId, formId);
+  const row = await findSubmission(ctx.database.reader, form.id, submissionId);
+  if (!row) throw new AppError('form.submission_not_found', `submission ${submissionId} was not found`);
+  return { form, row };
+}

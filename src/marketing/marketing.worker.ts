@@ -1,0 +1,14 @@
+/** The background work of marketing: drip steps and enrolment, campaign expansion and delivery, exports, capture retention. */
+import type { BackgroundWork } from '../jobs/jobs.worker.ts';
+import { dripQueues } from './drips/drips.engine.ts';
+import { dripTasks } from './drips/drips.enroll.ts';
+import { marketingQueues, type MarketingQueueOptions } from './campaigns/delivery.ts';
+import { marketingRetentionTask } from './campaigns/captured.ts';
+import { EXPORT_QUEUE } from './exports/exports.service.ts';
+import { exportQueue } from './exports/exports.queue.ts';
+
+/** The drip and campaign queues, the drip enrolment task and the retention of captured marketing mail. */
+export const marketingWork: BackgroundWork<MarketingQueueOptions> = {
+  queues: (ctx, opts) => ({ ...dripQueues(ctx), ...marketingQueues(ctx, opts), [EXPORT_QUEUE]: exportQueue(ctx) }),
+  tasks: (ctx) => [...dripTasks(ctx), marketingRetentionTask(ctx)],
+};

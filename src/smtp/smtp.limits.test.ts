@@ -1,0 +1,119 @@
+import net from 'node:net';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import nodemailer from 'nodemailer';
+import { testCertificate } from '../test/smtp-sink.ts';
+import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
+import { readData, startSmtp, type RunningSmtp } from './smtp.server.ts';
+
+const pair = testCertificate();
+
+describe('SMTP limits', () => {
+  let t: TestApp;
+  let acme: TestAccount;
+  let smtp: RunningSmtp;
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      config: { smtpHost: '127.0.0.1', maxRecipientsPerMessage: 3, smtpMaxMimeParts: 3, authFailuresPerWindow: 4 },
+    });
+    acme = await t.createAccount();
+    smtp = await startSmtp(t.ctx, [{ name: 'submission', port: 0, secure: false }], pair);
+  });
+  afterAll(async () => {
+    await smtp?.stop();
+    await t?.close();
+  });
+
+  const transport = (pass = acme.key) =>
+    nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: smtp.ports.submission,
+      requireTLS: true,
+      auth: { user: 'apikey', pass },
+      tls: { rejectUnauthorized: false },
+    });
+
+  it('does not advertise AUTH before STARTTLS, and does after it', async () => {
+    const ehlo = await ehloLines(smtp.ports.submission!);
+    expect(ehlo).toMatch(/STARTTLS/);
+    expect(ehlo).not.toMatch(/AUTH/);
+    // nodemailer only authenticates when the EHLO after STARTTLS lists AUTH PLAIN or LOGIN.
+    const info = await transport().sendMail({ from: `noreply@${acme.domain}`, to: 'a@example.org', subject: 's', text: 'x' });
+    expect(info.response).toMatch(/^250 /);
+  });
+
+  it('answers 452 to the recipient past the cap, and delivers the message to those accepted', async () => {
+    const info = await transport().sendMail({
+      from: `noreply@${acme.domain}`,
+      to: ['a@example.org', 'b@example.org', 'c@example.org', 'd@example.org'],
+      subject: 'many',
+      text: 'x',
+    });
+    expect(info.accepted).toHaveLength(3);
+    expect(info.rejected).toEqual(['d@example.org']);
+    expect((info as { rejectedErrors?: { response: string }[] }).rejectedErrors?.[0]?.response).toMatch(/^452 4\.5\.3 .*at most 3/);
+  });
+
+  it('refuses a message with more MIME parts than the limit permanently with 554', async () => {
+    const err = await transport()
+      .sendMail({
+        from: `noreply@${acme.domain}`,
+        to: 'a@example.org',
+        subject: 'parts',
+        text: 'x',
+        attachments: [1, 2, 3, 4, 5].map((i) => ({ filename: `f${i}.txt`, content: `part ${i}` })),
+      })
+      .catch((e: { responseCode: number; response: string }) => e);
+    expect(err).toMatchObject({ responseCode: 554 });
+    expect((err as { response: string }).response).toMatch(/too many MIME parts/);
+  });
+
+  it('refuses every AUTH from an address after repeated failures with 421, counting them in the metric', async () => {
+    for (let i = 0; i < 4; i++)
+      await expect(
+        transport('sp_wrong').sendMail({ from: `noreply@${acme.domain}`, to: 'a@example.org', subject: 's', text: 'x' }),
+      ).rejects.toMatchObject({
+        responseCode: 535,
+      });
+    const err = await transport()
+      .sendMail({ from: `noreply@${acme.domain}`, to: 'a@example.org', subject: 's', text: 'x' })
+      .catch((e: { responseCode: number; response: string }) => e);
+    expect(err).toMatchObject({ responseCode: 421 });
+    const metric = await t.ctx.authThrottle.metric.get();
+    expect(metric.values.find((v) => v.labels.door === 'smtp')?.value).toBe(4);
+  });
+});
+
+describe('SMTP DATA past the size limit', () => {
+  it('keeps nothing of the message once the limit is passed, reading the rest to the end', async () => {
+    const stream = Object.assign(new PassThrough(), { sizeExceeded: false });
+    const result = readData(stream as never);
+    stream.write(Buffer.alloc(1000, 'a'));
+    stream.sizeExceeded = true;
+    for (let i = 0; i < 100; i++) stream.write(Buffer.alloc(10_000, 'b'));
+    stream.end();
+    const kept = await result;
+    expect(kept.sizeExceeded).toBe(true);
+    expect(kept.bytesKept).toBe(0);
+    expect(kept.raw).toBeNull();
+  });
+});
+
+/** The EHLO reply of a plain connection. */
+async function ehloLines(port: number): Promise<string> {
+  const socket = net.connect(port, '127.0.0.1');
+  let all = '';
+  await new Promise<void>((resolve) => {
+    socket.on('data', (d) => {
+      all += d.toString('utf8');
+      if (all.includes('220 ') && !all.includes('EHLO-SENT')) {
+        all += 'EHLO-SENT';
+        socket.write('EHLO client.example\r\n');
+      }
+      if (/\r\n250 [^\r\n]*\r\n$/.test(all)) resolve();
+    });
+  });
+  socket.destroy();
+  return all;
+}
