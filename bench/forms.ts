@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import { buildApp } from '../src/app/app.ts';
 import { createForm } from '../src/forms/definitions/forms.service.ts';
+import { requireList } from '../src/marketing/lists/lists.service.ts';
 import { submissionsAfter } from '../src/forms/submissions/submissions.repository.ts';
 import { embedded, fmt, load, type BenchRow } from './support.ts';
 
@@ -41,7 +42,7 @@ export async function formsSubmitBench(seconds: number): Promise<BenchRow[]> {
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   try {
     const customerId = (await inst.ctx.database.db.selectFrom('customers').select('id').executeTakeFirstOrThrow()).id;
-    const { id } = await createForm(inst.ctx, customerId, { title: 'Bench', form_json: FORM_JSON });
+    const { id } = await createForm(inst.ctx, customerId, { title: 'Bench', form_json: FORM_JSON }, requireList);
     const path = `/v1/forms/api/forms/${id}/submissions`;
     const body = JSON.stringify({ form_data: DATA });
     await load(`${url}${path}`, { connections: CONNECTIONS, seconds: 2, body });
@@ -76,7 +77,7 @@ export async function formsExportBench(rows = EXPORT_ROWS): Promise<BenchRow[]> 
   try {
     const { ctx } = inst;
     const customerId = (await ctx.database.db.selectFrom('customers').select('id').executeTakeFirstOrThrow()).id;
-    const { id: formId } = await createForm(ctx, customerId, { title: 'Export', form_json: FORM_JSON });
+    const { id: formId } = await createForm(ctx, customerId, { title: 'Export', form_json: FORM_JSON }, requireList);
     await fill(inst.ctx, formId, customerId, rows);
 
     const readStart = performance.now();

@@ -8,7 +8,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { sealContent } from '../src/mail/content.ts';
-import { insertEvent, insertMessage, insertRecipients } from '../src/email/messages.repository.ts';
+import { insertMessage, insertRecipients } from '../src/email/messages.repository.ts';
+import { appendEvent } from '../src/webhooks/webhooks.outbox.ts';
 import { createWorker } from '../src/jobs/worker.ts';
 import { createEndpoint } from '../src/webhooks/webhooks.service.ts';
 import { webhookQueues } from '../src/webhooks/webhooks.worker.ts';
@@ -62,7 +63,7 @@ async function startReceiver(): Promise<Receiver> {
   };
 }
 
-/** Messages with one recipient each and a `delivered` event each, appended through insertEvent in batches. */
+/** Messages with one recipient each and a `delivered` event each, appended through appendEvent in batches. */
 async function makeEvents(inst: Awaited<ReturnType<typeof embedded>>, customerId: number, count: number): Promise<void> {
   const { ctx } = inst;
   for (let done = 0; done < count; done += BATCH) {
@@ -109,7 +110,7 @@ async function makeEvents(inst: Awaited<ReturnType<typeof embedded>>, customerId
             updated_at: now,
           },
         ]);
-        await insertEvent(trx, {
+        await appendEvent(trx, {
           customer_id: customerId,
           message_id: id,
           recipient_id: recipientId!,

@@ -22,7 +22,7 @@ const LAYERS: { name: string; folders: string[] }[] = [
   { name: 'doors and engagement', folders: ['smtp', 'tracking', 'forms'] },
   { name: 'marketing', folders: ['marketing'] },
   { name: 'pages', folders: ['web'] },
-  { name: 'composition', folders: ['app', 'console'] },
+  { name: 'composition', folders: ['app', 'console', 'ops'] },
   { name: 'entry points', folders: ['bin'] },
 ];
 
@@ -118,5 +118,28 @@ describe('import direction between top-level folders', () => {
     };
     for (const node of next.keys()) visit(node, []);
     expect(cycles).toEqual([]);
+  });
+});
+
+describe('where SQL lives', () => {
+  const SQL = /\.(selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql[`<]/;
+  /** Repositories, migrations and the database platform itself (connections, precompiled queries, the ping). */
+  const allowed = (rel: string) => rel.endsWith('.repository.ts') || rel.startsWith('db/');
+
+  it('keeps every query in a repository or a migration', () => {
+    const outside = sourceFiles().filter(
+      (rel) => !isTestFile(rel) && !TEST_FOLDERS.has(folderOf(rel)) && !allowed(rel) && SQL.test(readFileSync(path.join(SRC, rel), 'utf8')),
+    );
+    expect(outside, 'move the query into the owning module’s *.repository.ts').toEqual([]);
+  });
+});
+
+describe('background work', () => {
+  it('is registered from one *.worker.ts module per feature', () => {
+    const text = readFileSync(path.join(SRC, 'app/workers.ts'), 'utf8');
+    const features = [...text.matchAll(/from '\.\.\/([^']+)'/g)]
+      .map((m) => m[1]!)
+      .filter((p) => !p.startsWith('jobs/') && p !== 'context.ts');
+    expect(features.filter((p) => !p.endsWith('.worker.ts'))).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import type { Config } from './config/schema.ts';
 import type { Database } from './db/connect.ts';
 import type { Sealer } from './crypto/sealer.ts';
 import type { GroupCommitter } from './db/group-commit.ts';
-import type { AuthThrottle } from './accounts/auth-throttle.ts';
+import type { AuthThrottle } from './auth-throttle.ts';
 
 /** Shared services, built once at start and passed down. */
 export interface AppContext {

@@ -9,7 +9,7 @@ import type { AppContext } from './context.ts';
 import { connect, type Database } from './db/connect.ts';
 import { createGroupCommitter } from './db/group-commit.ts';
 import { deriveKey } from './crypto/derive.ts';
-import { createAuthThrottle } from './accounts/auth-throttle.ts';
+import { createAuthThrottle } from './auth-throttle.ts';
 
 /** Creates the structured logger: JSON lines to stdout for the server, to stderr for command-line tools. */
 export function createLogger(config: Config, stream: 'stdout' | 'stderr' = 'stdout'): Logger {

@@ -26,6 +26,17 @@ export async function markDomainVerified(db: Queryable, id: string, now: number)
   await db.updateTable('domains').set({ verified: 1, verified_at: now }).where('id', '=', id).execute();
 }
 
+/** A verified domain of an account with its sealed DKIM key, for signing. */
+export async function findVerifiedDomain(db: Queryable, customerId: number, name: string) {
+  return db
+    .selectFrom('domains')
+    .select(['id', 'name', 'dkim_selector', 'dkim_private_key'])
+    .where('customer_id', '=', customerId)
+    .where('name', '=', name)
+    .where('verified', '=', 1)
+    .executeTakeFirst();
+}
+
 // Every send runs this, so it is compiled once (see db/precompiled.ts).
 const listVerifiedDomainsQuery = precompile((db, d: { customerId: number }) =>
   db.selectFrom('domains').select(['id', 'name']).where('customer_id', '=', d.customerId).where('verified', '=', 1),

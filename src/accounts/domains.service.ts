@@ -3,7 +3,15 @@ import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { AppError } from '../errors/app-error.ts';
 import type { Queryable } from '../db/types.ts';
 import type { Sealer } from '../crypto/sealer.ts';
-import { findDomain, insertDomain, listDomains, listVerifiedDomains, markDomainVerified, type DomainRow } from './domains.repository.ts';
+import {
+  findDomain,
+  findVerifiedDomain,
+  insertDomain,
+  listDomains,
+  listVerifiedDomains,
+  markDomainVerified,
+  type DomainRow,
+} from './domains.repository.ts';
 import type { Database } from '../db/connect.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { checkDomainRecords, dnsRecords, REQUIRED_PURPOSES, type DnsCheck, type DnsRecord, type TxtResolver } from './dns-checks.ts';
@@ -151,4 +159,19 @@ export async function verifiedDomainIds(
   const ids = new Map((await listVerifiedDomains(database.reader, customerId)).map((d) => [d.name, d.id]));
   cache.set(customerId, { ids, until: now + VERIFIED_CACHE_MS });
   return ids;
+}
+
+/** Whether `domain` is a verified domain of the account: the one check of a From address, for every kind of mail. */
+export async function isVerifiedDomain(database: Database, customerId: number, domain: string, now = Date.now()): Promise<boolean> {
+  return (await verifiedDomainIds(database, customerId, [domain], now)).has(domain);
+}
+
+/** The account's verified domain names, in name order (read fresh: system mail picks its sender from them). */
+export async function verifiedDomainNames(db: Queryable, customerId: number): Promise<string[]> {
+  return (await listVerifiedDomains(db, customerId)).map((d) => d.name).sort();
+}
+
+/** A verified domain of the account with its sealed DKIM key, or undefined when it is not (or no longer) verified. */
+export async function sendingDomain(db: Queryable, customerId: number, name: string) {
+  return findVerifiedDomain(db, customerId, name);
 }

@@ -1,10 +1,10 @@
 /** Operational routes: liveness, readiness, Prometheus metrics. */
 import { Type } from '@sinclair/typebox';
 import type { Registry } from 'prom-client';
-import { sql } from 'kysely';
 import type { TypedApp } from '../http/typed.ts';
 import type { AppContext } from '../context.ts';
 import { pendingMigrations } from '../db/migrate.ts';
+import { ping } from '../db/ping.ts';
 import { AppError } from '../errors/app-error.ts';
 
 const Status = Type.Object({
@@ -38,7 +38,7 @@ export function healthRoutes(app: TypedApp, ctx: AppContext, registry: Registry)
     async (_req, reply) => {
       const reasons: string[] = [];
       try {
-        await sql`select 1`.execute(ctx.database.db);
+        await ping(ctx.database.db);
         const pending = await pendingMigrations(ctx.database);
         if (pending.length > 0) reasons.push(`pending migrations: ${pending.join(', ')}`);
       } catch (err) {

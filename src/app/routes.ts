@@ -13,6 +13,7 @@ import { submissionRoutes } from '../forms/submissions/submissions.routes.ts';
 import { hostedRoutes } from '../forms/hosted/hosted.routes.ts';
 import { createIpLimiter } from '../forms/submissions/spam.ts';
 import { listRoutes } from '../marketing/lists/lists.routes.ts';
+import { requireList } from '../marketing/lists/lists.service.ts';
 import { dripRoutes } from '../marketing/drips/drips.routes.ts';
 import { subscriberRoutes } from '../marketing/subscribers/subscribers.routes.ts';
 import { mailingRoutes } from '../marketing/mailings/mailings.routes.ts';
@@ -41,7 +42,7 @@ export async function registerRoutes(app: TypedApp, ctx: AppContext, registry: R
 /** Forms: definitions, submissions and the hosted pages, sharing one per-IP submission limiter. */
 async function formsSurface(app: TypedApp, ctx: AppContext): Promise<void> {
   const limiter = createIpLimiter(ctx.config.formsSubmitPerMinute);
-  formsRoutes(app, ctx);
+  formsRoutes(app, ctx, requireList);
   submissionRoutes(app, ctx, limiter);
   await hostedRoutes(app, ctx, limiter);
 }

@@ -3,18 +3,16 @@ import type { AppContext } from '../context.ts';
 import type { QueueSpec } from '../jobs/worker.ts';
 import type { PeriodicTask } from '../jobs/scheduler.ts';
 import { jobsWork, type BackgroundWork } from '../jobs/jobs.worker.ts';
-import { emailWork } from '../email/email.worker.ts';
-import type { DeliveryOptions } from '../email/delivery.service.ts';
+import { emailWork, type DeliveryOptions } from '../email/email.worker.ts';
 import { webhookWork, type WebhookOptions } from '../webhooks/webhooks.worker.ts';
 import { formsWork } from '../forms/forms.worker.ts';
-import { marketingWork } from '../marketing/marketing.worker.ts';
-import { addRespondentToList } from '../marketing/subscribers/form-respondents.ts';
+import { marketingWork, respondentHandOver } from '../marketing/marketing.worker.ts';
 
 /** What the background work may be given besides the context (tests replace DNS here). */
 export type BackgroundOptions = DeliveryOptions & WebhookOptions;
 
 /** Every feature's background work, in registration order. */
-const WORK: BackgroundWork<BackgroundOptions>[] = [jobsWork, emailWork, webhookWork, formsWork(addRespondentToList), marketingWork];
+const WORK: BackgroundWork<BackgroundOptions>[] = [jobsWork, emailWork, webhookWork, formsWork(respondentHandOver), marketingWork];
 
 /** Queue name → handler and lane settings. */
 export function queueHandlers(ctx: AppContext, opts: BackgroundOptions = {}): Record<string, QueueSpec> {

@@ -1,6 +1,6 @@
 /**
  * The email side of delivery: the store the delivery engine reads and records through (messages, recipients, events,
- * the capture store), the per-recipient HTML tracking it applies, the two delivery lanes as work-row queues, and the
+ * the capture store), the per-recipient HTML tracking it applies, the transactional delivery lane as a work-row queue, and the
  * retention task that purges the content of finished messages.
  */
 import type { AppContext } from '../context.ts';
@@ -15,7 +15,8 @@ import { dkimKeyObject } from '../delivery/dkim-keys.ts';
 import { trackingUrls } from '../mail/tokens.ts';
 import { openContent, type StoredContent } from '../mail/content.ts';
 import { capturedAad } from './captured.service.ts';
-import { insertEvent, pruneIdempotencyKeys } from './messages.repository.ts';
+import { pruneIdempotencyKeys } from './messages.repository.ts';
+import { appendEvent } from '../webhooks/webhooks.outbox.ts';
 import {
   countFinalRecipient,
   findContent,
@@ -30,13 +31,13 @@ import { IDEMPOTENCY_TTL_MS } from './submit.ts';
 
 const DAY_MS = 86_400_000;
 
-/** What the delivery lanes may be given besides the context. */
+/** What the delivery lane may be given besides the context. */
 export interface DeliveryOptions {
   /** DNS for the mx transport (tests point domains at loopback); node's resolver by default. */
   resolver?: MxResolver;
 }
 
-/** The transactional and marketing delivery queues, sharing one engine and one transport. */
+/** The transactional delivery queue. */
 export function deliveryQueues(ctx: AppContext, opts: DeliveryOptions = {}): Record<string, QueueSpec> {
   const transport = createTransport(ctx.config, { capture: captureStore(ctx), resolver: opts.resolver });
   ctx.log.info({ transport: transport.name }, `delivery transport: ${transport.name}`);
@@ -52,7 +53,6 @@ export function deliveryQueues(ctx: AppContext, opts: DeliveryOptions = {}): Rec
   });
   return {
     [DELIVERY_QUEUES.transactional]: deliveryQueue(engine, { concurrency: ctx.config.deliveryConcurrency, retrySchedule }),
-    [DELIVERY_QUEUES.marketing]: deliveryQueue(engine, { concurrency: ctx.config.marketingConcurrency, retrySchedule }),
   };
 }
 
@@ -158,7 +158,7 @@ async function recordOutcome(trx: Parameters<typeof settleRecipient>[0], item: D
   );
   if (!settled) return false;
   if (final) await countFinalRecipient(trx, item.messageId, outcome.at);
-  await insertEvent(trx, {
+  await appendEvent(trx, {
     customer_id: item.customerId,
     message_id: item.messageId,
     recipient_id: item.recipientId,

@@ -2,6 +2,8 @@
 import type { BackgroundWork } from '../jobs/jobs.worker.ts';
 import { contentRetentionTask, deliveryQueues, type DeliveryOptions } from './delivery.service.ts';
 
+export type { DeliveryOptions };
+
 /** The delivery queues and the content retention task. */
 export const emailWork: BackgroundWork<DeliveryOptions> = {
   queues: deliveryQueues,

@@ -1,8 +1,7 @@
 /** SQL for messages, their recipients, tracked links, events and idempotency keys. */
 import type { Insertable, Selectable } from 'kysely';
-import type { EmailEventsTable, MessageLinksTable, MessageRecipientsTable, MessagesTable, Queryable } from '../db/types.ts';
+import type { MessageLinksTable, MessageRecipientsTable, MessagesTable, Queryable } from '../db/types.ts';
 import { precompile } from '../db/precompiled.ts';
-import { fanOutEvent } from '../webhooks/webhooks.outbox.ts';
 
 export type MessageRow = Selectable<MessagesTable>;
 export type RecipientRow = Selectable<MessageRecipientsTable>;
@@ -71,16 +70,6 @@ export async function insertRecipients(db: Queryable, rows: NewRecipient[]): Pro
 /** Inserts the tracked links of a message. */
 export async function insertLinks(db: Queryable, rows: Insertable<MessageLinksTable>[]): Promise<void> {
   if (rows.length > 0) await db.insertInto('message_links').values(rows).execute();
-}
-
-/**
- * Appends an event (the outbox that webhooks read) and, in the same transaction, the webhook deliveries it causes.
- * Every event is appended through here. Returns the event's id.
- */
-export async function insertEvent(db: Queryable, row: Insertable<EmailEventsTable>): Promise<number> {
-  const { id } = await db.insertInto('email_events').values(row).returning('id').executeTakeFirstOrThrow();
-  await fanOutEvent(db, { id, customer_id: row.customer_id, message_id: row.message_id, event: row.event });
-  return id;
 }
 
 /** A message of one account, or undefined (another account's message is not found either). */

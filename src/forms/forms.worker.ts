@@ -6,7 +6,7 @@
 import type { AppContext } from '../context.ts';
 import type { QueueSpec } from '../jobs/worker.ts';
 import type { BackgroundWork } from '../jobs/jobs.worker.ts';
-import { listDomains } from '../accounts/domains.repository.ts';
+import { verifiedDomainNames } from '../accounts/domains.service.ts';
 import { parseMailbox, type Mailbox } from '../mail/addresses.ts';
 import { submitMessages } from '../email/submit.ts';
 import { findPublicForm, type FormRow } from './definitions/forms.repository.ts';
@@ -58,7 +58,7 @@ async function notifyRecipients(ctx: AppContext, form: FormRow, submissionId: st
     .map((s) => parseMailbox(s.trim()))
     .filter((m): m is Mailbox => m !== null);
   if (to.length === 0) return;
-  const domain = (await listDomains(ctx.database.reader, form.customer_id)).find((d) => d.verified === 1);
+  const domain = (await verifiedDomainNames(ctx.database.reader, form.customer_id))[0];
   if (!domain) {
     ctx.log.warn({ formId: form.id }, 'form notification skipped: the account has no verified domain to send from');
     return;
@@ -73,7 +73,7 @@ async function notifyRecipients(ctx: AppContext, form: FormRow, submissionId: st
         to,
         cc: [],
         bcc: [],
-        from: { address: `forms@${domain.name}`, name: 'Sealpost Forms' },
+        from: { address: `forms@${domain}`, name: 'Sealpost Forms' },
         subject: `New response: ${form.title.replace(/[\r\n]+/g, ' ').slice(0, 150)}`,
         headers: {},
         text,

@@ -4,7 +4,7 @@ import { AppError } from '../errors/app-error.ts';
 import { authenticateKey, type Principal, type Scope } from '../accounts/keys.service.ts';
 import type { Database } from '../db/connect.ts';
 import { classify } from './surfaces.ts';
-import type { AuthThrottle } from '../accounts/auth-throttle.ts';
+import type { AuthThrottle } from '../auth-throttle.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

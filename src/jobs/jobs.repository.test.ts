@@ -2,7 +2,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../test/harness.ts';
 import type { Database } from '../db/connect.ts';
-import { claimJobs, completeJob, enqueueJob, extendLease, failJob, findJob, pruneFinishedJobs } from './jobs.repository.ts';
+import {
+  claimJobs,
+  completeJob,
+  enqueueEach,
+  enqueueJob,
+  enqueueJobs,
+  extendLease,
+  failJob,
+  findJob,
+  pruneFinishedJobs,
+} from './jobs.repository.ts';
 
 const T0 = 1_700_000_000_000;
 const LEASE = 60_000;
@@ -179,5 +189,42 @@ describe('pruning finished rows', () => {
     expect(await pruneFinishedJobs(database.db, T0 + 1e12)).toBe(0);
     const left = await database.db.selectFrom('jobs').select('id').orderBy('id').execute();
     expect(left.map((r) => r.id)).toEqual([queued, running]);
+  });
+});
+
+describe('enqueueing many rows', () => {
+  const rowsOf = (queue: string) =>
+    database.db
+      .selectFrom('jobs')
+      .select(['payload', 'state', 'attempts', 'run_at', 'unique_key'])
+      .where('queue', '=', queue)
+      .orderBy('id')
+      .execute();
+
+  it('queues a list of rows in one call, past the size of one statement, each due now and queued', async () => {
+    const jobs = Array.from({ length: 1203 }, (_, n) => ({ queue: 'many', payload: { n } }));
+    await enqueueJobs(database.db, jobs, T0);
+    const rows = await rowsOf('many');
+    expect(rows).toHaveLength(1203);
+    expect(rows.map((r) => (JSON.parse(r.payload) as { n: number }).n)).toEqual(jobs.map((j) => j.payload.n));
+    expect(rows.every((r) => r.state === 'queued' && r.attempts === 0 && Number(r.run_at) === T0 && r.unique_key === null)).toBe(true);
+  });
+
+  it('queues one row per id a query selects, with the id in a JSON payload under the given key', async () => {
+    const sources = [await enqueue(T0, { queue: 'src' }), await enqueue(T0, { queue: 'src' }), await enqueue(T0, { queue: 'src' })];
+    const ids = database.db.selectFrom('jobs').select('id').where('queue', '=', 'src').where('id', '>', sources[0]!);
+    const count = await enqueueEach(database.db, database.dialect, { queue: 'each', key: 'sourceId', ids }, T0 + 7);
+    expect(count).toBe(2);
+    const rows = await rowsOf('each');
+    expect(rows.map((r) => JSON.parse(r.payload) as unknown)).toEqual([{ sourceId: sources[1] }, { sourceId: sources[2] }]);
+    expect(rows.every((r) => r.state === 'queued' && r.attempts === 0 && Number(r.run_at) === T0 + 7)).toBe(true);
+    const claimed = await claim('A', T0 + 7, 10, 'each');
+    expect(claimed.map((r) => (JSON.parse(r.payload) as { sourceId: number }).sourceId)).toEqual(sources.slice(1));
+  });
+
+  it('queues nothing for a query that selects no id', async () => {
+    const ids = database.db.selectFrom('jobs').select('id').where('queue', '=', 'none');
+    expect(await enqueueEach(database.db, database.dialect, { queue: 'each', key: 'sourceId', ids }, T0)).toBe(0);
+    expect(await rowsOf('each')).toEqual([]);
   });
 });

@@ -1,7 +1,11 @@
-/** SQL for work rows: enqueue, claim with a lease, finish, retry, extend, prune. */
-import type { Selectable } from 'kysely';
+/**
+ * SQL for work rows: enqueue, claim with a lease, finish, retry, extend, prune. The only module that writes `jobs`:
+ * features enqueue through enqueueJob (one row), enqueueJobs (a list) or enqueueEach (one row per id a query selects),
+ * inside their own transaction.
+ */
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../db/connect.ts';
-import type { JobsTable, Queryable } from '../db/types.ts';
+import type { DB, JobsTable, Queryable } from '../db/types.ts';
 import { precompile } from '../db/precompiled.ts';
 
 /** A work row. */
@@ -47,6 +51,67 @@ export async function enqueueJob(db: Queryable, job: NewJob, now = Date.now()): 
     now,
   });
   return rows[0]?.id ?? null;
+}
+
+/** Rows per insert statement (keeps under every dialect's parameter limit). */
+const CHUNK = 500;
+
+/** Inserts queued rows for a list of jobs, in chunks; unique keys that already exist are skipped. */
+export async function enqueueJobs(db: Queryable, jobs: readonly NewJob[], now = Date.now()): Promise<void> {
+  for (let i = 0; i < jobs.length; i += CHUNK)
+    await db
+      .insertInto('jobs')
+      .values(
+        jobs.slice(i, i + CHUNK).map((job) => ({
+          queue: job.queue,
+          payload: JSON.stringify(job.payload ?? null),
+          state: 'queued',
+          attempts: 0,
+          run_at: job.runAt ?? now,
+          unique_key: job.uniqueKey ?? null,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .onConflict((oc) => oc.column('unique_key').doNothing())
+      .execute();
+}
+
+/** One work row per id a query selects. */
+export interface EachJob {
+  queue: string;
+  /** The payload is `{ [key]: id }`. */
+  key: string;
+  ids: SelectQueryBuilder<DB, keyof DB, { id: number }>;
+}
+
+/**
+ * Inserts one queued row per id `ids` selects, in one statement that never brings the ids into this process (a
+ * campaign's audience may be large). The payload JSON is built by the database's own JSON function. Returns the count.
+ */
+export async function enqueueEach(db: Queryable, dialect: Dialect, job: EachJob, now = Date.now()): Promise<number> {
+  const payload =
+    dialect === 'postgres'
+      ? sql<string>`cast(json_build_object(${job.key}::text, t.id) as text)`
+      : sql<string>`json_object(${job.key}, t.id)`;
+  const result = await db
+    .insertInto('jobs')
+    .columns(['queue', 'payload', 'state', 'attempts', 'run_at', 'created_at', 'updated_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom(job.ids.as('t'))
+        .select([
+          sql<string>`cast(${job.queue} as text)`.as('queue'),
+          payload.as('payload'),
+          sql<string>`'queued'`.as('state'),
+          sql<number>`0`.as('attempts'),
+          sql<number>`cast(${now} as bigint)`.as('run_at'),
+          sql<number>`cast(${now} as bigint)`.as('created_at'),
+          sql<number>`cast(${now} as bigint)`.as('updated_at'),
+        ]),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0);
 }
 
 /**

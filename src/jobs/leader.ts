@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { pgDriver, type Database } from '../db/connect.ts';
+import { leaseOwner, releaseLease, takeLease } from './leases.repository.ts';
 
 /** Holds or seeks leadership. */
 export interface LeaderElector {
@@ -124,25 +125,8 @@ class LeaseRowElector implements LeaderElector {
     if (this.stopped) return;
     const now = Date.now();
     try {
-      await this.database.db
-        .insertInto('leases')
-        .values({
-          name: LEASE_NAME,
-          owner: this.owner,
-          lease_until: now + this.retryMs * 3,
-        })
-        .onConflict((oc) =>
-          oc
-            .column('name')
-            .doUpdateSet({
-              owner: this.owner,
-              lease_until: now + this.retryMs * 3,
-            })
-            .where((eb) => eb.or([eb('leases.owner', '=', this.owner), eb('leases.lease_until', '<', now)])),
-        )
-        .execute();
-      const row = await this.database.db.selectFrom('leases').select('owner').where('name', '=', LEASE_NAME).executeTakeFirst();
-      this.leader = row?.owner === this.owner;
+      await takeLease(this.database.db, LEASE_NAME, this.owner, now + this.retryMs * 3, now);
+      this.leader = (await leaseOwner(this.database.db, LEASE_NAME)) === this.owner;
     } catch {
       this.leader = false;
     }
@@ -154,12 +138,7 @@ class LeaseRowElector implements LeaderElector {
     clearTimeout(this.timer);
     await this.inflight;
     if (this.leader) {
-      await this.database.db
-        .deleteFrom('leases')
-        .where('name', '=', LEASE_NAME)
-        .where('owner', '=', this.owner)
-        .execute()
-        .catch(() => undefined);
+      await releaseLease(this.database.db, LEASE_NAME, this.owner).catch(() => undefined);
     }
     this.leader = false;
   }

@@ -6,6 +6,10 @@ import { marketingQueues, type MarketingQueueOptions } from './campaigns/deliver
 import { marketingRetentionTask } from './campaigns/captured.ts';
 import { EXPORT_QUEUE } from './exports/exports.service.ts';
 import { exportQueue } from './exports/exports.queue.ts';
+import { addRespondentToList } from './subscribers/form-respondents.ts';
+
+/** The step the forms worker is handed: a marketing form's respondent joins the form's list. */
+export const respondentHandOver = addRespondentToList;
 
 /** The drip and campaign queues, the drip enrolment task and the retention of captured marketing mail. */
 export const marketingWork: BackgroundWork<MarketingQueueOptions> = {

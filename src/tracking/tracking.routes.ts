@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../http/typed.ts';
 import type { AppContext } from '../context.ts';
 import { ErrorResponse } from '../mail/error-body.ts';
-import { recordClick, recordOpen } from './tracking.service.ts';
+import { recordClick, recordOpen } from '../email/tracking.service.ts';
 
 /** A transparent 1x1 GIF. */
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');

@@ -9,10 +9,12 @@
  * addition (and then sees it); neither can strand a waiting delivery.
  */
 import { randomUUID } from 'node:crypto';
-import type { Queryable } from '../db/types.ts';
+import type { Insertable } from 'kysely';
+import type { EmailEventsTable, Queryable } from '../db/types.ts';
 import { enqueueJob } from '../jobs/jobs.repository.ts';
 import { webhookEventOf } from './events.ts';
 import { receivingEndpoints } from './webhooks.repository.ts';
+import { insertEventRow } from './events.repository.ts';
 import { chainBusy, chainPending, firstWaiting, insertDelivery, markPending } from './deliveries.repository.ts';
 
 /** The work-row queue of webhook deliveries. */
@@ -30,6 +32,16 @@ export interface AppendedEvent {
   customer_id: number;
   message_id: string;
   event: string;
+}
+
+/**
+ * Appends an email event and, in the same transaction, the webhook deliveries it causes. Every event is appended
+ * through here (delivery outcomes, opens, clicks). Returns the event's id.
+ */
+export async function appendEvent(db: Queryable, row: Insertable<EmailEventsTable>): Promise<number> {
+  const id = await insertEventRow(db, row);
+  await fanOutEvent(db, { id, customer_id: row.customer_id, message_id: row.message_id, event: row.event });
+  return id;
 }
 
 /** The unique key of the work row of one dispatch of a delivery. */

@@ -4,7 +4,7 @@ import type { Config } from '../config/schema.ts';
 import type { Worker } from '../jobs/worker.ts';
 import { startTestWorker } from '../test/worker.ts';
 import { queueHandlers, type BackgroundOptions } from '../app/workers.ts';
-import { insertEvent } from '../email/messages.repository.ts';
+import { appendEvent as appendEmailEvent } from './webhooks.outbox.ts';
 import type { TestAccount, TestApp } from '../test/harness.ts';
 import type { ReceivedHook } from '../test/webhook-receiver.ts';
 import { waitFor } from '../test/wait.ts';
@@ -83,7 +83,7 @@ export function appendEvent(
   event: 'delivered' | 'temporary_failure' | 'permanent_failure' | 'opened' | 'clicked',
 ): Promise<number> {
   return t.ctx.database.db.transaction().execute((trx) =>
-    insertEvent(trx, {
+    appendEmailEvent(trx, {
       customer_id: acct.account.customer_id,
       message_id: sent.messageId,
       recipient_id: sent.recipientId,

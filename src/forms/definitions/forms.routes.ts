@@ -30,6 +30,7 @@ import {
   publicFormOf,
   statsOf,
   unarchiveForm,
+  type ListCheck,
 } from './forms.service.ts';
 
 const security: { [name: string]: string[] }[] = [{ bearer: [] }];
@@ -37,7 +38,7 @@ const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404
 const verbatim = { verbatimBodyKeys: ['form_json'] };
 
 /** Registers the form definition routes. */
-export function formsRoutes(app: TypedApp, ctx: AppContext): void {
+export function formsRoutes(app: TypedApp, ctx: AppContext, lists: ListCheck): void {
   for (const prefix of FORMS_PREFIXES) {
     const base = `${prefix}/api/forms`;
     const common = { hide: prefix === '/forms', tags: ['forms'], security };
@@ -47,7 +48,7 @@ export function formsRoutes(app: TypedApp, ctx: AppContext): void {
         config: verbatim,
         schema: { ...common, summary: 'Create a form', body: CreateBody, response: { 200: Type.Object({ id: Type.String() }), ...errors } },
       },
-      (req) => createForm(ctx, principalOf(req, 'forms').customerId, req.body),
+      (req) => createForm(ctx, principalOf(req, 'forms').customerId, req.body, lists),
     );
     app.get(
       base,
@@ -81,7 +82,7 @@ export function formsRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: UpdateResponse, ...errors },
         },
       },
-      (req) => changeForm(ctx, principalOf(req, 'forms').customerId, req.params.id, req.body),
+      (req) => changeForm(ctx, principalOf(req, 'forms').customerId, req.params.id, req.body, lists),
     );
     app.delete(
       `${base}/:id`,

@@ -1,7 +1,7 @@
 /** Form definitions: create, read, list, change, archive, delete, copy, statistics and the public read. */
-import { requireList } from '../../marketing/lists/lists.service.ts';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { parseMailbox } from '../../mail/addresses.ts';
 import { parseDefinition } from './definition.ts';
@@ -66,8 +66,11 @@ function recipients(text: string): string {
   return parts.join(', ');
 }
 
+/** Checks that a list is one of the account's own, throwing when not. Marketing owns lists; app/ hands the check in. */
+export type ListCheck = (db: Queryable, customerId: number, listId: string) => Promise<unknown>;
+
 /** Creates a form; returns its id. */
-export async function createForm(ctx: AppContext, customerId: number, body: CreateBody): Promise<{ id: string }> {
+export async function createForm(ctx: AppContext, customerId: number, body: CreateBody, lists: ListCheck): Promise<{ id: string }> {
   ownCustomer(customerId, body.customer_id);
   const def = parseDefinition(body.form_json);
   const now = Date.now();
@@ -90,7 +93,7 @@ export async function createForm(ctx: AppContext, customerId: number, body: Crea
     signature_confirmation_label: body.signature_confirmation_label ?? null,
     submission_count: 0,
     type: body.type ?? null,
-    subscription_list_id: await ownListId(ctx, customerId, body.subscription_list_id),
+    subscription_list_id: await ownListId(ctx, customerId, body.subscription_list_id, lists),
     deleted: 0,
     archived: 0,
     created_at: now,
@@ -100,9 +103,9 @@ export async function createForm(ctx: AppContext, customerId: number, body: Crea
 }
 
 /** A subscription list id the form may name: one of the account's own lists (another account's is not found), or none. */
-async function ownListId(ctx: AppContext, customerId: number, listId: string | null | undefined): Promise<string | null> {
+async function ownListId(ctx: AppContext, customerId: number, listId: string | null | undefined, lists: ListCheck): Promise<string | null> {
   if (listId === undefined || listId === null || listId === '') return null;
-  await requireList(ctx.database.reader, customerId, listId);
+  await lists(ctx.database.reader, customerId, listId);
   return listId;
 }
 
@@ -114,6 +117,11 @@ export async function formOf(ctx: AppContext, customerId: number, id: string): P
 /** `GET /api/forms/<id>`: the form inside `data`, as clients read it. */
 export async function formEnvelopeOf(ctx: AppContext, customerId: number, id: string): Promise<{ data: Form }> {
   return { data: await formOf(ctx, customerId, id) };
+}
+
+/** The stored row of one of the account's forms, read through `db` (a caller's transaction), or undefined. */
+export async function findFormOf(db: Queryable, customerId: number, id: string): Promise<FormRow | undefined> {
+  return findForm(db, customerId, id);
 }
 
 /** The stored row of one of the account's forms, or form.not_found. */
@@ -148,6 +156,7 @@ export async function changeForm(
   customerId: number,
   id: string,
   body: UpdateBody,
+  lists: ListCheck,
 ): Promise<{ detail: string; form_id: string }> {
   ownCustomer(customerId, body.customer_id);
   const row = await requireForm(ctx, customerId, id);
@@ -159,7 +168,9 @@ export async function changeForm(
     ...((body.form_html !== undefined || def) && { form_html: body.form_html ?? renderFragment(def!.components) }),
     ...(body.form_css !== undefined && { form_css: body.form_css }),
     ...(body.recipient !== undefined && { recipient: recipients(body.recipient) }),
-    ...(body.subscription_list_id !== undefined && { subscription_list_id: await ownListId(ctx, customerId, body.subscription_list_id) }),
+    ...(body.subscription_list_id !== undefined && {
+      subscription_list_id: await ownListId(ctx, customerId, body.subscription_list_id, lists),
+    }),
     ...(body.type !== undefined && { type: body.type }),
     ...(body.active !== undefined && { active: body.active ? 1 : 0 }),
     ...(body.signable !== undefined && { signable: body.signable ? 1 : 0 }),

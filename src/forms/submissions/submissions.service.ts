@@ -131,6 +131,12 @@ export function openSubmission(ctx: AppContext, row: SubmissionRow): SubmissionD
   return JSON.parse(ctx.sealer.openText(row.data, `form_submission:${row.id}`)) as SubmissionData;
 }
 
+/** The opened data of a stored submission of a form, or undefined when there is none. */
+export async function storedSubmissionData(ctx: AppContext, formId: string, submissionId: string): Promise<SubmissionData | undefined> {
+  const row = await findSubmission(ctx.database.reader, formId, submissionId);
+  return row && openSubmission(ctx, row);
+}
+
 /** A stored submission as the API returns it, with form_data as a JSON string. */
 export function submissionRecord(ctx: AppContext, row: SubmissionRow, signed: boolean): SubmissionRecord {
   const data = openSubmission(ctx, row);

@@ -17,7 +17,7 @@ import { waitFor } from '../../test/wait.ts';
 import { makeList, marketingClient } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
 import { expandSlice } from './expand.ts';
-import { MARKETING_DELIVERY_QUEUE } from './queue.ts';
+import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const LEASE_MS = 1000;

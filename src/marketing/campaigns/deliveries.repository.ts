@@ -48,17 +48,6 @@ export async function listOfDelivery(db: Queryable, d: Pick<DeliveryRow, 'send_i
   return drip?.subscription_list_id ?? null;
 }
 
-/** The verified domain of an account with its sealed DKIM key. */
-export async function findSendingDomain(db: Queryable, customerId: number, name: string) {
-  return db
-    .selectFrom('domains')
-    .select(['id', 'name', 'dkim_selector', 'dkim_private_key'])
-    .where('customer_id', '=', customerId)
-    .where('name', '=', name)
-    .where('verified', '=', 1)
-    .executeTakeFirst();
-}
-
 /** Whether a subscriber may get mail of a list now: exists, not globally unsubscribed and (with a list) subscribed to it. */
 export async function subscriberReachable(db: Queryable, subscriberId: number, listId: number | null): Promise<boolean> {
   const s = await db.selectFrom('subscribers').select('unsubscribed').where('id', '=', subscriberId).executeTakeFirst();

@@ -12,6 +12,7 @@ import type { DeliveryItem, DeliveryStore, MessageContent, RecordedOutcome } fro
 import { createTransport, type CaptureStore } from '../../delivery/transport.ts';
 import type { MxResolver } from '../../delivery/mx.ts';
 import { dkimKeyObject } from '../../delivery/dkim-keys.ts';
+import { sendingDomain } from '../../accounts/domains.service.ts';
 import type { Queryable } from '../../db/types.ts';
 import { domainOf } from '../../mail/addresses.ts';
 import { loadPersonalisation, TemplateError, type Personalisation } from '../mailings/personalise.ts';
@@ -19,7 +20,6 @@ import { renderEmail, templateOfSource, type EmailTemplate } from './content.ts'
 import {
   bumpSubscriber,
   findDeliveryRow,
-  findSendingDomain,
   findTemplateSource,
   listOfDelivery,
   moveDelivery,
@@ -30,7 +30,7 @@ import {
   type DeliveryRow,
   type SubscriberStat,
 } from './deliveries.repository.ts';
-import { MARKETING_DELIVERY_QUEUE } from './queue.ts';
+import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
 import { marketingUrls } from './tokens.ts';
 import { bumpCampaign, countSettled, finishIfSettled, lockSendState, type CampaignCounter } from './sends.repository.ts';
 import { expansionQueue, EXPAND_QUEUE, type ExpansionOptions } from './expand.ts';
@@ -167,7 +167,7 @@ export async function loadMarketingItem(ctx: AppContext, id: number): Promise<De
   const template = source ? templateOfSource(source) : null;
   const personalisation = d.subscriber_id === null ? null : ((await loadPersonalisation(reader, d.subscriber_id)) ?? null);
   const domainName = template ? domainOf(template.fromEmail) : '';
-  const domain = template ? await findSendingDomain(reader, d.customer_id, domainName) : undefined;
+  const domain = template ? await sendingDomain(reader, d.customer_id, domainName) : undefined;
   const tracked = d.subscriber_id !== null;
   return {
     recipientId: d.id,

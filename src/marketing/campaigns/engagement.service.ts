@@ -9,6 +9,13 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { linkTarget, templateOfSource } from './content.ts';
+import { findListName } from '../lists/lists.repository.ts';
+import {
+  findMembershipState,
+  findSubscriberState,
+  unsubscribeEverywhere,
+  unsubscribeFromList,
+} from '../subscribers/subscribers.repository.ts';
 import {
   bumpSubscriber,
   countDeliveryClick,
@@ -85,18 +92,9 @@ export async function unsubscribeInfo(ctx: AppContext, token: string): Promise<U
   const db = ctx.database.db;
   const source = await findTemplateSource(db, d);
   const listId = await listOfDelivery(db, d);
-  const list =
-    listId === null ? undefined : await db.selectFrom('subscription_lists').select('name').where('id', '=', listId).executeTakeFirst();
-  const subscriber = await db.selectFrom('subscribers').select('unsubscribed').where('id', '=', d.subscriber_id!).executeTakeFirst();
-  const member =
-    listId === null
-      ? undefined
-      : await db
-          .selectFrom('subscription_list_members')
-          .select('unsubscribed')
-          .where('list_id', '=', listId)
-          .where('subscriber_id', '=', d.subscriber_id!)
-          .executeTakeFirst();
+  const list = listId === null ? undefined : await findListName(db, listId);
+  const subscriber = await findSubscriberState(db, d.subscriber_id!);
+  const member = listId === null ? undefined : await findMembershipState(db, listId, d.subscriber_id!);
   return {
     email: d.email,
     listName: list?.name ?? (source?.kind === 'send' ? source.subscription_list_name : null),
@@ -117,22 +115,9 @@ export async function unsubscribeByToken(ctx: AppContext, token: string, global:
   const subscriberId = d.subscriber_id!;
   await ctx.database.db.transaction().execute(async (trx) => {
     if (everything) {
-      const r = await trx
-        .updateTable('subscribers')
-        .set({ unsubscribed: 1, unsubscribed_at: now, updated_at: now })
-        .where('id', '=', subscriberId)
-        .where('unsubscribed', '=', 0)
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 0) return;
+      if (!(await unsubscribeEverywhere(trx, subscriberId, now))) return;
     } else {
-      const r = await trx
-        .updateTable('subscription_list_members')
-        .set({ unsubscribed: 1, updated_at: now })
-        .where('list_id', '=', listId!)
-        .where('subscriber_id', '=', subscriberId)
-        .where('unsubscribed', '=', 0)
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 0) return;
+      if (!(await unsubscribeFromList(trx, listId!, subscriberId, now))) return;
     }
     if (!(await markDeliveryUnsubscribed(trx, d.id, everything, now))) return;
     if (d.campaign_mailing_id !== null)

@@ -10,7 +10,7 @@ import type { AppContext } from '../../context.ts';
 import type { QueueSpec } from '../../jobs/worker.ts';
 import { PermanentJobError } from '../../jobs/retry.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
-import { MARKETING_DELIVERY_QUEUE } from './queue.ts';
+import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
 import {
   advanceExpansion,
   expandBatch,
@@ -19,6 +19,7 @@ import {
   freezeSend,
   insertExtraDeliveries,
   lockSendState,
+  markExpanded,
   nextBatchBound,
 } from './sends.repository.ts';
 import type { SendContent } from './sends.service.ts';
@@ -87,11 +88,7 @@ export async function expandSlice(ctx: AppContext, sendId: number, opts: Expansi
       const added = send.subscription_list_id === null ? 0 : await expandBatch(trx, dialect, send, cursor, bound, at);
       await advanceExpansion(trx, sendId, send.campaign_mailing_id, bound ?? cursor, added, at);
       if (bound === null) {
-        await trx
-          .updateTable('campaign_mailing_sends')
-          .set({ state: 'sending', expanded_at: at, updated_at: at })
-          .where('id', '=', sendId)
-          .execute();
+        await markExpanded(trx, sendId, at);
         await finishIfSettled(trx, sendId, at);
         return { done: true, added };
       }

@@ -3,10 +3,11 @@
  * batch, the send's links, and the counters kept on sends and mailings.
  */
 import { sql, type Insertable, type Selectable } from 'kysely';
-import { filterSql, type Filters } from '../segments/filters.ts';
+import { filterSql, type Filters } from '../segments/filters.repository.ts';
 import type { Dialect } from '../../db/connect.ts';
 import type { CampaignMailingSendsTable, Queryable } from '../../db/types.ts';
-import { enqueueDeliveries, MARKETING_DELIVERY_QUEUE } from './queue.ts';
+import { enqueueEach } from '../../jobs/jobs.repository.ts';
+import { enqueueDeliveries, MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
 
 export type SendRow = Selectable<CampaignMailingSendsTable>;
 
@@ -192,13 +193,14 @@ export async function expandBatch(
     ${onConflict}`.execute(db);
   const count = Number(inserted.numAffectedRows ?? 0);
   if (count === 0) return 0;
-  const upperD = bound === null ? sql`` : sql`and subscriber_id <= ${bound}`;
-  await sql`
-    insert into jobs (queue, payload, state, attempts, run_at, created_at, updated_at)
-    select cast(${MARKETING_DELIVERY_QUEUE} as text), '{"deliveryId":' || cast(id as text) || '}', 'queued', 0,
-      cast(${now} as bigint), cast(${now} as bigint), cast(${now} as bigint)
-    from marketing_deliveries
-    where send_id = ${send.id} and subscriber_id > ${cursor} ${upperD} and created_at = ${now}`.execute(db);
+  let ids = db
+    .selectFrom('marketing_deliveries')
+    .select('id')
+    .where('send_id', '=', send.id)
+    .where('subscriber_id', '>', cursor)
+    .where('created_at', '=', now);
+  if (bound !== null) ids = ids.where('subscriber_id', '<=', bound);
+  await enqueueEach(db, dialect, { queue: MARKETING_DELIVERY_QUEUE, key: 'deliveryId', ids }, now);
   return count;
 }
 
@@ -294,4 +296,13 @@ export async function requeueParked(db: Queryable, sendId: number, now: number):
     now,
   );
   return rows.length;
+}
+
+/** Marks a send fully expanded: every delivery row exists, the send is sending until they settle. */
+export async function markExpanded(db: Queryable, sendId: number, now: number): Promise<void> {
+  await db
+    .updateTable('campaign_mailing_sends')
+    .set({ state: 'sending', expanded_at: now, updated_at: now })
+    .where('id', '=', sendId)
+    .execute();
 }

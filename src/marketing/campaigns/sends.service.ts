@@ -9,7 +9,7 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
-import { listVerifiedDomains } from '../../accounts/domains.repository.ts';
+import { isVerifiedDomain } from '../../accounts/domains.service.ts';
 import { domainOf, parseMailbox } from '../../mail/addresses.ts';
 import { findLinks } from '../../mail/links.ts';
 import { parseId } from '../ids.ts';
@@ -18,7 +18,7 @@ import { requireMailing } from '../mailings/mailings.service.ts';
 import { ensureDefaultList, requireList } from '../lists/lists.service.ts';
 import { requireDynamicList } from '../segments/segments.service.ts';
 import { EXPAND_QUEUE, expandJobKey } from './expand.ts';
-import { MARKETING_DELIVERY_QUEUE } from './queue.ts';
+import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
 import {
   findSend,
   finishIfSettled,
@@ -129,8 +129,7 @@ export async function createSend(ctx: AppContext, customerId: number, req: SendR
   if (req.senderEmail !== undefined && req.senderEmail !== '') requireAddress('sender_email', req.senderEmail);
   const extra = (req.recipientEmails ?? []).map((e, i) => requireAddress(`recipient_emails[${i}]`, e));
   if (extra.length > MAX_EXTRA_RECIPIENTS) throw invalid('recipient_emails', `at most ${MAX_EXTRA_RECIPIENTS} addresses`);
-  const verified = new Set((await listVerifiedDomains(db, customerId)).map((d) => d.name));
-  if (!verified.has(domainOf(fromEmail)))
+  if (!(await isVerifiedDomain(ctx.database, customerId, domainOf(fromEmail))))
     throw new AppError('marketing.sender_invalid', `from_email: ${domainOf(fromEmail)} is not a verified domain of this account`, {
       details: [{ field: 'from_email', message: 'domain is not verified' }],
     });

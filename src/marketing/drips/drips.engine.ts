@@ -10,7 +10,7 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
 import type { QueueSpec } from '../../jobs/worker.ts';
-import { deliveryEngagement, enqueueDripDelivery, MARKETING_DELIVERY_QUEUE } from '../campaigns/queue.ts';
+import { deliveryEngagement, enqueueDripDelivery, MARKETING_DELIVERY_QUEUE } from '../campaigns/queue.repository.ts';
 import { parseGraph, type DripNode, type DripGraph } from './drips.graph.ts';
 import {
   accountMailingIds,

@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
-import { findForm } from '../../forms/definitions/forms.repository.ts';
+import { findFormOf } from '../../forms/definitions/forms.service.ts';
 import { parseId } from '../ids.ts';
 import { ensureDefaultList, requireList } from '../lists/lists.service.ts';
 import { invalid, mailingIds, parseGraph, treeBlob, triggerOf, type DripGraph, type StartTrigger } from './drips.graph.ts';
@@ -219,7 +219,7 @@ async function settle(
     invalid('a form_submission drip needs "form_id" on its start node', graph.startId ?? undefined);
   let listId = blank(rawListId) ? (current?.subscription_list_id ?? null) : rawListId!;
   if (formId !== null) {
-    const form = await findForm(db, customerId, formId);
+    const form = await findFormOf(db, customerId, formId);
     if (!form || form.deleted === 1) invalid(`form ${formId} is not a form of the account`, graph.startId!);
     if (form.type !== 'marketing_form' || !form.subscription_list_id)
       invalid(`form ${formId} does not feed a subscription list (a marketing_form with subscription_list_id)`, graph.startId!);

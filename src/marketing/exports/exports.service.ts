@@ -6,7 +6,6 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { sql, type SqlBool } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
@@ -15,7 +14,7 @@ import { parseId } from '../ids.ts';
 import { pageAsked, pagedAnswer } from '../paging.ts';
 import { requireList } from '../lists/lists.service.ts';
 import { countSubscribers, subscribersAfter, type SubscriberMatch } from '../subscribers/subscribers.repository.ts';
-import { filterSql, parseFilters, type Filters } from '../segments/filters.ts';
+import { filterSql, parseFilters, type Filters } from '../segments/filters.repository.ts';
 import { filtersOf, requireDynamicList } from '../segments/segments.service.ts';
 import {
   clearChunks,
@@ -164,7 +163,7 @@ export async function runExport(ctx: AppContext, jobId: number, batch = EXPORT_B
   const match: SubscriberMatch = {
     words: [],
     listId: params.listId,
-    filter: sql<SqlBool>`${filterSql(params.filters, customerId, Number(job.created_at))}`,
+    filter: filterSql(params.filters, customerId, Number(job.created_at)),
   };
   await clearChunks(db, jobId);
   const total = await countSubscribers(ctx.database.reader, customerId, match);

@@ -1,5 +1,5 @@
 /** SQL for subscription lists: the lists of an account, the default list, and the maintained member counter. */
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Queryable, SubscriptionListsTable } from '../../db/types.ts';
 
 export type ListRow = Selectable<SubscriptionListsTable>;
@@ -89,4 +89,18 @@ export async function formsFeedingLists(db: Queryable, customerId: number): Prom
   const out = new Map<string, string>();
   for (const r of rows) if (r.subscription_list_id && !out.has(r.subscription_list_id)) out.set(r.subscription_list_id, r.id);
   return out;
+}
+
+/** Creates the account's default list unless it exists (the partial unique index keeps one per account). */
+export async function insertDefaultList(db: Queryable, customerId: number, name: string, now: number): Promise<void> {
+  await db
+    .insertInto('subscription_lists')
+    .values({ customer_id: customerId, name, is_default: 1, subscriber_count: 0, created_at: now, updated_at: now })
+    .onConflict((oc) => oc.column('customer_id').where('is_default', '=', sql.lit(1)).doNothing())
+    .execute();
+}
+
+/** The name of a list by id, whatever its account. */
+export async function findListName(db: Queryable, id: number): Promise<{ name: string } | undefined> {
+  return db.selectFrom('subscription_lists').select('name').where('id', '=', id).executeTakeFirst();
 }

@@ -2,7 +2,6 @@
  * Subscription lists of an account: listing, creating, renaming and deleting them. Every account has one default list
  * (all contacts), created on first use, that holds every subscriber and cannot be renamed or deleted.
  */
-import { sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
@@ -15,6 +14,7 @@ import {
   findDefaultList,
   findList,
   formsFeedingLists,
+  insertDefaultList,
   insertList,
   listLists,
   renameList,
@@ -35,11 +35,7 @@ export interface ListView {
 export async function ensureDefaultList(db: Queryable, customerId: number, now = Date.now()): Promise<ListRow> {
   const found = await findDefaultList(db, customerId);
   if (found) return found;
-  await db
-    .insertInto('subscription_lists')
-    .values({ customer_id: customerId, name: DEFAULT_LIST_NAME, is_default: 1, subscriber_count: 0, created_at: now, updated_at: now })
-    .onConflict((oc) => oc.column('customer_id').where('is_default', '=', sql.lit(1)).doNothing())
-    .execute();
+  await insertDefaultList(db, customerId, DEFAULT_LIST_NAME, now);
   const created = await findDefaultList(db, customerId);
   if (!created) throw new AppError('internal', 'the default subscription list could not be created');
   return created;

@@ -8,7 +8,7 @@ import { AppError } from '../../errors/app-error.ts';
 import { parseId } from '../ids.ts';
 import { pageAsked, pagedAnswer } from '../paging.ts';
 import { countSubscribers } from '../subscribers/subscribers.repository.ts';
-import { filterSql, parseFilters, type Filters } from './filters.ts';
+import { filterSql, parseFilters, type Filters } from './filters.repository.ts';
 import {
   countDynamicLists,
   deleteDynamicList,

@@ -6,8 +6,7 @@
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { bulkCreate } from './subscribers.bulk.ts';
-import { findSubmission } from '../../forms/submissions/submissions.repository.ts';
-import { openSubmission } from '../../forms/submissions/submissions.service.ts';
+import { storedSubmissionData } from '../../forms/submissions/submissions.service.ts';
 import type { Respondent } from '../../forms/forms.worker.ts';
 
 const ADDRESS_LIKE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -27,9 +26,9 @@ export function respondentEmail(data: Record<string, unknown>): string | undefin
 /** Adds a respondent to a subscription list; false (logged) when the submission has no email or the list is gone. */
 export async function addRespondentToList(ctx: AppContext, r: Respondent): Promise<boolean> {
   const where = { formId: r.formId, submissionId: r.submissionId, subscriptionListId: r.subscriptionListId };
-  const row = await findSubmission(ctx.database.reader, r.formId, r.submissionId);
-  if (!row) return false;
-  const data = openSubmission(ctx, row).form_data;
+  const stored = await storedSubmissionData(ctx, r.formId, r.submissionId);
+  if (!stored) return false;
+  const data = stored.form_data;
   const email = respondentEmail(data);
   if (!email) {
     ctx.log.info(where, 'marketing form respondent not added to its subscription list: the response holds no email address');

@@ -228,3 +228,45 @@ export async function subscribersAfter(
 ): Promise<SubscriberRow[]> {
   return matching(db, customerId, q, true).selectAll('s').where('s.id', '>', after).orderBy('s.id').limit(limit).execute();
 }
+
+/** Whether a subscriber unsubscribed from everything. */
+export async function findSubscriberState(db: Queryable, id: number): Promise<{ unsubscribed: number } | undefined> {
+  return db.selectFrom('subscribers').select('unsubscribed').where('id', '=', id).executeTakeFirst();
+}
+
+/** Whether a subscriber unsubscribed from one list. */
+export async function findMembershipState(
+  db: Queryable,
+  listId: number,
+  subscriberId: number,
+): Promise<{ unsubscribed: number } | undefined> {
+  return db
+    .selectFrom('subscription_list_members')
+    .select('unsubscribed')
+    .where('list_id', '=', listId)
+    .where('subscriber_id', '=', subscriberId)
+    .executeTakeFirst();
+}
+
+/** Unsubscribes a subscriber from everything the account sends; false when it already was. */
+export async function unsubscribeEverywhere(db: Queryable, id: number, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('subscribers')
+    .set({ unsubscribed: 1, unsubscribed_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('unsubscribed', '=', 0)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Unsubscribes a subscriber from one list; false when it already was (or is not a member). */
+export async function unsubscribeFromList(db: Queryable, listId: number, subscriberId: number, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('subscription_list_members')
+    .set({ unsubscribed: 1, updated_at: now })
+    .where('list_id', '=', listId)
+    .where('subscriber_id', '=', subscriberId)
+    .where('unsubscribed', '=', 0)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}

@@ -2,7 +2,6 @@
  * Subscribers of an account: reading one or a page, creating and changing them, list membership (subscribe and
  * unsubscribe, per list or globally), and the suppression check sends use. Every subscriber is on the default list.
  */
-import { sql, type SqlBool } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
@@ -28,7 +27,7 @@ import {
 } from './subscribers.repository.ts';
 import { fullView, shortView, type SubscriberFull, type SubscriberShort } from './subscriber-views.ts';
 import { pagedAnswer } from '../paging.ts';
-import { filterSql, parseFilters } from '../segments/filters.ts';
+import { allOf, filterSql, parseFilters } from '../segments/filters.repository.ts';
 import { filtersOf, requireDynamicList } from '../segments/segments.service.ts';
 
 /** A list id as clients send it. */
@@ -90,10 +89,7 @@ export async function subscribersOf(ctx: AppContext, customerId: number, q: Subs
   const segment = q.dynamic_list_id === undefined ? [] : filtersOf(await requireDynamicList(db, customerId, q.dynamic_list_id));
   const asked = q.filters === undefined || q.filters.trim() === '' ? [] : parseFilters(q.filters);
   const now = Date.now();
-  const filter =
-    segment.length || asked.length
-      ? sql<SqlBool>`${filterSql(segment, customerId, now)} and ${filterSql(asked, customerId, now)}`
-      : undefined;
+  const filter = segment.length || asked.length ? allOf(filterSql(segment, customerId, now), filterSql(asked, customerId, now)) : undefined;
   const match = { words: search.split(/\s+/).filter(Boolean), listId, filter };
   const page = { page: q.page, items: q.items, limit: q.items, offset: (q.page - 1) * q.items };
   const [rows, total] = await Promise.all([

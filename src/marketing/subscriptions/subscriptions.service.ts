@@ -4,14 +4,13 @@
  * stamps the list-level opt-out and keeps the record. Subscribe and unsubscribe take many subscribers: with list ids
  * they change those memberships, without them the global opt-out. Subscribing always clears the global opt-out.
  */
-import { sql, type SqlBool } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { bumpSubscriberCount } from '../lists/lists.repository.ts';
 import { requireList } from '../lists/lists.service.ts';
 import { parseId } from '../ids.ts';
 import { pageAsked, pagedAnswer } from '../paging.ts';
-import { filterSql, parseFilters } from '../segments/filters.ts';
+import { allOf, filterSql, onList, parseFilters } from '../segments/filters.repository.ts';
 import { filtersOf, requireDynamicList } from '../segments/segments.service.ts';
 import { addMembers, findSubscriber } from '../subscribers/subscribers.repository.ts';
 import { shortView } from '../subscribers/subscriber-views.ts';
@@ -163,8 +162,7 @@ export async function bulkGlobal(
     condition = filterSql(filtersOf(await requireDynamicList(db, customerId, body.from_subscription_list_id)), customerId, now);
   } else {
     const list = await requireList(db, customerId, body.from_subscription_list_id);
-    const member = sql`exists (select 1 from subscription_list_members m where m.subscriber_id = s.id and m.list_id = ${list.id})`;
-    condition = sql<SqlBool>`${member} and ${filterSql(parseFilters(body.filters ?? []), customerId, now)}`;
+    condition = allOf(onList(list.id), filterSql(parseFilters(body.filters ?? []), customerId, now));
   }
   const except = (body.except_ids ?? []).map((r) => parseId(r)).filter((n): n is number => n !== null);
   const changed = await setGlobalOptOutWhere(db, customerId, condition, except, !subscribed, now);

@@ -1,6 +1,5 @@
 /** SQL for open and click counting: counters on recipients, links and messages, and the events they produce. */
 import type { Queryable } from '../db/types.ts';
-import { insertEvent } from '../email/messages.repository.ts';
 
 /** The recipient a tracking token names, with what counting needs of its message. */
 export async function findTrackedRecipient(db: Queryable, recipientId: number) {
@@ -57,12 +56,4 @@ export async function countClick(db: Queryable, messageId: string, linkId: numbe
     .set((eb) => ({ total_clicks: eb('total_clicks', '+', 1) }))
     .where('id', '=', messageId)
     .execute();
-}
-
-/** Appends an open or click event to the event outbox (through insertEvent, so webhooks see it). */
-export async function insertTrackingEvent(
-  db: Queryable,
-  row: { customer_id: number; message_id: string; recipient_id: number; event: 'opened' | 'clicked'; data: string; created_at: number },
-): Promise<void> {
-  await insertEvent(db, row);
 }

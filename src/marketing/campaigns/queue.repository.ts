@@ -3,7 +3,7 @@
  * subscriber), on a queue of its own so campaigns never delay transactional mail.
  */
 import type { Queryable } from '../../db/types.ts';
-import { enqueueJob } from '../../jobs/jobs.repository.ts';
+import { enqueueJob, enqueueJobs } from '../../jobs/jobs.repository.ts';
 
 /** The queue marketing deliveries are worked on. */
 export const MARKETING_DELIVERY_QUEUE = 'marketing.delivery';
@@ -13,24 +13,14 @@ export interface MarketingDeliveryJob {
   deliveryId: number;
 }
 
-/** Queues one work row per delivery id, in chunks. */
+/** Queues one work row per delivery id. */
 export async function enqueueDeliveries(db: Queryable, deliveryIds: number[], now: number): Promise<void> {
-  for (let i = 0; i < deliveryIds.length; i += 500)
-    await db
-      .insertInto('jobs')
-      .values(
-        deliveryIds.slice(i, i + 500).map((id) => ({
-          queue: MARKETING_DELIVERY_QUEUE,
-          payload: JSON.stringify({ deliveryId: id } satisfies MarketingDeliveryJob),
-          state: 'queued',
-          attempts: 0,
-          run_at: now,
-          unique_key: null,
-          created_at: now,
-          updated_at: now,
-        })),
-      )
-      .execute();
+  const payload = (deliveryId: number): MarketingDeliveryJob => ({ deliveryId });
+  await enqueueJobs(
+    db,
+    deliveryIds.map((id) => ({ queue: MARKETING_DELIVERY_QUEUE, payload: payload(id) })),
+    now,
+  );
 }
 
 /** What a drip step's email needs to become a delivery. */

@@ -6,14 +6,8 @@
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { verifyTracking } from '../mail/tokens.ts';
-import {
-  countClick,
-  countMessageOpen,
-  countRecipientOpen,
-  findLink,
-  findTrackedRecipient,
-  insertTrackingEvent,
-} from './tracking.repository.ts';
+import { countClick, countMessageOpen, countRecipientOpen, findLink, findTrackedRecipient } from './tracking.repository.ts';
+import { appendEvent } from '../webhooks/webhooks.outbox.ts';
 
 const notFound = () => new AppError('not_found', 'no such tracking link');
 
@@ -35,7 +29,7 @@ export async function recordOpen(ctx: AppContext, segment: string, now = Date.no
     if (opens === undefined) return;
     await countMessageOpen(trx, recipient.message_id);
     if (opens === 1)
-      await insertTrackingEvent(trx, {
+      await appendEvent(trx, {
         customer_id: recipient.customer_id,
         message_id: recipient.message_id,
         recipient_id: recipient.id,
@@ -57,7 +51,7 @@ export async function recordClick(ctx: AppContext, token: string, now = Date.now
   if (!link) throw notFound();
   await ctx.committer.run(async (trx) => {
     await countClick(trx, recipient.message_id, link.id);
-    await insertTrackingEvent(trx, {
+    await appendEvent(trx, {
       customer_id: recipient.customer_id,
       message_id: recipient.message_id,
       recipient_id: recipient.id,

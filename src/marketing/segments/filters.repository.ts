@@ -196,3 +196,13 @@ function engagementSql(c: Condition, now: number): RawBuilder<unknown> {
   const found = sql`exists (select 1 from marketing_deliveries d where d.subscriber_id = s.id${sends} and ${happened})`;
   return NEGATED.has(c.op) ? sql`not ${found}` : found;
 }
+
+/** Conditions that must all hold. */
+export function allOf(...conditions: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(${sql.join(conditions, sql` and `)})`;
+}
+
+/** Subscriber `s` is on list `listId` (subscribed or not). */
+export function onList(listId: number): RawBuilder<SqlBool> {
+  return sql<SqlBool>`exists (select 1 from subscription_list_members m where m.subscriber_id = s.id and m.list_id = ${listId})`;
+}
