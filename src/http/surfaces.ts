@@ -25,11 +25,10 @@ export function classify(method: string, url: string): Surface {
   // Only forms paths (`/v1/forms/api/...`, `/v1/forms/public/...`) are forms; `/v1/forms/<op>` would name an account "forms".
   if (second === 'forms' && (seg[2] === 'api' || seg[2] === 'public')) return formsSurface(method, seg.slice(2));
   if (second === 'marketing') {
-    // `/v1/marketing/<username>/<op>...` names an account only when an operation follows it; any other unknown
-    // third segment is an operation Sealpost does not serve (404 after authentication, never 403).
+    // `/v1/marketing/<name>` alone is always an operation (an unknown one is 404 after authentication, never 403);
+    // a name that is not an operation names an account only when more of the path follows it.
     const third = seg[2]?.toLowerCase();
-    const fourth = seg[3]?.toLowerCase();
-    const named = third && !marketingOps.has(third) && fourth !== undefined && marketingOps.has(fourth);
+    const named = third !== undefined && !marketingOps.has(third) && seg.length > 3;
     return named ? { kind: 'api', scope: 'marketing', username: third } : { kind: 'api', scope: 'marketing' };
   }
   if (second === undefined || second === 'email' || emailOps.has(second)) return { kind: 'api', scope: 'email' };
