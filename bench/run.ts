@@ -16,6 +16,7 @@ import { csvImportBench } from './csv-import.ts';
 import { campaignExpansionBench, transactionalLatencyBench } from './campaign.ts';
 import { backupBench } from './backup.ts';
 import { messageLogBench } from './message-log.ts';
+import { segmentsBench } from './segments.ts';
 import { endToEndBench } from './e2e.ts';
 import { recipientsBench } from './recipients.ts';
 import { fmt, type BenchRow } from './support.ts';
@@ -36,6 +37,7 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
   'campaign-latency': () => transactionalLatencyBench(seconds),
   backup: () => backupBench(Number(process.env.BENCH_BACKUP_MB ?? 256)),
   'message-log': () => messageLogBench(Number(process.env.BENCH_MESSAGE_LOG_COUNT ?? 1_000_000)),
+  segments: () => segmentsBench(Number(process.env.BENCH_SEGMENT_SIZE ?? 1_000_000)),
   e2e: () => endToEndBench(Number(process.env.BENCH_E2E_COUNT ?? 5000)),
 };
 

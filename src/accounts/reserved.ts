@@ -25,6 +25,15 @@ export const MARKETING_OPS = [
   'tracking_links',
   'analytics',
   'settings',
+  'lists',
+  'dynamic_lists',
+  'subscriptions',
+  'current_customer',
+  'subscriber_custom_field_types',
+  'campaign_mailing_deliveries',
+  'subscribers_export_csv',
+  'export_dynamic_list_csv',
+  'bulk_jobs',
 ] as const;
 
 /** Surface names and other first path segments. */

@@ -23,6 +23,11 @@ import { analyticsRoutes } from '../marketing/analytics/analytics.routes.ts';
 import { sendRoutes } from '../marketing/campaigns/sends.routes.ts';
 import { engagementRoutes } from '../marketing/campaigns/engagement.routes.ts';
 import { consoleRoutes, type ConsoleDeps } from '../console/console.routes.ts';
+import { segmentRoutes } from '../marketing/segments/segments.routes.ts';
+import { accountRoutes } from '../marketing/account/account.routes.ts';
+import { sendsListRoutes } from '../marketing/campaigns/sends-list.routes.ts';
+import { exportRoutes } from '../marketing/exports/exports.routes.ts';
+import { subscriptionRoutes } from '../marketing/subscriptions/subscriptions.routes.ts';
 
 /** Registers every route of the API. */
 export async function registerRoutes(app: TypedApp, ctx: AppContext, registry: Registry, consoleDeps: ConsoleDeps = {}): Promise<void> {
@@ -56,4 +61,9 @@ function marketingSurface(app: TypedApp, ctx: AppContext): void {
   analyticsRoutes(app, ctx);
   sendRoutes(app, ctx);
   engagementRoutes(app, ctx);
+  segmentRoutes(app, ctx);
+  accountRoutes(app, ctx);
+  sendsListRoutes(app, ctx);
+  exportRoutes(app, ctx);
+  subscriptionRoutes(app, ctx);
 }

@@ -12,6 +12,8 @@ import * as m0008 from './migrations/0008_console.ts';
 import * as m0009 from './migrations/0009_suppressions.ts';
 import * as m0010 from './migrations/0010_subscriber_imports.ts';
 import * as m0011 from './migrations/0011_console_pages.ts';
+import * as m0012 from './migrations/0012_form_numbers.ts';
+import * as m0013 from './migrations/0013_segments.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -31,6 +33,8 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0009_suppressions': m0009,
   '0010_subscriber_imports': m0010,
   '0011_console_pages': m0011,
+  '0012_form_numbers': m0012,
+  '0013_segments': m0013,
 };
 
 class StaticProvider implements MigrationProvider {
@@ -59,6 +63,12 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   const { error, results }: MigrationResultSet = await migrator(database).migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Applies or reverts migrations until `name` is the last one applied (upgrades of existing data are tested this way). */
+export async function migrateTo(database: Database, name: string): Promise<void> {
+  const { error } = await migrator(database).migrateTo(name);
+  if (error) throw error instanceof Error ? error : new Error(String(error));
 }
 
 /** Names of migrations not yet applied (empty when the schema is current). */

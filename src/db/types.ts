@@ -25,6 +25,9 @@ import type {
   SubscriptionListMembersTable,
   SubscriberCustomFieldTypesTable,
   SubscriberCustomFieldValuesTable,
+  DynamicListsTable,
+  BulkJobsTable,
+  BulkJobChunksTable,
 } from './tables/marketing.ts';
 import type {
   CampaignMailingsTable,
@@ -101,6 +104,9 @@ export interface DB {
   subscriber_imports: SubscriberImportsTable;
   subscriber_import_chunks: SubscriberImportChunksTable;
   subscriber_import_errors: SubscriberImportErrorsTable;
+  dynamic_lists: DynamicListsTable;
+  bulk_jobs: BulkJobsTable;
+  bulk_job_chunks: BulkJobChunksTable;
 }
 
 /** A database handle or an open transaction: repositories accept either. */

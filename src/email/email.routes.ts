@@ -20,6 +20,12 @@ const Template = Type.Object({
   created_at: Type.String(),
   updated_at: Type.String(),
 });
+/** Create and update answers: the template plus `message` and the `params` that were given. */
+const TemplateChange = Type.Object({
+  ...Template.properties,
+  message: Type.String({ description: 'For example `Template welcome created!`' }),
+  params: Type.Object({ name: Type.Optional(Type.String()), body: Type.Optional(Type.String()) }),
+});
 const IdParam = Type.Object({ id: Type.String() }, { additionalProperties: true });
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse };
 const idempotencyKey = (req: FastifyRequest) => {
@@ -118,7 +124,7 @@ export function emailRoutes(app: TypedApp, ctx: AppContext): void {
           security,
           summary: 'Create a dynamic template (multipart: data[name], data[body])',
           consumes: ['multipart/form-data'],
-          response: { 200: Template, ...errors },
+          response: { 200: TemplateChange, ...errors },
         },
       },
       async (req) => createTemplate(ctx, principalOf(req, 'email').customerId, await templateParts(req)),
@@ -138,7 +144,7 @@ export function emailRoutes(app: TypedApp, ctx: AppContext): void {
           summary: 'Update a dynamic template (multipart: data[name] and/or data[body])',
           consumes: ['multipart/form-data'],
           params: IdParam,
-          response: { 200: Template, ...errors },
+          response: { 200: TemplateChange, ...errors },
         },
       },
       async (req) => changeTemplate(ctx, principalOf(req, 'email').customerId, req.params.id, await templateParts(req)),
@@ -152,7 +158,7 @@ export function emailRoutes(app: TypedApp, ctx: AppContext): void {
           security,
           summary: 'Delete a dynamic template',
           params: IdParam,
-          response: { 200: Type.Object({ message: Type.String() }), ...errors },
+          response: { 200: Type.Object({ message: Type.String(), params: Type.Object({ id: Type.String() }) }), ...errors },
         },
       },
       (req) => removeTemplate(ctx, principalOf(req, 'email').customerId, req.params.id),

@@ -37,7 +37,7 @@ describe('POST /messages', () => {
     const json = res.json();
     expect(json.error_code).toBe(code);
     expect(json.message).toMatch(field);
-    expect(json.errors).toEqual([{ code: 400, title: expect.any(String), details: expect.any(String) }]);
+    expect(json.errors).toEqual([{ code: 400, title: expect.any(String), details: expect.any(String), message: json.message }]);
     expect(await rowCounts(t)).toEqual(before);
     return json;
   }

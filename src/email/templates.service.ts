@@ -70,18 +70,22 @@ export async function oneTemplate(ctx: AppContext, customerId: number, id: strin
   return toTemplate(row);
 }
 
+/** A change to a template as answered: the template, a sentence saying what happened, and the parameters that were given. */
+export type TemplateChange = DynamicTemplate & { message: string; params: { name?: string; body?: string } };
+
 /** Creates a template; names are unique per account. */
 export async function createTemplate(
   ctx: AppContext,
   customerId: number,
   input: { name?: string; body?: string },
-): Promise<DynamicTemplate> {
+): Promise<TemplateChange> {
   if (input.name === undefined) throw new AppError('request.invalid', 'data[name] is required');
   if (input.body === undefined) throw new AppError('request.invalid', 'data[body] is required');
   const name = checkName(input.name);
   checkBody(input.body);
   try {
-    return toTemplate(await insertTemplate(ctx.database.db, customerId, name, input.body, Date.now()));
+    const template = toTemplate(await insertTemplate(ctx.database.db, customerId, name, input.body, Date.now()));
+    return { ...template, message: `Template ${template.name} created!`, params: { name, body: input.body } };
   } catch (err) {
     if (isUniqueViolation(err))
       throw new AppError('email.template_exists', `a dynamic template named ${JSON.stringify(name)} already exists`);
@@ -95,7 +99,7 @@ export async function changeTemplate(
   customerId: number,
   id: string,
   input: { name?: string; body?: string },
-): Promise<DynamicTemplate> {
+): Promise<TemplateChange> {
   const changes: { name?: string; body?: string } = {};
   if (input.name !== undefined) changes.name = checkName(input.name);
   if (input.body !== undefined) {
@@ -107,7 +111,8 @@ export async function changeTemplate(
   try {
     const row = await updateTemplate(ctx.database.db, customerId, parseId(id), changes, Date.now());
     if (!row) throw new AppError('email.template_not_found', `no dynamic template with id ${id}`);
-    return toTemplate(row);
+    const template = toTemplate(row);
+    return { ...template, message: `Template ${template.name} updated!`, params: changes };
   } catch (err) {
     if (isUniqueViolation(err))
       throw new AppError('email.template_exists', `a dynamic template named ${JSON.stringify(changes.name)} already exists`);
@@ -116,10 +121,14 @@ export async function changeTemplate(
 }
 
 /** Deletes a template. */
-export async function removeTemplate(ctx: AppContext, customerId: number, id: string): Promise<{ message: string }> {
+export async function removeTemplate(
+  ctx: AppContext,
+  customerId: number,
+  id: string,
+): Promise<{ message: string; params: { id: string } }> {
   if (!(await deleteTemplate(ctx.database.db, customerId, parseId(id))))
     throw new AppError('email.template_not_found', `no dynamic template with id ${id}`);
-  return { message: 'Template deleted successfully' };
+  return { message: 'Template deleted successfully', params: { id } };
 }
 
 /** Parses `template_values`: a string holding a JSON object (absent means no values). */

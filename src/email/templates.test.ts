@@ -60,6 +60,8 @@ describe('dynamic templates', () => {
       api_customer_id: acme.account.customer_id,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       updated_at: expect.stringMatching(/Z$/),
+      message: `Template ${name} created!`,
+      params: { name, body: '<p>Hello {{name}}</p>' },
     });
   });
 
@@ -78,7 +80,8 @@ describe('dynamic templates', () => {
   it('reads one template', async () => {
     const created = (await create('one', 'body of one')).json();
     const res = await get(`/v1/email/dynamic_templates/${created.id}`);
-    expect(res.json()).toEqual(created);
+    const { message: _message, params: _params, ...template } = created;
+    expect(res.json()).toEqual(template);
   });
 
   it('renames a template with data[name] alone, keeping the body', async () => {
@@ -86,6 +89,7 @@ describe('dynamic templates', () => {
     const res = await upload('PATCH', `/v1/email/dynamic_templates/${created.id}`, [{ name: 'data[name]', value: 'new-name' }]);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ id: created.id, name: 'new-name', body: 'kept body', created_at: created.created_at });
+    expect(res.json()).toMatchObject({ message: 'Template new-name updated!', params: { name: 'new-name' } });
   });
 
   it('replaces the body with data[body] alone, keeping the name', async () => {
@@ -99,6 +103,7 @@ describe('dynamic templates', () => {
     const created = (await create('doomed', 'x')).json();
     const res = await t.app.inject({ method: 'DELETE', url: `/v1/email/dynamic_templates/${created.id}`, headers: acme.auth });
     expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ message: 'Template deleted successfully', params: { id: created.id } });
     expect((await get(`/v1/email/dynamic_templates/${created.id}`)).statusCode).toBe(404);
   });
 

@@ -42,7 +42,7 @@ describe('authentication before route matching', () => {
     const body = res.json();
     expect(body.error_code).toBe('auth.missing_key');
     expect(body.message).toMatch(/missing API key/);
-    expect(body.errors).toEqual([{ code: 401, title: 'Authentication required', details: expect.any(String) }]);
+    expect(body.errors).toEqual([{ code: 401, title: 'Authentication required', details: expect.any(String), message: body.message }]);
   });
 
   it('answers 401 for an unsupported scheme', async () => {

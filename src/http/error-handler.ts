@@ -1,6 +1,6 @@
 /**
  * The one error handler: turns AppError (and Fastify's own 4xx errors) into the documented body
- * `{message, error_code, errors: [{code, title, details}], ...extra}`. Anything else is a 500 whose details are logged, never sent.
+ * `{message, error_code, errors: [{code, title, details, message}], ...extra}`. Anything else is a 500 whose details are logged, never sent.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorDetail } from '../errors/app-error.ts';
@@ -15,7 +15,7 @@ export function errorBody(err: AppError): Record<string, unknown> {
     ...err.extra,
     message: err.message,
     error_code: err.code,
-    errors: [{ code: spec.status, title: spec.title, details }],
+    errors: [{ code: spec.status, title: spec.title, details, message: err.message }],
     ...(err.details.length > 0 ? { fields: err.details } : {}),
   };
 }

@@ -73,7 +73,7 @@ describe('operational routes', () => {
       sourceTrackingId: 'abc',
       message: 'already there',
       error_code: 'conflict',
-      errors: [{ code: 409, title: 'Conflict', details: 'already there' }],
+      errors: [{ code: 409, title: 'Conflict', details: 'already there', message: 'already there' }],
     });
   });
 

@@ -25,8 +25,11 @@ export function classify(method: string, url: string): Surface {
   // Only forms paths (`/v1/forms/api/...`, `/v1/forms/public/...`) are forms; `/v1/forms/<op>` would name an account "forms".
   if (second === 'forms' && (seg[2] === 'api' || seg[2] === 'public')) return formsSurface(method, seg.slice(2));
   if (second === 'marketing') {
+    // `/v1/marketing/<name>` alone is always an operation (an unknown one is 404 after authentication, never 403);
+    // a name that is not an operation names an account only when more of the path follows it.
     const third = seg[2]?.toLowerCase();
-    return third && !marketingOps.has(third) ? { kind: 'api', scope: 'marketing', username: third } : { kind: 'api', scope: 'marketing' };
+    const named = third !== undefined && !marketingOps.has(third) && seg.length > 3;
+    return named ? { kind: 'api', scope: 'marketing', username: third } : { kind: 'api', scope: 'marketing' };
   }
   if (second === undefined || second === 'email' || emailOps.has(second)) return { kind: 'api', scope: 'email' };
   return { kind: 'api', scope: 'email', username: second };

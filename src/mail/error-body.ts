@@ -6,7 +6,7 @@ export const ErrorResponse = Type.Object(
   {
     message: Type.String(),
     error_code: Type.String(),
-    errors: Type.Array(Type.Object({ code: Type.Integer(), title: Type.String(), details: Type.String() })),
+    errors: Type.Array(Type.Object({ code: Type.Integer(), title: Type.String(), details: Type.String(), message: Type.String() })),
   },
   { additionalProperties: true },
 );

@@ -1,10 +1,12 @@
-/** The background work of marketing: drip steps and enrolment, campaign expansion and delivery, subscriber imports, capture retention. */
+/** The background work of marketing: drip steps and enrolment, campaign expansion and delivery, subscriber imports, exports, capture retention. */
 import type { BackgroundWork } from '../jobs/jobs.worker.ts';
 import { dripQueues } from './drips/drips.engine.ts';
 import { dripTasks } from './drips/drips.enroll.ts';
 import { marketingQueues, type MarketingQueueOptions } from './campaigns/delivery.ts';
 import { marketingRetentionTask } from './campaigns/captured.ts';
 import { importQueue } from './imports/import.run.ts';
+import { EXPORT_QUEUE } from './exports/exports.service.ts';
+import { exportQueue } from './exports/exports.queue.ts';
 import { addRespondentToList } from './subscribers/form-respondents.ts';
 
 /** The step the forms worker is handed: a marketing form's respondent joins the form's list. */
@@ -12,6 +14,6 @@ export const respondentHandOver = addRespondentToList;
 
 /** The drip and campaign queues, the drip enrolment task and the retention of captured marketing mail. */
 export const marketingWork: BackgroundWork<MarketingQueueOptions> = {
-  queues: (ctx, opts) => ({ ...dripQueues(ctx), ...marketingQueues(ctx, opts), ...importQueue(ctx) }),
+  queues: (ctx, opts) => ({ ...dripQueues(ctx), ...marketingQueues(ctx, opts), ...importQueue(ctx), [EXPORT_QUEUE]: exportQueue(ctx) }),
   tasks: (ctx) => [...dripTasks(ctx), marketingRetentionTask(ctx)],
 };

@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const customer = () => a.account.customer_id;
-const listNamed = async (name: string) => (await listsOf(t.ctx, customer())).find((l) => l.attributes.name === name);
+const listNamed = async (name: string) => (await listsOf(t.ctx, customer())).data.find((l) => l.attributes.name === name);
 
 async function auditActions(): Promise<string[]> {
   const rows = await t.ctx.database.db.selectFrom('audit_log').select('action').where('customer_id', '=', customer()).execute();
@@ -40,11 +40,11 @@ describe('console audiences', () => {
   });
 
   it('refuses to delete the default list and says why', async () => {
-    const def = (await listsOf(t.ctx, customer())).find((l) => l.attributes.is_default)!;
+    const def = (await listsOf(t.ctx, customer())).data.find((l) => l.attributes.is_default)!;
     const res = await editor.post(`/console/audiences/lists/${def.id}/delete`, { _csrf: editor.csrf });
     expect(res.headers.location).toBe('/console/audiences');
     expect((await editor.get('/console/audiences')).body).toContain('cannot be deleted');
-    expect((await listsOf(t.ctx, customer())).some((l) => l.id === def.id)).toBe(true);
+    expect((await listsOf(t.ctx, customer())).data.some((l) => l.id === def.id)).toBe(true);
   });
 
   it('adds a subscriber, finds it by search and filters by status', async () => {
@@ -58,7 +58,7 @@ describe('console audiences', () => {
     const found = await editor.get(`/console/audiences/lists/${list.id}?q=ana`);
     expect(found.body).toContain('>ana@example.org</a>');
     expect(found.body).not.toContain('>bo@example.org</a>');
-    const bo = (await subscribersOf(t.ctx, customer(), { items: 5, page: 1, search: 'bo', order_by: 'email', order: 'asc' }))[0]!;
+    const bo = (await subscribersOf(t.ctx, customer(), { items: 5, page: 1, search: 'bo', order_by: 'email', order: 'asc' })).data[0]!;
     await editor.post(`/console/audiences/subscribers/${bo.id}/subscription`, { _csrf: editor.csrf, subscribed: 'no' });
     const unsub = await editor.get(`/console/audiences/lists/${list.id}?status=unsubscribed`);
     expect(unsub.body).toContain('>bo@example.org</a>');

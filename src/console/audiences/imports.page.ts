@@ -51,7 +51,10 @@ export function importsPages(app: FastifyInstance, ctx: AppContext): void {
     permission: 'read',
     title: 'Import subscribers',
     render: async (c) => {
-      const [lists, imports] = await Promise.all([listsOf(ctx, c.account.customer_id), importsOf(ctx, c.account.customer_id)]);
+      const [lists, imports] = await Promise.all([
+        listsOf(ctx, c.account.customer_id).then((r) => r.data),
+        importsOf(ctx, c.account.customer_id),
+      ]);
       return html`<p><a href="/console/audiences">← All lists</a></p>
         ${
           c.can('edit_content')

@@ -18,7 +18,7 @@ export function listsPages(app: FastifyInstance, ctx: AppContext): void {
     permission: 'read',
     title: 'Audiences',
     render: async (c) => {
-      const lists = await listsOf(ctx, c.account.customer_id);
+      const lists = (await listsOf(ctx, c.account.customer_id)).data;
       const edit = c.can('edit_content');
       return html`<div class="card">
           <h2>Subscription lists</h2>

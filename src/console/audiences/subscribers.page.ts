@@ -40,7 +40,7 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
         subscription_list_id: String(list.id),
         ...(status && { unsubscribed: status === 'unsubscribed' }),
       });
-      const shown = rows;
+      const shown = rows.data;
       const base = `/console/audiences/lists/${seg(String(list.id))}`;
       const qs = (p: number) => `${base}?${new URLSearchParams({ q: search, status, page: String(p) }).toString()}`;
       return {
@@ -92,7 +92,7 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
             </div>
             <p class="actions">
               ${page > 1 ? html`<a href="${qs(page - 1)}">← Previous page</a>` : ''}
-              ${rows.length === PAGE_SIZE ? html`<a href="${qs(page + 1)}">Next page →</a>` : ''}
+              ${shown.length === PAGE_SIZE ? html`<a href="${qs(page + 1)}">Next page →</a>` : ''}
               <a href="/console/audiences/lists/${seg(String(list.id))}/export.csv">Export this list as CSV</a>
             </p>
           </div>
@@ -122,7 +122,7 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
     title: 'Subscriber',
     render: async (c) => {
       const s = await subscriberOf(ctx, c.account.customer_id, c.params.id!, true);
-      const lists = await listsOf(ctx, c.account.customer_id);
+      const lists = (await listsOf(ctx, c.account.customer_id)).data;
       return { title: `Subscriber: ${s.attributes.email}`, body: subscriberBody(c, s, lists) };
     },
   });
@@ -176,7 +176,7 @@ function addForm(c: ConsoleContext, listId: string): SafeHtml {
 }
 
 type Full = Awaited<ReturnType<typeof subscriberOf>>;
-type Lists = Awaited<ReturnType<typeof listsOf>>;
+type Lists = Awaited<ReturnType<typeof listsOf>>['data'];
 
 function subscriberBody(c: ConsoleContext, s: Full, lists: Lists): SafeHtml {
   const a = s.attributes;

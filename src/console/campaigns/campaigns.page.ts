@@ -97,7 +97,7 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
     render: async (c) => {
       const [m, lists, sends] = await Promise.all([
         mailingOf(ctx, c.account.customer_id, c.params.id!),
-        listsOf(ctx, c.account.customer_id),
+        listsOf(ctx, c.account.customer_id).then((r) => r.data),
         sendsOfMailing(ctx, c.account.customer_id, c.params.id!),
       ]);
       const edit = c.can('edit_content');

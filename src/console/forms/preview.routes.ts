@@ -10,7 +10,7 @@ import type { Component } from '../../forms/components/component-types.ts';
 import { parseDefinition } from '../../forms/definitions/definition.ts';
 import type { FormSettings } from '../../forms/definitions/settings.ts';
 import { formOf } from '../../forms/definitions/forms.service.ts';
-import { formPage, PAGE_HEADERS } from '../../forms/hosted/page.html.ts';
+import { formPage, PAGE_HEADERS, type PageForm } from '../../forms/hosted/page.html.ts';
 import { escapeHtml } from '../html.ts';
 import { guard } from '../page.ts';
 import { readState } from './builder-state.ts';
@@ -25,12 +25,15 @@ function send(reply: FastifyReply, body: string): FastifyReply {
   return reply.code(200).type('text/html; charset=utf-8').send(body);
 }
 
-type PreviewForm = { id: string; title: string; description: string | null; form_css: string; form_json: unknown };
+type PreviewForm = Omit<PageForm, 'signable'> & { signable: boolean | number; form_json: unknown };
 
 function page(form: PreviewForm, components: Component[]): string {
   try {
     const def = parseDefinition({ ...(form.form_json as object), body: components });
-    return formPage(form, def.components, { token: 'preview', settings: def.json.settings as FormSettings | undefined });
+    return formPage({ ...form, signable: Number(form.signable) }, def.components, {
+      token: 'preview',
+      settings: def.json.settings as FormSettings | undefined,
+    });
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Preview</title></head><body><main><p>The preview shows once this is fixed: ${escapeHtml(err.message)}</p></main></body></html>`;

@@ -48,6 +48,9 @@ export interface CampaignMailingSendsTable extends CampaignCounters {
   settled_count: Generated<number>;
   customer_name: string | null;
   sender_email: string | null;
+  /** The dynamic list that narrows the audience, and its filters as frozen when the send was created. */
+  dynamic_list_id: number | null;
+  dynamic_filters: string | null;
   created_at: number;
   sent_at: number | null;
   expanded_at: number | null;

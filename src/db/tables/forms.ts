@@ -1,4 +1,5 @@
 /** Tables of forms: definitions, submissions, signatures and daily counts. */
+import type { Generated } from 'kysely';
 
 export interface FormsTable {
   id: string;
@@ -13,6 +14,10 @@ export interface FormsTable {
   version: number;
   active: number;
   old_form_id: string | null;
+  /** Integer number of the form (PostgreSQL identity; SQLite next on insert). */
+  number: Generated<number>;
+  /** `number` of the form this one was copied from. */
+  old_form_number: number | null;
   /** Comma-separated notification addresses. */
   recipient: string;
   signable: number;

@@ -62,3 +62,38 @@ export interface SubscriberCustomFieldValuesTable {
   field_type_id: number;
   value: string;
 }
+
+export interface DynamicListsTable {
+  id: Generated<number>;
+  customer_id: number;
+  name: string;
+  /** Checked filters as JSON text (docs/marketing.md, Dynamic lists). */
+  filters: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface BulkJobsTable {
+  id: Generated<number>;
+  customer_id: number;
+  /** subscribers_export | dynamic_list_export */
+  kind: string;
+  /** queued | running | finished | failed */
+  state: string;
+  params: string;
+  rows_done: Generated<number>;
+  rows_total: number | null;
+  key_hash: string;
+  chunks: Generated<number>;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+export interface BulkJobChunksTable {
+  job_id: number;
+  seq: number;
+  /** Sealed CSV text. */
+  data: string;
+}

@@ -12,6 +12,8 @@ export interface FieldView {
   /** The value to show again (after a failed submit), or undefined. */
   value: unknown;
   error?: string;
+  /** On a signable form's Signature field: the sentence the signer affirms, shown beside the field. */
+  affirmation?: string;
 }
 
 /** Escapes text for an HTML element or a double-quoted attribute. */
@@ -77,7 +79,7 @@ export const RENDER: Record<string, (c: Component, v: FieldView) => string> = {
   CheckboxGroup: (c, v) => choiceGroup(c, v, 'checkbox'),
   Checkbox(c, v) {
     const box = `<input${attrs({ ...common(c, v), type: 'checkbox', value: 'true', checked: v.value === true || v.value === 'true' || v.value === 'on' })}>`;
-    return wrap(c, v, `<div class="sp-check">${box} ${labelHtml(c, v)}</div>` + errorHtml(v));
+    return wrap(c, v, `<div class="sp-check">${box}${labelHtml(c, v)}</div>` + errorHtml(v));
   },
   DateInput(c, v) {
     const input = `<input${attrs({ ...common(c, v), type: 'date', value: asText(v.value), min: str(c, 'min') || undefined, max: str(c, 'max') || undefined })}>`;
@@ -93,9 +95,11 @@ export const RENDER: Record<string, (c: Component, v: FieldView) => string> = {
     return wrap(c, v, labelHtml(c, v) + `<input${attrs({ ...common(c, v), type: 'file', accept })}>` + errorHtml(v));
   },
   Signature(c, v) {
+    const affirm = v.affirmation ? `<p class="sp-affirmation" id="${controlId(v)}-affirmation">${esc(v.affirmation)}</p>` : '';
     const hint = `<p class="sp-hint" id="${controlId(v)}-hint">Type your full name to sign.</p>`;
-    const input = `<input${attrs({ ...common(c, v), type: 'text', autocomplete: 'name', value: asText(v.value).startsWith('data:') ? '' : asText(v.value), 'aria-describedby': [v.error ? errorId(v) : '', `${controlId(v)}-hint`].filter(Boolean).join(' ') })}>`;
-    return wrap(c, v, labelHtml(c, v) + hint + input + errorHtml(v));
+    const described = [v.error ? errorId(v) : '', affirm ? `${controlId(v)}-affirmation` : '', `${controlId(v)}-hint`];
+    const input = `<input${attrs({ ...common(c, v), type: 'text', autocomplete: 'name', value: asText(v.value).startsWith('data:') ? '' : asText(v.value), 'aria-describedby': described.filter(Boolean).join(' ') })}>`;
+    return wrap(c, v, labelHtml(c, v) + affirm + hint + input + errorHtml(v));
   },
   Hidden: (c, v) => `<input${attrs({ type: 'hidden', name: str(c, 'field_name'), value: asText(v.value ?? str(c, 'value')) })}>`,
   Heading(c) {
@@ -120,7 +124,7 @@ function choiceGroup(c: Component, v: FieldView, kind: 'radio' | 'checkbox'): st
     .map((o, i) => {
       const id = `${controlId(v)}-${i}`;
       const input = `<input${attrs({ type: kind, name: str(c, 'field_name'), id, value: o.value, checked: chosen.has(o.value), required: kind === 'radio' && flag(c, 'required') })}>`;
-      return `<div class="sp-option">${input} <label for="${id}">${esc(o.label)}</label></div>`;
+      return `<div class="sp-option">${input}<label for="${id}">${esc(o.label)}</label></div>`;
     })
     .join('');
   const described = v.error ? ` aria-describedby="${errorId(v)}"` : '';

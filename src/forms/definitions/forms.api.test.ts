@@ -21,7 +21,8 @@ describe('form definitions', () => {
     });
     const res = await get(`/v1/forms/api/forms/${id}`);
     expect(res.statusCode).toBe(200);
-    const f = res.json();
+    expect(Object.keys(res.json())).toEqual(['data']);
+    const f = res.json().data;
     expect(Object.keys(f).sort()).toEqual(
       [
         'active',
@@ -63,7 +64,7 @@ describe('form definitions', () => {
 
   it('keeps form_html and form_css as given', async () => {
     const id = await createForm(t.app, a.auth, { form_html: '<p>custom</p>', form_css: 'body{color:red}' });
-    const f = (await get(`/forms/api/forms/${id}`)).json();
+    const f = (await get(`/forms/api/forms/${id}`)).json().data;
     expect([f.form_html, f.form_css]).toEqual(['<p>custom</p>', 'body{color:red}']);
   });
 
@@ -142,7 +143,7 @@ describe('form definitions', () => {
       payload: { title: 'Renamed', form_json: contactForm() },
     });
     expect(put.json()).toEqual({ detail: 'Form updated', form_id: id });
-    expect((await get(`/v1/forms/api/forms/${id}`)).json()).toMatchObject({ title: 'Renamed', version: 2, description: null });
+    expect((await get(`/v1/forms/api/forms/${id}`)).json().data).toMatchObject({ title: 'Renamed', version: 2, description: null });
     const bad = await t.app.inject({
       method: 'PUT',
       url: `/v1/forms/api/forms/${id}`,
@@ -153,9 +154,9 @@ describe('form definitions', () => {
     expect((await t.app.inject({ method: 'POST', url: `/v1/forms/api/forms/${id}/archive`, headers: a.auth })).json()).toEqual({
       detail: 'Form archived',
     });
-    expect((await get(`/v1/forms/api/forms/${id}`)).json()).toMatchObject({ archived: true, active: false });
+    expect((await get(`/v1/forms/api/forms/${id}`)).json().data).toMatchObject({ archived: true, active: false });
     await t.app.inject({ method: 'POST', url: `/v1/forms/api/forms/${id}/unarchive`, headers: a.auth });
-    expect((await get(`/v1/forms/api/forms/${id}`)).json()).toMatchObject({ archived: false, active: false });
+    expect((await get(`/v1/forms/api/forms/${id}`)).json().data).toMatchObject({ archived: false, active: false });
     expect((await get(`/v1/forms/public/form_data/${id}`, {})).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'DELETE', url: `/v1/forms/api/forms/${id}`, headers: a.auth })).statusCode).toBe(200);
     expect((await get(`/v1/forms/api/forms/${id}`)).statusCode).toBe(404);
@@ -172,8 +173,19 @@ describe('form definitions', () => {
       payload: { form_id: id, title: 'Copy' },
     });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ title: 'Copy', submission_count: 0, vanity_url: null, old_form_id: id });
+    expect(res.json()).toMatchObject({ title: 'Copy', submission_count: 0, vanity_url: null });
     expect(res.json().id).not.toBe(id);
+    expect(Number.isInteger(res.json().old_form_id)).toBe(true);
+    const again = await t.app.inject({
+      method: 'POST',
+      url: '/v1/forms/api/forms/copy',
+      headers: a.auth,
+      payload: { form_id: res.json().id, title: 'Copy 2' },
+    });
+    expect(again.json().old_form_id).toBeGreaterThan(res.json().old_form_id);
+    const listed = (await get(`/v1/forms/api/forms?form_id=${res.json().id}`)).json().results[0];
+    expect(listed.old_form_id).toBe(res.json().old_form_id);
+    expect((await get(`/v1/forms/api/forms/${id}`)).json().data.old_form_id).toBeNull();
     const missing = await t.app.inject({
       method: 'POST',
       url: '/v1/forms/api/forms/copy',

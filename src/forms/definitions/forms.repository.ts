@@ -1,6 +1,7 @@
 /** SQL of form definitions and their statistics. Deleted forms are never returned. */
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { FormsTable, Queryable } from '../../db/types.ts';
+import type { Dialect } from '../../db/connect.ts';
 
 /** A stored form. */
 export type FormRow = Selectable<FormsTable>;
@@ -18,9 +19,25 @@ export interface FormListQuery {
   offset: number;
 }
 
-/** Inserts a form. */
-export async function insertForm(db: Queryable, row: Insertable<FormsTable>): Promise<void> {
-  await db.insertInto('forms').values(row).execute();
+/** Inserts a form; it takes the next integer `number` (an identity default on PostgreSQL, the next free one on SQLite). */
+export async function insertForm(db: Queryable, dialect: Dialect, row: Insertable<FormsTable>): Promise<void> {
+  const { number: _ignored, ...rest } = row;
+  const values = dialect === 'sqlite' ? { ...rest, number: sql<number>`(select coalesce(max(number), 0) + 1 from forms)` } : rest;
+  await db.insertInto('forms').values(values).execute();
+}
+
+/** The active, unarchived form served at a vanity name (the oldest when several share it). */
+export async function findFormByVanity(db: Queryable, vanity: string): Promise<FormRow | undefined> {
+  return db
+    .selectFrom('forms')
+    .selectAll()
+    .where('vanity_url', '=', vanity)
+    .where('deleted', '=', 0)
+    .where('active', '=', 1)
+    .where('archived', '=', 0)
+    .orderBy('created_at')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** One form of a customer that is not deleted. */

@@ -25,7 +25,7 @@ import {
   copyForm,
   createForm,
   deleteForm,
-  formOf,
+  formEnvelopeOf,
   listFormsOf,
   publicFormOf,
   statsOf,
@@ -65,8 +65,10 @@ export function formsRoutes(app: TypedApp, ctx: AppContext, lists: ListCheck): v
       { schema: { ...common, summary: 'Copy a form under a new title', body: CopyBody, response: { 200: Form, ...errors } } },
       (req) => copyForm(ctx, principalOf(req, 'forms').customerId, req.body),
     );
-    app.get(`${base}/:id`, { schema: { ...common, summary: 'Read a form', params: IdParam, response: { 200: Form, ...errors } } }, (req) =>
-      formOf(ctx, principalOf(req, 'forms').customerId, req.params.id),
+    app.get(
+      `${base}/:id`,
+      { schema: { ...common, summary: 'Read a form', params: IdParam, response: { 200: Type.Object({ data: Form }), ...errors } } },
+      (req) => formEnvelopeOf(ctx, principalOf(req, 'forms').customerId, req.params.id),
     );
     app.put(
       `${base}/:id`,

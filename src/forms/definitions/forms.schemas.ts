@@ -19,7 +19,7 @@ export const Form = Type.Object({
   version: Type.Integer(),
   active: Type.Boolean(),
   customer_id: Type.Integer(),
-  old_form_id: Nullable(Type.String()),
+  old_form_id: Type.Union([Type.Integer(), Type.Null()], { description: 'Integer number of the form this one was copied from' }),
   recipient: Type.String(),
   signable: Type.Boolean(),
   signature_confirmation_label: Nullable(Type.String()),
@@ -126,7 +126,8 @@ export const SubmissionBody = Type.Object({
   attachments: Type.Optional(
     Type.Array(
       Type.Object({
-        name: Type.String({ minLength: 1, maxLength: 255 }),
+        name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+        fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Alias of `name`' })),
         content: Type.String(),
         field_name: Type.Optional(Type.String()),
       }),

@@ -8,6 +8,7 @@ import { parseDefinition } from './definition.ts';
 import { renderFragment } from '../hosted/page.html.ts';
 import {
   findForm,
+  findFormByVanity,
   findPublicForm,
   formStats,
   insertForm,
@@ -34,7 +35,7 @@ export function formView(row: FormRow): Form {
     version: row.version,
     active: row.active === 1,
     customer_id: row.customer_id,
-    old_form_id: row.old_form_id,
+    old_form_id: row.old_form_number === null ? null : Number(row.old_form_number),
     recipient: row.recipient,
     signable: row.signable === 1,
     signature_confirmation_label: row.signature_confirmation_label,
@@ -74,7 +75,7 @@ export async function createForm(ctx: AppContext, customerId: number, body: Crea
   const def = parseDefinition(body.form_json);
   const now = Date.now();
   const id = randomUUID();
-  await insertForm(ctx.database.db, {
+  await insertForm(ctx.database.db, ctx.database.dialect, {
     id,
     customer_id: customerId,
     title: body.title,
@@ -86,6 +87,7 @@ export async function createForm(ctx: AppContext, customerId: number, body: Crea
     version: body.version ?? 1,
     active: body.active === false ? 0 : 1,
     old_form_id: null,
+    old_form_number: null,
     recipient: recipients(body.recipient ?? ''),
     signable: body.signable ? 1 : 0,
     signature_confirmation_label: body.signature_confirmation_label ?? null,
@@ -110,6 +112,11 @@ async function ownListId(ctx: AppContext, customerId: number, listId: string | n
 /** One form of the account, or form.not_found. */
 export async function formOf(ctx: AppContext, customerId: number, id: string): Promise<Form> {
   return formView(await requireForm(ctx, customerId, id));
+}
+
+/** `GET /api/forms/<id>`: the form inside `data`, as clients read it. */
+export async function formEnvelopeOf(ctx: AppContext, customerId: number, id: string): Promise<{ data: Form }> {
+  return { data: await formOf(ctx, customerId, id) };
 }
 
 /** The stored row of one of the account's forms, read through `db` (a caller's transaction), or undefined. */
@@ -197,17 +204,19 @@ export async function deleteForm(ctx: AppContext, customerId: number, id: string
   return { detail: 'Form deleted' };
 }
 
-/** Copies a form under a new title: no submissions, no vanity URL, `old_form_id` naming the source. */
+/** Copies a form under a new title: no submissions, no vanity URL, `old_form_id` the source's integer number. */
 export async function copyForm(ctx: AppContext, customerId: number, body: CopyBody): Promise<Form> {
   const src = await requireForm(ctx, customerId, body.form_id);
   const now = Date.now();
   const id = randomUUID();
-  await insertForm(ctx.database.db, {
-    ...src,
+  const { number, ...copied } = src;
+  await insertForm(ctx.database.db, ctx.database.dialect, {
+    ...copied,
     id,
     title: body.title,
     vanity_url: null,
     old_form_id: src.id,
+    old_form_number: Number(number),
     submission_count: 0,
     archived: 0,
     created_at: now,
@@ -227,6 +236,13 @@ export async function openForm(ctx: AppContext, id: string): Promise<FormRow> {
   const row = await findPublicForm(ctx.database.reader, id);
   if (!row || row.active !== 1 || row.archived === 1) throw new AppError('form.not_found', `form ${id} was not found`);
   return row;
+}
+
+/** The open form served at a vanity name (its `vanity_url` exactly), or null. */
+export async function formByVanity(ctx: AppContext, vanity: string): Promise<FormRow | null> {
+  const name = vanity.trim();
+  if (!name || name.length > 200) return null;
+  return (await findFormByVanity(ctx.database.reader, name)) ?? null;
 }
 
 /** The public read: the public subset of an open form. */

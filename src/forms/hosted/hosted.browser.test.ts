@@ -61,4 +61,25 @@ describe.skipIf(!present)('hosted form page in Chromium', () => {
     const csv = await t.app.inject({ method: 'GET', url: `/v1/forms/api/forms/${id}/submissions/submission-csv`, headers: a.auth });
     expect(csv.body).toContain('"Katherine Johnson","katherine@example.org","appt","","Yes"');
   });
+
+  it('puts each radio and checkbox label on the same line as its control, to its right', async () => {
+    const form_json = {
+      body: [
+        { type: 'RadioGroup', id: 'r', properties: { field_name: 'visit', text: 'Visit type', options: ['In person', 'Video call'] } },
+        { type: 'CheckboxGroup', id: 'c', properties: { field_name: 'days', text: 'Days', options: ['Monday', 'Tuesday'] } },
+        { type: 'Checkbox', id: 'k', properties: { field_name: 'consent', text: 'I agree' } },
+      ],
+    };
+    const id = await createForm(t.app, a.auth, { form_json });
+    const page = await browser.newPage({ javaScriptEnabled: false });
+    page.setDefaultTimeout(8000);
+    await page.goto(`${base}/f/${id}`);
+    for (const label of ['In person', 'Video call', 'Monday', 'Tuesday', 'I agree']) {
+      const control = (await page.getByLabel(label).boundingBox())!;
+      const text = (await page.locator('label', { hasText: label }).boundingBox())!;
+      expect(text.x).toBeGreaterThan(control.x + control.width - 1);
+      expect(Math.abs(text.y + text.height / 2 - (control.y + control.height / 2))).toBeLessThan(text.height / 2);
+    }
+    await page.close();
+  });
 });

@@ -10,7 +10,7 @@ import { AppError } from '../../errors/app-error.ts';
 import type { Upload } from '../components/component-types.ts';
 import { componentsOf } from '../definitions/definition.ts';
 import { settingsOf } from '../definitions/settings.ts';
-import { openForm } from '../definitions/forms.service.ts';
+import { formByVanity, openForm } from '../definitions/forms.service.ts';
 import { formPage, notFoundPage, thanksPage, TOKEN_FIELD } from './page.html.ts';
 import { acceptSubmission } from '../submissions/submissions.service.ts';
 
@@ -32,9 +32,9 @@ async function openOrNull(ctx: AppContext, id: string) {
   });
 }
 
-/** `GET /f/<id>`. */
+/** `GET /f/<id-or-vanity>`: the form by id, else the open form whose `vanity_url` is this name. */
 export async function showForm(ctx: AppContext, id: string): Promise<HostedAnswer> {
-  const form = await openOrNull(ctx, id);
+  const form = (await openOrNull(ctx, id)) ?? (await formByVanity(ctx, id));
   if (!form) return NOT_FOUND;
   return { status: 200, html: formPage(form, componentsOf(form.form_json), { token: randomUUID(), settings: settingsOf(form.form_json) }) };
 }

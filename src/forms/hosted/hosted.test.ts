@@ -64,6 +64,39 @@ describe('hosted form page', () => {
     });
   });
 
+  it("shows a signable form's affirmation sentence beside the signature field, and records that sentence", async () => {
+    const form_json = {
+      body: [{ type: 'Signature', id: 's', properties: { field_name: 'sig', text: 'Sign here', required: true } }],
+    };
+    const labelled = await createForm(t.app, a.auth, {
+      form_json,
+      signable: true,
+      signature_confirmation_label: 'I confirm this is true.',
+    });
+    const page = (await t.app.inject({ method: 'GET', url: `/f/${labelled}` })).body;
+    expect(page).toMatch(/<label for="sp-0">Sign here.*<p class="sp-affirmation" id="sp-0-affirmation">I confirm this is true\.<\/p>/);
+    expect(page).toContain('aria-describedby="sp-0-affirmation sp-0-hint"');
+    const plain = await createForm(t.app, a.auth, { form_json, signable: true });
+    const tok = token((await t.app.inject({ method: 'GET', url: `/f/${plain}` })).body);
+    const shown = /<p class="sp-affirmation"[^>]*>([^<]+)<\/p>/.exec((await t.app.inject({ method: 'GET', url: `/f/${plain}` })).body)![1];
+    expect(shown).toContain('electronic signature');
+    expect((await post(plain, { _sp_token: tok, sig: 'Ada Lovelace' })).statusCode).toBe(303);
+    const ev = await t.ctx.database.db.selectFrom('form_signatures').select('label').where('form_id', '=', plain).executeTakeFirstOrThrow();
+    expect(ev.label).toBe(shown);
+    const unsigned = await createForm(t.app, a.auth, { form_json });
+    expect((await t.app.inject({ method: 'GET', url: `/f/${unsigned}` })).body).not.toContain('<p class="sp-affirmation"');
+  });
+
+  it('serves a form at its vanity name, and stops when the form is archived', async () => {
+    const id = await createForm(t.app, a.auth, { vanity_url: `clinic-intake-${Date.now()}` });
+    const vanity = (await t.app.inject({ method: 'GET', url: `/v1/forms/api/forms/${id}`, headers: a.auth })).json().data.vanity_url;
+    const res = await t.app.inject({ method: 'GET', url: `/f/${vanity}` });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain(`action="/f/${id}"`);
+    await t.app.inject({ method: 'POST', url: `/v1/forms/api/forms/${id}/archive`, headers: a.auth });
+    expect((await t.app.inject({ method: 'GET', url: `/f/${vanity}` })).statusCode).toBe(404);
+  });
+
   it('shows a not-found page for an unknown or inactive form', async () => {
     const id = await createForm(t.app, a.auth, { active: false });
     expect((await t.app.inject({ method: 'GET', url: `/f/${id}` })).statusCode).toBe(404);

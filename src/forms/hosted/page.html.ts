@@ -32,12 +32,25 @@ export interface PageForm {
   title: string;
   description: string | null;
   form_css: string;
+  signable: number;
+  signature_confirmation_label: string | null;
+}
+
+/** The sentence a signer affirms when a signable form sets no `signature_confirmation_label`. */
+export const DEFAULT_AFFIRMATION =
+  'By typing my name, I sign this form electronically and agree that my electronic signature is the legal equivalent of my handwritten signature.';
+
+/** The sentence the signer of a signable form affirms, as the page shows it and the evidence records it; null when not signable. */
+export function affirmationOf(form: { signable: number; signature_confirmation_label: string | null }): string | null {
+  if (form.signable !== 1) return null;
+  return form.signature_confirmation_label?.trim() || DEFAULT_AFFIRMATION;
 }
 
 const BASE_CSS = `body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
 .sp-field{margin:0 0 1rem}.sp-field label,.sp-field legend{display:block;font-weight:600}
 .sp-field input:not([type=checkbox]):not([type=radio]),.sp-field select,.sp-field textarea{display:block;width:100%;box-sizing:border-box;padding:.4rem}
-.sp-check label{display:inline}.sp-error{color:#b00020;margin:.25rem 0 0}.sp-has-error input,.sp-has-error select,.sp-has-error textarea{border-color:#b00020}
+.sp-check,.sp-option{display:flex;align-items:center;gap:.5rem;margin:.25rem 0}.sp-field .sp-check label,.sp-field .sp-option label{display:inline;font-weight:normal;margin:0}
+.sp-affirmation{font-style:italic;margin:.25rem 0}.sp-error{color:#b00020;margin:.25rem 0 0}.sp-has-error input,.sp-has-error select,.sp-has-error textarea{border-color:#b00020}
 .sp-summary{border:2px solid #b00020;padding:.5rem 1rem;margin-bottom:1rem}.sp-hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}`;
 
 /** Keeps the form's CSS inside its style element. */
@@ -77,14 +90,16 @@ function withTexts(components: Component[], settings: FormSettings): Component[]
 }
 
 /** The fields of a definition without a page around them: the stored `form_html` when a definition gives none. */
-export function renderFragment(components: Component[], values: Record<string, unknown> = {}, errors: Record<string, string> = {}): string {
+export function renderFragment(
+  components: Component[],
+  values: Record<string, unknown> = {},
+  errors: Record<string, string> = {},
+  affirmation?: string,
+): string {
   const parts = components.map((c, index) => {
     const name = fieldName(c);
-    return ownValue(COMPONENTS, c.type)!.render(c, {
-      index,
-      value: name ? values[name] : undefined,
-      error: name ? errors[name] : undefined,
-    });
+    const view = { index, value: name ? values[name] : undefined, error: name ? errors[name] : undefined };
+    return ownValue(COMPONENTS, c.type)!.render(c, c.type === 'Signature' && affirmation ? { ...view, affirmation } : view);
   });
   if (!components.some((c) => c.type === 'Button')) parts.push('<button type="submit" class="sp-button">Submit</button>');
   return parts.join('\n');
@@ -115,7 +130,7 @@ export function formPage(
   return documentHtml(
     form.title,
     form.form_css,
-    `${head}${summary}${formTag}${hidden}${renderFragment(components, state.values ?? {}, errors)}</form>`,
+    `${head}${summary}${formTag}${hidden}${renderFragment(components, state.values ?? {}, errors, affirmationOf(form) ?? undefined)}</form>`,
     settings,
   );
 }

@@ -19,6 +19,14 @@ export async function acceptJsonSubmission(
       details: [{ field: 'Idempotency-Key', message: 'must be 1 to 200 characters' }],
     });
   const fields = body.form_data ?? {};
-  const uploads = (components: Component[]) => uploadsFromJson(components, fields, body.attachments ?? []);
+  const attachments = (body.attachments ?? []).map((a, i) => {
+    const name = a.name ?? a.fileName;
+    if (!name)
+      throw new AppError('request.invalid', `attachments[${i}] needs a name (or fileName)`, {
+        details: [{ field: `attachments[${i}].name`, message: 'is required (fileName is accepted as its alias)' }],
+      });
+    return { name, content: a.content, field_name: a.field_name };
+  });
+  const uploads = (components: Component[]) => uploadsFromJson(components, fields, attachments);
   await acceptSubmission(ctx, formId, { fields, uploads, ip: opts.ip, idempotencyKey: key });
 }

@@ -85,20 +85,29 @@ export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimi
           .send(submissionsCsv(ctx, form));
       },
     );
-    app.get(
-      `${base}/submission-csv/:submission_id`,
-      {
-        config: { audit: { action: 'form.submission_export', target: 'submission:{submission_id}' } },
-        schema: { ...common, summary: 'CSV of one submission', params: SubmissionParams, produces: ['text/csv'] },
-      },
-      async (req, reply) => {
-        const { form, row } = await requireSubmission(ctx, principalOf(req, 'forms').customerId, req.params.id, req.params.submission_id);
-        return reply
-          .type(CSV)
-          .header('content-disposition', `attachment; filename="submission-${row.id}.csv"`)
-          .send(submissionCsv(ctx, form, row));
-      },
-    );
+    for (const path of [`${base}/submissions/submission-csv/:submission_id`, `${base}/submission-csv/:submission_id`]) {
+      const alias = !path.includes('/submissions/');
+      app.get(
+        path,
+        {
+          config: { audit: { action: 'form.submission_export', target: 'submission:{submission_id}' } },
+          schema: {
+            ...common,
+            hide: common.hide || alias,
+            summary: alias ? 'CSV of one submission (older path)' : 'CSV of one submission',
+            params: SubmissionParams,
+            produces: ['text/csv'],
+          },
+        },
+        async (req, reply) => {
+          const { form, row } = await requireSubmission(ctx, principalOf(req, 'forms').customerId, req.params.id, req.params.submission_id);
+          return reply
+            .type(CSV)
+            .header('content-disposition', `attachment; filename="submission-${row.id}.csv"`)
+            .send(submissionCsv(ctx, form, row));
+        },
+      );
+    }
     app.get(
       `${base}/submissions/:submission_id/submission-pdf`,
       {

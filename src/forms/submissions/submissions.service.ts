@@ -10,7 +10,7 @@ import type { Queryable } from '../../db/types.ts';
 import { AppError, type ErrorDetail } from '../../errors/app-error.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
 import { componentsOf } from '../definitions/definition.ts';
-import { HONEYPOT_FIELD } from '../hosted/page.html.ts';
+import { affirmationOf, HONEYPOT_FIELD } from '../hosted/page.html.ts';
 import type { Component, Upload } from '../components/component-types.ts';
 import { openForm, requireForm } from '../definitions/forms.service.ts';
 import type { FormRow } from '../definitions/forms.repository.ts';
@@ -122,7 +122,7 @@ async function recordSignature(
     form_id: form.id,
     form_version: form.version,
     field_name: checked.signature.fieldName,
-    label: form.signature_confirmation_label,
+    label: affirmationOf(form),
     ip,
     image: ctx.sealer.seal(checked.signature.value, `form_signature:${id}`),
     signed_at: now,

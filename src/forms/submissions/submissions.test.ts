@@ -29,7 +29,7 @@ describe('public submissions', () => {
     expect(JSON.parse(list.data[0].form_data)).toEqual(GOOD);
     const raw = await t.ctx.database.db.selectFrom('form_submissions').select('data').where('form_id', '=', id).executeTakeFirstOrThrow();
     expect(raw.data).not.toContain('Lovelace');
-    expect((await get(`/v1/forms/api/forms/${id}`)).json().submission_count).toBe(1);
+    expect((await get(`/v1/forms/api/forms/${id}`)).json().data.submission_count).toBe(1);
   });
 
   it('answers 422 listing every failing field without echoing values', async () => {
@@ -89,7 +89,10 @@ describe('public submissions', () => {
     });
     expect(big.json().fields[0].message).toContain('at most 1000 bytes');
     const sig = `data:image/png;base64,${PNG.toString('base64')}`;
-    const ok = await submit(id, { form_data: { scan: 'a.png', sig }, attachments: [{ name: 'a.png', content: PNG.toString('base64') }] });
+    const ok = await submit(id, {
+      form_data: { scan: 'a.png', sig },
+      attachments: [{ fileName: 'a.png', content: PNG.toString('base64') }],
+    });
     expect(ok.statusCode).toBe(201);
     const rec = (await get(`/v1/forms/api/forms/${id}/submissions`)).json().data[0];
     expect(rec).toMatchObject({
@@ -142,9 +145,11 @@ describe('exports, statistics and notifications', () => {
     expect(lines).toHaveLength(3);
     expect(lines[1]).toContain(`"'=HYPERLINK(""x"")","ada@example.org","appt","a ""quote""","Yes"`);
     const sid = (await get(`/v1/forms/api/forms/${id}/submissions?order=asc`)).json().data[1].id;
-    const one = await get(`/v1/forms/api/forms/${id}/submission-csv/${sid}`);
+    const one = await get(`/v1/forms/api/forms/${id}/submissions/submission-csv/${sid}`);
+    expect(one.headers['content-type']).toContain('text/csv');
     expect(one.body.trim().split('\r\n')).toHaveLength(2);
-    expect((await get(`/v1/forms/api/forms/${id}/submission-csv/nope`)).statusCode).toBe(404);
+    expect((await get(`/v1/forms/api/forms/${id}/submission-csv/${sid}`)).body).toBe(one.body);
+    expect((await get(`/v1/forms/api/forms/${id}/submissions/submission-csv/nope`)).statusCode).toBe(404);
   });
 
   it('reports active forms, total submissions and the last 7 days from counters', async () => {

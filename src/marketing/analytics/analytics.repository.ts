@@ -84,6 +84,58 @@ export async function pageOfClickedLinks(
   return q.orderBy(CLICK_SORT[p.orderBy], p.direction).orderBy('c.id', p.direction).limit(p.limit).offset(p.offset).execute();
 }
 
+const LINK_SORT = {
+  created_at: sql<number>`d.created_at`,
+  clicked: sql<number>`coalesce(c.clicked, 0)`,
+  target_url: sql<string>`l.target_url`,
+  html_id: sql<number>`l.html_id`,
+  opened_at: sql<number>`coalesce(d.first_opened_at, 0)`,
+} as const;
+
+/**
+ * A page of every link of every email of a send (or of one email of it), computed from the send's deliveries and its
+ * link positions with each one's clicks, whether clicked or not: nothing is stored per email and link until a click.
+ */
+export async function pageOfSendDeliveryLinks(
+  db: Queryable,
+  sendId: number,
+  deliveryId: number | null,
+  p: PageOf<(typeof TRACKING_LINK_ORDER)[number]>,
+) {
+  let q = db
+    .selectFrom('marketing_deliveries as d')
+    .innerJoin('campaign_send_links as l', 'l.send_id', 'd.send_id')
+    .leftJoin('marketing_link_clicks as c', (j) => j.onRef('c.delivery_id', '=', 'd.id').onRef('c.html_id', '=', 'l.html_id'))
+    .select(['d.id as delivery_id', 'l.html_id', 'l.target_url', 'd.first_opened_at', sql<number>`coalesce(c.clicked, 0)`.as('clicked')])
+    .where('d.send_id', '=', sendId);
+  if (deliveryId !== null) q = q.where('d.id', '=', deliveryId);
+  return q
+    .orderBy(LINK_SORT[p.orderBy], p.direction)
+    .orderBy('d.id', p.direction)
+    .orderBy('l.html_id', p.direction)
+    .limit(p.limit)
+    .offset(p.offset)
+    .execute();
+}
+
+/** How many links a send's emails (or one of them) hold: emails times link positions. */
+export async function countSendDeliveryLinks(db: Queryable, sendId: number, deliveryId: number | null): Promise<number> {
+  let dq = db
+    .selectFrom('marketing_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('send_id', '=', sendId);
+  if (deliveryId !== null) dq = dq.where('id', '=', deliveryId);
+  const [d, l] = await Promise.all([
+    dq.executeTakeFirstOrThrow(),
+    db
+      .selectFrom('campaign_send_links')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('send_id', '=', sendId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return Number(d.n) * Number(l.n);
+}
+
 const SENDS_SORT = {
   created_at: 's.created_at',
   sent_at: 's.sent_at',
@@ -109,7 +161,8 @@ export async function pageOfStartedSends(
   return q.orderBy(SENDS_SORT[p.orderBy], p.direction).orderBy('s.id', p.direction).limit(p.limit).offset(p.offset).execute();
 }
 
-function sendsCondition(f: SendsFilter): Expression<SqlBool> {
+/** The SQL condition of a sends search, over sends `s` joined with their mailing `m`. */
+export function sendsCondition(f: SendsFilter): Expression<SqlBool> {
   if (f.kind === 'equals') return f.column === 'id' ? sql<SqlBool>`s.id = ${f.value}` : sql<SqlBool>`s.campaign_mailing_id = ${f.value}`;
   const pattern = `%${f.value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const column = f.column === 'subject' ? sql.ref('m.subject') : sql.ref('s.subscription_list_name');

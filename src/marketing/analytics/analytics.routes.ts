@@ -21,6 +21,7 @@ import {
 import { linkSubscribersOf, sendsTableOf, sendTotalsOf, trackingLinksOf, uniqueLinksOf } from './analytics.service.ts';
 import { deliveriesTableOf } from './deliveries-table.service.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
+import { PagedAnswer } from '../paging.ts';
 
 const answer = <T extends TSchema>(data: T) => ({ 200: Type.Object({ data }), ...MARKETING_ERRORS });
 
@@ -34,12 +35,12 @@ export function analyticsRoutes(app: TypedApp, ctx: AppContext): void {
       {
         schema: {
           ...common,
-          summary: 'The clicked links of every email of a send, or of one email',
+          summary: 'Every link of every email of a send (or of one email), clicked or not, with its tracking data; paged',
           querystring: TrackingLinksQuery,
-          response: answer(Type.Array(TrackingLink)),
+          response: { 200: PagedAnswer(TrackingLink), ...MARKETING_ERRORS },
         },
       },
-      async (req) => ({ data: await trackingLinksOf(ctx, customerOf(req), req.query) }),
+      (req) => trackingLinksOf(ctx, customerOf(req), req.query),
     );
     app.get(
       `${prefix}/analytics/campaign_mailing_sends_table`,

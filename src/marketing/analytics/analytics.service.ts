@@ -12,7 +12,9 @@ import {
   findDelivery,
   findSend,
   pageOfClickedLinks,
+  countSendDeliveryLinks,
   pageOfLinkSubscribers,
+  pageOfSendDeliveryLinks,
   pageOfSendLinks,
   pageOfStartedSends,
   sendCounters,
@@ -21,6 +23,7 @@ import {
 } from './analytics.repository.ts';
 import type { LINK_SUBSCRIBER_ORDER, SENDS_TABLE_ORDER, TRACKING_LINK_ORDER, UNIQUE_LINK_ORDER } from './analytics.schemas.ts';
 import { parseSendsSearch } from './sends-search.ts';
+import { pagedAnswer } from '../paging.ts';
 
 /** Sorting and paging parameters as every list takes them. */
 export interface ListQuery<K extends string> {
@@ -93,35 +96,53 @@ export async function requireDelivery(db: Queryable, customerId: number, raw: st
       'marketing.delivery_not_found',
       `campaign mailing delivery ${raw} was not found${sendId === undefined ? '' : ` in send ${sendId}`}`,
     );
-  return { id: Number(row.id) };
+  return { id: Number(row.id), sendId: row.send_id === null ? null : Number(row.send_id) };
 }
 
-/** `GET /tracking_links`: the clicked links of every email of a send, or of one email. */
+/**
+ * `GET /tracking_links`: every link of every email of a send (or of one email of it) with its tracking data, clicked
+ * or not, computed from deliveries and link positions; for an email outside a send (a drip step), its clicked links.
+ * A tracking link's id is `<delivery id>-<html_id>`.
+ */
 export async function trackingLinksOf(
   ctx: AppContext,
   customerId: number,
   q: ListQuery<(typeof TRACKING_LINK_ORDER)[number]> & { campaign_mailing_send_id?: string; campaign_mailing_delivery_id?: string },
-): Promise<TrackingLinkView[]> {
+) {
   const db = ctx.database.reader;
   const sendRaw = given(q.campaign_mailing_send_id);
   const deliveryRaw = given(q.campaign_mailing_delivery_id);
   if (sendRaw === undefined && deliveryRaw === undefined)
     throw missing('campaign_mailing_send_id', 'is required (or campaign_mailing_delivery_id for one email)');
   const send = sendRaw === undefined ? undefined : await requireSend(db, customerId, sendRaw);
-  const by =
-    deliveryRaw === undefined ? { sendId: send!.id } : { deliveryId: (await requireDelivery(db, customerId, deliveryRaw, send?.id)).id };
-  const rows = await pageOfClickedLinks(db, by, pageOf(q));
-  return rows.map((r) => ({
-    id: String(r.id),
+  const delivery = deliveryRaw === undefined ? undefined : await requireDelivery(db, customerId, deliveryRaw, send?.id);
+  const sendId = send?.id ?? delivery?.sendId ?? null;
+  const page = { page: q.page, items: q.items, limit: q.items, offset: (q.page - 1) * q.items };
+  if (sendId === null) {
+    const rows = await pageOfClickedLinks(db, { deliveryId: delivery!.id }, pageOf(q));
+    const links = rows.map((r) => linkView(Number(r.delivery_id), Number(r.html_id), r.target_url, r.first_opened_at, Number(r.clicked)));
+    return { data: links };
+  }
+  const [rows, total] = await Promise.all([
+    pageOfSendDeliveryLinks(db, sendId, delivery?.id ?? null, pageOf(q)),
+    countSendDeliveryLinks(db, sendId, delivery?.id ?? null),
+  ]);
+  const links = rows.map((r) => linkView(Number(r.delivery_id), Number(r.html_id), r.target_url, r.first_opened_at, Number(r.clicked)));
+  return pagedAnswer(links, page, total);
+}
+
+function linkView(deliveryId: number, htmlId: number, target: string, openedAt: number | null, clicked: number): TrackingLinkView {
+  return {
+    id: `${deliveryId}-${htmlId}`,
     type: 'tracking_link',
     attributes: {
-      target_url: r.target_url,
-      opened_at: iso(r.first_opened_at),
-      clicked: Number(r.clicked),
-      campaign_mailing_delivery_id: String(r.delivery_id),
-      html_id: Number(r.html_id),
+      target_url: target,
+      opened_at: iso(openedAt),
+      clicked,
+      campaign_mailing_delivery_id: String(deliveryId),
+      html_id: htmlId,
     },
-  }));
+  };
 }
 
 /** `GET /analytics/campaign_mailing_sends_table`: the account's sends that have started, filtered by `search`. */

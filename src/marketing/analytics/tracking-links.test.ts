@@ -13,83 +13,94 @@ const { data: read, ids, refused } = readers(() => f.call);
 const ok = async (path: string) => (await read(path)) as { id: string; attributes: Record<string, unknown> }[];
 
 describe('GET /tracking_links', () => {
-  it('lists every clicked link of every email of a send, newest first', async () => {
-    const data = await ok(`/tracking_links?campaign_mailing_send_id=${s.springSend}`);
-    expect(data.map((r) => r.id)).toEqual([s.clicks.bobFirst, s.clicks.aliceSecond, s.clicks.aliceFirst]);
-    expect(data[2]).toEqual({
-      id: s.clicks.aliceFirst,
+  const link = (delivery: string, htmlId: number) => `${delivery}-${htmlId}`;
+
+  it('lists every link of every email of a send, clicked or not, newest email first', async () => {
+    const res = await f.call('GET', `/tracking_links?campaign_mailing_send_id=${s.springSend}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const data = res.json().data as { id: string; attributes: Record<string, unknown> }[];
+    const { alice, carol, dave } = s.deliveries;
+    expect(data).toHaveLength(12);
+    expect(res.json()).toMatchObject({ total_count: 12, page_info: { page: 1, items: 50, pages: 1, total_count: 12 } });
+    expect(data.slice(0, 3).map((r) => r.id)).toEqual([link(dave, 2), link(dave, 1), link(dave, 0)]);
+    expect(data.find((r) => r.id === link(alice, 0))).toEqual({
+      id: link(alice, 0),
       type: 'tracking_link',
       attributes: {
         target_url: URL_A,
         opened_at: new Date(12_000).toISOString(),
         clicked: 3,
-        campaign_mailing_delivery_id: s.deliveries.alice,
+        campaign_mailing_delivery_id: alice,
         html_id: 0,
       },
     });
+    expect(data.find((r) => r.id === link(carol, 1))!.attributes).toMatchObject({ target_url: URL_B, clicked: 0, opened_at: null });
   });
 
-  it('lists the clicked links of one email, of a send or of a drip step', async () => {
-    expect(await ids(`/tracking_links?campaign_mailing_delivery_id=${s.deliveries.alice}&order=asc`)).toEqual([
-      s.clicks.aliceFirst,
-      s.clicks.aliceSecond,
+  it('lists every link of one email of a send, and the clicked links of a drip step', async () => {
+    const { alice, carol, drip } = s.deliveries;
+    expect(await ids(`/tracking_links?campaign_mailing_delivery_id=${alice}&order=asc`)).toEqual([
+      link(alice, 0),
+      link(alice, 1),
+      link(alice, 2),
     ]);
-    expect(await ids(`/tracking_links?campaign_mailing_delivery_id=${s.deliveries.carol}`)).toEqual([]);
-    const [drip] = await ok(`/tracking_links?campaign_mailing_delivery_id=${s.deliveries.drip}`);
-    expect(drip!.attributes).toMatchObject({
-      opened_at: new Date(40_500).toISOString(),
-      clicked: 1,
-      campaign_mailing_delivery_id: s.deliveries.drip,
+    const carols = await ok(`/tracking_links?campaign_mailing_delivery_id=${carol}`);
+    expect(carols.map((r) => r.attributes.clicked)).toEqual([0, 0, 0]);
+    const [step] = await ok(`/tracking_links?campaign_mailing_delivery_id=${drip}`);
+    expect(step!).toMatchObject({
+      id: link(drip, 0),
+      attributes: { opened_at: new Date(40_500).toISOString(), clicked: 1, campaign_mailing_delivery_id: drip },
     });
   });
 
   it('takes a send and one of its emails together, and refuses an email of another send', async () => {
-    expect(await ids(`/tracking_links?campaign_mailing_send_id=${s.springSend}&campaign_mailing_delivery_id=${s.deliveries.bob}`)).toEqual([
-      s.clicks.bobFirst,
+    const { bob } = s.deliveries;
+    expect(await ids(`/tracking_links?campaign_mailing_send_id=${s.springSend}&campaign_mailing_delivery_id=${bob}`)).toEqual([
+      link(bob, 2),
+      link(bob, 1),
+      link(bob, 0),
     ]);
     await refused(
-      `/tracking_links?campaign_mailing_send_id=${s.fluSend}&campaign_mailing_delivery_id=${s.deliveries.bob}`,
+      `/tracking_links?campaign_mailing_send_id=${s.fluSend}&campaign_mailing_delivery_id=${bob}`,
       404,
       'marketing.delivery_not_found',
     );
   });
 
-  it('sorts by clicks, position and first open, ties by id in the same direction', async () => {
-    const { aliceFirst, aliceSecond, bobFirst } = s.clicks;
-    expect(await ids(`/tracking_links?campaign_mailing_send_id=${s.springSend}&order_by=clicked`)).toEqual([
-      aliceFirst,
-      bobFirst,
-      aliceSecond,
-    ]);
-    expect(await ids(`/tracking_links?campaign_mailing_send_id=${s.springSend}&order_by=html_id&order=asc`)).toEqual([
-      aliceFirst,
-      bobFirst,
-      aliceSecond,
-    ]);
-    expect(await ids(`/tracking_links?campaign_mailing_send_id=${s.springSend}&order_by=opened_at&order=asc`)).toEqual([
-      aliceFirst,
-      aliceSecond,
-      bobFirst,
-    ]);
-    expect(await ids(`/tracking_links?campaign_mailing_send_id=${s.springSend}&order_by=target_url&order=desc`)).toEqual([
-      aliceSecond,
-      bobFirst,
-      aliceFirst,
-    ]);
+  it('sorts by clicks, position, first open and target, ties by email then position in the same direction', async () => {
+    const { alice, bob } = s.deliveries;
+    const first = async (query: string, n: number) =>
+      (await ids(`/tracking_links?campaign_mailing_send_id=${s.springSend}&${query}`)).slice(0, n);
+    expect(await first('order_by=clicked', 3)).toEqual([link(alice, 0), link(bob, 0), link(alice, 1)]);
+    expect(await first('order_by=html_id&order=asc&items=4', 4)).toEqual(
+      [alice, bob, s.deliveries.carol, s.deliveries.dave].map((d) => link(d, 0)),
+    );
+    expect(await first('order_by=opened_at&order=desc', 3)).toEqual([link(bob, 2), link(bob, 1), link(bob, 0)]);
+    expect(
+      (await ok(`/tracking_links?campaign_mailing_send_id=${s.springSend}&order_by=target_url&order=desc`))[0]!.attributes.target_url,
+    ).toBe(URL_B);
   });
 
-  it('pages with items and page', async () => {
-    const base = `/tracking_links?campaign_mailing_send_id=${s.springSend}&order=asc&items=2`;
-    expect(await ids(`${base}&page=1`)).toEqual([s.clicks.aliceFirst, s.clicks.aliceSecond]);
-    expect(await ids(`${base}&page=2`)).toEqual([s.clicks.bobFirst]);
-    expect(await ids(`${base}&page=3`)).toEqual([]);
+  it('pages with items and page, and tells the total', async () => {
+    const base = `/tracking_links?campaign_mailing_send_id=${s.springSend}&order=asc&items=5`;
+    const { alice } = s.deliveries;
+    const page1 = await f.call('GET', `${base}&page=1`);
+    expect(
+      page1
+        .json()
+        .data.map((r: { id: string }) => r.id)
+        .slice(0, 3),
+    ).toEqual([link(alice, 0), link(alice, 1), link(alice, 2)]);
+    expect(page1.json().page_info).toEqual({ page: 1, items: 5, pages: 3, total_count: 12 });
+    expect(await ids(`${base}&page=3`)).toHaveLength(2);
+    expect(await ids(`${base}&page=4`)).toEqual([]);
   });
 
   it('answers the same under the bare prefix', async () => {
     const bare = marketingClient(f.t, f.a, { bare: true, bearer: true });
     const res = await bare('GET', `/tracking_links?campaign_mailing_send_id=${s.fluSend}`);
     expect(res.statusCode).toBe(200);
-    expect(res.json().data.map((r: { id: string }) => r.id)).toEqual([s.clicks.carolFlu]);
+    expect(res.json().data.map((r: { id: string }) => r.id)).toContain(link(s.deliveries.carolFlu, 0));
   });
 
   it('requires a send or a delivery', async () => {

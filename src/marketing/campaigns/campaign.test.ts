@@ -331,14 +331,18 @@ describe('scheduled sends', () => {
     expect(sink.received.some((m) => m.to.includes('proof-cancelled@clinic.example.org'))).toBe(false);
   });
 
-  it('refuses a send_at that is not RFC 3339, a dynamic list, and a subject naming no mailing', async () => {
+  it('refuses a send_at that is not RFC 3339, an unknown dynamic list, and a subject naming no mailing', async () => {
     const list = await makeList(call, 'Schedule errors');
     const base = { from_email: `news@${acct.domain}`, from_name: 'C', sender_email: 'e@clinic.example.org', subscription_list_id: list };
     const cases: [Record<string, unknown>, number, string][] = [
       [{ ...base, send_at: 'tomorrow', subject: 'Error checks' }, 400, 'send_at'],
       [{ ...base, send_at: '2030-01-01T10:00:00', subject: 'Error checks' }, 400, 'send_at'],
       [{ ...base, send_at: '2030-02-30T10:00:00Z', subject: 'Error checks' }, 400, 'send_at'],
-      [{ ...base, send_at: '2030-01-01T10:00:00Z', subject: 'Error checks', dynamic_list_id: 'abc' }, 400, 'dynamic_list_id'],
+      [
+        { ...base, send_at: '2030-01-01T10:00:00Z', subject: 'Error checks', dynamic_list_id: 'abc' },
+        404,
+        'marketing.dynamic_list_not_found',
+      ],
       [{ ...base, send_at: '2030-01-01T10:00:00Z', subject: 'No such mailing' }, 404, 'marketing.mailing_not_found'],
       [{ ...base, subject: 'Error checks' }, 400, 'send_at'],
     ];

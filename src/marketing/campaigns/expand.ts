@@ -23,6 +23,7 @@ import {
   nextBatchBound,
 } from './sends.repository.ts';
 import type { SendContent } from './sends.service.ts';
+import { currentFilters } from '../segments/segments.service.ts';
 
 /** The queue of expansion work rows. */
 export const EXPAND_QUEUE = 'marketing.expand';
@@ -66,8 +67,9 @@ export async function expandSlice(ctx: AppContext, sendId: number, opts: Expansi
   // The extra recipients' deliveries are written in the same transaction, so a cancelled schedule mails no one.
   if (start.frozen_at === null) {
     const at = now();
+    const filters = start.dynamic_list_id === null ? undefined : await currentFilters(ctx, start.customer_id, start.dynamic_list_id);
     const started = await db.transaction().execute(async (trx) => {
-      if (!(await freezeSend(trx, sendId, at))) return false;
+      if (!(await freezeSend(trx, sendId, at, filters))) return false;
       await insertExtraDeliveries(trx, start, (JSON.parse(start.content) as SendContent).recipientEmails ?? [], at);
       return true;
     });
@@ -81,7 +83,8 @@ export async function expandSlice(ctx: AppContext, sendId: number, opts: Expansi
       const send = (await findSendById(trx, sendId))!;
       const at = now();
       const cursor = Number(send.expand_cursor);
-      const bound = send.subscription_list_id === null ? null : await nextBatchBound(trx, send.subscription_list_id, cursor, batchSize);
+      const bound =
+        send.subscription_list_id === null ? null : await nextBatchBound(trx, send.subscription_list_id, cursor, batchSize, send);
       const added = send.subscription_list_id === null ? 0 : await expandBatch(trx, dialect, send, cursor, bound, at);
       await advanceExpansion(trx, sendId, send.campaign_mailing_id, bound ?? cursor, added, at);
       if (bound === null) {

@@ -3,6 +3,7 @@
  * batch, the send's links, and the counters kept on sends and mailings.
  */
 import { sql, type Insertable, type Selectable } from 'kysely';
+import { filterSql, type Filters } from '../segments/filters.repository.ts';
 import type { Dialect } from '../../db/connect.ts';
 import type { CampaignMailingSendsTable, Queryable } from '../../db/types.ts';
 import { enqueueEach } from '../../jobs/jobs.repository.ts';
@@ -75,10 +76,16 @@ export async function moveSend(
 }
 
 /** Starts a scheduled or new send: freezes its audience at `at`. Returns false when it was already started or is no longer waiting. */
-export async function freezeSend(db: Queryable, id: number, at: number): Promise<boolean> {
+export async function freezeSend(db: Queryable, id: number, at: number, dynamicFilters?: string): Promise<boolean> {
   const r = await db
     .updateTable('campaign_mailing_sends')
-    .set({ state: 'expanding', frozen_at: at, sent_at: at, updated_at: at })
+    .set({
+      state: 'expanding',
+      frozen_at: at,
+      sent_at: at,
+      updated_at: at,
+      ...(dynamicFilters !== undefined && { dynamic_filters: dynamicFilters }),
+    })
     .where('id', '=', id)
     .where('state', 'in', ['scheduled', 'expanding'])
     .where('frozen_at', 'is', null)
@@ -122,8 +129,25 @@ export async function bumpCampaign(
   await db.updateTable('campaign_mailings').set(set).where('id', '=', mailingId).execute();
 }
 
-/** The upper bound of the next expansion batch: the `batch`-th member after `cursor`, or null when fewer remain. */
-export async function nextBatchBound(db: Queryable, listId: number, cursor: number, batch: number): Promise<number | null> {
+/**
+ * The upper bound of the next expansion batch: the `batch`-th member after `cursor`, or null when fewer remain. For a
+ * send narrowed by a dynamic list only members its filters match count, so a batch holds `batch` deliveries either way.
+ */
+export async function nextBatchBound(
+  db: Queryable,
+  listId: number,
+  cursor: number,
+  batch: number,
+  send?: Pick<SendRow, 'customer_id' | 'frozen_at' | 'dynamic_filters'>,
+): Promise<number | null> {
+  if (send && send.dynamic_filters !== null) {
+    const filter = filterSql(JSON.parse(send.dynamic_filters) as Filters, Number(send.customer_id), Number(send.frozen_at));
+    const { rows } = await sql<{ subscriber_id: number }>`select m.subscriber_id from subscription_list_members m
+      join subscribers s on s.id = m.subscriber_id
+      where m.list_id = ${listId} and m.subscriber_id > ${cursor} and ${filter}
+      order by m.subscriber_id limit 1 offset ${batch - 1}`.execute(db);
+    return rows[0] ? Number(rows[0].subscriber_id) : null;
+  }
   const row = await db
     .selectFrom('subscription_list_members')
     .select('subscriber_id')
@@ -144,12 +168,17 @@ export async function nextBatchBound(db: Queryable, listId: number, cursor: numb
 export async function expandBatch(
   db: Queryable,
   dialect: Dialect,
-  send: Pick<SendRow, 'id' | 'customer_id' | 'campaign_mailing_id' | 'subscription_list_id' | 'frozen_at'>,
+  send: Pick<SendRow, 'id' | 'customer_id' | 'campaign_mailing_id' | 'subscription_list_id' | 'frozen_at' | 'dynamic_filters'>,
   cursor: number,
   bound: number | null,
   now: number,
 ): Promise<number> {
   const upper = bound === null ? sql`` : sql`and m.subscriber_id <= ${bound}`;
+  // A dynamic list narrows the list to the subscribers its filters match, as they stood when the audience froze.
+  const segment =
+    send.dynamic_filters === null
+      ? sql``
+      : sql`and s.created_at <= cast(${send.frozen_at} as bigint) and ${filterSql(JSON.parse(send.dynamic_filters) as Filters, Number(send.customer_id), Number(send.frozen_at))}`;
   const orIgnore = dialect === 'sqlite' ? sql`or ignore` : sql``;
   const onConflict = dialect === 'postgres' ? sql`on conflict do nothing` : sql``;
   const inserted = await sql<{ id: number }>`
@@ -160,7 +189,7 @@ export async function expandBatch(
     from subscription_list_members m
     join subscribers s on s.id = m.subscriber_id
     where m.list_id = ${send.subscription_list_id} and m.subscriber_id > ${cursor} ${upper}
-      and m.unsubscribed = 0 and s.unsubscribed = 0 and m.created_at <= cast(${send.frozen_at} as bigint)
+      and m.unsubscribed = 0 and s.unsubscribed = 0 and m.created_at <= cast(${send.frozen_at} as bigint) ${segment}
     ${onConflict}`.execute(db);
   const count = Number(inserted.numAffectedRows ?? 0);
   if (count === 0) return 0;

@@ -21,9 +21,11 @@ const Text = (max: number) => Type.String({ maxLength: max });
 const SendBody = Type.Object(
   {
     campaign_mailing_id: IdValue,
+    dynamic_list_id: Type.Optional(Type.Union([IdValue, Type.Null()])),
     campaign_mailing_send: Type.Object(
       {
         subscription_list_id: Type.Optional(IdValue),
+        dynamic_list_id: Type.Optional(Type.Union([IdValue, Type.Null()])),
         from_email: Type.Optional(Text(320)),
         from_name: Type.Optional(Text(300)),
         sender_email: Type.Optional(Text(320)),
@@ -46,7 +48,7 @@ const ScheduleBody = Type.Object(
     subscription_list_id: Type.Optional(IdValue),
     subject: Type.Optional(Text(1000)),
     campaign_mailing_id: Type.Optional(IdValue),
-    dynamic_list_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    dynamic_list_id: Type.Optional(Type.Union([IdValue, Type.Null()], { description: 'Narrows the list to a dynamic list' })),
     recipient_emails: Type.Optional(Emails),
     customer_name: Type.Optional(Text(300)),
   },
@@ -55,7 +57,8 @@ const ScheduleBody = Type.Object(
 
 const ScheduleAnswer = Type.Object({ send_at: Type.String(), send_at_timestamp: Type.String(), jid: Type.String() });
 
-const SendSchema = Type.Object({
+/** A send in its envelope. */
+export const SendSchema = Type.Object({
   id: Type.String(),
   type: Type.Literal('campaign_mailing_send'),
   attributes: Type.Object({
@@ -116,6 +119,7 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
         const send = await createSend(ctx, principalOf(req, 'marketing').customerId, {
           mailingId: req.body.campaign_mailing_id,
           listId: b.subscription_list_id,
+          dynamicListId: b.dynamic_list_id ?? req.body.dynamic_list_id,
           fromEmail: b.from_email,
           fromName: b.from_name,
           senderEmail: b.sender_email,
@@ -139,14 +143,11 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
       },
       async (req, reply) => {
         const b = req.body;
-        if (b.dynamic_list_id)
-          throw new AppError('request.invalid', 'dynamic_list_id: dynamic lists are not supported; send to a subscription list', {
-            details: [{ field: 'dynamic_list_id', message: 'not supported' }],
-          });
         const send = await createSend(ctx, principalOf(req, 'marketing').customerId, {
           mailingId: b.campaign_mailing_id,
           subject: b.subject,
           listId: b.subscription_list_id,
+          dynamicListId: b.dynamic_list_id,
           fromEmail: b.from_email,
           fromName: b.from_name,
           senderEmail: b.sender_email,

@@ -15,7 +15,8 @@ import { findLinks } from '../../mail/links.ts';
 import { parseId } from '../ids.ts';
 import { counterView, type CampaignCounterView } from '../counters.ts';
 import { requireMailing } from '../mailings/mailings.service.ts';
-import { requireList } from '../lists/lists.service.ts';
+import { ensureDefaultList, requireList } from '../lists/lists.service.ts';
+import { requireDynamicList } from '../segments/segments.service.ts';
 import { EXPAND_QUEUE, expandJobKey } from './expand.ts';
 import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
 import {
@@ -53,6 +54,8 @@ export interface SendRequest {
   /** Names the mailing when no id is given (subjects are unique per account). */
   subject?: string;
   listId?: string | number;
+  /** Narrows the list (the default list when none is named) to the subscribers a dynamic list matches. */
+  dynamicListId?: string | number | null;
   fromEmail?: string;
   fromName?: string;
   senderEmail?: string;
@@ -117,8 +120,12 @@ function requireAddress(field: string, value: string | undefined): string {
 export async function createSend(ctx: AppContext, customerId: number, req: SendRequest, now = Date.now()): Promise<SendRow> {
   const db = ctx.database.db;
   const mailing = await resolveMailing(db, customerId, req);
-  if (req.listId === undefined) throw invalid('subscription_list_id', 'is required');
-  const list = await requireList(db, customerId, req.listId);
+  const dynamic =
+    req.dynamicListId === undefined || req.dynamicListId === null || req.dynamicListId === ''
+      ? null
+      : await requireDynamicList(db, customerId, req.dynamicListId);
+  if (req.listId === undefined && !dynamic) throw invalid('subscription_list_id', 'is required');
+  const list = req.listId === undefined ? await ensureDefaultList(db, customerId) : await requireList(db, customerId, req.listId);
   const fromEmail = requireAddress('from_email', req.fromEmail ?? mailing.from_email ?? undefined);
   if (req.senderEmail !== undefined && req.senderEmail !== '') requireAddress('sender_email', req.senderEmail);
   const extra = (req.recipientEmails ?? []).map((e, i) => requireAddress(`recipient_emails[${i}]`, e));
@@ -146,7 +153,9 @@ export async function createSend(ctx: AppContext, customerId: number, req: SendR
       customer_id: customerId,
       campaign_mailing_id: mailing.id,
       subscription_list_id: list.id,
-      subscription_list_name: list.name,
+      subscription_list_name: !dynamic ? list.name : req.listId === undefined ? dynamic.name : `${list.name} / ${dynamic.name}`,
+      dynamic_list_id: dynamic?.id ?? null,
+      dynamic_filters: dynamic?.filters ?? null,
       state: scheduled ? 'scheduled' : 'expanding',
       jid: randomBytes(12).toString('hex'),
       send_at: sendAt,

@@ -4,15 +4,34 @@ import type { Queryable, SubscriptionListsTable } from '../../db/types.ts';
 
 export type ListRow = Selectable<SubscriptionListsTable>;
 
-/** The lists of an account, default first, then oldest first. */
-export async function listLists(db: Queryable, customerId: number): Promise<ListRow[]> {
-  return db
+/** The lists of an account, default first, then oldest first; one page of them when `page` is given. */
+export async function listLists(db: Queryable, customerId: number, page?: { limit: number; offset: number }): Promise<ListRow[]> {
+  let q = db.selectFrom('subscription_lists').selectAll().where('customer_id', '=', customerId).orderBy('is_default', 'desc').orderBy('id');
+  if (page) q = q.limit(page.limit).offset(page.offset);
+  return q.execute();
+}
+
+/** How many lists an account has. */
+export async function countLists(db: Queryable, customerId: number): Promise<number> {
+  const r = await db
     .selectFrom('subscription_lists')
-    .selectAll()
+    .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('customer_id', '=', customerId)
-    .orderBy('is_default', 'desc')
-    .orderBy('id')
-    .execute();
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/** Members of a list that are subscribed: not unsubscribed from the list, nor globally. */
+export async function countSubscribed(db: Queryable, listId: number): Promise<number> {
+  const r = await db
+    .selectFrom('subscription_list_members as m')
+    .innerJoin('subscribers as s', 's.id', 'm.subscriber_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('m.list_id', '=', listId)
+    .where('m.unsubscribed', '=', 0)
+    .where('s.unsubscribed', '=', 0)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
 }
 
 /** One list of an account (another account's list is not found either). */

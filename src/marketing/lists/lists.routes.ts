@@ -5,7 +5,8 @@ import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
 import { Empty, ListBody, ListParams, SubscriptionList } from './lists.schemas.ts';
-import { createList, listsOf, removeList, renameListOf } from './lists.service.ts';
+import { createList, listOf, listsOf, removeList, renameListOf } from './lists.service.ts';
+import { PagedAnswer, PaginationQuery } from '../paging.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 
 /** Registers the subscription list routes. */
@@ -19,10 +20,23 @@ export function listRoutes(app: TypedApp, ctx: AppContext): void {
         schema: {
           ...common,
           summary: 'List subscription lists',
-          response: { 200: Type.Object({ data: Type.Array(SubscriptionList) }), ...MARKETING_ERRORS },
+          querystring: Type.Object(PaginationQuery, { additionalProperties: true }),
+          response: { 200: PagedAnswer(SubscriptionList), ...MARKETING_ERRORS },
         },
       },
-      async (req) => ({ data: await listsOf(ctx, principalOf(req, 'marketing').customerId) }),
+      (req) => listsOf(ctx, principalOf(req, 'marketing').customerId, req.query),
+    );
+    app.get(
+      `${base}/:id`,
+      {
+        schema: {
+          ...common,
+          summary: 'One subscription list',
+          params: ListParams,
+          response: { 200: Type.Object({ data: SubscriptionList }), ...MARKETING_ERRORS },
+        },
+      },
+      async (req) => ({ data: await listOf(ctx, principalOf(req, 'marketing').customerId, req.params.id) }),
     );
     app.post(
       base,

@@ -6,7 +6,10 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { parseId } from '../ids.ts';
+import { pageAsked, pagedAnswer } from '../paging.ts';
 import {
+  countLists,
+  countSubscribed,
   deleteList,
   findDefaultList,
   findList,
@@ -46,11 +49,42 @@ export async function requireList(db: Queryable, customerId: number, rawId: stri
   return row;
 }
 
-/** Every list of the account, the default list first. */
-export async function listsOf(ctx: AppContext, customerId: number): Promise<ListView[]> {
+/** Every list of the account, the default list first; one page with its totals when asked. */
+export async function listsOf(ctx: AppContext, customerId: number, q: { use_pagination?: boolean; page?: number; items?: number } = {}) {
   await ensureDefaultList(ctx.database.db, customerId);
-  const [rows, forms] = await Promise.all([listLists(ctx.database.reader, customerId), formsFeedingLists(ctx.database.reader, customerId)]);
-  return rows.map((r) => listView(r, forms));
+  const page = pageAsked(q);
+  const db = ctx.database.reader;
+  const [rows, forms, total] = await Promise.all([
+    listLists(db, customerId, page ?? undefined),
+    formsFeedingLists(db, customerId),
+    page ? countLists(db, customerId) : Promise.resolve(0),
+  ]);
+  return pagedAnswer(
+    rows.map((r) => listView(r, forms)),
+    page,
+    total,
+  );
+}
+
+/** One list of the account. */
+export async function listOf(ctx: AppContext, customerId: number, rawId: string): Promise<ListView> {
+  const db = ctx.database.reader;
+  const row = await requireList(db, customerId, rawId);
+  return listView(row, await formsFeedingLists(db, customerId));
+}
+
+/** `GET /subscribers/subscribed_count`: subscribed members of a list (the default list when none is named). */
+export async function subscribedCountOf(
+  ctx: AppContext,
+  customerId: number,
+  rawId?: string,
+): Promise<{ data: { subscribed_count: number; subscription_list_id: string } }> {
+  const db = ctx.database.reader;
+  const list =
+    rawId === undefined || rawId.trim() === ''
+      ? await ensureDefaultList(ctx.database.db, customerId)
+      : await requireList(db, customerId, rawId);
+  return { data: { subscribed_count: await countSubscribed(db, list.id), subscription_list_id: String(list.id) } };
 }
 
 /** Creates a list. */

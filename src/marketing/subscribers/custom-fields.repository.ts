@@ -50,3 +50,38 @@ export async function fieldValuesOf(db: Queryable, subscriberId: number) {
     .orderBy('t.id')
     .execute();
 }
+
+/** The account's custom field types, oldest first. */
+export async function listFieldTypes(db: Queryable, customerId: number) {
+  return db
+    .selectFrom('subscriber_custom_field_types')
+    .select(['id', 'name', 'created_at'])
+    .where('customer_id', '=', customerId)
+    .orderBy('id')
+    .execute();
+}
+
+/** One custom field type of the account. */
+export async function findFieldType(db: Queryable, customerId: number, id: number) {
+  return db
+    .selectFrom('subscriber_custom_field_types')
+    .select(['id', 'name', 'created_at'])
+    .where('customer_id', '=', customerId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** The account's custom field type with this lower-cased name. */
+export async function findFieldTypeByKey(db: Queryable, customerId: number, nameKey: string) {
+  return db
+    .selectFrom('subscriber_custom_field_types')
+    .select(['id', 'name', 'created_at'])
+    .where('customer_id', '=', customerId)
+    .where('name_key', '=', nameKey)
+    .executeTakeFirst();
+}
+
+/** Renames a custom field type. */
+export async function renameFieldType(db: Queryable, id: number, name: string, nameKey: string): Promise<void> {
+  await db.updateTable('subscriber_custom_field_types').set({ name, name_key: nameKey }).where('id', '=', id).execute();
+}

@@ -1,5 +1,5 @@
 /** SQL for subscribers: the rows, their list memberships with the lists' member counters, and custom field values. */
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import type { Queryable, SubscribersTable } from '../../db/types.ts';
 
 export type SubscriberRow = Selectable<SubscribersTable>;
@@ -10,17 +10,23 @@ const CHUNK = 500;
 /** Sort keys of the subscribers list. */
 export type SubscriberOrder = 'first_name' | 'last_name' | 'email' | 'created_at' | 'updated_at';
 
-/** One page of the subscribers list. */
-export interface SubscriberPageQuery {
-  limit: number;
-  offset: number;
+/** Which subscribers a list or count takes. */
+export interface SubscriberMatch {
   /** Words that must each appear in the email, first name or last name (letter case ignored). */
   words: string[];
-  orderBy: SubscriberOrder;
-  direction: 'asc' | 'desc';
   listId: number | null;
   /** Only globally unsubscribed subscribers (true) or only the others (false). */
   unsubscribed?: boolean;
+  /** A segment condition over alias `s` (see segments/filters.ts). */
+  filter?: RawBuilder<SqlBool>;
+}
+
+/** One page of the subscribers list. */
+export interface SubscriberPageQuery extends SubscriberMatch {
+  limit: number;
+  offset: number;
+  orderBy: SubscriberOrder;
+  direction: 'asc' | 'desc';
 }
 
 /** One subscriber of an account. */
@@ -64,9 +70,9 @@ export async function updateSubscriber(db: Queryable, id: number, patch: Updatea
   await db.updateTable('subscribers').set(patch).where('id', '=', id).execute();
 }
 
-/** One page of an account's subscribers, optionally of one list, filtered by search words. */
-export async function pageOfSubscribers(db: Queryable, customerId: number, q: SubscriberPageQuery): Promise<SubscriberRow[]> {
-  let query = db.selectFrom('subscribers as s').selectAll('s').where('s.customer_id', '=', customerId);
+function matching(db: Queryable, customerId: number, q: SubscriberMatch, byId = false) {
+  // Walking by id, `+ 0` keeps the planner on the primary key instead of the (customer, created_at) index and a sort.
+  let query = db.selectFrom('subscribers as s').where(byId ? sql`s.customer_id + 0` : sql.ref('s.customer_id'), '=', customerId);
   if (q.listId !== null) {
     const listId = q.listId;
     query = query.innerJoin('subscription_list_members as m', (j) => j.onRef('m.subscriber_id', '=', 's.id').on('m.list_id', '=', listId));
@@ -82,7 +88,27 @@ export async function pageOfSubscribers(db: Queryable, customerId: number, q: Su
       ]),
     );
   }
-  return query.orderBy(`s.${q.orderBy}`, q.direction).orderBy('s.id', q.direction).limit(q.limit).offset(q.offset).execute();
+  if (q.filter) query = query.where(q.filter);
+  return query;
+}
+
+/** One page of an account's subscribers, optionally of one list, filtered by search words and a segment condition. */
+export async function pageOfSubscribers(db: Queryable, customerId: number, q: SubscriberPageQuery): Promise<SubscriberRow[]> {
+  return matching(db, customerId, q)
+    .selectAll('s')
+    .orderBy(`s.${q.orderBy}`, q.direction)
+    .orderBy('s.id', q.direction)
+    .limit(q.limit)
+    .offset(q.offset)
+    .execute();
+}
+
+/** How many subscribers match (the same filters as a page). */
+export async function countSubscribers(db: Queryable, customerId: number, q: SubscriberMatch): Promise<number> {
+  const r = await matching(db, customerId, q)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
 }
 
 /** Adds subscribers to a list (those already on it stay as they are); returns how many were added. */
@@ -193,6 +219,17 @@ export async function existingIds(db: Queryable, customerId: number, ids: number
     out.push(...rows.map((r) => Number(r.id)));
   }
   return out;
+}
+
+/** The next `limit` subscribers after id `after` that match, in id order: one step of a keyset walk (exports). */
+export async function subscribersAfter(
+  db: Queryable,
+  customerId: number,
+  q: SubscriberMatch,
+  after: number,
+  limit: number,
+): Promise<SubscriberRow[]> {
+  return matching(db, customerId, q, true).selectAll('s').where('s.id', '>', after).orderBy('s.id').limit(limit).execute();
 }
 
 /** Whether a subscriber unsubscribed from everything. */

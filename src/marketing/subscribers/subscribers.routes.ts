@@ -15,12 +15,15 @@ import {
   SubscriberFull,
   SubscriberParams,
   SubscriberQuery,
+  SubscribedCountQuery,
   SubscribersQuery,
   SubscriberShort,
 } from './subscribers.schemas.ts';
 import { changeSubscriber, createSubscriber, setSubscribed, subscriberOf, subscribersOf } from './subscribers.service.ts';
 import { bulkCreate, bulkDelete } from './subscribers.bulk.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
+import { PagedAnswer } from '../paging.ts';
+import { subscribedCountOf } from '../lists/lists.service.ts';
 
 /** An operation whose body is all optional may come with no body at all (clients send an empty JSON POST). */
 const emptyBodyAsObject = async (req: FastifyRequest): Promise<void> => {
@@ -38,12 +41,27 @@ export function subscriberRoutes(app: TypedApp, ctx: AppContext): void {
       {
         schema: {
           ...common,
-          summary: 'List subscribers, a page at a time',
+          summary: 'List subscribers, a page at a time (of a list, a dynamic list, or matching filters)',
           querystring: SubscribersQuery,
-          response: { 200: Type.Object({ data: Type.Array(SubscriberShort) }), ...MARKETING_ERRORS },
+          response: { 200: PagedAnswer(SubscriberShort), ...MARKETING_ERRORS },
         },
       },
-      async (req) => ({ data: await subscribersOf(ctx, principalOf(req, 'marketing').customerId, req.query) }),
+      (req) => subscribersOf(ctx, principalOf(req, 'marketing').customerId, req.query),
+    );
+    app.get(
+      `${base}/subscribed_count`,
+      {
+        schema: {
+          ...common,
+          summary: 'How many members of a list are subscribed (the default list when none is named)',
+          querystring: SubscribedCountQuery,
+          response: {
+            200: Type.Object({ data: Type.Object({ subscribed_count: Type.Integer(), subscription_list_id: Type.String() }) }),
+            ...MARKETING_ERRORS,
+          },
+        },
+      },
+      (req) => subscribedCountOf(ctx, principalOf(req, 'marketing').customerId, req.query.subscription_list_id),
     );
     app.get(
       `${base}/:id`,

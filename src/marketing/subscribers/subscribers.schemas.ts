@@ -82,7 +82,18 @@ export const SubscribersQuery = Type.Object(
     ),
     order: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' }),
     subscription_list_id: Type.Optional(Type.String({ maxLength: 40, description: 'Only this list; all subscribers by default' })),
+    dynamic_list_id: Type.Optional(Type.String({ maxLength: 40, description: 'Only the subscribers matching this dynamic list' })),
+    filters: Type.Optional(
+      Type.String({ maxLength: 20_000, description: 'URL-encoded JSON filters (the dynamic list grammar, docs/marketing.md)' }),
+    ),
+    use_pagination: Type.Optional(Type.Boolean({ description: 'Add `page_info` and `total_count`' })),
   },
+  { additionalProperties: true },
+);
+
+/** `GET /subscribers/subscribed_count` query. */
+export const SubscribedCountQuery = Type.Object(
+  { subscription_list_id: Type.Optional(Type.String({ maxLength: 40, description: 'The default list when absent' })) },
   { additionalProperties: true },
 );
 
@@ -100,6 +111,7 @@ export const CreateBody = Type.Object(
         email: Type.String({ maxLength: 320 }),
         first_name: Type.Optional(Name),
         last_name: Type.Optional(Name),
+        phone_number: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
         custom_fields: Type.Optional(Type.Array(CustomFieldIn, { maxItems: 100 })),
       },
       { additionalProperties: true },

@@ -13,6 +13,7 @@ import { ensureFieldTypes, fieldValuesOf, upsertFieldValues } from './custom-fie
 import { checkEmail, cleanName, normalFields, type CustomFieldInput } from './subscriber-input.ts';
 import {
   addMembers,
+  countSubscribers,
   findByEmailKey,
   findMembership,
   findSubscriber,
@@ -25,6 +26,9 @@ import {
   type SubscriberRow,
 } from './subscribers.repository.ts';
 import { fullView, shortView, type SubscriberFull, type SubscriberShort } from './subscriber-views.ts';
+import { pagedAnswer } from '../paging.ts';
+import { allOf, filterSql, parseFilters } from '../segments/filters.repository.ts';
+import { filtersOf, requireDynamicList } from '../segments/segments.service.ts';
 
 /** A list id as clients send it. */
 export type RawId = string | number;
@@ -39,6 +43,9 @@ export interface SubscribersQuery {
   subscription_list_id?: string;
   /** Only subscribers unsubscribed from everything (true) or not (false). */
   unsubscribed?: boolean;
+  dynamic_list_id?: string;
+  filters?: string;
+  use_pagination?: boolean;
 }
 
 /** The subscriber fields of a create. */
@@ -46,6 +53,7 @@ export interface SubscriberInput {
   email: string;
   first_name?: string | null;
   last_name?: string | null;
+  phone_number?: string | null;
   custom_fields?: CustomFieldInput[];
 }
 
@@ -68,8 +76,11 @@ export async function requireSubscriber(db: Queryable, customerId: number, rawId
   return row;
 }
 
-/** One page of the account's subscribers. */
-export async function subscribersOf(ctx: AppContext, customerId: number, q: SubscribersQuery): Promise<SubscriberShort[]> {
+/**
+ * One page of the account's subscribers: of a list, matching search words, a dynamic list and `filters` (all that are
+ * given); with `use_pagination`, also the number matching.
+ */
+export async function subscribersOf(ctx: AppContext, customerId: number, q: SubscribersQuery) {
   const search = q.search ?? '';
   if (!SEARCH.test(search))
     throw new AppError('request.invalid', 'search may hold only letters, digits and whitespace', {
@@ -77,16 +88,17 @@ export async function subscribersOf(ctx: AppContext, customerId: number, q: Subs
     });
   const db = ctx.database.reader;
   const listId = q.subscription_list_id === undefined ? null : (await requireList(db, customerId, q.subscription_list_id)).id;
-  const rows = await pageOfSubscribers(db, customerId, {
-    limit: q.items,
-    offset: (q.page - 1) * q.items,
-    words: search.split(/\s+/).filter(Boolean),
-    orderBy: q.order_by,
-    direction: q.order,
-    listId,
-    unsubscribed: q.unsubscribed,
-  });
-  return rows.map(shortView);
+  const segment = q.dynamic_list_id === undefined ? [] : filtersOf(await requireDynamicList(db, customerId, q.dynamic_list_id));
+  const asked = q.filters === undefined || q.filters.trim() === '' ? [] : parseFilters(q.filters);
+  const now = Date.now();
+  const filter = segment.length || asked.length ? allOf(filterSql(segment, customerId, now), filterSql(asked, customerId, now)) : undefined;
+  const match = { words: search.split(/\s+/).filter(Boolean), listId, filter, unsubscribed: q.unsubscribed };
+  const page = { page: q.page, items: q.items, limit: q.items, offset: (q.page - 1) * q.items };
+  const [rows, total] = await Promise.all([
+    pageOfSubscribers(db, customerId, { ...match, limit: page.limit, offset: page.offset, orderBy: q.order_by, direction: q.order }),
+    q.use_pagination ? countSubscribers(db, customerId, match) : Promise.resolve(0),
+  ]);
+  return pagedAnswer(rows.map(shortView), q.use_pagination ? page : null, total);
 }
 
 /** One subscriber with its custom fields and lists, and with its campaign counters when asked. */
@@ -116,6 +128,7 @@ export async function createSubscriber(
         email_key: key,
         first_name: cleanName(input.first_name),
         last_name: cleanName(input.last_name),
+        phone_number: cleanName(input.phone_number),
         created_at: now,
         updated_at: now,
       });

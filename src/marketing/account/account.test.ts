@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+
+let t: TestApp;
+let a: TestAccount;
+let call: ReturnType<typeof marketingClient>;
+beforeAll(async () => {
+  t = await createTestApp();
+  a = await t.createAccount();
+  call = marketingClient(t, a);
+});
+afterAll(() => t.close());
+
+describe('current customer and custom field types', () => {
+  it('answers the account the key belongs to, under both prefixes', async () => {
+    for (const c of [call, marketingClient(t, a, { bare: true, bearer: true })]) {
+      const res = await c('GET', '/current_customer');
+      expect(res.json()).toEqual({
+        data: {
+          id: String(a.account.customer_id),
+          type: 'customer',
+          attributes: { username: a.account.username, created_at: expect.any(String) },
+        },
+      });
+    }
+  });
+
+  it('lists, creates and renames custom field types; values follow a rename', async () => {
+    const sub = await makeSubscriber(call, 'cf@example.org', { custom_fields: [{ name: 'Colour', value: 'teal' }] });
+    const created = await call('POST', '/subscriber_custom_field_types', { subscriber_custom_field_type: { name: 'Clinic' } });
+    expect(created.statusCode, created.body).toBe(200);
+    expect((await call('POST', '/subscriber_custom_field_types', { name: 'clinic' })).json().error_code).toBe(
+      'marketing.custom_field_invalid',
+    );
+    const list = (await call('GET', '/subscriber_custom_field_types')).json().data as { id: string; attributes: { name: string } }[];
+    expect(list.map((x) => x.attributes.name)).toEqual(['Colour', 'Clinic']);
+    const renamed = await call('PATCH', `/subscriber_custom_field_types/${list[0]!.id}`, { name: 'Favourite colour' });
+    expect(renamed.json().data.attributes.name).toBe('Favourite colour');
+    const fields = (await call('GET', `/subscribers/${sub}`)).json().data.attributes.custom_fields;
+    expect(fields).toEqual([
+      { subscriber_custom_field_type_id: list[0]!.id, custom_field_name: 'Favourite colour', custom_field_value: 'teal' },
+    ]);
+    expect((await call('PATCH', '/subscriber_custom_field_types/999999', { name: 'x' })).statusCode).toBe(404);
+    expect((await call('PATCH', `/subscriber_custom_field_types/${list[0]!.id}`, { name: 'Clinic' })).statusCode).toBe(400);
+  });
+});

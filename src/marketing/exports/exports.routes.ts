@@ -1,0 +1,108 @@
+/** Export and bulk job routes under both marketing prefixes: `/subscribers_export_csv`, `/export_dynamic_list_csv`, `/bulk_jobs[/<id>[/download]]`. */
+import { Type } from '@sinclair/typebox';
+import type { TypedApp } from '../../http/typed.ts';
+import type { AppContext } from '../../context.ts';
+import { principalOf } from '../../http/auth.ts';
+import { MARKETING_PREFIXES } from '../ids.ts';
+import { IdValue, ListParams } from '../lists/lists.schemas.ts';
+import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
+import { PagedAnswer, PaginationQuery } from '../paging.ts';
+import { bulkJobsOf, downloadExport, jobView, requireBulkJob, startExport } from './exports.service.ts';
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const BulkJob = Type.Object({
+  id: Type.String(),
+  type: Type.Literal('bulk_job'),
+  attributes: Type.Object({
+    kind: Type.String({ description: 'subscribers_export or dynamic_list_export' }),
+    state: Type.String({ description: 'queued, running, finished or failed' }),
+    rows_done: Type.Integer(),
+    rows_total: Type.Union([Type.Integer(), Type.Null()]),
+    progress: Type.Number({ description: 'rows_done / rows_total, 0 to 1' }),
+    download_url: NullableString,
+    error: NullableString,
+    created_at: Type.String(),
+    finished_at: NullableString,
+  }),
+});
+const Started = Type.Object({
+  data: Type.Object({ ...BulkJob.properties, download_key: Type.String({ description: 'Shown once; the download needs it' }) }),
+});
+const ExportBody = Type.Object(
+  {
+    subscription_list_id: Type.Optional(IdValue),
+    dynamic_list_id: Type.Optional(IdValue),
+    filters: Type.Optional(Type.Unknown({ description: 'Filters as on GET /subscribers (subscribers export)' })),
+  },
+  { additionalProperties: true },
+);
+
+/** Registers the export and bulk job routes. */
+export function exportRoutes(app: TypedApp, ctx: AppContext): void {
+  const customerOf = (req: Parameters<typeof principalOf>[0]) => principalOf(req, 'marketing').customerId;
+  for (const prefix of MARKETING_PREFIXES) {
+    const common = marketingSchemaBase(prefix);
+    const shown = (req: { params: unknown }) => {
+      const username = (req.params as { username?: string }).username;
+      return username ? `/v1/marketing/${username}` : '/v1/marketing';
+    };
+    const start = (kind: 'subscribers_export' | 'dynamic_list_export', summary: string) => ({
+      schema: { ...common, summary, body: ExportBody, response: { 200: Started, ...MARKETING_ERRORS } },
+      preValidation: async (req: { body: unknown }) => {
+        req.body ??= {};
+      },
+      kind,
+    });
+    for (const [path, spec] of [
+      ['subscribers_export_csv', start('subscribers_export', 'Start a CSV export of subscribers (a list, filters) as a background job')],
+      ['export_dynamic_list_csv', start('dynamic_list_export', 'Start a CSV export of a dynamic list as a background job')],
+    ] as const) {
+      app.post(`${prefix}/${path}`, { schema: spec.schema, preValidation: spec.preValidation }, (req) =>
+        startExport(ctx, customerOf(req), spec.kind, req.body, shown(req)),
+      );
+    }
+    app.get(
+      `${prefix}/bulk_jobs`,
+      {
+        schema: {
+          ...common,
+          summary: 'Bulk jobs, newest first, with state and progress',
+          querystring: Type.Object(PaginationQuery, { additionalProperties: true }),
+          response: { 200: PagedAnswer(BulkJob), ...MARKETING_ERRORS },
+        },
+      },
+      (req) => bulkJobsOf(ctx, customerOf(req), req.query, shown(req)),
+    );
+    app.get(
+      `${prefix}/bulk_jobs/:id`,
+      {
+        schema: {
+          ...common,
+          summary: 'One bulk job',
+          params: ListParams,
+          response: { 200: Type.Object({ data: BulkJob }), ...MARKETING_ERRORS },
+        },
+      },
+      async (req) => ({ data: jobView(await requireBulkJob(ctx, customerOf(req), req.params.id), shown(req)) }),
+    );
+    app.get(
+      `${prefix}/bulk_jobs/:id/download`,
+      {
+        schema: {
+          ...common,
+          summary: 'The CSV of a finished export (streamed); needs the key given at start',
+          params: ListParams,
+          querystring: Type.Object({ key: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true }),
+          produces: ['text/csv'],
+        },
+      },
+      async (req, reply) => {
+        const stream = await downloadExport(ctx, customerOf(req), req.params.id, req.query.key);
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="export-${req.params.id}.csv"`)
+          .send(stream);
+      },
+    );
+  }
+}

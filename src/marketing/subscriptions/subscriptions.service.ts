@@ -1,0 +1,170 @@
+/**
+ * Subscriptions: a subscriber's membership of a list, as a record with its own id (`<list id>-<subscriber id>`).
+ * Creating one puts the subscriber on the list (which starts drips triggered by `subscription_created`); deleting one
+ * stamps the list-level opt-out and keeps the record. Subscribe and unsubscribe take many subscribers: with list ids
+ * they change those memberships, without them the global opt-out. Subscribing always clears the global opt-out.
+ */
+import type { AppContext } from '../../context.ts';
+import { AppError } from '../../errors/app-error.ts';
+import { bumpSubscriberCount } from '../lists/lists.repository.ts';
+import { requireList } from '../lists/lists.service.ts';
+import { parseId } from '../ids.ts';
+import { pageAsked, pagedAnswer } from '../paging.ts';
+import { allOf, filterSql, onList, parseFilters } from '../segments/filters.repository.ts';
+import { filtersOf, requireDynamicList } from '../segments/segments.service.ts';
+import { addMembers, findSubscriber } from '../subscribers/subscribers.repository.ts';
+import { shortView } from '../subscribers/subscriber-views.ts';
+import { requireSubscriber } from '../subscribers/subscribers.service.ts';
+import {
+  countSubscriptions,
+  findSubscription,
+  listSubscriptions,
+  setGlobalOptOut,
+  setGlobalOptOutWhere,
+  setListOptOut,
+} from './subscriptions.repository.ts';
+
+type Membership = { list_id: number; subscriber_id: number; unsubscribed: number; created_at: number; updated_at: number };
+
+/** A subscription as shown. */
+function view(m: Membership) {
+  const out = Number(m.unsubscribed) === 1;
+  return {
+    id: `${m.list_id}-${m.subscriber_id}`,
+    type: 'subscription' as const,
+    attributes: {
+      subscriber_id: String(m.subscriber_id),
+      subscription_list_id: String(m.list_id),
+      unsubscribed: out,
+      unsubscribed_at: out ? new Date(Number(m.updated_at)).toISOString() : null,
+      created_at: new Date(Number(m.created_at)).toISOString(),
+      updated_at: new Date(Number(m.updated_at)).toISOString(),
+    },
+  };
+}
+
+/** The most subscriptions one unpaginated read answers. */
+const UNPAGED_LIMIT = 1000;
+/** The most subscriber ids one request names. */
+const MAX_IDS = 5000;
+
+const notFound = (raw: string) => new AppError('marketing.subscription_not_found', `subscription ${raw} was not found`);
+
+async function requireSubscription(ctx: AppContext, customerId: number, raw: string) {
+  const [listRaw, subRaw] = raw.split('-');
+  const listId = parseId(listRaw);
+  const subscriberId = parseId(subRaw);
+  const row =
+    listId === null || subscriberId === null ? undefined : await findSubscription(ctx.database.db, customerId, listId, subscriberId);
+  if (!row) throw notFound(raw);
+  return row;
+}
+
+/** `GET /subscriptions`. */
+export async function subscriptionsOf(ctx: AppContext, customerId: number, q: { use_pagination?: boolean; page?: number; items?: number }) {
+  const page = pageAsked(q);
+  const db = ctx.database.reader;
+  const [rows, total] = await Promise.all([
+    listSubscriptions(db, customerId, page?.limit ?? UNPAGED_LIMIT, page?.offset ?? 0),
+    page ? countSubscriptions(db, customerId) : Promise.resolve(0),
+  ]);
+  return pagedAnswer(rows.map(view), page, total);
+}
+
+/** `GET /subscriptions/<id>`. */
+export async function subscriptionOf(ctx: AppContext, customerId: number, raw: string) {
+  return { data: view(await requireSubscription(ctx, customerId, raw)) };
+}
+
+/** `POST /subscriptions`: puts an existing subscriber on an existing list; a second time is a conflict. */
+export async function createSubscription(
+  ctx: AppContext,
+  customerId: number,
+  body: { subscription_list_id: string | number; subscriber_id: string | number },
+) {
+  const db = ctx.database.db;
+  const list = await requireList(db, customerId, body.subscription_list_id);
+  const subscriber = await requireSubscriber(db, customerId, body.subscriber_id);
+  const now = Date.now();
+  const added = await db.transaction().execute(async (trx) => {
+    const n = await addMembers(trx, list.id, [subscriber.id], now);
+    await bumpSubscriberCount(trx, list.id, n, now);
+    return n;
+  });
+  if (added === 0)
+    throw new AppError('marketing.subscription_exists', `subscriber ${subscriber.id} is already on subscription list ${list.id}`, {
+      extra: { subscription_id: `${list.id}-${subscriber.id}` },
+    });
+  return { data: view((await findSubscription(db, customerId, list.id, subscriber.id))!) };
+}
+
+/** `DELETE /subscriptions/<id>`: the list-level opt-out; the record stays. */
+export async function deleteSubscription(ctx: AppContext, customerId: number, raw: string) {
+  const row = await requireSubscription(ctx, customerId, raw);
+  await setListOptOut(ctx.database.db, [Number(row.subscriber_id)], [Number(row.list_id)], true, Date.now());
+  return subscriptionOf(ctx, customerId, raw);
+}
+
+/** `POST /subscriptions/subscribe` (`subscribed` true) and `/unsubscribe`. */
+export async function changeSubscriptions(
+  ctx: AppContext,
+  customerId: number,
+  body: { subscriber_ids?: (string | number)[]; subscription_list_ids?: (string | number)[] | null },
+  subscribed: boolean,
+) {
+  const db = ctx.database.db;
+  const raw = body.subscriber_ids ?? [];
+  if (raw.length === 0 || raw.length > MAX_IDS)
+    throw new AppError('request.invalid', `subscriber_ids must name 1 to ${MAX_IDS} subscribers`, {
+      details: [{ field: 'subscriber_ids', message: `must name 1 to ${MAX_IDS} subscribers` }],
+    });
+  const subscribers = [];
+  for (const r of raw) subscribers.push(await requireSubscriber(db, customerId, r));
+  const ids = subscribers.map((s) => s.id);
+  const lists: number[] = [];
+  for (const r of body.subscription_list_ids ?? []) lists.push((await requireList(db, customerId, r)).id);
+  const now = Date.now();
+  await db.transaction().execute(async (trx) => {
+    if (lists.length > 0) await setListOptOut(trx, ids, lists, !subscribed, now);
+    if (subscribed || lists.length === 0) await setGlobalOptOut(trx, customerId, ids, !subscribed, now);
+  });
+  const fresh = await Promise.all(ids.map((id) => findSubscriber(db, customerId, id)));
+  return { data: fresh.filter((s) => s !== undefined).map(shortView) };
+}
+
+/**
+ * `POST /subscriptions/bulk_global_subscribe|unsubscribe` and `dynamic_bulk_...`: with `subscriber_ids`, the same as
+ * subscribe or unsubscribe without lists; otherwise every subscriber of `from_subscription_list_id` (a subscription list,
+ * or for the dynamic forms a dynamic list) matching `filters`, minus `except_ids`, changed in one statement.
+ */
+export async function bulkGlobal(
+  ctx: AppContext,
+  customerId: number,
+  body: {
+    subscriber_ids?: (string | number)[];
+    from_subscription_list_id?: string | number;
+    filters?: unknown;
+    except_ids?: (string | number)[];
+  },
+  subscribed: boolean,
+  dynamic: boolean,
+) {
+  if (body.subscriber_ids && body.subscriber_ids.length > 0)
+    return changeSubscriptions(ctx, customerId, { subscriber_ids: body.subscriber_ids }, subscribed);
+  const db = ctx.database.db;
+  if (body.from_subscription_list_id === undefined)
+    throw new AppError('request.invalid', 'from_subscription_list_id is required without subscriber_ids', {
+      details: [{ field: 'from_subscription_list_id', message: 'is required without subscriber_ids' }],
+    });
+  const now = Date.now();
+  let condition;
+  if (dynamic) {
+    condition = filterSql(filtersOf(await requireDynamicList(db, customerId, body.from_subscription_list_id)), customerId, now);
+  } else {
+    const list = await requireList(db, customerId, body.from_subscription_list_id);
+    condition = allOf(onList(list.id), filterSql(parseFilters(body.filters ?? []), customerId, now));
+  }
+  const except = (body.except_ids ?? []).map((r) => parseId(r)).filter((n): n is number => n !== null);
+  const changed = await setGlobalOptOutWhere(db, customerId, condition, except, !subscribed, now);
+  return { data: { num_subscribers_updated: changed } };
+}
