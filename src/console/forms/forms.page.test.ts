@@ -47,7 +47,7 @@ function unescape(s: string): string {
 
 async function stored(id: string) {
   const res = await t.app.inject({ method: 'GET', url: `/v1/forms/api/forms/${id}`, headers: a.auth });
-  return res.json() as {
+  return (res.json() as { data: unknown }).data as {
     version: number;
     active: boolean;
     title: string;
