@@ -11,6 +11,8 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: process.env.SEALPOST_TEST_REPORT ? ['default', ['json', { outputFile: process.env.SEALPOST_TEST_REPORT }]] : ['default'],
+    reporters: process.env.SEALPOST_TEST_REPORT
+      ? ['default', ['json', { outputFile: process.env.SEALPOST_TEST_REPORT }]]
+      : ['default'],
   },
 });

@@ -10,13 +10,21 @@ import { embedded, fmt, load, type BenchRow } from './support.ts';
 const CONNECTIONS = 50;
 
 function messageBody(domain: string): string {
-  const paragraph = '<p>Your appointment is confirmed. Please arrive ten minutes early and bring your insurance card.</p>';
+  const paragraph =
+    '<p>Your appointment is confirmed. Please arrive ten minutes early and bring your insurance card.</p>';
   return JSON.stringify({
     data: {
       message: {
         recipients: ['Patient Example <patient@example.org>'],
-        headers: { subject: 'Appointment confirmation', from: `Clinic <noreply@${domain}>`, 'x-clinic-id': '42' },
-        content: { 'text/plain': 'Your appointment is confirmed.', 'text/html': `<html><body>${paragraph.repeat(18)}</body></html>` },
+        headers: {
+          subject: 'Appointment confirmation',
+          from: `Clinic <noreply@${domain}>`,
+          'x-clinic-id': '42',
+        },
+        content: {
+          'text/plain': 'Your appointment is confirmed.',
+          'text/html': `<html><body>${paragraph.repeat(18)}</body></html>`,
+        },
       },
     },
   });
@@ -25,10 +33,15 @@ function messageBody(domain: string): string {
 /** Runs the accept benchmark for `seconds` per side. */
 export async function acceptBench(seconds: number): Promise<BenchRow[]> {
   const baseline = Fastify();
-  baseline.post('/v1/email/messages', async () => ({ sourceTrackingId: '00000000-0000-4000-8000-000000000000', data: 'Service OK' }));
+  baseline.post('/v1/email/messages', async () => ({
+    sourceTrackingId: '00000000-0000-4000-8000-000000000000',
+    data: 'Service OK',
+  }));
   const baseUrl = await baseline.listen({ host: '127.0.0.1', port: 0 });
 
-  const inst = await embedded(process.env.BENCH_SQLITE_SYNC === 'NORMAL' ? { sqliteSynchronous: 'NORMAL' } : {});
+  const inst = await embedded(
+    process.env.BENCH_SQLITE_SYNC === 'NORMAL' ? { sqliteSynchronous: 'NORMAL' } : {},
+  );
   const app = await buildApp(inst.ctx);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const body = messageBody(inst.domain);
@@ -44,7 +57,8 @@ export async function acceptBench(seconds: number): Promise<BenchRow[]> {
       .executeTakeFirstOrThrow();
     if (ours.non2xx > 0 || ours.errors > 0)
       throw new Error(`accept benchmark saw ${ours.non2xx} non-2xx responses and ${ours.errors} errors`);
-    if (Number(stored.n) < ours.total) throw new Error(`only ${stored.n} of ${ours.total} accepted messages are stored`);
+    if (Number(stored.n) < ours.total)
+      throw new Error(`only ${stored.n} of ${ours.total} accepted messages are stored`);
     return [
       {
         name: 'accept: POST /messages, 1 recipient, ~2 KB, concurrency 50, SQLite durable',

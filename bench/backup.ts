@@ -43,7 +43,10 @@ export async function backupBench(mb: number): Promise<BenchRow[]> {
     const copyStart = performance.now();
     copyFileSync(file, path.join(dir, 'plain-copy.db'));
     const copySeconds = (performance.now() - copyStart) / 1000;
-    const config = loadConfig({}, { databaseUrl: `sqlite://${file}`, masterKey: randomBytes(32).toString('base64'), dataDir: dir });
+    const config = loadConfig(
+      {},
+      { databaseUrl: `sqlite://${file}`, masterKey: randomBytes(32).toString('base64'), dataDir: dir },
+    );
     const start = performance.now();
     await backupDatabase(config, path.join(dir, 'backup.db'));
     const seconds = (performance.now() - start) / 1000;

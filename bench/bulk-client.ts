@@ -43,4 +43,7 @@ async function worker(): Promise<void> {
 const startedAt = Date.now();
 await Promise.all(Array.from({ length: opts.connections }, worker));
 const endedAt = Date.now();
-process.stdout.write(JSON.stringify({ perSecond: opts.total / ((endedAt - startedAt) / 1000), startedAt, endedAt, failures }) + '\n');
+process.stdout.write(
+  JSON.stringify({ perSecond: opts.total / ((endedAt - startedAt) / 1000), startedAt, endedAt, failures }) +
+    '\n',
+);

@@ -27,19 +27,26 @@ async function importOver(url: string, key: string, total: number, first: number
       err ? reject(err) : resolve(JSON.parse(stdout)),
     ),
   );
-  if (out.failures.length > 0) throw new Error(`bulk import failed ${out.failures.length} times: ${out.failures[0]}`);
+  if (out.failures.length > 0)
+    throw new Error(`bulk import failed ${out.failures.length} times: ${out.failures[0]}`);
   return out.perSecond;
 }
 
 /** The SQLite driver the server uses on this Node.js (see src/db/connect.ts). */
 function sqliteDriver(): typeof SQLite {
   const require = createRequire(import.meta.url);
-  return (Number(process.versions.node.split('.')[0]) >= 22 ? require('better-sqlite3-napi') : require('better-sqlite3')) as typeof SQLite;
+  return (
+    Number(process.versions.node.split('.')[0]) >= 22
+      ? require('better-sqlite3-napi')
+      : require('better-sqlite3')
+  ) as typeof SQLite;
 }
 
 /** Writes the same rows as the import with raw prepared statements; resolves to subscribers per second. */
 async function rawInsert(inst: BenchInstance, total: number): Promise<number> {
-  const customerId = (await inst.ctx.database.db.selectFrom('customers').select('id').executeTakeFirstOrThrow()).id;
+  const customerId = (
+    await inst.ctx.database.db.selectFrom('customers').select('id').executeTakeFirstOrThrow()
+  ).id;
   const list = await ensureDefaultList(inst.ctx.database.db, customerId);
   const Driver = sqliteDriver();
   const raw = new Driver(path.join(inst.ctx.config.dataDir, 'sealpost.db'));
@@ -50,7 +57,9 @@ async function rawInsert(inst: BenchInstance, total: number): Promise<number> {
     const now = Date.now();
     const fieldType = Number(
       raw
-        .prepare('INSERT INTO subscriber_custom_field_types (customer_id, name, name_key, created_at) VALUES (?, ?, ?, ?)')
+        .prepare(
+          'INSERT INTO subscriber_custom_field_types (customer_id, name, name_key, created_at) VALUES (?, ?, ?, ?)',
+        )
         .run(customerId, 'Plan', 'plan', now).lastInsertRowid,
     );
     const subscriber = raw.prepare(
@@ -59,12 +68,24 @@ async function rawInsert(inst: BenchInstance, total: number): Promise<number> {
     const member = raw.prepare(
       'INSERT INTO subscription_list_members (list_id, subscriber_id, unsubscribed, created_at, updated_at) VALUES (?, ?, 0, ?, ?)',
     );
-    const value = raw.prepare('INSERT INTO subscriber_custom_field_values (subscriber_id, field_type_id, value) VALUES (?, ?, ?)');
-    const counter = raw.prepare('UPDATE subscription_lists SET subscriber_count = subscriber_count + ?, updated_at = ? WHERE id = ?');
+    const value = raw.prepare(
+      'INSERT INTO subscriber_custom_field_values (subscriber_id, field_type_id, value) VALUES (?, ?, ?)',
+    );
+    const counter = raw.prepare(
+      'UPDATE subscription_lists SET subscriber_count = subscriber_count + ?, updated_at = ? WHERE id = ?',
+    );
     const batch = raw.transaction((start: number, end: number) => {
       for (let n = start; n < end; n++) {
         const email = `bulk${n}@import.example`;
-        const id = subscriber.run(customerId, email, email, `First${n}`, 'Imported', now, now).lastInsertRowid;
+        const id = subscriber.run(
+          customerId,
+          email,
+          email,
+          `First${n}`,
+          'Imported',
+          now,
+          now,
+        ).lastInsertRowid;
         member.run(list.id, id, now, now);
         value.run(id, fieldType, n % 2 ? 'gold' : 'silver');
       }

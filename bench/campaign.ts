@@ -46,19 +46,23 @@ async function freePort(): Promise<number> {
 /** Starts `sealpost start --roles api,worker` on the instance's data directory and waits until it is ready. */
 async function startService(inst: BenchInstance, env: Record<string, string> = {}): Promise<Service> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/sealpost.js'), 'start', '--roles', 'api,worker'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SEALPOST_'))),
-      SEALPOST_DATA_DIR: inst.ctx.config.dataDir,
-      SEALPOST_HTTP_HOST: '127.0.0.1',
-      SEALPOST_HTTP_PORT: String(port),
-      SEALPOST_LOG_LEVEL: 'warn',
-      SEALPOST_RATE_LIMIT_PER_MINUTE: '0',
-      ...env,
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [path.join(ROOT, 'bin/sealpost.js'), 'start', '--roles', 'api,worker'],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: {
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SEALPOST_'))),
+        SEALPOST_DATA_DIR: inst.ctx.config.dataDir,
+        SEALPOST_HTTP_HOST: '127.0.0.1',
+        SEALPOST_HTTP_PORT: String(port),
+        SEALPOST_LOG_LEVEL: 'warn',
+        SEALPOST_RATE_LIMIT_PER_MINUTE: '0',
+        ...env,
+      },
     },
-  });
+  );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -73,7 +77,8 @@ async function startService(inst: BenchInstance, env: Record<string, string> = {
   }
   return {
     url,
-    peakRssMb: () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
+    peakRssMb: () =>
+      Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
@@ -110,7 +115,9 @@ async function seedAudience(inst: BenchInstance, n: number): Promise<number> {
 async function rawExpansionSeconds(inst: BenchInstance, listId: number): Promise<number> {
   const db = inst.ctx.database.db;
   await sql`create table bench_deliveries as select * from marketing_deliveries where 0`.execute(db);
-  await sql`create unique index bench_deliveries_send_subscriber on bench_deliveries (send_id, subscriber_id)`.execute(db);
+  await sql`create unique index bench_deliveries_send_subscriber on bench_deliveries (send_id, subscriber_id)`.execute(
+    db,
+  );
   const now = Date.now();
   const started = performance.now();
   await sql`
@@ -185,13 +192,22 @@ async function sendProgress(inst: BenchInstance, sendId: number) {
 }
 
 /** Waits until the send has left `expanding` with all `n` deliveries; returns the seconds since `started`. */
-async function waitExpanded(inst: BenchInstance, sendId: number, n: number, started: number, timeoutS: number): Promise<number> {
+async function waitExpanded(
+  inst: BenchInstance,
+  sendId: number,
+  n: number,
+  started: number,
+  timeoutS: number,
+): Promise<number> {
   for (;;) {
     const p = await sendProgress(inst, sendId);
-    if (p.state !== 'expanding' && p.state !== 'scheduled' && p.audience_count >= n) return (performance.now() - started) / 1000;
+    if (p.state !== 'expanding' && p.state !== 'scheduled' && p.audience_count >= n)
+      return (performance.now() - started) / 1000;
     if (p.state === 'cancelled') throw new Error('the send was cancelled');
     if (performance.now() - started > timeoutS * 1000)
-      throw new Error(`expansion of ${n} not done after ${timeoutS} s (state ${p.state}, audience ${p.audience_count})`);
+      throw new Error(
+        `expansion of ${n} not done after ${timeoutS} s (state ${p.state}, audience ${p.audience_count})`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -262,7 +278,8 @@ export async function transactionalLatencyBench(seconds: number, audience = 100_
       const before = await sendProgress(inst, sendId);
       const busy = checked(await load(url, opts));
       const after = await sendProgress(inst, sendId);
-      if (after.state === 'sent') throw new Error('the campaign finished before the measured run did: raise its audience');
+      if (after.state === 'sent')
+        throw new Error('the campaign finished before the measured run did: raise its audience');
       const ratio = busy.p99Ms / quiet.p99Ms;
       return [
         {
@@ -283,6 +300,7 @@ export async function transactionalLatencyBench(seconds: number, audience = 100_
 }
 
 function checked(r: LoadResult): LoadResult {
-  if (r.non2xx > 0 || r.errors > 0) throw new Error(`transactional load saw ${r.non2xx} non-2xx responses and ${r.errors} errors`);
+  if (r.non2xx > 0 || r.errors > 0)
+    throw new Error(`transactional load saw ${r.non2xx} non-2xx responses and ${r.errors} errors`);
   return r;
 }

@@ -20,7 +20,8 @@ async function writeCsv(file: string, rows: number): Promise<void> {
   const out = createWriteStream(file);
   out.write('email,first_name,last_name,Plan\n');
   for (let i = 0; i < rows; i++) {
-    if (!out.write(`person${i}@example.org,First${i},Last${i},${i % 3 ? 'basic' : 'plus'}\n`)) await once(out, 'drain');
+    if (!out.write(`person${i}@example.org,First${i},Last${i},${i % 3 ? 'basic' : 'plus'}\n`))
+      await once(out, 'drain');
   }
   out.end();
   await once(out, 'finish');
@@ -42,7 +43,9 @@ export async function csvImportBench(rows: number): Promise<BenchRow[]> {
   const inst = await embedded();
   let measured: { seconds: number; peakMb: number; added: number };
   try {
-    const customerId = (await inst.ctx.database.db.selectFrom('customers').select('id').executeTakeFirstOrThrow()).id;
+    const customerId = (
+      await inst.ctx.database.db.selectFrom('customers').select('id').executeTakeFirstOrThrow()
+    ).id;
     const list = await createList(inst.ctx, customerId, 'Bench');
     const mem = sampler();
     const t0 = performance.now();
@@ -66,7 +69,9 @@ export async function csvImportBench(rows: number): Promise<BenchRow[]> {
   const base = await embedded();
   let baseSeconds: number;
   try {
-    const customerId = (await base.ctx.database.db.selectFrom('customers').select('id').executeTakeFirstOrThrow()).id;
+    const customerId = (
+      await base.ctx.database.db.selectFrom('customers').select('id').executeTakeFirstOrThrow()
+    ).id;
     const list = await createList(base.ctx, customerId, 'Bench');
     const t0 = performance.now();
     for (let i = 0; i < rows; i += 1000) {

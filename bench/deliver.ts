@@ -14,8 +14,16 @@ import { embedded, fmt, type BenchRow } from './support.ts';
 const CONCURRENCY = 16;
 
 /** A loopback SMTP sink speaking STARTTLS that counts what it receives. */
-export async function startSink(): Promise<{ port: number; received: () => number; close: () => Promise<void> }> {
-  const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, days: 2, algorithm: 'sha256' });
+export async function startSink(): Promise<{
+  port: number;
+  received: () => number;
+  close: () => Promise<void>;
+}> {
+  const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+    keySize: 2048,
+    days: 2,
+    algorithm: 'sha256',
+  });
   let received = 0;
   const server = new SMTPServer({
     key: pems.private,

@@ -27,7 +27,9 @@ interface SinkState {
 
 /** The sink process: its port, and its latest report. */
 async function startSink(): Promise<{ port: number; state: () => SinkState; child: ChildProcess }> {
-  const child = spawn(process.execPath, [RUN_TS, path.join(ROOT, 'bench/sink-process.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [RUN_TS, path.join(ROOT, 'bench/sink-process.ts')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let state: SinkState = { received: 0, firstAt: 0, lastAt: 0 };
   const lines = createInterface({ input: child.stdout! });
   const port = await new Promise<number>((resolve) => {
@@ -43,7 +45,9 @@ async function startSink(): Promise<{ port: number; state: () => SinkState; chil
 function run(file: string, args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): Promise<string> {
   return new Promise((resolve, reject) =>
     execFile(file, args, { cwd, env, maxBuffer: 10_000_000 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`${path.basename(args[1] ?? file)} failed: ${stderr || err.message}`)) : resolve(stdout),
+      err
+        ? reject(new Error(`${path.basename(args[1] ?? file)} failed: ${stderr || err.message}`))
+        : resolve(stdout),
     ),
   );
 }
@@ -57,7 +61,9 @@ async function until(check: () => boolean, timeoutMs: number, what: string): Pro
 }
 
 /** Starts `sealpost start` in a fresh data directory relaying to the sink; resolves with its URL, a key and a stop. */
-async function startService(sinkPort: number): Promise<{ url: string; key: string; from: string; stop: () => Promise<void> }> {
+async function startService(
+  sinkPort: number,
+): Promise<{ url: string; key: string; from: string; stop: () => Promise<void> }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'sealpost-e2e-'));
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const env = {
@@ -73,11 +79,25 @@ async function startService(sinkPort: number): Promise<{ url: string; key: strin
     SEALPOST_RATE_LIMIT_PER_MINUTE: '10000000',
   };
   const bin = path.join(ROOT, 'bin/sealpost.js');
-  const cli = async (...args: string[]) => JSON.parse(await run(process.execPath, [bin, ...args, '--json'], env, dir));
+  const cli = async (...args: string[]) =>
+    JSON.parse(await run(process.execPath, [bin, ...args, '--json'], env, dir));
   await cli('account', 'create', '--username', 'bench');
   await cli('domain', 'add', '--account', 'bench', '--domain', 'bench.example', '--verified');
-  const { key } = (await cli('key', 'create', '--account', 'bench', '--scopes', 'email', '--description', 'e2e')) as { key: string };
-  const child = spawn(process.execPath, [bin, 'start'], { cwd: dir, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const { key } = (await cli(
+    'key',
+    'create',
+    '--account',
+    'bench',
+    '--scopes',
+    'email',
+    '--description',
+    'e2e',
+  )) as { key: string };
+  const child = spawn(process.execPath, [bin, 'start'], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   while (
@@ -99,8 +119,17 @@ async function startService(sinkPort: number): Promise<{ url: string; key: strin
 
 /** Lean SMTP clients into the sink: messages per second. */
 async function leanClients(port: number, count: number): Promise<number> {
-  const spec = JSON.stringify({ port, user: '', pass: '', from: 'Clinic <noreply@bench.example>', count, connections: CONNECTIONS });
-  const out = JSON.parse(await run(process.execPath, [RUN_TS, path.join(ROOT, 'bench/smtp-load.ts'), spec], process.env)) as {
+  const spec = JSON.stringify({
+    port,
+    user: '',
+    pass: '',
+    from: 'Clinic <noreply@bench.example>',
+    count,
+    connections: CONNECTIONS,
+  });
+  const out = JSON.parse(
+    await run(process.execPath, [RUN_TS, path.join(ROOT, 'bench/smtp-load.ts'), spec], process.env),
+  ) as {
     perSecond: number;
   };
   return out.perSecond;
@@ -111,8 +140,16 @@ export async function endToEndBench(count: number): Promise<BenchRow[]> {
   const sink = await startSink();
   const service = await startService(sink.port);
   try {
-    const spec = JSON.stringify({ url: service.url, key: service.key, from: service.from, count, connections: HTTP_CONNECTIONS });
-    const fed = JSON.parse(await run(process.execPath, [RUN_TS, path.join(ROOT, 'bench/send-client.ts'), spec], process.env)) as {
+    const spec = JSON.stringify({
+      url: service.url,
+      key: service.key,
+      from: service.from,
+      count,
+      connections: HTTP_CONNECTIONS,
+    });
+    const fed = JSON.parse(
+      await run(process.execPath, [RUN_TS, path.join(ROOT, 'bench/send-client.ts'), spec], process.env),
+    ) as {
       perSecond: number;
       failures: string[];
     };

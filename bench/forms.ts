@@ -18,8 +18,16 @@ const EXPORT_ROWS = 100_000;
 const FORM_JSON = {
   body: [
     { type: 'TextInput', id: 'n', properties: { field_name: 'name', text: 'Name', required: true } },
-    { type: 'TextInput', id: 'e', properties: { field_name: 'email', text: 'Email', required: true, input_mask: 'Email' } },
-    { type: 'Select', id: 't', properties: { field_name: 'topic', text: 'Topic', options: ['Billing', 'Appointments'] } },
+    {
+      type: 'TextInput',
+      id: 'e',
+      properties: { field_name: 'email', text: 'Email', required: true, input_mask: 'Email' },
+    },
+    {
+      type: 'Select',
+      id: 't',
+      properties: { field_name: 'topic', text: 'Topic', options: ['Billing', 'Appointments'] },
+    },
     { type: 'TextArea', id: 'm', properties: { field_name: 'message', text: 'Message' } },
     { type: 'Checkbox', id: 'c', properties: { field_name: 'consent', text: 'I agree', required: true } },
   ],
@@ -41,17 +49,30 @@ export async function formsSubmitBench(seconds: number): Promise<BenchRow[]> {
   const app = await buildApp(inst.ctx);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   try {
-    const customerId = (await inst.ctx.database.db.selectFrom('customers').select('id').executeTakeFirstOrThrow()).id;
-    const { id } = await createForm(inst.ctx, customerId, { title: 'Bench', form_json: FORM_JSON }, requireList);
+    const customerId = (
+      await inst.ctx.database.db.selectFrom('customers').select('id').executeTakeFirstOrThrow()
+    ).id;
+    const { id } = await createForm(
+      inst.ctx,
+      customerId,
+      { title: 'Bench', form_json: FORM_JSON },
+      requireList,
+    );
     const path = `/v1/forms/api/forms/${id}/submissions`;
     const body = JSON.stringify({ form_data: DATA });
     await load(`${url}${path}`, { connections: CONNECTIONS, seconds: 2, body });
     await load(`${baseUrl}${path}`, { connections: CONNECTIONS, seconds: 2, body });
     const base = await load(`${baseUrl}${path}`, { connections: CONNECTIONS, seconds, body });
     const ours = await load(`${url}${path}`, { connections: CONNECTIONS, seconds, body });
-    if (ours.non2xx > 0 || ours.errors > 0) throw new Error(`submit benchmark saw ${ours.non2xx} non-2xx and ${ours.errors} errors`);
-    const form = await inst.ctx.database.db.selectFrom('forms').select('submission_count').where('id', '=', id).executeTakeFirstOrThrow();
-    if (form.submission_count < ours.total) throw new Error(`only ${form.submission_count} of ${ours.total} submissions are counted`);
+    if (ours.non2xx > 0 || ours.errors > 0)
+      throw new Error(`submit benchmark saw ${ours.non2xx} non-2xx and ${ours.errors} errors`);
+    const form = await inst.ctx.database.db
+      .selectFrom('forms')
+      .select('submission_count')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    if (form.submission_count < ours.total)
+      throw new Error(`only ${form.submission_count} of ${ours.total} submissions are counted`);
     return [
       {
         name: 'forms submit: public JSON submission, 5 fields, concurrency 50, SQLite durable',
@@ -76,8 +97,14 @@ export async function formsExportBench(rows = EXPORT_ROWS): Promise<BenchRow[]> 
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   try {
     const { ctx } = inst;
-    const customerId = (await ctx.database.db.selectFrom('customers').select('id').executeTakeFirstOrThrow()).id;
-    const { id: formId } = await createForm(ctx, customerId, { title: 'Export', form_json: FORM_JSON }, requireList);
+    const customerId = (await ctx.database.db.selectFrom('customers').select('id').executeTakeFirstOrThrow())
+      .id;
+    const { id: formId } = await createForm(
+      ctx,
+      customerId,
+      { title: 'Export', form_json: FORM_JSON },
+      requireList,
+    );
     await fill(inst.ctx, formId, customerId, rows);
 
     const readStart = performance.now();
@@ -98,7 +125,8 @@ export async function formsExportBench(rows = EXPORT_ROWS): Promise<BenchRow[]> 
       headers: { authorization: `Bearer ${inst.key}` },
     });
     let lines = 0;
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) for (const b of chunk) if (b === 10) lines++;
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+      for (const b of chunk) if (b === 10) lines++;
     const ms = performance.now() - start;
     clearInterval(sampler);
     if (lines !== rows + 1) throw new Error(`export had ${lines} lines for ${rows} submissions`);
@@ -120,7 +148,12 @@ export async function formsExportBench(rows = EXPORT_ROWS): Promise<BenchRow[]> 
 }
 
 /** Stores `rows` sealed submissions directly, 500 per transaction. */
-async function fill(ctx: Awaited<ReturnType<typeof embedded>>['ctx'], formId: string, customerId: number, rows: number): Promise<void> {
+async function fill(
+  ctx: Awaited<ReturnType<typeof embedded>>['ctx'],
+  formId: string,
+  customerId: number,
+  rows: number,
+): Promise<void> {
   const t0 = Date.now() - rows;
   for (let i = 0; i < rows; i += 500) {
     const values = [];

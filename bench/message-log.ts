@@ -46,10 +46,16 @@ export async function messageLogBench(n: number, lookups = 300): Promise<BenchRo
       rows += page.messages.length;
     }
     const perPage = Math.min(50, Math.floor(n / RECIPIENTS));
-    if (rows !== lookups * perPage) throw new Error(`expected pages of ${perPage}, got ${rows} rows in ${lookups} searches`);
-    const ids = (await db.selectFrom('messages').select('id').where('customer_id', '=', customerId).limit(lookups).execute()).map(
-      (r) => r.id,
-    );
+    if (rows !== lookups * perPage)
+      throw new Error(`expected pages of ${perPage}, got ${rows} rows in ${lookups} searches`);
+    const ids = (
+      await db
+        .selectFrom('messages')
+        .select('id')
+        .where('customer_id', '=', customerId)
+        .limit(lookups)
+        .execute()
+    ).map((r) => r.id);
     const base: number[] = [];
     for (const id of ids) {
       const t0 = performance.now();

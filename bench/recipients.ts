@@ -14,9 +14,14 @@ import { createKey } from '../src/accounts/keys.service.ts';
 import { startSink } from './deliver.ts';
 import { embedded, fmt, load, type BenchInstance, type BenchRow } from './support.ts';
 
-const html = '<p>Your results are ready.</p><p><a href="https://portal.example.org/results">Open the portal</a></p>';
+const html =
+  '<p>Your results are ready.</p><p><a href="https://portal.example.org/results">Open the portal</a></p>';
 
-async function deliverAll(inst: BenchInstance, recipientsPerMessage: number, messages: number): Promise<number> {
+async function deliverAll(
+  inst: BenchInstance,
+  recipientsPerMessage: number,
+  messages: number,
+): Promise<number> {
   const before = await delivered(inst);
   // From the first submission: the worker already runs, so small messages are delivered while later ones are submitted.
   const start = performance.now();
@@ -61,8 +66,12 @@ export async function recipientsBench(recipients: number, loadSeconds: number): 
   });
   try {
     const other = await createAccount(inst.ctx.database.db, 'other');
-    await addDomain(inst.ctx.database.db, inst.ctx.sealer, other.customer_id, 'other.example', { verified: true });
-    const otherKey = (await createKey(inst.ctx.database.db, other.customer_id, { scopes: 'email', domain: 'other.example' })).key;
+    await addDomain(inst.ctx.database.db, inst.ctx.sealer, other.customer_id, 'other.example', {
+      verified: true,
+    });
+    const otherKey = (
+      await createKey(inst.ctx.database.db, other.customer_id, { scopes: 'email', domain: 'other.example' })
+    ).key;
     const running = await startRoles(inst.ctx, ['api', 'worker']);
     const url = `${running.httpAddress}/v1/email/messages`;
     const body = JSON.stringify({

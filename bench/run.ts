@@ -33,7 +33,8 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
   'forms-export': () => formsExportBench(Number(process.env.BENCH_FORMS_EXPORT_ROWS ?? 100_000)),
   'bulk-import': () => bulkImportBench(Number(process.env.BENCH_BULK_SUBSCRIBERS ?? 100_000)),
   'csv-import': () => csvImportBench(Number(process.env.BENCH_CSV_IMPORT_ROWS ?? 1_000_000)),
-  'campaign-expand': () => campaignExpansionBench((process.env.BENCH_CAMPAIGN_SIZES ?? '100000,1000000').split(',').map(Number)),
+  'campaign-expand': () =>
+    campaignExpansionBench((process.env.BENCH_CAMPAIGN_SIZES ?? '100000,1000000').split(',').map(Number)),
   'campaign-latency': () => transactionalLatencyBench(seconds),
   backup: () => backupBench(Number(process.env.BENCH_BACKUP_MB ?? 256)),
   'message-log': () => messageLogBench(Number(process.env.BENCH_MESSAGE_LOG_COUNT ?? 1_000_000)),
@@ -54,13 +55,18 @@ for (const [name, run] of Object.entries(suites)) {
 }
 
 if (only) {
-  process.stdout.write('BENCH_ONLY ran a subset: bench/RESULTS.md is left as it is (it records full runs only)\n');
+  process.stdout.write(
+    'BENCH_ONLY ran a subset: bench/RESULTS.md is left as it is (it records full runs only)\n',
+  );
   process.exit(0);
 }
 
 const file = path.join(path.dirname(fileURLToPath(import.meta.url)), 'RESULTS.md');
 const table = rows
-  .map((r) => `| ${r.name} | ${r.measured} | ${r.baseline} | ${fmt(r.ratio, 2)} | ${r.target} | ${r.met ? 'met' : 'missed'} |`)
+  .map(
+    (r) =>
+      `| ${r.name} | ${r.measured} | ${r.baseline} | ${fmt(r.ratio, 2)} | ${r.target} | ${r.met ? 'met' : 'missed'} |`,
+  )
   .join('\n');
 writeFileSync(
   file,

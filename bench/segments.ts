@@ -11,7 +11,12 @@
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { createList } from '../src/marketing/lists/lists.service.ts';
-import { createDynamicList, matchCount, filtersOf, requireDynamicList } from '../src/marketing/segments/segments.service.ts';
+import {
+  createDynamicList,
+  matchCount,
+  filtersOf,
+  requireDynamicList,
+} from '../src/marketing/segments/segments.service.ts';
 import { subscribersOf } from '../src/marketing/subscribers/subscribers.service.ts';
 import { startExport, runExport } from '../src/marketing/exports/exports.service.ts';
 import { createSend } from '../src/marketing/campaigns/sends.service.ts';
@@ -35,11 +40,15 @@ async function seed(inst: BenchInstance, n: number) {
     insert into subscribers (customer_id, email, email_key, first_name, created_at, updated_at)
     with recursive seq(i) as (select 1 union all select i + 1 from seq where i < ${n})
     select ${customerId}, 'reader' || i || '@audience.example', 'reader' || i || '@audience.example',
-      case when i % 4 = 0 then 'Kim' else 'Reader' end, ${at} - ${n} + i, ${at} - ${n} + i from seq`.execute(db);
+      case when i % 4 = 0 then 'Kim' else 'Reader' end, ${at} - ${n} + i, ${at} - ${n} + i from seq`.execute(
+    db,
+  );
   await sql`insert into subscription_list_members (list_id, subscriber_id, unsubscribed, created_at, updated_at)
     select ${all}, id, 0, ${at}, ${at} from subscribers where customer_id = ${customerId}`.execute(db);
   await sql`insert into subscription_list_members (list_id, subscriber_id, unsubscribed, created_at, updated_at)
-    select ${kims}, id, 0, ${at}, ${at} from subscribers where customer_id = ${customerId} and first_name = 'Kim'`.execute(db);
+    select ${kims}, id, 0, ${at}, ${at} from subscribers where customer_id = ${customerId} and first_name = 'Kim'`.execute(
+    db,
+  );
   const mailing = await db
     .insertInto('campaign_mailings')
     .values({
@@ -65,7 +74,13 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   return [out, (performance.now() - t0) / 1000];
 }
 
-async function expansionSeconds(inst: BenchInstance, customerId: number, mailing: number, listId: number, dynamicListId?: number) {
+async function expansionSeconds(
+  inst: BenchInstance,
+  customerId: number,
+  mailing: number,
+  listId: number,
+  dynamicListId?: number,
+) {
   const send = await createSend(inst.ctx, customerId, {
     mailingId: mailing,
     listId,
@@ -101,14 +116,28 @@ export async function segmentsBench(n: number): Promise<BenchRow[]> {
     const dyn = await createDynamicList(inst.ctx, customerId, { name: 'Kims', filters: FILTERS });
     const filters = filtersOf(await requireDynamicList(inst.ctx.database.db, customerId, dyn.id));
     const [count, countS] = await timed(() => matchCount(inst.ctx, customerId, filters));
-    const q = { items: 50, page: 1, order_by: 'created_at' as const, order: 'desc' as const, dynamic_list_id: dyn.id };
+    const q = {
+      items: 50,
+      page: 1,
+      order_by: 'created_at' as const,
+      order: 'desc' as const,
+      dynamic_list_id: dyn.id,
+    };
     const [page, pageS] = await timed(() => subscribersOf(inst.ctx, customerId, q));
-    const [pagedCount, pagedS] = await timed(() => subscribersOf(inst.ctx, customerId, { ...q, use_pagination: true }));
+    const [pagedCount, pagedS] = await timed(() =>
+      subscribersOf(inst.ctx, customerId, { ...q, use_pagination: true }),
+    );
 
     const base = process.memoryUsage().rss;
     let peak = base;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
-    const started = await startExport(inst.ctx, customerId, 'dynamic_list_export', { dynamic_list_id: dyn.id }, '/v1/marketing');
+    const started = await startExport(
+      inst.ctx,
+      customerId,
+      'dynamic_list_export',
+      { dynamic_list_id: dyn.id },
+      '/v1/marketing',
+    );
     const [, exportS] = await timed(() => runExport(inst.ctx, Number(started.data.id)));
     clearInterval(sampler);
     const growthMb = (peak - base) / 1e6;

@@ -4,7 +4,13 @@
  * posts `count` one-recipient messages of about 2 KB to `/v1/email/messages` and prints
  * `{"perSecond": …, "startedAt": <ms>, "endedAt": <ms>, "failures": [...]}`.
  */
-const opts = JSON.parse(process.argv[2] ?? '{}') as { url: string; key: string; from: string; count: number; connections: number };
+const opts = JSON.parse(process.argv[2] ?? '{}') as {
+  url: string;
+  key: string;
+  from: string;
+  count: number;
+  connections: number;
+};
 
 const html = `<html><body>${'<p>Your appointment is confirmed. Please arrive ten minutes early.</p>'.repeat(20)}</body></html>`;
 const endpoint = `${opts.url}/v1/email/messages`;
@@ -34,4 +40,7 @@ async function worker(): Promise<void> {
 const startedAt = Date.now();
 await Promise.all(Array.from({ length: opts.connections }, worker));
 const endedAt = Date.now();
-process.stdout.write(JSON.stringify({ perSecond: opts.count / ((endedAt - startedAt) / 1000), startedAt, endedAt, failures }) + '\n');
+process.stdout.write(
+  JSON.stringify({ perSecond: opts.count / ((endedAt - startedAt) / 1000), startedAt, endedAt, failures }) +
+    '\n',
+);

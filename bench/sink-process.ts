@@ -7,7 +7,11 @@
 import { SMTPServer } from 'smtp-server';
 import selfsigned from 'selfsigned';
 
-const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, days: 2, algorithm: 'sha256' });
+const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+  keySize: 2048,
+  days: 2,
+  algorithm: 'sha256',
+});
 let received = 0;
 let firstAt = 0;
 let lastAt = 0;
@@ -31,7 +35,9 @@ const server = new SMTPServer({
 });
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
 const address = server.server.address();
-process.stdout.write(JSON.stringify({ port: typeof address === 'object' && address ? address.port : 0 }) + '\n');
+process.stdout.write(
+  JSON.stringify({ port: typeof address === 'object' && address ? address.port : 0 }) + '\n',
+);
 const report = () => process.stdout.write(JSON.stringify({ received, firstAt, lastAt }) + '\n');
 setInterval(report, 200);
 process.on('SIGTERM', () => process.exit(0));

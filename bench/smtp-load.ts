@@ -80,8 +80,15 @@ async function open(): Promise<Session> {
 
 const html = `<html><body>${'<p>Your appointment is confirmed. Please arrive ten minutes early.</p>'.repeat(20)}</body></html>`;
 const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
-const raw = (await composer.sendMail({ from: opts.from, to: 'patient@example.org', subject: 'Appointment', text: 'Confirmed.', html }))
-  .message as Buffer;
+const raw = (
+  await composer.sendMail({
+    from: opts.from,
+    to: 'patient@example.org',
+    subject: 'Appointment',
+    text: 'Confirmed.',
+    html,
+  })
+).message as Buffer;
 const body = raw.toString('latin1').replace(/\r\n\./g, '\r\n..') + '\r\n.\r\n';
 const fromAddress = /<([^>]+)>/.exec(opts.from)?.[1] ?? opts.from;
 

@@ -21,13 +21,24 @@ const CLIENT_PROCESSES = 4;
 /** Sends `count` messages over CONNECTIONS connections from CLIENT_PROCESSES separate processes; resolves to messages per second. */
 async function blast(port: number, user: string, pass: string, from: string, count: number): Promise<number> {
   const one = (n: number) => {
-    const spec = JSON.stringify({ port, user, pass, from, count: n, connections: CONNECTIONS / CLIENT_PROCESSES });
+    const spec = JSON.stringify({
+      port,
+      user,
+      pass,
+      from,
+      count: n,
+      connections: CONNECTIONS / CLIENT_PROCESSES,
+    });
     const args = [path.join(ROOT, 'bin/run-ts.js'), path.join(ROOT, 'bench/smtp-load.ts'), spec];
     return new Promise<{ startedAt: number; endedAt: number }>((resolve, reject) =>
-      execFile(process.execPath, args, { cwd: ROOT }, (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout)))),
+      execFile(process.execPath, args, { cwd: ROOT }, (err, stdout) =>
+        err ? reject(err) : resolve(JSON.parse(stdout)),
+      ),
     );
   };
-  const runs = await Promise.all(Array.from({ length: CLIENT_PROCESSES }, () => one(count / CLIENT_PROCESSES)));
+  const runs = await Promise.all(
+    Array.from({ length: CLIENT_PROCESSES }, () => one(count / CLIENT_PROCESSES)),
+  );
   // From the first client's first message to the last client's last: process start-up is not counted.
   const span = Math.max(...runs.map((r) => r.endedAt)) - Math.min(...runs.map((r) => r.startedAt));
   return count / (span / 1000);
@@ -35,7 +46,11 @@ async function blast(port: number, user: string, pass: string, from: string, cou
 
 /** Runs the SMTP benchmark with `count` messages per side. */
 export async function smtpBench(count: number): Promise<BenchRow[]> {
-  const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, days: 2, algorithm: 'sha256' });
+  const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+    keySize: 2048,
+    days: 2,
+    algorithm: 'sha256',
+  });
   const pair = { key: pems.private, cert: pems.cert };
 
   const sink = new SMTPServer({
@@ -63,7 +78,8 @@ export async function smtpBench(count: number): Promise<BenchRow[]> {
       .selectFrom('messages')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
-    if (Number(stored.n) !== count + 200) throw new Error(`SMTP benchmark stored ${stored.n} messages, expected ${count + 200}`);
+    if (Number(stored.n) !== count + 200)
+      throw new Error(`SMTP benchmark stored ${stored.n} messages, expected ${count + 200}`);
     return [
       {
         name: `smtp: ${count} messages over ${CONNECTIONS} connections, STARTTLS + AUTH, SQLite durable`,

@@ -26,13 +26,23 @@ export async function embedded(overrides: Partial<Config> = {}): Promise<BenchIn
   const dir = mkdtempSync(path.join(tmpdir(), 'sealpost-bench-'));
   const config = loadConfig(
     {},
-    { dataDir: dir, httpHost: '127.0.0.1', httpPort: 0, logLevel: 'silent', rateLimitPerMinute: 0, ...overrides },
+    {
+      dataDir: dir,
+      httpHost: '127.0.0.1',
+      httpPort: 0,
+      logLevel: 'silent',
+      rateLimitPerMinute: 0,
+      ...overrides,
+    },
   );
   const ctx = await openContext(config, pino({ level: 'silent' }));
   const db = ctx.database.db;
   const account = await createAccount(db, 'bench');
   await addDomain(db, ctx.sealer, account.customer_id, 'bench.example', { verified: true });
-  const k = await createKey(db, account.customer_id, { scopes: 'email,forms,marketing', domain: 'bench.example' });
+  const k = await createKey(db, account.customer_id, {
+    scopes: 'email,forms,marketing',
+    domain: 'bench.example',
+  });
   return {
     ctx,
     key: k.key,
@@ -71,9 +81,17 @@ interface AutocannonResult {
  */
 export async function load(
   url: string,
-  opts: { connections: number; seconds: number; body: string; headers?: Record<string, string>; rate?: number },
+  opts: {
+    connections: number;
+    seconds: number;
+    body: string;
+    headers?: Record<string, string>;
+    rate?: number;
+  },
 ): Promise<LoadResult> {
-  const headers = Object.entries({ 'content-type': 'application/json', ...opts.headers }).flatMap(([k, v]) => ['-H', `${k}=${v}`]);
+  const headers = Object.entries({ 'content-type': 'application/json', ...opts.headers }).flatMap(
+    ([k, v]) => ['-H', `${k}=${v}`],
+  );
   const args = [
     AUTOCANNON,
     '--json',
@@ -90,7 +108,9 @@ export async function load(
     url,
   ];
   const stdout = await new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 }, (err, out) => (err ? reject(err) : resolve(out))),
+    execFile(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 }, (err, out) =>
+      err ? reject(err) : resolve(out),
+    ),
   );
   const r = JSON.parse(stdout) as AutocannonResult;
   return {
@@ -113,4 +133,5 @@ export interface BenchRow {
   met: boolean;
 }
 
-export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+export const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

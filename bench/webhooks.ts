@@ -45,13 +45,19 @@ process.on('message', (m) => {
 
 interface Receiver {
   url: string;
-  ask(m: 'count' | 'reset'): Promise<{ count: number; sample?: { headers: Record<string, string>; body: string } | null }>;
+  ask(
+    m: 'count' | 'reset',
+  ): Promise<{ count: number; sample?: { headers: Record<string, string>; body: string } | null }>;
   close(): void;
 }
 
 async function startReceiver(): Promise<Receiver> {
-  const child: ChildProcess = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const port = await new Promise<number>((resolve) => child.once('message', (m) => resolve((m as { port: number }).port)));
+  const child: ChildProcess = spawn(process.execPath, ['-e', RECEIVER], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve) =>
+    child.once('message', (m) => resolve((m as { port: number }).port)),
+  );
   return {
     url: `http://127.0.0.1:${port}/hooks`,
     ask: (m) =>
@@ -64,7 +70,11 @@ async function startReceiver(): Promise<Receiver> {
 }
 
 /** Messages with one recipient each and a `delivered` event each, appended through appendEvent in batches. */
-async function makeEvents(inst: Awaited<ReturnType<typeof embedded>>, customerId: number, count: number): Promise<void> {
+async function makeEvents(
+  inst: Awaited<ReturnType<typeof embedded>>,
+  customerId: number,
+  count: number,
+): Promise<void> {
   const { ctx } = inst;
   for (let done = 0; done < count; done += BATCH) {
     const now = Date.now();
@@ -124,7 +134,12 @@ async function makeEvents(inst: Awaited<ReturnType<typeof embedded>>, customerId
 }
 
 /** POSTs `body` with fetch at `concurrency` for `seconds`; returns requests per second. */
-async function fetchBaseline(url: string, body: string, headers: Record<string, string>, seconds: number): Promise<number> {
+async function fetchBaseline(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  seconds: number,
+): Promise<number> {
   const deadline = performance.now() + seconds * 1000;
   let count = 0;
   const started = performance.now();
@@ -142,7 +157,12 @@ async function fetchBaseline(url: string, body: string, headers: Record<string, 
 }
 
 /** POSTs `body` with node:http through a keep-alive agent (the dispatcher's client) at `concurrency` for `seconds`; returns requests per second. */
-async function httpBaseline(url: string, body: string, headers: Record<string, string>, seconds: number): Promise<number> {
+async function httpBaseline(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  seconds: number,
+): Promise<number> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const deadline = performance.now() + seconds * 1000;
   let count = 0;
@@ -154,7 +174,9 @@ async function httpBaseline(url: string, body: string, headers: Record<string, s
         { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
         (res) => {
           res.resume();
-          res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`baseline got ${res.statusCode}`))));
+          res.on('end', () =>
+            res.statusCode === 200 ? resolve() : reject(new Error(`baseline got ${res.statusCode}`)),
+          );
         },
       );
       req.on('error', reject);
@@ -183,7 +205,8 @@ export async function webhooksBench(seconds: number): Promise<BenchRow[]> {
   });
   try {
     const { ctx } = inst;
-    const customerId = (await ctx.database.db.selectFrom('customers').select('id').executeTakeFirstOrThrow()).id;
+    const customerId = (await ctx.database.db.selectFrom('customers').select('id').executeTakeFirstOrThrow())
+      .id;
     await createEndpoint(ctx, customerId, { target_url: receiver.url, events: ['api_mail_log_delivered'] });
     const backlog = Math.max(2000, Math.round(seconds * BACKLOG_PER_SECOND));
     await makeEvents(inst, customerId, backlog);
@@ -211,7 +234,8 @@ export async function webhooksBench(seconds: number): Promise<BenchRow[]> {
       .where('state', '=', 'delivered')
       .executeTakeFirstOrThrow();
     const { sample, count: total } = await receiver.ask('count');
-    if (Number(delivered.n) < total) throw new Error(`the receiver got ${total} posts but only ${delivered.n} deliveries are recorded`);
+    if (Number(delivered.n) < total)
+      throw new Error(`the receiver got ${total} posts but only ${delivered.n} deliveries are recorded`);
 
     await receiver.ask('reset');
     const headers = { ...sample!.headers, connection: 'keep-alive' };

@@ -76,7 +76,10 @@ describe('import direction between top-level folders', () => {
   it('places every top-level folder in a layer', () => {
     const folders = new Set(sourceFiles().map(folderOf));
     const unplaced = [...folders].filter((f) => !rank.has(f) && !TEST_FOLDERS.has(f));
-    expect(unplaced, 'add the new folder to LAYERS in src/architecture.test.ts and to ARCHITECTURE.md').toEqual([]);
+    expect(
+      unplaced,
+      'add the new folder to LAYERS in src/architecture.test.ts and to ARCHITECTURE.md',
+    ).toEqual([]);
   });
 
   it('points every import down, sideways only where allowed, up only where listed', () => {
@@ -89,7 +92,10 @@ describe('import direction between top-level folders', () => {
         return !UPWARD.includes(edge);
       })
       .map((i) => i.edge);
-    expect(wrong, 'see the layers in ARCHITECTURE.md; move the shared piece down, or hand it in from app/').toEqual([]);
+    expect(
+      wrong,
+      'see the layers in ARCHITECTURE.md; move the shared piece down, or hand it in from app/',
+    ).toEqual([]);
   });
 
   it('keeps the upward imports few and current', () => {
@@ -128,7 +134,11 @@ describe('where SQL lives', () => {
 
   it('keeps every query in a repository or a migration', () => {
     const outside = sourceFiles().filter(
-      (rel) => !isTestFile(rel) && !TEST_FOLDERS.has(folderOf(rel)) && !allowed(rel) && SQL.test(readFileSync(path.join(SRC, rel), 'utf8')),
+      (rel) =>
+        !isTestFile(rel) &&
+        !TEST_FOLDERS.has(folderOf(rel)) &&
+        !allowed(rel) &&
+        SQL.test(readFileSync(path.join(SRC, rel), 'utf8')),
     );
     expect(outside, 'move the query into the owning module’s *.repository.ts').toEqual([]);
   });

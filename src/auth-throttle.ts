@@ -50,7 +50,8 @@ export function createAuthThrottle(limit: number, log: Logger, now: () => number
   function open(address: string): Window {
     const existing = current(address);
     if (existing) return existing;
-    if (windows.size >= MAX_TRACKED) for (const [k, v] of windows) if (now() - v.start >= AUTH_WINDOW_MS) windows.delete(k);
+    if (windows.size >= MAX_TRACKED)
+      for (const [k, v] of windows) if (now() - v.start >= AUTH_WINDOW_MS) windows.delete(k);
     const w = { start: now(), failures: 0, logged: false };
     windows.set(address, w);
     return w;
@@ -76,7 +77,8 @@ export function createAuthThrottle(limit: number, log: Logger, now: () => number
         );
       }
       const free = Math.max(1, Math.floor(limit / 4));
-      if (w.failures > free) await new Promise((r) => setTimeout(r, Math.min(MAX_DELAY_MS, 100 * 2 ** (w.failures - free - 1))));
+      if (w.failures > free)
+        await new Promise((r) => setTimeout(r, Math.min(MAX_DELAY_MS, 100 * 2 ** (w.failures - free - 1))));
     },
   };
 }

@@ -16,7 +16,11 @@ import { createAuthThrottle } from './auth-throttle.ts';
  * Creates the structured logger: JSON lines to stdout for the server, to stderr for command-line tools. When that stream
  * is a terminal, lines are printed readable (pino-pretty, in this process) instead; a pipe or a file always gets JSON.
  */
-export function createLogger(config: Config, stream: 'stdout' | 'stderr' = 'stdout', isTty = isTerminal(stream)): Logger {
+export function createLogger(
+  config: Config,
+  stream: 'stdout' | 'stderr' = 'stdout',
+  isTty = isTerminal(stream),
+): Logger {
   const options = {
     level: config.logLevel,
     base: { service: 'sealpost' },
@@ -29,7 +33,13 @@ export function createLogger(config: Config, stream: 'stdout' | 'stderr' = 'stdo
   if (isTty)
     return pino(
       options,
-      pretty({ destination: fd, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }),
+      pretty({
+        destination: fd,
+        sync: true,
+        colorize: true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname,service',
+      }),
     );
   return pino(options, pino.destination({ dest: fd, sync: stream === 'stderr' }));
 }
@@ -39,7 +49,11 @@ function isTerminal(stream: 'stdout' | 'stderr'): boolean {
 }
 
 /** Opens the database, applies pending migrations and resolves the master key. */
-export async function openContext(config: Config, log: Logger, opts: { migrate?: boolean } = {}): Promise<AppContext> {
+export async function openContext(
+  config: Config,
+  log: Logger,
+  opts: { migrate?: boolean } = {},
+): Promise<AppContext> {
   const target = databaseTarget(config);
   const masterKey = resolveMasterKey(config, target, log);
   const database = await connect(target, {
@@ -60,7 +74,12 @@ export async function openContext(config: Config, log: Logger, opts: { migrate?:
 }
 
 /** Builds the context over an open database. */
-export function createContext(config: Config, database: Database, masterKey: Buffer, log: Logger): AppContext {
+export function createContext(
+  config: Config,
+  database: Database,
+  masterKey: Buffer,
+  log: Logger,
+): AppContext {
   return {
     config,
     database,

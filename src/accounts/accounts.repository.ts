@@ -10,11 +10,18 @@ export interface AccountRow {
 
 /** Inserts an account and returns it. */
 export async function insertAccount(db: Queryable, username: string, now: number): Promise<AccountRow> {
-  return db.insertInto('customers').values({ username, created_at: now }).returningAll().executeTakeFirstOrThrow();
+  return db
+    .insertInto('customers')
+    .values({ username, created_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** Finds an account by username (usernames are stored lower-case). */
-export async function findAccountByUsername(db: Queryable, username: string): Promise<AccountRow | undefined> {
+export async function findAccountByUsername(
+  db: Queryable,
+  username: string,
+): Promise<AccountRow | undefined> {
   return db.selectFrom('customers').selectAll().where('username', '=', username).executeTakeFirst();
 }
 

@@ -2,7 +2,13 @@
 import { AppError } from '../errors/app-error.ts';
 import type { Queryable } from '../db/types.ts';
 import { RESERVED_USERNAMES } from './reserved.ts';
-import { findAccountById, findAccountByUsername, insertAccount, listAccounts, type AccountRow } from './accounts.repository.ts';
+import {
+  findAccountById,
+  findAccountByUsername,
+  insertAccount,
+  listAccounts,
+  type AccountRow,
+} from './accounts.repository.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 
 const USERNAME = /^[a-z0-9][a-z0-9_.-]{0,62}$/;
@@ -31,7 +37,10 @@ export function normalizeUsername(input: string): string {
       'username must be 1 to 63 characters of letters, digits, ".", "_" or "-", starting with a letter or digit',
     );
   if (RESERVED_USERNAMES.has(username))
-    throw new AppError('account.username_reserved', `username "${username}" is reserved: it is a word of the API's paths`);
+    throw new AppError(
+      'account.username_reserved',
+      `username "${username}" is reserved: it is a word of the API's paths`,
+    );
   return username;
 }
 
@@ -41,7 +50,8 @@ export async function createAccount(db: Queryable, input: string, now = Date.now
   try {
     return toAccount(await insertAccount(db, username, now));
   } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError('account.username_taken', `username "${username}" is already taken`);
+    if (isUniqueViolation(err))
+      throw new AppError('account.username_taken', `username "${username}" is already taken`);
     throw err;
   }
 }

@@ -68,7 +68,9 @@ describe('accounts, domains and keys', () => {
   it('refuses unknown scopes and keys for a domain the account lacks', async () => {
     const a = await createAccount(db(), 'scoping');
     expect(await codeOf(createKey(db(), a.customer_id, { scopes: 'email,admin' }))).toBe('key.invalid_scope');
-    expect(await codeOf(createKey(db(), a.customer_id, { scopes: 'email', domain: 'nope.example' }))).toBe('domain.not_found');
+    expect(await codeOf(createKey(db(), a.customer_id, { scopes: 'email', domain: 'nope.example' }))).toBe(
+      'domain.not_found',
+    );
   });
 
   it('keeps the DKIM private key sealed at rest', async () => {
@@ -93,7 +95,9 @@ describe('accounts, domains and keys', () => {
     };
     const [verification, dkim] = d.dns_records;
     published.set(verification!.name, [[verification!.value]]);
-    const failure = await verifyDomain(db(), resolver, a.customer_id, 'verify.example').catch((e: AppError) => e);
+    const failure = await verifyDomain(db(), resolver, a.customer_id, 'verify.example').catch(
+      (e: AppError) => e,
+    );
     expect(failure).toBeInstanceOf(AppError);
     expect((failure as AppError).code).toBe('domain.verification_failed');
     expect((failure as AppError).message).toContain(dkim!.name);
@@ -107,15 +111,26 @@ describe('accounts, domains and keys', () => {
 
   it('checks SPF and DMARC too, and names the one still missing', async () => {
     const a = await createAccount(db(), 'fourrecords');
-    const d = await addDomain(db(), t.ctx.sealer, a.customer_id, 'four.example', { sendingHost: 'mx1.sender.example' });
+    const d = await addDomain(db(), t.ctx.sealer, a.customer_id, 'four.example', {
+      sendingHost: 'mx1.sender.example',
+    });
     const published = new Map<string, string[][]>();
     const resolver: TxtResolver = {
-      resolveTxt: async (name) => published.get(name) ?? Promise.reject(Object.assign(new Error('ENODATA'), { code: 'ENODATA' })),
+      resolveTxt: async (name) =>
+        published.get(name) ?? Promise.reject(Object.assign(new Error('ENODATA'), { code: 'ENODATA' })),
       resolve4: async (name) => (name === 'mx1.sender.example' ? ['192.0.2.7'] : []),
     };
-    for (const r of d.dns_records.filter((r) => r.purpose === 'verification' || r.purpose === 'dkim')) published.set(r.name, [[r.value]]);
+    for (const r of d.dns_records.filter((r) => r.purpose === 'verification' || r.purpose === 'dkim'))
+      published.set(r.name, [[r.value]]);
     published.set('four.example', [['v=spf1 ip4:192.0.2.7 -all'], ['google-site-verification=x']]);
-    const ok = await verifyDomain(db(), resolver, a.customer_id, 'four.example', Date.now(), 'mx1.sender.example');
+    const ok = await verifyDomain(
+      db(),
+      resolver,
+      a.customer_id,
+      'four.example',
+      Date.now(),
+      'mx1.sender.example',
+    );
     expect(ok.verified).toBe(true);
     expect(ok.dns_checks?.map((c) => [c.purpose, c.ok])).toEqual([
       ['verification', true],
@@ -125,7 +140,14 @@ describe('accounts, domains and keys', () => {
     ]);
     published.set('four.example', [['v=spf1 include:other.example -all']]);
     published.set('_dmarc.four.example', [['v=DMARC1; p=reject']]);
-    const again = await verifyDomain(db(), resolver, a.customer_id, 'four.example', Date.now(), 'mx1.sender.example');
+    const again = await verifyDomain(
+      db(),
+      resolver,
+      a.customer_id,
+      'four.example',
+      Date.now(),
+      'mx1.sender.example',
+    );
     expect(again.dns_checks?.find((c) => c.purpose === 'spf')).toMatchObject({
       ok: false,
       detail: expect.stringContaining('mx1.sender.example'),

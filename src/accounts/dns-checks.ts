@@ -43,7 +43,12 @@ type RecordRow = Pick<DomainRow, 'name' | 'verification_token' | 'dkim_selector'
 /** The records to publish: ownership and DKIM (required), SPF naming the sending host and DMARC (advised). */
 export function dnsRecords(row: RecordRow, sendingHost = defaultSendingHost()): DnsRecord[] {
   return [
-    { type: 'TXT', name: `_sealpost.${row.name}`, value: `sealpost-verification=${row.verification_token}`, purpose: 'verification' },
+    {
+      type: 'TXT',
+      name: `_sealpost.${row.name}`,
+      value: `sealpost-verification=${row.verification_token}`,
+      purpose: 'verification',
+    },
     {
       type: 'TXT',
       name: `${row.dkim_selector}._domainkey.${row.name}`,
@@ -51,7 +56,12 @@ export function dnsRecords(row: RecordRow, sendingHost = defaultSendingHost()): 
       purpose: 'dkim',
     },
     { type: 'TXT', name: row.name, value: `v=spf1 a:${sendingHost} ~all`, purpose: 'spf' },
-    { type: 'TXT', name: `_dmarc.${row.name}`, value: `v=DMARC1; p=none; rua=mailto:dmarc-reports@${row.name}`, purpose: 'dmarc' },
+    {
+      type: 'TXT',
+      name: `_dmarc.${row.name}`,
+      value: `v=DMARC1; p=none; rua=mailto:dmarc-reports@${row.name}`,
+      purpose: 'dmarc',
+    },
   ];
 }
 
@@ -64,11 +74,19 @@ async function txtValues(resolver: TxtResolver, name: string): Promise<string[]>
 }
 
 /** Checks all four records of a domain. */
-export async function checkDomainRecords(resolver: TxtResolver, row: RecordRow, sendingHost = defaultSendingHost()): Promise<DnsCheck[]> {
+export async function checkDomainRecords(
+  resolver: TxtResolver,
+  row: RecordRow,
+  sendingHost = defaultSendingHost(),
+): Promise<DnsCheck[]> {
   const out: DnsCheck[] = [];
   for (const record of dnsRecords(row, sendingHost)) {
     const values = (await txtValues(resolver, record.name)).map((v) => v.replace(/\s+/g, ' ').trim());
-    out.push({ purpose: record.purpose, name: record.name, ...(await judge(record, values, row, sendingHost, resolver)) });
+    out.push({
+      purpose: record.purpose,
+      name: record.name,
+      ...(await judge(record, values, row, sendingHost, resolver)),
+    });
   }
   return out;
 }
@@ -92,7 +110,8 @@ async function judge(
     case 'spf': {
       const spf = values.filter((v) => /^v=spf1(\s|$)/i.test(v));
       if (spf.length === 0) return { ok: false, detail: 'no SPF record (v=spf1)' };
-      if (spf.length > 1) return { ok: false, detail: 'more than one SPF record: receivers treat that as an error' };
+      if (spf.length > 1)
+        return { ok: false, detail: 'more than one SPF record: receivers treat that as an error' };
       return (await spfNamesHost(spf[0]!, sendingHost, resolver))
         ? { ok: true, detail: `SPF includes ${sendingHost}` }
         : { ok: false, detail: `SPF record does not include the sending host ${sendingHost}` };
@@ -108,7 +127,12 @@ async function judge(
 async function spfNamesHost(spf: string, host: string, resolver: TxtResolver): Promise<boolean> {
   const terms = spf.toLowerCase().split(' ').slice(1);
   const h = host.toLowerCase();
-  if (terms.some((t) => /^[+?~]?(a|mx|include|exists):/.test(t) && t.split(':').slice(1).join(':').split('/')[0] === h)) return true;
+  if (
+    terms.some(
+      (t) => /^[+?~]?(a|mx|include|exists):/.test(t) && t.split(':').slice(1).join(':').split('/')[0] === h,
+    )
+  )
+    return true;
   const ip4 = terms.filter((t) => /^[+?~]?ip4:/.test(t)).map((t) => t.split(':')[1]!.split('/')[0]);
   if (ip4.length === 0 || !resolver.resolve4) return false;
   const addresses = await resolver.resolve4(host).catch(() => [] as string[]);
@@ -129,5 +153,7 @@ export function sendingHostOf(config: { transport: string; relayUrl?: string; he
 
 /** One line per check, for people. */
 export function checksText(checks: DnsCheck[]): string {
-  return checks.map((c) => `  ${c.ok ? 'ok     ' : 'MISSING'}  ${c.purpose.padEnd(12)} TXT ${c.name}: ${c.detail}`).join('\n');
+  return checks
+    .map((c) => `  ${c.ok ? 'ok     ' : 'MISSING'}  ${c.purpose.padEnd(12)} TXT ${c.name}: ${c.detail}`)
+    .join('\n');
 }

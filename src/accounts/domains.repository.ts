@@ -12,8 +12,17 @@ export async function insertDomain(db: Queryable, row: DomainRow): Promise<Domai
 }
 
 /** Finds an account's domain by name. */
-export async function findDomain(db: Queryable, customerId: number, name: string): Promise<DomainRow | undefined> {
-  return db.selectFrom('domains').selectAll().where('customer_id', '=', customerId).where('name', '=', name).executeTakeFirst();
+export async function findDomain(
+  db: Queryable,
+  customerId: number,
+  name: string,
+): Promise<DomainRow | undefined> {
+  return db
+    .selectFrom('domains')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .where('name', '=', name)
+    .executeTakeFirst();
 }
 
 /** Lists an account's domains by name. */
@@ -39,11 +48,18 @@ export async function findVerifiedDomain(db: Queryable, customerId: number, name
 
 // Every send runs this, so it is compiled once (see db/precompiled.ts).
 const listVerifiedDomainsQuery = precompile((db, d: { customerId: number }) =>
-  db.selectFrom('domains').select(['id', 'name']).where('customer_id', '=', d.customerId).where('verified', '=', 1),
+  db
+    .selectFrom('domains')
+    .select(['id', 'name'])
+    .where('customer_id', '=', d.customerId)
+    .where('verified', '=', 1),
 );
 
 /** The verified domains of an account: id and name only (the cheap look-up a send needs). */
-export async function listVerifiedDomains(db: Queryable, customerId: number): Promise<{ id: string; name: string }[]> {
+export async function listVerifiedDomains(
+  db: Queryable,
+  customerId: number,
+): Promise<{ id: string; name: string }[]> {
   return (await listVerifiedDomainsQuery(db, { customerId })).rows;
 }
 
@@ -53,6 +69,14 @@ export async function listAllVerifiedDomains(db: Queryable): Promise<DomainRow[]
 }
 
 /** One domain with a sealed DKIM key, the first added: what a master-key check tries to open. */
-export async function firstSealedDomain(db: Queryable): Promise<{ id: string; dkim_private_key: string } | undefined> {
-  return db.selectFrom('domains').select(['id', 'dkim_private_key']).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+export async function firstSealedDomain(
+  db: Queryable,
+): Promise<{ id: string; dkim_private_key: string } | undefined> {
+  return db
+    .selectFrom('domains')
+    .select(['id', 'dkim_private_key'])
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
 }

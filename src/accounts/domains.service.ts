@@ -15,7 +15,14 @@ import {
 import type { Database } from '../db/connect.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { record as audit, type AuditActor } from '../audit/audit.service.ts';
-import { checkDomainRecords, dnsRecords, REQUIRED_PURPOSES, type DnsCheck, type DnsRecord, type TxtResolver } from './dns-checks.ts';
+import {
+  checkDomainRecords,
+  dnsRecords,
+  REQUIRED_PURPOSES,
+  type DnsCheck,
+  type DnsRecord,
+  type TxtResolver,
+} from './dns-checks.ts';
 
 export { dnsRecords, type DnsRecord, type TxtResolver } from './dns-checks.ts';
 
@@ -69,7 +76,12 @@ export async function addDomain(
   sealer: Sealer,
   customerId: number,
   input: string,
-  opts: { verified?: boolean; now?: number; sendingHost?: string; by?: { actor: AuditActor; ip?: string } } = {},
+  opts: {
+    verified?: boolean;
+    now?: number;
+    sendingHost?: string;
+    by?: { actor: AuditActor; ip?: string };
+  } = {},
 ): Promise<Domain> {
   const name = normalizeDomain(input);
   const now = opts.now ?? Date.now();
@@ -100,7 +112,8 @@ export async function addDomain(
       });
     return toDomain(row, opts.sendingHost);
   } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError('domain.exists', `domain ${name} is already added to this account`);
+    if (isUniqueViolation(err))
+      throw new AppError('domain.exists', `domain ${name} is already added to this account`);
     throw err;
   }
 }
@@ -114,7 +127,11 @@ export async function getDomainRow(db: Queryable, customerId: number, input: str
 }
 
 /** Lists an account's domains. */
-export async function accountDomains(db: Queryable, customerId: number, sendingHost?: string): Promise<Domain[]> {
+export async function accountDomains(
+  db: Queryable,
+  customerId: number,
+  sendingHost?: string,
+): Promise<Domain[]> {
   return (await listDomains(db, customerId)).map((row) => toDomain(row, sendingHost));
 }
 
@@ -135,9 +152,13 @@ export async function verifyDomain(
   const checks = await checkDomainRecords(resolver, row, sendingHost);
   const missing = checks.filter((c) => !c.ok);
   if (missing.some((c) => REQUIRED_PURPOSES.includes(c.purpose)))
-    throw new AppError('domain.verification_failed', `DNS records not found for ${row.name}: ${missing.map(describe).join(', ')}`, {
-      details: missing.map((c) => ({ message: `${c.purpose}: ${c.detail} at TXT ${c.name}` })),
-    });
+    throw new AppError(
+      'domain.verification_failed',
+      `DNS records not found for ${row.name}: ${missing.map(describe).join(', ')}`,
+      {
+        details: missing.map((c) => ({ message: `${c.purpose}: ${c.detail} at TXT ${c.name}` })),
+      },
+    );
   await markDomainVerified(db, row.id, now);
   if (by && row.verified !== 1)
     await audit(db, {
@@ -182,7 +203,12 @@ export async function verifiedDomainIds(
 }
 
 /** Whether `domain` is a verified domain of the account: the one check of a From address, for every kind of mail. */
-export async function isVerifiedDomain(database: Database, customerId: number, domain: string, now = Date.now()): Promise<boolean> {
+export async function isVerifiedDomain(
+  database: Database,
+  customerId: number,
+  domain: string,
+  now = Date.now(),
+): Promise<boolean> {
   return (await verifiedDomainIds(database, customerId, [domain], now)).has(domain);
 }
 

@@ -31,7 +31,10 @@ export async function findKeyByHash(db: Queryable, hash: string): Promise<ApiKey
 }
 
 /** Lists an account's keys, newest first. */
-export async function listKeys(db: Queryable, customerId: number): Promise<(ApiKeyRow & { domain: string | null })[]> {
+export async function listKeys(
+  db: Queryable,
+  customerId: number,
+): Promise<(ApiKeyRow & { domain: string | null })[]> {
   return db
     .selectFrom('api_keys')
     .leftJoin('domains', 'domains.id', 'api_keys.domain_id')

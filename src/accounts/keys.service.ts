@@ -2,7 +2,15 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { AppError } from '../errors/app-error.ts';
 import type { Queryable } from '../db/types.ts';
-import { findKeyByHash, findKeyById, insertKey, listKeys, revokeKey, touchKey, type ApiKeyWithAccount } from './keys.repository.ts';
+import {
+  findKeyByHash,
+  findKeyById,
+  insertKey,
+  listKeys,
+  revokeKey,
+  touchKey,
+  type ApiKeyWithAccount,
+} from './keys.repository.ts';
 import { getDomainRow } from './domains.service.ts';
 import { record, type AuditActor } from '../audit/audit.service.ts';
 
@@ -51,8 +59,11 @@ export function hashKey(value: string): string {
 
 /** Parses a comma-separated scope list, rejecting unknown scopes. */
 export function parseScopes(input: string | readonly string[]): Scope[] {
-  const list = (typeof input === 'string' ? input.split(',') : [...input]).map((s) => s.trim().toLowerCase()).filter(Boolean);
-  if (list.length === 0) throw new AppError('key.invalid_scope', `give at least one scope of ${SCOPES.join(', ')}`);
+  const list = (typeof input === 'string' ? input.split(',') : [...input])
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  if (list.length === 0)
+    throw new AppError('key.invalid_scope', `give at least one scope of ${SCOPES.join(', ')}`);
   for (const s of list)
     if (!(SCOPES as readonly string[]).includes(s))
       throw new AppError('key.invalid_scope', `unknown scope "${s}"; scopes are ${SCOPES.join(', ')}`);
@@ -148,7 +159,12 @@ export async function revoke(
 }
 
 /** Authenticates a presented key value: unknown → auth.invalid_key, revoked → auth.revoked_key. Records last use (through `writer`) at most once a minute. */
-export async function authenticateKey(db: Queryable, value: string, now = Date.now(), writer: Queryable = db): Promise<Principal> {
+export async function authenticateKey(
+  db: Queryable,
+  value: string,
+  now = Date.now(),
+  writer: Queryable = db,
+): Promise<Principal> {
   const key = value.startsWith(KEY_PREFIX) ? await lookUpKey(db, hashKey(value), now) : undefined;
   if (!key) throw new AppError('auth.invalid_key', 'invalid API key');
   const { row } = key;

@@ -55,4 +55,8 @@ const SURFACES = [
 ];
 
 /** Every word a username may not be. */
-export const RESERVED_USERNAMES: ReadonlySet<string> = new Set<string>([...SURFACES, ...EMAIL_OPS, ...MARKETING_OPS]);
+export const RESERVED_USERNAMES: ReadonlySet<string> = new Set<string>([
+  ...SURFACES,
+  ...EMAIL_OPS,
+  ...MARKETING_OPS,
+]);

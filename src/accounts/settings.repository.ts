@@ -14,17 +14,28 @@ export async function findSettings(db: Queryable, customerId: number) {
 }
 
 /** Stores whether transactional sends of the account skip globally unsubscribed addresses. */
-export async function saveSuppressTransactional(db: Queryable, customerId: number, on: boolean, now: number): Promise<void> {
+export async function saveSuppressTransactional(
+  db: Queryable,
+  customerId: number,
+  on: boolean,
+  now: number,
+): Promise<void> {
   const value = on ? 1 : 0;
   await db
     .insertInto('marketing_settings')
     .values({ customer_id: customerId, suppress_transactional: value, updated_at: now })
-    .onConflict((oc) => oc.column('customer_id').doUpdateSet({ suppress_transactional: value, updated_at: now }))
+    .onConflict((oc) =>
+      oc.column('customer_id').doUpdateSet({ suppress_transactional: value, updated_at: now }),
+    )
     .execute();
 }
 
 /** The lower-cased emails among `keys` whose subscriber of the account unsubscribed globally (one indexed look-up per chunk). */
-export async function globallyUnsubscribed(db: Queryable, customerId: number, keys: string[]): Promise<Set<string>> {
+export async function globallyUnsubscribed(
+  db: Queryable,
+  customerId: number,
+  keys: string[],
+): Promise<Set<string>> {
   const out = new Set<string>();
   for (let i = 0; i < keys.length; i += CHUNK) {
     const rows = await db

@@ -43,7 +43,11 @@ export async function settingsOf(ctx: AppContext, customerId: number): Promise<S
 }
 
 /** Changes the account's marketing settings and returns them. */
-export async function changeSettings(ctx: AppContext, customerId: number, patch: SettingsPatch): Promise<SettingsView> {
+export async function changeSettings(
+  ctx: AppContext,
+  customerId: number,
+  patch: SettingsPatch,
+): Promise<SettingsView> {
   if (patch.suppress_transactional !== undefined) {
     await saveSuppressTransactional(ctx.database.db, customerId, patch.suppress_transactional, Date.now());
     cacheOf(ctx.database).delete(customerId);
@@ -52,7 +56,11 @@ export async function changeSettings(ctx: AppContext, customerId: number, patch:
 }
 
 /** Whether the account opted in to suppressing transactional sends, read at most once per OPT_IN_CACHE_MS. */
-export async function suppressesTransactional(ctx: AppContext, customerId: number, now = Date.now()): Promise<boolean> {
+export async function suppressesTransactional(
+  ctx: AppContext,
+  customerId: number,
+  now = Date.now(),
+): Promise<boolean> {
   const map = cacheOf(ctx.database);
   const hit = map.get(customerId);
   if (hit && hit.until > now) return hit.on;

@@ -5,7 +5,13 @@ import type { Worker } from '../jobs/worker.ts';
 import { startSmtp, type RunningSmtp } from '../smtp/smtp.server.ts';
 import { testCertificate } from '../test/smtp-sink.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { receiptOf, recipientRows, sendMessage, startDeliveryWorker, waitUntilFinished } from '../delivery/delivery.test-support.ts';
+import {
+  receiptOf,
+  recipientRows,
+  sendMessage,
+  startDeliveryWorker,
+  waitUntilFinished,
+} from '../delivery/delivery.test-support.ts';
 import { makeList, makeSubscriber, marketingClient } from '../marketing/marketing.test-support.ts';
 
 describe('transactional suppression', () => {
@@ -33,26 +39,36 @@ describe('transactional suppression', () => {
     const id = await makeSubscriber(call, 'Gone@Example.org');
     expect((await call('POST', `/subscribers/${id}/unsubscribe`)).statusCode).toBe(200);
     await makeSubscriber(call, 'stays@example.org');
-    expect((await call('PATCH', '/settings', { settings: { suppress_transactional: optIn } })).statusCode).toBe(200);
+    expect(
+      (await call('PATCH', '/settings', { settings: { suppress_transactional: optIn } })).statusCode,
+    ).toBe(200);
     return a;
   }
 
   /** The envelope recipients the capture transport kept for a message. */
   async function capturedTo(a: TestAccount, id: string): Promise<string[]> {
-    const res = await t.app.inject({ method: 'GET', url: `/v1/email/captured_messages?sourceTrackingId=${id}`, headers: a.auth });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/v1/email/captured_messages?sourceTrackingId=${id}`,
+      headers: a.auth,
+    });
     return (res.json().captured as { envelope_to: string }[]).map((c) => c.envelope_to).sort();
   }
 
   async function deliveredStatuses(a: TestAccount, id: string): Promise<Record<string, string>> {
     await waitUntilFinished(t, id);
     const r = await receiptOf(t, a, id);
-    return Object.fromEntries(r.data.message.message_deliveries.map((d) => [d.recipient, d.status.deliveryStatus]));
+    return Object.fromEntries(
+      r.data.message.message_deliveries.map((d) => [d.recipient, d.status.deliveryStatus]),
+    );
   }
 
   it('does not deliver an HTTP send to the unsubscribed recipient, delivers the others, and shows "suppressed" in the receipt', async () => {
     const a = await accountWithUnsubscribed(true);
     worker = startDeliveryWorker(t);
-    const id = await sendMessage(t, a, { recipients: ['gone@example.org', 'stays@example.org', 'stranger@example.net'] });
+    const id = await sendMessage(t, a, {
+      recipients: ['gone@example.org', 'stays@example.org', 'stranger@example.net'],
+    });
     expect(await deliveredStatuses(a, id)).toEqual({
       'gone@example.org': 'suppressed',
       'stays@example.org': 'delivered',
@@ -75,7 +91,9 @@ describe('transactional suppression', () => {
       .executeTakeFirstOrThrow();
     expect(m.pending_count).toBe(0);
     expect(m.finished_at).not.toBeNull();
-    expect((await receiptOf(t, a, id)).data.message.message_deliveries[0]!.status.deliveryStatus).toBe('suppressed');
+    expect((await receiptOf(t, a, id)).data.message.message_deliveries[0]!.status.deliveryStatus).toBe(
+      'suppressed',
+    );
   });
 
   it('delivers to the unsubscribed recipient when the account did not opt in', async () => {
@@ -91,7 +109,9 @@ describe('transactional suppression', () => {
     const call = marketingClient(t, a);
     const list = await makeList(call, 'Newsletter');
     const sid = await makeSubscriber(call, 'reader@example.org', {}, list);
-    expect((await call('POST', `/subscribers/${sid}/unsubscribe`, { subscription_list_id: list })).statusCode).toBe(200);
+    expect(
+      (await call('POST', `/subscribers/${sid}/unsubscribe`, { subscription_list_id: list })).statusCode,
+    ).toBe(200);
     await call('PATCH', '/settings', { settings: { suppress_transactional: true } });
     worker = startDeliveryWorker(t);
     const id = await sendMessage(t, a, { recipients: ['reader@example.org'] });
@@ -110,10 +130,18 @@ describe('transactional suppression', () => {
         auth: { user: 'apikey', pass: a.key },
         tls: { rejectUnauthorized: false },
       })
-      .sendMail({ from: `desk@${a.domain}`, to: 'gone@example.org, stays@example.org', subject: 'Results', text: 'Ready.' });
+      .sendMail({
+        from: `desk@${a.domain}`,
+        to: 'gone@example.org, stays@example.org',
+        subject: 'Results',
+        text: 'Ready.',
+      });
     expect(info.response).toMatch(/^250 /);
     const id = /sourceTrackingId ([0-9a-f-]{36})/.exec(info.response)![1]!;
-    expect(await deliveredStatuses(a, id)).toEqual({ 'gone@example.org': 'suppressed', 'stays@example.org': 'delivered' });
+    expect(await deliveredStatuses(a, id)).toEqual({
+      'gone@example.org': 'suppressed',
+      'stays@example.org': 'delivered',
+    });
     expect(await capturedTo(a, id)).toEqual(['stays@example.org']);
   });
 

@@ -38,7 +38,8 @@ export async function suppressedRecipients(
 ): Promise<ReadonlyMap<string, string>> {
   if (!SUPPRESSIBLE_SOURCES.has(source)) return NONE;
   const keys = new Set<string>();
-  for (const m of messages) for (const list of [m.to, m.cc, m.bcc]) for (const box of list) keys.add(box.address.toLowerCase());
+  for (const m of messages)
+    for (const list of [m.to, m.cc, m.bcc]) for (const box of list) keys.add(box.address.toLowerCase());
   if (keys.size === 0) return NONE;
   const out = await listedAmong(ctx, customerId, [...keys]);
   if (await suppressesTransactional(ctx, customerId))

@@ -18,7 +18,12 @@ export async function insertSuppression(db: Queryable, row: SuppressionRow): Pro
 }
 
 /** The account's suppressed addresses, newest first, after `before` (a created_at/address cursor) when given. */
-export async function listSuppressions(db: Queryable, customerId: number, limit: number, offset: number): Promise<SuppressionRow[]> {
+export async function listSuppressions(
+  db: Queryable,
+  customerId: number,
+  limit: number,
+  offset: number,
+): Promise<SuppressionRow[]> {
   return db
     .selectFrom('email_suppressions')
     .selectAll()
@@ -31,7 +36,11 @@ export async function listSuppressions(db: Queryable, customerId: number, limit:
 }
 
 /** One suppressed address of the account. */
-export async function findSuppression(db: Queryable, customerId: number, address: string): Promise<SuppressionRow | undefined> {
+export async function findSuppression(
+  db: Queryable,
+  customerId: number,
+  address: string,
+): Promise<SuppressionRow | undefined> {
   return db
     .selectFrom('email_suppressions')
     .selectAll()
@@ -41,7 +50,11 @@ export async function findSuppression(db: Queryable, customerId: number, address
 }
 
 /** Removes an address; returns whether it was listed. */
-export async function deleteSuppression(db: Queryable, customerId: number, address: string): Promise<boolean> {
+export async function deleteSuppression(
+  db: Queryable,
+  customerId: number,
+  address: string,
+): Promise<boolean> {
   const r = await db
     .deleteFrom('email_suppressions')
     .where('customer_id', '=', customerId)
@@ -51,7 +64,11 @@ export async function deleteSuppression(db: Queryable, customerId: number, addre
 }
 
 /** The reasons of those of `addresses` (lower-cased) that the account suppresses. */
-export async function suppressedAmong(db: Queryable, customerId: number, addresses: string[]): Promise<Map<string, SuppressionRow>> {
+export async function suppressedAmong(
+  db: Queryable,
+  customerId: number,
+  addresses: string[],
+): Promise<Map<string, SuppressionRow>> {
   const out = new Map<string, SuppressionRow>();
   for (let i = 0; i < addresses.length; i += CHUNK) {
     const rows = await db
@@ -67,12 +84,21 @@ export async function suppressedAmong(db: Queryable, customerId: number, address
 
 /** Whether the account keeps and applies its suppression list (on unless turned off). */
 export async function suppressionListOn(db: Queryable, customerId: number): Promise<boolean> {
-  const row = await db.selectFrom('email_settings').select('suppression_list').where('customer_id', '=', customerId).executeTakeFirst();
+  const row = await db
+    .selectFrom('email_settings')
+    .select('suppression_list')
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
   return row ? row.suppression_list === 1 : true;
 }
 
 /** Turns the account's suppression list on or off. */
-export async function saveSuppressionListOn(db: Queryable, customerId: number, on: boolean, now: number): Promise<void> {
+export async function saveSuppressionListOn(
+  db: Queryable,
+  customerId: number,
+  on: boolean,
+  now: number,
+): Promise<void> {
   const value = on ? 1 : 0;
   await db
     .insertInto('email_settings')

@@ -73,7 +73,11 @@ export async function suppressAddress(
 }
 
 /** Of the given lower-cased addresses, those the account's list suppresses, with the reply text to record for each. */
-export async function listedAmong(ctx: AppContext, customerId: number, addresses: string[]): Promise<Map<string, string>> {
+export async function listedAmong(
+  ctx: AppContext,
+  customerId: number,
+  addresses: string[],
+): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (addresses.length === 0) return out;
   // The list is read first: it is usually empty for these addresses, so the setting is only read when it matters.
@@ -99,14 +103,22 @@ export async function suppressionPage(
 }
 
 /** One listed address, or email.suppression_not_found. */
-export async function oneSuppression(ctx: AppContext, customerId: number, address: string): Promise<Suppression> {
+export async function oneSuppression(
+  ctx: AppContext,
+  customerId: number,
+  address: string,
+): Promise<Suppression> {
   const row = await findSuppression(ctx.database.db, customerId, address.trim().toLowerCase());
   if (!row) throw new AppError('email.suppression_not_found', `${address} is not on the suppression list`);
   return view(row);
 }
 
 /** Removes a listed address, so mail to it is attempted again; email.suppression_not_found when it was not listed. */
-export async function removeSuppression(ctx: AppContext, customerId: number, address: string): Promise<{ message: string }> {
+export async function removeSuppression(
+  ctx: AppContext,
+  customerId: number,
+  address: string,
+): Promise<{ message: string }> {
   const key = address.trim().toLowerCase();
   if (!(await deleteSuppression(ctx.database.db, customerId, key)))
     throw new AppError('email.suppression_not_found', `${address} is not on the suppression list`);
@@ -114,7 +126,12 @@ export async function removeSuppression(ctx: AppContext, customerId: number, add
 }
 
 /** Adds an address by hand. */
-export async function addSuppression(ctx: AppContext, customerId: number, address: string, detail = 'added by hand'): Promise<Suppression> {
+export async function addSuppression(
+  ctx: AppContext,
+  customerId: number,
+  address: string,
+  detail = 'added by hand',
+): Promise<Suppression> {
   const key = address.trim().toLowerCase();
   await insertSuppression(ctx.database.db, {
     customer_id: customerId,
@@ -128,7 +145,11 @@ export async function addSuppression(ctx: AppContext, customerId: number, addres
 }
 
 /** Turns the account's suppression list on or off. */
-export async function setSuppressionList(ctx: AppContext, customerId: number, on: boolean): Promise<{ suppression_list: boolean }> {
+export async function setSuppressionList(
+  ctx: AppContext,
+  customerId: number,
+  on: boolean,
+): Promise<{ suppression_list: boolean }> {
   await saveSuppressionListOn(ctx.database.db, customerId, on, Date.now());
   return { suppression_list: on };
 }

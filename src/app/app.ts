@@ -92,7 +92,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
         },
       },
     },
-    transformObject: (doc) => optionalDefaults('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
+    transformObject: (doc) =>
+      optionalDefaults('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -110,6 +111,7 @@ function optionalDefaults<T extends { paths?: object }>(doc: T): T {
   type Param = { in?: string; required?: boolean; schema?: { default?: unknown } };
   for (const ops of Object.values(doc.paths ?? {}) as Record<string, { parameters?: Param[] }>[])
     for (const op of Object.values(ops))
-      for (const p of op?.parameters ?? []) if (p.in === 'query' && p.required && p.schema?.default !== undefined) p.required = false;
+      for (const p of op?.parameters ?? [])
+        if (p.in === 'query' && p.required && p.schema?.default !== undefined) p.required = false;
   return doc;
 }

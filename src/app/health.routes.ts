@@ -60,7 +60,8 @@ export function healthRoutes(app: TypedApp, ctx: AppContext, registry: Registry)
     },
     async (req, reply) => {
       const token = ctx.config.metricsToken;
-      if (token && req.headers.authorization !== `Bearer ${token}`) throw new AppError('auth.invalid_key', 'metrics token required');
+      if (token && req.headers.authorization !== `Bearer ${token}`)
+        throw new AppError('auth.invalid_key', 'metrics token required');
       return reply.type(registry.contentType).send(await registry.metrics());
     },
   );

@@ -23,7 +23,8 @@ export function parseRoles(input: string): Role[] {
     .filter(Boolean);
   if (roles.length === 0) throw new ConfigError(`roles: give at least one role of ${ROLES.join(', ')}`);
   for (const r of roles)
-    if (!(ROLES as readonly string[]).includes(r)) throw new ConfigError(`roles: unknown role "${r}"; roles are ${ROLES.join(', ')}`);
+    if (!(ROLES as readonly string[]).includes(r))
+      throw new ConfigError(`roles: unknown role "${r}"; roles are ${ROLES.join(', ')}`);
   return [...new Set(roles)] as Role[];
 }
 

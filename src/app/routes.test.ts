@@ -40,7 +40,8 @@ function table(): string {
     .map((r) => ({ ...r, method: order.filter((m) => r.methods.has(m)).join(', ') }))
     .sort(
       (a, b) =>
-        (a.url < b.url ? -1 : a.url > b.url ? 1 : 0) || order.indexOf(a.method.split(',')[0]!) - order.indexOf(b.method.split(',')[0]!),
+        (a.url < b.url ? -1 : a.url > b.url ? 1 : 0) ||
+        order.indexOf(a.method.split(',')[0]!) - order.indexOf(b.method.split(',')[0]!),
     )
     .map((r) => `| ${r.method} | \`${r.url}\` | ${r.scope} |`);
   return [

@@ -30,7 +30,12 @@ import { exportRoutes } from '../marketing/exports/exports.routes.ts';
 import { subscriptionRoutes } from '../marketing/subscriptions/subscriptions.routes.ts';
 
 /** Registers every route of the API. */
-export async function registerRoutes(app: TypedApp, ctx: AppContext, registry: Registry, consoleDeps: ConsoleDeps = {}): Promise<void> {
+export async function registerRoutes(
+  app: TypedApp,
+  ctx: AppContext,
+  registry: Registry,
+  consoleDeps: ConsoleDeps = {},
+): Promise<void> {
   healthRoutes(app, ctx, registry);
   emailRoutes(app, ctx);
   capturedRoutes(app, ctx);

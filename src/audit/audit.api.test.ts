@@ -14,12 +14,17 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const entries = (action: string) => searchAudit(t.ctx.database.db, { customerId: a.account.customer_id, action, limit: 100 });
+const entries = (action: string) =>
+  searchAudit(t.ctx.database.db, { customerId: a.account.customer_id, action, limit: 100 });
 
 describe('API audit entries', () => {
   it('records who listed and exported form submissions, from where, naming the submissions', async () => {
     const id = await createForm(t.app, a.auth);
-    await t.app.inject({ method: 'POST', url: `/v1/forms/api/forms/${id}/submissions`, payload: { form_data: GOOD } });
+    await t.app.inject({
+      method: 'POST',
+      url: `/v1/forms/api/forms/${id}/submissions`,
+      payload: { form_data: GOOD },
+    });
     const list = await t.app.inject({
       method: 'GET',
       url: `/v1/forms/api/forms/${id}/submissions`,
@@ -28,25 +33,47 @@ describe('API audit entries', () => {
     });
     const submissionId = list.json().data[0].id as string;
     const [read] = await entries('form.submissions_read');
-    expect(read).toMatchObject({ actor_type: 'key', actor_id: a.keyId, target: `form:${id}`, ip: '198.51.100.7' });
+    expect(read).toMatchObject({
+      actor_type: 'key',
+      actor_id: a.keyId,
+      target: `form:${id}`,
+      ip: '198.51.100.7',
+    });
     expect(read!.detail.items).toEqual([submissionId]);
 
-    await t.app.inject({ method: 'GET', url: `/v1/forms/api/forms/${id}/submissions/submission-csv`, headers: a.auth });
-    await t.app.inject({ method: 'GET', url: `/v1/forms/api/forms/${id}/submissions/${submissionId}/submission-pdf`, headers: a.auth });
+    await t.app.inject({
+      method: 'GET',
+      url: `/v1/forms/api/forms/${id}/submissions/submission-csv`,
+      headers: a.auth,
+    });
+    await t.app.inject({
+      method: 'GET',
+      url: `/v1/forms/api/forms/${id}/submissions/${submissionId}/submission-pdf`,
+      headers: a.auth,
+    });
     expect((await entries('form.submissions_export')).map((e) => e.target)).toEqual([`form:${id}`]);
-    expect((await entries('form.submission_export')).map((e) => e.target)).toEqual([`submission:${submissionId}`]);
+    expect((await entries('form.submission_export')).map((e) => e.target)).toEqual([
+      `submission:${submissionId}`,
+    ]);
   });
 
   it('writes nothing for a refused request', async () => {
     const before = (await entries('form.submissions_read')).length;
-    const res = await t.app.inject({ method: 'GET', url: '/v1/forms/api/forms/nope/submissions', headers: a.auth });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/v1/forms/api/forms/nope/submissions',
+      headers: a.auth,
+    });
     expect(res.statusCode).toBe(404);
     expect((await entries('form.submissions_read')).length).toBe(before);
   });
 
   it('records captured mail reads and webhook endpoint changes', async () => {
     await t.app.inject({ method: 'GET', url: '/v1/email/captured_messages', headers: a.auth });
-    expect((await entries('captured.read'))[0]).toMatchObject({ target: `account:${a.account.customer_id}`, actor_id: a.keyId });
+    expect((await entries('captured.read'))[0]).toMatchObject({
+      target: `account:${a.account.customer_id}`,
+      actor_id: a.keyId,
+    });
     const created = await t.app.inject({
       method: 'POST',
       url: '/v1/email/webhook_endpoints',

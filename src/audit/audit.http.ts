@@ -27,7 +27,8 @@ declare module 'fastify' {
 
 function fill(template: string, sources: Record<string, unknown>[]): string {
   return template.replace(/\{(\w+)\}/g, (_m, name: string) => {
-    for (const s of sources) if (s[name] !== undefined && s[name] !== null && typeof s[name] !== 'object') return String(s[name]);
+    for (const s of sources)
+      if (s[name] !== undefined && s[name] !== null && typeof s[name] !== 'object') return String(s[name]);
     return '?';
   });
 }
@@ -41,13 +42,19 @@ function jsonFields(payload: unknown): Record<string, unknown> {
   }
 }
 
-function detailOf(req: FastifyRequest, audit: RouteAudit, body: Record<string, unknown>): Record<string, unknown> {
+function detailOf(
+  req: FastifyRequest,
+  audit: RouteAudit,
+  body: Record<string, unknown>,
+): Record<string, unknown> {
   const detail: Record<string, unknown> = { method: req.method, route: req.routeOptions.url };
   const list = audit.items ? body[audit.items.field] : undefined;
-  if (audit.items && Array.isArray(list)) detail.items = list.slice(0, 1000).map((x) => (x as Record<string, unknown>)[audit.items!.id]);
+  if (audit.items && Array.isArray(list))
+    detail.items = list.slice(0, 1000).map((x) => (x as Record<string, unknown>)[audit.items!.id]);
   const query = req.query as Record<string, unknown> | undefined;
   if (query && Object.keys(query).length > 0) detail.query = query;
-  if (req.body && typeof req.body === 'object' && !Array.isArray(req.body)) detail.fields = Object.keys(req.body as object);
+  if (req.body && typeof req.body === 'object' && !Array.isArray(req.body))
+    detail.fields = Object.keys(req.body as object);
   return detail;
 }
 

@@ -33,7 +33,11 @@ export async function selectAuditEntries(db: Queryable, f: AuditFilter): Promise
 }
 
 /** Removes entries older than `cutoff`, at most `batch` at a time; returns how many went. */
-export async function deleteAuditEntriesBefore(db: Queryable, cutoff: number, batch: number): Promise<number> {
+export async function deleteAuditEntriesBefore(
+  db: Queryable,
+  cutoff: number,
+  batch: number,
+): Promise<number> {
   const ids = db.selectFrom('audit_log').select('id').where('at', '<', cutoff).orderBy('id').limit(batch);
   const res = await db.deleteFrom('audit_log').where('id', 'in', ids).executeTakeFirst();
   return Number(res.numDeletedRows);

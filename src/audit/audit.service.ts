@@ -4,7 +4,13 @@
  * updated; the only delete is the retention purge.
  */
 import type { Queryable } from '../db/types.ts';
-import { deleteAuditEntriesBefore, insertAuditEntry, selectAuditEntries, type AuditFilter, type AuditRow } from './audit.repository.ts';
+import {
+  deleteAuditEntriesBefore,
+  insertAuditEntry,
+  selectAuditEntries,
+  type AuditFilter,
+  type AuditRow,
+} from './audit.repository.ts';
 
 /** Who acted: a console user (user id), an API key (key id), or Sealpost itself / the command line. */
 export interface AuditActor {

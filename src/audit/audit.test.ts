@@ -50,15 +50,21 @@ describe('audit trail', () => {
       at: '2026-01-10T00:00:00.000Z',
       detail: { recipient: 'x@example.org' },
     });
-    expect((await searchAudit(db, { customerId: a.account.customer_id, action: 'key.create', limit: 10 })).map((e) => e.target)).toEqual([
-      'key:k2',
-    ]);
-    expect((await searchAudit(db, { customerId: a.account.customer_id, actorId: 'k1', limit: 10 })).map((e) => e.target)).toEqual([
-      'message:m1',
-    ]);
-    expect((await searchAudit(db, { customerId: a.account.customer_id, from: day + 500, limit: 10 })).map((e) => e.target)).toEqual([
-      'key:k2',
-    ]);
+    expect(
+      (await searchAudit(db, { customerId: a.account.customer_id, action: 'key.create', limit: 10 })).map(
+        (e) => e.target,
+      ),
+    ).toEqual(['key:k2']);
+    expect(
+      (await searchAudit(db, { customerId: a.account.customer_id, actorId: 'k1', limit: 10 })).map(
+        (e) => e.target,
+      ),
+    ).toEqual(['message:m1']);
+    expect(
+      (await searchAudit(db, { customerId: a.account.customer_id, from: day + 500, limit: 10 })).map(
+        (e) => e.target,
+      ),
+    ).toEqual(['key:k2']);
   });
 
   it('purges only entries older than the retention', async () => {
@@ -79,7 +85,9 @@ describe('audit trail', () => {
       at: now - 10 * 86_400_000,
     });
     await purgeAudit(db, 30, now);
-    const actions = (await searchAudit(db, { customerId: a.account.customer_id, limit: 100 })).map((e) => e.action);
+    const actions = (await searchAudit(db, { customerId: a.account.customer_id, limit: 100 })).map(
+      (e) => e.action,
+    );
     expect(actions).toContain('recent');
     expect(actions).not.toContain('old');
   });

@@ -11,7 +11,10 @@ import { checksText, sendingHostOf } from '../accounts/dns-checks.ts';
 
 function recordsText(d: Domain): string {
   return d.dns_records
-    .map((r) => `  ${r.type}  ${r.name}${r.purpose === 'spf' || r.purpose === 'dmarc' ? '  (advised)' : ''}\n       ${r.value}`)
+    .map(
+      (r) =>
+        `  ${r.type}  ${r.name}${r.purpose === 'spf' || r.purpose === 'dmarc' ? '  (advised)' : ''}\n       ${r.value}`,
+    )
     .join('\n');
 }
 
@@ -40,7 +43,11 @@ export function accountCommand(): Command {
     .action(
       action(async (o: { json?: boolean }) => {
         const list = await withContext((ctx) => allAccounts(ctx.database.db));
-        output(o.json, list, list.map((a) => `${a.customer_id}\t${a.username}\t${a.created_at}`).join('\n') || 'no accounts');
+        output(
+          o.json,
+          list,
+          list.map((a) => `${a.customer_id}\t${a.username}\t${a.created_at}`).join('\n') || 'no accounts',
+        );
       }),
     );
   cmd.addCommand(suppressTransactionalCommand());
@@ -65,13 +72,19 @@ export function domainCommand(): Command {
             verified: o.verified,
             sendingHost: sendingHostOf(ctx.config),
           });
-          await auditCli(ctx, account.customer_id, 'domain.add', `domain:${added.domain}`, { verified_without_dns: o.verified === true });
+          await auditCli(ctx, account.customer_id, 'domain.add', `domain:${added.domain}`, {
+            verified_without_dns: o.verified === true,
+          });
           return added;
         });
         const note = o.verified
           ? `\nMarked verified WITHOUT a DNS check (--verified is for development and tests). Publish the records before sending real mail.`
           : `\nPublish these records, then run: sealpost domain verify --account ${o.account} --domain ${d.domain}`;
-        output(o.json, { ...d, verified_without_dns: o.verified === true }, `added ${d.domain}\nDNS records:\n${recordsText(d)}${note}`);
+        output(
+          o.json,
+          { ...d, verified_without_dns: o.verified === true },
+          `added ${d.domain}\nDNS records:\n${recordsText(d)}${note}`,
+        );
       }),
     );
   cmd
@@ -84,11 +97,20 @@ export function domainCommand(): Command {
       action(async (o: { account: string; domain: string; json?: boolean }) => {
         const d = await withContext(async (ctx) => {
           const account = await getAccount(ctx.database.db, o.account);
-          const verified = await verifyDomain(ctx.database.db, dns, account.customer_id, o.domain, Date.now(), sendingHostOf(ctx.config));
+          const verified = await verifyDomain(
+            ctx.database.db,
+            dns,
+            account.customer_id,
+            o.domain,
+            Date.now(),
+            sendingHostOf(ctx.config),
+          );
           await auditCli(ctx, account.customer_id, 'domain.verify', `domain:${verified.domain}`);
           return verified;
         });
-        const advice = d.dns_checks?.some((c) => !c.ok) ? '\nPublish the missing advised records so receivers trust its mail.' : '';
+        const advice = d.dns_checks?.some((c) => !c.ok)
+          ? '\nPublish the missing advised records so receivers trust its mail.'
+          : '';
         output(o.json, d, `${d.domain} is verified\n${checksText(d.dns_checks ?? [])}${advice}`);
       }),
     );
@@ -102,7 +124,12 @@ export function domainCommand(): Command {
         const list = await withContext(async (ctx) =>
           accountDomains(ctx.database.db, (await getAccount(ctx.database.db, o.account)).customer_id),
         );
-        output(o.json, list, list.map((d) => `${d.domain}\t${d.verified ? 'verified' : 'unverified'}`).join('\n') || 'no domains');
+        output(
+          o.json,
+          list,
+          list.map((d) => `${d.domain}\t${d.verified ? 'verified' : 'unverified'}`).join('\n') ||
+            'no domains',
+        );
       }),
     );
   return cmd;
@@ -120,19 +147,34 @@ export function keyCommand(): Command {
     .option('--description <text>', 'what the key is for', '')
     .option('--json', 'print JSON')
     .action(
-      action(async (o: { account: string; domain?: string; scopes: string; description: string; json?: boolean }) => {
-        const k = await withContext(async (ctx) => {
-          const account = await getAccount(ctx.database.db, o.account);
-          const key = await createKey(ctx.database.db, account.customer_id, {
-            scopes: o.scopes,
-            domain: o.domain,
-            description: o.description,
+      action(
+        async (o: {
+          account: string;
+          domain?: string;
+          scopes: string;
+          description: string;
+          json?: boolean;
+        }) => {
+          const k = await withContext(async (ctx) => {
+            const account = await getAccount(ctx.database.db, o.account);
+            const key = await createKey(ctx.database.db, account.customer_id, {
+              scopes: o.scopes,
+              domain: o.domain,
+              description: o.description,
+            });
+            await auditCli(ctx, account.customer_id, 'key.create', `key:${key.id}`, {
+              scopes: key.scopes,
+              description: o.description,
+            });
+            return key;
           });
-          await auditCli(ctx, account.customer_id, 'key.create', `key:${key.id}`, { scopes: key.scopes, description: o.description });
-          return key;
-        });
-        output(o.json, k, `created key ${k.id} (scopes ${k.scopes.join(', ')})\n${k.key}\nStore it now: it is not shown again.`);
-      }),
+          output(
+            o.json,
+            k,
+            `created key ${k.id} (scopes ${k.scopes.join(', ')})\n${k.key}\nStore it now: it is not shown again.`,
+          );
+        },
+      ),
     );
   cmd
     .command('list')
@@ -145,7 +187,10 @@ export function keyCommand(): Command {
           accountKeys(ctx.database.db, (await getAccount(ctx.database.db, o.account)).customer_id),
         );
         const human = list
-          .map((k) => `${k.id}\t${k.prefix}…\t${k.scopes.join(',')}\t${k.revoked_at ? 'revoked' : 'active'}\t${k.description}`)
+          .map(
+            (k) =>
+              `${k.id}\t${k.prefix}…\t${k.scopes.join(',')}\t${k.revoked_at ? 'revoked' : 'active'}\t${k.description}`,
+          )
           .join('\n');
         output(o.json, list, human || 'no keys');
       }),

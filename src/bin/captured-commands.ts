@@ -5,7 +5,8 @@ import { getAccount } from '../accounts/accounts.service.ts';
 import { capturedById, capturedOfAccount, type CapturedMessage } from '../email/captured.service.ts';
 import { capturedOfSend } from '../marketing/campaigns/captured.ts';
 
-const summary = (c: CapturedMessage) => `${c.id}\t${c.created_at}\t${c.sourceTrackingId}\t${c.envelope_from} -> ${c.envelope_to}`;
+const summary = (c: CapturedMessage) =>
+  `${c.id}\t${c.created_at}\t${c.sourceTrackingId}\t${c.envelope_from} -> ${c.envelope_to}`;
 
 /** `sealpost captured ...` */
 export function capturedCommand(): Command {
@@ -67,7 +68,9 @@ export function capturedCommand(): Command {
           const limit = Math.min(Math.max(Number.parseInt(o.limit, 10) || 100, 1), 10_000);
           return capturedOfSend(ctx, account.customer_id, Number.parseInt(o.send, 10) || 0, limit);
         });
-        const human = list.map((c) => `${c.delivery_id}\t${c.created_at}\t${c.envelope_from} -> ${c.envelope_to}`).join('\n');
+        const human = list
+          .map((c) => `${c.delivery_id}\t${c.created_at}\t${c.envelope_from} -> ${c.envelope_to}`)
+          .join('\n');
         output(o.json, list, human || 'no captured emails');
       }),
     );

@@ -92,8 +92,18 @@ describe('sealpost captured', () => {
       '--json',
     ]);
     expect(hit.code, hit.stderr).toBe(0);
-    expect(JSON.parse(hit.stdout)).toEqual([expect.objectContaining({ id: capturedId, recipient: 'pat@example.net', raw })]);
-    const miss = await sealpost(['captured', 'list', '--account', 'clinic', '--source-tracking-id', 'nope', '--json']);
+    expect(JSON.parse(hit.stdout)).toEqual([
+      expect.objectContaining({ id: capturedId, recipient: 'pat@example.net', raw }),
+    ]);
+    const miss = await sealpost([
+      'captured',
+      'list',
+      '--account',
+      'clinic',
+      '--source-tracking-id',
+      'nope',
+      '--json',
+    ]);
     expect(JSON.parse(miss.stdout)).toEqual([]);
   });
 

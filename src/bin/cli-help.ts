@@ -6,7 +6,9 @@ import { packageRoot } from '../config/package-root.ts';
 
 /** The version in package.json. */
 export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as {
+    version: string;
+  };
   return pkg.version;
 }
 

@@ -8,7 +8,10 @@ import { StartError } from './start-checks.ts';
 import { OpsError } from '../ops/ops-error.ts';
 
 /** Runs an administrative action against the configured database and closes it afterwards. */
-export async function withContext<T>(action: (ctx: AppContext) => Promise<T>, opts: { migrate?: boolean } = {}): Promise<T> {
+export async function withContext<T>(
+  action: (ctx: AppContext) => Promise<T>,
+  opts: { migrate?: boolean } = {},
+): Promise<T> {
   const config = loadConfig();
   const log = createLogger(config, 'stderr');
   const ctx = await openContext(config, log, opts);
@@ -25,7 +28,9 @@ export function output(json: boolean | undefined, value: unknown, human: string)
 }
 
 /** Wraps a command action: known errors print one line to stderr and exit 1 (configuration errors exit 2). */
-export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+export function action<A extends unknown[]>(
+  fn: (...args: A) => Promise<void>,
+): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {
       await fn(...args);

@@ -12,12 +12,27 @@ export interface CommandRun {
 }
 
 /** Runs `sealpost <args>` against the database at `databaseUrl`, with no other SEALPOST_ variable than those given here; `stdin` is its input. */
-export function runSealpost(databaseUrl: string, masterKey: string, args: string[], stdin?: string): Promise<CommandRun> {
-  return runSealpostWith({ SEALPOST_DATABASE_URL: databaseUrl, SEALPOST_MASTER_KEY: masterKey }, args, 60_000, stdin);
+export function runSealpost(
+  databaseUrl: string,
+  masterKey: string,
+  args: string[],
+  stdin?: string,
+): Promise<CommandRun> {
+  return runSealpostWith(
+    { SEALPOST_DATABASE_URL: databaseUrl, SEALPOST_MASTER_KEY: masterKey },
+    args,
+    60_000,
+    stdin,
+  );
 }
 
 /** Runs `sealpost <args>` with exactly the given SEALPOST_ variables (and a quiet log level); `stdin` is its input. */
-export function runSealpostWith(vars: Record<string, string>, args: string[], timeoutMs = 60_000, stdin?: string): Promise<CommandRun> {
+export function runSealpostWith(
+  vars: Record<string, string>,
+  args: string[],
+  timeoutMs = 60_000,
+  stdin?: string,
+): Promise<CommandRun> {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SEALPOST_')) env[k] = v;
   Object.assign(env, { SEALPOST_LOG_LEVEL: 'warn' }, vars);

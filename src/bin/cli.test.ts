@@ -36,7 +36,11 @@ async function createStore(): Promise<Store> {
     };
   }
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sealpost-cli-'));
-  return { env: { SEALPOST_DATA_DIR: dataDir }, dataDir, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  return {
+    env: { SEALPOST_DATA_DIR: dataDir },
+    dataDir,
+    drop: async () => rmSync(dataDir, { recursive: true, force: true }),
+  };
 }
 
 /** The first line an SMTP server sends on connect. */
@@ -55,7 +59,8 @@ function smtpBanner(port: number): Promise<string> {
 /** This process's environment without any SEALPOST_ variable, plus the given ones. */
 function commandEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('SEALPOST_')) env[name] = value;
+  for (const [name, value] of Object.entries(process.env))
+    if (!name.startsWith('SEALPOST_')) env[name] = value;
   return { ...env, ...vars };
 }
 
@@ -72,7 +77,8 @@ function sealpost(store: Store, args: string[], extra: Record<string, string> = 
       process.execPath,
       [BIN, ...args],
       { cwd: ROOT, env: commandEnv({ ...store.env, ...extra }), timeout: COMMAND_TIMEOUT_MS },
-      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+      (err, stdout, stderr) =>
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
     );
   });
 }
@@ -104,7 +110,10 @@ interface Running {
 }
 
 function spawnSealpost(store: Store, args: string[], extra: Record<string, string>): Running {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: commandEnv({ ...store.env, ...extra }) });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: commandEnv({ ...store.env, ...extra }),
+  });
   children.add(child);
   let output = '';
   child.stdout.on('data', (b: Buffer) => (output += b.toString()));
@@ -122,7 +131,12 @@ function spawnSealpost(store: Store, args: string[], extra: Record<string, strin
 }
 
 /** Waits until `check` is true, failing after `ms` or when the process exits first. */
-async function waitUntil(running: Running, what: string, ms: number, check: () => Promise<boolean> | boolean): Promise<void> {
+async function waitUntil(
+  running: Running,
+  what: string,
+  ms: number,
+  check: () => Promise<boolean> | boolean,
+): Promise<void> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     if (running.child.exitCode !== null)
@@ -197,16 +211,30 @@ describe.concurrent(`sealpost administration and start (${TEST_DIALECT})`, () =>
       expect(d.dns_records).toHaveLength(4);
       expect(d.dns_records[0]).toMatchObject({ type: 'TXT', name: '_sealpost.acme.example.com' });
       expect(d.dns_records[0]!.value).toMatch(/^sealpost-verification=\S+$/);
-      expect(d.dns_records[1]).toMatchObject({ type: 'TXT', name: `${d.dkim_selector}._domainkey.acme.example.com` });
+      expect(d.dns_records[1]).toMatchObject({
+        type: 'TXT',
+        name: `${d.dkim_selector}._domainkey.acme.example.com`,
+      });
       expect(d.dns_records[1]!.value).toMatch(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/]+=*$/);
       expect(d.dns_records[2]).toMatchObject({ type: 'TXT', name: 'acme.example.com', purpose: 'spf' });
       expect(d.dns_records[2]!.value).toMatch(/^v=spf1 a:\S+ ~all$/);
-      expect(d.dns_records[3]).toMatchObject({ type: 'TXT', name: '_dmarc.acme.example.com', purpose: 'dmarc' });
+      expect(d.dns_records[3]).toMatchObject({
+        type: 'TXT',
+        name: '_dmarc.acme.example.com',
+        purpose: 'dmarc',
+      });
       expect(d.dns_records[3]!.value).toMatch(/^v=DMARC1; p=none;/);
     });
 
     it('adds a domain unverified without --verified', async () => {
-      const d = await sealpostJson(store, ['domain', 'add', '--account', 'acme', '--domain', 'news.acme.example.com']);
+      const d = await sealpostJson(store, [
+        'domain',
+        'add',
+        '--account',
+        'acme',
+        '--domain',
+        'news.acme.example.com',
+      ]);
       expect(d).toMatchObject({ domain: 'news.acme.example.com', verified: false, verified_at: null });
     });
 
@@ -247,11 +275,18 @@ describe.concurrent(`sealpost administration and start (${TEST_DIALECT})`, () =>
         SEALPOST_SMTP_TLS_PORT: '0',
         SEALPOST_SMTP_PORT_25: '0',
       });
-      await waitUntil(server, '/healthz answering', 30_000, async () => (await answers(`${base}/healthz`))?.status === 200);
+      await waitUntil(
+        server,
+        '/healthz answering',
+        30_000,
+        async () => (await answers(`${base}/healthz`))?.status === 200,
+      );
       expect(await smtpBanner(smtpPort)).toMatch(/^220 .*ESMTP/);
 
       expect((await answers(`${base}/readyz`))?.status).toBe(200);
-      const authorised = await answers(`${base}/v1/email/messages`, { headers: { authorization: `Bearer ${key}` } });
+      const authorised = await answers(`${base}/v1/email/messages`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       expect(authorised?.status).toBe(404);
       const wrong = await answers(`${base}/v1/email/messages`, {
         headers: { authorization: `Bearer sp_${randomBytes(30).toString('base64url')}` },
@@ -266,7 +301,12 @@ describe.concurrent(`sealpost administration and start (${TEST_DIALECT})`, () =>
     it('revokes a key, after which the list shows when', async () => {
       const r = await sealpost(store, ['key', 'revoke', keyId]);
       expect(r.code, r.stderr).toBe(0);
-      const list = await sealpostJson<{ id: string; revoked_at: string | null }[]>(store, ['key', 'list', '--account', 'acme']);
+      const list = await sealpostJson<{ id: string; revoked_at: string | null }[]>(store, [
+        'key',
+        'list',
+        '--account',
+        'acme',
+      ]);
       expect(list.find((k) => k.id === keyId)?.revoked_at).toMatch(/^\d{4}-\d\d-\d\dT/);
     });
   });
@@ -291,7 +331,9 @@ describe.concurrent(`sealpost migrate (${TEST_DIALECT})`, () => {
     if (store.dataDir) {
       expect(first.stderr).toContain('BACK IT UP');
       expect(existsSync(path.join(store.dataDir, 'sealpost.db'))).toBe(true);
-      expect(Buffer.from(readFileSync(path.join(store.dataDir, 'master.key'), 'utf8').trim(), 'base64')).toHaveLength(32);
+      expect(
+        Buffer.from(readFileSync(path.join(store.dataDir, 'master.key'), 'utf8').trim(), 'base64'),
+      ).toHaveLength(32);
     }
   });
 });
@@ -319,7 +361,9 @@ describe.concurrent(`sealpost start --roles worker and configuration errors (${T
       SEALPOST_HTTP_HOST: '127.0.0.1',
       SEALPOST_HTTP_PORT: String(port),
     });
-    await waitUntil(worker, 'worker role started', 15_000, () => worker.output().includes('worker role started'));
+    await waitUntil(worker, 'worker role started', 15_000, () =>
+      worker.output().includes('worker role started'),
+    );
 
     expect(worker.output()).not.toContain('api role listening');
     expect(await answers(`http://127.0.0.1:${port}/healthz`)).toBeUndefined();

@@ -93,7 +93,10 @@ describe('Dockerfile', () => {
 
 describe('compose.yaml', () => {
   const compose = parseYaml(read('compose.yaml'), { merge: true }) as {
-    services: Record<string, { image?: string; command?: string[]; ports?: string[]; environment?: Record<string, string> }>;
+    services: Record<
+      string,
+      { image?: string; command?: string[]; ports?: string[]; environment?: Record<string, string> }
+    >;
   };
   const services = compose.services;
 
@@ -105,7 +108,9 @@ describe('compose.yaml', () => {
     expect(roles.sort()).toEqual(['start --roles api', 'start --roles smtp', 'start --roles worker']);
     expect(services.migrate?.command).toEqual(['migrate']);
     for (const name of ['api', 'worker', 'smtp', 'migrate'])
-      expect(services[name]?.environment?.SEALPOST_DATABASE_URL, name).toMatch(/^postgres:\/\/.*@postgres:5432\//);
+      expect(services[name]?.environment?.SEALPOST_DATABASE_URL, name).toMatch(
+        /^postgres:\/\/.*@postgres:5432\//,
+      );
   });
 
   it('publishes HTTP to the local proxy only and SMTP on 25, 465 and 587', () => {
@@ -155,6 +160,7 @@ describe('docs/deploy.md', () => {
   it('names only configuration keys that exist, and links the packaging files', () => {
     const text = read('docs/deploy.md');
     for (const name of envNames(text)) expect(KNOWN_ENV, name).toContain(name);
-    for (const file of ['../Dockerfile', '../compose.yaml', '../deploy/sealpost.service']) expect(text).toContain(`(${file})`);
+    for (const file of ['../Dockerfile', '../compose.yaml', '../deploy/sealpost.service'])
+      expect(text).toContain(`(${file})`);
   });
 });

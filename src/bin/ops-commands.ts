@@ -25,13 +25,19 @@ function keyLines(r: BackupReport): string {
 /** `sealpost backup --out <file>` */
 export function backupCommand(): Command {
   return new Command('backup')
-    .description('copy the embedded database to a file while the service runs, and check the master key against it')
+    .description(
+      'copy the embedded database to a file while the service runs, and check the master key against it',
+    )
     .requiredOption('--out <file>', 'the backup file to write (must not exist)')
     .option('--json', 'print JSON')
     .action(
       action(async (o: { out: string; json?: boolean }) => {
         const r = await backupDatabase(loadConfig(), o.out);
-        output(o.json, r, `backed up ${r.bytes} bytes to ${r.file} in ${r.ms} ms (schema ${r.schema})\n${keyLines(r)}`);
+        output(
+          o.json,
+          r,
+          `backed up ${r.bytes} bytes to ${r.file} in ${r.ms} ms (schema ${r.schema})\n${keyLines(r)}`,
+        );
         if (r.masterKey.result === 'mismatch') process.exitCode = 1;
       }),
     );
@@ -56,7 +62,9 @@ export function restoreCommand(): Command {
 /** `sealpost doctor` */
 export function doctorCommand(): Command {
   return new Command('doctor')
-    .description('check configuration, database, disk, master key, TLS certificate, relay and DNS; exit 1 on a failure')
+    .description(
+      'check configuration, database, disk, master key, TLS certificate, relay and DNS; exit 1 on a failure',
+    )
     .option('--json', 'print JSON')
     .action(
       action(async (o: { json?: boolean }) => {

@@ -30,9 +30,13 @@ program
       const roles = parseRoles(o.roles ?? config.roles);
       await checkStartable(config);
       const log = createLogger(config);
-      const ctx = await openContext(config, log).catch((err: unknown) => Promise.reject(explainStartFailure(err, config)));
+      const ctx = await openContext(config, log).catch((err: unknown) =>
+        Promise.reject(explainStartFailure(err, config)),
+      );
       log.info({ roles, database: ctx.database.dialect }, 'starting sealpost');
-      const running = await startRoles(ctx, roles).catch((err: unknown) => Promise.reject(explainStartFailure(err, config)));
+      const running = await startRoles(ctx, roles).catch((err: unknown) =>
+        Promise.reject(explainStartFailure(err, config)),
+      );
       let stopping = false;
       const shutdown = (signal: string) => {
         if (stopping) return;

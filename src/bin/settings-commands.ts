@@ -10,20 +10,31 @@ const SWITCH = { on: true, off: false } as const;
 /** The `suppress-transactional` subcommand of `sealpost account`. */
 export function suppressTransactionalCommand(): Command {
   return new Command('suppress-transactional')
-    .description("make the account's transactional sends skip globally unsubscribed subscribers (on), or deliver to them (off)")
+    .description(
+      "make the account's transactional sends skip globally unsubscribed subscribers (on), or deliver to them (off)",
+    )
     .argument('<username>', 'account username or customer_id')
     .argument('<state>', 'on or off')
     .option('--json', 'print JSON')
     .action(
       action(async (username: string, state: string, o: { json?: boolean }) => {
         const key = state.toLowerCase();
-        if (key !== 'on' && key !== 'off') throw new AppError('request.invalid', `state must be "on" or "off", not "${state}"`);
+        if (key !== 'on' && key !== 'off')
+          throw new AppError('request.invalid', `state must be "on" or "off", not "${state}"`);
         const settings = await withContext(async (ctx) => {
           const account = await getAccount(ctx.database.db, username);
-          const changed = await changeSettings(ctx, account.customer_id, { suppress_transactional: SWITCH[key] });
-          await auditCli(ctx, account.customer_id, 'settings.marketing_update', `account:${account.customer_id}`, {
-            suppress_transactional: key,
+          const changed = await changeSettings(ctx, account.customer_id, {
+            suppress_transactional: SWITCH[key],
           });
+          await auditCli(
+            ctx,
+            account.customer_id,
+            'settings.marketing_update',
+            `account:${account.customer_id}`,
+            {
+              suppress_transactional: key,
+            },
+          );
           return changed;
         });
         output(o.json, settings.attributes, `transactional suppression is ${key} for ${username}`);

@@ -18,12 +18,22 @@ export class StartError extends Error {
 }
 
 /** Network error codes that mean the database host could not be reached or refused the connection. */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+]);
 
 /** Checks, before anything opens, that the configuration can start: relay URL, data directory, database reachable. */
 export async function checkStartable(config: Config): Promise<void> {
   if (config.transport === 'relay' && !config.relayUrl)
-    throw new ConfigError('SEALPOST_RELAY_URL is required when SEALPOST_TRANSPORT is relay (smtp://user:pass@host:587)');
+    throw new ConfigError(
+      'SEALPOST_RELAY_URL is required when SEALPOST_TRANSPORT is relay (smtp://user:pass@host:587)',
+    );
   const target = databaseTarget(config);
   if (target.dialect === 'sqlite') {
     checkWritable(config.dataDir, 'SEALPOST_DATA_DIR');
@@ -51,7 +61,9 @@ async function probePostgres(url: string): Promise<void> {
   try {
     await client.connect();
   } catch (err) {
-    throw new StartError(`the database at ${redactUrl(url)} is unreachable (SEALPOST_DATABASE_URL): ${errorText(err)}`);
+    throw new StartError(
+      `the database at ${redactUrl(url)} is unreachable (SEALPOST_DATABASE_URL): ${errorText(err)}`,
+    );
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -63,12 +75,23 @@ export function explainStartFailure(err: unknown, config: Config): unknown {
   if (e?.code === 'EADDRINUSE' || e?.code === 'EADDRNOTAVAIL') {
     const setting = portSetting(config, e.port);
     const what = e.code === 'EADDRINUSE' ? 'is already in use' : 'cannot be bound on this machine';
-    return new StartError(`port ${e.port ?? '?'} on ${e.address ?? 'the configured address'} ${what} (${setting})`);
+    return new StartError(
+      `port ${e.port ?? '?'} on ${e.address ?? 'the configured address'} ${what} (${setting})`,
+    );
   }
   if (e?.code && UNREACHABLE.has(e.code) && config.databaseUrl)
-    return new StartError(`the database at ${redactUrl(config.databaseUrl)} is unreachable (SEALPOST_DATABASE_URL): ${errorText(err)}`);
-  if (e?.code === 'SQLITE_CANTOPEN' || e?.code === 'SQLITE_READONLY' || e?.code === 'EACCES' || e?.code === 'EROFS')
-    return new StartError(`the data directory ${path.resolve(config.dataDir)} is not writable (SEALPOST_DATA_DIR): ${errorText(err)}`);
+    return new StartError(
+      `the database at ${redactUrl(config.databaseUrl)} is unreachable (SEALPOST_DATABASE_URL): ${errorText(err)}`,
+    );
+  if (
+    e?.code === 'SQLITE_CANTOPEN' ||
+    e?.code === 'SQLITE_READONLY' ||
+    e?.code === 'EACCES' ||
+    e?.code === 'EROFS'
+  )
+    return new StartError(
+      `the data directory ${path.resolve(config.dataDir)} is not writable (SEALPOST_DATA_DIR): ${errorText(err)}`,
+    );
   return err;
 }
 

@@ -65,7 +65,10 @@ describe(`sealpost start refusing to start (${TEST_DIALECT})`, () => {
   });
 
   it('names SEALPOST_SMTP_SUBMISSION_PORT when the submission port is in use', async () => {
-    const r = await sealpost(['start', '--roles', 'smtp'], { ...base, SEALPOST_SMTP_SUBMISSION_PORT: String(busyPort) });
+    const r = await sealpost(['start', '--roles', 'smtp'], {
+      ...base,
+      SEALPOST_SMTP_SUBMISSION_PORT: String(busyPort),
+    });
     expectOneLine(r, 1, `port ${busyPort}`, 'SEALPOST_SMTP_SUBMISSION_PORT');
   });
 
@@ -77,12 +80,18 @@ describe(`sealpost start refusing to start (${TEST_DIALECT})`, () => {
   it('names SEALPOST_DATA_DIR when the data directory cannot be written', async () => {
     const file = path.join(dir, 'a-file');
     writeFileSync(file, 'not a directory');
-    const r = await sealpost(['start'], { SEALPOST_DATA_DIR: path.join(file, 'data'), SEALPOST_HTTP_PORT: '0' });
+    const r = await sealpost(['start'], {
+      SEALPOST_DATA_DIR: path.join(file, 'data'),
+      SEALPOST_HTTP_PORT: '0',
+    });
     expectOneLine(r, 1, 'data directory', path.join(file, 'data'), 'not writable', 'SEALPOST_DATA_DIR');
   });
 
   it('names SEALPOST_DATABASE_URL, without its password, when the database cannot be reached', async () => {
-    const r = await sealpost(['start'], { ...base, SEALPOST_DATABASE_URL: 'postgres://sealpost:s3cret@127.0.0.1:1/sealpost' });
+    const r = await sealpost(['start'], {
+      ...base,
+      SEALPOST_DATABASE_URL: 'postgres://sealpost:s3cret@127.0.0.1:1/sealpost',
+    });
     expectOneLine(r, 1, 'unreachable', 'SEALPOST_DATABASE_URL', '127.0.0.1:1');
     expect(r.stderr).not.toContain('s3cret');
   });

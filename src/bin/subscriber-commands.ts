@@ -11,7 +11,13 @@ import { getAccount } from '../accounts/accounts.service.ts';
 import { AppError } from '../errors/app-error.ts';
 import { exportListCsv } from '../marketing/subscribers/csv-export.ts';
 import { runImport } from '../marketing/imports/import.run.ts';
-import { importOf, startImport, uploadImport, type ImportField, type ImportMapping } from '../marketing/imports/imports.service.ts';
+import {
+  importOf,
+  startImport,
+  uploadImport,
+  type ImportField,
+  type ImportMapping,
+} from '../marketing/imports/imports.service.ts';
 
 /** The `sealpost subscribers` command. */
 export function subscribersCommand(): Command {
@@ -29,30 +35,35 @@ export function subscribersCommand(): Command {
     .option('--json', 'print JSON')
     .argument('<file>', 'the CSV file')
     .action(
-      action(async (file: string, o: { account: string; list: string; map?: string; dryRun?: boolean; json?: boolean }) => {
-        const result = await withContext(async (ctx) => {
-          const account = await getAccount(ctx.database.db, o.account);
-          const up = await uploadImport(ctx, account.customer_id, {
-            listId: o.list,
-            fileName: path.basename(file),
-            source: createReadStream(file),
-            createdBy: 'command line',
+      action(
+        async (
+          file: string,
+          o: { account: string; list: string; map?: string; dryRun?: boolean; json?: boolean },
+        ) => {
+          const result = await withContext(async (ctx) => {
+            const account = await getAccount(ctx.database.db, o.account);
+            const up = await uploadImport(ctx, account.customer_id, {
+              listId: o.list,
+              fileName: path.basename(file),
+              source: createReadStream(file),
+              createdBy: 'command line',
+            });
+            const mapping = o.map ? parseMap(o.map, up.columns) : up.mapping;
+            await startImport(ctx, account.customer_id, up.id, mapping, Boolean(o.dryRun), false);
+            await runImport(ctx, Number(up.id), (row) => {
+              if (!o.json) process.stderr.write(`\r${row.rows_done} rows, ${row.failed} rejected`);
+            });
+            if (!o.json) process.stderr.write('\n');
+            return importOf(ctx, account.customer_id, up.id);
           });
-          const mapping = o.map ? parseMap(o.map, up.columns) : up.mapping;
-          await startImport(ctx, account.customer_id, up.id, mapping, Boolean(o.dryRun), false);
-          await runImport(ctx, Number(up.id), (row) => {
-            if (!o.json) process.stderr.write(`\r${row.rows_done} rows, ${row.failed} rejected`);
-          });
-          if (!o.json) process.stderr.write('\n');
-          return importOf(ctx, account.customer_id, up.id);
-        });
-        const verb = o.dryRun ? 'would add' : 'added';
-        output(
-          o.json,
-          result,
-          `import ${result.id} ${result.state}: ${result.rows_done} rows, ${verb} ${result.added}, ${o.dryRun ? 'would update' : 'updated'} ${result.updated}, rejected ${result.failed}${result.error ? ` (${result.error})` : ''}`,
-        );
-      }),
+          const verb = o.dryRun ? 'would add' : 'added';
+          output(
+            o.json,
+            result,
+            `import ${result.id} ${result.state}: ${result.rows_done} rows, ${verb} ${result.added}, ${o.dryRun ? 'would update' : 'updated'} ${result.updated}, rejected ${result.failed}${result.error ? ` (${result.error})` : ''}`,
+          );
+        },
+      ),
     );
   cmd
     .command('export')
@@ -78,7 +89,10 @@ function parseMap(text: string, columns: string[]): ImportMapping {
     const [col, field] = pair.split('=').map((s) => s.trim());
     const index = columns.findIndex((c) => c.toLowerCase() === (col ?? '').toLowerCase());
     if (index < 0)
-      throw new AppError('marketing.import_invalid', `the file has no column "${col ?? ''}"; its columns are ${columns.join(', ')}`);
+      throw new AppError(
+        'marketing.import_invalid',
+        `the file has no column "${col ?? ''}"; its columns are ${columns.join(', ')}`,
+      );
     if (field !== 'ignore') out[index] = field as ImportField;
   }
   return out;

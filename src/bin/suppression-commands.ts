@@ -2,13 +2,22 @@
 import { Command } from 'commander';
 import { action, output, withContext } from './cli-support.ts';
 import { getAccount } from '../accounts/accounts.service.ts';
-import { addSuppression, removeSuppression, setSuppressionList, suppressionPage } from '../accounts/suppressions.service.ts';
+import {
+  addSuppression,
+  removeSuppression,
+  setSuppressionList,
+  suppressionPage,
+} from '../accounts/suppressions.service.ts';
 
 /** `sealpost suppression list|add|remove|enable|disable` */
 export function suppressionCommand(): Command {
-  const cmd = new Command('suppression').description("manage an account's suppression list (hard bounces, complaints)");
-  const withAccount = <T>(account: string, fn: (ctx: Parameters<Parameters<typeof withContext>[0]>[0], id: number) => Promise<T>) =>
-    withContext(async (ctx) => fn(ctx, (await getAccount(ctx.database.db, account)).customer_id));
+  const cmd = new Command('suppression').description(
+    "manage an account's suppression list (hard bounces, complaints)",
+  );
+  const withAccount = <T>(
+    account: string,
+    fn: (ctx: Parameters<Parameters<typeof withContext>[0]>[0], id: number) => Promise<T>,
+  ) => withContext(async (ctx) => fn(ctx, (await getAccount(ctx.database.db, account)).customer_id));
   cmd
     .command('list')
     .description('list suppressed addresses, newest first')
@@ -17,8 +26,12 @@ export function suppressionCommand(): Command {
     .option('--json', 'print JSON')
     .action(
       action(async (o: { account: string; page: string; json?: boolean }) => {
-        const { suppressions } = await withAccount(o.account, (ctx, id) => suppressionPage(ctx, id, Math.max(1, Number(o.page) || 1)));
-        const human = suppressions.map((s) => `${s.address}\t${s.reason}\t${s.created_at}\t${s.detail}`).join('\n');
+        const { suppressions } = await withAccount(o.account, (ctx, id) =>
+          suppressionPage(ctx, id, Math.max(1, Number(o.page) || 1)),
+        );
+        const human = suppressions
+          .map((s) => `${s.address}\t${s.reason}\t${s.created_at}\t${s.detail}`)
+          .join('\n');
         output(o.json, suppressions, human || 'no suppressed addresses');
       }),
     );
@@ -52,7 +65,11 @@ export function suppressionCommand(): Command {
   ] as const)
     cmd
       .command(name)
-      .description(on ? 'keep and apply the suppression list (the default)' : 'neither list bounced addresses nor skip listed ones')
+      .description(
+        on
+          ? 'keep and apply the suppression list (the default)'
+          : 'neither list bounced addresses nor skip listed ones',
+      )
       .requiredOption('--account <username>', 'account username or customer_id')
       .option('--json', 'print JSON')
       .action(

@@ -2,7 +2,14 @@
 import { Command } from 'commander';
 import { action, output, withContext } from './cli-support.ts';
 import { getAccount } from '../accounts/accounts.service.ts';
-import { createUser, disableUser, getUserByEmail, issueUserLink, usersOf, type User } from '../users/users.service.ts';
+import {
+  createUser,
+  disableUser,
+  getUserByEmail,
+  issueUserLink,
+  usersOf,
+  type User,
+} from '../users/users.service.ts';
 import type { AuditActor } from '../audit/audit.service.ts';
 import type { AppContext } from '../context.ts';
 
@@ -46,20 +53,41 @@ export function userCommand(): Command {
     .option('--operator', 'an installation operator: may look at every account')
     .option('--json', 'print JSON')
     .action(
-      action(async (o: { account: string; email: string; role: string; passwordStdin?: boolean; operator?: boolean; json?: boolean }) => {
-        const password = o.passwordStdin ? await readStdin() : undefined;
-        const { user, url } = await withContext(async (ctx) => {
-          const account = await getAccount(ctx.database.db, o.account);
-          const user = await createUser(
-            ctx.database.db,
-            { customerId: account.customer_id, email: o.email, role: o.role, password, operator: o.operator },
-            CLI,
-          );
-          return { user, url: password === undefined ? link(ctx, await issueUserLink(ctx.database.db, user, 'set_password')) : undefined };
-        });
-        const human = `created ${user.role} ${user.email} in account ${o.account}${url ? `\nset the password within 72 hours (the link works once):\n${url}` : ''}`;
-        output(o.json, { ...user, set_password_url: url }, human);
-      }),
+      action(
+        async (o: {
+          account: string;
+          email: string;
+          role: string;
+          passwordStdin?: boolean;
+          operator?: boolean;
+          json?: boolean;
+        }) => {
+          const password = o.passwordStdin ? await readStdin() : undefined;
+          const { user, url } = await withContext(async (ctx) => {
+            const account = await getAccount(ctx.database.db, o.account);
+            const user = await createUser(
+              ctx.database.db,
+              {
+                customerId: account.customer_id,
+                email: o.email,
+                role: o.role,
+                password,
+                operator: o.operator,
+              },
+              CLI,
+            );
+            return {
+              user,
+              url:
+                password === undefined
+                  ? link(ctx, await issueUserLink(ctx.database.db, user, 'set_password'))
+                  : undefined,
+            };
+          });
+          const human = `created ${user.role} ${user.email} in account ${o.account}${url ? `\nset the password within 72 hours (the link works once):\n${url}` : ''}`;
+          output(o.json, { ...user, set_password_url: url }, human);
+        },
+      ),
     );
   cmd
     .command('list')
@@ -69,7 +97,9 @@ export function userCommand(): Command {
     .action(
       action(async (o: { account?: string; json?: boolean }) => {
         const users = await withContext(async (ctx) => {
-          const customerId = o.account ? (await getAccount(ctx.database.db, o.account)).customer_id : undefined;
+          const customerId = o.account
+            ? (await getAccount(ctx.database.db, o.account)).customer_id
+            : undefined;
           return usersOf(ctx.database.db, customerId);
         });
         output(o.json, users, users.map((u) => userLine(u)).join('\n') || 'no users');
@@ -81,7 +111,9 @@ export function userCommand(): Command {
     .requiredOption('--email <email>', 'the user')
     .action(
       action(async (o: { email: string }) => {
-        await withContext(async (ctx) => disableUser(ctx.database.db, await getUserByEmail(ctx.database.db, o.email), CLI));
+        await withContext(async (ctx) =>
+          disableUser(ctx.database.db, await getUserByEmail(ctx.database.db, o.email), CLI),
+        );
         output(false, {}, `disabled ${o.email}`);
       }),
     );
@@ -96,7 +128,11 @@ export function userCommand(): Command {
           const user = await getUserByEmail(ctx.database.db, o.email);
           return link(ctx, await issueUserLink(ctx.database.db, user, 'reset'));
         });
-        output(o.json, { set_password_url: url }, `set a new password for ${o.email} within 72 hours (the link works once):\n${url}`);
+        output(
+          o.json,
+          { set_password_url: url },
+          `set a new password for ${o.email} within 72 hours (the link works once):\n${url}`,
+        );
       }),
     );
   return cmd;

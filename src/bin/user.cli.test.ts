@@ -6,7 +6,8 @@ import { signInClient } from '../console/console.test-support.ts';
 
 let t: TestApp;
 let a: TestAccount;
-const run = (args: string[], stdin?: string) => runSealpost(t.scratch.url, t.ctx.config.masterKey!, args, stdin);
+const run = (args: string[], stdin?: string) =>
+  runSealpost(t.scratch.url, t.ctx.config.masterKey!, args, stdin);
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -17,7 +18,17 @@ afterAll(async () => t?.close());
 describe('sealpost user', () => {
   it('creates an owner whose password came on stdin, who can then sign in to the console', async () => {
     const res = await run(
-      ['user', 'create', '--account', a.account.username, '--email', 'Owner@Example.com', '--role', 'owner', '--password-stdin'],
+      [
+        'user',
+        'create',
+        '--account',
+        a.account.username,
+        '--email',
+        'Owner@Example.com',
+        '--role',
+        'owner',
+        '--password-stdin',
+      ],
       'a long enough password',
     );
     expect(res.stderr).toBe('');
@@ -27,7 +38,16 @@ describe('sealpost user', () => {
   });
 
   it('prints a one-time link that sets the password once', async () => {
-    const res = await run(['user', 'create', '--account', a.account.username, '--email', 'ed@example.com', '--role', 'editor']);
+    const res = await run([
+      'user',
+      'create',
+      '--account',
+      a.account.username,
+      '--email',
+      'ed@example.com',
+      '--role',
+      'editor',
+    ]);
     const url = new URL(/https?:\S+/.exec(res.stdout)![0]);
     const token = url.searchParams.get('token')!;
     const form = await t.app.inject({ method: 'GET', url: `${url.pathname}${url.search}` });
@@ -37,7 +57,11 @@ describe('sealpost user', () => {
         method: 'POST',
         url: '/console/set-password',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        payload: new URLSearchParams({ token, password: 'editor password 1', confirm: 'editor password 1' }).toString(),
+        payload: new URLSearchParams({
+          token,
+          password: 'editor password 1',
+          confirm: 'editor password 1',
+        }).toString(),
       });
     expect((await set()).statusCode).toBe(200);
     expect((await set()).statusCode).toBe(400);
@@ -46,7 +70,17 @@ describe('sealpost user', () => {
 
   it('refuses an unknown role and changes nothing', async () => {
     const res = await run(
-      ['user', 'create', '--account', a.account.username, '--email', 'x@example.com', '--role', 'boss', '--password-stdin'],
+      [
+        'user',
+        'create',
+        '--account',
+        a.account.username,
+        '--email',
+        'x@example.com',
+        '--role',
+        'boss',
+        '--password-stdin',
+      ],
       'a long enough password',
     );
     expect(res.code).toBe(1);
@@ -56,13 +90,27 @@ describe('sealpost user', () => {
 
   it('lists, disables (ending sessions) and prints a reset link', async () => {
     await run(
-      ['user', 'create', '--account', a.account.username, '--email', 'v@example.com', '--role', 'viewer', '--password-stdin'],
+      [
+        'user',
+        'create',
+        '--account',
+        a.account.username,
+        '--email',
+        'v@example.com',
+        '--role',
+        'viewer',
+        '--password-stdin',
+      ],
       'viewer password 1',
     );
     const c = await signInClient(t.app, 'v@example.com', 'viewer password 1');
-    const list = JSON.parse((await run(['user', 'list', '--account', a.account.username, '--json'])).stdout) as { email: string }[];
+    const list = JSON.parse(
+      (await run(['user', 'list', '--account', a.account.username, '--json'])).stdout,
+    ) as { email: string }[];
     expect(list.map((u) => u.email)).toContain('v@example.com');
-    expect((await run(['user', 'reset', '--email', 'v@example.com'])).stdout).toContain('/console/set-password?token=');
+    expect((await run(['user', 'reset', '--email', 'v@example.com'])).stdout).toContain(
+      '/console/set-password?token=',
+    );
     expect((await run(['user', 'disable', '--email', 'v@example.com'])).code).toBe(0);
     expect((await c.get('/console')).statusCode).toBe(303);
   });
@@ -70,7 +118,9 @@ describe('sealpost user', () => {
 
 describe('command-line changes in the audit trail', () => {
   it('records key creation and revocation with the command line as the actor', async () => {
-    const created = JSON.parse((await run(['key', 'create', '--account', a.account.username, '--scopes', 'email', '--json'])).stdout) as {
+    const created = JSON.parse(
+      (await run(['key', 'create', '--account', a.account.username, '--scopes', 'email', '--json'])).stdout,
+    ) as {
       id: string;
     };
     await run(['key', 'revoke', created.id]);

@@ -3,9 +3,15 @@ import { Command } from 'commander';
 import { action, auditCli, output, withContext } from './cli-support.ts';
 import { findEndpointById } from '../webhooks/webhooks.repository.ts';
 import { getAccount } from '../accounts/accounts.service.ts';
-import { createEndpoint, endpointsOf, removeEndpoint, type WebhookEndpoint } from '../webhooks/webhooks.service.ts';
+import {
+  createEndpoint,
+  endpointsOf,
+  removeEndpoint,
+  type WebhookEndpoint,
+} from '../webhooks/webhooks.service.ts';
 
-const state = (e: WebhookEndpoint) => (e.disabled_at ? `disabled since ${e.disabled_at}` : e.active ? 'active' : 'off');
+const state = (e: WebhookEndpoint) =>
+  e.disabled_at ? `disabled since ${e.disabled_at}` : e.active ? 'active' : 'off';
 const summary = (e: WebhookEndpoint) => `${e.id}\t${state(e)}\t${e.target_url}\t${e.events.join(',')}`;
 
 /** `sealpost webhook ...` */
@@ -23,23 +29,27 @@ export function webhookCommand(): Command {
     .option('--signing-key <key>', 'the signing secret (generated when absent)')
     .option('--json', 'print JSON')
     .action(
-      action(async (o: { account: string; url: string; events: string; signingKey?: string; json?: boolean }) => {
-        const e = await withContext(async (ctx) => {
-          const account = await getAccount(ctx.database.db, o.account);
-          const created = await createEndpoint(ctx, account.customer_id, {
-            target_url: o.url,
-            events: o.events.split(','),
-            signing_key: o.signingKey,
+      action(
+        async (o: { account: string; url: string; events: string; signingKey?: string; json?: boolean }) => {
+          const e = await withContext(async (ctx) => {
+            const account = await getAccount(ctx.database.db, o.account);
+            const created = await createEndpoint(ctx, account.customer_id, {
+              target_url: o.url,
+              events: o.events.split(','),
+              signing_key: o.signingKey,
+            });
+            await auditCli(ctx, account.customer_id, 'webhook.create', `webhook:${created.id}`, {
+              target_url: created.target_url,
+            });
+            return created;
           });
-          await auditCli(ctx, account.customer_id, 'webhook.create', `webhook:${created.id}`, { target_url: created.target_url });
-          return created;
-        });
-        output(
-          o.json,
-          e,
-          `added webhook endpoint ${e.id}\n${summary(e)}\nsigning key: ${e.signing_key}\nStore it now: it is not shown again.`,
-        );
-      }),
+          output(
+            o.json,
+            e,
+            `added webhook endpoint ${e.id}\n${summary(e)}\nsigning key: ${e.signing_key}\nStore it now: it is not shown again.`,
+          );
+        },
+      ),
     );
   cmd
     .command('list')
@@ -48,7 +58,9 @@ export function webhookCommand(): Command {
     .option('--json', 'print JSON')
     .action(
       action(async (o: { account: string; json?: boolean }) => {
-        const list = await withContext(async (ctx) => endpointsOf(ctx, (await getAccount(ctx.database.db, o.account)).customer_id));
+        const list = await withContext(async (ctx) =>
+          endpointsOf(ctx, (await getAccount(ctx.database.db, o.account)).customer_id),
+        );
         output(o.json, list, list.map(summary).join('\n') || 'no webhook endpoints');
       }),
     );

@@ -13,13 +13,24 @@ describe('sealpost webhook', () => {
   let t: TestContext;
 
   /** Runs `sealpost <args>` on the test database; resolves with the exit code and output. */
-  function sealpost(args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  function sealpost(
+    args: string[],
+    extra: Record<string, string> = {},
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SEALPOST_')) env[k] = v;
-    Object.assign(env, { SEALPOST_DATABASE_URL: t.scratch.url, SEALPOST_MASTER_KEY: masterKey, SEALPOST_LOG_LEVEL: 'warn', ...extra });
+    Object.assign(env, {
+      SEALPOST_DATABASE_URL: t.scratch.url,
+      SEALPOST_MASTER_KEY: masterKey,
+      SEALPOST_LOG_LEVEL: 'warn',
+      ...extra,
+    });
     return new Promise((resolve) =>
-      execFile(process.execPath, ['bin/sealpost.js', ...args], { cwd: ROOT, env, timeout: 20_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        ['bin/sealpost.js', ...args],
+        { cwd: ROOT, env, timeout: 20_000 },
+        (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
       ),
     );
   }
@@ -54,12 +65,16 @@ describe('sealpost webhook', () => {
     });
 
     const listed = await sealpost(['webhook', 'list', '--account', 'clinic']);
-    expect(listed.stdout).toContain(`${endpoint.id}\tactive\thttp://127.0.0.1:9000/in\tapi_mail_log_delivered,api_mail_log_opened`);
+    expect(listed.stdout).toContain(
+      `${endpoint.id}\tactive\thttp://127.0.0.1:9000/in\tapi_mail_log_delivered,api_mail_log_opened`,
+    );
     expect(listed.stdout).not.toContain(endpoint.signing_key);
 
     const removed = await sealpost(['webhook', 'remove', endpoint.id]);
     expect(removed).toMatchObject({ code: 0, stdout: `removed webhook endpoint ${endpoint.id}\n` });
-    expect((await sealpost(['webhook', 'list', '--account', 'clinic'])).stdout).toBe('no webhook endpoints\n');
+    expect((await sealpost(['webhook', 'list', '--account', 'clinic'])).stdout).toBe(
+      'no webhook endpoints\n',
+    );
   });
 
   it('refuses a private target unless configured to allow it, and an unknown event, with exit status 1', async () => {

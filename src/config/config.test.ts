@@ -61,16 +61,19 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     for (const [prop, spec] of SPECS) {
       const value = (config as Record<string, unknown>)[prop];
-      if (spec.kind === 'durations') expect(value, prop).toEqual(String(spec.default).split(',').map(durationMs));
+      if (spec.kind === 'durations')
+        expect(value, prop).toEqual(String(spec.default).split(',').map(durationMs));
       else expect(value, prop).toBe(spec.default);
     }
   });
 
   it('parses a duration list into milliseconds and rejects a bad one naming the key', () => {
-    expect(loadConfig({ SEALPOST_DELIVERY_RETRY_SCHEDULE: '500ms, 2s,1m,1h,1d' }).deliveryRetrySchedule).toEqual([
-      500, 2000, 60_000, 3_600_000, 86_400_000,
-    ]);
-    expect(() => loadConfig({ SEALPOST_DELIVERY_RETRY_SCHEDULE: '1m,soon' })).toThrow(/SEALPOST_DELIVERY_RETRY_SCHEDULE/);
+    expect(
+      loadConfig({ SEALPOST_DELIVERY_RETRY_SCHEDULE: '500ms, 2s,1m,1h,1d' }).deliveryRetrySchedule,
+    ).toEqual([500, 2000, 60_000, 3_600_000, 86_400_000]);
+    expect(() => loadConfig({ SEALPOST_DELIVERY_RETRY_SCHEDULE: '1m,soon' })).toThrow(
+      /SEALPOST_DELIVERY_RETRY_SCHEDULE/,
+    );
   });
 
   it('returns a frozen object', () => {
@@ -124,11 +127,16 @@ describe('loadConfig', () => {
   });
 
   it('allows the test and benchmark variables and ignores variables without the prefix', () => {
-    expect(() => loadConfig({ SEALPOST_TEST_DB: 'postgres', SEALPOST_BENCH_SIZE: '10', HTTP_PORT: 'abc', PATH: '/bin' })).not.toThrow();
+    expect(() =>
+      loadConfig({ SEALPOST_TEST_DB: 'postgres', SEALPOST_BENCH_SIZE: '10', HTTP_PORT: 'abc', PATH: '/bin' }),
+    ).not.toThrow();
   });
 
   it('uses values from the configuration file, by property name', () => {
-    const file = configFile('file.json', JSON.stringify({ httpPort: 9191, trustProxy: 'true', publicUrl: 'https://mail.example.com' }));
+    const file = configFile(
+      'file.json',
+      JSON.stringify({ httpPort: 9191, trustProxy: 'true', publicUrl: 'https://mail.example.com' }),
+    );
     const config = loadConfig({ [CONFIG_FILE_ENV]: file });
     expect(config.httpPort).toBe(9191);
     expect(config.trustProxy).toBe(true);
@@ -164,7 +172,9 @@ describe('loadConfig', () => {
 
   it('rejects an unknown property in the configuration file, naming it', () => {
     const file = configFile('unknown.json', JSON.stringify({ SEALPOST_HTTP_PORT: 8080 }));
-    expect(configError(() => loadConfig({ [CONFIG_FILE_ENV]: file })).message).toContain('SEALPOST_HTTP_PORT (in');
+    expect(configError(() => loadConfig({ [CONFIG_FILE_ENV]: file })).message).toContain(
+      'SEALPOST_HTTP_PORT (in',
+    );
   });
 
   it('rejects a configuration file that cannot be read', () => {
@@ -177,12 +187,20 @@ describe('loadConfig', () => {
 
 describe('databaseTarget', () => {
   const target = (url: string | undefined, dataDir = '/var/lib/sealpost') =>
-    databaseTarget(loadConfig({ SEALPOST_DATA_DIR: dataDir, ...(url === undefined ? {} : { SEALPOST_DATABASE_URL: url }) }));
+    databaseTarget(
+      loadConfig({
+        SEALPOST_DATA_DIR: dataDir,
+        ...(url === undefined ? {} : { SEALPOST_DATABASE_URL: url }),
+      }),
+    );
 
   it('uses the embedded SQLite file in the data directory when no URL is set', () => {
     expect(target(undefined)).toEqual({ dialect: 'sqlite', file: '/var/lib/sealpost/sealpost.db' });
     expect(target('')).toEqual({ dialect: 'sqlite', file: '/var/lib/sealpost/sealpost.db' });
-    expect(target(undefined, 'rel-data')).toEqual({ dialect: 'sqlite', file: path.resolve('rel-data', 'sealpost.db') });
+    expect(target(undefined, 'rel-data')).toEqual({
+      dialect: 'sqlite',
+      file: path.resolve('rel-data', 'sealpost.db'),
+    });
   });
 
   it('reads absolute and relative sqlite: URLs', () => {
@@ -196,7 +214,10 @@ describe('databaseTarget', () => {
     expect(target('postgresql://u@h/db')).toEqual({ dialect: 'postgres', url: 'postgresql://u@h/db' });
   });
 
-  it.each(['mysql://u@h/db', 'sqlite:', 'postgres:db', '/srv/data/s.db'])('rejects %s naming SEALPOST_DATABASE_URL', (url) => {
-    expect(configError(() => target(url)).message).toContain('SEALPOST_DATABASE_URL');
-  });
+  it.each(['mysql://u@h/db', 'sqlite:', 'postgres:db', '/srv/data/s.db'])(
+    'rejects %s naming SEALPOST_DATABASE_URL',
+    (url) => {
+      expect(configError(() => target(url)).message).toContain('SEALPOST_DATABASE_URL');
+    },
+  );
 });

@@ -63,14 +63,20 @@ function rejectUnknownEnv(env: NodeJS.ProcessEnv): void {
   }
 }
 
-function parseValue(spec: KeySpec, name: string, raw: unknown): string | number | boolean | readonly number[] {
+function parseValue(
+  spec: KeySpec,
+  name: string,
+  raw: unknown,
+): string | number | boolean | readonly number[] {
   const shown = JSON.stringify(raw);
   switch (spec.kind) {
     case 'integer': {
       const n = typeof raw === 'number' ? raw : /^-?\d+$/.test(String(raw).trim()) ? Number(raw) : NaN;
       if (!Number.isSafeInteger(n)) throw new ConfigError(`${name} must be an integer (got ${shown})`);
-      if (spec.min !== undefined && n < spec.min) throw new ConfigError(`${name} must be at least ${spec.min} (got ${n})`);
-      if (spec.max !== undefined && n > spec.max) throw new ConfigError(`${name} must be at most ${spec.max} (got ${n})`);
+      if (spec.min !== undefined && n < spec.min)
+        throw new ConfigError(`${name} must be at least ${spec.min} (got ${n})`);
+      if (spec.max !== undefined && n > spec.max)
+        throw new ConfigError(`${name} must be at most ${spec.max} (got ${n})`);
       return n;
     }
     case 'boolean': {
@@ -82,7 +88,8 @@ function parseValue(spec: KeySpec, name: string, raw: unknown): string | number 
     }
     case 'enum': {
       const s = String(raw).trim();
-      if (!spec.values?.includes(s)) throw new ConfigError(`${name} must be one of ${spec.values?.join(', ')} (got ${shown})`);
+      if (!spec.values?.includes(s))
+        throw new ConfigError(`${name} must be one of ${spec.values?.join(', ')} (got ${shown})`);
       return s;
     }
     case 'durations':
@@ -101,7 +108,9 @@ function parseDurations(name: string, raw: unknown): number[] {
   const out = parts.map((p) => {
     const m = /^\s*(\d+)\s*(ms|s|m|h|d)\s*$/.exec(p);
     if (!m)
-      throw new ConfigError(`${name} must be a comma-separated list of durations such as 30s,5m,1h (got ${JSON.stringify(p.trim())})`);
+      throw new ConfigError(
+        `${name} must be a comma-separated list of durations such as 30s,5m,1h (got ${JSON.stringify(p.trim())})`,
+      );
     return Number(m[1]) * UNIT_MS[m[2]!]!;
   });
   if (out.length === 0) throw new ConfigError(`${name} must list at least one duration`);
@@ -126,7 +135,9 @@ export function databaseTarget(config: Config): DatabaseTarget {
       dialect: 'sqlite',
       file: m[1] === ':memory:' ? ':memory:' : path.resolve(m[1]),
     };
-  throw new ConfigError(`SEALPOST_DATABASE_URL must start with postgres://, postgresql:// or sqlite: (got ${JSON.stringify(url)})`);
+  throw new ConfigError(
+    `SEALPOST_DATABASE_URL must start with postgres://, postgresql:// or sqlite: (got ${JSON.stringify(url)})`,
+  );
 }
 
 /** The public base URL without a trailing slash. */

@@ -17,7 +17,11 @@ function fromPackage(specifier: string): string {
   return createRequire(path.join(packageRoot(), 'package.json')).resolve(specifier);
 }
 
-function load(name: string, type: string, file = path.join(packageRoot(), 'src', 'console', 'assets', name)): Asset {
+function load(
+  name: string,
+  type: string,
+  file = path.join(packageRoot(), 'src', 'console', 'assets', name),
+): Asset {
   const body = readFileSync(file);
   return { body, type, hash: createHash('sha256').update(body).digest('hex').slice(0, 12) };
 }
@@ -42,13 +46,17 @@ export function assetUrl(name: keyof typeof ASSETS & string): string {
 
 /** Registers `GET /console/assets/:name`. */
 export function assetRoutes(app: FastifyInstance): void {
-  app.get<{ Params: { name: string } }>('/console/assets/:name', { schema: { hide: true } }, async (req, reply) => {
-    const asset = ASSETS[req.params.name];
-    if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
-    return reply
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .header('x-content-type-options', 'nosniff')
-      .type(asset.type)
-      .send(asset.body);
-  });
+  app.get<{ Params: { name: string } }>(
+    '/console/assets/:name',
+    { schema: { hide: true } },
+    async (req, reply) => {
+      const asset = ASSETS[req.params.name];
+      if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
+      return reply
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('x-content-type-options', 'nosniff')
+        .type(asset.type)
+        .send(asset.body);
+    },
+  );
 }

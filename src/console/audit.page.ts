@@ -16,7 +16,8 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 /** The filter a query string asks for (dates are whole UTC days, `to` inclusive). */
 function filterOf(c: ConsoleContext, limit: number): AuditFilter {
   const q = c.query;
-  const day = (v: string | undefined) => (v && DAY.test(v) && !Number.isNaN(Date.parse(v)) ? Date.parse(`${v}T00:00:00Z`) : undefined);
+  const day = (v: string | undefined) =>
+    v && DAY.test(v) && !Number.isNaN(Date.parse(v)) ? Date.parse(`${v}T00:00:00Z`) : undefined;
   const to = day(q.to);
   return {
     customerId: c.account.customer_id,
@@ -31,14 +32,33 @@ function filterOf(c: ConsoleContext, limit: number): AuditFilter {
 
 function filters(c: ConsoleContext): SafeHtml {
   const q = c.query;
-  return html`<form method="get" action="${PATH}" class="filters card" role="search" aria-label="Filter the audit trail">
+  return html`<form
+    method="get"
+    action="${PATH}"
+    class="filters card"
+    role="search"
+    aria-label="Filter the audit trail"
+  >
     <div class="field">
       <label for="f-action">Action</label
-      ><input id="f-action" name="action" type="text" value="${q.action ?? ''}" placeholder="sign_in.failure" />
+      ><input
+        id="f-action"
+        name="action"
+        type="text"
+        value="${q.action ?? ''}"
+        placeholder="sign_in.failure"
+      />
     </div>
-    <div class="field"><label for="f-actor">Actor id</label><input id="f-actor" name="actor" type="text" value="${q.actor ?? ''}" /></div>
-    <div class="field"><label for="f-from">From</label><input id="f-from" name="from" type="date" value="${q.from ?? ''}" /></div>
-    <div class="field"><label for="f-to">To</label><input id="f-to" name="to" type="date" value="${q.to ?? ''}" /></div>
+    <div class="field">
+      <label for="f-actor">Actor id</label
+      ><input id="f-actor" name="actor" type="text" value="${q.actor ?? ''}" />
+    </div>
+    <div class="field">
+      <label for="f-from">From</label><input id="f-from" name="from" type="date" value="${q.from ?? ''}" />
+    </div>
+    <div class="field">
+      <label for="f-to">To</label><input id="f-to" name="to" type="date" value="${q.to ?? ''}" />
+    </div>
     <button type="submit">Filter</button>
   </form>`;
 }
@@ -64,14 +84,27 @@ function query(c: ConsoleContext, extra: Record<string, string>): string {
 /** Streams an account's matching entries as CSV, newest first, in keyset pages. */
 function auditCsv(ctx: AppContext, filter: AuditFilter): Readable {
   async function* rows() {
-    yield ['id', 'at', 'actor_type', 'actor_id', 'action', 'target', 'ip', 'detail'].map(csvCell).join(',') + '\r\n';
+    yield (
+      ['id', 'at', 'actor_type', 'actor_id', 'action', 'target', 'ip', 'detail'].map(csvCell).join(',') +
+      '\r\n'
+    );
     let before = filter.before;
     for (;;) {
       const page = await searchAudit(ctx.database.reader, { ...filter, before, limit: 500 });
       for (const e of page)
         yield (
-          [String(e.id), e.at, e.actor_type, e.actor_id, e.action, e.target, e.ip ?? '', JSON.stringify(e.detail)].map(csvCell).join(',') +
-          '\r\n'
+          [
+            String(e.id),
+            e.at,
+            e.actor_type,
+            e.actor_id,
+            e.action,
+            e.target,
+            e.ip ?? '',
+            JSON.stringify(e.detail),
+          ]
+            .map(csvCell)
+            .join(',') + '\r\n'
         );
       if (page.length < 500) return;
       before = page[page.length - 1]!.id;
@@ -88,15 +121,19 @@ export function auditPages(app: FastifyInstance, ctx: AppContext): void {
     title: 'Audit trail',
     render: async (c) => {
       const entries = await searchAudit(ctx.database.reader, filterOf(c, PAGE + 1));
-      const emails = new Map((await usersOf(ctx.database.reader, c.account.customer_id)).map((u) => [u.id, u.email]));
+      const emails = new Map(
+        (await usersOf(ctx.database.reader, c.account.customer_id)).map((u) => [u.id, u.email]),
+      );
       const more = entries.length > PAGE;
       const shown = entries.slice(0, PAGE);
       return html`<p class="muted">
-          Every sign-in, change and view of protected content in ${c.account.username}, newest first. Entries cannot be changed; they are
-          kept for ${ctx.config.auditRetentionDays} days.
+          Every sign-in, change and view of protected content in ${c.account.username}, newest first. Entries
+          cannot be changed; they are kept for ${ctx.config.auditRetentionDays} days.
         </p>
         ${filters(c)}
-        <p class="actions"><a class="button secondary" href="${PATH}/export.csv?${query(c, {})}">Export as CSV</a></p>
+        <p class="actions">
+          <a class="button secondary" href="${PATH}/export.csv?${query(c, {})}">Export as CSV</a>
+        </p>
         ${scrollTable(
           'Audit entries',
           html`<table class="stack">

@@ -18,7 +18,14 @@ export const SHOTS = '.test-artifacts/console';
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -41,7 +48,9 @@ export async function checkPage(page: Page, name: string): Promise<void> {
 /** Serious and critical axe-core violations on the page, as "rule: target" lines. */
 export async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
-  const result = (await page.evaluate(() => (globalThis as unknown as { axe: { run(): Promise<unknown> } }).axe.run())) as {
+  const result = (await page.evaluate(() =>
+    (globalThis as unknown as { axe: { run(): Promise<unknown> } }).axe.run(),
+  )) as {
     violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
   };
   return result.violations

@@ -19,13 +19,22 @@ beforeAll(async () => {
     headers: { subject: 'Scan results', from: `desk@${a.domain}` },
     content: {
       'text/plain': 'Your scan is clear.',
-      'text/html': '<p>Your scan is <b>clear</b>.</p><script>alert(1)</script><img src="https://tracker.example/x.gif">',
+      'text/html':
+        '<p>Your scan is <b>clear</b>.</p><script>alert(1)</script><img src="https://tracker.example/x.gif">',
     },
-    attachments: [{ fileName: 'scan.txt', contentType: 'text/plain', content: Buffer.from('scan data').toString('base64') }],
+    attachments: [
+      {
+        fileName: 'scan.txt',
+        contentType: 'text/plain',
+        content: Buffer.from('scan data').toString('base64'),
+      },
+    ],
   });
   await waitUntilFinished(t, id);
   await worker.stop();
-  capturedId = (await t.ctx.database.db.selectFrom('captured_messages').select('id').executeTakeFirstOrThrow()).id;
+  capturedId = (
+    await t.ctx.database.db.selectFrom('captured_messages').select('id').executeTakeFirstOrThrow()
+  ).id;
   owner = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'owner')).email);
   viewer = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'viewer')).email);
 });
@@ -50,7 +59,11 @@ describe('captured mail', () => {
     const att = await owner.get(`/console/captured/${capturedId}/attachments/0`);
     expect(att.body).toBe('scan data');
     expect(att.headers['content-disposition']).toContain('attachment');
-    const rows = await t.ctx.database.db.selectFrom('audit_log').selectAll().where('action', '=', 'captured.content_read').execute();
+    const rows = await t.ctx.database.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'captured.content_read')
+      .execute();
     expect(rows).toHaveLength(1);
   });
 
@@ -68,7 +81,10 @@ describe('captured mail', () => {
     for (const p of ['', '/html', '/attachments/0'])
       expect((await viewer.get(`/console/captured/${capturedId}${p}`)).statusCode, p).toBe(403);
     const b = await t.createAccount();
-    const stranger = await signInClient(t.app, (await createTestUser(t, b.account.customer_id, 'owner')).email);
+    const stranger = await signInClient(
+      t.app,
+      (await createTestUser(t, b.account.customer_id, 'owner')).email,
+    );
     expect((await stranger.get(`/console/captured/${capturedId}`)).statusCode).toBe(404);
   });
 });

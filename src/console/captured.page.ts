@@ -20,7 +20,8 @@ export const MAIL_FRAME_CSP =
 
 async function openMessage(c: ConsoleContext): Promise<{ m: CapturedMessage; mail: ParsedMail }> {
   const m = await capturedById(c.ctx, c.params.id!, c.account.customer_id);
-  if (m.raw === null) throw new AppError('email.content_purged', 'the content of this message was removed by retention');
+  if (m.raw === null)
+    throw new AppError('email.content_purged', 'the content of this message was removed by retention');
   return { m, mail: await simpleParser(m.raw) };
 }
 
@@ -33,7 +34,10 @@ export function capturedPages(app: FastifyInstance, ctx: AppContext): void {
     render: async (c) => {
       const list = await capturedOfAccount(c.ctx, c.account.customer_id, { limit: 100 });
       return html`<div class="card">
-        <p class="muted">With the capture transport, Sealpost keeps each message here instead of sending it. The newest 100 are listed.</p>
+        <p class="muted">
+          With the capture transport, Sealpost keeps each message here instead of sending it. The newest 100
+          are listed.
+        </p>
         ${
           list.length === 0
             ? html`<p>Nothing captured yet.</p>`
@@ -60,7 +64,9 @@ export function capturedPages(app: FastifyInstance, ctx: AppContext): void {
                                 ? html`<a href="/console/captured/${m.id}">Open</a>`
                                 : html`<span class="muted">content hidden</span>`
                             }
-                            <br /><a href="/console/messages/${m.sourceTrackingId}" class="mono">${m.sourceTrackingId}</a>
+                            <br /><a href="/console/messages/${m.sourceTrackingId}" class="mono"
+                              >${m.sourceTrackingId}</a
+                            >
                           </td>
                         </tr>`,
                     )}
@@ -122,7 +128,9 @@ export function capturedPages(app: FastifyInstance, ctx: AppContext): void {
                   ${mail.attachments.map(
                     (a, i) =>
                       html`<li>
-                        <a href="/console/captured/${m.id}/attachments/${i}">${a.filename ?? `attachment ${i + 1}`}</a>
+                        <a href="/console/captured/${m.id}/attachments/${i}"
+                          >${a.filename ?? `attachment ${i + 1}`}</a
+                        >
                         (${a.contentType}, ${a.size.toLocaleString('en-US')} bytes)
                       </li>`,
                   )}

@@ -23,7 +23,9 @@ let base: string;
 /** Serious and critical axe-core violations on the page, as "rule: target" lines. */
 async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
-  const result = (await page.evaluate(() => (globalThis as unknown as { axe: { run(): Promise<unknown> } }).axe.run())) as {
+  const result = (await page.evaluate(() =>
+    (globalThis as unknown as { axe: { run(): Promise<unknown> } }).axe.run(),
+  )) as {
     violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
   };
   return result.violations
@@ -56,7 +58,10 @@ describe.skipIf(!present)('console in Chromium', () => {
     const page = await context.newPage();
     page.setDefaultTimeout(8000);
     const errors: string[] = [];
-    page.on('console', (m) => m.type() === 'error' && !/status of 40[13]/.test(m.text()) && errors.push(m.text()));
+    page.on(
+      'console',
+      (m) => m.type() === 'error' && !/status of 40[13]/.test(m.text()) && errors.push(m.text()),
+    );
     await page.goto(`${base}/console/settings`);
     expect(new URL(page.url()).pathname).toBe('/console/sign-in');
     await page.screenshot({ path: `${SHOTS}/sign-in.png`, fullPage: true });
@@ -85,15 +90,29 @@ describe.skipIf(!present)('console in Chromium', () => {
     };
     await page.goto(`${base}/console/forgot-password`);
     await shot('forgot-password');
-    const invited = await createTestUser(t, a.account.customer_id, 'editor', { email: 'new.nurse@northclinic.example' });
-    await page.goto(`${base}/console/set-password?token=${await issueUserLink(t.ctx.database.db, invited, 'invite')}`);
+    const invited = await createTestUser(t, a.account.customer_id, 'editor', {
+      email: 'new.nurse@northclinic.example',
+    });
+    await page.goto(
+      `${base}/console/set-password?token=${await issueUserLink(t.ctx.database.db, invited, 'invite')}`,
+    );
     await shot('set-password');
 
     await page.goto(`${base}/console`);
     await signIn(page, owner.email, TEST_PASSWORD);
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await shot('overview');
-    for (const path of ['domains', 'keys', 'webhooks', 'messages', 'captured', 'templates', 'forms', 'audiences', 'campaigns']) {
+    for (const path of [
+      'domains',
+      'keys',
+      'webhooks',
+      'messages',
+      'captured',
+      'templates',
+      'forms',
+      'audiences',
+      'campaigns',
+    ]) {
       await page.goto(`${base}/console/${path}`);
       await shot(`nav-${path}`, path === 'domains');
     }
@@ -111,7 +130,8 @@ describe.skipIf(!present)('console in Chromium', () => {
     await page.getByRole('button', { name: 'Set up two-factor' }).click();
     const key = (await page.locator('#totp-key').textContent())!.trim();
     await shot('two-factor-setup');
-    const code = () => new TOTP({ secret: Secret.fromBase32(key), label: owner.email, issuer: 'Sealpost' }).generate();
+    const code = () =>
+      new TOTP({ secret: Secret.fromBase32(key), label: owner.email, issuer: 'Sealpost' }).generate();
     await page.getByLabel('Code from the app').fill(code());
     await page.getByRole('button', { name: 'Turn on' }).click();
     await page.getByText('Two-factor authentication is on.').first().waitFor();
@@ -136,7 +156,9 @@ describe.skipIf(!present)('console in Chromium', () => {
   });
 
   it('refuses a forged form token and a viewer change on the server, and locks out after repeated failures', async () => {
-    const viewer = await createTestUser(t, a.account.customer_id, 'viewer', { email: 'viewer@northclinic.example' });
+    const viewer = await createTestUser(t, a.account.customer_id, 'viewer', {
+      email: 'viewer@northclinic.example',
+    });
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
     page.setDefaultTimeout(8000);

@@ -60,7 +60,11 @@ const PAGES: ((app: FastifyInstance, ctx: AppContext, deps: ConsoleDeps) => void
 ];
 
 /** Registers the console. */
-export async function consoleRoutes(app: FastifyInstance, ctx: AppContext, deps: ConsoleDeps = {}): Promise<void> {
+export async function consoleRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  deps: ConsoleDeps = {},
+): Promise<void> {
   await app.register(async (scope) => {
     await scope.register(formbody, { bodyLimit: 1_000_000 });
     scope.addHook('onSend', async (_req, reply, payload) => {
@@ -77,7 +81,13 @@ export async function consoleRoutes(app: FastifyInstance, ctx: AppContext, deps:
           ? (err as FastifyError).statusCode!
           : 500;
       const title =
-        status === 403 ? 'Not allowed' : status === 404 ? 'Not found' : status < 500 ? 'Request refused' : 'Something went wrong';
+        status === 403
+          ? 'Not allowed'
+          : status === 404
+            ? 'Not found'
+            : status < 500
+              ? 'Request refused'
+              : 'Something went wrong';
       const text = known
         ? err.message
         : status < 500

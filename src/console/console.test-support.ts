@@ -47,7 +47,11 @@ export interface ConsoleClient {
 }
 
 /** Signs in through the sign-in form and returns a client with the session. */
-export async function signInClient(app: FastifyInstance, email: string, password = TEST_PASSWORD): Promise<ConsoleClient> {
+export async function signInClient(
+  app: FastifyInstance,
+  email: string,
+  password = TEST_PASSWORD,
+): Promise<ConsoleClient> {
   const form = await app.inject({ method: 'GET', url: '/console/sign-in' });
   let cookie = mergeCookies('', form.headers['set-cookie']);
   const token = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!;

@@ -14,7 +14,10 @@ afterAll(async () => t?.close());
 
 async function signInForm(): Promise<{ cookie: string; token: string }> {
   const res = await t.app.inject({ method: 'GET', url: '/console/sign-in?next=%2Fconsole%2Fsettings' });
-  return { cookie: mergeCookies('', res.headers['set-cookie']), token: /name="_csrf" value="([^"]+)"/.exec(res.body)![1]! };
+  return {
+    cookie: mergeCookies('', res.headers['set-cookie']),
+    token: /name="_csrf" value="([^"]+)"/.exec(res.body)![1]!,
+  };
 }
 
 function postForm(url: string, cookie: string, form: Record<string, string>) {

@@ -26,7 +26,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const cells = (body: string) => [...body.matchAll(/<code id="rec-(name|value)-(\d)" class="mono">([^<]+)</g)].map((m) => m[3]!);
+const cells = (body: string) =>
+  [...body.matchAll(/<code id="rec-(name|value)-(\d)" class="mono">([^<]+)</g)].map((m) => m[3]!);
 
 describe('domains page', () => {
   it('adds a domain and shows ownership, DKIM, SPF and DMARC records with copy buttons', async () => {
@@ -59,7 +60,11 @@ describe('domains page', () => {
     expect(res.body.match(/>Found</g)).toHaveLength(3);
     expect(res.body).toContain('is verified');
     expect((await owner.get('/console/domains')).body).toMatch(/mail\.clinic\.example<\/a> —\s+verified/);
-    const audit = await t.ctx.database.db.selectFrom('audit_log').select('action').where('action', 'like', 'domain.%').execute();
+    const audit = await t.ctx.database.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('action', 'like', 'domain.%')
+      .execute();
     expect(audit.map((r) => r.action).sort()).toEqual(['domain.add', 'domain.verify']);
   });
 
@@ -70,8 +75,12 @@ describe('domains page', () => {
   });
 
   it('refuses a viewer on the server and shows no form', async () => {
-    expect((await viewer.post('/console/domains', { _csrf: viewer.csrf, domain: 'v.example' })).statusCode).toBe(403);
-    expect((await viewer.post(`/console/domains/${a.domain}/verify`, { _csrf: viewer.csrf })).statusCode).toBe(403);
+    expect(
+      (await viewer.post('/console/domains', { _csrf: viewer.csrf, domain: 'v.example' })).statusCode,
+    ).toBe(403);
+    expect(
+      (await viewer.post(`/console/domains/${a.domain}/verify`, { _csrf: viewer.csrf })).statusCode,
+    ).toBe(403);
     const list = await viewer.get('/console/domains');
     expect(list.body).toContain(a.domain);
     expect(list.body).not.toContain('Add domain');

@@ -51,11 +51,23 @@ function recordsTable(records: DnsRecord[], checks?: DnsCheck[]): SafeHtml {
             <td>${PURPOSE[r.purpose]}</td>
             <td>
               ${r.type} <code id="rec-name-${i}" class="mono">${r.name}</code>
-              <button type="button" data-copy="rec-name-${i}" aria-label="Copy name of the ${r.purpose} record">Copy</button>
+              <button
+                type="button"
+                data-copy="rec-name-${i}"
+                aria-label="Copy name of the ${r.purpose} record"
+              >
+                Copy
+              </button>
             </td>
             <td>
               <code id="rec-value-${i}" class="mono">${r.value}</code>
-              <button type="button" data-copy="rec-value-${i}" aria-label="Copy value of the ${r.purpose} record">Copy</button>
+              <button
+                type="button"
+                data-copy="rec-value-${i}"
+                aria-label="Copy value of the ${r.purpose} record"
+              >
+                Copy
+              </button>
             </td>
             ${
               check
@@ -104,7 +116,13 @@ export function domainPages(app: FastifyInstance, ctx: AppContext, deps: Console
                 ${csrfField(c.csrfToken)}
                 <div class="field">
                   <label for="domain-name">Domain name</label>
-                  <input id="domain-name" name="domain" required placeholder="clinic.example" autocomplete="off" />
+                  <input
+                    id="domain-name"
+                    name="domain"
+                    required
+                    placeholder="clinic.example"
+                    autocomplete="off"
+                  />
                 </div>
                 <button type="submit" class="button">Add domain</button>
               </form>`
@@ -121,7 +139,10 @@ export function domainPages(app: FastifyInstance, ctx: AppContext, deps: Console
       const d = await addDomain(c.ctx.database.db, c.ctx.sealer, c.account.customer_id, field(c, 'domain'), {
         by: { actor: c.actor, ip: c.ip },
       });
-      return { redirect: `/console/domains/${d.domain}`, flash: `${d.domain} is added. Publish its records, then verify.` };
+      return {
+        redirect: `/console/domains/${d.domain}`,
+        flash: `${d.domain} is added. Publish its records, then verify.`,
+      };
     },
   });
 
@@ -168,10 +189,18 @@ export function domainPages(app: FastifyInstance, ctx: AppContext, deps: Console
       const host = sendingHost(c.ctx);
       const checks = await checkDomainRecords(resolver, row, host);
       const ready = checks.every((k) => !REQUIRED_PURPOSES.includes(k.purpose) || k.ok);
-      if (ready) await verifyDomain(db, resolver, c.account.customer_id, row.name, Date.now(), host, { actor: c.actor, ip: c.ip });
+      if (ready)
+        await verifyDomain(db, resolver, c.account.customer_id, row.name, Date.now(), host, {
+          actor: c.actor,
+          ip: c.ip,
+        });
       const note = ready
-        ? html`<p class="flash flash-success" role="status">Both required records were found: ${row.name} is verified.</p>`
-        : html`<p class="flash flash-error" role="alert">Not verified: a required record was not found in DNS.</p>`;
+        ? html`<p class="flash flash-success" role="status">
+            Both required records were found: ${row.name} is verified.
+          </p>`
+        : html`<p class="flash flash-error" role="alert">
+            Not verified: a required record was not found in DNS.
+          </p>`;
       return { title: `Verify ${row.name}`, body: html`${note}${await domainPage(c, checks)()}` };
     },
   });

@@ -18,19 +18,31 @@ afterAll(async () => t?.close());
 
 describe('API keys page', () => {
   it('shows a new key once with a warning, lists it with its creator, and never shows the value again', async () => {
-    const res = await owner.post('/console/keys', { _csrf: owner.csrf, description: 'booking system', scopes: 'email' });
+    const res = await owner.post('/console/keys', {
+      _csrf: owner.csrf,
+      description: 'booking system',
+      scopes: 'email',
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
     const value = /id="new-key" class="mono">(sp_[\w-]+)</.exec(res.body)![1]!;
     expect(res.body).toContain('shown only this once');
-    const api = await t.app.inject({ method: 'GET', url: '/v1/email/dynamic_templates', headers: { authorization: `Bearer ${value}` } });
+    const api = await t.app.inject({
+      method: 'GET',
+      url: '/v1/email/dynamic_templates',
+      headers: { authorization: `Bearer ${value}` },
+    });
     expect(api.statusCode).not.toBe(401);
     const list = await owner.get('/console/keys');
     expect(list.body).toContain('booking system');
     expect(list.body).toContain(value.slice(0, 10));
     expect(list.body).not.toContain(value);
     expect(list.body).toMatch(/owner-\w+@example\.com/);
-    const audit = await t.ctx.database.db.selectFrom('audit_log').selectAll().where('action', '=', 'key.create').execute();
+    const audit = await t.ctx.database.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'key.create')
+      .execute();
     expect(audit).toHaveLength(1);
     expect(audit[0]!.detail).not.toContain(value);
   });
@@ -56,8 +68,13 @@ describe('API keys page', () => {
 
   it('refuses a viewer on the server: no create, no revoke, no confirmation page, and no form shown', async () => {
     const other = await t.createAccount();
-    expect((await viewer.post('/console/keys', { _csrf: viewer.csrf, description: 'v', scopes: 'email' })).statusCode).toBe(403);
-    expect((await viewer.post(`/console/keys/${other.keyId}/revoke`, { _csrf: viewer.csrf })).statusCode).toBe(403);
+    expect(
+      (await viewer.post('/console/keys', { _csrf: viewer.csrf, description: 'v', scopes: 'email' }))
+        .statusCode,
+    ).toBe(403);
+    expect(
+      (await viewer.post(`/console/keys/${other.keyId}/revoke`, { _csrf: viewer.csrf })).statusCode,
+    ).toBe(403);
     expect((await viewer.get(`/console/keys/${other.keyId}/revoke`)).statusCode).toBe(403);
     const list = await viewer.get('/console/keys');
     expect(list.statusCode).toBe(200);
@@ -67,7 +84,10 @@ describe('API keys page', () => {
   it("refuses to revoke another account's key and without the form token", async () => {
     const other = await t.createAccount();
     await owner.post(`/console/keys/${other.keyId}/revoke`, { _csrf: owner.csrf });
-    expect((await t.app.inject({ method: 'GET', url: '/v1/email/dynamic_templates', headers: other.auth })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/v1/email/dynamic_templates', headers: other.auth }))
+        .statusCode,
+    ).toBe(200);
     expect((await owner.post('/console/keys', { description: 'x', scopes: 'email' })).statusCode).toBe(403);
   });
 });

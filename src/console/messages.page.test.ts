@@ -24,7 +24,10 @@ beforeAll(async () => {
       await sendMessage(t, a, {
         recipients: [`patient${i % 2}@example.net`],
         headers: { subject: `Lab results ${i}`, from: `clinic@${a.domain}` },
-        content: { 'text/plain': `Potassium ${i}`, 'text/html': `<p>Potassium ${i} <a href="https://clinic.example/r">results</a></p>` },
+        content: {
+          'text/plain': `Potassium ${i}`,
+          'text/html': `<p>Potassium ${i} <a href="https://clinic.example/r">results</a></p>`,
+        },
       }),
     );
   for (const id of ids) await waitUntilFinished(t, id);
@@ -42,7 +45,10 @@ const found = (body: string) => [...body.matchAll(/href="\/console\/messages\/([
 describe('message log', () => {
   it('lists newest first and finds by recipient, tracking id, exact subject, status and dates', async () => {
     expect(found((await viewer.get('/console/messages')).body)).toEqual([...ids].reverse());
-    expect(found((await viewer.get('/console/messages?recipient=patient1%40example.net')).body)).toEqual([ids[3], ids[1]]);
+    expect(found((await viewer.get('/console/messages?recipient=patient1%40example.net')).body)).toEqual([
+      ids[3],
+      ids[1],
+    ]);
     expect(found((await viewer.get(`/console/messages?id=${ids[2]}`)).body)).toEqual([ids[2]]);
     expect(found((await viewer.get('/console/messages?subject=lab%20RESULTS%20 0')).body)).toEqual([ids[0]]);
     expect(found((await viewer.get('/console/messages?status=delivered')).body)).toHaveLength(4);
@@ -80,8 +86,14 @@ describe('message log', () => {
       .where('message_id', '=', ids[0]!)
       .executeTakeFirstOrThrow();
     const path = (u: string) => new URL(u).pathname;
-    await t.app.inject({ method: 'GET', url: path(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipient.id)) });
-    await t.app.inject({ method: 'GET', url: path(trackingUrls.click(t.ctx.publicUrl, t.ctx.keys.tracking, recipient.id, 0)) });
+    await t.app.inject({
+      method: 'GET',
+      url: path(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipient.id)),
+    });
+    await t.app.inject({
+      method: 'GET',
+      url: path(trackingUrls.click(t.ctx.publicUrl, t.ctx.keys.tracking, recipient.id, 0)),
+    });
     const page = await viewer.get(`/console/messages/${ids[0]}`);
     expect(page.statusCode).toBe(200);
     const steps = [...page.body.matchAll(/<li><strong>(\w+)<\/strong>/g)].map((m) => m[1]);
@@ -92,8 +104,12 @@ describe('message log', () => {
   });
 
   it('shows content to a reader of protected content only, and records each view', async () => {
-    expect((await viewer.post(`/console/messages/${ids[1]}/content`, { _csrf: viewer.csrf })).statusCode).toBe(403);
-    expect((await admin.post(`/console/messages/${ids[1]}/content`, { _csrf: admin.csrf })).statusCode).toBe(403);
+    expect(
+      (await viewer.post(`/console/messages/${ids[1]}/content`, { _csrf: viewer.csrf })).statusCode,
+    ).toBe(403);
+    expect((await admin.post(`/console/messages/${ids[1]}/content`, { _csrf: admin.csrf })).statusCode).toBe(
+      403,
+    );
     expect((await owner.post(`/console/messages/${ids[1]}/content`, {})).statusCode).toBe(403);
     const audit = () =>
       t.ctx.database.db

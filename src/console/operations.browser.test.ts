@@ -113,7 +113,11 @@ describe.skipIf(!present)('operations pages in Chromium', () => {
     await page.goto(`${base}/console/messages`);
     await shoot(page, 'messages-desktop');
     // The captured message's tracking pixel is refused by the frame's policy: the one error expected.
-    expect(errors.filter((e) => !/violates the following Content Security Policy directive: "img-src data: cid:"/.test(e))).toEqual([]);
+    expect(
+      errors.filter(
+        (e) => !/violates the following Content Security Policy directive: "img-src data: cid:"/.test(e),
+      ),
+    ).toEqual([]);
     expect(errors.some((e) => /\/t\/o\/.*img-src data: cid:/.test(e))).toBe(true);
     await context.close();
   });

@@ -22,7 +22,14 @@ import { AppError } from '../errors/app-error.ts';
 import { getAccount, type Account } from '../accounts/accounts.service.ts';
 import { record, type AuditActor } from '../audit/audit.service.ts';
 import { can, type Capability } from '../users/capabilities.ts';
-import { csrfMatches, popFlash, resolveSession, setFlash, type Flash, type Session } from '../users/sessions.service.ts';
+import {
+  csrfMatches,
+  popFlash,
+  resolveSession,
+  setFlash,
+  type Flash,
+  type Session,
+} from '../users/sessions.service.ts';
 import type { User } from '../users/users.service.ts';
 import { totpRequired } from '../users/totp.service.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
@@ -57,7 +64,8 @@ export type PageResult =
   | { download: { filename: string; contentType: string; body: string | Buffer | NodeJS.ReadableStream } };
 
 /** What an action's handle gives back. */
-export type ActionResult = { redirect: string; flash?: Flash | string } | { body: SafeHtml; title: string; status?: number };
+export type ActionResult =
+  { redirect: string; flash?: Flash | string } | { body: SafeHtml; title: string; status?: number };
 
 /** An audit entry a page or action writes for the signed-in user: the action and the thing acted on. */
 export interface ConsoleAudit {
@@ -123,7 +131,9 @@ export async function guard(
     return undefined;
   }
   const account = await getAccount(db, session.actingCustomerId ?? session.user.customerId);
-  const form = (req.method === 'POST' && req.body && typeof req.body === 'object' ? req.body : {}) as ConsoleContext['form'];
+  const form = (
+    req.method === 'POST' && req.body && typeof req.body === 'object' ? req.body : {}
+  ) as ConsoleContext['form'];
   const c: ConsoleContext = {
     ctx,
     req,
@@ -138,10 +148,22 @@ export async function guard(
     form,
     can: (cap) => can(session.user, cap),
   };
-  if (req.method !== 'GET' && req.method !== 'HEAD' && !csrfMatches(session, form._csrf ?? req.headers['x-csrf-token']))
-    throw new AppError('console.csrf', 'this form has expired or did not come from the console; go back, reload the page and try again');
-  if (!c.can(permission)) throw new AppError('console.forbidden', 'your role does not allow this; ask an owner of the account');
-  if (!session.user.totpEnabled && !req.url.startsWith(TWO_FACTOR_PATH) && (await totpRequired(db, session.user.customerId))) {
+  if (
+    req.method !== 'GET' &&
+    req.method !== 'HEAD' &&
+    !csrfMatches(session, form._csrf ?? req.headers['x-csrf-token'])
+  )
+    throw new AppError(
+      'console.csrf',
+      'this form has expired or did not come from the console; go back, reload the page and try again',
+    );
+  if (!c.can(permission))
+    throw new AppError('console.forbidden', 'your role does not allow this; ask an owner of the account');
+  if (
+    !session.user.totpEnabled &&
+    !req.url.startsWith(TWO_FACTOR_PATH) &&
+    (await totpRequired(db, session.user.customerId))
+  ) {
     await reply.code(303).redirect(TWO_FACTOR_PATH, 303);
     return undefined;
   }
@@ -181,7 +203,8 @@ export function consolePage(app: FastifyInstance, ctx: AppContext, spec: PageSpe
         .type(d.contentType)
         .send(d.body);
     }
-    const page = 'body' in result ? result : { body: result as SafeHtml, title: undefined, status: undefined };
+    const page =
+      'body' in result ? result : { body: result as SafeHtml, title: undefined, status: undefined };
     return reply
       .code(page.status ?? 200)
       .type('text/html; charset=utf-8')
@@ -195,7 +218,9 @@ function refererPath(req: FastifyRequest): string | undefined {
   if (!ref) return undefined;
   try {
     const u = new URL(ref);
-    return u.host === req.headers.host && u.pathname.startsWith('/console') ? u.pathname + u.search : undefined;
+    return u.host === req.headers.host && u.pathname.startsWith('/console')
+      ? u.pathname + u.search
+      : undefined;
   } catch {
     return undefined;
   }
@@ -235,7 +260,8 @@ export function consoleAction(app: FastifyInstance, ctx: AppContext, spec: Actio
 export function notAvailable(label: string): SafeHtml {
   return html`<div class="card">
     <p>
-      ${label} is not available in the console yet. Everything it will show can be done today through the API and the
+      ${label} is not available in the console yet. Everything it will show can be done today through the API
+      and the
       <code>sealpost</code> command.
     </p>
   </div>`;

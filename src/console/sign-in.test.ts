@@ -2,7 +2,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Secret, TOTP } from 'otpauth';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { createTestUser, mergeCookies, signInClient, TEST_PASSWORD, type ConsoleClient } from './console.test-support.ts';
+import {
+  createTestUser,
+  mergeCookies,
+  signInClient,
+  TEST_PASSWORD,
+  type ConsoleClient,
+} from './console.test-support.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -28,7 +34,9 @@ async function trySignIn(email: string, password: string) {
 }
 
 function codeFor(secret: string, email: string, offset = 0): string {
-  return new TOTP({ secret: Secret.fromBase32(secret), label: email, issuer: 'Sealpost' }).generate({ timestamp: Date.now() + offset });
+  return new TOTP({ secret: Secret.fromBase32(secret), label: email, issuer: 'Sealpost' }).generate({
+    timestamp: Date.now() + offset,
+  });
 }
 
 async function enrol(c: ConsoleClient, email: string): Promise<string> {
@@ -36,7 +44,9 @@ async function enrol(c: ConsoleClient, email: string): Promise<string> {
   const page = await c.get('/console/settings/two-factor');
   expect(page.body).toMatch(/<img class="qr" src="data:image\/svg\+xml;base64,/);
   const secret = /<code id="totp-key">([A-Z2-7]+)<\/code>/.exec(page.body)![1]!;
-  expect((await c.post('/console/settings/two-factor/enable', { _csrf: c.csrf, code: '000000' })).statusCode).toBe(303);
+  expect(
+    (await c.post('/console/settings/two-factor/enable', { _csrf: c.csrf, code: '000000' })).statusCode,
+  ).toBe(303);
   expect((await c.get('/console/settings/two-factor')).body).toContain('That code is not right');
   await c.post('/console/settings/two-factor/enable', { _csrf: c.csrf, code: codeFor(secret, email) });
   expect((await c.get('/console/settings/two-factor')).body).toContain('Two-factor authentication is on.');
@@ -67,8 +77,14 @@ describe('two-factor', () => {
 
     const { res, cookie } = await trySignIn(u.email, TEST_PASSWORD);
     expect(res.headers.location).toBe('/console/sign-in/two-factor?next=%2Fconsole');
-    expect((await t.app.inject({ method: 'GET', url: '/console', headers: { cookie } })).statusCode).toBe(303);
-    const form = await t.app.inject({ method: 'GET', url: res.headers.location as string, headers: { cookie } });
+    expect((await t.app.inject({ method: 'GET', url: '/console', headers: { cookie } })).statusCode).toBe(
+      303,
+    );
+    const form = await t.app.inject({
+      method: 'GET',
+      url: res.headers.location as string,
+      headers: { cookie },
+    });
     const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!;
     const post = (code: string) =>
       t.app.inject({
@@ -80,7 +96,9 @@ describe('two-factor', () => {
     expect((await post('123456')).statusCode).toBe(401);
     const ok = await post(codeFor(secret, u.email));
     expect(ok.headers.location).toBe('/console/settings');
-    expect((await t.app.inject({ method: 'GET', url: '/console/settings', headers: { cookie } })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/console/settings', headers: { cookie } })).statusCode,
+    ).toBe(200);
   });
 
   it('when an owner makes it mandatory, a user without it can only reach the set-up page', async () => {
@@ -94,7 +112,9 @@ describe('two-factor', () => {
     const res = await vc.get('/console/domains');
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe('/console/settings/two-factor');
-    expect((await vc.get('/console/settings/two-factor')).body).toContain('This account requires two-factor authentication');
+    expect((await vc.get('/console/settings/two-factor')).body).toContain(
+      'This account requires two-factor authentication',
+    );
     const audit = await oc.get('/console/settings/audit?action=account.require_totp');
     expect(audit.body).toContain(`account:${b.account.customer_id}`);
   });

@@ -18,23 +18,39 @@ afterAll(async () => t?.close());
 
 describe('templates page', () => {
   it('lets an editor create and edit a template, recorded in the audit trail', async () => {
-    const res = await editor.post('/console/templates', { _csrf: editor.csrf, name: 'reminder', body: '<p>Hi {{first_name}}</p>' });
+    const res = await editor.post('/console/templates', {
+      _csrf: editor.csrf,
+      name: 'reminder',
+      body: '<p>Hi {{first_name}}</p>',
+    });
     expect(res.statusCode).toBe(303);
     const id = /\/console\/templates\/(\d+)/.exec(res.headers.location as string)![1]!;
-    await editor.post(`/console/templates/${id}`, { _csrf: editor.csrf, name: 'reminder', body: '<p>Hello {{first_name}}</p>' });
+    await editor.post(`/console/templates/${id}`, {
+      _csrf: editor.csrf,
+      name: 'reminder',
+      body: '<p>Hello {{first_name}}</p>',
+    });
     const page = await viewer.get(`/console/templates/${id}`);
     expect(page.body).toContain('&lt;p&gt;Hello {{first_name}}&lt;/p&gt;');
     expect(page.body).not.toContain('Save template');
-    const actions = await t.ctx.database.db.selectFrom('audit_log').select('action').where('target', '=', `template:${id}`).execute();
+    const actions = await t.ctx.database.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('target', '=', `template:${id}`)
+      .execute();
     expect(actions.map((r) => r.action)).toEqual(['template.create', 'template.change']);
   });
 
   it('refuses a broken template with the reason and saves nothing, and refuses a viewer on the server', async () => {
     await editor.post('/console/templates', { _csrf: editor.csrf, name: 'broken', body: '{{#if x}}open' });
     expect((await editor.get('/console/templates/new')).body).toMatch(/not a valid Handlebars template/i);
-    expect((await viewer.post('/console/templates', { _csrf: viewer.csrf, name: 'v', body: 'x' })).statusCode).toBe(403);
+    expect(
+      (await viewer.post('/console/templates', { _csrf: viewer.csrf, name: 'v', body: 'x' })).statusCode,
+    ).toBe(403);
     expect((await viewer.get('/console/templates/new')).statusCode).toBe(403);
-    expect(await t.ctx.database.db.selectFrom('dynamic_templates').select('name').execute()).toEqual([{ name: 'reminder' }]);
+    expect(await t.ctx.database.db.selectFrom('dynamic_templates').select('name').execute()).toEqual([
+      { name: 'reminder' },
+    ]);
   });
 
   it('previews with sample values, and names the line and column of an error', async () => {
@@ -44,12 +60,26 @@ describe('templates page', () => {
       sample: '{"first_name":"Ana"}',
     });
     expect(ok.json()).toEqual({ html: '<p>Hi Ana</p>' });
-    const bad = await editor.post('/console/templates/preview', { _csrf: editor.csrf, body: 'line one\n  {{foo}', sample: '{}' });
+    const bad = await editor.post('/console/templates/preview', {
+      _csrf: editor.csrf,
+      body: 'line one\n  {{foo}',
+      sample: '{}',
+    });
     expect(bad.json().problem).toMatchObject({ line: 2, column: 8 });
-    const block = await editor.post('/console/templates/preview', { _csrf: editor.csrf, body: 'a\n{{#each x}}b{{/if}}', sample: '{}' });
+    const block = await editor.post('/console/templates/preview', {
+      _csrf: editor.csrf,
+      body: 'a\n{{#each x}}b{{/if}}',
+      sample: '{}',
+    });
     expect(block.json().problem).toMatchObject({ line: 2 });
-    const values = await editor.post('/console/templates/preview', { _csrf: editor.csrf, body: 'x', sample: '[1]' });
+    const values = await editor.post('/console/templates/preview', {
+      _csrf: editor.csrf,
+      body: 'x',
+      sample: '[1]',
+    });
     expect(values.json().problem.message).toMatch(/sample values must be a JSON object/);
-    expect((await editor.post('/console/templates/preview', { body: 'x', sample: '{}' })).statusCode).toBe(403);
+    expect((await editor.post('/console/templates/preview', { body: 'x', sample: '{}' })).statusCode).toBe(
+      403,
+    );
   });
 });

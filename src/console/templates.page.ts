@@ -7,7 +7,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { record } from '../audit/audit.service.ts';
-import { allTemplates, changeTemplate, createTemplate, oneTemplate, type DynamicTemplate } from '../email/templates.service.ts';
+import {
+  allTemplates,
+  changeTemplate,
+  createTemplate,
+  oneTemplate,
+  type DynamicTemplate,
+} from '../email/templates.service.ts';
 import { previewTemplate } from '../email/template-preview.ts';
 import { assetUrl } from './assets.ts';
 import { html, type SafeHtml } from './html.ts';
@@ -20,11 +26,23 @@ const SAMPLE = '{\n  "first_name": "Ana",\n  "appointment": "Monday 9:00"\n}';
 function editor(c: ConsoleContext, t?: DynamicTemplate): SafeHtml {
   const canEdit = c.can('edit_content');
   return html`<script src="${assetUrl('template-preview.js')}" defer></script>
-    <form class="card" method="post" action="${t ? `/console/templates/${t.id}` : '/console/templates'}" data-template-editor>
+    <form
+      class="card"
+      method="post"
+      action="${t ? `/console/templates/${t.id}` : '/console/templates'}"
+      data-template-editor
+    >
       ${csrfField(c.csrfToken)}
       <div class="field">
         <label for="tpl-name">Name</label>
-        <input id="tpl-name" name="name" required maxlength="255" value="${t?.name ?? ''}" ${canEdit ? '' : html`readonly`} />
+        <input
+          id="tpl-name"
+          name="name"
+          required
+          maxlength="255"
+          value="${t?.name ?? ''}"
+          ${canEdit ? '' : html`readonly`}
+        />
       </div>
       <div class="field">
         <label for="tpl-body">Template (Handlebars)</label>
@@ -95,7 +113,10 @@ export function templatePages(app: FastifyInstance, ctx: AppContext): void {
     permission: 'edit_content',
     back: () => '/console/templates/new',
     handle: async (c) => {
-      const t = await createTemplate(c.ctx, c.account.customer_id, { name: field(c, 'name'), body: String(c.form.body ?? '') });
+      const t = await createTemplate(c.ctx, c.account.customer_id, {
+        name: field(c, 'name'),
+        body: String(c.form.body ?? ''),
+      });
       await audit(c, 'template.create', t);
       return { redirect: `/console/templates/${t.id}`, flash: 'The template is saved.' };
     },
@@ -118,6 +139,8 @@ export function templatePages(app: FastifyInstance, ctx: AppContext): void {
   app.post('/console/templates/preview', { schema: { hide: true } }, async (req, reply) => {
     const c = await guard(ctx, req, reply, 'read');
     if (!c) return reply;
-    return reply.type('application/json').send(previewTemplate(String(c.form.body ?? ''), String(c.form.sample ?? '')));
+    return reply
+      .type('application/json')
+      .send(previewTemplate(String(c.form.body ?? ''), String(c.form.sample ?? '')));
   });
 }

@@ -2,7 +2,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { ROLES } from '../users/capabilities.ts';
-import { changeRole, enableUser, inviteUser, memberOf, setProtectedPermission } from '../users/members.service.ts';
+import {
+  changeRole,
+  enableUser,
+  inviteUser,
+  memberOf,
+  setProtectedPermission,
+} from '../users/members.service.ts';
 import { disableUser, usersOf, type User } from '../users/users.service.ts';
 import { html, type SafeHtml } from './html.ts';
 import { csrfField, scrollTable } from './layout.ts';
@@ -36,7 +42,11 @@ function row(c: ConsoleContext, u: User): SafeHtml {
           : u.role === 'viewer'
             ? 'no'
             : html`<form method="post" action="${PATH}/${u.id}/protected" class="actions">
-                ${csrfField(c.csrfToken)}<input type="hidden" name="granted" value="${u.canReadProtected ? 'no' : 'yes'}" />
+                ${csrfField(c.csrfToken)}<input
+                  type="hidden"
+                  name="granted"
+                  value="${u.canReadProtected ? 'no' : 'yes'}"
+                />
                 ${u.canReadProtected ? 'yes' : 'no'}
                 <button
                   type="submit"
@@ -50,7 +60,9 @@ function row(c: ConsoleContext, u: User): SafeHtml {
     </td>
     <td data-label="Two-factor">${u.totpEnabled ? 'on' : 'off'}</td>
     <td data-label="Status">
-      ${u.disabled ? 'disabled' : u.hasPassword ? 'active' : 'invited'}<br /><span class="muted">last sign-in ${when(u.lastSignInAt)}</span>
+      ${u.disabled ? 'disabled' : u.hasPassword ? 'active' : 'invited'}<br /><span class="muted"
+        >last sign-in ${when(u.lastSignInAt)}</span
+      >
     </td>
     <td>
       ${
@@ -81,17 +93,22 @@ function inviteForm(c: ConsoleContext): SafeHtml {
     <form method="post" action="${PATH}/invite">
       ${csrfField(c.csrfToken)}
       <div class="field">
-        <label for="invite-email">Email</label><input id="invite-email" name="email" type="email" autocomplete="off" required />
+        <label for="invite-email">Email</label
+        ><input id="invite-email" name="email" type="email" autocomplete="off" required />
       </div>
       <div class="field">
         <label for="invite-role">Role</label>
         <select id="invite-role" name="role">
           ${ROLES.map((r) => html`<option value="${r}" ${r === 'viewer' ? 'selected' : ''}>${r}</option>`)}
         </select>
-        <p class="hint">Owner: everything. Admin: everything but users. Editor: templates, forms, lists, campaigns. Viewer: read only.</p>
+        <p class="hint">
+          Owner: everything. Admin: everything but users. Editor: templates, forms, lists, campaigns. Viewer:
+          read only.
+        </p>
       </div>
       <div class="field check">
-        <input id="invite-protected" name="protected" type="checkbox" value="yes" /><label for="invite-protected"
+        <input id="invite-protected" name="protected" type="checkbox" value="yes" /><label
+          for="invite-protected"
           >May read protected content (message bodies, form submissions, exports)</label
         >
       </div>
@@ -142,7 +159,11 @@ export function userPages(app: FastifyInstance, ctx: AppContext): void {
       const inv = await inviteUser(
         ctx,
         c.account,
-        { email: String(c.form.email ?? ''), role: String(c.form.role ?? ''), canReadProtected: c.form.protected === 'yes' },
+        {
+          email: String(c.form.email ?? ''),
+          role: String(c.form.role ?? ''),
+          canReadProtected: c.form.protected === 'yes',
+        },
         c.actor,
         c.ip,
       );
@@ -173,7 +194,10 @@ export function userPages(app: FastifyInstance, ctx: AppContext): void {
       const u = await member(c);
       const granted = c.form.granted === 'yes';
       await setProtectedPermission(db, u, granted, c.actor, c.ip);
-      return { redirect: PATH, flash: `${u.email} ${granted ? 'may now read' : 'no longer reads'} protected content.` };
+      return {
+        redirect: PATH,
+        flash: `${u.email} ${granted ? 'may now read' : 'no longer reads'} protected content.`,
+      };
     },
   });
   consoleAction(app, ctx, {

@@ -28,7 +28,10 @@ afterAll(async () => {
 
 /** The set-password link in the newest captured mail to `to`. */
 async function linkMailedTo(to: string): Promise<{ path: string; from: string }> {
-  const mail = await waitFor(async () => (await capturedOfAccount(t.ctx, a.account.customer_id)).find((m) => m.recipient === to), 10_000);
+  const mail = await waitFor(
+    async () => (await capturedOfAccount(t.ctx, a.account.customer_id)).find((m) => m.recipient === to),
+    10_000,
+  );
   const parsed = await simpleParser(mail.raw!);
   const url = /https?:\/\/\S+\/console\/set-password\?token=[\w-]+/.exec(parsed.text ?? '')![0];
   return { path: url.slice(url.indexOf('/console')), from: parsed.from?.text ?? '' };
@@ -43,7 +46,9 @@ describe('users page', () => {
       protected: 'yes',
     });
     expect(res.statusCode).toBe(303);
-    expect((await owner.get('/console/settings/users')).body).toContain('Invitation sent to nurse@example.org.');
+    expect((await owner.get('/console/settings/users')).body).toContain(
+      'Invitation sent to nurse@example.org.',
+    );
     const mail = await linkMailedTo('nurse@example.org');
     expect(mail.from).toBe(`"Sealpost" <no-reply@${a.domain}>`);
     const token = new URL(mail.path, 'http://x').searchParams.get('token')!;
@@ -51,7 +56,11 @@ describe('users page', () => {
       method: 'POST',
       url: '/console/set-password',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ token, password: 'nurse password 1', confirm: 'nurse password 1' }).toString(),
+      payload: new URLSearchParams({
+        token,
+        password: 'nurse password 1',
+        confirm: 'nurse password 1',
+      }).toString(),
     });
     expect(set.body).toContain('Your password is set');
     const nurse = await signInClient(t.app, 'nurse@example.org', 'nurse password 1');
@@ -78,7 +87,9 @@ describe('users page', () => {
     await c.post(`/console/settings/users/${admin.id}/role`, { _csrf: c.csrf, role: 'viewer' });
     const res = await c.post(`/console/settings/users/${only.id}/role`, { _csrf: c.csrf, role: 'admin' });
     expect(res.statusCode).toBe(303);
-    expect((await c.get('/console/settings/users')).body).toContain('This is the last enabled owner of the account');
+    expect((await c.get('/console/settings/users')).body).toContain(
+      'This is the last enabled owner of the account',
+    );
     expect((await getUserByEmail(t.ctx.database.db, only.email)).role).toBe('owner');
   });
 
@@ -125,7 +136,9 @@ describe('users page', () => {
     const res = await owner.get('/console/settings/audit/export.csv');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
-    expect(res.body.split('\r\n')[0]).toBe('"id","at","actor_type","actor_id","action","target","ip","detail"');
+    expect(res.body.split('\r\n')[0]).toBe(
+      '"id","at","actor_type","actor_id","action","target","ip","detail"',
+    );
     expect(res.body).toContain('"user.invite"');
     expect((await owner.get('/console/settings/audit?action=audit.export')).body).toContain('audit.export');
   });

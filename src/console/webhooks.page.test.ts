@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import type { Worker } from '../jobs/worker.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../test/webhook-receiver.ts';
-import { FAST, appendEvent, sendMessage, signedWith, startWorker, waitUntilSettled } from '../webhooks/webhooks.test-support.ts';
+import {
+  FAST,
+  appendEvent,
+  sendMessage,
+  signedWith,
+  startWorker,
+  waitUntilSettled,
+} from '../webhooks/webhooks.test-support.ts';
 import { createTestUser, signInClient, type ConsoleClient } from './console.test-support.ts';
 
 let t: TestApp;
@@ -58,9 +65,16 @@ describe('webhooks page', () => {
     expect(fresh).not.toBe(secret);
     expect((await owner.get(`/console/webhooks/${endpointId}`)).body).toContain('Retire previous secret');
     await owner.post(`/console/webhooks/${endpointId}/retire`, { _csrf: owner.csrf });
-    const saved = await owner.post(`/console/webhooks/${endpointId}/events`, { _csrf: owner.csrf, events: 'api_mail_log_opened' });
+    const saved = await owner.post(`/console/webhooks/${endpointId}/events`, {
+      _csrf: owner.csrf,
+      events: 'api_mail_log_opened',
+    });
     expect(saved.statusCode).toBe(303);
-    const row = await t.ctx.database.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpointId).executeTakeFirstOrThrow();
+    const row = await t.ctx.database.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', endpointId)
+      .executeTakeFirstOrThrow();
     expect(row.events).toBe('api_mail_log_opened');
     expect(row.previous_signing_secret).toBeNull();
   });
@@ -71,8 +85,14 @@ describe('webhooks page', () => {
       .select('id')
       .where('customer_id', '=', a.account.customer_id)
       .executeTakeFirstOrThrow();
-    await owner.post(`/console/webhooks/${endpointId}/events`, { _csrf: owner.csrf, events: 'api_mail_log_delivered' });
-    await owner.post(`/console/webhooks/${endpointId}/replay`, { _csrf: owner.csrf, event_ids: String(event.id) });
+    await owner.post(`/console/webhooks/${endpointId}/events`, {
+      _csrf: owner.csrf,
+      events: 'api_mail_log_delivered',
+    });
+    await owner.post(`/console/webhooks/${endpointId}/replay`, {
+      _csrf: owner.csrf,
+      event_ids: String(event.id),
+    });
     expect((await owner.get(`/console/webhooks/${endpointId}`)).body).toMatch(/1 event put back in line/i);
     await receiver.waitForCount(2);
     await owner.post(`/console/webhooks/${endpointId}/active`, { _csrf: owner.csrf, active: '0' });
@@ -99,15 +119,28 @@ describe('webhooks page', () => {
   });
 
   it('refuses bad input with a clear error and a viewer on the server', async () => {
-    await owner.post('/console/webhooks', { _csrf: owner.csrf, target_url: 'not a url', events: 'api_mail_log_delivered' });
+    await owner.post('/console/webhooks', {
+      _csrf: owner.csrf,
+      target_url: 'not a url',
+      events: 'api_mail_log_delivered',
+    });
     expect((await owner.get('/console/webhooks')).body).toMatch(/flash-error/);
     expect(await t.ctx.database.db.selectFrom('webhook_endpoints').select('id').execute()).toHaveLength(1);
     expect(
-      (await viewer.post('/console/webhooks', { _csrf: viewer.csrf, target_url: receiver.url, events: 'api_mail_log_delivered' }))
-        .statusCode,
+      (
+        await viewer.post('/console/webhooks', {
+          _csrf: viewer.csrf,
+          target_url: receiver.url,
+          events: 'api_mail_log_delivered',
+        })
+      ).statusCode,
     ).toBe(403);
     for (const p of ['rotate', 'retire', 'events', 'active', 'replay'])
-      expect((await viewer.post(`/console/webhooks/${endpointId}/${p}`, { _csrf: viewer.csrf, active: '1' })).statusCode, p).toBe(403);
+      expect(
+        (await viewer.post(`/console/webhooks/${endpointId}/${p}`, { _csrf: viewer.csrf, active: '1' }))
+          .statusCode,
+        p,
+      ).toBe(403);
     const page = await viewer.get(`/console/webhooks/${endpointId}`);
     expect(page.body).not.toContain('Rotate signing secret');
   });

@@ -7,7 +7,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { record } from '../audit/audit.service.ts';
-import { attemptsOf, changeEndpoint, createEndpoint, endpointOf, endpointsOf, type WebhookEndpoint } from '../webhooks/webhooks.service.ts';
+import {
+  attemptsOf,
+  changeEndpoint,
+  createEndpoint,
+  endpointOf,
+  endpointsOf,
+  type WebhookEndpoint,
+} from '../webhooks/webhooks.service.ts';
 import { replayEvents } from '../webhooks/webhooks.replay.ts';
 import { WEBHOOK_EVENTS } from '../webhooks/events.ts';
 import { html, type SafeHtml } from './html.ts';
@@ -28,7 +35,13 @@ function eventBoxes(chosen: readonly string[]): SafeHtml {
     ${WEBHOOK_EVENTS.map(
       (e) =>
         html`<div class="check">
-          <input type="checkbox" id="ev-${e}" name="events" value="${e}" ${chosen.includes(e) ? html`checked` : ''} />
+          <input
+            type="checkbox"
+            id="ev-${e}"
+            name="events"
+            value="${e}"
+            ${chosen.includes(e) ? html`checked` : ''}
+          />
           <label for="ev-${e}">${EVENT_LABEL[e]} <code>${e}</code></label>
         </div>`,
     )}
@@ -36,7 +49,8 @@ function eventBoxes(chosen: readonly string[]): SafeHtml {
 }
 
 function state(e: WebhookEndpoint): string {
-  if (e.disabled_at) return `disabled ${when(e.disabled_at)}${e.disabled_reason ? `: ${e.disabled_reason}` : ''}`;
+  if (e.disabled_at)
+    return `disabled ${when(e.disabled_at)}${e.disabled_reason ? `: ${e.disabled_reason}` : ''}`;
   if (!e.active) return 'switched off';
   return e.failure_streak > 0 ? `active, ${e.failure_streak} failed attempts in a row` : 'active';
 }
@@ -45,7 +59,8 @@ function secretOnce(e: WebhookEndpoint, heading: string): SafeHtml {
   return html`<div class="card">
     <h2>${heading}</h2>
     <p class="flash flash-info">
-      <strong>Copy this signing secret now. It is shown only this once.</strong> Your receiver checks each delivery's signature with it.
+      <strong>Copy this signing secret now. It is shown only this once.</strong> Your receiver checks each
+      delivery's signature with it.
     </p>
     <p><code id="new-secret" class="mono">${e.signing_key}</code></p>
     <p><button type="button" data-copy="new-secret">Copy secret</button></p>
@@ -53,8 +68,20 @@ function secretOnce(e: WebhookEndpoint, heading: string): SafeHtml {
   </div>`;
 }
 
-async function audit(c: ConsoleContext, action: string, id: string, detail: Record<string, unknown> = {}): Promise<void> {
-  await record(c.ctx.database.db, { accountId: c.account.customer_id, actor: c.actor, action, target: `webhook:${id}`, ip: c.ip, detail });
+async function audit(
+  c: ConsoleContext,
+  action: string,
+  id: string,
+  detail: Record<string, unknown> = {},
+): Promise<void> {
+  await record(c.ctx.database.db, {
+    accountId: c.account.customer_id,
+    actor: c.actor,
+    action,
+    target: `webhook:${id}`,
+    ip: c.ip,
+    detail,
+  });
 }
 
 /** Registers the webhooks pages. */
@@ -96,7 +123,10 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
     permission: 'manage_settings',
     back: () => '/console/webhooks',
     handle: async (c) => {
-      const e = await createEndpoint(c.ctx, c.account.customer_id, { target_url: field(c, 'target_url'), events: fields(c, 'events') });
+      const e = await createEndpoint(c.ctx, c.account.customer_id, {
+        target_url: field(c, 'target_url'),
+        events: fields(c, 'events'),
+      });
       await audit(c, 'webhook.create', e.id, { target_url: e.target_url, events: e.events });
       return { title: 'Endpoint added', body: secretOnce(e, 'Signing secret of the new endpoint') };
     },
@@ -123,7 +153,12 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
               ? html`<div class="actions">
                   ${
                     e.active && !e.disabled_at
-                      ? post('active', 'Disable', html`<input type="hidden" name="active" value="0" />`, 'danger')
+                      ? post(
+                          'active',
+                          'Disable',
+                          html`<input type="hidden" name="active" value="0" />`,
+                          'danger',
+                        )
                       : post('active', 'Enable', html`<input type="hidden" name="active" value="1" />`)
                   }
                   ${post('rotate', 'Rotate signing secret', html``, 'button secondary')}
@@ -144,7 +179,9 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
                   <div class="field">
                     <label for="rp-ids">Event ids</label>
                     <input id="rp-ids" name="event_ids" inputmode="numeric" aria-describedby="rp-hint" />
-                    <p class="hint" id="rp-hint">One or more event ids (from the attempts below), separated by commas.</p>
+                    <p class="hint" id="rp-hint">
+                      One or more event ids (from the attempts below), separated by commas.
+                    </p>
                   </div>
                   <button type="submit" class="button">Replay</button>
                 </form>`
@@ -171,10 +208,16 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
                         (a) =>
                           html`<tr>
                             <td>${when(a.created_at)}</td>
-                            <td>${a.event_id} · ${a.event_name}<br /><span class="muted">attempt ${a.attempt}</span></td>
+                            <td>
+                              ${a.event_id} · ${a.event_name}<br /><span class="muted"
+                                >attempt ${a.attempt}</span
+                              >
+                            </td>
                             <td>${a.status_code ?? 'no answer'}</td>
                             <td>${a.latency_ms} ms</td>
-                            <td><code class="mono">${(a.response_excerpt ?? a.error ?? '').slice(0, 200)}</code></td>
+                            <td>
+                              <code class="mono">${(a.response_excerpt ?? a.error ?? '').slice(0, 200)}</code>
+                            </td>
                           </tr>`,
                       )}
                     </tbody>
@@ -186,7 +229,10 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
     },
   });
 
-  const change = (path: string, handle: (c: ConsoleContext, id: string) => Promise<{ body?: SafeHtml; flash: string }>) =>
+  const change = (
+    path: string,
+    handle: (c: ConsoleContext, id: string) => Promise<{ body?: SafeHtml; flash: string }>,
+  ) =>
     consoleAction(app, ctx, {
       path: `/console/webhooks/:id/${path}`,
       permission: 'manage_settings',
@@ -194,7 +240,9 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
       handle: async (c) => {
         const id = c.params.id!;
         const r = await handle(c, id);
-        return r.body ? { title: 'Webhook endpoint', body: r.body } : { redirect: `/console/webhooks/${id}`, flash: r.flash };
+        return r.body
+          ? { title: 'Webhook endpoint', body: r.body }
+          : { redirect: `/console/webhooks/${id}`, flash: r.flash };
       },
     });
 
@@ -207,12 +255,17 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
     const active = field(c, 'active') === '1';
     await changeEndpoint(c.ctx, c.account.customer_id, id, { active });
     await audit(c, active ? 'webhook.enable' : 'webhook.disable', id);
-    return { flash: active ? 'The endpoint is enabled.' : 'The endpoint is disabled: no deliveries are sent to it.' };
+    return {
+      flash: active ? 'The endpoint is enabled.' : 'The endpoint is disabled: no deliveries are sent to it.',
+    };
   });
   change('rotate', async (c, id) => {
     const e = await changeEndpoint(c.ctx, c.account.customer_id, id, { rotate_signing_key: true });
     await audit(c, 'webhook.rotate_secret', id);
-    return { flash: '', body: secretOnce(e, 'New signing secret (the previous one keeps signing until you retire it)') };
+    return {
+      flash: '',
+      body: secretOnce(e, 'New signing secret (the previous one keeps signing until you retire it)'),
+    };
   });
   change('retire', async (c, id) => {
     await changeEndpoint(c.ctx, c.account.customer_id, id, { retire_previous_signing_key: true });
@@ -226,6 +279,8 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
       .map(Number);
     const r = await replayEvents(c.ctx, c.account.customer_id, id, { event_ids: ids });
     await audit(c, 'webhook.replay', id, { event_ids: ids, replayed: r.replayed });
-    return { flash: `${r.replayed} event${r.replayed === 1 ? '' : 's'} put back in line; ${r.already_pending} already pending.` };
+    return {
+      flash: `${r.replayed} event${r.replayed === 1 ? '' : 's'} put back in line; ${r.already_pending} already pending.`,
+    };
   });
 }

@@ -9,7 +9,8 @@ import type { Config } from '../config/schema.ts';
 /** Decodes a base64 master key, insisting on exactly 32 bytes. */
 export function decodeMasterKey(text: string, name: string): Buffer {
   const key = Buffer.from(text.trim(), 'base64');
-  if (key.length !== 32) throw new ConfigError(`${name} must be 32 bytes encoded as base64 (it decodes to ${key.length} bytes)`);
+  if (key.length !== 32)
+    throw new ConfigError(`${name} must be 32 bytes encoded as base64 (it decodes to ${key.length} bytes)`);
   return key;
 }
 

@@ -123,7 +123,9 @@ export async function connect(target: DatabaseTarget, opts: ConnectOptions = {})
     const db = new Kysely<DB>({ dialect: flushing ?? new SqliteDialect(config) });
     const readConnection = new Driver(target.file);
     readConnection.pragma('busy_timeout = 10000');
-    const reader = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(readConnection) }) });
+    const reader = new Kysely<DB>({
+      dialect: new SqliteDialect({ database: withStatementCache(readConnection) }),
+    });
     return {
       db,
       reader,

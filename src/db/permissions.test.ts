@@ -16,8 +16,14 @@ describe('the embedded database on disk', () => {
     const dataDir = path.join(parent, 'data');
     const previous = process.umask(0o022);
     try {
-      const ctx = await openContext(loadConfig({}, { dataDir, logLevel: 'silent' }), pino({ level: 'silent' }));
-      await ctx.database.db.insertInto('customers').values({ username: 'perm', created_at: Date.now() }).execute();
+      const ctx = await openContext(
+        loadConfig({}, { dataDir, logLevel: 'silent' }),
+        pino({ level: 'silent' }),
+      );
+      await ctx.database.db
+        .insertInto('customers')
+        .values({ username: 'perm', created_at: Date.now() })
+        .execute();
       expect(mode(dataDir)).toBe(0o700);
       expect(mode(path.join(dataDir, 'sealpost.db'))).toBe(0o600);
       expect(mode(path.join(dataDir, 'sealpost.db-wal'))).toBe(0o600);

@@ -13,30 +13,43 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-const insertJob = precompile((db, j: { queue: string; payload: string; lastError?: string | null; now: number }) =>
-  db
-    .insertInto('jobs')
-    .values({
-      queue: j.queue,
-      payload: j.payload,
-      state: 'queued',
-      run_at: j.now,
-      last_error: j.lastError,
-      created_at: j.now,
-      updated_at: j.now,
-    })
-    .returning(['id', 'queue', 'payload', 'state', 'last_error']),
+const insertJob = precompile(
+  (db, j: { queue: string; payload: string; lastError?: string | null; now: number }) =>
+    db
+      .insertInto('jobs')
+      .values({
+        queue: j.queue,
+        payload: j.payload,
+        state: 'queued',
+        run_at: j.now,
+        last_error: j.lastError,
+        created_at: j.now,
+        updated_at: j.now,
+      })
+      .returning(['id', 'queue', 'payload', 'state', 'last_error']),
 );
 const jobsOfQueue = precompile((db, q: { queue: string }) =>
   db.selectFrom('jobs').select(['payload']).where('queue', '=', q.queue).orderBy('id'),
 );
 
 it('runs one compiled query with the values of each call, inside and outside transactions', async () => {
-  const first = await insertJob(database.db, { queue: 'precompiled.a', payload: '"one"', lastError: 'x', now: 1 });
-  const second = await database.db.transaction().execute((trx) => insertJob(trx, { queue: 'precompiled.a', payload: '"two"', now: 2 }));
-  expect(first.rows).toEqual([{ id: expect.any(Number), queue: 'precompiled.a', payload: '"one"', state: 'queued', last_error: 'x' }]);
+  const first = await insertJob(database.db, {
+    queue: 'precompiled.a',
+    payload: '"one"',
+    lastError: 'x',
+    now: 1,
+  });
+  const second = await database.db
+    .transaction()
+    .execute((trx) => insertJob(trx, { queue: 'precompiled.a', payload: '"two"', now: 2 }));
+  expect(first.rows).toEqual([
+    { id: expect.any(Number), queue: 'precompiled.a', payload: '"one"', state: 'queued', last_error: 'x' },
+  ]);
   expect(second.rows[0]).toMatchObject({ payload: '"two"', state: 'queued' });
-  expect((await jobsOfQueue(database.reader, { queue: 'precompiled.a' })).rows).toEqual([{ payload: '"one"' }, { payload: '"two"' }]);
+  expect((await jobsOfQueue(database.reader, { queue: 'precompiled.a' })).rows).toEqual([
+    { payload: '"one"' },
+    { payload: '"two"' },
+  ]);
 });
 
 it('binds a value left undefined as NULL', async () => {

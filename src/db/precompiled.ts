@@ -18,7 +18,9 @@ export type Precompiled<A, R> = (db: Queryable, values: A) => Promise<QueryResul
  * Precompiles the query `build` makes from `values`. `build` is called once per dialect with stand-ins that only
  * record where each value goes; it must not read or branch on them.
  */
-export function precompile<A extends Record<string, unknown>, R>(build: (db: Queryable, values: A) => Compilable<R>): Precompiled<A, R> {
+export function precompile<A extends Record<string, unknown>, R>(
+  build: (db: Queryable, values: A) => Compilable<R>,
+): Precompiled<A, R> {
   // Keyed by the dialect adapter, which a Kysely instance and its transactions share.
   const compiled = new WeakMap<object, { sql: string; parameters: readonly unknown[] }>();
   const standIns = new Proxy({}, { get: (_target, name) => ({ [SLOT]: String(name) }) }) as A;

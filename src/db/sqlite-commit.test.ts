@@ -22,20 +22,27 @@ async function freshSqlite(): Promise<{ database: Database; file: string }> {
 const synchronous = async (database: Database) =>
   (await sql<{ synchronous: number }>`pragma synchronous`.execute(database.db)).rows[0]!.synchronous;
 const notes = async (database: Database) =>
-  (await sql<{ body: string }>`select body from notes order by id`.execute(database.db)).rows.map((r) => r.body);
+  (await sql<{ body: string }>`select body from notes order by id`.execute(database.db)).rows.map(
+    (r) => r.body,
+  );
 
-it.runIf(TEST_DIALECT === 'sqlite')('commits transactions and leaves the connection syncing every statement outside them', async () => {
-  const { database } = await freshSqlite();
-  await database.db.transaction().execute((trx) => sql`insert into notes (body) values ('kept')`.execute(trx));
-  await expect(
-    database.db.transaction().execute(async (trx) => {
-      await sql`insert into notes (body) values ('dropped')`.execute(trx);
-      throw new Error('rolled back');
-    }),
-  ).rejects.toThrow('rolled back');
-  expect(await notes(database)).toEqual(['kept']);
-  expect(await synchronous(database)).toBe(2); // FULL
-});
+it.runIf(TEST_DIALECT === 'sqlite')(
+  'commits transactions and leaves the connection syncing every statement outside them',
+  async () => {
+    const { database } = await freshSqlite();
+    await database.db
+      .transaction()
+      .execute((trx) => sql`insert into notes (body) values ('kept')`.execute(trx));
+    await expect(
+      database.db.transaction().execute(async (trx) => {
+        await sql`insert into notes (body) values ('dropped')`.execute(trx);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await notes(database)).toEqual(['kept']);
+    expect(await synchronous(database)).toBe(2); // FULL
+  },
+);
 
 it.runIf(TEST_DIALECT === 'sqlite')(
   'reports a commit whose log cannot be flushed, and the group committer does not run its units again',
@@ -43,7 +50,9 @@ it.runIf(TEST_DIALECT === 'sqlite')(
     const { database, file } = await freshSqlite();
     rmSync(`${file}-wal`); // SQLite keeps writing to the open file; flushing it by name fails
     const committer = createGroupCommitter(database.db);
-    const units = ['a', 'b'].map((body) => committer.run((trx) => sql`insert into notes (body) values (${body})`.execute(trx)));
+    const units = ['a', 'b'].map((body) =>
+      committer.run((trx) => sql`insert into notes (body) values (${body})`.execute(trx)),
+    );
     for (const unit of units) await expect(unit).rejects.toBeInstanceOf(UnflushedCommitError);
     expect(await notes(database)).toEqual(['a', 'b']);
   },

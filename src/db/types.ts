@@ -18,7 +18,12 @@ import type {
   EmailSuppressionsTable,
   EmailSettingsTable,
 } from './tables/email.ts';
-import type { FormsTable, FormSubmissionsTable, FormSignaturesTable, FormDailyCountsTable } from './tables/forms.ts';
+import type {
+  FormsTable,
+  FormSubmissionsTable,
+  FormSignaturesTable,
+  FormDailyCountsTable,
+} from './tables/forms.ts';
 import type {
   SubscriptionListsTable,
   SubscribersTable,
@@ -48,7 +53,11 @@ import type {
   AccountSecurityTable,
   AuditLogTable,
 } from './tables/console.ts';
-import type { SubscriberImportsTable, SubscriberImportChunksTable, SubscriberImportErrorsTable } from './tables/imports.ts';
+import type {
+  SubscriberImportsTable,
+  SubscriberImportChunksTable,
+  SubscriberImportErrorsTable,
+} from './tables/imports.ts';
 
 export type * from './tables/core.ts';
 export type * from './tables/email.ts';

@@ -31,10 +31,18 @@ describe('upgrading a database with data', () => {
     await db.insertInto('customers').values({ username: 'old', created_at: 1 }).execute();
     await db
       .insertInto('forms')
-      .values([formRow('b-second', 2000, null), formRow('a-first', 1000, null), formRow('c-copy', 3000, 'b-second')])
+      .values([
+        formRow('b-second', 2000, null),
+        formRow('a-first', 1000, null),
+        formRow('c-copy', 3000, 'b-second'),
+      ])
       .execute();
     await migrateToLatest(database);
-    const rows = await database.db.selectFrom('forms').select(['id', 'number', 'old_form_number']).orderBy('created_at').execute();
+    const rows = await database.db
+      .selectFrom('forms')
+      .select(['id', 'number', 'old_form_number'])
+      .orderBy('created_at')
+      .execute();
     const numbers = rows.map((r) => Number(r.number));
     expect(new Set(numbers).size).toBe(3);
     if (database.dialect === 'sqlite') expect(numbers).toEqual([1, 2, 3]);

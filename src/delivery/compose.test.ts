@@ -25,7 +25,10 @@ const addresses = (field: AddressObject | AddressObject[] | undefined) =>
   (Array.isArray(field) ? field : field ? [field] : []).flatMap((o) => o.value.map((v) => v.address));
 
 it('gives every copy of a many-recipient message the full To and Cc lists, with that copy’s own tracking', async () => {
-  const to = Array.from({ length: 300 }, (_, i) => ({ address: `patient${i}@example.org`, name: `Patient ${i} Ünïcode` }));
+  const to = Array.from({ length: 300 }, (_, i) => ({
+    address: `patient${i}@example.org`,
+    name: `Patient ${i} Ünïcode`,
+  }));
   const cc = Array.from({ length: 20 }, (_, i) => ({ address: `nurse${i}@example.org`, name: '' }));
   const content: MessageContent = {
     subject: 'Results',
@@ -38,7 +41,8 @@ it('gives every copy of a many-recipient message the full To and Cc lists, with 
     attachments: [],
   };
   const tracker = {
-    rewriteLinks: (html: string, recipientId: number) => html.replace('https://portal.example/', `https://t.example/c/${recipientId}`),
+    rewriteLinks: (html: string, recipientId: number) =>
+      html.replace('https://portal.example/', `https://t.example/c/${recipientId}`),
     openPixelUrl: (recipientId: number) => `https://t.example/o/${recipientId}.gif`,
   };
   for (const [id, address] of [

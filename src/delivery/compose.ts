@@ -35,7 +35,11 @@ interface MailSpec {
  * it. The To and Cc headers, which grow with the recipient list, are rendered once per message and spliced into each
  * copy, and the copy is DKIM-signed after, so a message to n recipients costs n times a one-recipient message, not n².
  */
-export async function composeMessage(item: DeliveryItem, content: MessageContent, tracker: HtmlTracker): Promise<Buffer> {
+export async function composeMessage(
+  item: DeliveryItem,
+  content: MessageContent,
+  tracker: HtmlTracker,
+): Promise<Buffer> {
   const addresses = await addressLines(content);
   const raw = await render({
     from: content.from,
@@ -58,7 +62,11 @@ export async function composeMessage(item: DeliveryItem, content: MessageContent
   });
   const at = raw.indexOf(`${PLACEHOLDER}: 1\r\n`);
   if (at < 0) throw new Error('composing a message: the address header position was not found');
-  const spliced = Buffer.concat([raw.subarray(0, at), Buffer.from(addresses), raw.subarray(at + PLACEHOLDER.length + 5)]);
+  const spliced = Buffer.concat([
+    raw.subarray(0, at),
+    Buffer.from(addresses),
+    raw.subarray(at + PLACEHOLDER.length + 5),
+  ]);
   return item.dkim ? sign(spliced, item.dkim) : spliced;
 }
 
@@ -81,7 +89,9 @@ async function addressLines(content: MessageContent): Promise<string> {
   });
   const head = (info.message as Buffer).toString('utf8').split('\r\n\r\n', 1)[0]!;
   let keep = false;
-  const lines = head.split('\r\n').filter((line) => (keep = /^[ \t]/.test(line) ? keep : /^(To|Cc):/i.test(line)));
+  const lines = head
+    .split('\r\n')
+    .filter((line) => (keep = /^[ \t]/.test(line) ? keep : /^(To|Cc):/i.test(line)));
   const text = lines.map((l) => `${l}\r\n`).join('');
   addressCache.set(content, text);
   return text;

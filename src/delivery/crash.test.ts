@@ -12,7 +12,14 @@ import type { Worker } from '../jobs/worker.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { startSmtpSink, type SmtpSink } from '../test/smtp-sink.ts';
 import { waitFor } from '../test/wait.ts';
-import { eventsOf, receiptOf, recipientRows, sendMessage, startDeliveryWorker, waitUntilFinished } from './delivery.test-support.ts';
+import {
+  eventsOf,
+  receiptOf,
+  recipientRows,
+  sendMessage,
+  startDeliveryWorker,
+  waitUntilFinished,
+} from './delivery.test-support.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const LEASE_MS = 1000;
@@ -25,7 +32,9 @@ let worker: Worker | undefined;
 
 beforeAll(async () => {
   sink = await startSmtpSink({ tls: 'starttls', reply: (n) => (n === 1 ? 'stall' : { code: 250 }) });
-  t = await createTestApp({ config: { transport: 'relay', relayUrl: sink.url, tlsVerify: false, jobLeaseMs: LEASE_MS } });
+  t = await createTestApp({
+    config: { transport: 'relay', relayUrl: sink.url, tlsVerify: false, jobLeaseMs: LEASE_MS },
+  });
   acct = await t.createAccount();
 });
 afterAll(async () => {
@@ -58,7 +67,12 @@ it('delivers exactly once after a worker dies mid-delivery and its lease expires
   const id = await sendMessage(t, acct, {});
   const doomed = spawnDoomedWorker();
   child = doomed.child;
-  await waitFor(() => sink.dataCount() === 1, 15_000, 20, `the doomed worker reaching DATA (${doomed.output()})`);
+  await waitFor(
+    () => sink.dataCount() === 1,
+    15_000,
+    20,
+    `the doomed worker reaching DATA (${doomed.output()})`,
+  );
 
   const exited = once(child, 'exit');
   child.kill('SIGKILL');
@@ -69,13 +83,24 @@ it('delivers exactly once after a worker dies mid-delivery and its lease expires
   worker = startDeliveryWorker(t);
   await waitUntilFinished(t, id, 10_000);
 
-  expect((await receiptOf(t, acct, id)).data.message.message_deliveries.map((d) => d.status.deliveryStatus)).toEqual(['delivered']);
+  expect(
+    (await receiptOf(t, acct, id)).data.message.message_deliveries.map((d) => d.status.deliveryStatus),
+  ).toEqual(['delivered']);
   expect((await eventsOf(t, id)).map((e) => e.event)).toEqual(['delivered']);
   expect((await recipientRows(t, id))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
   expect(sink.received).toHaveLength(1);
   // The worker settles the work row after the outcome it recorded is committed.
-  const jobRow = () => t.ctx.database.db.selectFrom('jobs').select(['state', 'attempts', 'lease_owner']).executeTakeFirstOrThrow();
-  const job = await waitFor(async () => ((await jobRow()).state === 'running' ? undefined : jobRow()), 5_000, 10, 'the work row settling');
+  const jobRow = () =>
+    t.ctx.database.db
+      .selectFrom('jobs')
+      .select(['state', 'attempts', 'lease_owner'])
+      .executeTakeFirstOrThrow();
+  const job = await waitFor(
+    async () => ((await jobRow()).state === 'running' ? undefined : jobRow()),
+    5_000,
+    10,
+    'the work row settling',
+  );
   expect(job).toMatchObject({ state: 'done', attempts: 2 });
   expect(job.lease_owner).not.toBe('doomed-worker');
 });

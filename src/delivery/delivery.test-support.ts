@@ -7,7 +7,11 @@ import type { TestAccount, TestApp } from '../test/harness.ts';
 import { waitFor } from '../test/wait.ts';
 
 /** Starts a worker over the delivery queues with configuration overrides (the relay URL of a sink, say), and wires wake-ups. */
-export function startDeliveryWorker(t: TestApp, overrides: Partial<Config> = {}, opts: BackgroundOptions = {}): Worker {
+export function startDeliveryWorker(
+  t: TestApp,
+  overrides: Partial<Config> = {},
+  opts: BackgroundOptions = {},
+): Worker {
   return startTestWorker(t, overrides, (ctx) => queueHandlers(ctx, opts));
 }
 
@@ -43,14 +47,21 @@ export interface ReceiptBody {
   data: {
     message: {
       id: string;
-      message_deliveries: { recipient: string; status: { deliveryStatus: string; deliveryTime: string | null } }[];
+      message_deliveries: {
+        recipient: string;
+        status: { deliveryStatus: string; deliveryTime: string | null };
+      }[];
     };
   };
 }
 
 /** Reads a message's receipt through the API. */
 export async function receiptOf(t: TestApp, acct: TestAccount, id: string): Promise<ReceiptBody> {
-  const res = await t.app.inject({ method: 'GET', url: `/v1/email/message_receipt?sourceTrackingId=${id}`, headers: acct.auth });
+  const res = await t.app.inject({
+    method: 'GET',
+    url: `/v1/email/message_receipt?sourceTrackingId=${id}`,
+    headers: acct.auth,
+  });
   if (res.statusCode !== 200) throw new Error(`receipt failed: ${res.statusCode} ${res.body}`);
   return res.json() as ReceiptBody;
 }
@@ -74,7 +85,12 @@ export async function waitUntilFinished(t: TestApp, id: string, timeoutMs = 10_0
 
 /** The recipient rows of a message, in order. */
 export function recipientRows(t: TestApp, id: string) {
-  return t.ctx.database.db.selectFrom('message_recipients').selectAll().where('message_id', '=', id).orderBy('id').execute();
+  return t.ctx.database.db
+    .selectFrom('message_recipients')
+    .selectAll()
+    .where('message_id', '=', id)
+    .orderBy('id')
+    .execute();
 }
 
 /** The delivery events of a message, in order, with their data parsed. */

@@ -34,7 +34,11 @@ it('signs a composed message that the public key verifies', async () => {
     openTracking: false,
     linkTracking: false,
     content: null,
-    dkim: { domainName: 'clinic.example', keySelector: 'k1', privateKey: dkimKeyObject('sealed-c', () => pem) },
+    dkim: {
+      domainName: 'clinic.example',
+      keySelector: 'k1',
+      privateKey: dkimKeyObject('sealed-c', () => pem),
+    },
   } satisfies DeliveryItem;
   const raw = await composeMessage(
     item,
@@ -67,8 +71,13 @@ it('signs a composed message that the public key verifies', async () => {
       .replace(/\s+/g, ' ')
       .trim()}`;
   };
-  const signed = names.map((n) => relaxed(lines.find((l) => l.toLowerCase().startsWith(`${n.toLowerCase()}:`))!)).join('\r\n');
-  const own = relaxed(lines.find((l) => l.toLowerCase().startsWith('dkim-signature:'))!).replace(/\bb=[^;]*$/, 'b=');
+  const signed = names
+    .map((n) => relaxed(lines.find((l) => l.toLowerCase().startsWith(`${n.toLowerCase()}:`))!))
+    .join('\r\n');
+  const own = relaxed(lines.find((l) => l.toLowerCase().startsWith('dkim-signature:'))!).replace(
+    /\bb=[^;]*$/,
+    'b=',
+  );
   const verify = createVerify('RSA-SHA256').update(`${signed}\r\n${own}`);
   expect(verify.verify(publicKey, signature, 'base64')).toBe(true);
 });

@@ -56,7 +56,10 @@ export function createDeliveryEngine(deps: DeliveryDeps): DeliveryEngine {
     const item = await deps.store.load(recipientId);
     if (!item || item.final) return { kind: 'skipped' };
     const sent = await sendUnderTlsPolicy(item);
-    const outcome = judge({ ...sent, transport: deps.transport.name, number: attempt, at: now() }, deps.retrySchedule);
+    const outcome = judge(
+      { ...sent, transport: deps.transport.name, number: attempt, at: now() },
+      deps.retrySchedule,
+    );
     const recorded = await deps.store.record(item, outcome);
     logOutcome(item, outcome, recorded);
     return recorded ? { kind: 'recorded', outcome } : { kind: 'superseded' };
@@ -67,22 +70,42 @@ export function createDeliveryEngine(deps: DeliveryDeps): DeliveryEngine {
     const content = item.content;
     if (!content)
       return {
-        outcome: { result: 'permanent', response: item.contentError ?? 'the message content was purged before delivery', tls: null },
+        outcome: {
+          result: 'permanent',
+          response: item.contentError ?? 'the message content was purged before delivery',
+          tls: null,
+        },
         secure: false,
       };
     if (item.forceSecure) return sendNotification(item, content, 'sender-requested');
     const raw = await composeMessage(item, content, deps.tracker);
-    const outcome = await deps.transport.send({ from: item.envelopeFrom, to: item.address, raw, requireTls: !item.allowNonTls, ref: item });
+    const outcome = await deps.transport.send({
+      from: item.envelopeFrom,
+      to: item.address,
+      raw,
+      requireTls: !item.allowNonTls,
+      ref: item,
+    });
     if (outcome.result === 'tls-unavailable') return sendNotification(item, content, 'tls-unavailable');
     return { outcome, secure: false };
   }
 
   /** Issues a secure link, stores its hash, and sends the notification, which may go without TLS as it holds no content. */
-  async function sendNotification(item: DeliveryItem, content: MessageContent, reason: NotificationReason): Promise<Sent> {
+  async function sendNotification(
+    item: DeliveryItem,
+    content: MessageContent,
+    reason: NotificationReason,
+  ): Promise<Sent> {
     const link = issueSecureLink(deps.publicUrl, deps.secureLinkTtlHours, now());
     await deps.store.saveSecureLink(item.recipientId, link.tokenHash, link.expiresAt);
     const raw = await composeNotification(item, notificationMail(content, link, reason));
-    const outcome = await deps.transport.send({ from: item.envelopeFrom, to: item.address, raw, requireTls: false, ref: item });
+    const outcome = await deps.transport.send({
+      from: item.envelopeFrom,
+      to: item.address,
+      raw,
+      requireTls: false,
+      ref: item,
+    });
     return { outcome, secure: true };
   }
 
@@ -96,7 +119,8 @@ export function createDeliveryEngine(deps: DeliveryDeps): DeliveryEngine {
       attempts: outcome.attempts,
       response: outcome.response,
     };
-    if (!recorded) deps.log.warn(fields, 'delivery outcome dropped: another attempt settled this recipient first');
+    if (!recorded)
+      deps.log.warn(fields, 'delivery outcome dropped: another attempt settled this recipient first');
     else if (outcome.status === 'delivered') deps.log.info(fields, 'delivered');
     else deps.log.warn(fields, outcome.status === 'failed' ? 'delivery failed' : 'delivery deferred');
   }
@@ -126,7 +150,11 @@ export interface DeliveryQueueOptions {
  * A work-row queue over the engine. The engine decides the last attempt itself; the row follows: a temporary outcome
  * is thrown so the row is retried on the same schedule, a permanent one fails the row at once.
  */
-export function deliveryQueue(engine: DeliveryEngine, lane: LaneSettings, opts: DeliveryQueueOptions = {}): QueueSpec {
+export function deliveryQueue(
+  engine: DeliveryEngine,
+  lane: LaneSettings,
+  opts: DeliveryQueueOptions = {},
+): QueueSpec {
   const field = opts.idField ?? 'recipientId';
   const idOf = (data: unknown) => (data as Record<string, unknown> | null)?.[field];
   const onFailed = opts.onFailed;

@@ -7,7 +7,14 @@ import type { Worker } from '../jobs/worker.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { startSmtpSink, type SmtpSink } from '../test/smtp-sink.ts';
 import type { MxResolver } from './mx.ts';
-import { eventsOf, receiptOf, recipientRows, sendMessage, startDeliveryWorker, waitUntilFinished } from './delivery.test-support.ts';
+import {
+  eventsOf,
+  receiptOf,
+  recipientRows,
+  sendMessage,
+  startDeliveryWorker,
+  waitUntilFinished,
+} from './delivery.test-support.ts';
 
 let t: TestApp;
 let acct: TestAccount;
@@ -48,7 +55,9 @@ const resolver: MxResolver = {
 
 beforeAll(async () => {
   sink = await startSmtpSink({ tls: 'starttls' });
-  t = await createTestApp({ config: { transport: 'mx', mxPort: sink.port, tlsVerify: false, deliveryTimeoutMs: 5000 } });
+  t = await createTestApp({
+    config: { transport: 'mx', mxPort: sink.port, tlsVerify: false, deliveryTimeoutMs: 5000 },
+  });
   acct = await t.createAccount();
 });
 afterEach(async () => {
@@ -70,7 +79,9 @@ async function deliverTo(recipient: string): Promise<string> {
 it("delivers over STARTTLS to the MX host the recipient's domain names", async () => {
   const before = sink.received.length;
   const id = await deliverTo('patient@clinic.test');
-  expect((await receiptOf(t, acct, id)).data.message.message_deliveries[0]!.status.deliveryStatus).toBe('delivered');
+  expect((await receiptOf(t, acct, id)).data.message.message_deliveries[0]!.status.deliveryStatus).toBe(
+    'delivered',
+  );
   expect(sink.received.slice(before).map((m) => [m.to, m.secure])).toEqual([[['patient@clinic.test'], true]]);
   expect((await recipientRows(t, id))[0]).toMatchObject({ via: 'mx', tls: 1 });
   expect(lookups).toEqual(expect.arrayContaining(['MX clinic.test', 'A mx1.clinic.test']));
@@ -81,7 +92,9 @@ it("sends a secure notification instead when the MX host's certificate cannot be
   const before = sink.received.length;
   const id = await sendMessage(t, acct, { recipients: ['patient@clinic.test'] });
   await waitUntilFinished(t, id);
-  expect((await receiptOf(t, acct, id)).data.message.message_deliveries[0]!.status.deliveryStatus).toBe('delivered via secure portal');
+  expect((await receiptOf(t, acct, id)).data.message.message_deliveries[0]!.status.deliveryStatus).toBe(
+    'delivered via secure portal',
+  );
   const [mail] = sink.received.slice(before);
   expect((await mail!.parsed()).text).not.toContain('potassium');
 });
@@ -103,12 +116,17 @@ it('tries the next MX host by priority when the first cannot be reached', async 
 
 it('fails permanently for a domain that publishes a null MX', async () => {
   const id = await deliverTo('patient@null-mx.test');
-  expect((await receiptOf(t, acct, id)).data.message.message_deliveries[0]!.status.deliveryStatus).toBe('hard bounced');
+  expect((await receiptOf(t, acct, id)).data.message.message_deliveries[0]!.status.deliveryStatus).toBe(
+    'hard bounced',
+  );
   expect((await eventsOf(t, id)).map((e) => e.event)).toEqual(['permanent_failure']);
 });
 
 it('fails permanently for a domain that does not exist', async () => {
   const id = await deliverTo('patient@nowhere.test');
-  expect((await recipientRows(t, id))[0]).toMatchObject({ status: 'failed', delivery_status: 'hard bounced' });
+  expect((await recipientRows(t, id))[0]).toMatchObject({
+    status: 'failed',
+    delivery_status: 'hard bounced',
+  });
   expect((await recipientRows(t, id))[0]!.last_response).toContain('does not exist');
 });

@@ -20,14 +20,22 @@ export interface MxResolver {
 const MAX_ADDRESSES = 5;
 
 /** The mx transport connecting to `port` on each host. */
-export function createMxTransport(settings: SmtpSettings, port: number, resolver: MxResolver = dns): Transport {
+export function createMxTransport(
+  settings: SmtpSettings,
+  port: number,
+  resolver: MxResolver = dns,
+): Transport {
   return {
     name: 'mx',
     async send(req) {
       const domain = req.to.slice(req.to.lastIndexOf('@') + 1).toLowerCase();
       const hosts = await mailHosts(resolver, domain);
       if (!Array.isArray(hosts)) return hosts;
-      let last: SendOutcome = { result: 'temporary', response: `no address found for the mail hosts of ${domain}`, tls: null };
+      let last: SendOutcome = {
+        result: 'temporary',
+        response: `no address found for the mail hosts of ${domain}`,
+        tls: null,
+      };
       let tried = 0;
       for (const host of hosts) {
         for (const address of await addressesOf(resolver, host)) {
@@ -57,8 +65,13 @@ async function mailHosts(resolver: MxResolver, domain: string): Promise<string[]
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === 'ENODATA') return [domain];
-    if (code === 'ENOTFOUND') return { result: 'permanent', response: `550 ${domain} does not exist (DNS NXDOMAIN)`, tls: null };
-    return { result: 'temporary', response: `looking up MX of ${domain} failed: ${code ?? String(err)}`, tls: null };
+    if (code === 'ENOTFOUND')
+      return { result: 'permanent', response: `550 ${domain} does not exist (DNS NXDOMAIN)`, tls: null };
+    return {
+      result: 'temporary',
+      response: `looking up MX of ${domain} failed: ${code ?? String(err)}`,
+      tls: null,
+    };
   }
   if (records.length === 0) return [domain];
   if (records.some((r) => r.exchange === '' || r.exchange === '.'))
@@ -69,6 +82,7 @@ async function mailHosts(resolver: MxResolver, domain: string): Promise<string[]
 /** The IPv4 then IPv6 addresses of a host; empty when it has none or the lookup fails. */
 async function addressesOf(resolver: MxResolver, host: string): Promise<string[]> {
   if (isIP(host)) return [host];
-  const lookup = async (fn?: (h: string) => Promise<string[]>) => (fn ? fn.call(resolver, host).catch(() => [] as string[]) : []);
+  const lookup = async (fn?: (h: string) => Promise<string[]>) =>
+    fn ? fn.call(resolver, host).catch(() => [] as string[]) : [];
   return [...(await lookup(resolver.resolve4)), ...(await lookup(resolver.resolve6))];
 }

@@ -42,7 +42,13 @@ async function medianSendMs(relay: Transport, requireTls: boolean): Promise<numb
   const times: number[] = [];
   for (let n = 0; n < MESSAGES; n++) {
     const started = performance.now();
-    const outcome = await relay.send({ from: 'a@sealpost.test', to: 'b@example.org', raw: raw(n), requireTls, ref: REF });
+    const outcome = await relay.send({
+      from: 'a@sealpost.test',
+      to: 'b@example.org',
+      raw: raw(n),
+      requireTls,
+      ref: REF,
+    });
     expect(outcome.result).toBe('accepted');
     times.push(performance.now() - started);
   }
@@ -53,7 +59,13 @@ async function medianSendMs(relay: Transport, requireTls: boolean): Promise<numb
 describe('outgoing SMTP sockets', () => {
   it('send message after message on a pooled TLS connection without waiting for delayed acknowledgements', async () => {
     const relay = await relayTo('starttls');
-    await relay.send({ from: 'a@sealpost.test', to: 'b@example.org', raw: raw(-1), requireTls: true, ref: REF });
+    await relay.send({
+      from: 'a@sealpost.test',
+      to: 'b@example.org',
+      raw: raw(-1),
+      requireTls: true,
+      ref: REF,
+    });
     expect(await medianSendMs(relay, true)).toBeLessThan(STALL_MS);
   });
 

@@ -21,7 +21,11 @@ export interface SecureLink {
 /** Makes a new secure link under `publicUrl` valid for `ttlHours`. */
 export function issueSecureLink(publicUrl: string, ttlHours: number, now: number): SecureLink {
   const token = randomBytes(32).toString('base64url');
-  return { url: `${publicUrl}/s/${token}`, tokenHash: hashSecureToken(token), expiresAt: now + ttlHours * 3_600_000 };
+  return {
+    url: `${publicUrl}/s/${token}`,
+    tokenHash: hashSecureToken(token),
+    expiresAt: now + ttlHours * 3_600_000,
+  };
 }
 
 /** The stored form of a secure token. */
@@ -30,7 +34,11 @@ export function hashSecureToken(token: string): string {
 }
 
 /** The notification mail: from the message's sender, naming the sender, the link and its expiry, and nothing else. */
-export function notificationMail(content: MessageContent, link: SecureLink, reason: NotificationReason): NotificationMail {
+export function notificationMail(
+  content: MessageContent,
+  link: SecureLink,
+  reason: NotificationReason,
+): NotificationMail {
   const sender = senderText(content.from);
   const expires = new Date(link.expiresAt).toUTCString();
   const why =

@@ -47,7 +47,12 @@ export function judge(attempt: Attempt, schedule: readonly number[]): RecordedOu
       event: 'delivered',
     };
   if (outcome.result === 'permanent')
-    return { ...base, status: 'failed', deliveryStatus: DELIVERY_STATUS.hardBounced, event: 'permanent_failure' };
+    return {
+      ...base,
+      status: 'failed',
+      deliveryStatus: DELIVERY_STATUS.hardBounced,
+      event: 'permanent_failure',
+    };
   if (isLastAttempt(attempt.number, schedule))
     return {
       ...base,
@@ -56,5 +61,10 @@ export function judge(attempt: Attempt, schedule: readonly number[]): RecordedOu
       deliveryStatus: DELIVERY_STATUS.hardBounced,
       event: 'permanent_failure',
     };
-  return { ...base, status: 'deferred', deliveryStatus: DELIVERY_STATUS.softBounced, event: 'temporary_failure' };
+  return {
+    ...base,
+    status: 'deferred',
+    deliveryStatus: DELIVERY_STATUS.softBounced,
+    event: 'temporary_failure',
+  };
 }

@@ -10,7 +10,14 @@ import { queueHandlers } from '../app/workers.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { startSmtpSink, type SmtpSink } from '../test/smtp-sink.ts';
 import { waitFor } from '../test/wait.ts';
-import { eventsOf, receiptOf, recipientRows, sendMessage, startDeliveryWorker, waitUntilFinished } from './delivery.test-support.ts';
+import {
+  eventsOf,
+  receiptOf,
+  recipientRows,
+  sendMessage,
+  startDeliveryWorker,
+  waitUntilFinished,
+} from './delivery.test-support.ts';
 
 const PUBLIC_URL = 'https://mail.sealpost.test';
 const CONTENT = 'Your potassium is 4.1 mmol/L.';
@@ -23,7 +30,13 @@ const sinks: SmtpSink[] = [];
 
 beforeAll(async () => {
   t = await createTestApp({
-    config: { transport: 'relay', tlsVerify: false, deliveryRetrySchedule: [200], deliveryTimeoutMs: 5000, publicUrl: PUBLIC_URL },
+    config: {
+      transport: 'relay',
+      tlsVerify: false,
+      deliveryRetrySchedule: [200],
+      deliveryTimeoutMs: 5000,
+      publicUrl: PUBLIC_URL,
+    },
   });
   acct = await t.createAccount();
   // Each case looks at attempts to the same recipient; a hard bounce in one must not suppress it in the next.
@@ -45,7 +58,11 @@ async function sink(opts: Parameters<typeof startSmtpSink>[0] = {}): Promise<Smt
 }
 
 /** Sends through the API to a worker relaying to `s`, and waits until the message is finished. */
-async function sendVia(s: SmtpSink, message: Record<string, unknown> = {}, data: Record<string, unknown> = {}): Promise<string> {
+async function sendVia(
+  s: SmtpSink,
+  message: Record<string, unknown> = {},
+  data: Record<string, unknown> = {},
+): Promise<string> {
   worker = startDeliveryWorker(t, { relayUrl: s.url });
   const id = await sendMessage(t, acct, message, data);
   await waitUntilFinished(t, id);
@@ -88,7 +105,11 @@ describe('TLS to the relay', () => {
     const token = /\/s\/([A-Za-z0-9_-]{43})\b/.exec(mail.text ?? '')![1]!;
     expect(mail.text).toContain(`${PUBLIC_URL}/s/${token}`);
     const [row] = await recipientRows(t, id);
-    expect(row).toMatchObject({ via: 'relay+secure', tls: 0, secure_token_hash: createHash('sha256').update(token).digest('hex') });
+    expect(row).toMatchObject({
+      via: 'relay+secure',
+      tls: 0,
+      secure_token_hash: createHash('sha256').update(token).digest('hex'),
+    });
     expect(Number(row!.secure_expires_at)).toBeGreaterThan(Date.now() + 700 * 3_600_000);
   });
 
@@ -123,7 +144,9 @@ describe('TLS to the relay', () => {
 
 describe('outcomes', () => {
   it('delivers after a retry when the relay first answers 4xx', async () => {
-    const s = await sink({ reply: (n) => (n === 1 ? { code: 451, message: 'greylisted, try again later' } : { code: 250 }) });
+    const s = await sink({
+      reply: (n) => (n === 1 ? { code: 451, message: 'greylisted, try again later' } : { code: 250 }),
+    });
     const id = await sendVia(s);
     expect(statusOf(await receiptOf(t, acct, id))).toEqual(['delivered']);
     expect((await eventsOf(t, id)).map((e) => e.event)).toEqual(['temporary_failure', 'delivered']);
@@ -149,7 +172,11 @@ describe('outcomes', () => {
     expect(s.dataCount()).toBe(2);
     // The worker settles the work row after the outcome it recorded is committed.
     const lastJob = () =>
-      t.ctx.database.db.selectFrom('jobs').select(['state', 'attempts']).orderBy('id', 'desc').executeTakeFirstOrThrow();
+      t.ctx.database.db
+        .selectFrom('jobs')
+        .select(['state', 'attempts'])
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
     const job = await waitFor(
       async () => ((await lastJob()).state === 'running' ? undefined : lastJob()),
       5_000,
@@ -163,8 +190,14 @@ describe('outcomes', () => {
     const s = await sink();
     const id = await sendVia(s);
     const [row] = await recipientRows(t, id);
-    const queue = queueHandlers({ ...t.ctx, config: { ...t.ctx.config, relayUrl: s.url } })['email.transactional']!;
-    const job = await t.ctx.database.db.selectFrom('jobs').selectAll().orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const queue = queueHandlers({ ...t.ctx, config: { ...t.ctx.config, relayUrl: s.url } })[
+      'email.transactional'
+    ]!;
+    const job = await t.ctx.database.db
+      .selectFrom('jobs')
+      .selectAll()
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     await queue.handler({ ...job, attempts: 2, data: { recipientId: row!.id } });
     expect(s.dataCount()).toBe(1);
     expect((await eventsOf(t, id)).map((e) => e.event)).toEqual(['delivered']);
@@ -175,12 +208,15 @@ describe('outcomes', () => {
 describe('what the recipient receives', () => {
   it('rewrites links to click URLs and appends the open pixel in the delivered HTML', async () => {
     const s = await sink();
-    const html = '<html><body><p>See <a href="https://portal.example/results?id=7&amp;x=1">results</a></p></body></html>';
+    const html =
+      '<html><body><p>See <a href="https://portal.example/results?id=7&amp;x=1">results</a></p></body></html>';
     await sendVia(s, { content: { 'text/plain': CONTENT, 'text/html': html } });
     const delivered = (await s.received[0]!.parsed()).html as string;
     expect(delivered).not.toContain('portal.example');
     expect(delivered).toMatch(new RegExp(`<a href="${PUBLIC_URL}/t/c/[^"]+">results</a>`));
-    expect(delivered).toMatch(new RegExp(`<img src="${PUBLIC_URL}/t/o/[^"]+\\.gif" width="1" height="1" alt=""></body>`));
+    expect(delivered).toMatch(
+      new RegExp(`<img src="${PUBLIC_URL}/t/o/[^"]+\\.gif" width="1" height="1" alt=""></body>`),
+    );
   });
 
   it('never shows a bcc recipient in the headers', async () => {
@@ -197,7 +233,11 @@ describe('what the recipient receives', () => {
   it('delivers attachments intact', async () => {
     const s = await sink();
     const pdf = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 37) % 256));
-    await sendVia(s, { attachments: [{ fileName: 'results.pdf', contentType: 'application/pdf', content: pdf.toString('base64') }] });
+    await sendVia(s, {
+      attachments: [
+        { fileName: 'results.pdf', contentType: 'application/pdf', content: pdf.toString('base64') },
+      ],
+    });
     const [attachment] = (await s.received[0]!.parsed()).attachments;
     expect(attachment).toMatchObject({ filename: 'results.pdf', contentType: 'application/pdf' });
     expect(Buffer.compare(attachment!.content, pdf)).toBe(0);

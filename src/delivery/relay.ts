@@ -8,7 +8,15 @@
 import { createTransport as createMailer, type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type { Transport } from './transport.ts';
-import { noDelaySocket, oneLine, outcomeOfError, sendOnce, sessionOptions, type SmtpSettings, type SmtpTarget } from './smtp-client.ts';
+import {
+  noDelaySocket,
+  oneLine,
+  outcomeOfError,
+  sendOnce,
+  sessionOptions,
+  type SmtpSettings,
+  type SmtpTarget,
+} from './smtp-client.ts';
 
 const POOL_IDLE_MS = 60_000;
 
@@ -39,9 +47,12 @@ export function createRelayTransport(url: string, settings: SmtpSettings): Trans
   return {
     name: 'relay',
     async send(req) {
-      if (!req.requireTls && !target.secure) return sendOnce(target, settings, { from: req.from, to: req.to }, req.raw, false);
+      if (!req.requireTls && !target.secure)
+        return sendOnce(target, settings, { from: req.from, to: req.to }, req.raw, false);
       try {
-        const info = await pool.use((t) => t.sendMail({ envelope: { from: req.from, to: [req.to] }, raw: req.raw }));
+        const info = await pool.use((t) =>
+          t.sendMail({ envelope: { from: req.from, to: [req.to] }, raw: req.raw }),
+        );
         return { result: 'accepted', response: oneLine(info.response ?? '250 accepted'), tls: true };
       } catch (err) {
         return outcomeOfError(err, req.requireTls, true);

@@ -47,10 +47,22 @@ export interface Envelope {
 const RESPONSE_MAX = 500;
 /** How a failed handshake reads once a pooled connection has reported it as a socket error. */
 const TLS_FAILURE = /certificate|self[- ]signed|altnames|handshake|ssl|tls/i;
-const NO_REPLY_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH']);
+const NO_REPLY_CODES = new Set([
+  'ECONNECTION',
+  'ETIMEDOUT',
+  'ESOCKET',
+  'EDNS',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+]);
 
 /** nodemailer's options for a session under the TLS policy: required TLS verifies certificates (when configured to). */
-export function sessionOptions(target: SmtpTarget, settings: SmtpSettings, requireTls: boolean): SMTPConnection.Options {
+export function sessionOptions(
+  target: SmtpTarget,
+  settings: SmtpSettings,
+  requireTls: boolean,
+): SMTPConnection.Options {
   return {
     host: target.host,
     port: target.port,
@@ -81,7 +93,10 @@ interface SocketRequest {
  * Opens the TCP connection of a session with TCP_NODELAY set, in the shape of nodemailer's `getSocket` hook. Without it the
  * small end-of-data segment waits for the peer's delayed acknowledgement (about 40 ms on Linux) after every message.
  */
-export function noDelaySocket(request: SocketRequest, callback: (err: Error | null, socket?: { connection: Socket }) => void): void {
+export function noDelaySocket(
+  request: SocketRequest,
+  callback: (err: Error | null, socket?: { connection: Socket }) => void,
+): void {
   const socket = tcpConnect({ host: request.host, port: request.port ?? 25, noDelay: true });
   const timer = setTimeout(
     () => socket.destroy(Object.assign(new Error('Connection timeout'), { code: 'ETIMEDOUT' })),
@@ -107,10 +122,22 @@ export async function sendOnce(
   raw: Buffer,
   requireTls: boolean,
 ): Promise<SendOutcome> {
-  const first = await session(sessionOptions(target, settings, requireTls), target.auth, envelope, raw, requireTls);
+  const first = await session(
+    sessionOptions(target, settings, requireTls),
+    target.auth,
+    envelope,
+    raw,
+    requireTls,
+  );
   if (requireTls || first.result !== 'tls-unavailable') return first;
   // TLS was offered but could not be set up, and the message does not require it: send in clear.
-  return session({ ...sessionOptions(target, settings, false), ignoreTLS: true }, target.auth, envelope, raw, false);
+  return session(
+    { ...sessionOptions(target, settings, false), ignoreTLS: true },
+    target.auth,
+    envelope,
+    raw,
+    false,
+  );
 }
 
 function session(
@@ -123,7 +150,15 @@ function session(
   return new Promise((resolve) => {
     noDelaySocket(options, (err, socket) => {
       if (err || !socket) resolve(outcomeOfError(err, requireTls));
-      else converse(new SMTPConnection({ ...options, connection: socket.connection }), auth, envelope, raw, requireTls, resolve);
+      else
+        converse(
+          new SMTPConnection({ ...options, connection: socket.connection }),
+          auth,
+          envelope,
+          raw,
+          requireTls,
+          resolve,
+        );
     });
   });
 }
@@ -150,7 +185,9 @@ function converse(
     conn.close();
   };
   conn.on('error', fail);
-  conn.once('end', () => finish({ result: 'temporary', response: 'connection closed before the message was accepted', tls: null }));
+  conn.once('end', () =>
+    finish({ result: 'temporary', response: 'connection closed before the message was accepted', tls: null }),
+  );
   conn.connect(() => {
     const send = () =>
       conn.send({ from: envelope.from, to: [envelope.to] }, raw, (err, info) => {
@@ -190,7 +227,12 @@ export function outcomeOfError(err: unknown, requireTls: boolean, tls: boolean |
   const code = e.responseCode ?? 0;
   if (code >= 500 && e.code !== 'EAUTH') return { result: 'permanent', response, tls };
   if (code >= 400) return { result: 'temporary', response, tls };
-  return { result: 'temporary', response, tls: null, unreachable: e.code === undefined || NO_REPLY_CODES.has(e.code) };
+  return {
+    result: 'temporary',
+    response,
+    tls: null,
+    unreachable: e.code === undefined || NO_REPLY_CODES.has(e.code),
+  };
 }
 
 /** One line of at most 500 characters. */

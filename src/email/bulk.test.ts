@@ -16,8 +16,10 @@ describe('POST /bulk_messages', () => {
   });
   afterAll(() => t.close());
 
-  const bulk = (messages: unknown[], url = '/v1/email/bulk_messages') => postJson(t, url, acme.auth, { data: { messages } });
-  const many = (n: number) => Array.from({ length: n }, (_, i) => message(from, { recipients: [`r${i}@example.net`] }));
+  const bulk = (messages: unknown[], url = '/v1/email/bulk_messages') =>
+    postJson(t, url, acme.auth, { data: { messages } });
+  const many = (n: number) =>
+    Array.from({ length: n }, (_, i) => message(from, { recipients: [`r${i}@example.net`] }));
 
   async function refused(messages: unknown[], code: string, text: RegExp) {
     const before = await rowCounts(t);
@@ -51,8 +53,14 @@ describe('POST /bulk_messages', () => {
   );
 
   it('echoes custom headers per message', async () => {
-    const res = await bulk([message(from, { headers: { subject: 'a', from, 'x-batch': '1' } }), message(from)]);
-    expect(res.json().messages.map((m: { customHeaders?: unknown }) => m.customHeaders)).toEqual([{ 'X-Batch': '1' }, undefined]);
+    const res = await bulk([
+      message(from, { headers: { subject: 'a', from, 'x-batch': '1' } }),
+      message(from),
+    ]);
+    expect(res.json().messages.map((m: { customHeaders?: unknown }) => m.customHeaders)).toEqual([
+      { 'X-Batch': '1' },
+      undefined,
+    ]);
   });
 
   it('refuses more than the maximum with email.bulk_too_large and stores nothing', async () => {
@@ -61,7 +69,9 @@ describe('POST /bulk_messages', () => {
 
   it('refuses the whole request when one message has invalid base64, naming it', async () => {
     const messages = many(3);
-    messages[2] = message(from, { attachments: [{ fileName: 'a', contentType: 'text/plain', content: '@@@' }] });
+    messages[2] = message(from, {
+      attachments: [{ fileName: 'a', contentType: 'text/plain', content: '@@@' }],
+    });
     await refused(messages, 'request.invalid', /data\.messages\[2\]\.attachments\[0\]\.content/);
   });
 
@@ -97,7 +107,13 @@ describe('Idempotency-Key', () => {
   const send = (who: TestAccount, key: string, body: unknown, url = '/v1/email/messages') =>
     postJson(t, url, { ...who.auth, 'idempotency-key': key }, body);
   const messagesOf = async (who: TestAccount) =>
-    (await t.ctx.database.db.selectFrom('messages').select('id').where('customer_id', '=', who.account.customer_id).execute()).length;
+    (
+      await t.ctx.database.db
+        .selectFrom('messages')
+        .select('id')
+        .where('customer_id', '=', who.account.customer_id)
+        .execute()
+    ).length;
 
   it('answers a repeated request with the same sourceTrackingId and stores the message once', async () => {
     const body = { data: { message: message(`desk@${acme.domain}`) } };
@@ -122,7 +138,9 @@ describe('Idempotency-Key', () => {
   it('answers the same key with a different body with 422 and stores nothing more', async () => {
     await send(acme, 'order-2', { data: { message: message(`desk@${acme.domain}`) } });
     const before = await messagesOf(acme);
-    const res = await send(acme, 'order-2', { data: { message: message(`desk@${acme.domain}`, { recipients: ['else@example.net'] }) } });
+    const res = await send(acme, 'order-2', {
+      data: { message: message(`desk@${acme.domain}`, { recipients: ['else@example.net'] }) },
+    });
     expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ error_code: 'email.idempotency_mismatch', errors: [{ code: 422 }] });
     expect(await messagesOf(acme)).toBe(before);

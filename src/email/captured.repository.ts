@@ -17,7 +17,11 @@ const columns = [
 ] as const;
 
 /** An account's captured messages, newest first, optionally of one message only. */
-export async function listCaptured(db: Queryable, customerId: number, opts: { messageId?: string; limit: number }) {
+export async function listCaptured(
+  db: Queryable,
+  customerId: number,
+  opts: { messageId?: string; limit: number },
+) {
   let q = db
     .selectFrom('captured_messages as c')
     .leftJoin('message_recipients as r', 'r.id', 'c.recipient_id')

@@ -13,7 +13,9 @@ const Captured = Type.Object({
   recipient: Type.Union([Type.String(), Type.Null()]),
   envelope_from: Type.String(),
   envelope_to: Type.String(),
-  raw: Type.Union([Type.String(), Type.Null()], { description: 'The MIME text; null once retention purged it' }),
+  raw: Type.Union([Type.String(), Type.Null()], {
+    description: 'The MIME text; null once retention purged it',
+  }),
   created_at: Type.String(),
 });
 
@@ -30,7 +32,13 @@ export function capturedRoutes(app: TypedApp, ctx: AppContext): void {
     app.get(
       `${prefix}/captured_messages`,
       {
-        config: { audit: { action: 'captured.read', target: 'account:{account}', items: { field: 'captured', id: 'sourceTrackingId' } } },
+        config: {
+          audit: {
+            action: 'captured.read',
+            target: 'account:{account}',
+            items: { field: 'captured', id: 'sourceTrackingId' },
+          },
+        },
         schema: {
           hide: prefix === '/v1',
           tags: ['email'],

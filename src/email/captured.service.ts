@@ -19,7 +19,10 @@ export interface CapturedMessage {
 export const capturedAad = (messageId: string, recipientId: number) => `captured:${messageId}:${recipientId}`;
 
 /** Opens a sealed captured raw message. */
-export function openCapturedRaw(sealer: Sealer, row: { message_id: string; recipient_id: number; raw: string }): string {
+export function openCapturedRaw(
+  sealer: Sealer,
+  row: { message_id: string; recipient_id: number; raw: string },
+): string {
   return sealer.openText(row.raw, capturedAad(row.message_id, row.recipient_id));
 }
 
@@ -41,12 +44,19 @@ export async function capturedOfAccount(
   customerId: number,
   opts: { sourceTrackingId?: string; limit?: number } = {},
 ): Promise<CapturedMessage[]> {
-  const rows = await listCaptured(ctx.database.db, customerId, { messageId: opts.sourceTrackingId, limit: opts.limit ?? 100 });
+  const rows = await listCaptured(ctx.database.db, customerId, {
+    messageId: opts.sourceTrackingId,
+    limit: opts.limit ?? 100,
+  });
   return rows.map((r) => toCaptured(ctx.sealer, r));
 }
 
 /** One captured message by id; with `customerId`, only one of that account. */
-export async function capturedById(ctx: AppContext, id: string | number, customerId?: number): Promise<CapturedMessage> {
+export async function capturedById(
+  ctx: AppContext,
+  id: string | number,
+  customerId?: number,
+): Promise<CapturedMessage> {
   const n = Number(id);
   const found = Number.isSafeInteger(n) && n > 0 ? await findCaptured(ctx.database.db, n) : undefined;
   const row = found && (customerId === undefined || found.customer_id === customerId) ? found : undefined;

@@ -28,7 +28,9 @@ describe('GET /captured_messages', () => {
   }
 
   async function send(who: TestAccount): Promise<string> {
-    const res = await postJson(t, '/v1/email/messages', who.auth, { data: { message: message(`desk@${who.domain}`) } });
+    const res = await postJson(t, '/v1/email/messages', who.auth, {
+      data: { message: message(`desk@${who.domain}`) },
+    });
     expect(res.statusCode, res.body).toBe(200);
     return res.json().sourceTrackingId as string;
   }
@@ -44,7 +46,8 @@ describe('GET /captured_messages', () => {
   });
   afterAll(() => t.close());
 
-  const get = (url: string, who: TestAccount = acme) => t.app.inject({ method: 'GET', url, headers: who.auth });
+  const get = (url: string, who: TestAccount = acme) =>
+    t.app.inject({ method: 'GET', url, headers: who.auth });
 
   it('lists the captured copies of one message with the raw MIME opened, under every prefix', async () => {
     for (const prefix of ['/v1/email', '/v1/capacme', '/v1']) {

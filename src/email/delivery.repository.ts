@@ -34,12 +34,22 @@ export async function findDelivery(db: Queryable, recipientId: number) {
 
 /** The sealed content of a message; null when purged. */
 export async function findContent(db: Queryable, messageId: string): Promise<string | null> {
-  const row = await db.selectFrom('messages').select('content').where('id', '=', messageId).executeTakeFirst();
+  const row = await db
+    .selectFrom('messages')
+    .select('content')
+    .where('id', '=', messageId)
+    .executeTakeFirst();
   return row?.content ?? null;
 }
 
 /** Stores the hash and expiry of the secure link of a recipient not yet final (a settled recipient keeps the link it was sent). */
-export async function setSecureLink(db: Queryable, recipientId: number, tokenHash: string, expiresAt: number, now: number): Promise<void> {
+export async function setSecureLink(
+  db: Queryable,
+  recipientId: number,
+  tokenHash: string,
+  expiresAt: number,
+  now: number,
+): Promise<void> {
   await db
     .updateTable('message_recipients')
     .set({ secure_token_hash: tokenHash, secure_expires_at: expiresAt, updated_at: now })
@@ -60,7 +70,12 @@ export interface RecipientOutcome {
 }
 
 /** Applies an outcome to a recipient that is not final yet; returns false (and changes nothing) when it already was. */
-export async function settleRecipient(db: Queryable, recipientId: number, outcome: RecipientOutcome, now: number): Promise<boolean> {
+export async function settleRecipient(
+  db: Queryable,
+  recipientId: number,
+  outcome: RecipientOutcome,
+  now: number,
+): Promise<boolean> {
   const res = await db
     .updateTable('message_recipients')
     .set({ ...outcome, updated_at: now })
@@ -85,12 +100,20 @@ export async function countFinalRecipient(db: Queryable, messageId: string, now:
 
 /** Keeps a captured copy of one delivery, replacing an earlier copy of the same delivery (a retried attempt). */
 export async function replaceCaptured(db: Queryable, row: Insertable<CapturedMessagesTable>): Promise<void> {
-  await db.deleteFrom('captured_messages').where('message_id', '=', row.message_id).where('recipient_id', '=', row.recipient_id).execute();
+  await db
+    .deleteFrom('captured_messages')
+    .where('message_id', '=', row.message_id)
+    .where('recipient_id', '=', row.recipient_id)
+    .execute();
   await db.insertInto('captured_messages').values(row).execute();
 }
 
 /** Purges the content of messages finished before `before`, and their captured copies; returns how many of each. */
-export async function purgeFinishedContent(db: Queryable, before: number, now: number): Promise<{ messages: number; captured: number }> {
+export async function purgeFinishedContent(
+  db: Queryable,
+  before: number,
+  now: number,
+): Promise<{ messages: number; captured: number }> {
   const finished = db.selectFrom('messages').select('id').where('finished_at', '<', before);
   const captured = await db
     .updateTable('captured_messages')

@@ -41,7 +41,9 @@ export interface DeliveryOptions {
 
 /** The transactional delivery queue. */
 export function deliveryQueues(ctx: AppContext, opts: DeliveryOptions = {}): Record<string, QueueSpec> {
-  const transport = timedTransport(createTransport(ctx.config, { capture: captureStore(ctx), resolver: opts.resolver }));
+  const transport = timedTransport(
+    createTransport(ctx.config, { capture: captureStore(ctx), resolver: opts.resolver }),
+  );
   ctx.log.info({ transport: transport.name }, `delivery transport: ${transport.name}`);
   const retrySchedule = ctx.config.deliveryRetrySchedule;
   const engine = createDeliveryEngine({
@@ -54,7 +56,10 @@ export function deliveryQueues(ctx: AppContext, opts: DeliveryOptions = {}): Rec
     log: ctx.log,
   });
   return {
-    [DELIVERY_QUEUES.transactional]: deliveryQueue(engine, { concurrency: ctx.config.deliveryConcurrency, retrySchedule }),
+    [DELIVERY_QUEUES.transactional]: deliveryQueue(engine, {
+      concurrency: ctx.config.deliveryConcurrency,
+      retrySchedule,
+    }),
   };
 }
 
@@ -102,12 +107,15 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
             ? {
                 domainName: row.domain_name,
                 keySelector: row.dkim_selector,
-                privateKey: dkimKeyObject(row.dkim_private_key, () => ctx.sealer.openText(row.dkim_private_key!, `dkim:${row.domain_id}`)),
+                privateKey: dkimKeyObject(row.dkim_private_key, () =>
+                  ctx.sealer.openText(row.dkim_private_key!, `dkim:${row.domain_id}`),
+                ),
               }
             : null,
       };
     },
-    saveSecureLink: (recipientId, tokenHash, expiresAt) => setSecureLink(db, recipientId, tokenHash, expiresAt, Date.now()),
+    saveSecureLink: (recipientId, tokenHash, expiresAt) =>
+      setSecureLink(db, recipientId, tokenHash, expiresAt, Date.now()),
     // Outcomes of concurrent deliveries share commits (the group committer), as accepted messages do.
     record: async (item, outcome) => {
       const recorded = await ctx.committer.run((trx) => recordOutcome(trx, item, outcome));
@@ -170,7 +178,11 @@ function countOutcome(outcome: RecordedOutcome): void {
 }
 
 /** The state change, the pending count and the event of one outcome; run inside one transaction. */
-async function recordOutcome(trx: Parameters<typeof settleRecipient>[0], item: DeliveryItem, outcome: RecordedOutcome): Promise<boolean> {
+async function recordOutcome(
+  trx: Parameters<typeof settleRecipient>[0],
+  item: DeliveryItem,
+  outcome: RecordedOutcome,
+): Promise<boolean> {
   const final = outcome.status !== 'deferred';
   const settled = await settleRecipient(
     trx,
@@ -189,13 +201,25 @@ async function recordOutcome(trx: Parameters<typeof settleRecipient>[0], item: D
   if (!settled) return false;
   if (final) await countFinalRecipient(trx, item.messageId, outcome.at);
   if (outcome.status === 'failed' && isHardBounce(outcome.response))
-    await suppressAddress(trx, item.customerId, item.address, 'hard_bounce', outcome.response, item.messageId, outcome.at);
+    await suppressAddress(
+      trx,
+      item.customerId,
+      item.address,
+      'hard_bounce',
+      outcome.response,
+      item.messageId,
+      outcome.at,
+    );
   await appendEvent(trx, {
     customer_id: item.customerId,
     message_id: item.messageId,
     recipient_id: item.recipientId,
     event: outcome.event,
-    data: JSON.stringify({ recipient: item.address, status: outcome.deliveryStatus, response: outcome.response }),
+    data: JSON.stringify({
+      recipient: item.address,
+      status: outcome.deliveryStatus,
+      response: outcome.response,
+    }),
     created_at: outcome.at,
   });
   return true;
@@ -223,7 +247,9 @@ function captureStore(ctx: AppContext): CaptureStore {
 function htmlTracker(ctx: AppContext): HtmlTracker {
   return {
     rewriteLinks: (html, recipientId) =>
-      rewriteLinks(html, (position) => trackingUrls.click(ctx.publicUrl, ctx.keys.tracking, recipientId, position)),
+      rewriteLinks(html, (position) =>
+        trackingUrls.click(ctx.publicUrl, ctx.keys.tracking, recipientId, position),
+      ),
     openPixelUrl: (recipientId) => trackingUrls.open(ctx.publicUrl, ctx.keys.tracking, recipientId),
   };
 }

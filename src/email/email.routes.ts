@@ -10,7 +10,13 @@ import { ErrorResponse } from '../mail/error-body.ts';
 import { EMAIL_PREFIXES } from '../mail/prefixes.ts';
 import { sendBulk, sendMessage, sendTemplated } from './email.service.ts';
 import { getReceipt } from './receipts.service.ts';
-import { allTemplates, changeTemplate, createTemplate, oneTemplate, removeTemplate } from './templates.service.ts';
+import {
+  allTemplates,
+  changeTemplate,
+  createTemplate,
+  oneTemplate,
+  removeTemplate,
+} from './templates.service.ts';
 
 const Template = Type.Object({
   id: Type.String(),
@@ -27,7 +33,14 @@ const TemplateChange = Type.Object({
   params: Type.Object({ name: Type.Optional(Type.String()), body: Type.Optional(Type.String()) }),
 });
 const IdParam = Type.Object({ id: Type.String() }, { additionalProperties: true });
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse };
+const errors = {
+  400: ErrorResponse,
+  401: ErrorResponse,
+  403: ErrorResponse,
+  404: ErrorResponse,
+  422: ErrorResponse,
+  429: ErrorResponse,
+};
 const idempotencyKey = (req: FastifyRequest) => {
   const v = req.headers['idempotency-key'];
   return typeof v === 'string' && v.trim() ? v.trim() : undefined;
@@ -39,12 +52,17 @@ async function templateParts(req: FastifyRequest): Promise<{ name?: string; body
     const b = (req.body ?? {}) as Record<string, unknown>;
     const data = (b.data ?? {}) as Record<string, unknown>;
     const pick = (k: string) =>
-      typeof data[k] === 'string' ? (data[k] as string) : typeof b[`data[${k}]`] === 'string' ? (b[`data[${k}]`] as string) : undefined;
+      typeof data[k] === 'string'
+        ? (data[k] as string)
+        : typeof b[`data[${k}]`] === 'string'
+          ? (b[`data[${k}]`] as string)
+          : undefined;
     return { name: pick('name'), body: pick('body') };
   }
   const out: { name?: string; body?: string } = {};
   for await (const part of req.parts()) {
-    const key = part.fieldname === 'data[name]' ? 'name' : part.fieldname === 'data[body]' ? 'body' : undefined;
+    const key =
+      part.fieldname === 'data[name]' ? 'name' : part.fieldname === 'data[body]' ? 'body' : undefined;
     const value = part.type === 'file' ? (await part.toBuffer()).toString('utf8') : String(part.value ?? '');
     if (key) out[key] = value;
   }
@@ -61,7 +79,14 @@ export function emailRoutes(app: TypedApp, ctx: AppContext): void {
       `${prefix}/messages`,
       {
         config: { rateCost: recipientCost },
-        schema: { hide, tags, security, summary: 'Send one message', body: SendBody, response: { 200: SendResponse, ...errors } },
+        schema: {
+          hide,
+          tags,
+          security,
+          summary: 'Send one message',
+          body: SendBody,
+          response: { 200: SendResponse, ...errors },
+        },
       },
       (req) => sendMessage(ctx, principalOf(req, 'email'), req.body, idempotencyKey(req)),
     );
@@ -69,7 +94,14 @@ export function emailRoutes(app: TypedApp, ctx: AppContext): void {
       `${prefix}/bulk_messages`,
       {
         config: { rateCost: recipientCost },
-        schema: { hide, tags, security, summary: 'Send several messages', body: BulkBody, response: { 200: BulkResponse, ...errors } },
+        schema: {
+          hide,
+          tags,
+          security,
+          summary: 'Send several messages',
+          body: BulkBody,
+          response: { 200: BulkResponse, ...errors },
+        },
       },
       (req) => sendBulk(ctx, principalOf(req, 'email'), req.body, idempotencyKey(req)),
     );
@@ -131,7 +163,16 @@ export function emailRoutes(app: TypedApp, ctx: AppContext): void {
     );
     app.get(
       `${prefix}/dynamic_templates/:id`,
-      { schema: { hide, tags, security, summary: 'Read a dynamic template', params: IdParam, response: { 200: Template, ...errors } } },
+      {
+        schema: {
+          hide,
+          tags,
+          security,
+          summary: 'Read a dynamic template',
+          params: IdParam,
+          response: { 200: Template, ...errors },
+        },
+      },
       (req) => oneTemplate(ctx, principalOf(req, 'email').customerId, req.params.id),
     );
     app.patch(
@@ -147,7 +188,8 @@ export function emailRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: TemplateChange, ...errors },
         },
       },
-      async (req) => changeTemplate(ctx, principalOf(req, 'email').customerId, req.params.id, await templateParts(req)),
+      async (req) =>
+        changeTemplate(ctx, principalOf(req, 'email').customerId, req.params.id, await templateParts(req)),
     );
     app.delete(
       `${prefix}/dynamic_templates/:id`,
@@ -158,7 +200,10 @@ export function emailRoutes(app: TypedApp, ctx: AppContext): void {
           security,
           summary: 'Delete a dynamic template',
           params: IdParam,
-          response: { 200: Type.Object({ message: Type.String(), params: Type.Object({ id: Type.String() }) }), ...errors },
+          response: {
+            200: Type.Object({ message: Type.String(), params: Type.Object({ id: Type.String() }) }),
+            ...errors,
+          },
         },
       },
       (req) => removeTemplate(ctx, principalOf(req, 'email').customerId, req.params.id),

@@ -34,7 +34,10 @@ const MessageOptions = {
 export const Message = Type.Object(
   {
     ...MessageOptions,
-    content: Type.Object({ 'text/plain': Type.Optional(Type.String()), 'text/html': Type.Optional(Type.String()) }),
+    content: Type.Object({
+      'text/plain': Type.Optional(Type.String()),
+      'text/html': Type.Optional(Type.String()),
+    }),
   },
   { additionalProperties: true },
 );
@@ -53,7 +56,9 @@ const Tracking = {
 export const SendBody = Type.Object({ data: Type.Object({ message: Message, ...Tracking }) });
 export type SendBody = Static<typeof SendBody>;
 
-export const BulkBody = Type.Object({ data: Type.Object({ messages: Type.Array(Message, { minItems: 1 }), ...Tracking }) });
+export const BulkBody = Type.Object({
+  data: Type.Object({ messages: Type.Array(Message, { minItems: 1 }), ...Tracking }),
+});
 export type BulkBody = Static<typeof BulkBody>;
 
 export const TemplatedBody = Type.Object({

@@ -9,16 +9,29 @@ import type { BulkBody, SendBody, SendResponse, TemplatedBody } from './email.sc
 import { renderTemplate } from './templates.service.ts';
 
 /** The Idempotency-Key of a request, bound to a hash of what was asked. */
-export function idempotencyOf(key: string | undefined, op: string, body: unknown): SubmitOptions['idempotency'] {
+export function idempotencyOf(
+  key: string | undefined,
+  op: string,
+  body: unknown,
+): SubmitOptions['idempotency'] {
   if (!key) return undefined;
-  if (key.length > 255) throw new AppError('request.invalid', 'Idempotency-Key must be at most 255 characters');
-  return { key, requestHash: createHash('sha256').update(op).update('\0').update(JSON.stringify(body)).digest('hex') };
+  if (key.length > 255)
+    throw new AppError('request.invalid', 'Idempotency-Key must be at most 255 characters');
+  return {
+    key,
+    requestHash: createHash('sha256').update(op).update('\0').update(JSON.stringify(body)).digest('hex'),
+  };
 }
 
 const submitter = (p: Principal) => ({ customerId: p.customerId, domain: p.domain });
 
 /** POST /messages */
-export async function sendMessage(ctx: AppContext, principal: Principal, body: SendBody, idempotencyKey?: string): Promise<SendResponse> {
+export async function sendMessage(
+  ctx: AppContext,
+  principal: Principal,
+  body: SendBody,
+  idempotencyKey?: string,
+): Promise<SendResponse> {
   const message = normalizeMessage(body.data.message);
   const [response] = await submitMessages(ctx, submitter(principal), [message], {
     source: 'api',

@@ -13,7 +13,12 @@ export function message(from: string, extra: Record<string, unknown> = {}): Reco
 }
 
 /** POSTs a JSON body (given as a value, or as raw text) through inject. */
-export function postJson(t: TestApp, url: string, headers: Record<string, string>, body: unknown): Promise<LightMyRequestResponse> {
+export function postJson(
+  t: TestApp,
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<LightMyRequestResponse> {
   return t.app.inject({
     method: 'POST',
     url,
@@ -26,7 +31,13 @@ export function postJson(t: TestApp, url: string, headers: Record<string, string
 export async function rowCounts(t: TestApp): Promise<Record<string, number>> {
   const db = t.ctx.database.db;
   const out: Record<string, number> = {};
-  for (const table of ['messages', 'message_recipients', 'message_links', 'jobs', 'idempotency_keys'] as const) {
+  for (const table of [
+    'messages',
+    'message_recipients',
+    'message_links',
+    'jobs',
+    'idempotency_keys',
+  ] as const) {
     const row = await db
       .selectFrom(table)
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -38,5 +49,10 @@ export async function rowCounts(t: TestApp): Promise<Record<string, number>> {
 
 /** The recipient rows of a message, in order. */
 export function recipientsOf(t: TestApp, messageId: string) {
-  return t.ctx.database.db.selectFrom('message_recipients').selectAll().where('message_id', '=', messageId).orderBy('id').execute();
+  return t.ctx.database.db
+    .selectFrom('message_recipients')
+    .selectAll()
+    .where('message_id', '=', messageId)
+    .orderBy('id')
+    .execute();
 }

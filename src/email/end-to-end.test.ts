@@ -23,7 +23,9 @@ describe('send, capture, open, click, read securely', () => {
 
   async function sendAndDeliver(extra: Record<string, unknown>): Promise<string> {
     worker = startDeliveryWorker(t);
-    const res = await postJson(t, '/v1/email/messages', acme.auth, { data: { message: message(`desk@${acme.domain}`, extra) } });
+    const res = await postJson(t, '/v1/email/messages', acme.auth, {
+      data: { message: message(`desk@${acme.domain}`, extra) },
+    });
     expect(res.statusCode, res.body).toBe(200);
     const id = res.json().sourceTrackingId as string;
     await waitUntilFinished(t, id);
@@ -31,14 +33,23 @@ describe('send, capture, open, click, read securely', () => {
   }
 
   async function capturedOf(id: string) {
-    const res = await t.app.inject({ method: 'GET', url: `/v1/email/captured_messages?sourceTrackingId=${id}`, headers: acme.auth });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/v1/email/captured_messages?sourceTrackingId=${id}`,
+      headers: acme.auth,
+    });
     expect(res.statusCode).toBe(200);
     return res.json().captured as { raw: string; envelope_to: string }[];
   }
 
   const receipt = async (id: string) =>
-    (await t.app.inject({ method: 'GET', url: `/v1/email/message_receipt?sourceTrackingId=${id}`, headers: acme.auth })).json().data
-      .message;
+    (
+      await t.app.inject({
+        method: 'GET',
+        url: `/v1/email/message_receipt?sourceTrackingId=${id}`,
+        headers: acme.auth,
+      })
+    ).json().data.message;
 
   it('counts the open pixel and the click link found in the captured mail', async () => {
     const id = await sendAndDeliver({
@@ -50,10 +61,16 @@ describe('send, capture, open, click, read securely', () => {
     const click = /href="([^"]*\/t\/c\/[^"]+)"/.exec(html)?.[1];
     expect(pixel && click).toBeTruthy();
     expect((await t.app.inject({ method: 'GET', url: new URL(pixel!).pathname })).statusCode).toBe(200);
-    const redirect = await t.app.inject({ method: 'GET', url: new URL(click!.replace(/&amp;/g, '&')).pathname });
+    const redirect = await t.app.inject({
+      method: 'GET',
+      url: new URL(click!.replace(/&amp;/g, '&')).pathname,
+    });
     expect(redirect.headers.location).toBe('https://example.org/report');
     const m = await receipt(id);
-    expect(m.message_deliveries[0].status).toMatchObject({ deliveryStatus: 'delivered', openedStatus: 'opened' });
+    expect(m.message_deliveries[0].status).toMatchObject({
+      deliveryStatus: 'delivered',
+      openedStatus: 'opened',
+    });
     expect([m.total_opens, m.distinct_opens, m.total_click_count]).toEqual([1, 1, 1]);
     expect(m.clicks_per_link).toEqual([{ click_count: 1, target_url: 'https://example.org/report' }]);
   });
@@ -64,7 +81,9 @@ describe('send, capture, open, click, read securely', () => {
       forceSecureNotification: true,
       headers: { subject: 'Your lab results', from: `desk@${acme.domain}` },
       content: { 'text/plain': 'Potassium is normal.' },
-      attachments: [{ fileName: 'labs.txt', contentType: 'text/plain', content: attachment.toString('base64') }],
+      attachments: [
+        { fileName: 'labs.txt', contentType: 'text/plain', content: attachment.toString('base64') },
+      ],
     });
     const [captured] = await capturedOf(id);
     const mail = await simpleParser(captured!.raw);

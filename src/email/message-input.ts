@@ -83,7 +83,8 @@ export function decodeMaybeBase64Html(value: string): string {
   const bytes = Buffer.from(compact, 'base64');
   const text = bytes.toString('utf8');
   if (text.includes('\uFFFD') || hasControlCharacters(text)) return value;
-  if (Buffer.from(text, 'utf8').toString('base64').replace(/=+$/, '') !== compact.replace(/=+$/, '')) return value;
+  if (Buffer.from(text, 'utf8').toString('base64').replace(/=+$/, '') !== compact.replace(/=+$/, ''))
+    return value;
   return text;
 }
 
@@ -143,8 +144,10 @@ function normalizeEnvelope(m: TemplatedMessageBody, path: string): Omit<Normaliz
 export function normalizeMessage(m: MessageBody, path = 'data.message'): NormalizedMessage {
   const envelope = normalizeEnvelope(m, path);
   const text = m.content['text/plain'];
-  const html = m.content['text/html'] === undefined ? undefined : decodeMaybeBase64Html(m.content['text/html']);
-  if (text === undefined && html === undefined) throw bad(`${path}.content`, 'must have text/plain or text/html');
+  const html =
+    m.content['text/html'] === undefined ? undefined : decodeMaybeBase64Html(m.content['text/html']);
+  if (text === undefined && html === undefined)
+    throw bad(`${path}.content`, 'must have text/plain or text/html');
   return { ...envelope, text, html };
 }
 

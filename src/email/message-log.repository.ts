@@ -73,7 +73,12 @@ export async function searchMessages(db: Queryable, f: LogFilter) {
   if (f.to !== undefined) q = q.where('m.created_at', '<', f.to);
   if (f.after) {
     const { createdAt, id } = f.after;
-    q = q.where((eb) => eb.or([eb('m.created_at', '<', createdAt), eb.and([eb('m.created_at', '=', createdAt), eb('m.id', '<', id)])]));
+    q = q.where((eb) =>
+      eb.or([
+        eb('m.created_at', '<', createdAt),
+        eb.and([eb('m.created_at', '=', createdAt), eb('m.id', '<', id)]),
+      ]),
+    );
   }
   return q.orderBy('m.created_at', 'desc').orderBy('m.id', 'desc').limit(f.limit).execute();
 }
@@ -83,7 +88,16 @@ export async function recipientsOf(db: Queryable, messageIds: string[]) {
   if (messageIds.length === 0) return [];
   return db
     .selectFrom('message_recipients')
-    .select(['id', 'message_id', 'address', 'status', 'delivery_status', 'attempts', 'delivered_at', 'open_count'])
+    .select([
+      'id',
+      'message_id',
+      'address',
+      'status',
+      'delivery_status',
+      'attempts',
+      'delivered_at',
+      'open_count',
+    ])
     .where('message_id', 'in', messageIds)
     .orderBy('id')
     .execute();
@@ -100,6 +114,15 @@ export async function eventsOf(db: Queryable, messageId: string) {
 }
 
 /** One message of the account (with its sealed content). */
-export async function messageOf(db: Queryable, customerId: number, id: string): Promise<MessageRow | undefined> {
-  return db.selectFrom('messages').selectAll().where('customer_id', '=', customerId).where('id', '=', id).executeTakeFirst();
+export async function messageOf(
+  db: Queryable,
+  customerId: number,
+  id: string,
+): Promise<MessageRow | undefined> {
+  return db
+    .selectFrom('messages')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }

@@ -9,7 +9,13 @@ import { AppError } from '../errors/app-error.ts';
 import { deriveKey } from '../crypto/derive.ts';
 import { openContent, type StoredContent } from '../mail/content.ts';
 import { record, type AuditActor } from '../audit/audit.service.ts';
-import { eventsOf, messageOf, recipientsOf, searchMessages, type LogFilter } from './message-log.repository.ts';
+import {
+  eventsOf,
+  messageOf,
+  recipientsOf,
+  searchMessages,
+  type LogFilter,
+} from './message-log.repository.ts';
 import { listLinks } from './messages.repository.ts';
 
 const subjectKeys = new WeakMap<Buffer, Buffer>();
@@ -39,7 +45,8 @@ export interface LogQuery {
 export async function searchLog(ctx: AppContext, customerId: number, q: LogQuery) {
   const limit = Math.min(Math.max(q.limit ?? 50, 1), 200);
   const cursor = q.after ? /^(\d+)\.([\w-]+)$/.exec(q.after) : null;
-  if (q.after && !cursor) throw new AppError('request.invalid', 'the page cursor is not valid; start the search again');
+  if (q.after && !cursor)
+    throw new AppError('request.invalid', 'the page cursor is not valid; start the search again');
   const filter: LogFilter = {
     customerId,
     recipient: q.recipient?.trim() || undefined,
@@ -60,7 +67,11 @@ export async function searchLog(ctx: AppContext, customerId: number, q: LogQuery
   );
   const last = page.at(-1);
   return {
-    messages: page.map((m) => ({ ...m, created_at: Number(m.created_at), recipients: recipients.filter((r) => r.message_id === m.id) })),
+    messages: page.map((m) => ({
+      ...m,
+      created_at: Number(m.created_at),
+      recipients: recipients.filter((r) => r.message_id === m.id),
+    })),
     next: rows.length > limit && last ? `${Number(last.created_at)}.${last.id}` : null,
   };
 }
@@ -85,11 +96,23 @@ export async function messageTimeline(ctx: AppContext, customerId: number, id: s
   const db = ctx.database.db;
   const message = await messageOf(db, customerId, id);
   if (!message)
-    throw new AppError('email.message_not_found', 'Message with this tracking id was not found', { extra: { sourceTrackingId: id } });
-  const [recipients, events, links] = await Promise.all([recipientsOf(db, [id]), eventsOf(db, id), listLinks(db, id)]);
+    throw new AppError('email.message_not_found', 'Message with this tracking id was not found', {
+      extra: { sourceTrackingId: id },
+    });
+  const [recipients, events, links] = await Promise.all([
+    recipientsOf(db, [id]),
+    eventsOf(db, id),
+    listLinks(db, id),
+  ]);
   const accepted = Number(message.created_at);
   return {
-    message: { ...message, content: undefined, hasContent: message.content !== null, created_at: accepted, links },
+    message: {
+      ...message,
+      content: undefined,
+      hasContent: message.content !== null,
+      created_at: accepted,
+      links,
+    },
     recipients: recipients.map((r) => ({
       ...r,
       steps: [
@@ -113,12 +136,22 @@ export async function readMessageContent(
   id: string,
   by: { actor: AuditActor; ip?: string; allowed: boolean },
 ): Promise<StoredContent> {
-  if (!by.allowed) throw new AppError('auth.forbidden', 'reading message content needs the protected-content permission');
+  if (!by.allowed)
+    throw new AppError('auth.forbidden', 'reading message content needs the protected-content permission');
   const db = ctx.database.db;
   const message = await messageOf(db, customerId, id);
   if (!message)
-    throw new AppError('email.message_not_found', 'Message with this tracking id was not found', { extra: { sourceTrackingId: id } });
-  if (message.content === null) throw new AppError('email.content_purged', 'the content of this message was removed by retention');
-  await record(db, { accountId: customerId, actor: by.actor, action: 'message.content_read', target: `message:${id}`, ip: by.ip });
+    throw new AppError('email.message_not_found', 'Message with this tracking id was not found', {
+      extra: { sourceTrackingId: id },
+    });
+  if (message.content === null)
+    throw new AppError('email.content_purged', 'the content of this message was removed by retention');
+  await record(db, {
+    accountId: customerId,
+    actor: by.actor,
+    action: 'message.content_read',
+    target: `message:${id}`,
+    ip: by.ip,
+  });
   return openContent(ctx.sealer, id, message.content);
 }

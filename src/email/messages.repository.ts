@@ -8,12 +8,23 @@ export type RecipientRow = Selectable<MessageRecipientsTable>;
 export type LinkRow = Selectable<MessageLinksTable>;
 
 /** A new message row: the counters and the purge time start at their defaults. */
-export type NewMessage = Omit<Insertable<MessagesTable>, 'total_opens' | 'total_clicks' | 'unsubscribed' | 'content_purged_at'>;
+export type NewMessage = Omit<
+  Insertable<MessagesTable>,
+  'total_opens' | 'total_clicks' | 'unsubscribed' | 'content_purged_at'
+>;
 
 /** A new recipient row: the columns a delivery attempt sets start empty. */
 export type NewRecipient = Pick<
   Insertable<MessageRecipientsTable>,
-  'message_id' | 'customer_id' | 'address' | 'name' | 'kind' | 'status' | 'delivery_status' | 'last_response' | 'updated_at'
+  | 'message_id'
+  | 'customer_id'
+  | 'address'
+  | 'name'
+  | 'kind'
+  | 'status'
+  | 'delivery_status'
+  | 'last_response'
+  | 'updated_at'
 >;
 
 // Every accepted message runs these two, so they are compiled once (see db/precompiled.ts).
@@ -64,7 +75,8 @@ export async function insertMessage(db: Queryable, row: NewMessage): Promise<voi
 /** Inserts recipient rows and returns their ids in order. */
 export async function insertRecipients(db: Queryable, rows: NewRecipient[]): Promise<number[]> {
   const ids: number[] = [];
-  for (const row of rows) ids.push((await insertRecipientQuery(db, row as Required<NewRecipient>)).rows[0]!.id);
+  for (const row of rows)
+    ids.push((await insertRecipientQuery(db, row as Required<NewRecipient>)).rows[0]!.id);
   return ids;
 }
 
@@ -74,23 +86,47 @@ export async function insertLinks(db: Queryable, rows: Insertable<MessageLinksTa
 }
 
 /** A message of one account, or undefined (another account's message is not found either). */
-export async function findMessage(db: Queryable, customerId: number, id: string): Promise<MessageRow | undefined> {
-  return db.selectFrom('messages').selectAll().where('id', '=', id).where('customer_id', '=', customerId).executeTakeFirst();
+export async function findMessage(
+  db: Queryable,
+  customerId: number,
+  id: string,
+): Promise<MessageRow | undefined> {
+  return db
+    .selectFrom('messages')
+    .selectAll()
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
 }
 
 /** The recipients of a message, in the order they were given. */
 export async function listRecipients(db: Queryable, messageId: string): Promise<RecipientRow[]> {
-  return db.selectFrom('message_recipients').selectAll().where('message_id', '=', messageId).orderBy('id').execute();
+  return db
+    .selectFrom('message_recipients')
+    .selectAll()
+    .where('message_id', '=', messageId)
+    .orderBy('id')
+    .execute();
 }
 
 /** The tracked links of a message, by position. */
 export async function listLinks(db: Queryable, messageId: string): Promise<LinkRow[]> {
-  return db.selectFrom('message_links').selectAll().where('message_id', '=', messageId).orderBy('position').execute();
+  return db
+    .selectFrom('message_links')
+    .selectAll()
+    .where('message_id', '=', messageId)
+    .orderBy('position')
+    .execute();
 }
 
 /** A stored idempotency record. */
 export async function findIdempotencyKey(db: Queryable, customerId: number, key: string) {
-  return db.selectFrom('idempotency_keys').selectAll().where('customer_id', '=', customerId).where('key', '=', key).executeTakeFirst();
+  return db
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .where('key', '=', key)
+    .executeTakeFirst();
 }
 
 /** Records the response given for an idempotency key (replacing an expired record). */

@@ -7,11 +7,17 @@ import { openLinkTarget } from '../mail/content.ts';
 import type { Receipt } from './email.schemas.ts';
 
 /** The receipt of a message of this account; another account's message, or an unknown id, is 404 naming the id asked for. */
-export async function getReceipt(ctx: AppContext, customerId: number, sourceTrackingId: string): Promise<Receipt> {
+export async function getReceipt(
+  ctx: AppContext,
+  customerId: number,
+  sourceTrackingId: string,
+): Promise<Receipt> {
   const db = ctx.database.db;
   const message = await findMessage(db, customerId, sourceTrackingId);
   if (!message)
-    throw new AppError('email.message_not_found', 'Message with this tracking id was not found', { extra: { sourceTrackingId } });
+    throw new AppError('email.message_not_found', 'Message with this tracking id was not found', {
+      extra: { sourceTrackingId },
+    });
   const [recipients, links] = await Promise.all([listRecipients(db, message.id), listLinks(db, message.id)]);
   return {
     sourceTrackingId: message.id,
@@ -32,7 +38,10 @@ export async function getReceipt(ctx: AppContext, customerId: number, sourceTrac
         total_click_count: message.total_clicks,
         clicks_per_link: links
           .filter((l) => l.click_count > 0)
-          .map((l) => ({ click_count: l.click_count, target_url: openLinkTarget(ctx.sealer, message.id, l.position, l.target_url) })),
+          .map((l) => ({
+            click_count: l.click_count,
+            target_url: openLinkTarget(ctx.sealer, message.id, l.position, l.target_url),
+          })),
         unsubscribed: message.unsubscribed === 1,
       },
     },

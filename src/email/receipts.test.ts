@@ -20,9 +20,15 @@ describe('GET /message_receipt', () => {
   afterAll(() => t.close());
 
   const receipt = (id: string, who = acme, prefix = '/v1/email') =>
-    t.app.inject({ method: 'GET', url: `${prefix}/message_receipt?sourceTrackingId=${encodeURIComponent(id)}`, headers: who.auth });
+    t.app.inject({
+      method: 'GET',
+      url: `${prefix}/message_receipt?sourceTrackingId=${encodeURIComponent(id)}`,
+      headers: who.auth,
+    });
   const send = async (extra: Record<string, unknown> = {}) => {
-    const res = await postJson(t, '/v1/email/messages', acme.auth, { data: { message: message(`desk@${acme.domain}`, extra) } });
+    const res = await postJson(t, '/v1/email/messages', acme.auth, {
+      data: { message: message(`desk@${acme.domain}`, extra) },
+    });
     expect(res.statusCode, res.body).toBe(200);
     return res.json().sourceTrackingId as string;
   };
@@ -31,7 +37,11 @@ describe('GET /message_receipt', () => {
     const id = randomUUID();
     const res = await receipt(id);
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toMatchObject({ sourceTrackingId: id, error_code: 'email.message_not_found', errors: [{ code: 404 }] });
+    expect(res.json()).toMatchObject({
+      sourceTrackingId: id,
+      error_code: 'email.message_not_found',
+      errors: [{ code: 404 }],
+    });
     expect(typeof res.json().message).toBe('string');
   });
 
@@ -47,31 +57,36 @@ describe('GET /message_receipt', () => {
     expect(res.statusCode).toBe(400);
   });
 
-  it.each(['/v1/email', '/v1/rcptacme', '/v1'])('shows a fresh message as processing and not opened at %s', async (prefix) => {
-    const id = await send({ recipients: ['a@example.net'], cc: ['b@example.net'] });
-    const res = await receipt(id, acme, prefix);
-    expect(res.statusCode).toBe(200);
-    const body = res.json();
-    expect(body.sourceTrackingId).toBe(id);
-    expect(body.data.message).toMatchObject({
-      id: `<${id}@${acme.domain}>`,
-      total_opens: 0,
-      distinct_opens: 0,
-      total_click_count: 0,
-      clicks_per_link: [],
-      unsubscribed: false,
-    });
-    expect(
-      body.data.message.message_deliveries.map((d: { recipient: string; status: Record<string, unknown> }) => [
-        d.recipient,
-        d.status.deliveryStatus,
-        d.status.openedStatus,
-      ]),
-    ).toEqual([
-      ['a@example.net', 'processing', 'not opened'],
-      ['b@example.net', 'processing', 'not opened'],
-    ]);
-  });
+  it.each(['/v1/email', '/v1/rcptacme', '/v1'])(
+    'shows a fresh message as processing and not opened at %s',
+    async (prefix) => {
+      const id = await send({ recipients: ['a@example.net'], cc: ['b@example.net'] });
+      const res = await receipt(id, acme, prefix);
+      expect(res.statusCode).toBe(200);
+      const body = res.json();
+      expect(body.sourceTrackingId).toBe(id);
+      expect(body.data.message).toMatchObject({
+        id: `<${id}@${acme.domain}>`,
+        total_opens: 0,
+        distinct_opens: 0,
+        total_click_count: 0,
+        clicks_per_link: [],
+        unsubscribed: false,
+      });
+      expect(
+        body.data.message.message_deliveries.map(
+          (d: { recipient: string; status: Record<string, unknown> }) => [
+            d.recipient,
+            d.status.deliveryStatus,
+            d.status.openedStatus,
+          ],
+        ),
+      ).toEqual([
+        ['a@example.net', 'processing', 'not opened'],
+        ['b@example.net', 'processing', 'not opened'],
+      ]);
+    },
+  );
 
   it('shows opens and clicks counted through the real tracking URLs', async () => {
     const html = '<p><a href="https://example.org/a">a</a> <a href="https://example.org/b">b</a></p>';
@@ -81,7 +96,10 @@ describe('GET /message_receipt', () => {
     const open = path(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, first!.id));
     expect((await t.app.inject({ method: 'GET', url: open })).statusCode).toBe(200);
     expect((await t.app.inject({ method: 'GET', url: open })).statusCode).toBe(200);
-    const click = await t.app.inject({ method: 'GET', url: path(trackingUrls.click(t.ctx.publicUrl, t.ctx.keys.tracking, first!.id, 1)) });
+    const click = await t.app.inject({
+      method: 'GET',
+      url: path(trackingUrls.click(t.ctx.publicUrl, t.ctx.keys.tracking, first!.id, 1)),
+    });
     expect(click.statusCode).toBe(302);
 
     const m = (await receipt(id)).json().data.message;
@@ -102,6 +120,10 @@ describe('GET /message_receipt', () => {
     expect(tampered).not.toBe(open);
     expect((await t.app.inject({ method: 'GET', url: tampered })).statusCode).toBe(404);
     const m = (await receipt(id)).json().data.message;
-    expect([m.total_opens, m.distinct_opens, m.message_deliveries[0].status.openedStatus]).toEqual([0, 0, 'not opened']);
+    expect([m.total_opens, m.distinct_opens, m.message_deliveries[0].status.openedStatus]).toEqual([
+      0,
+      0,
+      'not opened',
+    ]);
   });
 });

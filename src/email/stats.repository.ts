@@ -3,7 +3,12 @@ import { sql } from 'kysely';
 import type { Queryable } from '../db/types.ts';
 
 /** Messages accepted in [from, to). */
-export async function countAccepted(db: Queryable, customerId: number, from: number, to: number): Promise<number> {
+export async function countAccepted(
+  db: Queryable,
+  customerId: number,
+  from: number,
+  to: number,
+): Promise<number> {
   const row = await db
     .selectFrom('messages')
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
@@ -15,7 +20,12 @@ export async function countAccepted(db: Queryable, customerId: number, from: num
 }
 
 /** Events by name in [from, to). */
-export async function countEvents(db: Queryable, customerId: number, from: number, to: number): Promise<Map<string, number>> {
+export async function countEvents(
+  db: Queryable,
+  customerId: number,
+  from: number,
+  to: number,
+): Promise<Map<string, number>> {
   const rows = await db
     .selectFrom('email_events')
     .select(['event', (eb) => eb.fn.countAll<number | string>().as('n')])
@@ -28,10 +38,16 @@ export async function countEvents(db: Queryable, customerId: number, from: numbe
 }
 
 /** Recipients still waiting (queued or deferred) and when the oldest unfinished message was accepted. */
-export async function queueState(db: Queryable, customerId: number): Promise<{ waiting: number; oldest: number | null }> {
+export async function queueState(
+  db: Queryable,
+  customerId: number,
+): Promise<{ waiting: number; oldest: number | null }> {
   const row = await db
     .selectFrom('messages')
-    .select([sql<number | string | null>`sum(pending_count)`.as('waiting'), (eb) => eb.fn.min('created_at').as('oldest')])
+    .select([
+      sql<number | string | null>`sum(pending_count)`.as('waiting'),
+      (eb) => eb.fn.min('created_at').as('oldest'),
+    ])
     .where('finished_at', 'is', null)
     .where('customer_id', '=', customerId)
     .executeTakeFirst();

@@ -16,7 +16,10 @@ export interface PeriodCounts {
 
 async function period(ctx: AppContext, customerId: number, from: number, to: number): Promise<PeriodCounts> {
   const db = ctx.database.reader;
-  const [accepted, events] = await Promise.all([countAccepted(db, customerId, from, to), countEvents(db, customerId, from, to)]);
+  const [accepted, events] = await Promise.all([
+    countAccepted(db, customerId, from, to),
+    countEvents(db, customerId, from, to),
+  ]);
   return {
     accepted,
     delivered: events.get('delivered') ?? 0,

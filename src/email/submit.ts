@@ -17,7 +17,13 @@ import { domainOf, type Mailbox } from '../mail/addresses.ts';
 import { sealContent, sealCustomHeaders, sealLinkTarget } from '../mail/content.ts';
 import { newMessageId } from '../mail/message-ids.ts';
 import type { NormalizedMessage, TrackingOptions } from './message-input.ts';
-import { findIdempotencyKey, insertLinks, insertMessage, insertRecipients, saveIdempotencyKey } from './messages.repository.ts';
+import {
+  findIdempotencyKey,
+  insertLinks,
+  insertMessage,
+  insertRecipients,
+  saveIdempotencyKey,
+} from './messages.repository.ts';
 import { DELIVERY_QUEUES, type Lane } from './queues.ts';
 import { recipientStart, suppressedRecipients } from '../accounts/suppression.ts';
 import type { SendResponse } from './email.schemas.ts';
@@ -63,7 +69,9 @@ export async function submitMessages(
   const domains = await verifiedFromDomains(ctx, who, messages, opts.paths);
   const lane = opts.lane ?? 'transactional';
   const suppressed = await suppressedRecipients(ctx, who.customerId, opts.source, messages);
-  const plans = messages.map((m) => planMessage(ctx, who, m, domains.get(domainOf(m.from.address))!, lane, opts, now, suppressed));
+  const plans = messages.map((m) =>
+    planMessage(ctx, who, m, domains.get(domainOf(m.from.address))!, lane, opts, now, suppressed),
+  );
   const responses = plans.map((p) => p.response);
   try {
     await ctx.committer.run(async (trx) => {
@@ -95,28 +103,43 @@ export async function submitMessages(
 /** How many recipients of the messages are suppressed. */
 function countSuppressed(messages: NormalizedMessage[], suppressed: ReadonlyMap<string, string>): number {
   let n = 0;
-  for (const m of messages) for (const box of [...m.to, ...m.cc, ...m.bcc]) if (suppressed.has(box.address.toLowerCase())) n++;
+  for (const m of messages)
+    for (const box of [...m.to, ...m.cc, ...m.bcc]) if (suppressed.has(box.address.toLowerCase())) n++;
   return n;
 }
 
 /** Refuses a message naming more recipients (to, cc and bcc together) than the cap, before anything is read or written. */
-export function checkRecipientCap(cap: number, messages: readonly NormalizedMessage[], paths?: string[]): void {
+export function checkRecipientCap(
+  cap: number,
+  messages: readonly NormalizedMessage[],
+  paths?: string[],
+): void {
   messages.forEach((m, i) => {
     const count = m.to.length + m.cc.length + m.bcc.length;
     if (count <= cap) return;
     const field = paths?.[i] ?? 'data.message';
     const problem = `has ${count} recipients; a message may have at most ${cap} (recipients, cc and bcc together)`;
-    throw new AppError('email.too_many_recipients', `${field} ${problem}`, { details: [{ field, message: problem }] });
+    throw new AppError('email.too_many_recipients', `${field} ${problem}`, {
+      details: [{ field, message: problem }],
+    });
   });
 }
 
 /** For a repeated Idempotency-Key: the earlier response when the request is the same, 422 when it differs. */
-async function replayIdempotent(ctx: AppContext, who: Submitter, opts: SubmitOptions, now: number): Promise<SendResponse[] | undefined> {
+async function replayIdempotent(
+  ctx: AppContext,
+  who: Submitter,
+  opts: SubmitOptions,
+  now: number,
+): Promise<SendResponse[] | undefined> {
   if (!opts.idempotency) return undefined;
   const row = await findIdempotencyKey(ctx.database.reader, who.customerId, opts.idempotency.key);
   if (!row || row.created_at < now - IDEMPOTENCY_TTL_MS) return undefined;
   if (row.request_hash !== opts.idempotency.requestHash)
-    throw new AppError('email.idempotency_mismatch', 'this Idempotency-Key was already used with a different request');
+    throw new AppError(
+      'email.idempotency_mismatch',
+      'this Idempotency-Key was already used with a different request',
+    );
   await ctx.database.flushed(); // the first request may be waiting for its commit to reach the disk: so does this one
   return JSON.parse(row.response) as SendResponse[];
 }
@@ -128,16 +151,24 @@ async function verifiedFromDomains(
   messages: NormalizedMessage[],
   paths?: string[],
 ): Promise<Map<string, string>> {
-  const verified = await verifiedDomainIds(ctx.database, who.customerId, new Set(messages.map((m) => domainOf(m.from.address))));
+  const verified = await verifiedDomainIds(
+    ctx.database,
+    who.customerId,
+    new Set(messages.map((m) => domainOf(m.from.address))),
+  );
   const out = new Map<string, string>();
   messages.forEach((m, i) => {
     const domain = domainOf(m.from.address);
     const field = `${paths?.[i] ?? 'data.message'}.headers.from`;
     const id = verified.get(domain);
     if (!id)
-      throw new AppError('email.unverified_from', `${field}: ${domain} is not a verified domain of this account`, {
-        details: [{ field, message: 'domain is not verified' }],
-      });
+      throw new AppError(
+        'email.unverified_from',
+        `${field}: ${domain} is not a verified domain of this account`,
+        {
+          details: [{ field, message: 'domain is not verified' }],
+        },
+      );
     if (who.domain && who.domain !== domain)
       throw new AppError('email.unverified_from', `${field}: this API key may only send from ${who.domain}`, {
         details: [{ field, message: `must be on ${who.domain}` }],
@@ -178,9 +209,14 @@ function planMessage(
 ): Plan {
   const id = newMessageId(now);
   const recipients = recipientsOf(m);
-  const pending = suppressed.size === 0 ? recipients : recipients.filter((r) => !suppressed.has(r.box.address.toLowerCase()));
+  const pending =
+    suppressed.size === 0
+      ? recipients
+      : recipients.filter((r) => !suppressed.has(r.box.address.toLowerCase()));
   const links = opts.tracking.linkTracking && m.html ? findLinks(m.html) : [];
-  const customHeaders = Object.fromEntries(Object.entries(m.headers).filter(([k]) => k.toLowerCase().startsWith('x-')));
+  const customHeaders = Object.fromEntries(
+    Object.entries(m.headers).filter(([k]) => k.toLowerCase().startsWith('x-')),
+  );
   const content = sealContent(ctx.sealer, id, {
     subject: m.subject,
     from: m.from,
@@ -233,7 +269,11 @@ function planMessage(
       );
       await insertLinks(
         trx,
-        links.map((l) => ({ message_id: id, position: l.position, target_url: sealLinkTarget(ctx.sealer, id, l.position, l.url) })),
+        links.map((l) => ({
+          message_id: id,
+          position: l.position,
+          target_url: sealLinkTarget(ctx.sealer, id, l.position, l.url),
+        })),
       );
       for (const [i, recipientId] of ids.entries())
         if (!suppressed.has(recipients[i]!.box.address.toLowerCase()))

@@ -13,8 +13,16 @@ const Suppression = Type.Object({
   sourceTrackingId: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ examples: ['2026-01-31T12:00:00.000Z'] }),
 });
-const AddressParam = Type.Object({ address: Type.String({ minLength: 1, maxLength: 320, description: 'the suppressed email address' }) });
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 429: ErrorResponse };
+const AddressParam = Type.Object({
+  address: Type.String({ minLength: 1, maxLength: 320, description: 'the suppressed email address' }),
+});
+const errors = {
+  400: ErrorResponse,
+  401: ErrorResponse,
+  403: ErrorResponse,
+  404: ErrorResponse,
+  429: ErrorResponse,
+};
 const tags = ['email'];
 const security: { [name: string]: string[] }[] = [{ bearer: [] }, { token: [] }];
 

@@ -9,7 +9,12 @@ import { runSealpost } from '../bin/cli.test-support.ts';
 import { TEST_DIALECT } from '../test/database.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { startSmtpSink, type SmtpSink } from '../test/smtp-sink.ts';
-import { receiptOf, sendMessage, startDeliveryWorker, waitUntilFinished } from '../delivery/delivery.test-support.ts';
+import {
+  receiptOf,
+  sendMessage,
+  startDeliveryWorker,
+  waitUntilFinished,
+} from '../delivery/delivery.test-support.ts';
 import { setSuppressionList } from '../accounts/suppressions.service.ts';
 
 describe(`suppression list (${TEST_DIALECT})`, () => {
@@ -29,7 +34,9 @@ describe(`suppression list (${TEST_DIALECT})`, () => {
 
   beforeAll(async () => {
     sink = await startSmtpSink({ tls: 'none' });
-    t = await createTestApp({ config: { transport: 'relay', relayUrl: sink.url, deliveryRetrySchedule: [200] } });
+    t = await createTestApp({
+      config: { transport: 'relay', relayUrl: sink.url, deliveryRetrySchedule: [200] },
+    });
     acct = await t.createAccount();
   });
   afterAll(async () => {
@@ -43,18 +50,28 @@ describe(`suppression list (${TEST_DIALECT})`, () => {
     // The relay answers 550 5.1.1 for the first message only.
     const replies = [{ code: 550, message: '5.1.1 <gone@patients.example>: no such mailbox' }];
     const bouncer = await startSmtpSink({ tls: 'none', reply: (n) => replies[n - 1] ?? { code: 250 } });
-    await withWorker(bouncer.url, async () => waitUntilFinished(t, await sendMessage(t, acct, { recipients: ['Gone@patients.example'] })));
+    await withWorker(bouncer.url, async () =>
+      waitUntilFinished(t, await sendMessage(t, acct, { recipients: ['Gone@patients.example'] })),
+    );
     const list = await get('/v1/email/suppressions');
     expect(list.statusCode, list.body).toBe(200);
     const [entry] = list.json().suppressions;
-    expect(entry).toMatchObject({ address: 'gone@patients.example', reason: 'hard_bounce', detail: expect.stringContaining('550') });
+    expect(entry).toMatchObject({
+      address: 'gone@patients.example',
+      reason: 'hard_bounce',
+      detail: expect.stringContaining('550'),
+    });
     expect(Date.parse(entry.created_at)).toBeGreaterThan(Date.now() - 60_000);
 
     const before = sink.dataCount();
-    const second = await sendMessage(t, acct, { recipients: ['gone@patients.example', 'here@patients.example'] });
+    const second = await sendMessage(t, acct, {
+      recipients: ['gone@patients.example', 'here@patients.example'],
+    });
     await withWorker(sink.url, () => waitUntilFinished(t, second));
     const receipt = await receiptOf(t, acct, second);
-    const status = Object.fromEntries(receipt.data.message.message_deliveries.map((d) => [d.recipient, d.status.deliveryStatus]));
+    const status = Object.fromEntries(
+      receipt.data.message.message_deliveries.map((d) => [d.recipient, d.status.deliveryStatus]),
+    );
     expect(status['gone@patients.example']).toBe('suppressed');
     expect(status['here@patients.example']).toMatch(/^delivered/);
     expect(sink.dataCount() - before).toBe(1);
@@ -66,14 +83,20 @@ describe(`suppression list (${TEST_DIALECT})`, () => {
     const one = await get('/v1/email/suppressions/GONE@patients.example');
     expect(one.statusCode).toBe(200);
     expect(one.json().reason).toBe('hard_bounce');
-    const del = await t.app.inject({ method: 'DELETE', url: '/v1/email/suppressions/gone@patients.example', headers: acct.auth });
+    const del = await t.app.inject({
+      method: 'DELETE',
+      url: '/v1/email/suppressions/gone@patients.example',
+      headers: acct.auth,
+    });
     expect(del.statusCode, del.body).toBe(200);
     const gone = await get('/v1/email/suppressions/gone@patients.example');
     expect(gone.statusCode).toBe(404);
     expect(gone.json()).toMatchObject({ error_code: 'email.suppression_not_found' });
     const again = await sendMessage(t, acct, { recipients: ['gone@patients.example'] });
     await withWorker(sink.url, () => waitUntilFinished(t, again));
-    expect((await receiptOf(t, acct, again)).data.message.message_deliveries[0]!.status.deliveryStatus).toMatch(/^delivered/);
+    expect(
+      (await receiptOf(t, acct, again)).data.message.message_deliveries[0]!.status.deliveryStatus,
+    ).toMatch(/^delivered/);
   });
 
   it('does not list an address refused for policy (5.7.x), nor any address when the account turned the list off', async () => {
@@ -98,13 +121,33 @@ describe(`suppression list (${TEST_DIALECT})`, () => {
   it('is managed from the command line', async () => {
     const run = (args: string[]) => runSealpost(t.scratch.url, t.ctx.config.masterKey!, args);
     const username = acct.account.username;
-    const added = await run(['suppression', 'add', '--account', username, '--address', 'Manual@Patients.example', '--json']);
+    const added = await run([
+      'suppression',
+      'add',
+      '--account',
+      username,
+      '--address',
+      'Manual@Patients.example',
+      '--json',
+    ]);
     expect(added.code, added.stderr).toBe(0);
     expect(JSON.parse(added.stdout)).toMatchObject({ address: 'manual@patients.example', reason: 'manual' });
     const listed = await run(['suppression', 'list', '--account', username, '--json']);
-    expect(JSON.parse(listed.stdout).map((s: { address: string }) => s.address)).toEqual(['manual@patients.example']);
-    expect((await run(['suppression', 'remove', '--account', username, '--address', 'manual@patients.example'])).code).toBe(0);
-    const missing = await run(['suppression', 'remove', '--account', username, '--address', 'manual@patients.example']);
+    expect(JSON.parse(listed.stdout).map((s: { address: string }) => s.address)).toEqual([
+      'manual@patients.example',
+    ]);
+    expect(
+      (await run(['suppression', 'remove', '--account', username, '--address', 'manual@patients.example']))
+        .code,
+    ).toBe(0);
+    const missing = await run([
+      'suppression',
+      'remove',
+      '--account',
+      username,
+      '--address',
+      'manual@patients.example',
+    ]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('is not on the suppression list');
   });

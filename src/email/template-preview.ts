@@ -10,11 +10,16 @@ export interface TemplateProblem {
   column: number | null;
 }
 
-type Located = Error & { hash?: { loc?: { last_line: number; last_column: number } }; lineNumber?: number; column?: number };
+type Located = Error & {
+  hash?: { loc?: { last_line: number; last_column: number } };
+  lineNumber?: number;
+  column?: number;
+};
 
 /** Where the parser stopped: the parser reports a location only to its error hook, so the hook is set for this call. */
 function locate(body: string): TemplateProblem | null {
-  const parser = (Handlebars as unknown as { Parser: { parseError(str: string, hash: unknown): never } }).Parser;
+  const parser = (Handlebars as unknown as { Parser: { parseError(str: string, hash: unknown): never } })
+    .Parser;
   const own = Object.prototype.hasOwnProperty.call(parser, 'parseError') ? parser.parseError : undefined;
   parser.parseError = (str: string, hash: unknown) => {
     throw Object.assign(new Error(str), { hash });
@@ -33,7 +38,8 @@ function locate(body: string): TemplateProblem | null {
         line: e.hash.loc.last_line,
         column: e.hash.loc.last_column + 1,
       };
-    if (e.lineNumber !== undefined) return { message: first.replace(/ - \d+:\d+$/, ''), line: e.lineNumber, column: (e.column ?? 0) + 1 };
+    if (e.lineNumber !== undefined)
+      return { message: first.replace(/ - \d+:\d+$/, ''), line: e.lineNumber, column: (e.column ?? 0) + 1 };
     return { message: first, line: null, column: null };
   } finally {
     if (own) parser.parseError = own;
@@ -42,7 +48,10 @@ function locate(body: string): TemplateProblem | null {
 }
 
 /** The HTML a body renders to with the sample values (a JSON object), or the problem that stops it. */
-export function previewTemplate(body: string, valuesText: string): { html: string } | { problem: TemplateProblem } {
+export function previewTemplate(
+  body: string,
+  valuesText: string,
+): { html: string } | { problem: TemplateProblem } {
   const problem = locate(body);
   if (problem) return { problem };
   let values: Record<string, unknown>;
@@ -50,7 +59,11 @@ export function previewTemplate(body: string, valuesText: string): { html: strin
     values = parseTemplateValues(valuesText.trim() ? valuesText : '{}');
   } catch (err) {
     return {
-      problem: { message: (err as AppError).message.replace('data.template_values', 'the sample values'), line: null, column: null },
+      problem: {
+        message: (err as AppError).message.replace('data.template_values', 'the sample values'),
+        line: null,
+        column: null,
+      },
     };
   }
   try {

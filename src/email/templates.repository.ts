@@ -5,7 +5,13 @@ import type { DynamicTemplatesTable, Queryable } from '../db/types.ts';
 export type TemplateRow = Selectable<DynamicTemplatesTable>;
 
 /** Inserts a template and returns it. */
-export async function insertTemplate(db: Queryable, customerId: number, name: string, body: string, now: number): Promise<TemplateRow> {
+export async function insertTemplate(
+  db: Queryable,
+  customerId: number,
+  name: string,
+  body: string,
+  now: number,
+): Promise<TemplateRow> {
   return db
     .insertInto('dynamic_templates')
     .values({ customer_id: customerId, name, body, created_at: now, updated_at: now })
@@ -15,17 +21,40 @@ export async function insertTemplate(db: Queryable, customerId: number, name: st
 
 /** An account's templates, oldest first. */
 export async function listTemplates(db: Queryable, customerId: number): Promise<TemplateRow[]> {
-  return db.selectFrom('dynamic_templates').selectAll().where('customer_id', '=', customerId).orderBy('id').execute();
+  return db
+    .selectFrom('dynamic_templates')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .orderBy('id')
+    .execute();
 }
 
 /** One template of an account by id. */
-export async function findTemplateById(db: Queryable, customerId: number, id: number): Promise<TemplateRow | undefined> {
-  return db.selectFrom('dynamic_templates').selectAll().where('customer_id', '=', customerId).where('id', '=', id).executeTakeFirst();
+export async function findTemplateById(
+  db: Queryable,
+  customerId: number,
+  id: number,
+): Promise<TemplateRow | undefined> {
+  return db
+    .selectFrom('dynamic_templates')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** One template of an account by its exact name. */
-export async function findTemplateByName(db: Queryable, customerId: number, name: string): Promise<TemplateRow | undefined> {
-  return db.selectFrom('dynamic_templates').selectAll().where('customer_id', '=', customerId).where('name', '=', name).executeTakeFirst();
+export async function findTemplateByName(
+  db: Queryable,
+  customerId: number,
+  name: string,
+): Promise<TemplateRow | undefined> {
+  return db
+    .selectFrom('dynamic_templates')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .where('name', '=', name)
+    .executeTakeFirst();
 }
 
 /** Updates name and/or body; returns the updated row. */
@@ -47,6 +76,10 @@ export async function updateTemplate(
 
 /** Deletes a template; returns whether one was deleted. */
 export async function deleteTemplate(db: Queryable, customerId: number, id: number): Promise<boolean> {
-  const res = await db.deleteFrom('dynamic_templates').where('customer_id', '=', customerId).where('id', '=', id).executeTakeFirst();
+  const res = await db
+    .deleteFrom('dynamic_templates')
+    .where('customer_id', '=', customerId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return Number(res.numDeletedRows) > 0;
 }

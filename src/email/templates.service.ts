@@ -38,11 +38,15 @@ function toTemplate(row: TemplateRow): DynamicTemplate {
 
 /** Compiles a template body fully, so a syntax error is reported at upload and not at send. */
 function checkBody(body: string): void {
-  if (body.length > MAX_BODY) throw new AppError('email.template_invalid', `data[body] is larger than ${MAX_BODY} characters`);
+  if (body.length > MAX_BODY)
+    throw new AppError('email.template_invalid', `data[body] is larger than ${MAX_BODY} characters`);
   try {
     Handlebars.precompile(body);
   } catch (err) {
-    throw new AppError('email.template_invalid', `data[body] is not a valid Handlebars template: ${(err as Error).message.split('\n')[0]}`);
+    throw new AppError(
+      'email.template_invalid',
+      `data[body] is not a valid Handlebars template: ${(err as Error).message.split('\n')[0]}`,
+    );
   }
 }
 
@@ -54,7 +58,8 @@ function checkName(name: string): string {
 }
 
 function parseId(id: string): number {
-  if (!/^\d{1,15}$/.test(id)) throw new AppError('email.template_not_found', `no dynamic template with id ${JSON.stringify(id)}`);
+  if (!/^\d{1,15}$/.test(id))
+    throw new AppError('email.template_not_found', `no dynamic template with id ${JSON.stringify(id)}`);
   return Number(id);
 }
 
@@ -84,11 +89,16 @@ export async function createTemplate(
   const name = checkName(input.name);
   checkBody(input.body);
   try {
-    const template = toTemplate(await insertTemplate(ctx.database.db, customerId, name, input.body, Date.now()));
+    const template = toTemplate(
+      await insertTemplate(ctx.database.db, customerId, name, input.body, Date.now()),
+    );
     return { ...template, message: `Template ${template.name} created!`, params: { name, body: input.body } };
   } catch (err) {
     if (isUniqueViolation(err))
-      throw new AppError('email.template_exists', `a dynamic template named ${JSON.stringify(name)} already exists`);
+      throw new AppError(
+        'email.template_exists',
+        `a dynamic template named ${JSON.stringify(name)} already exists`,
+      );
     throw err;
   }
 }
@@ -115,7 +125,10 @@ export async function changeTemplate(
     return { ...template, message: `Template ${template.name} updated!`, params: changes };
   } catch (err) {
     if (isUniqueViolation(err))
-      throw new AppError('email.template_exists', `a dynamic template named ${JSON.stringify(changes.name)} already exists`);
+      throw new AppError(
+        'email.template_exists',
+        `a dynamic template named ${JSON.stringify(changes.name)} already exists`,
+      );
     throw err;
   }
 }
@@ -138,7 +151,10 @@ export function parseTemplateValues(text: string | undefined): Record<string, un
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new AppError('email.template_values_invalid', `data.template_values is not valid JSON: ${(err as Error).message}`);
+    throw new AppError(
+      'email.template_values_invalid',
+      `data.template_values is not valid JSON: ${(err as Error).message}`,
+    );
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
     throw new AppError('email.template_values_invalid', 'data.template_values must be a JSON object');
@@ -154,7 +170,8 @@ export async function renderTemplate(
   subject: string,
 ): Promise<{ html: string; subject: string }> {
   const row = await findTemplateByName(ctx.database.db, customerId, name);
-  if (!row) throw new AppError('email.template_not_found', `no dynamic template named ${JSON.stringify(name)}`);
+  if (!row)
+    throw new AppError('email.template_not_found', `no dynamic template named ${JSON.stringify(name)}`);
   const values = parseTemplateValues(valuesText);
   try {
     return {

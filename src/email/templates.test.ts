@@ -37,12 +37,22 @@ describe('dynamic templates', () => {
   });
   afterAll(() => t.close());
 
-  const upload = (method: 'POST' | 'PATCH', url: string, parts: Parameters<typeof multipart>[0], who = acme) => {
+  const upload = (
+    method: 'POST' | 'PATCH',
+    url: string,
+    parts: Parameters<typeof multipart>[0],
+    who = acme,
+  ) => {
     const m = multipart(parts);
     return t.app.inject({ method, url, headers: { ...who.auth, ...m.headers }, payload: m.payload });
   };
   const create = (name: string, body: string, type?: string, filename?: string, who = acme) =>
-    upload('POST', '/v1/email/dynamic_templates', [{ name: 'data[name]', value: name }, file(body, type, filename)], who);
+    upload(
+      'POST',
+      '/v1/email/dynamic_templates',
+      [{ name: 'data[name]', value: name }, file(body, type, filename)],
+      who,
+    );
   const get = (url: string, who = acme) => t.app.inject({ method: 'GET', url, headers: who.auth });
 
   it.each([
@@ -72,7 +82,14 @@ describe('dynamic templates', () => {
       expect(res.statusCode).toBe(200);
       const list = res.json().templates as { name: string }[];
       expect(list.map((x) => x.name)).toContain('listed');
-      expect(Object.keys(list[0]!).sort()).toEqual(['api_customer_id', 'body', 'created_at', 'id', 'name', 'updated_at']);
+      expect(Object.keys(list[0]!).sort()).toEqual([
+        'api_customer_id',
+        'body',
+        'created_at',
+        'id',
+        'name',
+        'updated_at',
+      ]);
     }
     expect((await get('/v1/email/dynamic_templates', other)).json()).toEqual({ templates: [] });
   });
@@ -86,22 +103,35 @@ describe('dynamic templates', () => {
 
   it('renames a template with data[name] alone, keeping the body', async () => {
     const created = (await create('old-name', 'kept body')).json();
-    const res = await upload('PATCH', `/v1/email/dynamic_templates/${created.id}`, [{ name: 'data[name]', value: 'new-name' }]);
+    const res = await upload('PATCH', `/v1/email/dynamic_templates/${created.id}`, [
+      { name: 'data[name]', value: 'new-name' },
+    ]);
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ id: created.id, name: 'new-name', body: 'kept body', created_at: created.created_at });
+    expect(res.json()).toMatchObject({
+      id: created.id,
+      name: 'new-name',
+      body: 'kept body',
+      created_at: created.created_at,
+    });
     expect(res.json()).toMatchObject({ message: 'Template new-name updated!', params: { name: 'new-name' } });
   });
 
   it('replaces the body with data[body] alone, keeping the name', async () => {
     const created = (await create('body-change', 'old body')).json();
-    const res = await upload('PATCH', `/v1/email/dynamic_templates/${created.id}`, [file('new {{body}}', 'application/octet-stream')]);
+    const res = await upload('PATCH', `/v1/email/dynamic_templates/${created.id}`, [
+      file('new {{body}}', 'application/octet-stream'),
+    ]);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ name: 'body-change', body: 'new {{body}}' });
   });
 
   it('deletes a template', async () => {
     const created = (await create('doomed', 'x')).json();
-    const res = await t.app.inject({ method: 'DELETE', url: `/v1/email/dynamic_templates/${created.id}`, headers: acme.auth });
+    const res = await t.app.inject({
+      method: 'DELETE',
+      url: `/v1/email/dynamic_templates/${created.id}`,
+      headers: acme.auth,
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ message: 'Template deleted successfully', params: { id: created.id } });
     expect((await get(`/v1/email/dynamic_templates/${created.id}`)).statusCode).toBe(404);
@@ -136,7 +166,10 @@ describe('dynamic templates', () => {
 
   it('refuses a create without a name or without a body with 400', async () => {
     expect((await upload('POST', '/v1/email/dynamic_templates', [file('x')])).statusCode).toBe(400);
-    expect((await upload('POST', '/v1/email/dynamic_templates', [{ name: 'data[name]', value: 'no-body' }])).statusCode).toBe(400);
+    expect(
+      (await upload('POST', '/v1/email/dynamic_templates', [{ name: 'data[name]', value: 'no-body' }]))
+        .statusCode,
+    ).toBe(400);
   });
 
   it("answers 404 for another account's template, whatever the operation", async () => {
@@ -164,7 +197,9 @@ describe('POST /templated_messages', () => {
     from = `desk@${acme.domain}`;
     const m = multipart([
       { name: 'data[name]', value: 'appointment' },
-      file('<p>Dear {{name}}, see you on {{date}}.</p>{{#if vip}}<p>VIP</p>{{/if}}<ul>{{#each items}}<li>{{this}}</li>{{/each}}</ul>'),
+      file(
+        '<p>Dear {{name}}, see you on {{date}}.</p>{{#if vip}}<p>VIP</p>{{/if}}<ul>{{#each items}}<li>{{this}}</li>{{/each}}</ul>',
+      ),
     ]);
     const res = await t.app.inject({
       method: 'POST',
@@ -186,7 +221,11 @@ describe('POST /templated_messages', () => {
       },
     });
   const contentOf = async (id: string) => {
-    const row = await t.ctx.database.db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await t.ctx.database.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     return { row, content: openContent(t.ctx.sealer, id, row.content!) };
   };
 
@@ -209,7 +248,9 @@ describe('POST /templated_messages', () => {
   it('renders the same whatever the key order of the values', async () => {
     const a = await sendTemplated({ template_values: '{"name":"Lee","date":"Friday"}' });
     const b = await sendTemplated({ template_values: '{"date":"Friday","name":"Lee"}' });
-    expect((await contentOf(a.json().sourceTrackingId)).content.html).toBe((await contentOf(b.json().sourceTrackingId)).content.html);
+    expect((await contentOf(a.json().sourceTrackingId)).content.html).toBe(
+      (await contentOf(b.json().sourceTrackingId)).content.html,
+    );
   });
 
   it('escapes HTML in values in the body', async () => {

@@ -22,7 +22,11 @@ export async function findLink(db: Queryable, messageId: string, position: numbe
 }
 
 /** Counts one open of a recipient; returns the recipient's open count after it (1 means this was the first open). */
-export async function countRecipientOpen(db: Queryable, recipientId: number, now: number): Promise<number | undefined> {
+export async function countRecipientOpen(
+  db: Queryable,
+  recipientId: number,
+  now: number,
+): Promise<number | undefined> {
   const row = await db
     .updateTable('message_recipients')
     .set((eb) => ({

@@ -7,13 +7,20 @@ import { openLinkTarget } from '../mail/content.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { verifyTracking } from '../mail/tokens.ts';
-import { countClick, countMessageOpen, countRecipientOpen, findLink, findTrackedRecipient } from './tracking.repository.ts';
+import {
+  countClick,
+  countMessageOpen,
+  countRecipientOpen,
+  findLink,
+  findTrackedRecipient,
+} from './tracking.repository.ts';
 import { appendEvent } from '../webhooks/webhooks.outbox.ts';
 
 const notFound = () => new AppError('not_found', 'no such tracking link');
 
 /** The token of an open pixel path segment: `<token>.gif` or `<token>`. */
-const openToken = (segment: string) => (segment.toLowerCase().endsWith('.gif') ? segment.slice(0, -4) : segment);
+const openToken = (segment: string) =>
+  segment.toLowerCase().endsWith('.gif') ? segment.slice(0, -4) : segment;
 
 /**
  * Counts an open: the recipient's open count (and first open time), the message's total, and on the recipient's first

@@ -35,7 +35,10 @@ describe('docs/errors.md', () => {
   });
 
   it('shows the error body with exactly the fields the handler sends, down to each errors[] item', () => {
-    const shown = JSON.parse(/## The error body[\s\S]*?```json\n([\s\S]*?)```/.exec(DOC)![1]!) as Record<string, unknown>;
+    const shown = JSON.parse(/## The error body[\s\S]*?```json\n([\s\S]*?)```/.exec(DOC)![1]!) as Record<
+      string,
+      unknown
+    >;
     const sent = errorBody(
       new AppError('request.invalid', 'data.message.headers.subject is required', {
         details: [{ field: 'data.message.headers.subject', message: 'is required' }],

@@ -12,21 +12,37 @@ export function contactForm(): { body: unknown[] } {
         id: 'name',
         properties: { field_name: 'name', text: '<b>Full name</b><script>alert(1)</script>', required: true },
       },
-      { type: 'TextInput', id: 'email', properties: { field_name: 'email', text: 'Email', required: true, input_mask: 'Email' } },
+      {
+        type: 'TextInput',
+        id: 'email',
+        properties: { field_name: 'email', text: 'Email', required: true, input_mask: 'Email' },
+      },
       {
         type: 'Select',
         id: 'topic',
-        properties: { field_name: 'topic', text: 'Topic', options: ['Billing', { label: 'Appointments', value: 'appt' }] },
+        properties: {
+          field_name: 'topic',
+          text: 'Topic',
+          options: ['Billing', { label: 'Appointments', value: 'appt' }],
+        },
       },
       { type: 'TextArea', id: 'msg', properties: { field_name: 'message', text: 'Message' } },
-      { type: 'Checkbox', id: 'consent', properties: { field_name: 'consent', text: 'I agree', required: true } },
+      {
+        type: 'Checkbox',
+        id: 'consent',
+        properties: { field_name: 'consent', text: 'I agree', required: true },
+      },
       { type: 'Button', id: 'go', properties: { margin: '8px 0', full_width: true } },
     ],
   };
 }
 
 /** Creates a form through the API and returns its id. */
-export async function createForm(app: FastifyInstance, auth: Record<string, string>, extra: Record<string, unknown> = {}): Promise<string> {
+export async function createForm(
+  app: FastifyInstance,
+  auth: Record<string, string>,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   const res = await app.inject({
     method: 'POST',
     url: '/v1/forms/api/forms',
@@ -38,7 +54,13 @@ export async function createForm(app: FastifyInstance, auth: Record<string, stri
 }
 
 /** A valid submission of the contact form. */
-export const GOOD = { name: 'Ada Lovelace', email: 'ada@example.org', topic: 'appt', message: 'Hello', consent: true };
+export const GOOD = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.org',
+  topic: 'appt',
+  message: 'Hello',
+  consent: true,
+};
 
 function chunk(type: string, data: Buffer): Buffer {
   const len = Buffer.alloc(4);

@@ -35,11 +35,20 @@ export function formsWork(handOver: RespondentHandOver): BackgroundWork {
 
 /** The forms queues of the worker role. */
 export function formsQueues(ctx: AppContext, handOver: RespondentHandOver): Record<string, QueueSpec> {
-  return { [SUBMITTED_QUEUE]: { handler: (job) => handleSubmitted(ctx, job.data as SubmittedJob, handOver), concurrency: 4 } };
+  return {
+    [SUBMITTED_QUEUE]: {
+      handler: (job) => handleSubmitted(ctx, job.data as SubmittedJob, handOver),
+      concurrency: 4,
+    },
+  };
 }
 
 /** Runs the work that follows one stored submission. */
-export async function handleSubmitted(ctx: AppContext, job: SubmittedJob, handOver: RespondentHandOver): Promise<void> {
+export async function handleSubmitted(
+  ctx: AppContext,
+  job: SubmittedJob,
+  handOver: RespondentHandOver,
+): Promise<void> {
   const form = await findPublicForm(ctx.database.reader, job.form_id);
   if (!form) return;
   await notifyRecipients(ctx, form, job.submission_id);
@@ -60,7 +69,10 @@ async function notifyRecipients(ctx: AppContext, form: FormRow, submissionId: st
   if (to.length === 0) return;
   const domain = (await verifiedDomainNames(ctx.database.reader, form.customer_id))[0];
   if (!domain) {
-    ctx.log.warn({ formId: form.id }, 'form notification skipped: the account has no verified domain to send from');
+    ctx.log.warn(
+      { formId: form.id },
+      'form notification skipped: the account has no verified domain to send from',
+    );
     return;
   }
   const link = `${ctx.publicUrl}/v1/forms/api/forms/${form.id}/submissions/${submissionId}/submission-pdf`;

@@ -18,9 +18,14 @@ const TOKEN = /^Token\s+token\s*=\s*"?([^"\s]+)"?\s*$/i;
 
 /** Extracts the key from an Authorization header value, or throws the matching 401. */
 export function keyFromHeader(header: string | undefined): string {
-  if (!header || !header.trim()) throw new AppError('auth.missing_key', 'missing API key: send "Authorization: Bearer <key>"');
+  if (!header || !header.trim())
+    throw new AppError('auth.missing_key', 'missing API key: send "Authorization: Bearer <key>"');
   const m = BEARER.exec(header) ?? TOKEN.exec(header);
-  if (!m?.[1]) throw new AppError('auth.bad_scheme', 'unsupported Authorization header: use "Bearer <key>" or "Token token=<key>"');
+  if (!m?.[1])
+    throw new AppError(
+      'auth.bad_scheme',
+      'unsupported Authorization header: use "Bearer <key>" or "Token token=<key>"',
+    );
   return m[1];
 }
 
@@ -31,18 +36,28 @@ export function keyFromHeader(header: string | undefined): string {
  */
 export function principalOf(req: FastifyRequest, scope: Scope): Principal {
   if (!req.principal) throw new AppError('auth.missing_key');
-  if (!req.principal.scopes.has(scope)) throw new AppError('auth.scope', `this API key does not have the "${scope}" scope`);
+  if (!req.principal.scopes.has(scope))
+    throw new AppError('auth.scope', `this API key does not have the "${scope}" scope`);
   return req.principal;
 }
 
 /** Authenticates a key unless its client address is throttled; a wrong or revoked key counts as a failure of that address. */
-async function authenticateThrottled(database: Database, throttle: AuthThrottle, key: string, address: string): Promise<Principal> {
+async function authenticateThrottled(
+  database: Database,
+  throttle: AuthThrottle,
+  key: string,
+  address: string,
+): Promise<Principal> {
   const refusedMs = throttle.refusedFor(address);
   if (refusedMs > 0) {
     const seconds = Math.ceil(refusedMs / 1000);
-    throw new AppError('auth.throttled', `too many failed authentications from this address; retry in ${seconds} s`, {
-      headers: { 'retry-after': String(seconds) },
-    });
+    throw new AppError(
+      'auth.throttled',
+      `too many failed authentications from this address; retry in ${seconds} s`,
+      {
+        headers: { 'retry-after': String(seconds) },
+      },
+    );
   }
   try {
     return await authenticateKey(database.reader, key, Date.now(), database.db);
@@ -61,7 +76,8 @@ export function registerAuth(app: FastifyInstance, database: Database, throttle:
     if (surface.kind === 'public') return;
     const key = keyFromHeader(req.headers.authorization);
     const principal = await authenticateThrottled(database, throttle, key, req.ip);
-    if (!principal.scopes.has(surface.scope)) throw new AppError('auth.scope', `this API key does not have the "${surface.scope}" scope`);
+    if (!principal.scopes.has(surface.scope))
+      throw new AppError('auth.scope', `this API key does not have the "${surface.scope}" scope`);
     if (surface.username !== undefined && surface.username.toLowerCase() !== principal.username)
       throw new AppError('auth.forbidden', `this API key does not belong to account "${surface.username}"`);
     req.principal = principal;

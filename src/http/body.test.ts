@@ -21,7 +21,9 @@ describe('tolerant body rules', () => {
         });
         app.post('/v1/email/echo', { schema: { body: Body } }, async (req) => ({ body: req.body }));
         app.post('/v1/email/archive', async (req) => ({ body: req.body ?? null }));
-        app.post('/v1/email/raw', { config: { verbatimBodyKeys: ['form_json'] } }, async (req) => ({ body: req.body }));
+        app.post('/v1/email/raw', { config: { verbatimBodyKeys: ['form_json'] } }, async (req) => ({
+          body: req.body,
+        }));
         app.get('/v1/email/thing', async (req) => {
           seen.push(req.body);
           return { ok: true };
@@ -91,7 +93,12 @@ describe('tolerant body rules', () => {
   });
 
   it('still rejects a required field sent as null, naming it', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/v1/email/echo', headers: acme.auth, payload: { data: { subject: null } } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/email/echo',
+      headers: acme.auth,
+      payload: { data: { subject: null } },
+    });
     expect(res.statusCode).toBe(400);
     const body = res.json();
     expect(body.error_code).toBe('request.invalid');

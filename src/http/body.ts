@@ -23,7 +23,12 @@ declare module 'fastify' {
 function isAbsent(v: unknown): boolean {
   if (v === null || v === '') return true;
   if (Array.isArray(v)) return v.length === 0;
-  return typeof v === 'object' && v !== null && Object.keys(v).length === 0 && Object.getPrototypeOf(v) === Object.prototype;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    Object.keys(v).length === 0 &&
+    Object.getPrototypeOf(v) === Object.prototype
+  );
 }
 
 /** Removes values sent as absent from objects, recursively (array elements are cleaned but kept; an object emptied by cleaning stays, so a missing required field inside it is reported by name). Keys in `verbatim` are left as sent. */
@@ -60,7 +65,9 @@ export function jsonDepth(text: string): number {
 
 /** True for a multipart content type that names no boundary, which no parser can split. */
 function multipartWithoutBoundary(contentType: string | undefined): boolean {
-  return /^\s*multipart\//i.test(contentType ?? '') && !/;\s*boundary\s*=\s*"?[^";\s]+/i.test(contentType ?? '');
+  return (
+    /^\s*multipart\//i.test(contentType ?? '') && !/;\s*boundary\s*=\s*"?[^";\s]+/i.test(contentType ?? '')
+  );
 }
 
 /** True for a DELETE with a JSON body on a route that reads it. */
@@ -75,9 +82,13 @@ function keepsJsonBody(req: FastifyRequest): boolean {
 /** Installs the parsing rules on the root instance. */
 export function registerBodyRules(app: FastifyInstance): void {
   app.addHook('onRequest', async (req: FastifyRequest) => {
-    if (BODYLESS.has(req.method) && req.headers['content-type'] && !keepsJsonBody(req)) req.headers['content-type'] = IGNORED_TYPE;
+    if (BODYLESS.has(req.method) && req.headers['content-type'] && !keepsJsonBody(req))
+      req.headers['content-type'] = IGNORED_TYPE;
     else if (multipartWithoutBoundary(req.headers['content-type']))
-      throw new AppError('request.invalid', 'multipart body without a boundary: send "Content-Type: multipart/form-data; boundary=..."');
+      throw new AppError(
+        'request.invalid',
+        'multipart body without a boundary: send "Content-Type: multipart/form-data; boundary=..."',
+      );
   });
   app.addContentTypeParser(IGNORED_TYPE, (_req, payload, done) => {
     payload.resume();
@@ -91,7 +102,10 @@ export function registerBodyRules(app: FastifyInstance): void {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     if (jsonDepth(text) > MAX_JSON_DEPTH)
-      return done(new AppError('request.invalid', `JSON body nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+      return done(
+        new AppError('request.invalid', `JSON body nested deeper than ${MAX_JSON_DEPTH} levels`),
+        undefined,
+      );
     defaultJson(req, text, done);
   });
 

@@ -10,7 +10,9 @@ import { CATALOGUE, type ErrorCode } from '../errors/catalogue.ts';
 export function errorBody(err: AppError): Record<string, unknown> {
   const spec = CATALOGUE[err.code];
   const details =
-    err.details.length > 0 ? err.details.map((d) => (d.field ? `${d.field}: ${d.message}` : d.message)).join('; ') : err.message;
+    err.details.length > 0
+      ? err.details.map((d) => (d.field ? `${d.field}: ${d.message}` : d.message)).join('; ')
+      : err.message;
   return {
     ...err.extra,
     message: err.message,
@@ -88,6 +90,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
     void reply.code(err.status).headers(err.headers).send(errorBody(err));
   });
   app.setNotFoundHandler((req, reply) => {
-    void reply.code(404).send(errorBody(new AppError('not_found', `no route for ${req.method} ${req.url.split('?', 1)[0]}`)));
+    void reply
+      .code(404)
+      .send(errorBody(new AppError('not_found', `no route for ${req.method} ${req.url.split('?', 1)[0]}`)));
   });
 }

@@ -19,10 +19,25 @@ interface Operation {
 const badId = fc
   .oneof(
     fc.string({ maxLength: 40 }),
-    fc.constantFrom('__proto__', 'constructor', 'toString', '-1', '0', '1e999', '9'.repeat(40), '%00', '..', 'null', ' ', 'ö'),
+    fc.constantFrom(
+      '__proto__',
+      'constructor',
+      'toString',
+      '-1',
+      '0',
+      '1e999',
+      '9'.repeat(40),
+      '%00',
+      '..',
+      'null',
+      ' ',
+      'ö',
+    ),
     fc.uuid().map((u) => `${u}x`),
   )
-  .filter((s) => !/^\d{1,9}$/.test(s) && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s));
+  .filter(
+    (s) => !/^\d{1,9}$/.test(s) && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s),
+  );
 
 const badQuery = fc.dictionary(
   fc.oneof(
@@ -49,7 +64,9 @@ const badQuery = fc.dictionary(
 const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
 const badBody = fc.oneof(
   fc.jsonValue({ maxDepth: 4 }).map((v) => ({ type: 'application/json', payload: JSON.stringify(v) })),
-  fc.record({ data: fc.jsonValue({ maxDepth: 3 }) }).map((v) => ({ type: 'application/json', payload: JSON.stringify(v) })),
+  fc
+    .record({ data: fc.jsonValue({ maxDepth: 3 }) })
+    .map((v) => ({ type: 'application/json', payload: JSON.stringify(v) })),
   fc.string({ maxLength: 60 }).map((s) => ({ type: 'application/json', payload: s })),
   fc.constantFrom(
     { type: 'application/json', payload: `{"data":${deep(20_000)}}` },
@@ -80,10 +97,14 @@ describe('malformed requests to every operation', () => {
   let a: TestAccount;
   let operations: Operation[];
   beforeAll(async () => {
-    t = await createTestApp({ config: { rateLimitPerMinute: 0, authFailuresPerWindow: 0, formsSubmitPerMinute: 0 } });
+    t = await createTestApp({
+      config: { rateLimitPerMinute: 0, authFailuresPerWindow: 0, formsSubmitPerMinute: 0 },
+    });
     a = await t.createAccount();
     await createForm(t.app, a.auth);
-    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.keys(ops)
         .filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
@@ -99,20 +120,27 @@ describe('malformed requests to every operation', () => {
     for (const op of operations) {
       await fc
         .assert(
-          fc.asyncProperty(fc.array(badId, { minLength: 3, maxLength: 3 }), badQuery, badBody, async (ids, query, body) => {
-            let i = 0;
-            const path = op.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(ids[i++ % ids.length]!));
-            const qs = new URLSearchParams(query).toString();
-            const res = await t.app.inject({
-              method: op.method as 'GET',
-              url: qs ? `${path}?${qs}` : path,
-              headers: { ...a.auth, 'content-type': body.type },
-              payload: body.payload,
-            });
-            if (res.statusCode >= 500)
-              failures.push(`${op.method} ${path}?${qs} ${body.payload.slice(0, 80)} → ${res.statusCode} ${res.body.slice(0, 200)}`);
-            return res.statusCode < 500;
-          }),
+          fc.asyncProperty(
+            fc.array(badId, { minLength: 3, maxLength: 3 }),
+            badQuery,
+            badBody,
+            async (ids, query, body) => {
+              let i = 0;
+              const path = op.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(ids[i++ % ids.length]!));
+              const qs = new URLSearchParams(query).toString();
+              const res = await t.app.inject({
+                method: op.method as 'GET',
+                url: qs ? `${path}?${qs}` : path,
+                headers: { ...a.auth, 'content-type': body.type },
+                payload: body.payload,
+              });
+              if (res.statusCode >= 500)
+                failures.push(
+                  `${op.method} ${path}?${qs} ${body.payload.slice(0, 80)} → ${res.statusCode} ${res.body.slice(0, 200)}`,
+                );
+              return res.statusCode < 500;
+            },
+          ),
           { numRuns: RUNS_PER_OPERATION, seed: SEED, endOnFailure: true },
         )
         .catch(() => undefined);

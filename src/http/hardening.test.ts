@@ -6,7 +6,10 @@ import { makeList, marketingClient } from '../marketing/marketing.test-support.t
 /** JSON nested `depth` levels deep inside `{"data": ...}`. */
 const deepJson = (depth: number) => `{"data":${'['.repeat(depth)}${']'.repeat(depth)}}`;
 
-async function count(t: TestApp, table: 'messages' | 'forms' | 'form_submissions' | 'drip_campaigns'): Promise<number> {
+async function count(
+  t: TestApp,
+  table: 'messages' | 'forms' | 'form_submissions' | 'drip_campaigns',
+): Promise<number> {
   const r = await t.ctx.database.db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -85,7 +88,12 @@ describe('hostile input gets a 4xx, never a 5xx', () => {
           method: 'POST',
           url: '/v1/forms/api/forms',
           headers: a.auth,
-          payload: JSON.parse(JSON.stringify({ title: 'T', version: 1 }).replace('}', `,"form_json":${JSON.stringify(form_json)}}`)),
+          payload: JSON.parse(
+            JSON.stringify({ title: 'T', version: 1 }).replace(
+              '}',
+              `,"form_json":${JSON.stringify(form_json)}}`,
+            ),
+          ),
         });
         expect(res.statusCode, JSON.stringify(form_json)).toBe(422);
       }
@@ -93,19 +101,26 @@ describe('hostile input gets a 4xx, never a 5xx', () => {
     },
   );
 
-  it.each(['__proto__', 'constructor', 'toString'])('refuses %s as a drip trigger or node id with 422', async (name) => {
-    const call = marketingClient(t, a);
-    const before = await count(t, 'drip_campaigns');
-    const asTrigger = JSON.stringify({ nodes: [{ id: 'start', type: 'start', trigger: name }], edges: [] });
-    const asNode = `{"nodes":[{"id":"start","type":"start"},{"id":${JSON.stringify(name)},"type":"end"}],"edges":[{"from":"start","to":${JSON.stringify(name)}}]}`;
-    for (const nodes of [asTrigger, asNode]) {
-      const res = await call('POST', '/drip_campaigns', { drip_campaign: { name: 'D', drip_campaign_nodes: nodes } });
-      expect(res.statusCode, nodes).toBe(422);
-    }
-    const field = await call('POST', '/drip_campaigns', { drip_campaign: { name: 'D', start_trigger: name } });
-    expect(field.statusCode).toBe(422);
-    expect(await count(t, 'drip_campaigns')).toBe(before);
-  });
+  it.each(['__proto__', 'constructor', 'toString'])(
+    'refuses %s as a drip trigger or node id with 422',
+    async (name) => {
+      const call = marketingClient(t, a);
+      const before = await count(t, 'drip_campaigns');
+      const asTrigger = JSON.stringify({ nodes: [{ id: 'start', type: 'start', trigger: name }], edges: [] });
+      const asNode = `{"nodes":[{"id":"start","type":"start"},{"id":${JSON.stringify(name)},"type":"end"}],"edges":[{"from":"start","to":${JSON.stringify(name)}}]}`;
+      for (const nodes of [asTrigger, asNode]) {
+        const res = await call('POST', '/drip_campaigns', {
+          drip_campaign: { name: 'D', drip_campaign_nodes: nodes },
+        });
+        expect(res.statusCode, nodes).toBe(422);
+      }
+      const field = await call('POST', '/drip_campaigns', {
+        drip_campaign: { name: 'D', start_trigger: name },
+      });
+      expect(field.statusCode).toBe(422);
+      expect(await count(t, 'drip_campaigns')).toBe(before);
+    },
+  );
 
   it('refuses a message over the recipient cap with 400 naming the cap, storing nothing', async () => {
     const before = await count(t, 'messages');
@@ -139,7 +154,13 @@ describe('hostile input gets a 4xx, never a 5xx', () => {
       method: 'POST',
       url: '/v1/forms/api/forms',
       headers: a.auth,
-      payload: { title: 'T', version: 1, form_json: contactForm(), type: 'marketing_form', subscription_list_id: theirs },
+      payload: {
+        title: 'T',
+        version: 1,
+        form_json: contactForm(),
+        type: 'marketing_form',
+        subscription_list_id: theirs,
+      },
     });
     expect(create.statusCode).toBe(404);
     expect(create.json().error_code).toBe('marketing.list_not_found');
@@ -174,10 +195,20 @@ describe('failed authentication throttling over HTTP', () => {
   it('refuses every key from an address after repeated failures with 429 and Retry-After, counting them in /metrics', async () => {
     const from = { remoteAddress: '203.0.113.9' };
     for (let i = 0; i < 3; i++) {
-      const res = await t.app.inject({ method: 'GET', url: '/v1/email/messages', headers: { authorization: 'Bearer sp_wrong' }, ...from });
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/v1/email/messages',
+        headers: { authorization: 'Bearer sp_wrong' },
+        ...from,
+      });
       expect(res.statusCode).toBe(401);
     }
-    const refused = await t.app.inject({ method: 'GET', url: '/v1/email/dynamic_templates', headers: a.auth, ...from });
+    const refused = await t.app.inject({
+      method: 'GET',
+      url: '/v1/email/dynamic_templates',
+      headers: a.auth,
+      ...from,
+    });
     expect(refused.statusCode).toBe(429);
     expect(refused.json().error_code).toBe('auth.throttled');
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);

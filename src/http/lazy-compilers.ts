@@ -12,7 +12,9 @@ type Validate = ((data: unknown, context?: unknown) => unknown) & { errors?: unk
 type Serialize = (doc: unknown) => string;
 type ValidatorFactory = (externalSchemas: unknown, options: unknown) => (route: unknown) => Validate;
 type SerializerFactory = (externalSchemas: unknown, options: unknown) => (route: unknown) => Serialize;
-type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
+type CompilersFactory = NonNullable<
+  NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']
+>;
 
 /** Fastify's `schemaController.compilersFactory`, compiling each route's schemas lazily. */
 export function lazyCompilersFactory(): CompilersFactory {

@@ -78,10 +78,20 @@ describe('the log of a full flow', () => {
         url: '/v1/email/messages',
         headers: a.auth,
         payload: {
-          data: { message: { recipients: [invalid], headers: { from: `desk@${a.domain}`, subject }, content: { 'text/plain': 'x' } } },
+          data: {
+            message: {
+              recipients: [invalid],
+              headers: { from: `desk@${a.domain}`, subject },
+              content: { 'text/plain': 'x' },
+            },
+          },
         },
       });
-      await t.app.inject({ method: 'GET', url: `/v1/marketing/subscribers?email=${encodeURIComponent(patient)}`, headers: a.auth });
+      await t.app.inject({
+        method: 'GET',
+        url: `/v1/marketing/subscribers?email=${encodeURIComponent(patient)}`,
+        headers: a.auth,
+      });
 
       // secure page
       const token = randomBytes(32).toString('base64url');
@@ -94,7 +104,8 @@ describe('the log of a full flow', () => {
       expect((await get(`/s/${token}`)).statusCode).toBe(200);
 
       // click and open
-      const click = new URL(trackingUrls.click(t.ctx.publicUrl, t.ctx.keys.tracking, recipient!.id, 0)).pathname;
+      const click = new URL(trackingUrls.click(t.ctx.publicUrl, t.ctx.keys.tracking, recipient!.id, 0))
+        .pathname;
       const open = new URL(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipient!.id)).pathname;
       secrets.push(
         click

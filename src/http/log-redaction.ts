@@ -14,7 +14,10 @@ const REDACTED = '[redacted]';
 /** A path segment that looks like a credential or holds an address, for paths no route matched. */
 function sensitiveSegment(segment: string): boolean {
   const decoded = safeDecode(segment);
-  return decoded.includes('@') || (segment.length >= 20 && /^[A-Za-z0-9_.~%+=-]+$/.test(segment) && /\d/.test(segment));
+  return (
+    decoded.includes('@') ||
+    (segment.length >= 20 && /^[A-Za-z0-9_.~%+=-]+$/.test(segment) && /\d/.test(segment))
+  );
 }
 
 function safeDecode(s: string): string {

@@ -36,7 +36,9 @@ describe('operational routes', () => {
     const res = await t.app.inject('/metrics');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/plain/);
-    expect(res.body).toMatch(/sealpost_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+    expect(res.body).toMatch(
+      /sealpost_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/,
+    );
     expect(res.body).toContain('sealpost_process_cpu_seconds_total');
   });
 
@@ -46,7 +48,10 @@ describe('operational routes', () => {
     expect(doc.json()).toMatchObject({ openapi: '3.1.0', info: { title: 'Sealpost API' } });
     expect(Object.keys(doc.json().paths)).toContain('/healthz');
     // A query parameter with a default is not one a caller must send.
-    const list = doc.json().paths['/v1/marketing/{username}/subscribers'].get.parameters as { name: string; required?: boolean }[];
+    const list = doc.json().paths['/v1/marketing/{username}/subscribers'].get.parameters as {
+      name: string;
+      required?: boolean;
+    }[];
     expect(list.find((p) => p.name === 'items')?.required).toBe(false);
     const page = await t.app.inject('/docs/');
     expect(page.statusCode).toBe(200);
@@ -54,8 +59,13 @@ describe('operational routes', () => {
   });
 
   it('echoes a sane x-request-id and makes one up otherwise', async () => {
-    expect((await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'abc-123' } })).headers['x-request-id']).toBe('abc-123');
-    const made = (await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'bad id with spaces' } })).headers['x-request-id'];
+    expect(
+      (await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'abc-123' } })).headers[
+        'x-request-id'
+      ],
+    ).toBe('abc-123');
+    const made = (await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'bad id with spaces' } }))
+      .headers['x-request-id'];
     expect(made).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -63,7 +73,10 @@ describe('operational routes', () => {
     const res = await t.app.inject('/boom');
     expect(res.statusCode).toBe(500);
     expect(res.body).not.toContain('hunter2');
-    expect(res.json()).toMatchObject({ error_code: 'internal', errors: [{ code: 500, title: 'Internal server error' }] });
+    expect(res.json()).toMatchObject({
+      error_code: 'internal',
+      errors: [{ code: 500, title: 'Internal server error' }],
+    });
   });
 
   it('sends an AppError with its catalogue status and extra fields', async () => {
@@ -81,7 +94,10 @@ describe('operational routes', () => {
     await sql`delete from kysely_migration`.execute(t.ctx.database.db);
     const res = await t.app.inject('/readyz');
     expect(res.statusCode).toBe(503);
-    expect(res.json()).toMatchObject({ status: 'not ready', reasons: [expect.stringMatching(/^pending migrations: 0001_foundation, /)] });
+    expect(res.json()).toMatchObject({
+      status: 'not ready',
+      reasons: [expect.stringMatching(/^pending migrations: 0001_foundation, /)],
+    });
   });
 });
 
@@ -94,6 +110,8 @@ describe('metrics token', () => {
 
   it('requires the configured bearer token on /metrics', async () => {
     expect((await t.app.inject('/metrics')).statusCode).toBe(401);
-    expect((await t.app.inject({ url: '/metrics', headers: { authorization: 'Bearer m-secret' } })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ url: '/metrics', headers: { authorization: 'Bearer m-secret' } })).statusCode,
+    ).toBe(200);
   });
 });

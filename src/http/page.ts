@@ -8,7 +8,12 @@ export interface HtmlPage {
 
 /** Escapes text for an HTML element or a double-quoted attribute. */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 /** Response headers of every server-rendered page: nothing cached, nothing leaked onward, nothing loaded from elsewhere, no framing. */

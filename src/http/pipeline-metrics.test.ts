@@ -31,7 +31,9 @@ describe(`pipeline metrics (${TEST_DIALECT})`, () => {
     const id = await sendMessage(t, acct, {});
     const queued = await metrics();
     expect(sample(queued, 'sealpost_queue_depth{queue="email.transactional"}')).toBe(1);
-    expect(sample(queued, 'sealpost_queue_oldest_age_seconds{queue="email.transactional"}')).toBeGreaterThanOrEqual(0);
+    expect(
+      sample(queued, 'sealpost_queue_oldest_age_seconds{queue="email.transactional"}'),
+    ).toBeGreaterThanOrEqual(0);
     expect(queued).toContain('sealpost_campaign_sends_in_progress 0');
     const accepted = 'sealpost_messages_accepted_total{lane="transactional"}';
     expect(sample(queued, accepted) - sample(before, accepted)).toBe(1);

@@ -56,15 +56,24 @@ export const pipelineMetrics = {
     labelNames: ['outcome'],
     registers: [pipeline],
   }),
-  formSubmissions: new Counter({ name: 'sealpost_form_submissions_total', help: 'Form submissions accepted', registers: [pipeline] }),
+  formSubmissions: new Counter({
+    name: 'sealpost_form_submissions_total',
+    help: 'Form submissions accepted',
+    registers: [pipeline],
+  }),
 };
 
 /** Adds the pipeline counters and the database-read gauges to an app's registry. */
-export function registerPipelineMetrics(registry: Registry, ctx: AppContext, sendsInProgress: () => Promise<number>): void {
+export function registerPipelineMetrics(
+  registry: Registry,
+  ctx: AppContext,
+  sendsInProgress: () => Promise<number>,
+): void {
   for (const metric of pipeline.getMetricsAsArray()) registry.registerMetric(metric as unknown as Metric);
   let stats: Promise<{ queue: string; depth: number; oldest: number | null }[]> | undefined;
   // Both queue gauges are collected in one scrape; they share one query, forgotten once the scrape has it.
-  const readStats = () => (stats ??= queueStats(ctx.database.reader).finally(() => setImmediate(() => (stats = undefined))));
+  const readStats = () =>
+    (stats ??= queueStats(ctx.database.reader).finally(() => setImmediate(() => (stats = undefined))));
   new Gauge({
     name: 'sealpost_queue_depth',
     help: 'Work rows queued or running, per queue',
@@ -83,7 +92,8 @@ export function registerPipelineMetrics(registry: Registry, ctx: AppContext, sen
     async collect() {
       this.reset();
       const now = Date.now();
-      for (const s of await readStats()) this.set({ queue: s.queue }, s.oldest === null ? 0 : Math.max(0, (now - s.oldest) / 1000));
+      for (const s of await readStats())
+        this.set({ queue: s.queue }, s.oldest === null ? 0 : Math.max(0, (now - s.oldest) / 1000));
     },
   });
   new Gauge({

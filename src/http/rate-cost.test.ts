@@ -18,7 +18,11 @@ const send = (t: TestApp, a: TestAccount, recipients: string[]) =>
     headers: a.auth,
     payload: {
       data: {
-        message: { recipients, headers: { from: `noreply@${a.domain}`, subject: 'Hi' }, content: { 'text/plain': 'x' } },
+        message: {
+          recipients,
+          headers: { from: `noreply@${a.domain}`, subject: 'Hi' },
+          content: { 'text/plain': 'x' },
+        },
       },
     },
   });
@@ -56,7 +60,10 @@ describe.each([
   it('refuses an exhausted key before reading its body: a malformed body gets 429, not 400', async () => {
     const a = await t.createAccount();
     for (let i = 0; i < 10; i++)
-      expect((await t.app.inject({ method: 'GET', url: '/v1/email/dynamic_templates', headers: a.auth })).statusCode).toBe(200);
+      expect(
+        (await t.app.inject({ method: 'GET', url: '/v1/email/dynamic_templates', headers: a.auth }))
+          .statusCode,
+      ).toBe(200);
     const res = await t.app.inject({
       method: 'POST',
       url: '/v1/email/messages',

@@ -53,7 +53,10 @@ return {c, t}`;
 function redisStore(redis: Redis): Store {
   return {
     take: async (key, units, now) => {
-      const [count, ttl] = (await redis.eval(TAKE_SCRIPT, 1, `sealpost-rl:${key}`, units, WINDOW_MS)) as [number, number];
+      const [count, ttl] = (await redis.eval(TAKE_SCRIPT, 1, `sealpost-rl:${key}`, units, WINDOW_MS)) as [
+        number,
+        number,
+      ];
       return { count, resetAt: now + ttl };
     },
   };
@@ -67,7 +70,11 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
   const client = config.rateLimitRedisUrl ? await import('ioredis') : undefined;
   const redis =
     client && config.rateLimitRedisUrl
-      ? new client.Redis(config.rateLimitRedisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false })
+      ? new client.Redis(config.rateLimitRedisUrl, {
+          maxRetriesPerRequest: 1,
+          connectTimeout: 2000,
+          lazyConnect: false,
+        })
       : undefined;
   if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
   const store = redis ? redisStore(redis) : memoryStore();
@@ -81,9 +88,13 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     void reply.header('ratelimit-remaining', String(Math.max(0, max - count)));
     void reply.header('ratelimit-reset', String(seconds));
     if (count > max)
-      throw new AppError('rate_limited', `rate limit of ${max} requests per minute exceeded; retry in ${seconds} s`, {
-        headers: { 'retry-after': String(seconds) },
-      });
+      throw new AppError(
+        'rate_limited',
+        `rate limit of ${max} requests per minute exceeded; retry in ${seconds} s`,
+        {
+          headers: { 'retry-after': String(seconds) },
+        },
+      );
   }
 
   app.addHook('onRequest', async (req, reply) => {

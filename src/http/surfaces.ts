@@ -23,7 +23,8 @@ export function classify(method: string, url: string): Surface {
   if (seg[0] !== 'v1') return PUBLIC;
   const second = seg[1]?.toLowerCase();
   // Only forms paths (`/v1/forms/api/...`, `/v1/forms/public/...`) are forms; `/v1/forms/<op>` would name an account "forms".
-  if (second === 'forms' && (seg[2] === 'api' || seg[2] === 'public')) return formsSurface(method, seg.slice(2));
+  if (second === 'forms' && (seg[2] === 'api' || seg[2] === 'public'))
+    return formsSurface(method, seg.slice(2));
   if (second === 'marketing') {
     // `/v1/marketing/<name>` alone is always an operation (an unknown one is 404 after authentication, never 403);
     // a name that is not an operation names an account only when more of the path follows it.
@@ -31,14 +32,22 @@ export function classify(method: string, url: string): Surface {
     const named = third !== undefined && !marketingOps.has(third) && seg.length > 3;
     return named ? { kind: 'api', scope: 'marketing', username: third } : { kind: 'api', scope: 'marketing' };
   }
-  if (second === undefined || second === 'email' || emailOps.has(second)) return { kind: 'api', scope: 'email' };
+  if (second === undefined || second === 'email' || emailOps.has(second))
+    return { kind: 'api', scope: 'email' };
   return { kind: 'api', scope: 'email', username: second };
 }
 
 /** Forms paths after the `forms` segment: the public form read and public submission need no key. */
 function formsSurface(method: string, rest: string[]): Surface {
   if (method === 'GET' && rest[0] === 'public' && rest[1] === 'form_data') return PUBLIC;
-  if (method === 'POST' && rest[0] === 'api' && rest[1] === 'forms' && rest.length === 4 && rest[3] === 'submissions') return PUBLIC;
+  if (
+    method === 'POST' &&
+    rest[0] === 'api' &&
+    rest[1] === 'forms' &&
+    rest.length === 4 &&
+    rest[3] === 'submissions'
+  )
+    return PUBLIC;
   return { kind: 'api', scope: 'forms' };
 }
 

@@ -35,7 +35,11 @@ function claim(owner: string, now: number, limit = 10, queue = 'q') {
 }
 
 async function enqueue(runAt = T0, opts: { queue?: string; uniqueKey?: string } = {}): Promise<number> {
-  const id = await enqueueJob(database.db, { queue: opts.queue ?? 'q', payload: { n: 1 }, runAt, uniqueKey: opts.uniqueKey }, T0);
+  const id = await enqueueJob(
+    database.db,
+    { queue: opts.queue ?? 'q', payload: { n: 1 }, runAt, uniqueKey: opts.uniqueKey },
+    T0,
+  );
   if (id === null) throw new Error('enqueue returned null');
   return id;
 }
@@ -48,7 +52,12 @@ describe('enqueue and claim', () => {
     expect(first.map((r) => r.id)).toEqual([id]);
     expect(second).toEqual([]);
     const row = await findJob(database.db, id);
-    expect(row).toMatchObject({ state: 'running', attempts: 1, lease_owner: 'A', lease_until: T0 + 5 + LEASE });
+    expect(row).toMatchObject({
+      state: 'running',
+      attempts: 1,
+      lease_owner: 'A',
+      lease_until: T0 + 5 + LEASE,
+    });
   });
 
   it('does not claim a row whose run_at is still in the future', async () => {
@@ -100,7 +109,9 @@ describe('lease expiry and fencing', () => {
     await claim('A', T0);
     expect(await claim('B', T0 + LEASE - 1)).toEqual([]);
     const stolen = await claim('B', T0 + LEASE + 1);
-    expect(stolen.map((r) => ({ id: r.id, owner: r.lease_owner, attempts: r.attempts }))).toEqual([{ id, owner: 'B', attempts: 2 }]);
+    expect(stolen.map((r) => ({ id: r.id, owner: r.lease_owner, attempts: r.attempts }))).toEqual([
+      { id, owner: 'B', attempts: 2 },
+    ]);
   });
 
   it('refuses completion by the owner whose lease was taken over', async () => {
@@ -117,14 +128,22 @@ describe('lease expiry and fencing', () => {
     await claim('B', T0 + LEASE + 1);
     expect(await failJob(database.db, id, 'A', 'boom', T0 + 99_999, T0 + LEASE + 2)).toBe(false);
     expect(await extendLease(database.db, id, 'A', T0 + 10 * LEASE)).toBe(false);
-    expect(await findJob(database.db, id)).toMatchObject({ state: 'running', lease_owner: 'B', lease_until: T0 + LEASE + 1 + LEASE });
+    expect(await findJob(database.db, id)).toMatchObject({
+      state: 'running',
+      lease_owner: 'B',
+      lease_until: T0 + LEASE + 1 + LEASE,
+    });
   });
 
   it('completes a row for the owner that holds its lease', async () => {
     const id = await enqueue();
     await claim('A', T0);
     expect(await completeJob(database.db, id, 'A', T0 + 7)).toBe(true);
-    expect(await findJob(database.db, id)).toMatchObject({ state: 'done', finished_at: T0 + 7, lease_until: null });
+    expect(await findJob(database.db, id)).toMatchObject({
+      state: 'done',
+      finished_at: T0 + 7,
+      lease_until: null,
+    });
   });
 
   it('keeps a row away from other claimers for as long as its lease is extended', async () => {
@@ -156,7 +175,11 @@ describe('failing a row', () => {
     const id = await enqueue();
     await claim('A', T0);
     await failJob(database.db, id, 'A', 'mailbox unknown', null, T0 + 1);
-    expect(await findJob(database.db, id)).toMatchObject({ state: 'failed', finished_at: T0 + 1, last_error: 'mailbox unknown' });
+    expect(await findJob(database.db, id)).toMatchObject({
+      state: 'failed',
+      finished_at: T0 + 1,
+      last_error: 'mailbox unknown',
+    });
     expect(await claim('B', T0 + 10 * LEASE)).toEqual([]);
   });
 });
@@ -207,24 +230,50 @@ describe('enqueueing many rows', () => {
     const rows = await rowsOf('many');
     expect(rows).toHaveLength(1203);
     expect(rows.map((r) => (JSON.parse(r.payload) as { n: number }).n)).toEqual(jobs.map((j) => j.payload.n));
-    expect(rows.every((r) => r.state === 'queued' && r.attempts === 0 && Number(r.run_at) === T0 && r.unique_key === null)).toBe(true);
+    expect(
+      rows.every(
+        (r) => r.state === 'queued' && r.attempts === 0 && Number(r.run_at) === T0 && r.unique_key === null,
+      ),
+    ).toBe(true);
   });
 
   it('queues one row per id a query selects, with the id in a JSON payload under the given key', async () => {
-    const sources = [await enqueue(T0, { queue: 'src' }), await enqueue(T0, { queue: 'src' }), await enqueue(T0, { queue: 'src' })];
-    const ids = database.db.selectFrom('jobs').select('id').where('queue', '=', 'src').where('id', '>', sources[0]!);
-    const count = await enqueueEach(database.db, database.dialect, { queue: 'each', key: 'sourceId', ids }, T0 + 7);
+    const sources = [
+      await enqueue(T0, { queue: 'src' }),
+      await enqueue(T0, { queue: 'src' }),
+      await enqueue(T0, { queue: 'src' }),
+    ];
+    const ids = database.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('queue', '=', 'src')
+      .where('id', '>', sources[0]!);
+    const count = await enqueueEach(
+      database.db,
+      database.dialect,
+      { queue: 'each', key: 'sourceId', ids },
+      T0 + 7,
+    );
     expect(count).toBe(2);
     const rows = await rowsOf('each');
-    expect(rows.map((r) => JSON.parse(r.payload) as unknown)).toEqual([{ sourceId: sources[1] }, { sourceId: sources[2] }]);
-    expect(rows.every((r) => r.state === 'queued' && r.attempts === 0 && Number(r.run_at) === T0 + 7)).toBe(true);
+    expect(rows.map((r) => JSON.parse(r.payload) as unknown)).toEqual([
+      { sourceId: sources[1] },
+      { sourceId: sources[2] },
+    ]);
+    expect(rows.every((r) => r.state === 'queued' && r.attempts === 0 && Number(r.run_at) === T0 + 7)).toBe(
+      true,
+    );
     const claimed = await claim('A', T0 + 7, 10, 'each');
-    expect(claimed.map((r) => (JSON.parse(r.payload) as { sourceId: number }).sourceId)).toEqual(sources.slice(1));
+    expect(claimed.map((r) => (JSON.parse(r.payload) as { sourceId: number }).sourceId)).toEqual(
+      sources.slice(1),
+    );
   });
 
   it('queues nothing for a query that selects no id', async () => {
     const ids = database.db.selectFrom('jobs').select('id').where('queue', '=', 'none');
-    expect(await enqueueEach(database.db, database.dialect, { queue: 'each', key: 'sourceId', ids }, T0)).toBe(0);
+    expect(
+      await enqueueEach(database.db, database.dialect, { queue: 'each', key: 'sourceId', ids }, T0),
+    ).toBe(0);
     expect(await rowsOf('each')).toEqual([]);
   });
 });

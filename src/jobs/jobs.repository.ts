@@ -21,21 +21,22 @@ export interface NewJob {
 }
 
 // Every accepted message and every webhook call enqueues work, so the insert is compiled once (see db/precompiled.ts).
-const insertJobQuery = precompile((db, j: { queue: string; payload: string; run_at: number; unique_key: string | null; now: number }) =>
-  db
-    .insertInto('jobs')
-    .values({
-      queue: j.queue,
-      payload: j.payload,
-      state: 'queued',
-      attempts: 0,
-      run_at: j.run_at,
-      unique_key: j.unique_key,
-      created_at: j.now,
-      updated_at: j.now,
-    })
-    .onConflict((oc) => oc.column('unique_key').doNothing())
-    .returning('id'),
+const insertJobQuery = precompile(
+  (db, j: { queue: string; payload: string; run_at: number; unique_key: string | null; now: number }) =>
+    db
+      .insertInto('jobs')
+      .values({
+        queue: j.queue,
+        payload: j.payload,
+        state: 'queued',
+        attempts: 0,
+        run_at: j.run_at,
+        unique_key: j.unique_key,
+        created_at: j.now,
+        updated_at: j.now,
+      })
+      .onConflict((oc) => oc.column('unique_key').doNothing())
+      .returning('id'),
 );
 
 /**
@@ -89,7 +90,12 @@ export interface EachJob {
  * Inserts one queued row per id `ids` selects, in one statement that never brings the ids into this process (a
  * campaign's audience may be large). The payload JSON is built by the database's own JSON function. Returns the count.
  */
-export async function enqueueEach(db: Queryable, dialect: Dialect, job: EachJob, now = Date.now()): Promise<number> {
+export async function enqueueEach(
+  db: Queryable,
+  dialect: Dialect,
+  job: EachJob,
+  now = Date.now(),
+): Promise<number> {
   const payload =
     dialect === 'postgres'
       ? sql<string>`cast(json_build_object(${job.key}::text, t.id) as text)`
@@ -261,7 +267,11 @@ export async function extendLease(db: Queryable, id: number, owner: string, unti
 
 /** Deletes finished (done or failed) rows that finished before `before`. Unfinished rows are never touched. */
 export async function pruneFinishedJobs(db: Queryable, before: number): Promise<number> {
-  const res = await db.deleteFrom('jobs').where('state', 'in', ['done', 'failed']).where('finished_at', '<', before).executeTakeFirst();
+  const res = await db
+    .deleteFrom('jobs')
+    .where('state', 'in', ['done', 'failed'])
+    .where('finished_at', '<', before)
+    .executeTakeFirst();
   return Number(res.numDeletedRows);
 }
 
@@ -271,12 +281,18 @@ export async function findJob(db: Queryable, id: number): Promise<JobRow | undef
 }
 
 /** Per queue: work rows waiting (queued or running) and the run time of the oldest queued one (what /metrics shows). */
-export async function queueStats(db: Queryable): Promise<{ queue: string; depth: number; oldest: number | null }[]> {
+export async function queueStats(
+  db: Queryable,
+): Promise<{ queue: string; depth: number; oldest: number | null }[]> {
   const rows = await db
     .selectFrom('jobs')
     .select((eb) => ['queue', eb.fn.countAll<number>().as('depth'), eb.fn.min('run_at').as('oldest')])
     .where('state', 'in', ['queued', 'running'])
     .groupBy('queue')
     .execute();
-  return rows.map((r) => ({ queue: r.queue, depth: Number(r.depth), oldest: r.oldest === null ? null : Number(r.oldest) }));
+  return rows.map((r) => ({
+    queue: r.queue,
+    depth: Number(r.depth),
+    oldest: r.oldest === null ? null : Number(r.oldest),
+  }));
 }

@@ -8,9 +8,9 @@ import type { Database } from '../db/connect.ts';
  */
 export async function noLeader(database: Database): Promise<boolean> {
   if (database.dialect === 'postgres') {
-    const res = await sql<{ n: number }>`select count(*)::int as n from pg_locks where locktype = 'advisory' and granted`.execute(
-      database.db,
-    );
+    const res = await sql<{
+      n: number;
+    }>`select count(*)::int as n from pg_locks where locktype = 'advisory' and granted`.execute(database.db);
     return res.rows[0]?.n === 0;
   }
   const rows = await database.db.selectFrom('leases').select('name').execute();

@@ -74,27 +74,38 @@ it('never makes leader an elector stopped while its first attempt is still in fl
   expect([early.isLeader(), other.isLeader()]).toEqual([false, true]);
 });
 
-it.runIf(TEST_DIALECT === 'sqlite')('takes over a lease whose holder crashed once the lease runs out', async () => {
-  const leaseUntil = Date.now() + 300;
-  await t.ctx.database.db.insertInto('leases').values({ name: 'scheduler', owner: 'crashed', lease_until: leaseUntil }).execute();
-  const b = elector('b');
-  await b.start();
-  expect(b.isLeader()).toBe(false);
+it.runIf(TEST_DIALECT === 'sqlite')(
+  'takes over a lease whose holder crashed once the lease runs out',
+  async () => {
+    const leaseUntil = Date.now() + 300;
+    await t.ctx.database.db
+      .insertInto('leases')
+      .values({ name: 'scheduler', owner: 'crashed', lease_until: leaseUntil })
+      .execute();
+    const b = elector('b');
+    await b.start();
+    expect(b.isLeader()).toBe(false);
 
-  await waitFor(() => b.isLeader(), 300 + RETRY_MS * 5, 5, 'takeover after lease expiry');
-  expect(Date.now()).toBeGreaterThanOrEqual(leaseUntil);
-});
+    await waitFor(() => b.isLeader(), 300 + RETRY_MS * 5, 5, 'takeover after lease expiry');
+    expect(Date.now()).toBeGreaterThanOrEqual(leaseUntil);
+  },
+);
 
-it.runIf(TEST_DIALECT === 'postgres')('seeks leadership again after losing its database connection', async () => {
-  const a = elector('a');
-  const b = elector('b');
-  await a.start();
-  await b.start();
-  await a.stop();
-  await waitFor(() => b.isLeader(), RETRY_MS * 5, 5, 'b becomes leader');
+it.runIf(TEST_DIALECT === 'postgres')(
+  'seeks leadership again after losing its database connection',
+  async () => {
+    const a = elector('a');
+    const b = elector('b');
+    await a.start();
+    await b.start();
+    await a.stop();
+    await waitFor(() => b.isLeader(), RETRY_MS * 5, 5, 'b becomes leader');
 
-  await sql`select pg_terminate_backend(pid) from pg_locks where locktype = 'advisory' and granted`.execute(t.ctx.database.db);
-  await waitFor(() => !b.isLeader(), 2000, 5, 'b notices the lost connection');
+    await sql`select pg_terminate_backend(pid) from pg_locks where locktype = 'advisory' and granted`.execute(
+      t.ctx.database.db,
+    );
+    await waitFor(() => !b.isLeader(), 2000, 5, 'b notices the lost connection');
 
-  await waitFor(() => b.isLeader(), RETRY_MS * 10, 5, 'b is leader again');
-});
+    await waitFor(() => b.isLeader(), RETRY_MS * 10, 5, 'b is leader again');
+  },
+);

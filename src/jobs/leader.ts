@@ -21,7 +21,12 @@ const ADVISORY_KEY = '8313984049089819508';
 const LEASE_NAME = 'scheduler';
 
 /** Creates the elector that fits the database's dialect. */
-export function createLeaderElector(database: Database, owner: string, log: Logger, retryMs = 5000): LeaderElector {
+export function createLeaderElector(
+  database: Database,
+  owner: string,
+  log: Logger,
+  retryMs = 5000,
+): LeaderElector {
   return database.dialect === 'postgres'
     ? new AdvisoryLockElector(database.pgUrl!, log, retryMs)
     : new LeaseRowElector(database, owner, retryMs);
@@ -71,7 +76,9 @@ class AdvisoryLockElector implements LeaderElector {
         await client.connect();
         this.client = client;
       }
-      const res = await this.client.query<{ ok: boolean }>(`select pg_try_advisory_lock(${ADVISORY_KEY}) as ok`);
+      const res = await this.client.query<{ ok: boolean }>(
+        `select pg_try_advisory_lock(${ADVISORY_KEY}) as ok`,
+      );
       this.leader = res.rows[0]?.ok === true;
       if (this.leader) this.log.info('this process is the scheduler leader');
     } catch (err) {

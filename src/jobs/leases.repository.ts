@@ -2,7 +2,13 @@
 import type { Queryable } from '../db/types.ts';
 
 /** Takes the lease when it is free or expired, or renews the owner's own, until `until`. */
-export async function takeLease(db: Queryable, name: string, owner: string, until: number, now: number): Promise<void> {
+export async function takeLease(
+  db: Queryable,
+  name: string,
+  owner: string,
+  until: number,
+  now: number,
+): Promise<void> {
   await db
     .insertInto('leases')
     .values({ name, owner, lease_until: until })

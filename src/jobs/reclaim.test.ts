@@ -41,7 +41,9 @@ function start(node: string): Worker {
   worker = createWorker({
     database: t.ctx.database,
     log: t.ctx.log,
-    queues: { q: { concurrency: 4, retrySchedule: [1000], handler: async (job) => void handled.push(job.id) } },
+    queues: {
+      q: { concurrency: 4, retrySchedule: [1000], handler: async (job) => void handled.push(job.id) },
+    },
     pollMs: 20,
     leaseMs: 300_000,
     node,
@@ -69,5 +71,6 @@ it('leaves the leases of other nodes and of live processes on this node to expir
   await waitFor(() => handled.includes(fresh), 5000);
   await new Promise((r) => setTimeout(r, 200));
   expect(handled).toEqual([fresh]);
-  for (const id of [otherNode, alive, prefixTwin]) expect((await findJob(t.ctx.database.db, id))!.state).toBe('running');
+  for (const id of [otherNode, alive, prefixTwin])
+    expect((await findJob(t.ctx.database.db, id))!.state).toBe('running');
 });

@@ -25,7 +25,13 @@ function gone(pid: number): boolean {
 }
 
 /** Reclaims the leases earlier, dead runs of this node hold; returns how many rows become claimable now. */
-export async function reclaimNodeLeases(db: Queryable, node: string, self: string, log: Logger, now = Date.now()): Promise<number> {
+export async function reclaimNodeLeases(
+  db: Queryable,
+  node: string,
+  self: string,
+  log: Logger,
+  now = Date.now(),
+): Promise<number> {
   const dead = (await runningOwners(db, `${node}:`)).filter((owner) => {
     if (owner === self) return false;
     const pid = Number(owner.slice(node.length + 1).split(':', 1)[0]);
@@ -33,6 +39,10 @@ export async function reclaimNodeLeases(db: Queryable, node: string, self: strin
     return pid === process.pid || gone(pid);
   });
   const count = await expireLeases(db, dead, now);
-  if (count > 0) log.info({ node, rows: count, runs: dead.length }, 'reclaimed work rows an earlier run of this node held');
+  if (count > 0)
+    log.info(
+      { node, rows: count, runs: dead.length },
+      'reclaimed work rows an earlier run of this node held',
+    );
   return count;
 }

@@ -7,7 +7,11 @@ const NOW = 1_700_000_000_000;
 describe('nextRetryAt', () => {
   it('waits the scheduled delay for the attempt that just failed', () => {
     const schedule = [1000, 5000, 20_000];
-    expect([1, 2, 3].map((attempts) => nextRetryAt(schedule, attempts, NOW))).toEqual([NOW + 1000, NOW + 5000, NOW + 20_000]);
+    expect([1, 2, 3].map((attempts) => nextRetryAt(schedule, attempts, NOW))).toEqual([
+      NOW + 1000,
+      NOW + 5000,
+      NOW + 20_000,
+    ]);
   });
 
   it('returns null once the schedule is exhausted', () => {

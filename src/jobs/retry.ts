@@ -25,7 +25,13 @@ export class PermanentJobError extends Error {
  * When the row should run again after its `attempts`-th attempt failed, or null when the schedule is exhausted.
  * `jitter` (0..1) spreads retries by up to that fraction of the delay, so failures do not retry in lockstep.
  */
-export function nextRetryAt(schedule: readonly number[], attempts: number, now: number, jitter = 0, random = Math.random): number | null {
+export function nextRetryAt(
+  schedule: readonly number[],
+  attempts: number,
+  now: number,
+  jitter = 0,
+  random = Math.random,
+): number | null {
   const delay = schedule[attempts - 1];
   if (delay === undefined) return null;
   return now + Math.round(delay * (1 + jitter * random()));

@@ -80,7 +80,12 @@ it('keeps running the other tasks when one task throws', async () => {
 it('ticks on its own every tickMs once started', async () => {
   let runs = 0;
   const elector = createLeaderElector(t.ctx.database, 'a', t.ctx.log, 100);
-  const s = createScheduler({ elector, log: t.ctx.log, tickMs: 10, tasks: [{ name: 'often', everyMs: 0, run: async () => void runs++ }] });
+  const s = createScheduler({
+    elector,
+    log: t.ctx.log,
+    tickMs: 10,
+    tasks: [{ name: 'often', everyMs: 0, run: async () => void runs++ }],
+  });
   schedulers.push(s);
 
   await s.start();

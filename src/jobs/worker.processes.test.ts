@@ -31,7 +31,8 @@ beforeEach(async () => {
   processes = [];
 });
 afterEach(async () => {
-  for (const p of processes) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+  for (const p of processes)
+    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
   await Promise.all(processes.map((p) => p.exited));
   await t.close();
 });
@@ -39,10 +40,22 @@ afterEach(async () => {
 function spawnWorker(owner: string): WorkerProcess {
   const child = spawn(
     process.execPath,
-    ['bin/run-ts.js', 'src/jobs/fixtures/worker-process.ts', t.scratch.url, owner, 'bulk', String(PROCESS_MAX_MS)],
+    [
+      'bin/run-ts.js',
+      'src/jobs/fixtures/worker-process.ts',
+      t.scratch.url,
+      owner,
+      'bulk',
+      String(PROCESS_MAX_MS),
+    ],
     { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
   );
-  const p: WorkerProcess = { child, stdout: '', stderr: '', exited: once(child, 'exit').then(([code]) => code as number | null) };
+  const p: WorkerProcess = {
+    child,
+    stdout: '',
+    stderr: '',
+    exited: once(child, 'exit').then(([code]) => code as number | null),
+  };
   child.stdout!.on('data', (d: Buffer) => (p.stdout += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (p.stderr += d.toString()));
   processes.push(p);
@@ -52,7 +65,10 @@ function spawnWorker(owner: string): WorkerProcess {
 async function exitCode(p: WorkerProcess, timeoutMs: number): Promise<number | null> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`worker process did not exit in ${timeoutMs} ms; stderr: ${p.stderr}`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`worker process did not exit in ${timeoutMs} ms; stderr: ${p.stderr}`)),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([p.exited, timeout]);
@@ -70,12 +86,20 @@ it('runs every row exactly once when two worker processes share the queue', asyn
   });
 
   const workers = [spawnWorker('proc-a'), spawnWorker('proc-b')];
-  await waitFor(() => workers.every((w) => w.stdout.includes('ready')), 10_000, 20, 'both worker processes ready');
+  await waitFor(
+    () => workers.every((w) => w.stdout.includes('ready')),
+    10_000,
+    20,
+    'both worker processes ready',
+  );
   for (const w of workers) w.child.stdin!.write('go\n');
   const codes = await Promise.all(workers.map((w) => exitCode(w, PROCESS_MAX_MS + 5000)));
 
   expect(codes, workers.map((w) => w.stderr).join('\n')).toEqual([0, 0]);
-  const runs = await sql<{ job_id: number | string; owner: string }>`select job_id, owner from job_runs`.execute(db);
+  const runs = await sql<{
+    job_id: number | string;
+    owner: string;
+  }>`select job_id, owner from job_runs`.execute(db);
   const perJob = new Map<number, number>();
   for (const r of runs.rows) perJob.set(Number(r.job_id), (perJob.get(Number(r.job_id)) ?? 0) + 1);
   const jobs = await db.selectFrom('jobs').select(['id', 'state', 'attempts']).execute();

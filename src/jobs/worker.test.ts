@@ -24,7 +24,14 @@ afterEach(async () => {
 });
 
 function startWorker(queues: Record<string, QueueSpec>, opts: Partial<WorkerOptions> = {}): Worker {
-  const worker = createWorker({ database: t.ctx.database, log: t.ctx.log, queues, pollMs: 20, leaseMs: 30_000, ...opts });
+  const worker = createWorker({
+    database: t.ctx.database,
+    log: t.ctx.log,
+    queues,
+    pollMs: 20,
+    leaseMs: 30_000,
+    ...opts,
+  });
   workers.push(worker);
   worker.start();
   return worker;
@@ -80,7 +87,11 @@ describe('createWorker', () => {
       const r = await findJob(t.ctx.database.db, id);
       return r?.state === 'done' ? r : undefined;
     }, 5000);
-    expect({ calls, attempts: row.attempts, last_error: row.last_error }).toEqual({ calls: 2, attempts: 2, last_error: null });
+    expect({ calls, attempts: row.attempts, last_error: row.last_error }).toEqual({
+      calls: 2,
+      attempts: 2,
+      last_error: null,
+    });
   });
 
   it('waits the scheduled delay before retrying', async () => {
@@ -115,7 +126,10 @@ describe('createWorker', () => {
       const r = await findJob(t.ctx.database.db, id);
       return r?.state === 'failed' ? r : undefined;
     }, 5000);
-    expect({ attempts: row.attempts, last_error: row.last_error }).toEqual({ attempts: 3, last_error: 'still broken' });
+    expect({ attempts: row.attempts, last_error: row.last_error }).toEqual({
+      attempts: 3,
+      last_error: 'still broken',
+    });
   });
 
   it('tells the queue once a row failed for good, after its last attempt or a permanent error, and not before', async () => {
@@ -160,7 +174,10 @@ describe('createWorker', () => {
       const r = await findJob(t.ctx.database.db, id);
       return r?.state === 'failed' ? r : undefined;
     }, 5000);
-    expect({ attempts: row.attempts, last_error: row.last_error }).toEqual({ attempts: 1, last_error: 'recipient rejected' });
+    expect({ attempts: row.attempts, last_error: row.last_error }).toEqual({
+      attempts: 1,
+      last_error: 'recipient rejected',
+    });
   });
 
   it('runs no more handlers of a queue at once than its concurrency', async () => {

@@ -57,7 +57,9 @@ export interface Worker {
 export function createWorker(opts: WorkerOptions): Worker {
   const owner = opts.owner ?? (opts.node ? leaseOwner(opts.node) : `worker-${randomUUID()}`);
   const now = opts.now ?? Date.now;
-  const loops = new Map(Object.entries(opts.queues).map(([name, spec]) => [name, new QueueLoop(name, spec, opts, owner, now)]));
+  const loops = new Map(
+    Object.entries(opts.queues).map(([name, spec]) => [name, new QueueLoop(name, spec, opts, owner, now)]),
+  );
   const reclaim = async () => {
     if (opts.node)
       await reclaimNodeLeases(opts.database.db, opts.node, owner, opts.log, now()).catch((err: unknown) =>
@@ -178,7 +180,9 @@ class QueueLoop {
       await this.spec.handler({ ...job, data: JSON.parse(job.payload) });
       await completeJob(db, job.id, this.owner, this.now());
     } catch (err) {
-      await this.fail(job, err).catch((e) => this.opts.log.error({ err: e, job: job.id }, 'recording a failed work row failed'));
+      await this.fail(job, err).catch((e) =>
+        this.opts.log.error({ err: e, job: job.id }, 'recording a failed work row failed'),
+      );
     } finally {
       clearInterval(heartbeat);
     }
@@ -189,7 +193,12 @@ class QueueLoop {
     const retryAt =
       err instanceof PermanentJobError
         ? null
-        : nextRetryAt(this.spec.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS, job.attempts, t, this.spec.jitter ?? 0);
+        : nextRetryAt(
+            this.spec.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
+            job.attempts,
+            t,
+            this.spec.jitter ?? 0,
+          );
     const message = err instanceof Error ? err.message : String(err);
     this.opts.log.warn(
       {
@@ -201,7 +210,15 @@ class QueueLoop {
       },
       retryAt ? 'work row will be retried' : 'work row failed',
     );
-    const recorded = await failJob(this.opts.database.db, job.id, this.owner, message.slice(0, 2000), retryAt, t);
-    if (retryAt === null && recorded && this.spec.onFailed) await this.spec.onFailed({ ...job, data: JSON.parse(job.payload) }, message);
+    const recorded = await failJob(
+      this.opts.database.db,
+      job.id,
+      this.owner,
+      message.slice(0, 2000),
+      retryAt,
+      t,
+    );
+    if (retryAt === null && recorded && this.spec.onFailed)
+      await this.spec.onFailed({ ...job, data: JSON.parse(job.payload) }, message);
   }
 }

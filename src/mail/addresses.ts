@@ -7,7 +7,8 @@ export interface Mailbox {
   name: string;
 }
 
-const ADDRESS = /^[^\s@<>()[\]\\,;:"]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/i;
+const ADDRESS =
+  /^[^\s@<>()[\]\\,;:"]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/i;
 
 /** Parses one mailbox, or returns null when the text is not exactly one valid address. */
 export function parseMailbox(text: string): Mailbox | null {

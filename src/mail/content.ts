@@ -30,12 +30,23 @@ export function openLinkTarget(sealer: Sealer, messageId: string, position: numb
 }
 
 /** Seals a message's X- headers as stored beside the content (receipts and webhooks show them). */
-export function sealCustomHeaders(sealer: Sealer, messageId: string, headers: Record<string, string>): string {
+export function sealCustomHeaders(
+  sealer: Sealer,
+  messageId: string,
+  headers: Record<string, string>,
+): string {
   return sealer.seal(JSON.stringify(headers), `headers:${messageId}`);
 }
 
 /** Opens a message's X- headers; headers stored in clear text by an earlier version are read as they are. */
-export function openCustomHeaders(sealer: Sealer, messageId: string, stored: string | null): Record<string, string> {
+export function openCustomHeaders(
+  sealer: Sealer,
+  messageId: string,
+  stored: string | null,
+): Record<string, string> {
   if (!stored) return {};
-  return JSON.parse(SEALED.test(stored) ? sealer.openText(stored, `headers:${messageId}`) : stored) as Record<string, string>;
+  return JSON.parse(SEALED.test(stored) ? sealer.openText(stored, `headers:${messageId}`) : stored) as Record<
+    string,
+    string
+  >;
 }

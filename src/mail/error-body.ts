@@ -6,7 +6,14 @@ export const ErrorResponse = Type.Object(
   {
     message: Type.String(),
     error_code: Type.String(),
-    errors: Type.Array(Type.Object({ code: Type.Integer(), title: Type.String(), details: Type.String(), message: Type.String() })),
+    errors: Type.Array(
+      Type.Object({
+        code: Type.Integer(),
+        title: Type.String(),
+        details: Type.String(),
+        message: Type.String(),
+      }),
+    ),
   },
   { additionalProperties: true },
 );

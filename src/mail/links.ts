@@ -46,7 +46,9 @@ export function rewriteLinks(html: string, replace: (position: number, url: stri
   let position = 0;
   for (const { match, url } of anchors(html)) {
     const start = match.index + match[1]!.length;
-    out += html.slice(last, start) + `"${replace(position++, url).replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"`;
+    out +=
+      html.slice(last, start) +
+      `"${replace(position++, url).replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"`;
     last = start + match[2]!.length;
   }
   return out + html.slice(last);

@@ -5,7 +5,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** What a token points at. */
-export type TrackingTarget = { kind: 'open'; recipientId: number } | { kind: 'click'; recipientId: number; position: number };
+export type TrackingTarget =
+  { kind: 'open'; recipientId: number } | { kind: 'click'; recipientId: number; position: number };
 
 const TAG_BYTES = 16;
 
@@ -14,7 +15,9 @@ function tag(key: Buffer, payload: string): Buffer {
 }
 
 function payloadOf(t: TrackingTarget): string {
-  return t.kind === 'open' ? `o.${t.recipientId.toString(36)}` : `c.${t.recipientId.toString(36)}.${t.position.toString(36)}`;
+  return t.kind === 'open'
+    ? `o.${t.recipientId.toString(36)}`
+    : `c.${t.recipientId.toString(36)}.${t.position.toString(36)}`;
 }
 
 /** Makes the token for a target. */
@@ -51,7 +54,8 @@ export function verifyTracking(key: Buffer, token: string): TrackingTarget | nul
 
 /** The public URLs of the open pixel and of a click link. */
 export const trackingUrls = {
-  open: (publicUrl: string, key: Buffer, recipientId: number) => `${publicUrl}/t/o/${signTracking(key, { kind: 'open', recipientId })}.gif`,
+  open: (publicUrl: string, key: Buffer, recipientId: number) =>
+    `${publicUrl}/t/o/${signTracking(key, { kind: 'open', recipientId })}.gif`,
   click: (publicUrl: string, key: Buffer, recipientId: number, position: number) =>
     `${publicUrl}/t/c/${signTracking(key, { kind: 'click', recipientId, position })}`,
 };

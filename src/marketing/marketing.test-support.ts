@@ -42,12 +42,16 @@ export async function makeSubscriber(
 /** The member counter of a list, read through the API. */
 export async function countOf(call: ReturnType<typeof marketingClient>, listId: string): Promise<number> {
   const res = await call('GET', '/subscription_lists');
-  const list = (res.json().data as { id: string; attributes: { subscriber_count: number } }[]).find((l) => l.id === listId);
+  const list = (res.json().data as { id: string; attributes: { subscriber_count: number } }[]).find(
+    (l) => l.id === listId,
+  );
   return list?.attributes.subscriber_count ?? -1;
 }
 
 /** The default list's id. */
 export async function defaultListId(call: ReturnType<typeof marketingClient>): Promise<string> {
   const res = await call('GET', '/subscription_lists');
-  return (res.json().data as { id: string; attributes: { is_default: boolean } }[]).find((l) => l.attributes.is_default)!.id;
+  return (res.json().data as { id: string; attributes: { is_default: boolean } }[]).find(
+    (l) => l.attributes.is_default,
+  )!.id;
 }

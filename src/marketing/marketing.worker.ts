@@ -14,6 +14,11 @@ export const respondentHandOver = addRespondentToList;
 
 /** The drip and campaign queues, the drip enrolment task and the retention of captured marketing mail. */
 export const marketingWork: BackgroundWork<MarketingQueueOptions> = {
-  queues: (ctx, opts) => ({ ...dripQueues(ctx), ...marketingQueues(ctx, opts), ...importQueue(ctx), [EXPORT_QUEUE]: exportQueue(ctx) }),
+  queues: (ctx, opts) => ({
+    ...dripQueues(ctx),
+    ...marketingQueues(ctx, opts),
+    ...importQueue(ctx),
+    [EXPORT_QUEUE]: exportQueue(ctx),
+  }),
   tasks: (ctx) => [...dripTasks(ctx), marketingRetentionTask(ctx)],
 };

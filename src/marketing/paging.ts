@@ -3,9 +3,15 @@ import { Type, type TSchema } from '@sinclair/typebox';
 
 /** Query parameters of an optionally paginated list. */
 export const PaginationQuery = {
-  use_pagination: Type.Optional(Type.Boolean({ description: 'Answer one page with `page_info` and `total_count`' })),
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Default 1 (with use_pagination)' })),
-  items: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Default 50 (with use_pagination)' })),
+  use_pagination: Type.Optional(
+    Type.Boolean({ description: 'Answer one page with `page_info` and `total_count`' }),
+  ),
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Default 1 (with use_pagination)' }),
+  ),
+  items: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1000, description: 'Default 50 (with use_pagination)' }),
+  ),
 };
 
 /** What a paginated answer carries beside `data`. */
@@ -18,7 +24,11 @@ export const PageInfo = Type.Object({
 
 /** The answer of an optionally paginated list of `item`. */
 export const PagedAnswer = <T extends TSchema>(item: T) =>
-  Type.Object({ data: Type.Array(item), page_info: Type.Optional(PageInfo), total_count: Type.Optional(Type.Integer()) });
+  Type.Object({
+    data: Type.Array(item),
+    page_info: Type.Optional(PageInfo),
+    total_count: Type.Optional(Type.Integer()),
+  });
 
 /** The page asked for: limit and offset when `use_pagination` is on, else null (the whole list). */
 export interface PageAsked {
@@ -41,7 +51,12 @@ export function pagedAnswer<T>(data: T[], page: PageAsked | null, total: number)
   if (!page) return { data };
   return {
     data,
-    page_info: { page: page.page, items: page.items, pages: Math.ceil(total / page.items), total_count: total },
+    page_info: {
+      page: page.page,
+      items: page.items,
+      pages: Math.ceil(total / page.items),
+      total_count: total,
+    },
     total_count: total,
   };
 }

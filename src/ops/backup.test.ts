@@ -37,7 +37,11 @@ describe.runIf(TEST_DIALECT === 'sqlite')('backup and restore of the embedded da
   /** Sends one message; resolves with its id once acknowledged. */
   async function send(n: number): Promise<string> {
     const res = await postJson(t, '/v1/email/messages', acct.auth, {
-      data: { message: message(`clinic@${acct.domain}`, { headers: { subject: `m${n}`, from: `clinic@${acct.domain}` } }) },
+      data: {
+        message: message(`clinic@${acct.domain}`, {
+          headers: { subject: `m${n}`, from: `clinic@${acct.domain}` },
+        }),
+      },
     });
     expect(res.statusCode, res.body).toBe(200);
     return (res.json() as { sourceTrackingId: string }).sourceTrackingId;
@@ -57,37 +61,44 @@ describe.runIf(TEST_DIALECT === 'sqlite')('backup and restore of the embedded da
     await new Promise((r) => setTimeout(r, 200));
     const out = path.join(dir, 'backup.db');
     const began = Date.now();
-    const backup = await runSealpostWith({ SEALPOST_DATABASE_URL: t.scratch.url, SEALPOST_MASTER_KEY: masterKey }, [
-      'backup',
-      '--out',
-      out,
-      '--json',
-    ]);
+    const backup = await runSealpostWith(
+      { SEALPOST_DATABASE_URL: t.scratch.url, SEALPOST_MASTER_KEY: masterKey },
+      ['backup', '--out', out, '--json'],
+    );
     const ended = Date.now();
     load = false;
     await Promise.all(writers);
     expect(backup.code, backup.stderr).toBe(0);
-    const report = JSON.parse(backup.stdout) as { bytes: number; schema: string; masterKey: { result: string } };
+    const report = JSON.parse(backup.stdout) as {
+      bytes: number;
+      schema: string;
+      masterKey: { result: string };
+    };
     expect(report.masterKey.result).toBe('ok');
     expect(report.schema).toMatch(/^\d{4}_/);
     expect(acked.filter((a) => a.at > began && a.at < ended).length).toBeGreaterThan(0);
 
     const restoredDir = path.join(dir, 'restored');
-    const restore = await runSealpostWith({ SEALPOST_DATA_DIR: restoredDir, SEALPOST_MASTER_KEY: masterKey }, [
-      'restore',
-      '--from',
-      out,
-      '--json',
-    ]);
+    const restore = await runSealpostWith(
+      { SEALPOST_DATA_DIR: restoredDir, SEALPOST_MASTER_KEY: masterKey },
+      ['restore', '--from', out, '--json'],
+    );
     expect(restore.code, restore.stderr).toBe(0);
 
     const database = await connect({ dialect: 'sqlite', file: path.join(restoredDir, 'sealpost.db') });
-    const ctx = createContext(t.ctx.config, database, Buffer.from(masterKey, 'base64'), pino({ level: 'silent' }));
+    const ctx = createContext(
+      t.ctx.config,
+      database,
+      Buffer.from(masterKey, 'base64'),
+      pino({ level: 'silent' }),
+    );
     const app = await buildApp(ctx);
     try {
       const before = acked.filter((a) => a.at < began).map((a) => a.id);
       expect(before.length).toBeGreaterThan(0);
-      const present = new Set((await database.db.selectFrom('messages').select('id').execute()).map((r) => r.id));
+      const present = new Set(
+        (await database.db.selectFrom('messages').select('id').execute()).map((r) => r.id),
+      );
       for (const id of before) expect(present.has(id), id).toBe(true);
       const orphans = await database.db
         .selectFrom('messages')
@@ -97,7 +108,10 @@ describe.runIf(TEST_DIALECT === 'sqlite')('backup and restore of the embedded da
         .execute();
       expect(orphans).toEqual([]);
       for (const id of before.slice(-20)) {
-        const res = await app.inject({ url: `/v1/email/message_receipt?sourceTrackingId=${id}`, headers: acct.auth });
+        const res = await app.inject({
+          url: `/v1/email/message_receipt?sourceTrackingId=${id}`,
+          headers: acct.auth,
+        });
         expect(res.statusCode, res.body).toBe(200);
       }
     } finally {
@@ -108,19 +122,17 @@ describe.runIf(TEST_DIALECT === 'sqlite')('backup and restore of the embedded da
 
   it('refuses to restore with a master key that does not decrypt the backup, and changes nothing', async () => {
     const out = path.join(dir, 'second.db');
-    const backup = await runSealpostWith({ SEALPOST_DATABASE_URL: t.scratch.url, SEALPOST_MASTER_KEY: masterKey }, [
-      'backup',
-      '--out',
-      out,
-    ]);
+    const backup = await runSealpostWith(
+      { SEALPOST_DATABASE_URL: t.scratch.url, SEALPOST_MASTER_KEY: masterKey },
+      ['backup', '--out', out],
+    );
     expect(backup.code, backup.stderr).toBe(0);
     expect(backup.stdout).toContain('does not contain the master key');
     const other = path.join(dir, 'other');
-    const r = await runSealpostWith({ SEALPOST_DATA_DIR: other, SEALPOST_MASTER_KEY: randomBytes(32).toString('base64') }, [
-      'restore',
-      '--from',
-      out,
-    ]);
+    const r = await runSealpostWith(
+      { SEALPOST_DATA_DIR: other, SEALPOST_MASTER_KEY: randomBytes(32).toString('base64') },
+      ['restore', '--from', out],
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error: the master key .* does not decrypt this backup/);
     expect(existsSync(path.join(other, 'sealpost.db'))).toBe(false);
@@ -128,7 +140,10 @@ describe.runIf(TEST_DIALECT === 'sqlite')('backup and restore of the embedded da
 
   it('refuses to overwrite an existing file', async () => {
     const out = path.join(dir, 'second.db');
-    const r = await runSealpostWith({ SEALPOST_DATABASE_URL: t.scratch.url, SEALPOST_MASTER_KEY: masterKey }, ['backup', '--out', out]);
+    const r = await runSealpostWith(
+      { SEALPOST_DATABASE_URL: t.scratch.url, SEALPOST_MASTER_KEY: masterKey },
+      ['backup', '--out', out],
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('already exists');
   });

@@ -39,7 +39,8 @@ export async function backupDatabase(
   const dest = path.resolve(out);
   if (dest === source) throw new OpsError('--out must not be the database itself');
   if (existsSync(dest)) throw new OpsError(`${dest} already exists; choose another --out`);
-  if (!existsSync(path.dirname(dest))) throw new OpsError(`the directory ${path.dirname(dest)} does not exist`);
+  if (!existsSync(path.dirname(dest)))
+    throw new OpsError(`the directory ${path.dirname(dest)} does not exist`);
   const key = resolveMasterKey(config, databaseTarget(config));
   const started = Date.now();
   const db = openSqlite(source, true);
@@ -115,7 +116,11 @@ function openSqlite(file: string, readonly: boolean): SQLite.Database {
 }
 
 /** Integrity, schema version and master key of a database file. */
-function inspect(file: string, key: Buffer, source: string): { schema: string | null; masterKey: MasterKeyCheck } {
+function inspect(
+  file: string,
+  key: Buffer,
+  source: string,
+): { schema: string | null; masterKey: MasterKeyCheck } {
   let db: SQLite.Database;
   try {
     db = openSqlite(file, true);
@@ -125,9 +130,12 @@ function inspect(file: string, key: Buffer, source: string): { schema: string | 
   try {
     const check = db.pragma('quick_check', { simple: true }) as string;
     if (check !== 'ok') throw new OpsError(`${file} is damaged: ${check}`);
-    const hasSchema = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'kysely_migration'").get();
+    const hasSchema = db
+      .prepare("select 1 from sqlite_master where type = 'table' and name = 'kysely_migration'")
+      .get();
     if (!hasSchema) throw new OpsError(`${file} is not a Sealpost database (no migration table)`);
-    const last = db.prepare('select name from kysely_migration order by name desc limit 1').get() as { name: string } | undefined;
+    const last = db.prepare('select name from kysely_migration order by name desc limit 1').get() as
+      { name: string } | undefined;
     return { schema: last?.name ?? null, masterKey: checkKeyOnSqlite(db, key, source) };
   } catch (err) {
     if (err instanceof OpsError) throw err;
@@ -141,9 +149,12 @@ function inspect(file: string, key: Buffer, source: string): { schema: string | 
 function refuseWhileRunning(file: string): void {
   const db = openSqlite(file, true);
   try {
-    const row = db.prepare("select lease_until from leases where name = 'scheduler'").get() as { lease_until: number } | undefined;
+    const row = db.prepare("select lease_until from leases where name = 'scheduler'").get() as
+      { lease_until: number } | undefined;
     if (row && Number(row.lease_until) > Date.now())
-      throw new OpsError('a running Sealpost holds this database (its scheduler lease is current); stop it first, or pass --force');
+      throw new OpsError(
+        'a running Sealpost holds this database (its scheduler lease is current); stop it first, or pass --force',
+      );
   } catch (err) {
     if (err instanceof OpsError) throw err;
   } finally {

@@ -13,7 +13,12 @@ import { decodeMasterKey } from '../crypto/master-key.ts';
 import { connect, type Database } from '../db/connect.ts';
 import { pendingMigrations } from '../db/migrate.ts';
 import { firstSealedDomain, listAllVerifiedDomains } from '../accounts/domains.repository.ts';
-import { checkDomainRecords, REQUIRED_PURPOSES, sendingHostOf, type TxtResolver } from '../accounts/dns-checks.ts';
+import {
+  checkDomainRecords,
+  REQUIRED_PURPOSES,
+  sendingHostOf,
+  type TxtResolver,
+} from '../accounts/dns-checks.ts';
 import { keyFingerprint, masterKeySource, tryOpen } from './master-key-check.ts';
 import { redactUrl } from './redact-url.ts';
 
@@ -75,7 +80,8 @@ async function openDatabase(config: Config, add: Add): Promise<Database | undefi
   }
   const pending = await pendingMigrations(database).catch(() => null);
   if (pending === null) add('database', 'fail', `${where} answers but its schema cannot be read`);
-  else if (pending.length > 0) add('database', 'warn', `${target.dialect} ${where}; migrations pending: ${pending.join(', ')}`);
+  else if (pending.length > 0)
+    add('database', 'warn', `${target.dialect} ${where}; migrations pending: ${pending.join(', ')}`);
   else add('database', 'ok', `${target.dialect} ${where}; schema current`);
   return database;
 }
@@ -125,12 +131,20 @@ function checkCertificate(config: Config, opts: DoctorOptions, add: Add): void {
   const days = Math.floor((Date.parse(cert.validTo) - (opts.now ?? Date.now())) / 86_400_000);
   const selfSigned = cert.issuer === cert.subject;
   const text = `${file} expires ${new Date(cert.validTo).toISOString().slice(0, 10)} (${days} days)${selfSigned ? ', self-signed' : ''}`;
-  add('tls certificate', days < 0 ? 'fail' : days < (opts.certWarnDays ?? 14) || selfSigned ? 'warn' : 'ok', text);
+  add(
+    'tls certificate',
+    days < 0 ? 'fail' : days < (opts.certWarnDays ?? 14) || selfSigned ? 'warn' : 'ok',
+    text,
+  );
 }
 
 async function checkRelay(config: Config, add: Add): Promise<void> {
   if (config.transport !== 'relay') {
-    add('relay', 'skip', config.transport === 'capture' ? 'capture transport: mail is kept, not sent' : 'mx transport: no relay');
+    add(
+      'relay',
+      'skip',
+      config.transport === 'capture' ? 'capture transport: mail is kept, not sent' : 'mx transport: no relay',
+    );
     return;
   }
   if (!config.relayUrl) return add('relay', 'fail', 'SEALPOST_RELAY_URL is not set');
@@ -150,15 +164,26 @@ async function checkRelay(config: Config, add: Add): Promise<void> {
   }
 }
 
-async function checkDomains(config: Config, database: Database, resolver: TxtResolver, add: Add): Promise<void> {
+async function checkDomains(
+  config: Config,
+  database: Database,
+  resolver: TxtResolver,
+  add: Add,
+): Promise<void> {
   const domains = await listAllVerifiedDomains(database.db);
   if (domains.length === 0) return add('dns', 'skip', 'no verified domains');
   const host = sendingHostOf(config);
   for (const domain of domains) {
     const checks = await checkDomainRecords(resolver, domain, host);
     const missing = checks.filter((c) => !c.ok);
-    const status: Status = missing.some((c) => REQUIRED_PURPOSES.includes(c.purpose)) ? 'fail' : missing.length ? 'warn' : 'ok';
-    const detail = missing.length ? missing.map((c) => `${c.purpose}: ${c.detail}`).join('; ') : 'ownership, DKIM, SPF and DMARC published';
+    const status: Status = missing.some((c) => REQUIRED_PURPOSES.includes(c.purpose))
+      ? 'fail'
+      : missing.length
+        ? 'warn'
+        : 'ok';
+    const detail = missing.length
+      ? missing.map((c) => `${c.purpose}: ${c.detail}`).join('; ')
+      : 'ownership, DKIM, SPF and DMARC published';
     add(`dns ${domain.name}`, status, detail);
   }
 }
@@ -166,6 +191,8 @@ async function checkDomains(config: Config, database: Database, resolver: TxtRes
 /** The report as an aligned table. */
 export function reportTable(report: Check[]): string {
   const width = Math.max(...report.map((c) => c.check.length), 5);
-  const lines = report.map((c) => `${c.check.padEnd(width)}  ${c.status.toUpperCase().padEnd(4)}  ${c.detail}`);
+  const lines = report.map(
+    (c) => `${c.check.padEnd(width)}  ${c.status.toUpperCase().padEnd(4)}  ${c.detail}`,
+  );
   return [`${'CHECK'.padEnd(width)}  STAT  DETAIL`, ...lines].join('\n');
 }

@@ -32,7 +32,10 @@ export function checkKeyOnSqlite(sqlite: SQLite.Database, key: Buffer, source: s
 }
 
 /** Tries `key` on a row read from any database. */
-export function tryOpen(key: Buffer, row: { id: number | string; dkim_private_key: string }): 'ok' | 'mismatch' {
+export function tryOpen(
+  key: Buffer,
+  row: { id: number | string; dkim_private_key: string },
+): 'ok' | 'mismatch' {
   try {
     createSealer(key).open(row.dkim_private_key, `dkim:${row.id}`);
     return 'ok';

@@ -15,7 +15,10 @@ const PATCHED = Symbol('auth-after-tls');
 
 /** Makes every connection of `server` leave AUTH out of its EHLO reply until TLS has started. */
 export function advertiseAuthAfterTls(server: SMTPServer): void {
-  const internals = server as unknown as { connect(socket: unknown, options: unknown): void; connections: Set<Connection> };
+  const internals = server as unknown as {
+    connect(socket: unknown, options: unknown): void;
+    connections: Set<Connection>;
+  };
   const connect = internals.connect.bind(server);
   internals.connect = (socket, options) => {
     connect(socket, options);

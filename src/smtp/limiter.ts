@@ -5,7 +5,11 @@ export interface WindowLimiter {
   take(key: string): number;
 }
 
-export function createWindowLimiter(max: number, windowMs: number, now: () => number = Date.now): WindowLimiter {
+export function createWindowLimiter(
+  max: number,
+  windowMs: number,
+  now: () => number = Date.now,
+): WindowLimiter {
   const windows = new Map<string, { start: number; count: number }>();
   return {
     take(key) {
@@ -13,7 +17,8 @@ export function createWindowLimiter(max: number, windowMs: number, now: () => nu
       const t = now();
       let w = windows.get(key);
       if (!w || t - w.start >= windowMs) {
-        if (windows.size > 10_000) for (const [k, v] of windows) if (t - v.start >= windowMs) windows.delete(k);
+        if (windows.size > 10_000)
+          for (const [k, v] of windows) if (t - v.start >= windowMs) windows.delete(k);
         w = { start: t, count: 0 };
         windows.set(key, w);
       }

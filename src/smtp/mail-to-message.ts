@@ -9,13 +9,18 @@ import type { Mailbox } from '../mail/addresses.ts';
 import { canonicalHeaderName, type NormalizedMessage } from '../email/message-input.ts';
 
 /** Header names (lower case) that switch delivery options; they are read and never delivered. */
-export const OPTION_HEADERS = { allowNonTls: 'x-sealpost-allow-non-tls', forceSecure: 'x-sealpost-force-secure-notification' } as const;
+export const OPTION_HEADERS = {
+  allowNonTls: 'x-sealpost-allow-non-tls',
+  forceSecure: 'x-sealpost-force-secure-notification',
+} as const;
 
 const truthy = (v: unknown) => typeof v === 'string' && /^(1|true|yes|on)$/i.test(v.trim());
 
 function mailboxesOf(field: AddressObject | AddressObject[] | undefined): Mailbox[] {
   const list = field === undefined ? [] : Array.isArray(field) ? field : [field];
-  return list.flatMap((o) => o.value).flatMap((a) => (a.address ? [{ address: a.address, name: a.name ?? '' }] : []));
+  return list
+    .flatMap((o) => o.value)
+    .flatMap((a) => (a.address ? [{ address: a.address, name: a.name ?? '' }] : []));
 }
 
 /** Builds the normalized message; throws AppError (mapped to an SMTP reply) when something required is missing. */
@@ -24,14 +29,16 @@ export function mailToMessage(parsed: ParsedMail, envelopeRecipients: string[]):
   if (!from) throw new AppError('request.invalid', 'the message has no From address');
   const subject = parsed.subject?.trim();
   if (!subject) throw new AppError('request.invalid', 'the message has no Subject');
-  if (parsed.text === undefined && parsed.html === false) throw new AppError('request.invalid', 'the message has no text or HTML body');
+  if (parsed.text === undefined && parsed.html === false)
+    throw new AppError('request.invalid', 'the message has no text or HTML body');
 
   const envelope = new Map(envelopeRecipients.map((a) => [a.toLowerCase(), a]));
   const pick = (boxes: Mailbox[]) => boxes.filter((b) => envelope.delete(b.address.toLowerCase()));
   const to = pick(mailboxesOf(parsed.to));
   const cc = pick(mailboxesOf(parsed.cc));
   const bcc = [...envelope.values()].map((address) => ({ address, name: '' }));
-  if (to.length + cc.length + bcc.length === 0) throw new AppError('request.invalid', 'the message has no recipients');
+  if (to.length + cc.length + bcc.length === 0)
+    throw new AppError('request.invalid', 'the message has no recipients');
 
   const headers: Record<string, string> = {};
   for (const line of parsed.headerLines) {

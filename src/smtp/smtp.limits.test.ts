@@ -15,7 +15,12 @@ describe('SMTP limits', () => {
 
   beforeAll(async () => {
     t = await createTestApp({
-      config: { smtpHost: '127.0.0.1', maxRecipientsPerMessage: 3, smtpMaxMimeParts: 3, authFailuresPerWindow: 4 },
+      config: {
+        smtpHost: '127.0.0.1',
+        maxRecipientsPerMessage: 3,
+        smtpMaxMimeParts: 3,
+        authFailuresPerWindow: 4,
+      },
     });
     acme = await t.createAccount();
     smtp = await startSmtp(t.ctx, [{ name: 'submission', port: 0, secure: false }], pair);
@@ -39,7 +44,12 @@ describe('SMTP limits', () => {
     expect(ehlo).toMatch(/STARTTLS/);
     expect(ehlo).not.toMatch(/AUTH/);
     // nodemailer only authenticates when the EHLO after STARTTLS lists AUTH PLAIN or LOGIN.
-    const info = await transport().sendMail({ from: `noreply@${acme.domain}`, to: 'a@example.org', subject: 's', text: 'x' });
+    const info = await transport().sendMail({
+      from: `noreply@${acme.domain}`,
+      to: 'a@example.org',
+      subject: 's',
+      text: 'x',
+    });
     expect(info.response).toMatch(/^250 /);
   });
 
@@ -52,7 +62,9 @@ describe('SMTP limits', () => {
     });
     expect(info.accepted).toHaveLength(3);
     expect(info.rejected).toEqual(['d@example.org']);
-    expect((info as { rejectedErrors?: { response: string }[] }).rejectedErrors?.[0]?.response).toMatch(/^452 4\.5\.3 .*at most 3/);
+    expect((info as { rejectedErrors?: { response: string }[] }).rejectedErrors?.[0]?.response).toMatch(
+      /^452 4\.5\.3 .*at most 3/,
+    );
   });
 
   it('refuses a message with more MIME parts than the limit permanently with 554', async () => {
@@ -72,7 +84,12 @@ describe('SMTP limits', () => {
   it('refuses every AUTH from an address after repeated failures with 421, counting them in the metric', async () => {
     for (let i = 0; i < 4; i++)
       await expect(
-        transport('sp_wrong').sendMail({ from: `noreply@${acme.domain}`, to: 'a@example.org', subject: 's', text: 'x' }),
+        transport('sp_wrong').sendMail({
+          from: `noreply@${acme.domain}`,
+          to: 'a@example.org',
+          subject: 's',
+          text: 'x',
+        }),
       ).rejects.toMatchObject({
         responseCode: 535,
       });

@@ -6,7 +6,12 @@
  * Lifecycle: startSmtp() binds the configured listeners and returns a stop function that closes them, letting
  * connections in progress finish.
  */
-import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
+import {
+  SMTPServer,
+  type SMTPServerDataStream,
+  type SMTPServerOptions,
+  type SMTPServerSession,
+} from 'smtp-server';
 import type { ParsedMail } from 'mailparser';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -40,9 +45,12 @@ function isReply(err: unknown): err is Error & { responseCode: number } {
 function smtpError(err: unknown): Error & { responseCode: number } {
   const app = err instanceof AppError ? err : new AppError('internal');
   const [code, enhanced] = CATALOGUE[app.code].smtp.split(' ');
-  return Object.assign(new Error(`${enhanced} ${app.status >= 500 ? 'internal error, try again later' : app.message}`), {
-    responseCode: Number(code),
-  });
+  return Object.assign(
+    new Error(`${enhanced} ${app.status >= 500 ? 'internal error, try again later' : app.message}`),
+    {
+      responseCode: Number(code),
+    },
+  );
 }
 
 /** A DATA stream as read: the message (null when it ended early or was oversized), and how much of it was held at the end. */
@@ -61,7 +69,11 @@ export function readData(stream: SMTPServerDataStream): Promise<ReceivedData> {
   return new Promise((resolve) => {
     let chunks: Buffer[] = [];
     const done = (raw: Buffer | null) =>
-      resolve({ raw, sizeExceeded: stream.sizeExceeded, bytesKept: chunks.reduce((n, c) => n + c.length, 0) });
+      resolve({
+        raw,
+        sizeExceeded: stream.sizeExceeded,
+        bytesKept: chunks.reduce((n, c) => n + c.length, 0),
+      });
     stream.on('data', (c: Buffer) => {
       if (stream.sizeExceeded) chunks = [];
       else chunks.push(c);
@@ -82,9 +94,11 @@ async function parseMessage(raw: Buffer, maxParts: number): Promise<ParsedMail> 
   // Loaded on the first message: the parser costs start-up time and memory that an API-only process never uses.
   const { simpleParser } = await import('mailparser');
   try {
-    parsed = await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, maxChildNodes: maxParts } as Parameters<
-      typeof simpleParser
-    >[1]);
+    parsed = await simpleParser(raw, {
+      skipTextToHtml: true,
+      skipImageLinks: true,
+      maxChildNodes: maxParts,
+    } as Parameters<typeof simpleParser>[1]);
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     throw unparseable(
@@ -93,7 +107,8 @@ async function parseMessage(raw: Buffer, maxParts: number): Promise<ParsedMail> 
         : 'Message could not be parsed',
     );
   }
-  if (parsed.attachments.length > maxParts) throw unparseable(`Message has too many MIME parts (at most ${maxParts})`);
+  if (parsed.attachments.length > maxParts)
+    throw unparseable(`Message has too many MIME parts (at most ${maxParts})`);
   return parsed;
 }
 
@@ -108,7 +123,9 @@ function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFr
       if (refusedMs > 0)
         return callback(
           Object.assign(
-            new Error(`4.7.0 Too many failed authentications from this address; try again in ${Math.ceil(refusedMs / 1000)} s`),
+            new Error(
+              `4.7.0 Too many failed authentications from this address; try again in ${Math.ceil(refusedMs / 1000)} s`,
+            ),
             {
               responseCode: 421,
             },
@@ -117,9 +134,12 @@ function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFr
       const fail = () =>
         void throttle.failed(address, 'smtp').then(() =>
           callback(
-            Object.assign(new Error('5.7.8 Authentication failed: user "apikey" with an API key of the email scope'), {
-              responseCode: 535,
-            }),
+            Object.assign(
+              new Error('5.7.8 Authentication failed: user "apikey" with an API key of the email scope'),
+              {
+                responseCode: 535,
+              },
+            ),
           ),
         );
       if (auth.username !== 'apikey' || !auth.password) return fail();
@@ -131,20 +151,31 @@ function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFr
       const cap = ctx.config.maxRecipientsPerMessage;
       if (session.envelope.rcptTo.length < cap) return callback();
       callback(
-        Object.assign(new Error(`4.5.3 Too many recipients: at most ${cap} per message; send the rest in another message`), {
-          responseCode: 452,
-        }),
+        Object.assign(
+          new Error(
+            `4.5.3 Too many recipients: at most ${cap} per message; send the rest in another message`,
+          ),
+          {
+            responseCode: 452,
+          },
+        ),
       );
     },
     onMailFrom(_address, session, callback) {
       const principal = session.user as unknown as Principal | undefined;
-      if (!principal) return callback(Object.assign(new Error('5.7.0 Authentication required'), { responseCode: 530 }));
+      if (!principal)
+        return callback(Object.assign(new Error('5.7.0 Authentication required'), { responseCode: 530 }));
       const retryIn = limiter.take(principal.keyId);
       if (retryIn > 0)
         return callback(
-          Object.assign(new Error(`4.7.1 Rate limit exceeded for this API key, try again in ${Math.ceil(retryIn / 1000)} s`), {
-            responseCode: 451,
-          }),
+          Object.assign(
+            new Error(
+              `4.7.1 Rate limit exceeded for this API key, try again in ${Math.ceil(retryIn / 1000)} s`,
+            ),
+            {
+              responseCode: 451,
+            },
+          ),
         );
       callback();
     },
@@ -154,11 +185,16 @@ function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFr
         if (raw === null) {
           if (sizeExceeded)
             return callback(
-              Object.assign(new Error(`5.3.4 Message exceeds the size limit of ${ctx.config.smtpMaxMessageBytes} bytes`), {
-                responseCode: 552,
-              }),
+              Object.assign(
+                new Error(`5.3.4 Message exceeds the size limit of ${ctx.config.smtpMaxMessageBytes} bytes`),
+                {
+                  responseCode: 552,
+                },
+              ),
             );
-          return callback(Object.assign(new Error('4.4.2 Message not received completely'), { responseCode: 451 }));
+          return callback(
+            Object.assign(new Error('4.4.2 Message not received completely'), { responseCode: 451 }),
+          );
         }
         const principal = session.user as unknown as Principal;
         const parsed = await parseMessage(raw, ctx.config.smtpMaxMimeParts);
@@ -166,10 +202,15 @@ function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFr
           parsed,
           session.envelope.rcptTo.map((r) => r.address),
         );
-        const [response] = await submitMessages(ctx, { customerId: principal.customerId, domain: principal.domain }, [message], {
-          source: 'smtp',
-          tracking: { openTracking: true, linkTracking: true },
-        });
+        const [response] = await submitMessages(
+          ctx,
+          { customerId: principal.customerId, domain: principal.domain },
+          [message],
+          {
+            source: 'smtp',
+            tracking: { openTracking: true, linkTracking: true },
+          },
+        );
         callback(null, `Message accepted, sourceTrackingId ${response!.sourceTrackingId}`);
       })().catch((err: unknown) => {
         if (isReply(err)) return callback(err);
@@ -202,7 +243,11 @@ function listen(server: SMTPServer, port: number, host: string): Promise<number>
 }
 
 /** Starts the given listeners (all configured ones by default). A privileged port that cannot be bound is skipped with a warning. */
-export async function startSmtp(ctx: AppContext, listeners = configuredListeners(ctx), tls?: TlsPair): Promise<RunningSmtp> {
+export async function startSmtp(
+  ctx: AppContext,
+  listeners = configuredListeners(ctx),
+  tls?: TlsPair,
+): Promise<RunningSmtp> {
   const pair = tls ?? smtpTlsPair(ctx.config, ctx.log);
   const shared = handlers(ctx);
   const servers: SMTPServer[] = [];
@@ -248,6 +293,7 @@ export async function startSmtp(ctx: AppContext, listeners = configuredListeners
   }
   return {
     ports,
-    stop: () => Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r())))).then(() => undefined),
+    stop: () =>
+      Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r())))).then(() => undefined),
   };
 }

@@ -15,7 +15,9 @@ describe('SMTP submission', () => {
   let smtp: RunningSmtp;
 
   beforeAll(async () => {
-    t = await createTestApp({ config: { smtpHost: '127.0.0.1', smtpMaxMessageBytes: 200_000, smtpRateLimitPerMinute: 1000 } });
+    t = await createTestApp({
+      config: { smtpHost: '127.0.0.1', smtpMaxMessageBytes: 200_000, smtpRateLimitPerMinute: 1000 },
+    });
     acme = await t.createAccount();
     smtp = await startSmtp(
       t.ctx,
@@ -45,7 +47,13 @@ describe('SMTP submission', () => {
   const trackingIdOf = (response: string) => /sourceTrackingId ([0-9a-f-]{36})/.exec(response)?.[1];
 
   const receipt = async (id: string) =>
-    (await t.app.inject({ method: 'GET', url: `/v1/email/message_receipt?sourceTrackingId=${id}`, headers: acme.auth })).json();
+    (
+      await t.app.inject({
+        method: 'GET',
+        url: `/v1/email/message_receipt?sourceTrackingId=${id}`,
+        headers: acme.auth,
+      })
+    ).json();
 
   it('accepts a message over STARTTLS with AUTH and answers 250 with its sourceTrackingId, readable as a receipt', async () => {
     const info = await transport().sendMail({
@@ -59,7 +67,9 @@ describe('SMTP submission', () => {
     expect(id).toBeDefined();
     const body = await receipt(id!);
     expect(body.sourceTrackingId).toBe(id);
-    expect(body.data.message.message_deliveries).toEqual([expect.objectContaining({ recipient: 'patient@example.org' })]);
+    expect(body.data.message.message_deliveries).toEqual([
+      expect.objectContaining({ recipient: 'patient@example.org' }),
+    ]);
   });
 
   it('accepts a message over implicit TLS on the second listener', async () => {
@@ -74,7 +84,12 @@ describe('SMTP submission', () => {
 
   it('refuses a wrong key with 535', async () => {
     await expect(
-      transport({ pass: 'sp_wrong' }).sendMail({ from: `noreply@${acme.domain}`, to: 'a@example.org', subject: 's', text: 'x' }),
+      transport({ pass: 'sp_wrong' }).sendMail({
+        from: `noreply@${acme.domain}`,
+        to: 'a@example.org',
+        subject: 's',
+        text: 'x',
+      }),
     ).rejects.toMatchObject({
       responseCode: 535,
     });
@@ -82,7 +97,12 @@ describe('SMTP submission', () => {
 
   it('refuses a user name other than apikey with 535', async () => {
     await expect(
-      transport({ user: 'admin' }).sendMail({ from: `noreply@${acme.domain}`, to: 'a@example.org', subject: 's', text: 'x' }),
+      transport({ user: 'admin' }).sendMail({
+        from: `noreply@${acme.domain}`,
+        to: 'a@example.org',
+        subject: 's',
+        text: 'x',
+      }),
     ).rejects.toMatchObject({
       responseCode: 535,
     });
@@ -91,7 +111,12 @@ describe('SMTP submission', () => {
   it('refuses a key without the email scope with 535', async () => {
     const formsOnly = await t.createAccount({ scopes: 'forms' });
     await expect(
-      transport({ pass: formsOnly.key }).sendMail({ from: `noreply@${formsOnly.domain}`, to: 'a@example.org', subject: 's', text: 'x' }),
+      transport({ pass: formsOnly.key }).sendMail({
+        from: `noreply@${formsOnly.domain}`,
+        to: 'a@example.org',
+        subject: 's',
+        text: 'x',
+      }),
     ).rejects.toMatchObject({
       responseCode: 535,
     });
@@ -125,7 +150,12 @@ describe('SMTP submission', () => {
   it('refuses an oversized message with 552, storing nothing', async () => {
     const before = await countMessages(t);
     await expect(
-      transport().sendMail({ from: `noreply@${acme.domain}`, to: 'a@example.org', subject: 'big', text: 'x'.repeat(300_000) }),
+      transport().sendMail({
+        from: `noreply@${acme.domain}`,
+        to: 'a@example.org',
+        subject: 'big',
+        text: 'x'.repeat(300_000),
+      }),
     ).rejects.toMatchObject({ responseCode: 552 });
     expect(await countMessages(t)).toBe(before);
   });
@@ -139,10 +169,16 @@ describe('SMTP submission', () => {
       text: 'See attached.',
       html: '<p>See <a href="https://example.org/portal">the portal</a></p>',
       headers: { 'X-Clinic-Id': '42', 'X-Sealpost-Allow-Non-TLS': 'true', Importance: 'high' },
-      attachments: [{ filename: 'result.pdf', content: Buffer.from('%PDF-1.4 fake'), contentType: 'application/pdf' }],
+      attachments: [
+        { filename: 'result.pdf', content: Buffer.from('%PDF-1.4 fake'), contentType: 'application/pdf' },
+      ],
     });
     const id = trackingIdOf(info.response)!;
-    const message = await t.ctx.database.db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const message = await t.ctx.database.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(message.allow_non_tls).toBe(1);
     expect(message.custom_headers).not.toContain('42');
     expect(openCustomHeaders(t.ctx.sealer, id, message.custom_headers)).toEqual({ 'X-Clinic-Id': '42' });
@@ -159,7 +195,11 @@ describe('SMTP submission', () => {
     const { openContent } = await import('../mail/content.ts');
     const content = openContent(t.ctx.sealer, id, message.content!);
     expect(content.attachments).toEqual([
-      { fileName: 'result.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.4 fake').toString('base64') },
+      {
+        fileName: 'result.pdf',
+        contentType: 'application/pdf',
+        content: Buffer.from('%PDF-1.4 fake').toString('base64'),
+      },
     ]);
     expect(content.headers).toEqual({ 'X-Clinic-Id': '42' });
     expect((await receipt(id)).data.message.message_deliveries).toHaveLength(2);

@@ -17,7 +17,9 @@ export interface TlsPair {
 export function smtpTlsPair(config: Config, log: Logger): TlsPair {
   if (config.smtpTlsCertFile || config.smtpTlsKeyFile) {
     if (!config.smtpTlsCertFile || !config.smtpTlsKeyFile)
-      throw new ConfigError('SEALPOST_SMTP_TLS_CERT_FILE and SEALPOST_SMTP_TLS_KEY_FILE must be given together');
+      throw new ConfigError(
+        'SEALPOST_SMTP_TLS_CERT_FILE and SEALPOST_SMTP_TLS_KEY_FILE must be given together',
+      );
     const read = (file: string, key: string) => {
       try {
         return readFileSync(file, 'utf8');
@@ -36,7 +38,11 @@ export function smtpTlsPair(config: Config, log: Logger): TlsPair {
   if (!existsSync(certFile) || !existsSync(keyFile)) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const host = config.heloName || os.hostname();
-    const pems = selfsigned.generate([{ name: 'commonName', value: host }], { keySize: 2048, days: 825, algorithm: 'sha256' });
+    const pems = selfsigned.generate([{ name: 'commonName', value: host }], {
+      keySize: 2048,
+      days: 825,
+      algorithm: 'sha256',
+    });
     writeFileSync(keyFile, pems.private, { mode: 0o600 });
     writeFileSync(certFile, pems.cert);
     log.warn(

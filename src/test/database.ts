@@ -11,7 +11,8 @@ import type { DatabaseTarget } from '../config/load.ts';
 export const TEST_DIALECT: Dialect = process.env.SEALPOST_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
 
 /** Where PostgreSQL test databases are created (an admin connection to the server). */
-export const TEST_PG_ADMIN_URL = process.env.SEALPOST_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const TEST_PG_ADMIN_URL =
+  process.env.SEALPOST_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** A throwaway database: its URL (for SEALPOST_DATABASE_URL), its target, and a drop function. */
 export interface ScratchDatabase {

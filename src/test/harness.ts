@@ -35,7 +35,13 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   const level = (process.env.SEALPOST_TEST_LOG ?? 'silent') as Config['logLevel'];
   return loadConfig(
     {},
-    { logLevel: level, masterKey: randomBytes(32).toString('base64'), httpPort: 0, httpHost: '127.0.0.1', ...overrides },
+    {
+      logLevel: level,
+      masterKey: randomBytes(32).toString('base64'),
+      httpPort: 0,
+      httpHost: '127.0.0.1',
+      ...overrides,
+    },
   );
 }
 
@@ -92,7 +98,11 @@ export async function createTestApp(opts: TestContextOptions & BuildOptions = {}
       const domain = o.domain ?? `${username}.example.com`;
       const account = await createAccount(db, username);
       await addDomain(db, base.ctx.sealer, account.customer_id, domain, { verified: true });
-      const k = await createKey(db, account.customer_id, { scopes: o.scopes ?? 'email,forms,marketing', domain, description: 'test' });
+      const k = await createKey(db, account.customer_id, {
+        scopes: o.scopes ?? 'email,forms,marketing',
+        domain,
+        description: 'test',
+      });
       return { account, domain, key: k.key, keyId: k.id, auth: { authorization: `Bearer ${k.key}` } };
     },
   };

@@ -46,7 +46,11 @@ let certificate: { key: string; cert: string } | undefined;
 /** A self-signed certificate for localhost, made once per test process. */
 export function testCertificate(): { key: string; cert: string } {
   if (!certificate) {
-    const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], { days: 2, keySize: 2048, algorithm: 'sha256' });
+    const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+      days: 2,
+      keySize: 2048,
+      algorithm: 'sha256',
+    });
     certificate = { key: pems.private, cert: pems.cert };
   }
   return certificate;
@@ -66,7 +70,8 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
     logger: false,
     closeTimeout: 100,
     onAuth(auth, _session, cb) {
-      if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) cb(null, { user: auth.username });
+      if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass)
+        cb(null, { user: auth.username });
       else cb(Object.assign(new Error('authentication failed'), { responseCode: 535 }));
     },
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, cb) {
@@ -78,7 +83,11 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
         if (answer === 'stall') return;
         const raw = Buffer.concat(chunks);
         if (answer.code >= 400)
-          return cb(Object.assign(new Error('message' in answer ? answer.message : 'refused'), { responseCode: answer.code }));
+          return cb(
+            Object.assign(new Error('message' in answer ? answer.message : 'refused'), {
+              responseCode: answer.code,
+            }),
+          );
         received.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
@@ -93,7 +102,9 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
   server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
-  const auth = opts.auth ? `${encodeURIComponent(opts.auth.user)}:${encodeURIComponent(opts.auth.pass)}@` : '';
+  const auth = opts.auth
+    ? `${encodeURIComponent(opts.auth.user)}:${encodeURIComponent(opts.auth.pass)}@`
+    : '';
   return {
     port,
     url: `${tls === 'implicit' ? 'smtps' : 'smtp'}://${auth}127.0.0.1:${port}`,

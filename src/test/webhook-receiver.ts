@@ -55,7 +55,13 @@ export async function startWebhookReceiver(
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const hook: ReceivedHook = { n: received.length + 1, headers: req.headers, body, json: () => JSON.parse(body), at: Date.now() };
+      const hook: ReceivedHook = {
+        n: received.length + 1,
+        headers: req.headers,
+        body,
+        json: () => JSON.parse(body),
+        at: Date.now(),
+      };
       received.push(hook);
       const answer = receiver.reply(hook);
       const send = () => {
@@ -95,7 +101,12 @@ export async function startWebhookReceiver(
     stop,
     start: listen,
     waitForCount: (count, timeoutMs = 10_000) =>
-      waitFor(() => (received.length >= count ? received.slice() : undefined), timeoutMs, 10, `${count} webhook requests`),
+      waitFor(
+        () => (received.length >= count ? received.slice() : undefined),
+        timeoutMs,
+        10,
+        `${count} webhook requests`,
+      ),
     close: stop,
   };
   return receiver;

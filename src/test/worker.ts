@@ -12,7 +12,13 @@ export function startTestWorker(
   pollMs = 25,
 ): Worker {
   const ctx: AppContext = { ...t.ctx, config: { ...t.ctx.config, ...overrides } };
-  const worker = createWorker({ database: ctx.database, log: ctx.log, queues: queues(ctx), pollMs, leaseMs: ctx.config.jobLeaseMs });
+  const worker = createWorker({
+    database: ctx.database,
+    log: ctx.log,
+    queues: queues(ctx),
+    pollMs,
+    leaseMs: ctx.config.jobLeaseMs,
+  });
   t.ctx.wake = (queue) => worker.nudge(queue);
   worker.start();
   return worker;

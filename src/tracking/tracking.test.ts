@@ -15,10 +15,14 @@ describe('open pixel and click redirect', () => {
 
   /** Sends an HTML message with two links to two recipients; returns the message id and recipient ids. */
   async function send(data: Record<string, unknown> = {}) {
-    const html = '<p><a href="https://example.org/one">one</a> <a href="https://example.org/two?a=1&amp;b=2">two</a></p>';
+    const html =
+      '<p><a href="https://example.org/one">one</a> <a href="https://example.org/two?a=1&amp;b=2">two</a></p>';
     const res = await postJson(t, '/v1/email/messages', acme.auth, {
       data: {
-        message: message(`news@${acme.domain}`, { recipients: ['a@example.net', 'b@example.net'], content: { 'text/html': html } }),
+        message: message(`news@${acme.domain}`, {
+          recipients: ['a@example.net', 'b@example.net'],
+          content: { 'text/html': html },
+        }),
         ...data,
       },
     });
@@ -30,8 +34,14 @@ describe('open pixel and click redirect', () => {
 
   const path = (url: string) => new URL(url).pathname;
   const events = (messageId: string) =>
-    t.ctx.database.db.selectFrom('email_events').selectAll().where('message_id', '=', messageId).orderBy('id').execute();
-  const messageRow = (id: string) => t.ctx.database.db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    t.ctx.database.db
+      .selectFrom('email_events')
+      .selectAll()
+      .where('message_id', '=', messageId)
+      .orderBy('id')
+      .execute();
+  const messageRow = (id: string) =>
+    t.ctx.database.db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   it('answers the open pixel with an uncacheable transparent GIF, with or without .gif', async () => {
     const { recipientIds } = await send();
@@ -49,7 +59,10 @@ describe('open pixel and click redirect', () => {
     const { id, recipientIds } = await send();
     const [a, b] = recipientIds as [number, number];
     for (const r of [a, a, a, b])
-      await t.app.inject({ method: 'GET', url: path(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, r)) });
+      await t.app.inject({
+        method: 'GET',
+        url: path(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, r)),
+      });
     const rows = await recipientsOf(t, id);
     expect(rows.map((r) => r.open_count)).toEqual([3, 1]);
     expect(rows.every((r) => typeof r.first_opened_at === 'number')).toBe(true);
@@ -87,7 +100,9 @@ describe('open pixel and click redirect', () => {
       .orderBy('position')
       .execute();
     expect(links.map((l) => l.click_count)).toEqual([0, 1]);
-    expect(links.map((l) => l.target_url).join(' '), 'link targets are stored sealed').not.toContain('example.org');
+    expect(links.map((l) => l.target_url).join(' '), 'link targets are stored sealed').not.toContain(
+      'example.org',
+    );
     expect((await messageRow(id)).total_clicks).toBe(1);
     const clicked = (await events(id)).filter((e) => e.event === 'clicked');
     expect(clicked.map((e) => JSON.parse(e.data))).toEqual([{ recipient: 'b@example.net', link: 1 }]);
@@ -96,13 +111,24 @@ describe('open pixel and click redirect', () => {
   it('answers 404 with the documented body for a tampered, malformed or unknown token, and counts nothing', async () => {
     const { id, recipientIds } = await send();
     const good = path(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!));
-    const tampered = good.replace(/\.(.)([^.]{21})\.gif$/, (_, c: string, rest: string) => `.${c === 'A' ? 'B' : 'A'}${rest}.gif`);
+    const tampered = good.replace(
+      /\.(.)([^.]{21})\.gif$/,
+      (_, c: string, rest: string) => `.${c === 'A' ? 'B' : 'A'}${rest}.gif`,
+    );
     const forged = `/t/o/${signTracking(Buffer.alloc(32, 7), { kind: 'open', recipientId: recipientIds[0]! })}.gif`;
     const unknown = path(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, 999_999_999));
     const clickAsOpen = `/t/o/${signTracking(t.ctx.keys.tracking, { kind: 'click', recipientId: recipientIds[0]!, position: 0 })}`;
     const noSuchLink = path(trackingUrls.click(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!, 7));
     const bodies = [];
-    for (const url of [tampered, forged, unknown, clickAsOpen, noSuchLink, '/t/o/nonsense.gif', '/t/c/nonsense']) {
+    for (const url of [
+      tampered,
+      forged,
+      unknown,
+      clickAsOpen,
+      noSuchLink,
+      '/t/o/nonsense.gif',
+      '/t/c/nonsense',
+    ]) {
       const res = await t.app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(404);
       bodies.push(res.json());
@@ -128,7 +154,9 @@ describe('open pixel and click redirect', () => {
   it('needs no API key and ignores an Authorization header', async () => {
     const { recipientIds } = await send();
     const url = path(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!));
-    expect((await t.app.inject({ method: 'GET', url, headers: { authorization: 'Bearer wrong' } })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'GET', url, headers: { authorization: 'Bearer wrong' } })).statusCode,
+    ).toBe(200);
   });
 
   it('does not count opens or clicks of a message sent with tracking switched off', async () => {

@@ -22,7 +22,8 @@ export interface CapabilityHolder {
 
 /** True when the user has the capability. Reading protected content is the owner's, or granted by a flag. */
 export function can(user: CapabilityHolder, capability: Capability): boolean {
-  if (capability === 'read_protected') return user.role === 'owner' || (user.role !== 'viewer' && user.canReadProtected);
+  if (capability === 'read_protected')
+    return user.role === 'owner' || (user.role !== 'viewer' && user.canReadProtected);
   return BY_ROLE[user.role].includes(capability);
 }
 

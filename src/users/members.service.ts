@@ -13,7 +13,8 @@ import { mailUserLink, setPasswordUrl } from './user-mail.ts';
 /** A user of `customerId` by id, or user.not_found (a user of another account is not found either). */
 export async function memberOf(db: Queryable, customerId: number, userId: string): Promise<User> {
   const user = await getUser(db, userId).catch(() => undefined);
-  if (!user || user.customerId !== customerId) throw new AppError('user.not_found', 'no such user in this account');
+  if (!user || user.customerId !== customerId)
+    throw new AppError('user.not_found', 'no such user in this account');
   return user;
 }
 
@@ -35,7 +36,12 @@ export async function inviteUser(
   const db = ctx.database.db;
   const user = await createUser(
     db,
-    { customerId: account.customer_id, email: input.email, role: input.role, canReadProtected: input.canReadProtected },
+    {
+      customerId: account.customer_id,
+      email: input.email,
+      role: input.role,
+      canReadProtected: input.canReadProtected,
+    },
     actor,
     ip,
   );
@@ -53,11 +59,24 @@ export async function inviteUser(
 }
 
 /** Changes a user's role. The last enabled owner keeps theirs. */
-export async function changeRole(db: Queryable, user: User, role: string, actor: AuditActor, ip?: string): Promise<void> {
-  if (!isRole(role)) throw new AppError('user.role_invalid', `role must be one of owner, admin, editor, viewer (got "${role}")`);
+export async function changeRole(
+  db: Queryable,
+  user: User,
+  role: string,
+  actor: AuditActor,
+  ip?: string,
+): Promise<void> {
+  if (!isRole(role))
+    throw new AppError(
+      'user.role_invalid',
+      `role must be one of owner, admin, editor, viewer (got "${role}")`,
+    );
   if (role === user.role) return;
   if (user.role === 'owner' && !user.disabled && (await countEnabledOwners(db, user.customerId)) <= 1)
-    throw new AppError('user.last_owner', 'this is the last enabled owner of the account; make another user owner first');
+    throw new AppError(
+      'user.last_owner',
+      'this is the last enabled owner of the account; make another user owner first',
+    );
   await updateUser(db, user.id, { role, updated_at: Date.now() });
   await record(db, {
     accountId: user.customerId,
@@ -70,9 +89,18 @@ export async function changeRole(db: Queryable, user: User, role: string, actor:
 }
 
 /** Grants or revokes the permission to read protected content. */
-export async function setProtectedPermission(db: Queryable, user: User, granted: boolean, actor: AuditActor, ip?: string): Promise<void> {
+export async function setProtectedPermission(
+  db: Queryable,
+  user: User,
+  granted: boolean,
+  actor: AuditActor,
+  ip?: string,
+): Promise<void> {
   if (granted && user.role === 'viewer')
-    throw new AppError('console.forbidden', 'viewers never read protected content; give the user another role first');
+    throw new AppError(
+      'console.forbidden',
+      'viewers never read protected content; give the user another role first',
+    );
   await updateUser(db, user.id, { can_read_protected: granted ? 1 : 0, updated_at: Date.now() });
   await record(db, {
     accountId: user.customerId,
@@ -87,7 +115,12 @@ export async function setProtectedPermission(db: Queryable, user: User, granted:
 /** Enables a disabled user again. */
 export async function enableUser(db: Queryable, user: User, actor: AuditActor, ip?: string): Promise<void> {
   if (!user.disabled) return;
-  await updateUser(db, user.id, { disabled_at: null, failed_attempts: 0, locked_until: null, updated_at: Date.now() });
+  await updateUser(db, user.id, {
+    disabled_at: null,
+    failed_attempts: 0,
+    locked_until: null,
+    updated_at: Date.now(),
+  });
   await record(db, {
     accountId: user.customerId,
     actor,
@@ -103,7 +136,8 @@ export async function requestPasswordReset(ctx: AppContext, email: string, ip: s
   const db = ctx.database.db;
   const now = Date.now();
   const windowMs = ctx.config.consoleLockoutMinutes * 60_000;
-  if ((await countFailure(db, `reset:${ip}`, now, now - windowMs)) > ctx.config.consoleSignInMaxFailures) return;
+  if ((await countFailure(db, `reset:${ip}`, now, now - windowMs)) > ctx.config.consoleSignInMaxFailures)
+    return;
   const user = await getUserByEmail(db, email).catch(() => undefined);
   if (!user || user.disabled) return;
   const account = await getAccount(db, user.customerId);

@@ -19,8 +19,12 @@ function scrypt(password: string, salt: Buffer, n: number, r: number, p: number)
 /** Checks a new password against the rules, or throws user.password_weak. */
 export function checkPasswordRules(password: string): void {
   if ([...password].length < MIN_PASSWORD_LENGTH)
-    throw new AppError('user.password_weak', `the password must be at least ${MIN_PASSWORD_LENGTH} characters long`);
-  if (password.length > 1000) throw new AppError('user.password_weak', 'the password must be at most 1000 characters long');
+    throw new AppError(
+      'user.password_weak',
+      `the password must be at least ${MIN_PASSWORD_LENGTH} characters long`,
+    );
+  if (password.length > 1000)
+    throw new AppError('user.password_weak', 'the password must be at most 1000 characters long');
 }
 
 /** Hashes a password for storage. */

@@ -16,14 +16,19 @@ export async function findSession(db: Queryable, id: string): Promise<SessionRow
 }
 
 /** Changes columns of a session. */
-export async function updateSession(db: Queryable, id: string, changes: Updateable<ConsoleSessionsTable>): Promise<void> {
+export async function updateSession(
+  db: Queryable,
+  id: string,
+  changes: Updateable<ConsoleSessionsTable>,
+): Promise<void> {
   await db.updateTable('console_sessions').set(changes).where('id', '=', id).execute();
 }
 
 /** Takes the flash of a session (reads and clears it in one step). */
 export async function takeFlash(db: Queryable, id: string): Promise<string | null> {
   const row = await db.selectFrom('console_sessions').select('flash').where('id', '=', id).executeTakeFirst();
-  if (row?.flash) await db.updateTable('console_sessions').set({ flash: null }).where('id', '=', id).execute();
+  if (row?.flash)
+    await db.updateTable('console_sessions').set({ flash: null }).where('id', '=', id).execute();
   return row?.flash ?? null;
 }
 

@@ -8,7 +8,14 @@ import type { Config } from '../config/schema.ts';
 import type { Queryable } from '../db/types.ts';
 import { hashToken, toUser, type User } from './users.service.ts';
 import { findUserById } from './users.repository.ts';
-import { deleteSession, deleteStaleSessions, findSession, insertSession, takeFlash, updateSession } from './sessions.repository.ts';
+import {
+  deleteSession,
+  deleteStaleSessions,
+  findSession,
+  insertSession,
+  takeFlash,
+  updateSession,
+} from './sessions.repository.ts';
 
 /** A resolved session and its user. */
 export interface Session {
@@ -49,13 +56,20 @@ export async function openSession(
 }
 
 /** The live session of a cookie token, its activity refreshed; undefined when unknown, idle too long, ended or disabled. */
-export async function resolveSession(db: Queryable, config: Config, token: string | undefined): Promise<Session | undefined> {
+export async function resolveSession(
+  db: Queryable,
+  config: Config,
+  token: string | undefined,
+): Promise<Session | undefined> {
   if (!token) return undefined;
   const id = hashToken(token);
   const row = await findSession(db, id);
   if (!row) return undefined;
   const now = Date.now();
-  if (Number(row.expires_at) <= now || Number(row.last_seen_at) + config.consoleIdleTimeoutSeconds * 1000 <= now) {
+  if (
+    Number(row.expires_at) <= now ||
+    Number(row.last_seen_at) + config.consoleIdleTimeoutSeconds * 1000 <= now
+  ) {
     await deleteSession(db, id);
     return undefined;
   }

@@ -27,14 +27,19 @@ export interface SignInResult {
 const failed = () => new AppError('console.sign_in_failed', 'the email address or password is not right');
 
 /** Checks email and password; throws console.sign_in_failed or console.locked. */
-export async function signIn(db: Queryable, config: Config, input: { email: string; password: string; ip: string }): Promise<SignInResult> {
+export async function signIn(
+  db: Queryable,
+  config: Config,
+  input: { email: string; password: string; ip: string },
+): Promise<SignInResult> {
   const email = input.email.trim().toLowerCase();
   const now = Date.now();
   const keys = [`email:${email}`, `ip:${input.ip}`];
   const locked = await lockedUntil(db, keys, now);
   const row = await findUserByEmail(db, email);
   if (locked !== undefined) {
-    if (row) await record(db, auditOf(row, 'sign_in.locked', input.ip, { until: new Date(locked).toISOString() }));
+    if (row)
+      await record(db, auditOf(row, 'sign_in.locked', input.ip, { until: new Date(locked).toISOString() }));
     throw lockedError(locked, now);
   }
   const ok = await verifyPassword(input.password, row?.password_hash ?? null);
@@ -65,7 +70,10 @@ export async function countFailures(
   if (lockEmail) await lockKey(db, `email:${email}`, now + windowMs);
   if (byIp >= config.consoleSignInMaxFailures * IP_FACTOR) await lockKey(db, `ip:${ip}`, now + windowMs);
   if (row) {
-    await updateUser(db, row.id, { failed_attempts: row.failed_attempts + 1, locked_until: lockEmail ? now + windowMs : row.locked_until });
+    await updateUser(db, row.id, {
+      failed_attempts: row.failed_attempts + 1,
+      locked_until: lockEmail ? now + windowMs : row.locked_until,
+    });
     await record(db, auditOf(row, 'sign_in.failure', ip, { failures: byEmail, locked: lockEmail }));
   } else {
     await record(db, {
@@ -81,13 +89,24 @@ export async function countFailures(
 
 function lockedError(until: number, now: number): AppError {
   const minutes = Math.max(1, Math.ceil((until - now) / 60_000));
-  return new AppError('console.locked', `too many failed sign-ins: try again in ${minutes} minute${minutes === 1 ? '' : 's'}`, {
-    headers: { 'retry-after': String(Math.ceil((until - now) / 1000)) },
-  });
+  return new AppError(
+    'console.locked',
+    `too many failed sign-ins: try again in ${minutes} minute${minutes === 1 ? '' : 's'}`,
+    {
+      headers: { 'retry-after': String(Math.ceil((until - now) / 1000)) },
+    },
+  );
 }
 
 function auditOf(row: UserRow, action: string, ip: string, detail: Record<string, unknown>) {
-  return { accountId: Number(row.customer_id), actor: { type: 'user' as const, id: row.id }, action, target: `user:${row.id}`, ip, detail };
+  return {
+    accountId: Number(row.customer_id),
+    actor: { type: 'user' as const, id: row.id },
+    action,
+    target: `user:${row.id}`,
+    ip,
+    detail,
+  };
 }
 
 /** Checks the TOTP code of a user whose password was right; throws console.sign_in_failed or console.locked. */
@@ -104,7 +123,10 @@ export async function signInSecondFactor(
   const row = await findUserById(db, user.id);
   if (!row || row.disabled_at !== null || !(await checkTotp(db, sealer, user, input.code))) {
     await countFailures(db, config, row, user.email, input.ip, now);
-    throw new AppError('console.sign_in_failed', 'that code is not right; try the newest code your app shows');
+    throw new AppError(
+      'console.sign_in_failed',
+      'that code is not right; try the newest code your app shows',
+    );
   }
   await clearKey(db, `email:${user.email}`);
   await record(db, auditOf(row, 'sign_in.success', input.ip, { second_factor: true }));

@@ -15,7 +15,12 @@ export async function lockedUntil(db: Queryable, keys: string[], now: number): P
 }
 
 /** Counts one failure for a key (a new window when the last began before `windowStart`); returns the count in the window. */
-export async function countFailure(db: Queryable, key: string, now: number, windowStart: number): Promise<number> {
+export async function countFailure(
+  db: Queryable,
+  key: string,
+  now: number,
+  windowStart: number,
+): Promise<number> {
   await db
     .insertInto('sign_in_throttles')
     .values({ key, window_start: now, failures: 1, locked_until: null })
@@ -26,7 +31,11 @@ export async function countFailure(db: Queryable, key: string, now: number, wind
       }),
     )
     .execute();
-  const row = await db.selectFrom('sign_in_throttles').select('failures').where('key', '=', key).executeTakeFirst();
+  const row = await db
+    .selectFrom('sign_in_throttles')
+    .select('failures')
+    .where('key', '=', key)
+    .executeTakeFirst();
   return Number(row?.failures ?? 0);
 }
 

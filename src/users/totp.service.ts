@@ -16,7 +16,14 @@ import type { User } from './users.service.ts';
 const ISSUER = 'Sealpost';
 
 function totpOf(email: string, secret: string): TOTP {
-  return new TOTP({ issuer: ISSUER, label: email, algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) });
+  return new TOTP({
+    issuer: ISSUER,
+    label: email,
+    algorithm: 'SHA1',
+    digits: 6,
+    period: 30,
+    secret: Secret.fromBase32(secret),
+  });
 }
 
 /** The secret being enrolled or in use, opened; undefined when the user has none. */
@@ -29,14 +36,21 @@ async function secretOf(db: Queryable, sealer: Sealer, userId: string): Promise<
 export async function checkTotp(db: Queryable, sealer: Sealer, user: User, code: string): Promise<boolean> {
   const secret = await secretOf(db, sealer, user.id);
   const token = code.replace(/\s+/g, '');
-  return secret !== undefined && /^\d{6}$/.test(token) && totpOf(user.email, secret).validate({ token, window: 1 }) !== null;
+  return (
+    secret !== undefined &&
+    /^\d{6}$/.test(token) &&
+    totpOf(user.email, secret).validate({ token, window: 1 }) !== null
+  );
 }
 
 /** Starts an enrolment: a fresh secret replaces any unconfirmed one. Refused while two-factor is on. */
 export async function startTotpEnrolment(db: Queryable, sealer: Sealer, user: User): Promise<void> {
   if (user.totpEnabled) throw new AppError('conflict', 'two-factor authentication is already on');
   const secret = new Secret({ size: 20 }).base32;
-  await updateUser(db, user.id, { totp_secret: sealer.seal(secret, `totp:${user.id}`), updated_at: Date.now() });
+  await updateUser(db, user.id, {
+    totp_secret: sealer.seal(secret, `totp:${user.id}`),
+    updated_at: Date.now(),
+  });
 }
 
 /** What an enrolment shows: the otpauth URI, the secret for typing in, and the QR code as an SVG data URI. */
@@ -47,7 +61,11 @@ export interface TotpEnrolment {
 }
 
 /** The pending enrolment of a user, or undefined when none was started (or two-factor is already on). */
-export async function pendingEnrolment(db: Queryable, sealer: Sealer, user: User): Promise<TotpEnrolment | undefined> {
+export async function pendingEnrolment(
+  db: Queryable,
+  sealer: Sealer,
+  user: User,
+): Promise<TotpEnrolment | undefined> {
   if (user.totpEnabled) return undefined;
   const secret = await secretOf(db, sealer, user.id);
   if (!secret) return undefined;
@@ -57,10 +75,19 @@ export async function pendingEnrolment(db: Queryable, sealer: Sealer, user: User
 }
 
 /** Confirms an enrolment with a first code; two-factor is on from now. */
-export async function confirmTotpEnrolment(db: Queryable, sealer: Sealer, user: User, code: string, ip?: string): Promise<void> {
+export async function confirmTotpEnrolment(
+  db: Queryable,
+  sealer: Sealer,
+  user: User,
+  code: string,
+  ip?: string,
+): Promise<void> {
   if (!(await pendingEnrolment(db, sealer, user))) throw new AppError('conflict', 'start the set-up first');
   if (!(await checkTotp(db, sealer, user, code)))
-    throw new AppError('console.sign_in_failed', 'that code is not right; check the time on your phone and try the newest code');
+    throw new AppError(
+      'console.sign_in_failed',
+      'that code is not right; check the time on your phone and try the newest code',
+    );
   await updateUser(db, user.id, { totp_enabled_at: Date.now(), updated_at: Date.now() });
   await record(db, {
     accountId: user.customerId,
@@ -72,10 +99,20 @@ export async function confirmTotpEnrolment(db: Queryable, sealer: Sealer, user: 
 }
 
 /** Turns two-factor off for a user after a correct code; refused when the account requires it. */
-export async function disableTotp(db: Queryable, sealer: Sealer, user: User, code: string, ip?: string): Promise<void> {
+export async function disableTotp(
+  db: Queryable,
+  sealer: Sealer,
+  user: User,
+  code: string,
+  ip?: string,
+): Promise<void> {
   if (await selectRequireTotp(db, user.customerId))
-    throw new AppError('console.forbidden', 'this account requires two-factor authentication; it cannot be turned off');
-  if (!(await checkTotp(db, sealer, user, code))) throw new AppError('console.sign_in_failed', 'that code is not right');
+    throw new AppError(
+      'console.forbidden',
+      'this account requires two-factor authentication; it cannot be turned off',
+    );
+  if (!(await checkTotp(db, sealer, user, code)))
+    throw new AppError('console.sign_in_failed', 'that code is not right');
   await updateUser(db, user.id, { totp_secret: null, totp_enabled_at: null, updated_at: Date.now() });
   await record(db, {
     accountId: user.customerId,
@@ -92,7 +129,13 @@ export async function totpRequired(db: Queryable, customerId: number): Promise<b
 }
 
 /** Makes two-factor mandatory for the account (or not); users without it are sent to set it up on their next page. */
-export async function setTotpRequired(db: Queryable, customerId: number, required: boolean, actor: AuditActor, ip?: string): Promise<void> {
+export async function setTotpRequired(
+  db: Queryable,
+  customerId: number,
+  required: boolean,
+  actor: AuditActor,
+  ip?: string,
+): Promise<void> {
   await upsertRequireTotp(db, customerId, required, Date.now());
   await record(db, {
     accountId: customerId,

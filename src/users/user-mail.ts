@@ -37,7 +37,10 @@ export async function mailUserLink(
 ): Promise<boolean> {
   const domain = (await listVerifiedDomains(ctx.database.db, user.customerId))[0];
   if (!domain) {
-    ctx.log.warn({ userId: user.id, purpose }, 'console mail not sent: the account has no verified domain to send from');
+    ctx.log.warn(
+      { userId: user.id, purpose },
+      'console mail not sent: the account has no verified domain to send from',
+    );
     return false;
   }
   const text = TEXTS[purpose];

@@ -52,7 +52,11 @@ export async function insertUserToken(db: Queryable, row: Insertable<UserTokensT
 }
 
 /** Marks an unused, unexpired link used; returns it, or undefined when it was not usable. */
-export async function consumeUserToken(db: Queryable, id: string, now: number): Promise<UserTokenRow | undefined> {
+export async function consumeUserToken(
+  db: Queryable,
+  id: string,
+  now: number,
+): Promise<UserTokenRow | undefined> {
   const res = await db
     .updateTable('user_tokens')
     .set({ used_at: now })
@@ -65,7 +69,11 @@ export async function consumeUserToken(db: Queryable, id: string, now: number): 
 }
 
 /** An unused, unexpired link, without using it. */
-export async function findUsableUserToken(db: Queryable, id: string, now: number): Promise<UserTokenRow | undefined> {
+export async function findUsableUserToken(
+  db: Queryable,
+  id: string,
+  now: number,
+): Promise<UserTokenRow | undefined> {
   return db
     .selectFrom('user_tokens')
     .selectAll()

@@ -58,7 +58,8 @@ export function toUser(row: UserRow): User {
 /** Lower-cases and checks an email address. */
 export function normalizeEmail(input: string): string {
   const email = input.trim().toLowerCase();
-  if (!EMAIL.test(email) || email.length > 254) throw new AppError('user.email_invalid', `"${input}" is not an email address`);
+  if (!EMAIL.test(email) || email.length > 254)
+    throw new AppError('user.email_invalid', `"${input}" is not an email address`);
   return email;
 }
 
@@ -73,10 +74,18 @@ export interface NewUser {
 }
 
 /** Creates a user (with a password, or none until a one-time link sets it) and records it in the audit trail. */
-export async function createUser(db: Queryable, input: NewUser, actor: AuditActor, ip?: string): Promise<User> {
+export async function createUser(
+  db: Queryable,
+  input: NewUser,
+  actor: AuditActor,
+  ip?: string,
+): Promise<User> {
   const email = normalizeEmail(input.email);
   if (!isRole(input.role))
-    throw new AppError('user.role_invalid', `role must be one of owner, admin, editor, viewer (got "${input.role}")`);
+    throw new AppError(
+      'user.role_invalid',
+      `role must be one of owner, admin, editor, viewer (got "${input.role}")`,
+    );
   if (input.password !== undefined) checkPasswordRules(input.password);
   const now = Date.now();
   const id = randomUUID();
@@ -94,7 +103,8 @@ export async function createUser(db: Queryable, input: NewUser, actor: AuditActo
       updated_at: now,
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError('user.email_taken', `a user with the email address ${email} already exists`);
+    if (isUniqueViolation(err))
+      throw new AppError('user.email_taken', `a user with the email address ${email} already exists`);
     throw err;
   }
   await record(db, {
@@ -131,7 +141,10 @@ export async function usersOf(db: Queryable, customerId?: number): Promise<User[
 export async function disableUser(db: Queryable, user: User, actor: AuditActor, ip?: string): Promise<void> {
   if (user.disabled) return;
   if (user.role === 'owner' && (await countEnabledOwners(db, user.customerId)) <= 1)
-    throw new AppError('user.last_owner', 'this is the last enabled owner of the account; make another user owner first');
+    throw new AppError(
+      'user.last_owner',
+      'this is the last enabled owner of the account; make another user owner first',
+    );
   await updateUser(db, user.id, { disabled_at: Date.now(), updated_at: Date.now() });
   await deleteSessionsOfUser(db, user.id);
   await record(db, {
@@ -150,25 +163,48 @@ export function hashToken(token: string): string {
 }
 
 /** Makes a one-time link token for a user; returns the token (shown once, stored only as a hash). */
-export async function issueUserLink(db: Queryable, user: User, purpose: 'set_password' | 'reset' | 'invite'): Promise<string> {
+export async function issueUserLink(
+  db: Queryable,
+  user: User,
+  purpose: 'set_password' | 'reset' | 'invite',
+): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   const now = Date.now();
-  await insertUserToken(db, { id: hashToken(token), user_id: user.id, purpose, expires_at: now + LINK_TTL_MS, created_at: now });
+  await insertUserToken(db, {
+    id: hashToken(token),
+    user_id: user.id,
+    purpose,
+    expires_at: now + LINK_TTL_MS,
+    created_at: now,
+  });
   return token;
 }
 
 /** The user a usable link belongs to (the link stays usable), or user.link_invalid. */
 export async function userOfLink(db: Queryable, token: string): Promise<User> {
   const row = await findUsableUserToken(db, hashToken(token), Date.now());
-  if (!row) throw new AppError('user.link_invalid', 'this link is not valid: it may have expired or been used already');
+  if (!row)
+    throw new AppError(
+      'user.link_invalid',
+      'this link is not valid: it may have expired or been used already',
+    );
   return getUser(db, row.user_id);
 }
 
 /** Uses a link to set a new password; the link works once. Returns the user. */
-export async function setPasswordWithLink(db: Queryable, token: string, password: string, ip?: string): Promise<User> {
+export async function setPasswordWithLink(
+  db: Queryable,
+  token: string,
+  password: string,
+  ip?: string,
+): Promise<User> {
   checkPasswordRules(password);
   const row = await consumeUserToken(db, hashToken(token), Date.now());
-  if (!row) throw new AppError('user.link_invalid', 'this link is not valid: it may have expired or been used already');
+  if (!row)
+    throw new AppError(
+      'user.link_invalid',
+      'this link is not valid: it may have expired or been used already',
+    );
   const user = await getUser(db, row.user_id);
   await updateUser(db, user.id, {
     password_hash: await hashPassword(password),

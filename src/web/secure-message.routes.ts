@@ -37,7 +37,8 @@ export function secureMessageRoutes(app: TypedApp, ctx: AppContext): void {
     },
     async (req, reply) => {
       const result = await secureAttachment(ctx, req.params.token, req.params.index);
-      if (result.kind === 'page') return reply.code(result.page.status).headers(PAGE_HEADERS).type(HTML).send(result.page.html);
+      if (result.kind === 'page')
+        return reply.code(result.page.status).headers(PAGE_HEADERS).type(HTML).send(result.page.html);
       return reply
         .headers({ ...PAGE_HEADERS, 'content-security-policy': "default-src 'none'; sandbox" })
         .header('content-disposition', attachmentDisposition(result.fileName))

@@ -19,19 +19,23 @@ export function secureTokenHash(token: string): string {
 }
 
 /** A downloadable attachment, or an HTML page explaining why there is none. */
-export type AttachmentResult = { kind: 'file'; fileName: string; contentType: string; bytes: Buffer } | { kind: 'page'; page: HtmlPage };
+export type AttachmentResult =
+  { kind: 'file'; fileName: string; contentType: string; bytes: Buffer } | { kind: 'page'; page: HtmlPage };
 
 const TOKEN = /^[A-Za-z0-9._~-]{1,256}$/;
 const MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i;
 
-type Opened = { kind: 'content'; content: StoredContent; address: string; createdAt: number } | { kind: 'page'; page: HtmlPage };
+type Opened =
+  | { kind: 'content'; content: StoredContent; address: string; createdAt: number }
+  | { kind: 'page'; page: HtmlPage };
 
 /** Finds the message behind a token and opens its content, or says which page to show instead. */
 async function openByToken(ctx: AppContext, token: string, now: number): Promise<Opened> {
   if (!TOKEN.test(token)) return { kind: 'page', page: notFoundPage() };
   const row = await findBySecureTokenHash(ctx.database.db, secureTokenHash(token));
   if (!row) return openMarketing(ctx, secureTokenHash(token), now);
-  if (row.secure_expires_at !== null && row.secure_expires_at < now) return { kind: 'page', page: expiredPage() };
+  if (row.secure_expires_at !== null && row.secure_expires_at < now)
+    return { kind: 'page', page: expiredPage() };
   if (row.content === null || row.content_purged_at !== null) return { kind: 'page', page: purgedPage() };
   return {
     kind: 'content',
@@ -45,7 +49,8 @@ async function openByToken(ctx: AppContext, token: string, now: number): Promise
 async function openMarketing(ctx: AppContext, tokenHash: string, now: number): Promise<Opened> {
   const row = await findMarketingBySecureTokenHash(ctx.database.db, tokenHash);
   if (!row) return { kind: 'page', page: notFoundPage() };
-  if (row.secure_expires_at !== null && row.secure_expires_at < now) return { kind: 'page', page: expiredPage() };
+  if (row.secure_expires_at !== null && row.secure_expires_at < now)
+    return { kind: 'page', page: expiredPage() };
   const item = await loadMarketingItem(ctx, row.id);
   if (!item?.content) return { kind: 'page', page: purgedPage() };
   return { kind: 'content', content: item.content, address: item.address, createdAt: row.created_at };
@@ -73,7 +78,12 @@ export async function securePage(ctx: AppContext, token: string, now = Date.now(
 }
 
 /** The attachment `index` (from 0) of the message behind a token. */
-export async function secureAttachment(ctx: AppContext, token: string, index: string, now = Date.now()): Promise<AttachmentResult> {
+export async function secureAttachment(
+  ctx: AppContext,
+  token: string,
+  index: string,
+  now = Date.now(),
+): Promise<AttachmentResult> {
   const opened = await openByToken(ctx, token, now);
   if (opened.kind === 'page') return opened;
   const attachment = /^\d{1,4}$/.test(index) ? opened.content.attachments[Number(index)] : undefined;
@@ -89,6 +99,9 @@ export async function secureAttachment(ctx: AppContext, token: string, index: st
 /** A Content-Disposition value that makes browsers download the file under its name, in any script. */
 export function attachmentDisposition(fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(fileName).replace(
+    /['()*]/g,
+    (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

@@ -16,18 +16,29 @@ describe('secure message page', () => {
   afterAll(() => t.close());
 
   /** Sends a message through the API and gives its first recipient a secure link token, as delivery would. */
-  async function secureMessage(extra: Record<string, unknown> = {}, expiresAt: number | null = Date.now() + 3_600_000) {
+  async function secureMessage(
+    extra: Record<string, unknown> = {},
+    expiresAt: number | null = Date.now() + 3_600_000,
+  ) {
     const res = await postJson(t, '/v1/email/messages', acme.auth, {
       data: {
         message: message(`desk@${acme.domain}`, {
-          headers: { subject: 'Results <script>alert(1)</script>', from: `Clinic Desk <desk@${acme.domain}>` },
+          headers: {
+            subject: 'Results <script>alert(1)</script>',
+            from: `Clinic Desk <desk@${acme.domain}>`,
+          },
           content: {
             'text/plain': 'Your results: <b>fine</b> & well',
-            'text/html': '<p onclick="x()">Your <b>results</b><script>alert(2)</script><img src="https://tracker.example/p.gif"></p>',
+            'text/html':
+              '<p onclick="x()">Your <b>results</b><script>alert(2)</script><img src="https://tracker.example/p.gif"></p>',
           },
           attachments: [
             { fileName: 'results é.pdf', contentType: 'application/pdf', content: pdf.toString('base64') },
-            { fileName: 'note.txt', contentType: 'text/plain', content: Buffer.from('plain note').toString('base64') },
+            {
+              fileName: 'note.txt',
+              contentType: 'text/plain',
+              content: Buffer.from('plain note').toString('base64'),
+            },
           ],
           ...extra,
         }),
@@ -101,7 +112,9 @@ describe('secure message page', () => {
     const res = await get(`/s/${token}/attachments/0`);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/pdf');
-    expect(res.headers['content-disposition']).toBe(`attachment; filename="results _.pdf"; filename*=UTF-8''results%20%C3%A9.pdf`);
+    expect(res.headers['content-disposition']).toBe(
+      `attachment; filename="results _.pdf"; filename*=UTF-8''results%20%C3%A9.pdf`,
+    );
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.rawPayload.equals(pdf)).toBe(true);
     const note = await get(`/s/${token}/attachments/1`);
@@ -110,7 +123,8 @@ describe('secure message page', () => {
 
   it('answers 404 for an attachment index the message does not have', async () => {
     const { token } = await secureMessage();
-    for (const index of ['2', '-1', 'x', '01x']) expect((await get(`/s/${token}/attachments/${index}`)).statusCode).toBe(404);
+    for (const index of ['2', '-1', 'x', '01x'])
+      expect((await get(`/s/${token}/attachments/${index}`)).statusCode).toBe(404);
   });
 
   it('answers an unknown or malformed token with a 404 page', async () => {
@@ -138,14 +152,21 @@ describe('secure message page', () => {
 
   it('answers a message whose content was purged with a 410 page saying it is no longer available', async () => {
     const { id, token } = await secureMessage();
-    await t.ctx.database.db.updateTable('messages').set({ content: null, content_purged_at: Date.now() }).where('id', '=', id).execute();
+    await t.ctx.database.db
+      .updateTable('messages')
+      .set({ content: null, content_purged_at: Date.now() })
+      .where('id', '=', id)
+      .execute();
     const res = await get(`/s/${token}`);
     expect(res.statusCode).toBe(410);
     expect(res.body).toContain('no longer available');
   });
 
   it('shows a text-only message in a preformatted block and no frame', async () => {
-    const { token } = await secureMessage({ content: { 'text/plain': 'line one\nline two' }, attachments: [] });
+    const { token } = await secureMessage({
+      content: { 'text/plain': 'line one\nline two' },
+      attachments: [],
+    });
     const res = await get(`/s/${token}`);
     expect(res.body).toContain('<pre>line one\nline two</pre>');
     expect(res.body).not.toContain('<iframe');

@@ -22,7 +22,20 @@ export function sanitizeMessageHtml(html: string): string {
   return sanitizeHtml(html, {
     allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'style', 'center', 'font'],
     allowedAttributes: {
-      '*': ['style', 'class', 'align', 'valign', 'width', 'height', 'bgcolor', 'color', 'border', 'dir', 'lang', 'title'],
+      '*': [
+        'style',
+        'class',
+        'align',
+        'valign',
+        'width',
+        'height',
+        'bgcolor',
+        'color',
+        'border',
+        'dir',
+        'lang',
+        'title',
+      ],
       a: ['href', 'name', 'target', 'rel'],
       img: ['src', 'alt', 'width', 'height'],
       font: ['face', 'size', 'color'],
@@ -47,14 +60,22 @@ function bodyOf(view: MessageView): string {
     parts.push(
       `<iframe title="Message" sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer" srcdoc="${escapeHtml(doc)}"></iframe>`,
     );
-    if (view.text !== undefined) parts.push(`<details><summary>Plain text version</summary><pre>${escapeHtml(view.text)}</pre></details>`);
+    if (view.text !== undefined)
+      parts.push(
+        `<details><summary>Plain text version</summary><pre>${escapeHtml(view.text)}</pre></details>`,
+      );
   } else if (view.text !== undefined) {
     parts.push(`<pre>${escapeHtml(view.text)}</pre>`);
   }
   return parts.join('\n');
 }
 
-const size = (n: number) => (n < 1024 ? `${n} bytes` : n < 1_048_576 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1_048_576).toFixed(1)} MB`);
+const size = (n: number) =>
+  n < 1024
+    ? `${n} bytes`
+    : n < 1_048_576
+      ? `${(n / 1024).toFixed(1)} KB`
+      : `${(n / 1_048_576).toFixed(1)} MB`;
 
 /** The page of a message. */
 export function messagePage(view: MessageView): HtmlPage {
@@ -89,7 +110,11 @@ export function errorPage(status: 404 | 410, title: string, text: string): HtmlP
 
 /** The unknown-link page. */
 export const notFoundPage = (): HtmlPage =>
-  errorPage(404, 'Message not found', 'This secure link is not valid. Check that the whole link was copied from the notification.');
+  errorPage(
+    404,
+    'Message not found',
+    'This secure link is not valid. Check that the whole link was copied from the notification.',
+  );
 
 /** The expired-link page. */
 export const expiredPage = (): HtmlPage =>
@@ -97,4 +122,8 @@ export const expiredPage = (): HtmlPage =>
 
 /** The page of a message whose content retention has removed. */
 export const purgedPage = (): HtmlPage =>
-  errorPage(410, 'Message no longer available', 'This message is no longer available: its content was removed after the retention period.');
+  errorPage(
+    410,
+    'Message no longer available',
+    'This message is no longer available: its content was removed after the retention period.',
+  );

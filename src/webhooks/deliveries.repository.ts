@@ -38,7 +38,11 @@ export async function chainPending(db: Queryable, endpointId: string, messageId:
 }
 
 /** The oldest waiting delivery of this endpoint and message (locked on PostgreSQL). */
-export async function firstWaiting(db: Queryable, endpointId: string, messageId: string): Promise<number | undefined> {
+export async function firstWaiting(
+  db: Queryable,
+  endpointId: string,
+  messageId: string,
+): Promise<number | undefined> {
   const row = await db
     .selectFrom('webhook_deliveries')
     .select('id')
@@ -53,7 +57,10 @@ export async function firstWaiting(db: Queryable, endpointId: string, messageId:
 }
 
 /** Inserts a delivery; returns its id, or null when this endpoint already has a delivery of this event. */
-export async function insertDelivery(db: Queryable, row: Insertable<WebhookDeliveriesTable>): Promise<number | null> {
+export async function insertDelivery(
+  db: Queryable,
+  row: Insertable<WebhookDeliveriesTable>,
+): Promise<number | null> {
   const out = await db
     .insertInto('webhook_deliveries')
     .values(row)
@@ -123,7 +130,12 @@ export async function settleDelivery(
   db: Queryable,
   id: number,
   seq: number,
-  change: { state: 'pending' | 'delivered' | 'failed'; attempted: boolean; error: string | null; now: number },
+  change: {
+    state: 'pending' | 'delivered' | 'failed';
+    attempted: boolean;
+    error: string | null;
+    now: number;
+  },
 ): Promise<boolean> {
   const res = await db
     .updateTable('webhook_deliveries')
@@ -198,7 +210,11 @@ export async function orphanedPending(db: Queryable, before: number, limit: numb
   return db
     .selectFrom('webhook_deliveries as d')
     .leftJoin('jobs as j', (join) =>
-      join.onRef('j.unique_key', '=', sql<string>`${sql.lit('webhook:')} || cast(d.id as text) || ':' || cast(d.dispatch_seq as text)`),
+      join.onRef(
+        'j.unique_key',
+        '=',
+        sql<string>`${sql.lit('webhook:')} || cast(d.id as text) || ':' || cast(d.dispatch_seq as text)`,
+      ),
     )
     .select(['d.id', 'd.endpoint_id', 'd.message_id', 'd.dispatch_seq'])
     .where('d.state', '=', 'pending')

@@ -18,7 +18,12 @@ import {
   waitUntilSettled,
 } from './webhooks.test-support.ts';
 
-const ALL_EVENTS = ['api_mail_log_delivered', 'api_mail_log_opened', 'api_mail_log_temporary_failure', 'api_mail_log_permanent_failure'];
+const ALL_EVENTS = [
+  'api_mail_log_delivered',
+  'api_mail_log_opened',
+  'api_mail_log_temporary_failure',
+  'api_mail_log_permanent_failure',
+];
 
 let t: TestApp;
 let worker: Worker | undefined;
@@ -42,7 +47,10 @@ describe('a delivered message', () => {
   it('is posted as api_mail_log_delivered with the documented payload and a signature that verifies', async () => {
     receiver = await startWebhookReceiver();
     const acct = await account();
-    const endpoint = await addEndpoint(t, acct, { target_url: receiver.url, events: ['api_mail_log_delivered'] });
+    const endpoint = await addEndpoint(t, acct, {
+      target_url: receiver.url,
+      events: ['api_mail_log_delivered'],
+    });
     worker = startWorker(t, FAST, { all: true });
     const { messageId, recipientId } = await sendMessage(t, acct);
 
@@ -52,7 +60,11 @@ describe('a delivered message', () => {
       .selectAll()
       .where('message_id', '=', messageId)
       .executeTakeFirstOrThrow();
-    const message = await t.ctx.database.db.selectFrom('messages').selectAll().where('id', '=', messageId).executeTakeFirstOrThrow();
+    const message = await t.ctx.database.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('id', '=', messageId)
+      .executeTakeFirstOrThrow();
     expect(hook!.headers['content-type']).toBe('application/json');
     expect(hook!.json()).toEqual({
       event_name: 'api_mail_log_delivered',
@@ -74,14 +86,21 @@ describe('a delivered message', () => {
     expect(signedWith(hook!, endpoint.signing_key)).toBe(true);
     expect(signedWith(hook!, 'whsec_not-the-key-at-all')).toBe(false);
     const [delivery] = await waitUntilSettled(t, endpoint.id, 1);
-    expect(delivery).toMatchObject({ state: 'delivered', attempts: 1, uid: hook!.headers['sealpost-event-id'] });
+    expect(delivery).toMatchObject({
+      state: 'delivered',
+      attempts: 1,
+      uid: hook!.headers['sealpost-event-id'],
+    });
   });
 
   it('is posted to each subscribed endpoint of the account and to no other account', async () => {
     receiver = await startWebhookReceiver();
     const acct = await account();
     const other = await account();
-    const a = await addEndpoint(t, acct, { target_url: `${receiver.url}?to=a`, events: ['api_mail_log_delivered'] });
+    const a = await addEndpoint(t, acct, {
+      target_url: `${receiver.url}?to=a`,
+      events: ['api_mail_log_delivered'],
+    });
     const b = await addEndpoint(t, acct, { target_url: `${receiver.url}?to=b`, events: ALL_EVENTS });
     await addEndpoint(t, acct, { target_url: `${receiver.url}?to=opens`, events: ['api_mail_log_opened'] });
     await addEndpoint(t, other, { target_url: `${receiver.url}?to=other`, events: ALL_EVENTS });
@@ -90,7 +109,10 @@ describe('a delivered message', () => {
     await appendEvent(t, acct, sent, 'delivered');
     await waitUntilSettled(t, a.id, 1);
     await waitUntilSettled(t, b.id, 1);
-    expect(receiver.received.map((h) => h.json().event_name)).toEqual(['api_mail_log_delivered', 'api_mail_log_delivered']);
+    expect(receiver.received.map((h) => h.json().event_name)).toEqual([
+      'api_mail_log_delivered',
+      'api_mail_log_delivered',
+    ]);
     const ids = receiver.received.map((h) => h.headers['sealpost-event-id']);
     expect(new Set(ids).size).toBe(2);
   });
@@ -108,12 +130,18 @@ describe('events', () => {
     const res = await t.app.inject({ method: 'GET', url: pixel.pathname });
     expect(res.statusCode).toBe(200);
     const [hook] = await receiver.waitForCount(1);
-    expect(hook!.json()).toMatchObject({ event_name: 'api_mail_log_opened', payload: { source_tracking_id: sent.messageId } });
+    expect(hook!.json()).toMatchObject({
+      event_name: 'api_mail_log_opened',
+      payload: { source_tracking_id: sent.messageId },
+    });
   });
 
   it('makes no delivery for a click, which is not pushed', async () => {
     const acct = await account();
-    const endpoint = await addEndpoint(t, acct, { target_url: 'http://127.0.0.1:9/never', events: ALL_EVENTS });
+    const endpoint = await addEndpoint(t, acct, {
+      target_url: 'http://127.0.0.1:9/never',
+      events: ALL_EVENTS,
+    });
     const sent = await sendMessage(t, acct);
     await appendEvent(t, acct, sent, 'clicked');
     expect(await deliveriesOf(t, endpoint.id)).toEqual([]);
@@ -127,7 +155,11 @@ describe('events', () => {
     const first = await appendEvent(t, acct, sent, 'temporary_failure');
     const second = await appendEvent(t, acct, sent, 'delivered');
     const third = await appendEvent(t, acct, sent, 'opened');
-    expect((await deliveriesOf(t, endpoint.id)).map((d) => d.state)).toEqual(['pending', 'waiting', 'waiting']);
+    expect((await deliveriesOf(t, endpoint.id)).map((d) => d.state)).toEqual([
+      'pending',
+      'waiting',
+      'waiting',
+    ]);
     worker = startWorker(t);
     await waitUntilSettled(t, endpoint.id, 3);
     expect(receiver.received.map((h) => h.json().payload.id)).toEqual([first, first, first, second, third]);
@@ -139,7 +171,10 @@ describe('failures', () => {
     receiver = await startWebhookReceiver();
     await receiver.stop();
     const acct = await account();
-    const endpoint = await addEndpoint(t, acct, { target_url: receiver.url, events: ['api_mail_log_delivered'] });
+    const endpoint = await addEndpoint(t, acct, {
+      target_url: receiver.url,
+      events: ['api_mail_log_delivered'],
+    });
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) ids.push(await appendEvent(t, acct, await sendMessage(t, acct), 'delivered'));
     worker = startWorker(t, { webhookRetrySchedule: [100, 200, 200, 200, 200, 200, 200, 200] });
@@ -154,9 +189,14 @@ describe('failures', () => {
   });
 
   it('counts a slow answer as a failed attempt and retries it under the same Sealpost-Event-Id', async () => {
-    receiver = await startWebhookReceiver((hook) => (hook.n === 1 ? { status: 200, delayMs: 1500 } : { status: 204 }));
+    receiver = await startWebhookReceiver((hook) =>
+      hook.n === 1 ? { status: 200, delayMs: 1500 } : { status: 204 },
+    );
     const acct = await account();
-    const endpoint = await addEndpoint(t, acct, { target_url: receiver.url, events: ['api_mail_log_delivered'] });
+    const endpoint = await addEndpoint(t, acct, {
+      target_url: receiver.url,
+      events: ['api_mail_log_delivered'],
+    });
     await appendEvent(t, acct, await sendMessage(t, acct), 'delivered');
     worker = startWorker(t, { webhookTimeoutMs: 300 });
     const [delivery] = await waitUntilSettled(t, endpoint.id, 1);
@@ -169,13 +209,18 @@ describe('failures', () => {
     expect(attempts[0]!.error).toMatch(/timed out after 300 ms/);
     expect(attempts[0]!.latency_ms).toBeGreaterThanOrEqual(290);
     expect(receiver.received).toHaveLength(2);
-    expect(receiver.received[1]!.headers['sealpost-event-id']).toBe(receiver.received[0]!.headers['sealpost-event-id']);
+    expect(receiver.received[1]!.headers['sealpost-event-id']).toBe(
+      receiver.received[0]!.headers['sealpost-event-id'],
+    );
   });
 
   it('logs each attempt with its status, latency and the start of the response, and fails the delivery after the last', async () => {
     receiver = await startWebhookReceiver(() => ({ status: 500, body: 'x'.repeat(2000) }));
     const acct = await account();
-    const endpoint = await addEndpoint(t, acct, { target_url: receiver.url, events: ['api_mail_log_delivered'] });
+    const endpoint = await addEndpoint(t, acct, {
+      target_url: receiver.url,
+      events: ['api_mail_log_delivered'],
+    });
     await appendEvent(t, acct, await sendMessage(t, acct), 'delivered');
     worker = startWorker(t, { webhookRetrySchedule: [20, 20] });
     const [delivery] = await waitUntilSettled(t, endpoint.id, 1);
@@ -186,7 +231,12 @@ describe('failures', () => {
     expect(new Set(receiver.received.map((h) => h.headers['sealpost-event-id'])).size).toBe(1);
     // The worker settles the work row after the outcome it recorded is committed.
     const lastJob = () =>
-      t.ctx.database.db.selectFrom('jobs').selectAll().where('queue', '=', WEBHOOK_QUEUE).orderBy('id', 'desc').executeTakeFirstOrThrow();
+      t.ctx.database.db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('queue', '=', WEBHOOK_QUEUE)
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
     const job = await waitFor(
       async () => ((await lastJob()).state === 'running' ? undefined : lastJob()),
       5_000,
@@ -201,7 +251,10 @@ describe('crashes', () => {
   it('posts an event committed while no worker ran once a worker starts', async () => {
     receiver = await startWebhookReceiver();
     const acct = await account();
-    const endpoint = await addEndpoint(t, acct, { target_url: receiver.url, events: ['api_mail_log_delivered'] });
+    const endpoint = await addEndpoint(t, acct, {
+      target_url: receiver.url,
+      events: ['api_mail_log_delivered'],
+    });
     const id = await appendEvent(t, acct, await sendMessage(t, acct), 'delivered');
     expect((await deliveriesOf(t, endpoint.id)).map((d) => d.state)).toEqual(['pending']);
     expect(receiver.received).toEqual([]);
@@ -213,7 +266,10 @@ describe('crashes', () => {
   it('posts an event whose worker died after claiming it, once the claim expires', async () => {
     receiver = await startWebhookReceiver();
     const acct = await account();
-    const endpoint = await addEndpoint(t, acct, { target_url: receiver.url, events: ['api_mail_log_delivered'] });
+    const endpoint = await addEndpoint(t, acct, {
+      target_url: receiver.url,
+      events: ['api_mail_log_delivered'],
+    });
     await appendEvent(t, acct, await sendMessage(t, acct), 'delivered');
     const db = t.ctx.database;
     const claimed = await claimJobs(db.db, db.dialect, {

@@ -67,7 +67,8 @@ export interface WebhookBody {
   };
 }
 
-const isSuccess = (r: PostResult) => r.error === null && r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
+const isSuccess = (r: PostResult) =>
+  r.error === null && r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
 const describe = (r: PostResult) => r.error ?? `endpoint answered ${r.statusCode}`;
 
 /** Creates a dispatcher over its parts. */
@@ -93,7 +94,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     const body = JSON.stringify(bodyOf(d));
     const timestamp = Math.floor(now() / 1000);
     const secrets = [openSecret(deps.sealer, d.endpoint_id, d.signing_secret)];
-    if (d.previous_signing_secret) secrets.push(openSecret(deps.sealer, d.endpoint_id, d.previous_signing_secret));
+    if (d.previous_signing_secret)
+      secrets.push(openSecret(deps.sealer, d.endpoint_id, d.previous_signing_secret));
     return deps.poster.post(
       d.target_url,
       {
@@ -129,7 +131,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     try {
       return openCustomHeaders(deps.sealer, d.message_id, d.custom_headers);
     } catch (err) {
-      deps.log.error({ err, message: d.message_id }, 'webhook: the custom headers could not be opened; left out');
+      deps.log.error(
+        { err, message: d.message_id },
+        'webhook: the custom headers could not be opened; left out',
+      );
       return {};
     }
   }
@@ -139,7 +144,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     try {
       return openContent(deps.sealer, d.message_id, d.content).subject;
     } catch (err) {
-      deps.log.error({ err, message: d.message_id }, 'webhook: the message content could not be opened; subject left out');
+      deps.log.error(
+        { err, message: d.message_id },
+        'webhook: the message content could not be opened; subject left out',
+      );
       return null;
     }
   }
@@ -178,12 +186,25 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       }
       return disableIfDue(trx, d.endpoint_id, result, t);
     });
-    if (result.refused) deps.log.warn({ endpoint: d.endpoint_id, delivery: d.id, err: result.error }, 'webhook target address refused');
-    if (disabled) deps.log.warn({ endpoint: d.endpoint_id, reason: disabled }, 'webhook endpoint disabled after a run of failures');
+    if (result.refused)
+      deps.log.warn(
+        { endpoint: d.endpoint_id, delivery: d.id, err: result.error },
+        'webhook target address refused',
+      );
+    if (disabled)
+      deps.log.warn(
+        { endpoint: d.endpoint_id, reason: disabled },
+        'webhook endpoint disabled after a run of failures',
+      );
   }
 
   /** Counts a failure against the endpoint and disables it when the run is long enough; returns the reason when it did. */
-  async function disableIfDue(trx: Transaction<DB>, endpointId: string, result: PostResult, t: number): Promise<string | undefined> {
+  async function disableIfDue(
+    trx: Transaction<DB>,
+    endpointId: string,
+    result: PostResult,
+    t: number,
+  ): Promise<string | undefined> {
     const run = await bumpStreak(trx, endpointId, t);
     const { failures, hours } = deps.disable;
     if (failures === 0 || run.streak < failures || t - run.since < hours * 3_600_000) return undefined;
@@ -195,7 +216,14 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   async function endWithoutAttempt(d: Dispatch, why: string): Promise<void> {
     const t = now();
     await deps.transact(async (trx) => {
-      if (await settleDelivery(trx, d.id, d.dispatch_seq, { state: 'failed', attempted: false, error: why, now: t }))
+      if (
+        await settleDelivery(trx, d.id, d.dispatch_seq, {
+          state: 'failed',
+          attempted: false,
+          error: why,
+          now: t,
+        })
+      )
         await releaseNext(trx, d.endpoint_id, d.message_id, t);
     });
   }

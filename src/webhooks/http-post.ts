@@ -6,7 +6,13 @@
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { guardedLookup, hostOf, isRefusedAddress, TargetRefusedError, type HostLookup } from './url-safety.ts';
+import {
+  guardedLookup,
+  hostOf,
+  isRefusedAddress,
+  TargetRefusedError,
+  type HostLookup,
+} from './url-safety.ts';
 
 /** How one POST ended. */
 export interface PostResult {
@@ -42,7 +48,12 @@ const READ_LIMIT = 4 * EXCERPT_CHARS;
 
 /** Creates a poster with its own connection pools. */
 export function createPoster(opts: PosterOptions): HttpPoster {
-  const agentOptions = { keepAlive: true, maxSockets: opts.maxSockets, maxFreeSockets: opts.maxSockets, timeout: 30_000 };
+  const agentOptions = {
+    keepAlive: true,
+    maxSockets: opts.maxSockets,
+    maxFreeSockets: opts.maxSockets,
+    timeout: 30_000,
+  };
   const agents = { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) };
   const lookup = guardedLookup(opts.lookup, opts.allowPrivate);
 
@@ -117,5 +128,11 @@ export function createPoster(opts: PosterOptions): HttpPoster {
 function failed(err: unknown, latencyMs: number, statusCode: number | null = null): PostResult {
   const e = err as NodeJS.ErrnoException;
   const text = e.code && !e.message.includes(e.code) ? `${e.code}: ${e.message}` : (e.message ?? String(err));
-  return { statusCode, latencyMs, excerpt: null, error: text.slice(0, 500), refused: err instanceof TargetRefusedError };
+  return {
+    statusCode,
+    latencyMs,
+    excerpt: null,
+    error: text.slice(0, 500),
+    refused: err instanceof TargetRefusedError,
+  };
 }

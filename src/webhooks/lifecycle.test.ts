@@ -47,9 +47,16 @@ describe('disabling', () => {
     let up = false;
     receiver = await startWebhookReceiver(() => ({ status: up ? 200 : 500 }));
     const acct = await t.createAccount();
-    const endpoint = await addEndpoint(t, acct, { target_url: receiver.url, events: ['api_mail_log_delivered'] });
+    const endpoint = await addEndpoint(t, acct, {
+      target_url: receiver.url,
+      events: ['api_mail_log_delivered'],
+    });
     for (let i = 0; i < 2; i++) await appendEvent(t, acct, await sendMessage(t, acct), 'delivered');
-    worker = startWorker(t, { webhookDisableAfterFailures: 3, webhookDisableAfterHours: 0, webhookRetrySchedule: [30, 30, 30, 30] });
+    worker = startWorker(t, {
+      webhookDisableAfterFailures: 3,
+      webhookDisableAfterHours: 0,
+      webhookRetrySchedule: [30, 30, 30, 30],
+    });
 
     const disabled = await waitFor(async () => {
       const res = await api(acct, 'GET', `/${endpoint.id}`);
@@ -58,7 +65,9 @@ describe('disabling', () => {
     // Attempts already in flight when the endpoint was disabled still count, so the run may be longer than 3.
     expect(disabled).toMatchObject({
       active: true,
-      disabled_reason: expect.stringMatching(/^\d+ consecutive failed attempts since .*endpoint answered 500$/),
+      disabled_reason: expect.stringMatching(
+        /^\d+ consecutive failed attempts since .*endpoint answered 500$/,
+      ),
     });
     expect(disabled.failure_streak).toBeGreaterThanOrEqual(3);
     const settled = await waitUntilSettled(t, endpoint.id, 2);
@@ -71,7 +80,12 @@ describe('disabling', () => {
 
     up = true;
     const res = await api(acct, 'PATCH', `/${endpoint.id}`, { active: true });
-    expect(res.json()).toMatchObject({ active: true, disabled_at: null, disabled_reason: null, failure_streak: 0 });
+    expect(res.json()).toMatchObject({
+      active: true,
+      disabled_at: null,
+      disabled_reason: null,
+      failure_streak: 0,
+    });
     const id = await appendEvent(t, acct, await sendMessage(t, acct), 'delivered');
     await waitFor(() => receiver!.received.find((h) => h.json().payload.id === id), 5000);
   });
@@ -79,7 +93,10 @@ describe('disabling', () => {
   it('ends deliveries of a switched-off endpoint without posting them', async () => {
     receiver = await startWebhookReceiver();
     const acct = await t.createAccount();
-    const endpoint = await addEndpoint(t, acct, { target_url: receiver.url, events: ['api_mail_log_delivered'] });
+    const endpoint = await addEndpoint(t, acct, {
+      target_url: receiver.url,
+      events: ['api_mail_log_delivered'],
+    });
     await appendEvent(t, acct, await sendMessage(t, acct), 'delivered');
     await api(acct, 'PATCH', `/${endpoint.id}`, { active: false });
     worker = startWorker(t);
@@ -93,7 +110,10 @@ describe('replay', () => {
   it('posts delivered events again under the same Sealpost-Event-Id, by time and by id', async () => {
     receiver = await startWebhookReceiver();
     const acct = await t.createAccount();
-    const endpoint = await addEndpoint(t, acct, { target_url: receiver.url, events: ['api_mail_log_delivered', 'api_mail_log_opened'] });
+    const endpoint = await addEndpoint(t, acct, {
+      target_url: receiver.url,
+      events: ['api_mail_log_delivered', 'api_mail_log_opened'],
+    });
     const before = new Date(Date.now() - 1000).toISOString();
     const sent = await sendMessage(t, acct);
     const first = await appendEvent(t, acct, sent, 'delivered');
@@ -104,7 +124,12 @@ describe('replay', () => {
     await waitUntilSettled(t, endpoint.id, 2);
 
     const byTime = await api(acct, 'POST', `/${endpoint.id}/replay`, { since: before });
-    expect(byTime.json()).toEqual({ replayed: 2, already_pending: 0, last_event_id: second, truncated: false });
+    expect(byTime.json()).toEqual({
+      replayed: 2,
+      already_pending: 0,
+      last_event_id: second,
+      truncated: false,
+    });
     const hooks = await receiver.waitForCount(4);
     expect(hooks.slice(2).map((h) => h.json().payload.id)).toEqual([first, second]);
     expect(hooks[2]!.headers['sealpost-event-id']).toBe(hooks[0]!.headers['sealpost-event-id']);
@@ -120,17 +145,26 @@ describe('replay', () => {
     receiver = await startWebhookReceiver();
     const acct = await t.createAccount();
     const old = await appendEvent(t, acct, await sendMessage(t, acct), 'permanent_failure');
-    const endpoint = await addEndpoint(t, acct, { target_url: receiver.url, events: ['api_mail_log_permanent_failure'] });
+    const endpoint = await addEndpoint(t, acct, {
+      target_url: receiver.url,
+      events: ['api_mail_log_permanent_failure'],
+    });
     const res = await api(acct, 'POST', `/${endpoint.id}/replay`, { event_ids: [old] });
     expect(res.json()).toMatchObject({ replayed: 1, already_pending: 0 });
     worker = startWorker(t);
     const [hook] = await receiver.waitForCount(1);
-    expect(hook!.json()).toMatchObject({ event_name: 'api_mail_log_permanent_failure', payload: { id: old } });
+    expect(hook!.json()).toMatchObject({
+      event_name: 'api_mail_log_permanent_failure',
+      payload: { id: old },
+    });
   });
 
   it('refuses to replay to a disabled endpoint', async () => {
     const acct = await t.createAccount();
-    const endpoint = await addEndpoint(t, acct, { target_url: 'http://127.0.0.1:9/x', events: ['api_mail_log_delivered'] });
+    const endpoint = await addEndpoint(t, acct, {
+      target_url: 'http://127.0.0.1:9/x',
+      events: ['api_mail_log_delivered'],
+    });
     await t.ctx.database.db
       .updateTable('webhook_endpoints')
       .set({ disabled_at: Date.now(), disabled_reason: 'test' })
@@ -152,7 +186,10 @@ describe('signing key rotation', () => {
       signing_key: 'first-secret-0123456789',
     });
     const rotated = await api(acct, 'PATCH', `/${endpoint.id}`, { signing_key: 'second-secret-0123456789' });
-    expect(rotated.json()).toMatchObject({ signing_key: 'second-secret-0123456789', previous_signing_key_active: true });
+    expect(rotated.json()).toMatchObject({
+      signing_key: 'second-secret-0123456789',
+      previous_signing_key_active: true,
+    });
     worker = startWorker(t);
     await appendEvent(t, acct, await sendMessage(t, acct), 'delivered');
     const [during] = await receiver.waitForCount(1);
@@ -183,7 +220,11 @@ describe('URL safety at send time', () => {
       { lookup: async () => [{ address: '93.184.215.14', family: 4 }] },
     );
     await appendEvent(t, acct, await sendMessage(t, acct), 'delivered');
-    worker = startWorker(t, { webhookAllowPrivateTargets: false }, { webhookLookup: async () => [{ address: '127.0.0.1', family: 4 }] });
+    worker = startWorker(
+      t,
+      { webhookAllowPrivateTargets: false },
+      { webhookLookup: async () => [{ address: '127.0.0.1', family: 4 }] },
+    );
     const [delivery] = await waitUntilSettled(t, endpoint.id, 1);
     expect(delivery).toMatchObject({ state: 'failed', attempts: 1 });
     const [attempt] = await attemptsTo(t, endpoint.id);
@@ -196,11 +237,17 @@ describe('URL safety at send time', () => {
 
   it('refuses a literal private address at send time too', async () => {
     const acct = await t.createAccount();
-    const endpoint = await addEndpoint(t, acct, { target_url: 'http://10.1.2.3/hooks', events: ['api_mail_log_delivered'] });
+    const endpoint = await addEndpoint(t, acct, {
+      target_url: 'http://10.1.2.3/hooks',
+      events: ['api_mail_log_delivered'],
+    });
     await appendEvent(t, acct, await sendMessage(t, acct), 'delivered');
     worker = startWorker(t, { webhookAllowPrivateTargets: false });
     const [delivery] = await waitUntilSettled(t, endpoint.id, 1);
-    expect(delivery).toMatchObject({ state: 'failed', last_error: expect.stringMatching(/10\.1\.2\.3: not a public address/) });
+    expect(delivery).toMatchObject({
+      state: 'failed',
+      last_error: expect.stringMatching(/10\.1\.2\.3: not a public address/),
+    });
   });
 });
 

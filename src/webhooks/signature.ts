@@ -23,6 +23,11 @@ export function signatureOf(secret: string, eventId: string, timestamp: number, 
 }
 
 /** The Sealpost-Signature header value: `v1=<hex>` for each secret, comma-separated, newest secret first. */
-export function signatureHeader(secrets: readonly string[], eventId: string, timestamp: number, body: string): string {
+export function signatureHeader(
+  secrets: readonly string[],
+  eventId: string,
+  timestamp: number,
+  body: string,
+): string {
   return secrets.map((s) => `v1=${signatureOf(s, eventId, timestamp, body)}`).join(',');
 }

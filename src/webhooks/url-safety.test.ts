@@ -52,17 +52,24 @@ describe('isRefusedAddress', () => {
 });
 
 describe('checkTargetUrl', () => {
-  const lookup = (addresses: string[]) => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  const lookup = (addresses: string[]) => async () =>
+    addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 
   it('refuses a name when any of its addresses is private', async () => {
     await expect(
-      checkTargetUrl('https://hooks.example/in', { allowPrivate: false, lookup: lookup(['93.184.215.14', '10.0.0.1']) }),
+      checkTargetUrl('https://hooks.example/in', {
+        allowPrivate: false,
+        lookup: lookup(['93.184.215.14', '10.0.0.1']),
+      }),
     ).rejects.toThrow(/host hooks\.example resolves to 10\.0\.0\.1/);
   });
 
   it('accepts a name whose addresses are all public, and normalises the URL', async () => {
     await expect(
-      checkTargetUrl(' HTTPS://Hooks.Example/in#frag ', { allowPrivate: false, lookup: lookup(['93.184.215.14']) }),
+      checkTargetUrl(' HTTPS://Hooks.Example/in#frag ', {
+        allowPrivate: false,
+        lookup: lookup(['93.184.215.14']),
+      }),
     ).resolves.toBe('https://hooks.example/in');
   });
 
@@ -70,13 +77,15 @@ describe('checkTargetUrl', () => {
     const failing = async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
     };
-    await expect(checkTargetUrl('https://nowhere.invalid/', { allowPrivate: false, lookup: failing })).rejects.toThrow(/does not resolve/);
+    await expect(
+      checkTargetUrl('https://nowhere.invalid/', { allowPrivate: false, lookup: failing }),
+    ).rejects.toThrow(/does not resolve/);
   });
 
   it('allows private addresses when configured to, without resolving', async () => {
-    await expect(checkTargetUrl('http://localhost:3000/in', { allowPrivate: true, lookup: lookup([]) })).resolves.toBe(
-      'http://localhost:3000/in',
-    );
+    await expect(
+      checkTargetUrl('http://localhost:3000/in', { allowPrivate: true, lookup: lookup([]) }),
+    ).resolves.toBe('http://localhost:3000/in');
   });
 });
 

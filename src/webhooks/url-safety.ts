@@ -52,8 +52,13 @@ function ipv6Groups(address: string): number[] | undefined {
   const part = (s: string | undefined) => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);
   const left = part(head);
   const right = part(tail);
-  const groups = tail === undefined ? left : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
-  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
+  const groups =
+    tail === undefined
+      ? left
+      : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff)
+    ? groups
+    : undefined;
 }
 
 const ipv4Of = (hi: number, lo: number) => [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
@@ -103,9 +108,13 @@ export function parseTargetUrl(raw: string): URL {
     throw new AppError('webhook.invalid_url', `target_url ${JSON.stringify(raw)} is not an absolute URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new AppError('webhook.invalid_url', `target_url must use http or https, not ${url.protocol.replace(/:$/, '')}`);
+    throw new AppError(
+      'webhook.invalid_url',
+      `target_url must use http or https, not ${url.protocol.replace(/:$/, '')}`,
+    );
   if (!url.hostname) throw new AppError('webhook.invalid_url', 'target_url has no host');
-  if (url.href.length > MAX_URL) throw new AppError('webhook.invalid_url', `target_url is longer than ${MAX_URL} characters`);
+  if (url.href.length > MAX_URL)
+    throw new AppError('webhook.invalid_url', `target_url is longer than ${MAX_URL} characters`);
   url.hash = '';
   return url;
 }
@@ -114,7 +123,10 @@ export function parseTargetUrl(raw: string): URL {
  * Checks a target URL for saving: its form, and unless private targets are allowed, that its host is not and does not
  * resolve to a refused address. Returns the normalised URL text.
  */
-export async function checkTargetUrl(raw: string, opts: { allowPrivate: boolean; lookup?: HostLookup }): Promise<string> {
+export async function checkTargetUrl(
+  raw: string,
+  opts: { allowPrivate: boolean; lookup?: HostLookup },
+): Promise<string> {
   const url = parseTargetUrl(raw);
   if (opts.allowPrivate) return url.href;
   const host = hostOf(url);
@@ -126,7 +138,8 @@ export async function checkTargetUrl(raw: string, opts: { allowPrivate: boolean;
     } catch {
       throw new AppError('webhook.invalid_url', `the host of target_url (${host}) does not resolve`);
     }
-    if (addresses.length === 0) throw new AppError('webhook.invalid_url', `the host of target_url (${host}) does not resolve`);
+    if (addresses.length === 0)
+      throw new AppError('webhook.invalid_url', `the host of target_url (${host}) does not resolve`);
   }
   const refused = addresses.find(isRefusedAddress);
   if (refused !== undefined) {
@@ -148,19 +161,32 @@ export class TargetRefusedError extends Error {
   }
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
 
 /**
  * A `lookup` for http.request that resolves through `lookup` and refuses any name with a refused address among its
  * addresses (unless private targets are allowed), so the check applies to the address the socket dials.
  */
 export function guardedLookup(lookup: HostLookup, allowPrivate: boolean) {
-  return (hostname: string, options: { all?: boolean; family?: number | string }, callback: LookupCallback): void => {
+  return (
+    hostname: string,
+    options: { all?: boolean; family?: number | string },
+    callback: LookupCallback,
+  ): void => {
     lookup(hostname).then(
       (found) => {
-        const wanted = options.family === 4 || options.family === 6 ? found.filter((a) => a.family === options.family) : found;
+        const wanted =
+          options.family === 4 || options.family === 6
+            ? found.filter((a) => a.family === options.family)
+            : found;
         if (wanted.length === 0) {
-          const err: NodeJS.ErrnoException = Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' });
+          const err: NodeJS.ErrnoException = Object.assign(new Error(`no address for ${hostname}`), {
+            code: 'ENOTFOUND',
+          });
           return callback(err, []);
         }
         const refused = allowPrivate ? undefined : wanted.find((a) => isRefusedAddress(a.address));

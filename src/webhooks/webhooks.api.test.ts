@@ -17,17 +17,26 @@ describe('webhook endpoints API', () => {
   });
   afterAll(() => t.close());
 
-  const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown, who: TestAccount = acme) =>
+  const call = (
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    url: string,
+    body?: unknown,
+    who: TestAccount = acme,
+  ) =>
     t.app.inject({
       method,
       url,
       headers: { ...who.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       payload: body === undefined ? undefined : JSON.stringify(body),
     });
-  const create = (body: unknown, who: TestAccount = acme) => call('POST', '/v1/email/webhook_endpoints', body, who);
+  const create = (body: unknown, who: TestAccount = acme) =>
+    call('POST', '/v1/email/webhook_endpoints', body, who);
 
   it('creates an endpoint with a generated signing key shown once, then never again', async () => {
-    const res = await create({ target_url: 'http://127.0.0.1:8999/in', events: ['api_mail_log_delivered', 'api_mail_log_opened'] });
+    const res = await create({
+      target_url: 'http://127.0.0.1:8999/in',
+      events: ['api_mail_log_delivered', 'api_mail_log_opened'],
+    });
     expect(res.statusCode, res.body).toBe(201);
     const created = res.json();
     expect(created).toEqual({
@@ -45,7 +54,9 @@ describe('webhook endpoints API', () => {
     });
     const read = await call('GET', `/v1/email/webhook_endpoints/${created.id}`);
     expect(read.json()).toEqual({ ...created, signing_key: undefined });
-    expect(JSON.stringify((await call('GET', '/v1/email/webhook_endpoints')).json())).not.toContain(created.signing_key);
+    expect(JSON.stringify((await call('GET', '/v1/email/webhook_endpoints')).json())).not.toContain(
+      created.signing_key,
+    );
     const stored = await t.ctx.database.db
       .selectFrom('webhook_endpoints')
       .select('signing_secret')
@@ -55,7 +66,9 @@ describe('webhook endpoints API', () => {
   });
 
   it('serves the same endpoints under every email prefix', async () => {
-    const { id } = (await create({ target_url: PUBLIC_URL, events: ['api_mail_log_permanent_failure'] })).json();
+    const { id } = (
+      await create({ target_url: PUBLIC_URL, events: ['api_mail_log_permanent_failure'] })
+    ).json();
     for (const prefix of ['/v1/email', '/v1/hookacme', '/v1']) {
       const list = await call('GET', `${prefix}/webhook_endpoints`);
       expect(list.statusCode, prefix).toBe(200);
@@ -65,25 +78,57 @@ describe('webhook endpoints API', () => {
   });
 
   it('keeps a given signing key and shows it in the creation answer', async () => {
-    const res = await create({ target_url: PUBLIC_URL, events: ['api_mail_log_delivered'], signing_key: 'my-own-secret-value-42' });
+    const res = await create({
+      target_url: PUBLIC_URL,
+      events: ['api_mail_log_delivered'],
+      signing_key: 'my-own-secret-value-42',
+    });
     expect(res.json().signing_key).toBe('my-own-secret-value-42');
   });
 
   it.each([
-    [{ target_url: PUBLIC_URL, events: ['api_mail_log_clicked'] }, 'webhook.invalid_events', /unknown event "api_mail_log_clicked"/],
-    [{ target_url: PUBLIC_URL, events: ['delivered', 'api_mail_log_opened'] }, 'webhook.invalid_events', /unknown event "delivered"/],
+    [
+      { target_url: PUBLIC_URL, events: ['api_mail_log_clicked'] },
+      'webhook.invalid_events',
+      /unknown event "api_mail_log_clicked"/,
+    ],
+    [
+      { target_url: PUBLIC_URL, events: ['delivered', 'api_mail_log_opened'] },
+      'webhook.invalid_events',
+      /unknown event "delivered"/,
+    ],
     [{ target_url: PUBLIC_URL }, 'request.invalid', /events is required/],
     [{ target_url: PUBLIC_URL, events: [] }, 'request.invalid', /events is required/],
     [{ events: ['api_mail_log_delivered'] }, 'request.invalid', /target_url is required/],
-    [{ target_url: 'ftp://files.example/in', events: ['api_mail_log_delivered'] }, 'webhook.invalid_url', /http or https, not ftp/],
-    [{ target_url: 'not a url', events: ['api_mail_log_delivered'] }, 'webhook.invalid_url', /not an absolute URL/],
-    [{ target_url: PUBLIC_URL, events: ['api_mail_log_delivered'], signing_key: 'short' }, 'webhook.invalid_signing_key', /16 to 256/],
-    [{ target_url: PUBLIC_URL, events: ['api_mail_log_delivered'], secret: 'x' }, 'request.invalid', /secret is not allowed/],
+    [
+      { target_url: 'ftp://files.example/in', events: ['api_mail_log_delivered'] },
+      'webhook.invalid_url',
+      /http or https, not ftp/,
+    ],
+    [
+      { target_url: 'not a url', events: ['api_mail_log_delivered'] },
+      'webhook.invalid_url',
+      /not an absolute URL/,
+    ],
+    [
+      { target_url: PUBLIC_URL, events: ['api_mail_log_delivered'], signing_key: 'short' },
+      'webhook.invalid_signing_key',
+      /16 to 256/,
+    ],
+    [
+      { target_url: PUBLIC_URL, events: ['api_mail_log_delivered'], secret: 'x' },
+      'request.invalid',
+      /secret is not allowed/,
+    ],
   ])('refuses %j with 400 %s and creates nothing', async (body, code, message) => {
     const before = (await call('GET', '/v1/email/webhook_endpoints')).json().webhook_endpoints.length;
     const res = await create(body);
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ error_code: code, message: expect.stringMatching(message), errors: [{ code: 400 }] });
+    expect(res.json()).toMatchObject({
+      error_code: code,
+      message: expect.stringMatching(message),
+      errors: [{ code: 400 }],
+    });
     expect((await call('GET', '/v1/email/webhook_endpoints')).json().webhook_endpoints).toHaveLength(before);
   });
 
@@ -99,7 +144,9 @@ describe('webhook endpoints API', () => {
       events: ['api_mail_log_delivered', 'api_mail_log_temporary_failure'],
     });
     expect(res.json().signing_key).toBeUndefined();
-    const bad = await call('PATCH', `/v1/email/webhook_endpoints/${id}`, { events: ['api_mail_log_bounced'] });
+    const bad = await call('PATCH', `/v1/email/webhook_endpoints/${id}`, {
+      events: ['api_mail_log_bounced'],
+    });
     expect(bad.statusCode).toBe(400);
     expect((await call('GET', `/v1/email/webhook_endpoints/${id}`)).json().events).toEqual([
       'api_mail_log_delivered',
@@ -110,15 +157,24 @@ describe('webhook endpoints API', () => {
   it('rotates to a generated key, keeping the previous one until it is retired', async () => {
     const { id } = (await create({ target_url: PUBLIC_URL, events: ['api_mail_log_delivered'] })).json();
     const rotated = await call('PATCH', `/v1/email/webhook_endpoints/${id}`, { rotate_signing_key: true });
-    expect(rotated.json()).toMatchObject({ signing_key: expect.stringMatching(/^whsec_/), previous_signing_key_active: true });
-    const retired = await call('PATCH', `/v1/email/webhook_endpoints/${id}`, { retire_previous_signing_key: true });
+    expect(rotated.json()).toMatchObject({
+      signing_key: expect.stringMatching(/^whsec_/),
+      previous_signing_key_active: true,
+    });
+    const retired = await call('PATCH', `/v1/email/webhook_endpoints/${id}`, {
+      retire_previous_signing_key: true,
+    });
     expect(retired.json()).toMatchObject({ previous_signing_key_active: false });
   });
 
   it('switches an endpoint off and on', async () => {
-    const { id } = (await create({ target_url: PUBLIC_URL, events: ['api_mail_log_delivered'], active: false })).json();
+    const { id } = (
+      await create({ target_url: PUBLIC_URL, events: ['api_mail_log_delivered'], active: false })
+    ).json();
     expect((await call('GET', `/v1/email/webhook_endpoints/${id}`)).json().active).toBe(false);
-    expect((await call('PATCH', `/v1/email/webhook_endpoints/${id}`, { active: true })).json().active).toBe(true);
+    expect((await call('PATCH', `/v1/email/webhook_endpoints/${id}`, { active: true })).json().active).toBe(
+      true,
+    );
   });
 
   it('deletes an endpoint', async () => {
@@ -129,7 +185,9 @@ describe('webhook endpoints API', () => {
   });
 
   it("answers 404 for another account's endpoint on every operation and changes nothing", async () => {
-    const { id } = (await create({ target_url: PUBLIC_URL, events: ['api_mail_log_delivered'] }, other)).json();
+    const { id } = (
+      await create({ target_url: PUBLIC_URL, events: ['api_mail_log_delivered'] }, other)
+    ).json();
     const attempts: [method: 'GET' | 'PATCH' | 'DELETE' | 'POST', url: string, body?: unknown][] = [
       ['GET', `/v1/email/webhook_endpoints/${id}`],
       ['PATCH', `/v1/email/webhook_endpoints/${id}`, { active: false }],
@@ -142,8 +200,14 @@ describe('webhook endpoints API', () => {
       expect(res.statusCode, `${method} ${url}`).toBe(404);
       expect(res.json().error_code).toBe('webhook.not_found');
     }
-    expect((await call('GET', `/v1/email/webhook_endpoints/${id}`, undefined, other)).json()).toMatchObject({ active: true });
-    expect((await call('GET', '/v1/email/webhook_endpoints')).json().webhook_endpoints.map((e: { id: string }) => e.id)).not.toContain(id);
+    expect((await call('GET', `/v1/email/webhook_endpoints/${id}`, undefined, other)).json()).toMatchObject({
+      active: true,
+    });
+    expect(
+      (await call('GET', '/v1/email/webhook_endpoints'))
+        .json()
+        .webhook_endpoints.map((e: { id: string }) => e.id),
+    ).not.toContain(id);
   });
 
   it("answers 403 under another account's username", async () => {
@@ -158,13 +222,17 @@ describe('webhook endpoints API', () => {
     const bad = await call('POST', `/v1/email/webhook_endpoints/${id}/replay`, { since: 'yesterday' });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().message).toMatch(/since must be an ISO 8601 time/);
-    const none = await call('POST', `/v1/email/webhook_endpoints/${id}/replay`, { since: '2020-01-01T00:00:00Z' });
+    const none = await call('POST', `/v1/email/webhook_endpoints/${id}/replay`, {
+      since: '2020-01-01T00:00:00Z',
+    });
     expect(none.json()).toEqual({ replayed: 0, already_pending: 0, last_event_id: null, truncated: false });
   });
 
   it('lists the attempts of an endpoint (none yet)', async () => {
     const { id } = (await create({ target_url: PUBLIC_URL, events: ['api_mail_log_delivered'] })).json();
-    expect((await call('GET', `/v1/email/webhook_endpoints/${id}/attempts?limit=10`)).json()).toEqual({ attempts: [] });
+    expect((await call('GET', `/v1/email/webhook_endpoints/${id}/attempts?limit=10`)).json()).toEqual({
+      attempts: [],
+    });
   });
 
   it('appears in the OpenAPI document', async () => {
@@ -227,7 +295,11 @@ describe('webhook target URL safety', () => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toMatch(/is 192\.168\.0\.10/);
-    const read = await t.app.inject({ method: 'GET', url: `/v1/webhook_endpoints/${created.json().id}`, headers: acct.auth });
+    const read = await t.app.inject({
+      method: 'GET',
+      url: `/v1/webhook_endpoints/${created.json().id}`,
+      headers: acct.auth,
+    });
     expect(read.json().target_url).toBe('https://93.184.215.14/hook');
   });
 });

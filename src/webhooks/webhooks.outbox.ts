@@ -15,7 +15,13 @@ import { enqueueJob } from '../jobs/jobs.repository.ts';
 import { webhookEventOf } from './events.ts';
 import { receivingEndpoints } from './webhooks.repository.ts';
 import { insertEventRow } from './events.repository.ts';
-import { chainBusy, chainPending, firstWaiting, insertDelivery, markPending } from './deliveries.repository.ts';
+import {
+  chainBusy,
+  chainPending,
+  firstWaiting,
+  insertDelivery,
+  markPending,
+} from './deliveries.repository.ts';
 
 /** The work-row queue of webhook deliveries. */
 export const WEBHOOK_QUEUE = 'webhooks';
@@ -49,7 +55,11 @@ export const webhookJobKey = (deliveryId: number, seq: number) => `webhook:${del
 
 async function enqueueDispatch(db: Queryable, deliveryId: number, seq: number, now: number): Promise<void> {
   const payload: WebhookJob = { deliveryId, seq };
-  await enqueueJob(db, { queue: WEBHOOK_QUEUE, payload, runAt: now, uniqueKey: webhookJobKey(deliveryId, seq) }, now);
+  await enqueueJob(
+    db,
+    { queue: WEBHOOK_QUEUE, payload, runAt: now, uniqueKey: webhookJobKey(deliveryId, seq) },
+    now,
+  );
 }
 
 /**
@@ -85,7 +95,12 @@ export async function fanOutEvent(db: Queryable, event: AppendedEvent, now = Dat
 }
 
 /** Makes the next waiting delivery of this endpoint and message pending, unless one is pending already. */
-export async function releaseNext(db: Queryable, endpointId: string, messageId: string, now = Date.now()): Promise<void> {
+export async function releaseNext(
+  db: Queryable,
+  endpointId: string,
+  messageId: string,
+  now = Date.now(),
+): Promise<void> {
   if (await chainPending(db, endpointId, messageId)) return;
   const next = await firstWaiting(db, endpointId, messageId);
   if (next === undefined) return;

@@ -11,7 +11,12 @@ import { AppError } from '../errors/app-error.ts';
 import { emailEventsOf, webhookEventOf } from './events.ts';
 import { releaseNext } from './webhooks.outbox.ts';
 import { ownEndpoint } from './webhooks.service.ts';
-import { deliveriesOfEvents, eventsForReplay, insertDelivery, requeueDeliveries } from './deliveries.repository.ts';
+import {
+  deliveriesOfEvents,
+  eventsForReplay,
+  insertDelivery,
+  requeueDeliveries,
+} from './deliveries.repository.ts';
 
 /** What a replay takes: a time range, event ids, or both; `after_event_id` continues a truncated replay. */
 export interface ReplayInput {
@@ -52,10 +57,18 @@ function parseTime(field: string, value: string): number {
  * this endpoint (it happened before the endpoint existed) gets one; a delivery still pending is left alone. Each
  * message's deliveries stay in event order. Covers at most REPLAY_LIMIT events per call.
  */
-export async function replayEvents(ctx: AppContext, customerId: number, id: string, input: ReplayInput): Promise<ReplayResult> {
+export async function replayEvents(
+  ctx: AppContext,
+  customerId: number,
+  id: string,
+  input: ReplayInput,
+): Promise<ReplayResult> {
   const endpoint = await ownEndpoint(ctx, customerId, id);
   if (endpoint.active !== 1 || endpoint.disabled_at !== null)
-    throw new AppError('webhook.not_active', 'this endpoint is switched off or disabled; re-enable it with PATCH {"active": true} first');
+    throw new AppError(
+      'webhook.not_active',
+      'this endpoint is switched off or disabled; re-enable it with PATCH {"active": true} first',
+    );
   const since = input.since ? parseTime('since', input.since) : undefined;
   const until = input.until ? parseTime('until', input.until) : undefined;
   const eventIds = input.event_ids && input.event_ids.length > 0 ? input.event_ids : undefined;
@@ -110,7 +123,9 @@ async function replayBatch(
       )
     ).map((d) => [Number(d.event_id), d]),
   );
-  const finished = [...existing.values()].filter((d) => d.state === 'delivered' || d.state === 'failed').map((d) => d.id);
+  const finished = [...existing.values()]
+    .filter((d) => d.state === 'delivered' || d.state === 'failed')
+    .map((d) => d.id);
   await requeueDeliveries(trx, finished, now);
   out.replayed += finished.length;
   out.already_pending += existing.size - finished.length;
@@ -130,5 +145,6 @@ async function replayBatch(
     });
     if (made !== null) out.replayed++;
   }
-  for (const messageId of new Set(events.map((e) => e.message_id))) await releaseNext(trx, endpointId, messageId, now);
+  for (const messageId of new Set(events.map((e) => e.message_id)))
+    await releaseNext(trx, endpointId, messageId, now);
 }

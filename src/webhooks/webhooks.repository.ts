@@ -11,12 +11,27 @@ export async function insertEndpoint(db: Queryable, row: Insertable<WebhookEndpo
 
 /** The endpoints of an account, oldest first. */
 export async function listEndpoints(db: Queryable, customerId: number): Promise<EndpointRow[]> {
-  return db.selectFrom('webhook_endpoints').selectAll().where('customer_id', '=', customerId).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** One endpoint of an account (another account's endpoint is not found either). */
-export async function findEndpoint(db: Queryable, customerId: number, id: string): Promise<EndpointRow | undefined> {
-  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).where('customer_id', '=', customerId).executeTakeFirst();
+export async function findEndpoint(
+  db: Queryable,
+  customerId: number,
+  id: string,
+): Promise<EndpointRow | undefined> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
 }
 
 /** One endpoint by id, whatever its account (the command line). */
@@ -25,7 +40,11 @@ export async function findEndpointById(db: Queryable, id: string): Promise<Endpo
 }
 
 /** Changes an endpoint. */
-export async function updateEndpoint(db: Queryable, id: string, patch: Updateable<WebhookEndpointsTable>): Promise<void> {
+export async function updateEndpoint(
+  db: Queryable,
+  id: string,
+  patch: Updateable<WebhookEndpointsTable>,
+): Promise<void> {
   await db.updateTable('webhook_endpoints').set(patch).where('id', '=', id).execute();
 }
 
@@ -35,7 +54,10 @@ export async function deleteEndpoint(db: Queryable, id: string): Promise<void> {
 }
 
 /** The endpoints of an account that take new deliveries: active and not disabled. One indexed query. */
-export async function receivingEndpoints(db: Queryable, customerId: number): Promise<{ id: string; events: string }[]> {
+export async function receivingEndpoints(
+  db: Queryable,
+  customerId: number,
+): Promise<{ id: string; events: string }[]> {
   return db
     .selectFrom('webhook_endpoints')
     .select(['id', 'events'])
@@ -56,7 +78,11 @@ export async function resetStreak(db: Queryable, endpointId: string, now: number
 }
 
 /** Counts one more failed attempt of an endpoint; returns the run's length and start. */
-export async function bumpStreak(db: Queryable, endpointId: string, now: number): Promise<{ streak: number; since: number }> {
+export async function bumpStreak(
+  db: Queryable,
+  endpointId: string,
+  now: number,
+): Promise<{ streak: number; since: number }> {
   const row = await db
     .updateTable('webhook_endpoints')
     .set((eb) => ({
@@ -70,7 +96,12 @@ export async function bumpStreak(db: Queryable, endpointId: string, now: number)
 }
 
 /** Disables an endpoint that is not disabled yet; returns whether this call disabled it. */
-export async function disableEndpoint(db: Queryable, endpointId: string, reason: string, now: number): Promise<boolean> {
+export async function disableEndpoint(
+  db: Queryable,
+  endpointId: string,
+  reason: string,
+  now: number,
+): Promise<boolean> {
   const res = await db
     .updateTable('webhook_endpoints')
     .set({ disabled_at: now, disabled_reason: reason, updated_at: now })

@@ -15,11 +15,25 @@ import {
   ReplayBody,
   ReplayResponse,
 } from './webhooks.schemas.ts';
-import { attemptsOf, changeEndpoint, createEndpoint, endpointOf, endpointsOf, removeEndpoint } from './webhooks.service.ts';
+import {
+  attemptsOf,
+  changeEndpoint,
+  createEndpoint,
+  endpointOf,
+  endpointsOf,
+  removeEndpoint,
+} from './webhooks.service.ts';
 import { replayEvents } from './webhooks.replay.ts';
 
 const security: { [name: string]: string[] }[] = [{ bearer: [] }, { token: [] }];
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse };
+const errors = {
+  400: ErrorResponse,
+  401: ErrorResponse,
+  403: ErrorResponse,
+  404: ErrorResponse,
+  409: ErrorResponse,
+  429: ErrorResponse,
+};
 
 /** Registers the webhook endpoint routes. */
 export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
@@ -41,13 +55,26 @@ export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
       base,
       {
         config: { audit: { action: 'webhook.create', target: 'webhook:{id}' } },
-        schema: { ...common, summary: 'Create a webhook endpoint', body: EndpointBody, response: { 201: Endpoint, ...errors } },
+        schema: {
+          ...common,
+          summary: 'Create a webhook endpoint',
+          body: EndpointBody,
+          response: { 201: Endpoint, ...errors },
+        },
       },
-      async (req, reply) => reply.code(201).send(await createEndpoint(ctx, principalOf(req, 'email').customerId, req.body)),
+      async (req, reply) =>
+        reply.code(201).send(await createEndpoint(ctx, principalOf(req, 'email').customerId, req.body)),
     );
     app.get(
       `${base}/:id`,
-      { schema: { ...common, summary: 'Read a webhook endpoint', params: IdParam, response: { 200: Endpoint, ...errors } } },
+      {
+        schema: {
+          ...common,
+          summary: 'Read a webhook endpoint',
+          params: IdParam,
+          response: { 200: Endpoint, ...errors },
+        },
+      },
       (req) => endpointOf(ctx, principalOf(req, 'email').customerId, req.params.id),
     );
     app.patch(
@@ -102,7 +129,9 @@ export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Type.Object({ attempts: Type.Array(Attempt) }), ...errors },
         },
       },
-      async (req) => ({ attempts: await attemptsOf(ctx, principalOf(req, 'email').customerId, req.params.id, req.query.limit) }),
+      async (req) => ({
+        attempts: await attemptsOf(ctx, principalOf(req, 'email').customerId, req.params.id, req.query.limit),
+      }),
     );
   }
 }

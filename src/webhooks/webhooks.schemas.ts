@@ -7,9 +7,15 @@ const eventsDoc = `Event names: ${WEBHOOK_EVENTS.join(', ')}`;
 /** `POST /webhook_endpoints`. */
 export const EndpointBody = Type.Object(
   {
-    target_url: Type.String({ minLength: 1, maxLength: 2048, description: 'An http or https URL on a public address' }),
+    target_url: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: 'An http or https URL on a public address',
+    }),
     events: Type.Array(Type.String(), { minItems: 1, maxItems: 16, description: eventsDoc }),
-    signing_key: Type.Optional(Type.String({ description: 'The secret deliveries are signed with; generated when absent' })),
+    signing_key: Type.Optional(
+      Type.String({ description: 'The secret deliveries are signed with; generated when absent' }),
+    ),
     active: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
@@ -21,10 +27,22 @@ export const EndpointPatchBody = Type.Object(
   {
     target_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
     events: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 16, description: eventsDoc })),
-    signing_key: Type.Optional(Type.String({ description: 'A new signing secret; the current one keeps signing beside it until retired' })),
-    rotate_signing_key: Type.Optional(Type.Boolean({ description: 'Generate a new signing secret (shown in this answer only)' })),
-    retire_previous_signing_key: Type.Optional(Type.Boolean({ description: 'Stop signing with the previous secret' })),
-    active: Type.Optional(Type.Boolean({ description: 'false switches the endpoint off; true switches it on and clears a disable' })),
+    signing_key: Type.Optional(
+      Type.String({
+        description: 'A new signing secret; the current one keeps signing beside it until retired',
+      }),
+    ),
+    rotate_signing_key: Type.Optional(
+      Type.Boolean({ description: 'Generate a new signing secret (shown in this answer only)' }),
+    ),
+    retire_previous_signing_key: Type.Optional(
+      Type.Boolean({ description: 'Stop signing with the previous secret' }),
+    ),
+    active: Type.Optional(
+      Type.Boolean({
+        description: 'false switches the endpoint off; true switches it on and clears a disable',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -41,7 +59,9 @@ export const ReplayBody = Type.Object(
         description: 'Replay these events (payload.id)',
       }),
     ),
-    after_event_id: Type.Optional(Type.Integer({ minimum: 0, description: 'Continue a truncated replay after this event id' })),
+    after_event_id: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Continue a truncated replay after this event id' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -80,7 +80,8 @@ export interface CheckOptions {
 const SIGNING_KEY = /^[\x21-\x7e]{16,256}$/;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
-const notFound = (id: string) => new AppError('webhook.not_found', `no webhook endpoint with id ${JSON.stringify(id)}`);
+const notFound = (id: string) =>
+  new AppError('webhook.not_found', `no webhook endpoint with id ${JSON.stringify(id)}`);
 
 function toEndpoint(row: EndpointRow, signingKey?: string): WebhookEndpoint {
   return {
@@ -107,13 +108,17 @@ export function checkEvents(events: readonly string[]): string[] {
       'webhook.invalid_events',
       `unknown event ${unknown.map((e) => JSON.stringify(e)).join(', ')}; events are ${WEBHOOK_EVENTS.join(', ')}`,
     );
-  if (given.length === 0) throw new AppError('webhook.invalid_events', `give at least one event of ${WEBHOOK_EVENTS.join(', ')}`);
+  if (given.length === 0)
+    throw new AppError('webhook.invalid_events', `give at least one event of ${WEBHOOK_EVENTS.join(', ')}`);
   return WEBHOOK_EVENTS.filter((e) => given.includes(e));
 }
 
 function checkSigningKey(key: string): string {
   if (!SIGNING_KEY.test(key))
-    throw new AppError('webhook.invalid_signing_key', 'signing_key must be 16 to 256 printable ASCII characters without spaces');
+    throw new AppError(
+      'webhook.invalid_signing_key',
+      'signing_key must be 16 to 256 printable ASCII characters without spaces',
+    );
   return key;
 }
 
@@ -192,21 +197,39 @@ export async function changeEndpoint(
   if (patch.retire_previous_signing_key) set.previous_signing_secret = null;
   if (patch.active === false) set.active = 0;
   if (patch.active === true)
-    Object.assign(set, { active: 1, disabled_at: null, disabled_reason: null, failure_streak: 0, streak_started_at: null });
+    Object.assign(set, {
+      active: 1,
+      disabled_at: null,
+      disabled_reason: null,
+      failure_streak: 0,
+      streak_started_at: null,
+    });
   await updateEndpoint(ctx.database.db, id, set);
   return toEndpoint((await findEndpointById(ctx.database.db, id))!, newKey);
 }
 
 /** Deletes an endpoint with its deliveries and attempt log. Without an account (the command line) any endpoint may be named. */
-export async function removeEndpoint(ctx: AppContext, customerId: number | undefined, id: string): Promise<{ id: string; deleted: true }> {
-  const row = customerId === undefined ? await findEndpointById(ctx.database.db, id) : await findEndpoint(ctx.database.db, customerId, id);
+export async function removeEndpoint(
+  ctx: AppContext,
+  customerId: number | undefined,
+  id: string,
+): Promise<{ id: string; deleted: true }> {
+  const row =
+    customerId === undefined
+      ? await findEndpointById(ctx.database.db, id)
+      : await findEndpoint(ctx.database.db, customerId, id);
   if (!row) throw notFound(id);
   await deleteEndpoint(ctx.database.db, id);
   return { id, deleted: true };
 }
 
 /** The newest attempts to an endpoint (at most `limit`), newest first. */
-export async function attemptsOf(ctx: AppContext, customerId: number, id: string, limit: number): Promise<WebhookAttempt[]> {
+export async function attemptsOf(
+  ctx: AppContext,
+  customerId: number,
+  id: string,
+  limit: number,
+): Promise<WebhookAttempt[]> {
   await ownEndpoint(ctx, customerId, id);
   const rows = await listAttempts(ctx.database.db, id, limit);
   return rows.map((a) => ({

@@ -23,8 +23,17 @@ export const FAST: Partial<Config> = {
  * Starts a worker with configuration overrides: over the webhook queue only (events are appended by the test), or over
  * every queue (`all`, so messages are really delivered and their events made by delivery).
  */
-export function startWorker(t: TestApp, overrides: Partial<Config> = {}, opts: BackgroundOptions & { all?: boolean } = {}): Worker {
-  return startTestWorker(t, overrides, (ctx) => (opts.all ? queueHandlers(ctx, opts) : webhookQueues(ctx, opts)), 20);
+export function startWorker(
+  t: TestApp,
+  overrides: Partial<Config> = {},
+  opts: BackgroundOptions & { all?: boolean } = {},
+): Worker {
+  return startTestWorker(
+    t,
+    overrides,
+    (ctx) => (opts.all ? queueHandlers(ctx, opts) : webhookQueues(ctx, opts)),
+    20,
+  );
 }
 
 /** Creates an endpoint through the API; returns it with its signing key. */
@@ -107,12 +116,22 @@ export function signedWith(hook: ReceivedHook, secret: string): boolean {
 
 /** The deliveries of an endpoint, oldest first. */
 export function deliveriesOf(t: TestApp, endpointId: string) {
-  return t.ctx.database.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).orderBy('id').execute();
+  return t.ctx.database.db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('endpoint_id', '=', endpointId)
+    .orderBy('id')
+    .execute();
 }
 
 /** The attempts to an endpoint, oldest first. */
 export function attemptsTo(t: TestApp, endpointId: string) {
-  return t.ctx.database.db.selectFrom('webhook_attempts').selectAll().where('endpoint_id', '=', endpointId).orderBy('id').execute();
+  return t.ctx.database.db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('endpoint_id', '=', endpointId)
+    .orderBy('id')
+    .execute();
 }
 
 /** Waits until every delivery of an endpoint is final and there are `count` of them. */
@@ -120,7 +139,9 @@ export function waitUntilSettled(t: TestApp, endpointId: string, count: number, 
   return waitFor(
     async () => {
       const rows = await deliveriesOf(t, endpointId);
-      return rows.length >= count && rows.every((d) => d.state === 'delivered' || d.state === 'failed') ? rows : undefined;
+      return rows.length >= count && rows.every((d) => d.state === 'delivered' || d.state === 'failed')
+        ? rows
+        : undefined;
     },
     timeoutMs,
     20,

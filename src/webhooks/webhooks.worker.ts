@@ -12,7 +12,12 @@ import { createDispatcher } from './dispatcher.ts';
 import { createPoster, type HttpPoster } from './http-post.ts';
 import { systemLookup, type HostLookup } from './url-safety.ts';
 import { WEBHOOK_QUEUE, releaseNext } from './webhooks.outbox.ts';
-import { orphanedPending, pruneFinishedDeliveries, settleDelivery, staleWaiting } from './deliveries.repository.ts';
+import {
+  orphanedPending,
+  pruneFinishedDeliveries,
+  settleDelivery,
+  staleWaiting,
+} from './deliveries.repository.ts';
 
 /** Fraction of each retry wait added at random, so endpoints that failed together do not retry in lockstep. */
 export const WEBHOOK_RETRY_JITTER = 0.2;
@@ -61,7 +66,10 @@ export function webhookQueues(ctx: AppContext, opts: WebhookOptions = {}): Recor
 }
 
 /** Finishes orphaned pending deliveries and releases waiting ones left behind; returns how many of each. */
-export async function sweepDeliveries(ctx: AppContext, now = Date.now()): Promise<{ orphaned: number; released: number }> {
+export async function sweepDeliveries(
+  ctx: AppContext,
+  now = Date.now(),
+): Promise<{ orphaned: number; released: number }> {
   const db = ctx.database.db;
   const before = now - SWEEP_AFTER_MS;
   const orphans = await orphanedPending(db, before, SWEEP_BATCH);
@@ -72,7 +80,8 @@ export async function sweepDeliveries(ctx: AppContext, now = Date.now()): Promis
         await releaseNext(trx, o.endpoint_id, o.message_id, now);
     });
   const waiting = await staleWaiting(db, before, SWEEP_BATCH);
-  for (const w of waiting) await db.transaction().execute((trx) => releaseNext(trx, w.endpoint_id, w.message_id, now));
+  for (const w of waiting)
+    await db.transaction().execute((trx) => releaseNext(trx, w.endpoint_id, w.message_id, now));
   return { orphaned: orphans.length, released: waiting.length };
 }
 
@@ -84,14 +93,18 @@ export function webhookTasks(ctx: AppContext): PeriodicTask[] {
       everyMs: SWEEP_AFTER_MS,
       run: async (now) => {
         const swept = await sweepDeliveries(ctx, now);
-        if (swept.orphaned > 0) ctx.log.warn(swept, 'webhook deliveries without an outcome finished as failed');
+        if (swept.orphaned > 0)
+          ctx.log.warn(swept, 'webhook deliveries without an outcome finished as failed');
       },
     },
     {
       name: 'webhooks.retention',
       everyMs: 3_600_000,
       run: async (now) => {
-        const removed = await pruneFinishedDeliveries(ctx.database.db, now - ctx.config.jobRetentionDays * DAY_MS);
+        const removed = await pruneFinishedDeliveries(
+          ctx.database.db,
+          now - ctx.config.jobRetentionDays * DAY_MS,
+        );
         if (removed > 0) ctx.log.info({ removed }, 'finished webhook deliveries removed by retention');
       },
     },

@@ -24,7 +24,11 @@
       }),
     );
     holder.textContent = '';
-    new window.uPlot({ width: width, height: 220, series: series, axes: [{}, { label: spec.yLabel || '' }] }, data, holder);
+    new window.uPlot(
+      { width: width, height: 220, series: series, axes: [{}, { label: spec.yLabel || '' }] },
+      data,
+      holder,
+    );
     figure.classList.add('chart-drawn');
   }
   function all() {

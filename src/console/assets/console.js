@@ -24,7 +24,8 @@
   // A select with data-autosubmit sends its form when it changes.
   document.addEventListener('change', function (event) {
     var el = event.target;
-    if (el instanceof HTMLSelectElement && el.hasAttribute('data-autosubmit') && el.form) el.form.requestSubmit();
+    if (el instanceof HTMLSelectElement && el.hasAttribute('data-autosubmit') && el.form)
+      el.form.requestSubmit();
   });
   // Copy buttons are shown only where copying works.
   if (navigator.clipboard) document.documentElement.classList.add('can-copy');

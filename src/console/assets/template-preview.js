@@ -15,7 +15,10 @@
       window
         .fetch('/console/templates/preview', {
           method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-csrf-token': form.elements._csrf.value },
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            'x-csrf-token': form.elements._csrf.value,
+          },
           body: data.toString(),
           credentials: 'same-origin',
         })
@@ -25,7 +28,9 @@
         .then(function (answer) {
           if (answer.problem) {
             var p = answer.problem;
-            problem.textContent = p.line ? 'Line ' + p.line + ', column ' + p.column + ': ' + p.message : p.message;
+            problem.textContent = p.line
+              ? 'Line ' + p.line + ', column ' + p.column + ': ' + p.message
+              : p.message;
           } else {
             problem.textContent = '';
             frame.srcdoc = answer.html;

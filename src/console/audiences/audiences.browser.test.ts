@@ -66,7 +66,9 @@ describe.skipIf(!present)('audiences in Chromium', () => {
 
     await page.getByRole('link', { name: 'Import subscribers from a CSV file' }).click();
     await page.getByLabel('Into list').selectOption({ label: 'Patients' });
-    await page.getByLabel('CSV file').setInputFiles({ name: 'patients.csv', mimeType: 'text/csv', buffer: Buffer.from(bigCsv()) });
+    await page
+      .getByLabel('CSV file')
+      .setInputFiles({ name: 'patients.csv', mimeType: 'text/csv', buffer: Buffer.from(bigCsv()) });
     await page.getByRole('button', { name: 'Upload' }).click();
     await page.getByText('Column “Clinic”').waitFor();
     expect(await page.getByLabel('Column “email”').inputValue()).toBe('email');
@@ -87,11 +89,18 @@ describe.skipIf(!present)('audiences in Chromium', () => {
     expect(await page.locator('[data-field="added"]').textContent()).toBe('9,998');
     await checkPage(page, 'audiences-import-done');
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /rejected rows/ }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: /rejected rows/ }).click(),
+    ]);
     const report = readFileSync((await download.path())!, 'utf8')
       .trim()
       .split('\n');
-    expect(report).toEqual(['line,email,reason', '1235,broken-address,not a valid email address', '8766,,the email column is empty']);
+    expect(report).toEqual([
+      'line,email,reason',
+      '1235,broken-address,not a valid email address',
+      '8766,,the email column is empty',
+    ]);
 
     await page.goto(`${base}/console/audiences`);
     await page.getByRole('link', { name: 'Patients' }).click();

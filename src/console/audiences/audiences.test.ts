@@ -19,10 +19,15 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const customer = () => a.account.customer_id;
-const listNamed = async (name: string) => (await listsOf(t.ctx, customer())).data.find((l) => l.attributes.name === name);
+const listNamed = async (name: string) =>
+  (await listsOf(t.ctx, customer())).data.find((l) => l.attributes.name === name);
 
 async function auditActions(): Promise<string[]> {
-  const rows = await t.ctx.database.db.selectFrom('audit_log').select('action').where('customer_id', '=', customer()).execute();
+  const rows = await t.ctx.database.db
+    .selectFrom('audit_log')
+    .select('action')
+    .where('customer_id', '=', customer())
+    .execute();
   return rows.map((r) => r.action);
 }
 
@@ -32,11 +37,16 @@ describe('console audiences', () => {
     expect(created.statusCode).toBe(303);
     const list = (await listNamed('Patients'))!;
     expect((await editor.get('/console/audiences')).body).toContain('Patients');
-    await editor.post(`/console/audiences/lists/${list.id}/rename`, { _csrf: editor.csrf, name: 'Patients 2026' });
+    await editor.post(`/console/audiences/lists/${list.id}/rename`, {
+      _csrf: editor.csrf,
+      name: 'Patients 2026',
+    });
     expect(await listNamed('Patients 2026')).toBeDefined();
     await editor.post(`/console/audiences/lists/${list.id}/delete`, { _csrf: editor.csrf });
     expect(await listNamed('Patients 2026')).toBeUndefined();
-    expect(await auditActions()).toEqual(expect.arrayContaining(['list.create', 'list.rename', 'list.delete']));
+    expect(await auditActions()).toEqual(
+      expect.arrayContaining(['list.create', 'list.rename', 'list.delete']),
+    );
   });
 
   it('refuses to delete the default list and says why', async () => {
@@ -54,12 +64,27 @@ describe('console audiences', () => {
       ['ana@example.org', 'Ana'],
       ['bo@example.org', 'Bo'],
     ])
-      await editor.post(`/console/audiences/lists/${list.id}/subscribers`, { _csrf: editor.csrf, email: email!, first_name: first! });
+      await editor.post(`/console/audiences/lists/${list.id}/subscribers`, {
+        _csrf: editor.csrf,
+        email: email!,
+        first_name: first!,
+      });
     const found = await editor.get(`/console/audiences/lists/${list.id}?q=ana`);
     expect(found.body).toContain('>ana@example.org</a>');
     expect(found.body).not.toContain('>bo@example.org</a>');
-    const bo = (await subscribersOf(t.ctx, customer(), { items: 5, page: 1, search: 'bo', order_by: 'email', order: 'asc' })).data[0]!;
-    await editor.post(`/console/audiences/subscribers/${bo.id}/subscription`, { _csrf: editor.csrf, subscribed: 'no' });
+    const bo = (
+      await subscribersOf(t.ctx, customer(), {
+        items: 5,
+        page: 1,
+        search: 'bo',
+        order_by: 'email',
+        order: 'asc',
+      })
+    ).data[0]!;
+    await editor.post(`/console/audiences/subscribers/${bo.id}/subscription`, {
+      _csrf: editor.csrf,
+      subscribed: 'no',
+    });
     const unsub = await editor.get(`/console/audiences/lists/${list.id}?status=unsubscribed`);
     expect(unsub.body).toContain('>bo@example.org</a>');
     expect(unsub.body).not.toContain('>ana@example.org</a>');
@@ -68,7 +93,10 @@ describe('console audiences', () => {
   it('edits a subscriber with a custom field and unsubscribes and resubscribes it on a list', async () => {
     await editor.post('/console/audiences/lists', { _csrf: editor.csrf, name: 'Edit' });
     const list = (await listNamed('Edit'))!;
-    const added = await editor.post(`/console/audiences/lists/${list.id}/subscribers`, { _csrf: editor.csrf, email: 'cy@example.org' });
+    const added = await editor.post(`/console/audiences/lists/${list.id}/subscribers`, {
+      _csrf: editor.csrf,
+      email: 'cy@example.org',
+    });
     const page = added.headers.location as string;
     const saved = await editor.post(page, {
       _csrf: editor.csrf,

@@ -3,8 +3,20 @@ import { record } from '../../audit/audit.service.ts';
 import type { ConsoleContext } from '../page.ts';
 
 /** Records a console change to audiences or campaigns in the audit trail. */
-export async function audited(c: ConsoleContext, action: string, target: string, detail: Record<string, unknown> = {}): Promise<void> {
-  await record(c.ctx.database.db, { accountId: c.account.customer_id, actor: c.actor, action, target, ip: c.ip, detail });
+export async function audited(
+  c: ConsoleContext,
+  action: string,
+  target: string,
+  detail: Record<string, unknown> = {},
+): Promise<void> {
+  await record(c.ctx.database.db, {
+    accountId: c.account.customer_id,
+    actor: c.actor,
+    action,
+    target,
+    ip: c.ip,
+    detail,
+  });
 }
 
 /** A form field as one string ('' when absent; the first of a repeated field). */

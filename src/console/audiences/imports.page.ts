@@ -60,7 +60,10 @@ export function importsPages(app: FastifyInstance, ctx: AppContext): void {
           c.can('edit_content')
             ? html`<div class="card">
                 <h2>Upload a CSV file</h2>
-                <p class="muted">The first line names the columns. One column holds the email address; you choose the others next.</p>
+                <p class="muted">
+                  The first line names the columns. One column holds the email address; you choose the others
+                  next.
+                </p>
                 <form method="post" action="/console/audiences/imports" enctype="multipart/form-data">
                   ${csrfField(c.csrfToken)}
                   <div class="field">
@@ -70,7 +73,8 @@ export function importsPages(app: FastifyInstance, ctx: AppContext): void {
                     </select>
                   </div>
                   <div class="field">
-                    <label for="file">CSV file</label><input id="file" name="file" type="file" accept=".csv,text/csv" required />
+                    <label for="file">CSV file</label
+                    ><input id="file" name="file" type="file" accept=".csv,text/csv" required />
                   </div>
                   <button type="submit" class="button">Upload</button>
                 </form>
@@ -114,7 +118,8 @@ export function importsPages(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.post('/console/audiences/imports', { schema: { hide: true } }, async (req, reply) => {
-    if (!req.isMultipart()) throw new AppError('marketing.import_invalid', 'send the file as multipart/form-data');
+    if (!req.isMultipart())
+      throw new AppError('marketing.import_invalid', 'send the file as multipart/form-data');
     const fields: Record<string, string> = {};
     for await (const part of req.parts({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } })) {
       if (part.type === 'field') {
@@ -135,7 +140,11 @@ export function importsPages(app: FastifyInstance, ctx: AppContext): void {
           'marketing.import_invalid',
           `the file is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB; import it with the sealpost command`,
         );
-      await audited(c, 'import.upload', `import:${up.id}`, { list: up.list_id, file: up.file_name, bytes: up.total_bytes });
+      await audited(c, 'import.upload', `import:${up.id}`, {
+        list: up.list_id,
+        file: up.file_name,
+        bytes: up.total_bytes,
+      });
       return reply.code(303).redirect(`/console/audiences/imports/${seg(up.id)}`, 303);
     }
     throw new AppError('marketing.import_invalid', 'choose a CSV file to upload');
@@ -151,12 +160,18 @@ export function importsPages(app: FastifyInstance, ctx: AppContext): void {
     },
   });
 
-  app.get<{ Params: { id: string } }>('/console/audiences/imports/:id/progress.json', { schema: { hide: true } }, async (req, reply) => {
-    const c = await guard(ctx, req, reply, 'read');
-    if (!c) return reply;
-    const i = await importOf(ctx, c.account.customer_id, req.params.id);
-    return reply.header('cache-control', 'no-store').send({ ...progressFields(i), finished: !['queued', 'running'].includes(i.state) });
-  });
+  app.get<{ Params: { id: string } }>(
+    '/console/audiences/imports/:id/progress.json',
+    { schema: { hide: true } },
+    async (req, reply) => {
+      const c = await guard(ctx, req, reply, 'read');
+      if (!c) return reply;
+      const i = await importOf(ctx, c.account.customer_id, req.params.id);
+      return reply
+        .header('cache-control', 'no-store')
+        .send({ ...progressFields(i), finished: !['queued', 'running'].includes(i.state) });
+    },
+  );
 
   consolePage(app, ctx, {
     path: '/console/audiences/imports/:id/errors.csv',
@@ -184,7 +199,10 @@ export function importsPages(app: FastifyInstance, ctx: AppContext): void {
       const dry = field(c, 'mode') !== 'import';
       const i = await startImport(ctx, c.account.customer_id, c.params.id!, mapping, dry);
       await audited(c, dry ? 'import.dry_run' : 'import.start', `import:${i.id}`, { list: i.list_id });
-      return { redirect: `/console/audiences/imports/${seg(i.id)}`, flash: dry ? 'The dry run has started.' : 'The import has started.' };
+      return {
+        redirect: `/console/audiences/imports/${seg(i.id)}`,
+        flash: dry ? 'The dry run has started.' : 'The import has started.',
+      };
     },
   });
 }
@@ -207,9 +225,14 @@ function importBody(c: ConsoleContext, i: ImportView): SafeHtml {
   return html`<p><a href="/console/audiences/imports">← All imports</a></p>
     <div class="card" ${live ? html`data-poll="/console/audiences/imports/${seg(i.id)}/progress.json"` : ''}>
       <h2>Progress</h2>
-      <p><strong data-field="state">${p.state}</strong>${i.dry_run && !live && i.state !== 'uploaded' ? ' (dry run)' : ''}</p>
+      <p>
+        <strong data-field="state">${p.state}</strong
+        >${i.dry_run && !live && i.state !== 'uploaded' ? ' (dry run)' : ''}
+      </p>
       <label for="import-progress">Read</label>
-      <progress id="import-progress" max="100" value="${p.percent}" data-field="percent">${p.percent}%</progress>
+      <progress id="import-progress" max="100" value="${p.percent}" data-field="percent">
+        ${p.percent}%
+      </progress>
       <dl class="stats">
         <div>
           <dt>Rows</dt>

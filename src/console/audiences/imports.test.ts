@@ -63,14 +63,23 @@ describe('subscriber imports', () => {
     const mapping = await editor.get(page);
     expect(mapping.body).toContain('Column “E-mail”');
     expect(mapping.body).toMatch(/name="map_0">[\s\S]*?<option value="email" selected/);
-    const form = { _csrf: editor.csrf, map_0: 'email', map_1: 'first_name', map_2: 'last_name', map_3: 'custom' };
+    const form = {
+      _csrf: editor.csrf,
+      map_0: 'email',
+      map_1: 'first_name',
+      map_2: 'last_name',
+      map_3: 'custom',
+    };
     await editor.post(`${page}/start`, { ...form, mode: 'dry' });
     const checked = await waitFor(async () => {
       const i = await importOf(t.ctx, a.account.customer_id, id);
       return i.state === 'checked' && i;
     }, 10_000);
     expect(checked).toMatchObject({ rows_done: 4, added: 2, updated: 0, failed: 2 });
-    expect((await listsOf(t.ctx, a.account.customer_id)).data.find((l) => l.id === list.id)!.attributes.subscriber_count).toBe(0);
+    expect(
+      (await listsOf(t.ctx, a.account.customer_id)).data.find((l) => l.id === list.id)!.attributes
+        .subscriber_count,
+    ).toBe(0);
 
     await editor.post(`${page}/start`, { ...form, mode: 'import' });
     const done = await waitFor(async () => {
@@ -78,7 +87,10 @@ describe('subscriber imports', () => {
       return i.state === 'done' && i;
     }, 10_000);
     expect(done).toMatchObject({ rows_done: 4, added: 2, failed: 2 });
-    expect((await listsOf(t.ctx, a.account.customer_id)).data.find((l) => l.id === list.id)!.attributes.subscriber_count).toBe(2);
+    expect(
+      (await listsOf(t.ctx, a.account.customer_id)).data.find((l) => l.id === list.id)!.attributes
+        .subscriber_count,
+    ).toBe(2);
     const report = await editor.get(`${page}/errors.csv`);
     expect(report.body.trim().split('\n')).toEqual([
       'line,email,reason',
@@ -113,6 +125,9 @@ describe('subscriber imports', () => {
     ]);
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toMatchObject({ state: 'done', rows_done: 4, failed: 2 });
-    expect((await listsOf(t.ctx, a.account.customer_id)).data.find((l) => l.id === list.id)!.attributes.subscriber_count).toBe(2);
+    expect(
+      (await listsOf(t.ctx, a.account.customer_id)).data.find((l) => l.id === list.id)!.attributes
+        .subscriber_count,
+    ).toBe(2);
   });
 });

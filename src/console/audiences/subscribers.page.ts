@@ -29,7 +29,8 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
     render: async (c) => {
       const list = await requireList(ctx.database.reader, c.account.customer_id, c.params.id!);
       const search = (c.query.q ?? '').trim();
-      const status = c.query.status === 'subscribed' || c.query.status === 'unsubscribed' ? c.query.status : '';
+      const status =
+        c.query.status === 'subscribed' || c.query.status === 'unsubscribed' ? c.query.status : '';
       const page = Math.max(1, Number.parseInt(c.query.page ?? '1', 10) || 1);
       const rows = await subscribersOf(ctx, c.account.customer_id, {
         items: PAGE_SIZE,
@@ -42,13 +43,17 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
       });
       const shown = rows.data;
       const base = `/console/audiences/lists/${seg(String(list.id))}`;
-      const qs = (p: number) => `${base}?${new URLSearchParams({ q: search, status, page: String(p) }).toString()}`;
+      const qs = (p: number) =>
+        `${base}?${new URLSearchParams({ q: search, status, page: String(p) }).toString()}`;
       return {
         title: `List: ${list.name}`,
         body: html`<p><a href="/console/audiences">← All lists</a></p>
           <div class="card">
             <form class="filters" method="get" action="${base}" role="search">
-              <div class="field"><label for="q">Search name or email</label><input type="text" id="q" name="q" value="${search}" /></div>
+              <div class="field">
+                <label for="q">Search name or email</label
+                ><input type="text" id="q" name="q" value="${search}" />
+              </div>
               <div class="field">
                 <label for="status">Status</label>
                 <select id="status" name="status">
@@ -56,12 +61,17 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
                     ['', 'Everyone'],
                     ['subscribed', 'Subscribed'],
                     ['unsubscribed', 'Unsubscribed'],
-                  ].map(([v, l]) => html`<option value="${v}" ${v === status ? html`selected` : ''}>${l}</option>`)}
+                  ].map(
+                    ([v, l]) =>
+                      html`<option value="${v}" ${v === status ? html`selected` : ''}>${l}</option>`,
+                  )}
                 </select>
               </div>
               <button type="submit">Show</button>
             </form>
-            <p class="muted">${Number(list.subscriber_count).toLocaleString('en')} subscribers on this list. Page ${page}.</p>
+            <p class="muted">
+              ${Number(list.subscriber_count).toLocaleString('en')} subscribers on this list. Page ${page}.
+            </p>
             <div class="table-wrap">
               <table>
                 <thead>
@@ -82,8 +92,12 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
                   ${shown.map(
                     (s) =>
                       html`<tr>
-                        <td><a href="/console/audiences/subscribers/${seg(s.id)}">${s.attributes.email}</a></td>
-                        <td>${[s.attributes.first_name, s.attributes.last_name].filter(Boolean).join(' ')}</td>
+                        <td>
+                          <a href="/console/audiences/subscribers/${seg(s.id)}">${s.attributes.email}</a>
+                        </td>
+                        <td>
+                          ${[s.attributes.first_name, s.attributes.last_name].filter(Boolean).join(' ')}
+                        </td>
                         <td>${s.attributes.unsubscribed ? 'Unsubscribed from everything' : 'Subscribed'}</td>
                       </tr>`,
                   )}
@@ -93,7 +107,9 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
             <p class="actions">
               ${page > 1 ? html`<a href="${qs(page - 1)}">← Previous page</a>` : ''}
               ${shown.length === PAGE_SIZE ? html`<a href="${qs(page + 1)}">Next page →</a>` : ''}
-              <a href="/console/audiences/lists/${seg(String(list.id))}/export.csv">Export this list as CSV</a>
+              <a href="/console/audiences/lists/${seg(String(list.id))}/export.csv"
+                >Export this list as CSV</a
+              >
             </p>
           </div>
           ${c.can('edit_content') ? addForm(c, String(list.id)) : ''}`,
@@ -112,7 +128,10 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
         c.params.id!,
       );
       await audited(c, 'subscriber.create', `subscriber:${s.id}`, { list: c.params.id });
-      return { redirect: `/console/audiences/subscribers/${seg(s.id)}`, flash: `${s.attributes.email} was added.` };
+      return {
+        redirect: `/console/audiences/subscribers/${seg(s.id)}`,
+        flash: `${s.attributes.email} was added.`,
+      };
     },
   });
 
@@ -153,7 +172,12 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
       const subscribed = field(c, 'subscribed') === 'yes';
       const list = field(c, 'list') || undefined;
       const s = await setSubscribed(ctx, c.account.customer_id, c.params.id!, subscribed, list);
-      await audited(c, subscribed ? 'subscriber.resubscribe' : 'subscriber.unsubscribe', `subscriber:${s.id}`, { list: list ?? null });
+      await audited(
+        c,
+        subscribed ? 'subscriber.resubscribe' : 'subscriber.unsubscribe',
+        `subscriber:${s.id}`,
+        { list: list ?? null },
+      );
       return {
         redirect: `/console/audiences/subscribers/${seg(s.id)}`,
         flash: subscribed ? 'The subscriber is subscribed.' : 'The subscriber is unsubscribed.',
@@ -167,9 +191,15 @@ function addForm(c: ConsoleContext, listId: string): SafeHtml {
     <h2>Add a subscriber</h2>
     <form method="post" action="/console/audiences/lists/${seg(listId)}/subscribers">
       ${csrfField(c.csrfToken)}
-      <div class="field"><label for="add-email">Email</label><input id="add-email" name="email" type="email" required /></div>
-      <div class="field"><label for="add-first">First name</label><input type="text" id="add-first" name="first_name" /></div>
-      <div class="field"><label for="add-last">Last name</label><input type="text" id="add-last" name="last_name" /></div>
+      <div class="field">
+        <label for="add-email">Email</label><input id="add-email" name="email" type="email" required />
+      </div>
+      <div class="field">
+        <label for="add-first">First name</label><input type="text" id="add-first" name="first_name" />
+      </div>
+      <div class="field">
+        <label for="add-last">Last name</label><input type="text" id="add-last" name="last_name" />
+      </div>
       <button type="submit" class="button">Add subscriber</button>
     </form>
   </div>`;
@@ -196,19 +226,26 @@ function subscriberBody(c: ConsoleContext, s: Full, lists: Lists): SafeHtml {
       <form method="post" action="${action}">
         ${csrfField(c.csrfToken)}
         <div class="field">
-          <label for="s-email">Email</label><input id="s-email" name="email" type="email" value="${a.email}" required ${dis} />
+          <label for="s-email">Email</label
+          ><input id="s-email" name="email" type="email" value="${a.email}" required ${dis} />
         </div>
         <div class="field">
-          <label for="s-first">First name</label><input type="text" id="s-first" name="first_name" value="${a.first_name ?? ''}" ${dis} />
+          <label for="s-first">First name</label
+          ><input type="text" id="s-first" name="first_name" value="${a.first_name ?? ''}" ${dis} />
         </div>
         <div class="field">
-          <label for="s-last">Last name</label><input type="text" id="s-last" name="last_name" value="${a.last_name ?? ''}" ${dis} />
+          <label for="s-last">Last name</label
+          ><input type="text" id="s-last" name="last_name" value="${a.last_name ?? ''}" ${dis} />
         </div>
         <div class="field">
-          <label for="s-phone">Phone</label><input type="text" id="s-phone" name="phone_number" value="${a.phone_number ?? ''}" ${dis} />
+          <label for="s-phone">Phone</label
+          ><input type="text" id="s-phone" name="phone_number" value="${a.phone_number ?? ''}" ${dis} />
         </div>
         <h3>Custom fields</h3>
-        ${[...a.custom_fields.map((f) => ({ name: f.custom_field_name, value: f.custom_field_value })), { name: '', value: '' }].map(
+        ${[
+          ...a.custom_fields.map((f) => ({ name: f.custom_field_name, value: f.custom_field_value })),
+          { name: '', value: '' },
+        ].map(
           (f, i) =>
             html`<div class="field">
               <label for="cf-name-${i}">Field name${f.name ? '' : ' (new)'}</label>
@@ -267,8 +304,8 @@ function subscriberBody(c: ConsoleContext, s: Full, lists: Lists): SafeHtml {
         ? html`<div class="card">
             <h2>Campaign activity</h2>
             <p>
-              ${a.statistics.delivered} delivered · ${a.statistics.opened} opened · ${a.statistics.clicked} clicked ·
-              ${a.statistics.hard_bounced + a.statistics.soft_bounced} bounced
+              ${a.statistics.delivered} delivered · ${a.statistics.opened} opened · ${a.statistics.clicked}
+              clicked · ${a.statistics.hard_bounced + a.statistics.soft_bounced} bounced
             </p>
           </div>`
         : ''

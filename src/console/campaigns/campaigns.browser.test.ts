@@ -67,7 +67,9 @@ describe.skipIf(!present)('campaigns in Chromium', () => {
     await page.getByLabel('From name').fill('North Clinic');
     await page
       .getByLabel('HTML', { exact: true })
-      .fill('<p>Hello {{first_name}},</p><p><a href="https://clinic.example.org/flu">Book a flu shot</a></p>');
+      .fill(
+        '<p>Hello {{first_name}},</p><p><a href="https://clinic.example.org/flu">Book a flu shot</a></p>',
+      );
     await checkPage(page, 'campaigns');
     await page.getByRole('button', { name: 'Save mailing' }).click();
     await page.getByText('The mailing was saved.').waitFor();
@@ -75,7 +77,12 @@ describe.skipIf(!present)('campaigns in Chromium', () => {
     await page.getByLabel('Send a test to').fill('ana@example.org');
     await page.getByRole('button', { name: 'Send test' }).click();
     await page.getByText('A test was sent to ana@example.org.').waitFor();
-    await waitFor(() => sink.received.some((m) => m.to.includes('ana@example.org')), 15_000, 50, 'the test mail');
+    await waitFor(
+      () => sink.received.some((m) => m.to.includes('ana@example.org')),
+      15_000,
+      50,
+      'the test mail',
+    );
     await checkPage(page, 'campaigns-mailing');
 
     await page.getByLabel('To list').selectOption({ label: 'Patients (3)' });

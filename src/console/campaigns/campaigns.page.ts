@@ -124,7 +124,8 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
                     <form method="post" action="${action}/test">
                       ${csrfField(c.csrfToken)}
                       <div class="field">
-                        <label for="test-to">Send a test to</label><input id="test-to" name="to_email" type="email" required />
+                        <label for="test-to">Send a test to</label
+                        ><input id="test-to" name="to_email" type="email" required />
                       </div>
                       <button type="submit">Send test</button>
                     </form>
@@ -174,7 +175,8 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
                       html`<tr>
                         <td>
                           <a href="/console/campaigns/sends/${seg(String(s.id))}"
-                            >${new Date(Number(s.send_at)).toISOString().slice(0, 16).replace('T', ' ')} UTC</a
+                            >${new Date(Number(s.send_at)).toISOString().slice(0, 16).replace('T', ' ')}
+                            UTC</a
                           >
                         </td>
                         <td>${s.subscription_list_name}</td>
@@ -198,7 +200,10 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
       const to = field(c, 'to_email').trim();
       await sendTestEmail(ctx, { customerId: c.account.customer_id, domain: null }, c.params.id!, to);
       await audited(c, 'mailing.test_send', `mailing:${c.params.id!}`, { to });
-      return { redirect: `/console/campaigns/mailings/${seg(c.params.id!)}`, flash: `A test was sent to ${to}.` };
+      return {
+        redirect: `/console/campaigns/mailings/${seg(c.params.id!)}`,
+        flash: `A test was sent to ${to}.`,
+      };
     },
   });
 
@@ -208,9 +213,17 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
     handle: async (c) => {
       const at = field(c, 'send_at').trim();
       const sendAt = at ? Date.parse(`${at}Z`) : undefined;
-      if (sendAt !== undefined && Number.isNaN(sendAt)) throw new AppError('request.invalid', 'the send time is not a date and time');
-      const s = await createSend(ctx, c.account.customer_id, { mailingId: c.params.id!, listId: field(c, 'list'), sendAt });
-      await audited(c, sendAt ? 'send.schedule' : 'send.start', `send:${s.id}`, { mailing: c.params.id, list: field(c, 'list') });
+      if (sendAt !== undefined && Number.isNaN(sendAt))
+        throw new AppError('request.invalid', 'the send time is not a date and time');
+      const s = await createSend(ctx, c.account.customer_id, {
+        mailingId: c.params.id!,
+        listId: field(c, 'list'),
+        sendAt,
+      });
+      await audited(c, sendAt ? 'send.schedule' : 'send.start', `send:${s.id}`, {
+        mailing: c.params.id,
+        list: field(c, 'list'),
+      });
       return {
         redirect: `/console/campaigns/sends/${seg(String(s.id))}`,
         flash: sendAt ? 'The send is scheduled.' : 'The send has started.',
@@ -234,15 +247,23 @@ function composeForm(c: ConsoleContext): SafeHtml {
     <form method="post" action="/console/campaigns/mailings">
       ${csrfField(c.csrfToken)}
       <div class="field">
-        <label for="m-subject">Subject</label><input type="text" id="m-subject" name="subject" required maxlength="500" />
+        <label for="m-subject">Subject</label
+        ><input type="text" id="m-subject" name="subject" required maxlength="500" />
       </div>
-      <div class="field"><label for="m-from">From address</label><input id="m-from" name="from_email" type="email" required /></div>
-      <div class="field"><label for="m-from-name">From name</label><input type="text" id="m-from-name" name="from_name" /></div>
+      <div class="field">
+        <label for="m-from">From address</label><input id="m-from" name="from_email" type="email" required />
+      </div>
+      <div class="field">
+        <label for="m-from-name">From name</label><input type="text" id="m-from-name" name="from_name" />
+      </div>
       <p class="hint">
-        Personalisation fields: ${FIELDS.map((f) => html`<code>{{${f}}}</code> `)} and any custom field by its name, such as
+        Personalisation fields: ${FIELDS.map((f) => html`<code>{{${f}}}</code> `)} and any custom field by its
+        name, such as
         <code>{{Clinic}}</code>.
       </p>
-      <div class="field"><label for="m-html">HTML</label><textarea id="m-html" name="html_part" rows="10" required></textarea></div>
+      <div class="field">
+        <label for="m-html">HTML</label><textarea id="m-html" name="html_part" rows="10" required></textarea>
+      </div>
       <div class="field">
         <label for="m-text">Text (leave empty to generate it from the HTML)</label
         ><textarea id="m-text" name="text_part" rows="5"></textarea>

@@ -47,7 +47,10 @@ describe('console campaigns', () => {
       .selectFrom('messages')
       .select((eb) => eb.fn.countAll().as('n'))
       .executeTakeFirstOrThrow();
-    const res = await editor.post(`/console/campaigns/mailings/${id}/test`, { _csrf: editor.csrf, to_email: 'reader@example.org' });
+    const res = await editor.post(`/console/campaigns/mailings/${id}/test`, {
+      _csrf: editor.csrf,
+      to_email: 'reader@example.org',
+    });
     expect(res.statusCode).toBe(303);
     const after = await t.ctx.database.db
       .selectFrom('messages')
@@ -59,8 +62,13 @@ describe('console campaigns', () => {
   it('sends to a list, shows the progress as JSON, and pauses and resumes', async () => {
     const id = await compose('To the list');
     const list = await createList(t.ctx, a.account.customer_id, 'Campaign list');
-    for (const email of ['x@example.org', 'y@example.org']) await createSubscriber(t.ctx, a.account.customer_id, { email }, list.id);
-    const res = await editor.post(`/console/campaigns/mailings/${id}/send`, { _csrf: editor.csrf, list: list.id, send_at: '' });
+    for (const email of ['x@example.org', 'y@example.org'])
+      await createSubscriber(t.ctx, a.account.customer_id, { email }, list.id);
+    const res = await editor.post(`/console/campaigns/mailings/${id}/send`, {
+      _csrf: editor.csrf,
+      list: list.id,
+      send_at: '',
+    });
     const page = res.headers.location as string;
     expect(page).toMatch(/^\/console\/campaigns\/sends\//);
     const progress = JSON.parse((await editor.get(`${page}/progress.json`)).body);
@@ -87,7 +95,13 @@ describe('console campaigns', () => {
 
   it('refuses a viewer compose and send on the server and shows it no forms', async () => {
     const count = (
-      await mailingsOf(t.ctx, a.account.customer_id, { order_by: 'created_at', order: 'desc', items: 100, page: 1, pagination: false })
+      await mailingsOf(t.ctx, a.account.customer_id, {
+        order_by: 'created_at',
+        order: 'desc',
+        items: 100,
+        page: 1,
+        pagination: false,
+      })
     ).length;
     expect((await viewer.get('/console/campaigns')).body).not.toContain('New mailing');
     const res = await viewer.post('/console/campaigns/mailings', {
@@ -98,8 +112,15 @@ describe('console campaigns', () => {
     });
     expect(res.statusCode).toBe(403);
     expect(
-      (await mailingsOf(t.ctx, a.account.customer_id, { order_by: 'created_at', order: 'desc', items: 100, page: 1, pagination: false }))
-        .length,
+      (
+        await mailingsOf(t.ctx, a.account.customer_id, {
+          order_by: 'created_at',
+          order: 'desc',
+          items: 100,
+          page: 1,
+          pagination: false,
+        })
+      ).length,
     ).toBe(count);
   });
 });

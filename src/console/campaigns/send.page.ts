@@ -46,7 +46,9 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
       const live = !p.finished && p.state !== 'scheduled';
       return {
         title: `Send to ${s.subscription_list_name}`,
-        body: html`<p><a href="/console/campaigns/mailings/${seg(String(s.campaign_mailing_id))}">← The mailing</a></p>
+        body: html`<p>
+            <a href="/console/campaigns/mailings/${seg(String(s.campaign_mailing_id))}">← The mailing</a>
+          </p>
           <div class="card" ${live ? html`data-poll="${base}/progress.json"` : ''}>
             <h2>Progress</h2>
             <p>
@@ -87,10 +89,13 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
             ${live ? html`<script src="${assetUrl('progress.js')}" defer></script>` : ''}
           </div>
           ${
-            c.can('edit_content') && (p.state === 'expanding' || p.state === 'sending' || p.state === 'paused')
+            c.can('edit_content') &&
+            (p.state === 'expanding' || p.state === 'sending' || p.state === 'paused')
               ? html`<div class="card">
                   <form method="post" action="${base}/${p.state === 'paused' ? 'resume' : 'pause'}">
-                    ${csrfField(c.csrfToken)}<button type="submit" class="button">${p.state === 'paused' ? 'Resume' : 'Pause'}</button>
+                    ${csrfField(c.csrfToken)}<button type="submit" class="button">
+                      ${p.state === 'paused' ? 'Resume' : 'Pause'}
+                    </button>
                   </form>
                 </div>`
               : ''
@@ -99,12 +104,16 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
     },
   });
 
-  app.get<{ Params: { id: string } }>('/console/campaigns/sends/:id/progress.json', { schema: { hide: true } }, async (req, reply) => {
-    const c = await guard(ctx, req, reply, 'read');
-    if (!c) return reply;
-    const s = await requireSend(ctx.database.reader, c.account.customer_id, req.params.id);
-    return reply.header('cache-control', 'no-store').send(sendProgress(s));
-  });
+  app.get<{ Params: { id: string } }>(
+    '/console/campaigns/sends/:id/progress.json',
+    { schema: { hide: true } },
+    async (req, reply) => {
+      const c = await guard(ctx, req, reply, 'read');
+      if (!c) return reply;
+      const s = await requireSend(ctx.database.reader, c.account.customer_id, req.params.id);
+      return reply.header('cache-control', 'no-store').send(sendProgress(s));
+    },
+  );
 
   for (const [verb, run] of [
     ['pause', pauseSend],

@@ -67,7 +67,8 @@ export const PROP_LABELS: Record<string, string> = {
   full_width: 'Full width',
 };
 
-const one = (v: string | string[] | undefined): string => (Array.isArray(v) ? (v[v.length - 1] ?? '') : (v ?? ''));
+const one = (v: string | string[] | undefined): string =>
+  Array.isArray(v) ? (v[v.length - 1] ?? '') : (v ?? '');
 
 /** A property's posted text as the value the definition stores (text that is not a number stays text, so the check names it). */
 function propValue(spec: PropSpec, text: string, present: boolean): unknown {
@@ -83,7 +84,11 @@ function propValue(spec: PropSpec, text: string, present: boolean): unknown {
         .split(/\r?\n/)
         .map((l) => l.trim())
         .filter(Boolean)
-        .map((l) => (l.includes('|') ? { label: l.slice(0, l.indexOf('|')).trim(), value: l.slice(l.indexOf('|') + 1).trim() } : l));
+        .map((l) =>
+          l.includes('|')
+            ? { label: l.slice(0, l.indexOf('|')).trim(), value: l.slice(l.indexOf('|') + 1).trim() }
+            : l,
+        );
     case 'strings':
       return t
         .split(',')
@@ -99,7 +104,11 @@ export function propText(spec: PropSpec, value: unknown): string {
   if (value === undefined || value === null) return '';
   if (spec.kind === 'options' && Array.isArray(value))
     return value
-      .map((o) => (typeof o === 'string' ? o : `${String((o as { label: unknown }).label)}|${String((o as { value: unknown }).value)}`))
+      .map((o) =>
+        typeof o === 'string'
+          ? o
+          : `${String((o as { label: unknown }).label)}|${String((o as { value: unknown }).value)}`,
+      )
       .join('\n');
   if (spec.kind === 'strings' && Array.isArray(value)) return value.join(', ');
   return typeof value === 'object' ? JSON.stringify(value) : String(value as string | number | boolean);
@@ -152,7 +161,8 @@ export function newComponent(type: string, existing: Component[]): Component {
     while (used.has(`${base}_${n}`)) n++;
     properties.field_name = `${base}_${n}`;
   }
-  if ('text' in spec.props && type !== 'Button') properties.text = type === 'Paragraph' ? 'Some text' : (TYPE_LABELS[type] ?? type);
+  if ('text' in spec.props && type !== 'Button')
+    properties.text = type === 'Paragraph' ? 'Some text' : (TYPE_LABELS[type] ?? type);
   if ('options' in spec.props) properties.options = ['Option 1', 'Option 2'];
   if (type === 'Image') Object.assign(properties, { src: BLANK_IMAGE, alt: 'Picture' });
   return { type, id: newId(), properties };
@@ -160,7 +170,10 @@ export function newComponent(type: string, existing: Component[]): Component {
 
 /** One editing step of the builder. */
 export type Step =
-  { op: 'add'; type: string } | { op: 'move'; from: number; to: number } | { op: 'delete'; index: number } | { op: 'json'; text: string };
+  | { op: 'add'; type: string }
+  | { op: 'move'; from: number; to: number }
+  | { op: 'delete'; index: number }
+  | { op: 'json'; text: string };
 
 /** Reads the step a post asks for from its `op` button (and `add_type`, `json`); undefined for save or an unknown op. */
 export function readStep(form: Posted): Step | undefined {
@@ -168,7 +181,8 @@ export function readStep(form: Posted): Step | undefined {
   let m: RegExpExecArray | null;
   if (op === 'add') return { op: 'add', type: one(form.add_type) };
   if (op === 'json') return { op: 'json', text: one(form.json) };
-  if ((m = /^(up|down):(\d+)$/.exec(op))) return { op: 'move', from: Number(m[2]), to: Number(m[2]) + (m[1] === 'up' ? -1 : 1) };
+  if ((m = /^(up|down):(\d+)$/.exec(op)))
+    return { op: 'move', from: Number(m[2]), to: Number(m[2]) + (m[1] === 'up' ? -1 : 1) };
   if ((m = /^moveto:(\d+):(\d+)$/.exec(op))) return { op: 'move', from: Number(m[1]), to: Number(m[2]) };
   if ((m = /^delete:(\d+)$/.exec(op))) return { op: 'delete', index: Number(m[1]) };
   return undefined;
@@ -183,7 +197,8 @@ export function applyStep(components: Component[], step: Step): { components: Co
       list.push(newComponent(step.type, list));
       return { components: list };
     case 'move': {
-      if (step.from < 0 || step.from >= list.length || step.to < 0 || step.to >= list.length) return { components };
+      if (step.from < 0 || step.from >= list.length || step.to < 0 || step.to >= list.length)
+        return { components };
       const [moved] = list.splice(step.from, 1);
       list.splice(step.to, 0, moved!);
       return { components: list };
@@ -194,7 +209,8 @@ export function applyStep(components: Component[], step: Step): { components: Co
     case 'json':
       try {
         const parsed = JSON.parse(step.text) as { body?: unknown };
-        if (!parsed || !Array.isArray(parsed.body)) return { components, error: 'the JSON must be an object with a "body" array' };
+        if (!parsed || !Array.isArray(parsed.body))
+          return { components, error: 'the JSON must be an object with a "body" array' };
         return { components: parsed.body as Component[] };
       } catch (err) {
         return { components, error: `the JSON could not be read: ${(err as Error).message}` };

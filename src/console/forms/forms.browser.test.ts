@@ -28,7 +28,9 @@ let formUrl = '';
 
 async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
-  const result = (await page.evaluate(() => (globalThis as unknown as { axe: { run(): Promise<unknown> } }).axe.run())) as {
+  const result = (await page.evaluate(() =>
+    (globalThis as unknown as { axe: { run(): Promise<unknown> } }).axe.run(),
+  )) as {
     violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
   };
   return result.violations
@@ -66,7 +68,14 @@ describe.skipIf(!present)('forms pages in Chromium', () => {
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-sync',
+      ],
     });
     mkdirSync(SHOTS, { recursive: true });
   });
@@ -138,7 +147,10 @@ describe.skipIf(!present)('forms pages in Chromium', () => {
     await page.getByRole('link', { name: /^Open/ }).first().click();
     await page.getByText('Afternoon').waitFor();
     await look(page, 'forms-response');
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download PDF' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download PDF' }).click(),
+    ]);
     const pdf = readFileSync((await download.path())!);
     expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
     expect(download.suggestedFilename()).toMatch(/^submission-.+\.pdf$/);
@@ -157,7 +169,11 @@ describe.skipIf(!present)('forms pages in Chromium', () => {
     const statuses = await page.evaluate(
       async ([url, token]) => {
         const post = (path: string, body: Record<string, string>) =>
-          fetch(path, { method: 'POST', body: new URLSearchParams({ _csrf: token, ...body }), redirect: 'manual' }).then((r) => r.status);
+          fetch(path, {
+            method: 'POST',
+            body: new URLSearchParams({ _csrf: token, ...body }),
+            redirect: 'manual',
+          }).then((r) => r.status);
         return [
           await post(url, { op: 'save', count: '0', title: 'Emptied' }),
           await post(`${url}/unpublish`, {}),
@@ -170,7 +186,9 @@ describe.skipIf(!present)('forms pages in Chromium', () => {
     const responses = await page.goto(`${base}${formUrl}/responses`);
     expect(responses!.status()).toBe(403);
     const id = formUrl.split('/').pop()!;
-    const form = (await t.app.inject({ method: 'GET', url: `/v1/forms/api/forms/${id}`, headers: a.auth })).json() as { data?: unknown };
+    const form = (
+      await t.app.inject({ method: 'GET', url: `/v1/forms/api/forms/${id}`, headers: a.auth })
+    ).json() as { data?: unknown };
     expect(((form.data ?? form) as { title: string; active: boolean }).title).toBe('Patient intake');
     await context.close();
   });

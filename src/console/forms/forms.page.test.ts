@@ -19,7 +19,10 @@ afterAll(async () => t?.close());
 
 /** Reads every named input, textarea and selected option of the builder form, as the browser would post it. */
 function builderFields(page: string): Record<string, string> {
-  const form = /<form method="post" action="\/console\/forms\/[^"]+" class="builder-editor"[\s\S]*?<\/form>/.exec(page)![0];
+  const form =
+    /<form method="post" action="\/console\/forms\/[^"]+" class="builder-editor"[\s\S]*?<\/form>/.exec(
+      page,
+    )![0];
   const out: Record<string, string> = {};
   for (const m of form.matchAll(/<input([^>]*)>/g)) {
     const attrs = m[1]!;
@@ -28,10 +31,13 @@ function builderFields(page: string): Record<string, string> {
     if (/type="checkbox"/.test(attrs) && !/checked/.test(attrs)) continue;
     out[name] = unescape(/value="([^"]*)"/.exec(attrs)?.[1] ?? '');
   }
-  for (const m of form.matchAll(/<textarea[^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/textarea>/g)) out[m[1]!] = unescape(m[2]!);
+  for (const m of form.matchAll(/<textarea[^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/textarea>/g))
+    out[m[1]!] = unescape(m[2]!);
   for (const m of form.matchAll(/<select[^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/select>/g))
     out[m[1]!] = unescape(
-      /<option[^>]*value="([^"]*)"[^>]*selected/.exec(m[2]!)?.[1] ?? /<option(?: value="([^"]*)")?>([^<]*)/.exec(m[2]!)?.[1] ?? '',
+      /<option[^>]*value="([^"]*)"[^>]*selected/.exec(m[2]!)?.[1] ??
+        /<option(?: value="([^"]*)")?>([^<]*)/.exec(m[2]!)?.[1] ??
+        '',
     );
   return out;
 }
@@ -63,7 +69,12 @@ describe('forms list and builder', () => {
     const id = url.split('/').pop()!;
     let page = (await editor.get(url)).body;
     for (const type of ['TextInput', 'Select', 'Checkbox']) {
-      const res = await editor.post(url, { ...builderFields(page), _csrf: editor.csrf, op: 'add', add_type: type });
+      const res = await editor.post(url, {
+        ...builderFields(page),
+        _csrf: editor.csrf,
+        op: 'add',
+        add_type: type,
+      });
       expect(res.statusCode).toBe(200);
       page = res.body;
     }
@@ -76,12 +87,23 @@ describe('forms list and builder', () => {
     expect(saved.statusCode).toBe(303);
     const form = await stored(id);
     expect(form.form_json.body.map((c) => c.type)).toEqual(['TextInput', 'Select', 'Checkbox']);
-    expect(form.form_json.body[0]!.properties).toMatchObject({ field_name: 'text_input_1', text: 'Your name', required: true });
-    expect(form.form_json.body[1]!.properties.options).toEqual(['Morning', { label: 'Afternoon', value: 'pm' }]);
+    expect(form.form_json.body[0]!.properties).toMatchObject({
+      field_name: 'text_input_1',
+      text: 'Your name',
+      required: true,
+    });
+    expect(form.form_json.body[1]!.properties.options).toEqual([
+      'Morning',
+      { label: 'Afternoon', value: 'pm' },
+    ]);
     expect(form.active).toBe(false);
     expect((await editor.post(`${url}/publish`, { _csrf: editor.csrf })).statusCode).toBe(303);
     expect((await stored(id)).active).toBe(true);
-    const audit = await t.ctx.database.db.selectFrom('audit_log').select('action').where('target', '=', `form:${id}`).execute();
+    const audit = await t.ctx.database.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('target', '=', `form:${id}`)
+      .execute();
     expect(audit.map((r) => r.action).sort()).toEqual(['form.create', 'form.publish', 'form.update']);
     const list = await editor.get('/console/forms');
     expect(list.body).toContain('Intake');
@@ -95,7 +117,9 @@ describe('forms list and builder', () => {
     const moved = await editor.post(url, { ...fields, _csrf: editor.csrf, op: 'down:0' });
     const after = builderFields(moved.body);
     expect([after['c0.type'], after['c1.type']]).toEqual(['TextInput', 'Heading']);
-    const deleted = builderFields((await editor.post(url, { ...after, _csrf: editor.csrf, op: 'delete:1' })).body);
+    const deleted = builderFields(
+      (await editor.post(url, { ...after, _csrf: editor.csrf, op: 'delete:1' })).body,
+    );
     expect(Number(deleted.count)).toBe(contactForm().body.length - 1);
     expect((await stored(id)).version).toBe(before.version);
     await editor.post(url, { ...deleted, _csrf: editor.csrf, op: 'save' });
@@ -123,7 +147,9 @@ describe('forms list and builder', () => {
     const url = `/console/forms/${id}`;
     const fields = builderFields((await editor.get(url)).body);
     const json = JSON.stringify({ body: [{ type: 'Paragraph', id: 'p', properties: { text: 'Hello' } }] });
-    const ok = builderFields((await editor.post(url, { ...fields, _csrf: editor.csrf, op: 'json', json })).body);
+    const ok = builderFields(
+      (await editor.post(url, { ...fields, _csrf: editor.csrf, op: 'json', json })).body,
+    );
     expect(ok.count).toBe('1');
     const bad = JSON.stringify({ body: [{ type: 'Marquee', id: 'm', properties: {} }] });
     const res = await editor.post(url, { ...fields, _csrf: editor.csrf, op: 'json', json: bad });
@@ -177,8 +203,13 @@ describe('share page', () => {
     expect(page.body).toContain(`/f/${id}</code>`);
     expect(page.body).toMatch(/<svg role="img" aria-label="QR code/);
     expect(page.body).toContain('&lt;a href=');
-    expect((await viewer.post(`/console/forms/${id}/vanity`, { _csrf: viewer.csrf, vanity: 'intake' })).statusCode).toBe(403);
-    expect((await editor.post(`/console/forms/${id}/vanity`, { _csrf: editor.csrf, vanity: 'bad name!' })).statusCode).toBe(303);
+    expect(
+      (await viewer.post(`/console/forms/${id}/vanity`, { _csrf: viewer.csrf, vanity: 'intake' })).statusCode,
+    ).toBe(403);
+    expect(
+      (await editor.post(`/console/forms/${id}/vanity`, { _csrf: editor.csrf, vanity: 'bad name!' }))
+        .statusCode,
+    ).toBe(303);
     expect((await stored(id)).form_json).toBeDefined();
     expect(((await stored(id)) as unknown as { vanity_url: string | null }).vanity_url).toBeNull();
     await editor.post(`/console/forms/${id}/vanity`, { _csrf: editor.csrf, vanity: 'intake-2026' });
@@ -213,11 +244,16 @@ describe('look page', () => {
   it('refuses a redirect that is not https and keeps the look as it was', async () => {
     const id = await createForm(t.app, a.auth);
     const before = await stored(id);
-    const res = await editor.post(`/console/forms/${id}/look`, { _csrf: editor.csrf, redirect_url: 'javascript:alert(1)' });
+    const res = await editor.post(`/console/forms/${id}/look`, {
+      _csrf: editor.csrf,
+      redirect_url: 'javascript:alert(1)',
+    });
     expect(res.statusCode).toBe(303);
     expect(await stored(id)).toEqual(before);
     const page = await editor.get(`/console/forms/${id}/look`);
     expect(page.body).toContain('redirect_url must be an https URL');
-    expect((await viewer.post(`/console/forms/${id}/look`, { _csrf: viewer.csrf, language: 'es' })).statusCode).toBe(403);
+    expect(
+      (await viewer.post(`/console/forms/${id}/look`, { _csrf: viewer.csrf, language: 'es' })).statusCode,
+    ).toBe(403);
   });
 });

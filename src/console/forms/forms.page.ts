@@ -37,7 +37,8 @@ async function listPage(c: ConsoleContext) {
   const rows = results.filter((f) => !f.deleted);
   return html`${formsAssets()}
     <form method="get" action="/console/forms" class="filters" role="search">
-      <label for="search">Search by title</label><input type="text" id="search" name="search" value="${search ?? ''}" />
+      <label for="search">Search by title</label
+      ><input type="text" id="search" name="search" value="${search ?? ''}" />
       <button type="submit">Search</button>
     </form>
     ${
@@ -150,9 +151,17 @@ export function formsPages(app: FastifyInstance, ctx: AppContext): void {
     handle: async (c) => {
       const title = String(c.form.title ?? '').trim();
       if (!title) throw new AppError('request.unprocessable', 'the form needs a title');
-      const { id } = await createForm(c.ctx, c.account.customer_id, { title, form_json: { body: [] }, active: false }, requireList);
+      const { id } = await createForm(
+        c.ctx,
+        c.account.customer_id,
+        { title, form_json: { body: [] }, active: false },
+        requireList,
+      );
       await auditForm(c, 'form.create', `form:${id}`, { title });
-      return { redirect: `/console/forms/${id}`, flash: 'Form created: add its components, save, then publish it.' };
+      return {
+        redirect: `/console/forms/${id}`,
+        flash: 'Form created: add its components, save, then publish it.',
+      };
     },
   });
   consolePage(app, ctx, {

@@ -37,12 +37,20 @@ async function lookPage(c: ConsoleContext) {
           ([name, label, fallback]) =>
             html`<div class="field">
               <label for="${name}">${label}</label>
-              <input type="color" class="swatch" id="${name}" name="${name}" value="${s[name] ?? fallback}" ${ro} />
+              <input
+                type="color"
+                class="swatch"
+                id="${name}"
+                name="${name}"
+                value="${s[name] ?? fallback}"
+                ${ro}
+              />
             </div>`,
         )}
         <div class="field">
           <label for="thank_you_text">Thank-you text (empty for the standard sentence)</label>
-          <textarea id="thank_you_text" name="thank_you_text" rows="3" maxlength="2000" ${ro}>${s.thank_you_text ?? ''}</textarea>
+          <textarea id="thank_you_text" name="thank_you_text" rows="3" maxlength="2000" ${ro}>
+${s.thank_you_text ?? ''}</textarea>
         </div>
         <div class="field">
           <label for="redirect_url">After a response, go on to (https, optional)</label>
@@ -63,7 +71,12 @@ async function lookPage(c: ConsoleContext) {
 
 /** Registers the Look page and its save. */
 export function lookPages(app: FastifyInstance, ctx: AppContext): void {
-  consolePage(app, ctx, { path: '/console/forms/:id/look', permission: 'read', title: 'Look', render: lookPage });
+  consolePage(app, ctx, {
+    path: '/console/forms/:id/look',
+    permission: 'read',
+    title: 'Look',
+    render: lookPage,
+  });
   consoleAction(app, ctx, {
     path: '/console/forms/:id/look',
     permission: 'edit_content',
@@ -72,11 +85,25 @@ export function lookPages(app: FastifyInstance, ctx: AppContext): void {
       const form = await formOf(c.ctx, c.account.customer_id, id);
       const field = (name: string) => String(c.form[name] ?? '').trim();
       const settings = Object.fromEntries(
-        ['logo_url', 'accent_color', 'background_color', 'text_color', 'thank_you_text', 'redirect_url', 'language']
+        [
+          'logo_url',
+          'accent_color',
+          'background_color',
+          'text_color',
+          'thank_you_text',
+          'redirect_url',
+          'language',
+        ]
           .map((k) => [k, field(k)])
           .filter(([, v]) => v),
       );
-      await changeForm(c.ctx, c.account.customer_id, id, { form_json: { ...(form.form_json as object), settings } }, requireList);
+      await changeForm(
+        c.ctx,
+        c.account.customer_id,
+        id,
+        { form_json: { ...(form.form_json as object), settings } },
+        requireList,
+      );
       await auditForm(c, 'form.look', `form:${id}`, { settings: Object.keys(settings) });
       return { redirect: `/console/forms/${id}/look`, flash: 'Look saved' };
     },

@@ -50,17 +50,31 @@ export function previewRoutes(app: FastifyInstance, ctx: AppContext): void {
     }
     return payload;
   };
-  app.get<{ Params: { id: string } }>('/console/forms/:id/preview', { schema: { hide: true }, onSend }, async (req, reply) => {
-    const c = await guard(ctx, req, reply, 'read');
-    if (!c) return reply;
-    const form = await formOf(ctx, c.account.customer_id, req.params.id);
-    return send(reply, page(form, (form.form_json as { body: Component[] }).body));
-  });
-  app.post<{ Params: { id: string } }>('/console/forms/:id/preview', { schema: { hide: true }, onSend }, async (req, reply) => {
-    const c = await guard(ctx, req, reply, 'read');
-    if (!c) return reply;
-    const form = await formOf(ctx, c.account.customer_id, req.params.id);
-    const state = readState(c.form);
-    return send(reply, page({ ...form, title: state.title || form.title, description: state.description || null }, state.components));
-  });
+  app.get<{ Params: { id: string } }>(
+    '/console/forms/:id/preview',
+    { schema: { hide: true }, onSend },
+    async (req, reply) => {
+      const c = await guard(ctx, req, reply, 'read');
+      if (!c) return reply;
+      const form = await formOf(ctx, c.account.customer_id, req.params.id);
+      return send(reply, page(form, (form.form_json as { body: Component[] }).body));
+    },
+  );
+  app.post<{ Params: { id: string } }>(
+    '/console/forms/:id/preview',
+    { schema: { hide: true }, onSend },
+    async (req, reply) => {
+      const c = await guard(ctx, req, reply, 'read');
+      if (!c) return reply;
+      const form = await formOf(ctx, c.account.customer_id, req.params.id);
+      const state = readState(c.form);
+      return send(
+        reply,
+        page(
+          { ...form, title: state.title || form.title, description: state.description || null },
+          state.components,
+        ),
+      );
+    },
+  );
 }

@@ -15,7 +15,11 @@ const PNG = tinyPng();
 const form_json = {
   body: [
     { type: 'TextInput', id: 'n', properties: { field_name: 'name', text: 'Full name', required: true } },
-    { type: 'FileUpload', id: 'f', properties: { field_name: 'scan', text: 'Insurance card', accept: ['image/png'] } },
+    {
+      type: 'FileUpload',
+      id: 'f',
+      properties: { field_name: 'scan', text: 'Insurance card', accept: ['image/png'] },
+    },
     { type: 'Signature', id: 's', properties: { field_name: 'sig', text: 'Sign here', required: true } },
   ],
 };
@@ -25,7 +29,11 @@ beforeAll(async () => {
   a = await t.createAccount();
   owner = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'owner')).email);
   editor = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'editor')).email);
-  formId = await createForm(t.app, a.auth, { form_json, signable: true, signature_confirmation_label: 'I confirm these answers' });
+  formId = await createForm(t.app, a.auth, {
+    form_json,
+    signable: true,
+    signature_confirmation_label: 'I confirm these answers',
+  });
   for (const name of ['Grace Hopper', 'Alan Turing']) {
     const res = await t.app.inject({
       method: 'POST',
@@ -37,13 +45,21 @@ beforeAll(async () => {
     });
     expect(res.statusCode).toBe(201);
   }
-  const list = await t.app.inject({ method: 'GET', url: `/v1/forms/api/forms/${formId}/submissions`, headers: a.auth });
+  const list = await t.app.inject({
+    method: 'GET',
+    url: `/v1/forms/api/forms/${formId}/submissions`,
+    headers: a.auth,
+  });
   subIds = (list.json() as { data: { id: string }[] }).data.map((d) => d.id);
 });
 afterAll(async () => t?.close());
 
 async function actions(target: string): Promise<string[]> {
-  const rows = await t.ctx.database.db.selectFrom('audit_log').select('action').where('target', '=', target).execute();
+  const rows = await t.ctx.database.db
+    .selectFrom('audit_log')
+    .select('action')
+    .where('target', '=', target)
+    .execute();
   return rows.map((r) => r.action);
 }
 
@@ -74,7 +90,9 @@ describe('responses in the console', () => {
     const old = await owner.get(`/console/forms/${formId}/responses?to=2001-01-01`);
     expect(old.body).toContain('No responses match these filters');
     const today = new Date().toISOString().slice(0, 10);
-    expect((await owner.get(`/console/forms/${formId}/responses?from=${today}&to=${today}`)).body).toContain('Alan Turing');
+    expect((await owner.get(`/console/forms/${formId}/responses?from=${today}&to=${today}`)).body).toContain(
+      'Alan Turing',
+    );
     expect((await owner.get(`/console/forms/${formId}/responses?from=yesterday`)).statusCode).toBe(400);
   });
 
@@ -90,7 +108,9 @@ describe('responses in the console', () => {
     expect(file.headers['content-type']).toBe('image/png');
     expect(file.headers['content-disposition']).toContain('attachment; filename="card.png"');
     expect(file.rawPayload.equals(PNG)).toBe(true);
-    expect(await actions(`form_submission:${id}`)).toEqual(expect.arrayContaining(['form.submission_read', 'form.file_download']));
+    expect(await actions(`form_submission:${id}`)).toEqual(
+      expect.arrayContaining(['form.submission_read', 'form.file_download']),
+    );
   });
 
   it('exports every response as CSV and one as PDF, and records both exports', async () => {
@@ -99,13 +119,18 @@ describe('responses in the console', () => {
     expect(csv.body).toContain('"Grace Hopper"');
     const pdf = await owner.get(`/console/forms/${formId}/responses/${subIds[1]}/pdf`);
     expect(pdf.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
-    const rows = await t.ctx.database.db.selectFrom('audit_log').select('detail').where('action', '=', 'form.export').execute();
+    const rows = await t.ctx.database.db
+      .selectFrom('audit_log')
+      .select('detail')
+      .where('action', '=', 'form.export')
+      .execute();
     expect(rows.map((r) => JSON.parse(r.detail).format).sort()).toEqual(['csv', 'pdf']);
   });
 });
 
 describe('uploaded files through the API', () => {
-  const url = (sid: string, field: string) => `/v1/forms/api/forms/${formId}/submissions/${sid}/files/${field}`;
+  const url = (sid: string, field: string) =>
+    `/v1/forms/api/forms/${formId}/submissions/${sid}/files/${field}`;
 
   it('downloads a file with the forms key and records the download against the key', async () => {
     const res = await t.app.inject({ method: 'GET', url: url(subIds[1]!, 'scan'), headers: a.auth });
@@ -128,11 +153,17 @@ describe('uploaded files through the API', () => {
     expect(none.json().error_code).toBe('form.file_not_found');
     expect((await t.app.inject({ method: 'GET', url: url(subIds[1]!, 'scan') })).statusCode).toBe(401);
     const other = await t.createAccount();
-    expect((await t.app.inject({ method: 'GET', url: url(subIds[1]!, 'scan'), headers: other.auth })).statusCode).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'GET', url: url(subIds[1]!, 'scan'), headers: other.auth })).statusCode,
+    ).toBe(404);
   });
 
   it('is described in the OpenAPI document', async () => {
-    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, unknown> };
-    expect(Object.keys(doc.paths)).toContain('/v1/forms/api/forms/{id}/submissions/{submission_id}/files/{field_name}');
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, unknown>;
+    };
+    expect(Object.keys(doc.paths)).toContain(
+      '/v1/forms/api/forms/{id}/submissions/{submission_id}/files/{field_name}',
+    );
   });
 });

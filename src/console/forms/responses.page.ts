@@ -9,7 +9,13 @@ import { isField } from '../../forms/components/components.ts';
 import { fieldName, labelOf } from '../../forms/components/component-types.ts';
 import { componentsOf } from '../../forms/definitions/definition.ts';
 import { submissionPdf, submissionsCsv } from '../../forms/submissions/exports.ts';
-import { auditExport, browseSubmissions, readSubmission, submissionFile, type Reader } from '../../forms/submissions/browse.service.ts';
+import {
+  auditExport,
+  browseSubmissions,
+  readSubmission,
+  submissionFile,
+  type Reader,
+} from '../../forms/submissions/browse.service.ts';
 import { requireSubmission } from '../../forms/submissions/submissions.service.ts';
 import { requireForm } from '../../forms/definitions/forms.service.ts';
 import { attachmentHeaders } from '../../forms/submissions/file-headers.ts';
@@ -17,7 +23,11 @@ import { html, type SafeHtml } from '../html.ts';
 import { consolePage, guard, type ConsoleContext } from '../page.ts';
 import { formsAssets, formTabs } from './builder.view.ts';
 
-const reader = (c: ConsoleContext): Reader => ({ accountId: c.account.customer_id, actor: c.actor, ip: c.ip });
+const reader = (c: ConsoleContext): Reader => ({
+  accountId: c.account.customer_id,
+  actor: c.actor,
+  ip: c.ip,
+});
 
 /** A stored value as text for the table and the detail page. */
 function valueText(value: unknown): string {
@@ -33,20 +43,32 @@ const isImage = (type: string) => /^image\/(png|jpeg|gif|webp)$/.test(type);
 
 async function listPage(c: ConsoleContext) {
   const id = c.params.id!;
-  const q = { search: c.query.search, from: c.query.from || undefined, to: c.query.to || undefined, before: c.query.before };
+  const q = {
+    search: c.query.search,
+    from: c.query.from || undefined,
+    to: c.query.to || undefined,
+    before: c.query.before,
+  };
   const { form, items, next } = await browseSubmissions(c.ctx, reader(c), id, q);
   const fields = componentsOf(form.form_json).filter(isField);
   const shown = fields.slice(0, 3);
-  const keep = new URLSearchParams(Object.entries({ search: q.search ?? '', from: q.from ?? '', to: q.to ?? '' }).filter(([, v]) => v));
+  const keep = new URLSearchParams(
+    Object.entries({ search: q.search ?? '', from: q.from ?? '', to: q.to ?? '' }).filter(([, v]) => v),
+  );
   return {
     title: `Responses: ${form.title}`,
     body: html`${formsAssets()} ${formTabs(id, 'responses')}
       <form method="get" class="filters" role="search" aria-label="Filter responses">
         <div class="field">
-          <label for="search">Search the answers</label><input type="text" id="search" name="search" value="${q.search ?? ''}" />
+          <label for="search">Search the answers</label
+          ><input type="text" id="search" name="search" value="${q.search ?? ''}" />
         </div>
-        <div class="field"><label for="from">From</label><input id="from" name="from" type="date" value="${q.from ?? ''}" /></div>
-        <div class="field"><label for="to">To</label><input id="to" name="to" type="date" value="${q.to ?? ''}" /></div>
+        <div class="field">
+          <label for="from">From</label><input id="from" name="from" type="date" value="${q.from ?? ''}" />
+        </div>
+        <div class="field">
+          <label for="to">To</label><input id="to" name="to" type="date" value="${q.to ?? ''}" />
+        </div>
         <button type="submit">Filter</button>
       </form>
       <div class="card actions">
@@ -58,11 +80,15 @@ async function listPage(c: ConsoleContext) {
           aria-controls="export-status"
           >Export all ${form.submission_count} as CSV</a
         >
-        <div id="export-status" role="status" hidden><progress max="1" value="0"></progress> <span></span></div>
+        <div id="export-status" role="status" hidden>
+          <progress max="1" value="0"></progress> <span></span>
+        </div>
       </div>
       ${
         items.length === 0
-          ? html`<p class="muted">No responses${q.search || q.from || q.to ? ' match these filters' : ' yet'}.</p>`
+          ? html`<p class="muted">
+              No responses${q.search || q.from || q.to ? ' match these filters' : ' yet'}.
+            </p>`
           : html`<div class="table-wrap">
               <table>
                 <thead>
@@ -82,7 +108,9 @@ async function listPage(c: ConsoleContext) {
                         <td>${data.files.length}</td>
                         <td>
                           <a href="/console/forms/${id}/responses/${row.id}"
-                            >Open<span class="visually-hidden"> the response of ${when(row.created_at)}</span></a
+                            >Open<span class="visually-hidden">
+                              the response of ${when(row.created_at)}</span
+                            ></a
                           >
                         </td>
                       </tr>`,
@@ -107,7 +135,10 @@ async function detailPage(c: ConsoleContext) {
         ${
           isImage(f.content_type)
             ? html`<div class="file-preview">
-                <img src="${base}/files/${encodeURIComponent(f.field_name)}?inline=1" alt="Preview of ${f.name}" />
+                <img
+                  src="${base}/files/${encodeURIComponent(f.field_name)}?inline=1"
+                  alt="Preview of ${f.name}"
+                />
               </div>`
             : ''
         }
@@ -148,7 +179,10 @@ async function detailPage(c: ConsoleContext) {
                   ? html`<img src="${signature.mark}" alt="The drawn signature" />`
                   : html`<p>Typed name: <strong>${signature.mark}</strong></p>`
               }
-              <p class="muted">Signed ${when(signature.signed_at)} from ${signature.ip}, form version ${signature.form_version}</p>
+              <p class="muted">
+                Signed ${when(signature.signed_at)} from ${signature.ip}, form version
+                ${signature.form_version}
+              </p>
             </div>`
           : ''
       }`,
@@ -158,7 +192,12 @@ async function detailPage(c: ConsoleContext) {
 /** Registers the responses pages and their downloads. */
 export function responsesPages(app: FastifyInstance, ctx: AppContext): void {
   const permission = 'read_protected' as const;
-  consolePage(app, ctx, { path: '/console/forms/:id/responses', permission, title: 'Responses', render: listPage });
+  consolePage(app, ctx, {
+    path: '/console/forms/:id/responses',
+    permission,
+    title: 'Responses',
+    render: listPage,
+  });
   consolePage(app, ctx, {
     path: '/console/forms/:id/responses.csv',
     permission,
@@ -167,20 +206,38 @@ export function responsesPages(app: FastifyInstance, ctx: AppContext): void {
       const form = await requireForm(c.ctx, c.account.customer_id, c.params.id!);
       await auditExport(c.ctx, reader(c), form, 'csv');
       return {
-        download: { filename: `form-${form.id}-responses.csv`, contentType: 'text/csv; charset=utf-8', body: submissionsCsv(c.ctx, form) },
+        download: {
+          filename: `form-${form.id}-responses.csv`,
+          contentType: 'text/csv; charset=utf-8',
+          body: submissionsCsv(c.ctx, form),
+        },
       };
     },
   });
-  consolePage(app, ctx, { path: '/console/forms/:id/responses/:sid', permission, title: 'Response', render: detailPage });
+  consolePage(app, ctx, {
+    path: '/console/forms/:id/responses/:sid',
+    permission,
+    title: 'Response',
+    render: detailPage,
+  });
   consolePage(app, ctx, {
     path: '/console/forms/:id/responses/:sid/pdf',
     permission,
     title: 'PDF',
     render: async (c) => {
-      const { form, row } = await requireSubmission(c.ctx, c.account.customer_id, c.params.id!, c.params.sid!);
+      const { form, row } = await requireSubmission(
+        c.ctx,
+        c.account.customer_id,
+        c.params.id!,
+        c.params.sid!,
+      );
       await auditExport(c.ctx, reader(c), form, 'pdf');
       return {
-        download: { filename: `submission-${row.id}.pdf`, contentType: 'application/pdf', body: await submissionPdf(c.ctx, form, row) },
+        download: {
+          filename: `submission-${row.id}.pdf`,
+          contentType: 'application/pdf',
+          body: await submissionPdf(c.ctx, form, row),
+        },
       };
     },
   });

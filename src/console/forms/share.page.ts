@@ -45,14 +45,21 @@ async function sharePage(c: ConsoleContext) {
       }
       <div class="card">
         <h2>Addresses</h2>
-        ${urlLine('hosted-url', 'Hosted page', hosted)} ${vanity ? urlLine('vanity-url', 'Vanity address', vanity) : ''}
+        ${urlLine('hosted-url', 'Hosted page', hosted)}
+        ${vanity ? urlLine('vanity-url', 'Vanity address', vanity) : ''}
         ${
           c.can('edit_content')
             ? html`<form method="post" action="/console/forms/${form.id}/vanity" class="actions">
                 ${csrfField(c.csrfToken)}
                 <div class="field">
                   <label for="vanity">Vanity name (letters, digits, . _ -; empty for none)</label>
-                  <input type="text" id="vanity" name="vanity" value="${form.vanity_url ?? ''}" maxlength="100" />
+                  <input
+                    type="text"
+                    id="vanity"
+                    name="vanity"
+                    value="${form.vanity_url ?? ''}"
+                    maxlength="100"
+                  />
                 </div>
                 <button type="submit" class="secondary">Set vanity name</button>
               </form>`
@@ -69,8 +76,8 @@ async function sharePage(c: ConsoleContext) {
       <div class="card">
         <h2>Embed on your site</h2>
         <p>
-          A link or button for your site. The hosted page opens at its own address, so answers go straight to Sealpost and no other site can
-          frame or read the form.
+          A link or button for your site. The hosted page opens at its own address, so answers go straight to
+          Sealpost and no other site can frame or read the form.
         </p>
         <pre class="mono" id="embed-snippet">${embed}</pre>
         <button type="button" class="secondary" data-copy="embed-snippet">Copy snippet</button>
@@ -80,7 +87,12 @@ async function sharePage(c: ConsoleContext) {
 
 /** Registers the Share page and setting the vanity name. */
 export function sharePages(app: FastifyInstance, ctx: AppContext): void {
-  consolePage(app, ctx, { path: '/console/forms/:id/share', permission: 'read', title: 'Share', render: sharePage });
+  consolePage(app, ctx, {
+    path: '/console/forms/:id/share',
+    permission: 'read',
+    title: 'Share',
+    render: sharePage,
+  });
   consoleAction(app, ctx, {
     path: '/console/forms/:id/vanity',
     permission: 'edit_content',
@@ -88,10 +100,16 @@ export function sharePages(app: FastifyInstance, ctx: AppContext): void {
       const id = c.params.id!;
       const name = String(c.form.vanity ?? '').trim();
       if (name && !VANITY.test(name))
-        throw new AppError('request.unprocessable', 'a vanity name is 1 to 100 letters, digits, dots, dashes or underscores');
+        throw new AppError(
+          'request.unprocessable',
+          'a vanity name is 1 to 100 letters, digits, dots, dashes or underscores',
+        );
       await changeForm(c.ctx, c.account.customer_id, id, { vanity_url: name }, requireList);
       await auditForm(c, 'form.vanity', `form:${id}`, { vanity_url: name });
-      return { redirect: `/console/forms/${id}/share`, flash: name ? `Vanity name set: ${name}` : 'Vanity name removed' };
+      return {
+        redirect: `/console/forms/${id}/share`,
+        flash: name ? `Vanity name set: ${name}` : 'Vanity name removed',
+      };
     },
   });
 }

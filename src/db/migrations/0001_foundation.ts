@@ -66,5 +66,6 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['leases', 'jobs', 'api_keys', 'domains', 'customers']) await db.schema.dropTable(table).execute();
+  for (const table of ['leases', 'jobs', 'api_keys', 'domains', 'customers'])
+    await db.schema.dropTable(table).execute();
 }

@@ -28,7 +28,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('finished_at', 'bigint')
     .execute();
-  await db.schema.createIndex('messages_customer_created_idx').on('messages').columns(['customer_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('messages_customer_created_idx')
+    .on('messages')
+    .columns(['customer_id', 'created_at'])
+    .execute();
   await db.schema.createIndex('messages_finished_idx').on('messages').columns(['finished_at']).execute();
 
   await serialId(db.schema.createTable('message_recipients'), dialect)
@@ -50,7 +54,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('secure_expires_at', 'bigint')
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('message_recipients_message_idx').on('message_recipients').column('message_id').execute();
+  await db.schema
+    .createIndex('message_recipients_message_idx')
+    .on('message_recipients')
+    .column('message_id')
+    .execute();
 
   await serialId(db.schema.createTable('message_links'), dialect)
     .addColumn('message_id', 'text', (c) => c.notNull().references('messages.id').onDelete('cascade'))
@@ -68,8 +76,16 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('data', 'text', (c) => c.notNull().defaultTo('{}'))
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('email_events_message_idx').on('email_events').columns(['message_id', 'id']).execute();
-  await db.schema.createIndex('email_events_customer_idx').on('email_events').columns(['customer_id', 'id']).execute();
+  await db.schema
+    .createIndex('email_events_message_idx')
+    .on('email_events')
+    .columns(['message_id', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('email_events_customer_idx')
+    .on('email_events')
+    .columns(['customer_id', 'id'])
+    .execute();
 
   await db.schema
     .createTable('idempotency_keys')
@@ -99,8 +115,16 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('raw', 'text')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('captured_messages_message_idx').on('captured_messages').columns(['message_id']).execute();
-  await db.schema.createIndex('captured_messages_customer_idx').on('captured_messages').columns(['customer_id', 'id']).execute();
+  await db.schema
+    .createIndex('captured_messages_message_idx')
+    .on('captured_messages')
+    .columns(['message_id'])
+    .execute();
+  await db.schema
+    .createIndex('captured_messages_customer_idx')
+    .on('captured_messages')
+    .columns(['customer_id', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

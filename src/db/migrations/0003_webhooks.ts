@@ -20,10 +20,16 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_endpoints_customer_idx').on('webhook_endpoints').columns(['customer_id']).execute();
+  await db.schema
+    .createIndex('webhook_endpoints_customer_idx')
+    .on('webhook_endpoints')
+    .columns(['customer_id'])
+    .execute();
 
   await serialId(db.schema.createTable('webhook_deliveries'), dialect)
-    .addColumn('endpoint_id', 'text', (c) => c.notNull().references('webhook_endpoints.id').onDelete('cascade'))
+    .addColumn('endpoint_id', 'text', (c) =>
+      c.notNull().references('webhook_endpoints.id').onDelete('cascade'),
+    )
     .addColumn('customer_id', 'integer', (c) => c.notNull())
     .addColumn('event_id', 'bigint', (c) => c.notNull())
     .addColumn('event_name', 'text', (c) => c.notNull())
@@ -43,10 +49,16 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .on('webhook_deliveries')
     .columns(['endpoint_id', 'message_id', 'state', 'id'])
     .execute();
-  await db.schema.createIndex('webhook_deliveries_state_idx').on('webhook_deliveries').columns(['state', 'updated_at']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_state_idx')
+    .on('webhook_deliveries')
+    .columns(['state', 'updated_at'])
+    .execute();
 
   await serialId(db.schema.createTable('webhook_attempts'), dialect)
-    .addColumn('delivery_id', 'bigint', (c) => c.notNull().references('webhook_deliveries.id').onDelete('cascade'))
+    .addColumn('delivery_id', 'bigint', (c) =>
+      c.notNull().references('webhook_deliveries.id').onDelete('cascade'),
+    )
     .addColumn('endpoint_id', 'text', (c) => c.notNull())
     .addColumn('attempt', 'integer', (c) => c.notNull())
     .addColumn('status_code', 'integer')
@@ -55,10 +67,19 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('error', 'text')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_attempts_delivery_idx').on('webhook_attempts').columns(['delivery_id']).execute();
-  await db.schema.createIndex('webhook_attempts_endpoint_idx').on('webhook_attempts').columns(['endpoint_id', 'id']).execute();
+  await db.schema
+    .createIndex('webhook_attempts_delivery_idx')
+    .on('webhook_attempts')
+    .columns(['delivery_id'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_attempts_endpoint_idx')
+    .on('webhook_attempts')
+    .columns(['endpoint_id', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const t of ['webhook_attempts', 'webhook_deliveries', 'webhook_endpoints']) await db.schema.dropTable(t).execute();
+  for (const t of ['webhook_attempts', 'webhook_deliveries', 'webhook_endpoints'])
+    await db.schema.dropTable(t).execute();
 }

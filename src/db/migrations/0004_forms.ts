@@ -27,7 +27,11 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('forms_customer_created_idx').on('forms').columns(['customer_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('forms_customer_created_idx')
+    .on('forms')
+    .columns(['customer_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('form_submissions')
@@ -48,7 +52,9 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
 
   await db.schema
     .createTable('form_signatures')
-    .addColumn('submission_id', 'text', (c) => c.primaryKey().references('form_submissions.id').onDelete('cascade'))
+    .addColumn('submission_id', 'text', (c) =>
+      c.primaryKey().references('form_submissions.id').onDelete('cascade'),
+    )
     .addColumn('form_id', 'text', (c) => c.notNull())
     .addColumn('form_version', 'integer', (c) => c.notNull())
     .addColumn('field_name', 'text', (c) => c.notNull())
@@ -66,9 +72,14 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addColumn('count', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('form_daily_counts_pk', ['form_id', 'day'])
     .execute();
-  await db.schema.createIndex('form_daily_counts_customer_idx').on('form_daily_counts').columns(['customer_id', 'day']).execute();
+  await db.schema
+    .createIndex('form_daily_counts_customer_idx')
+    .on('form_daily_counts')
+    .columns(['customer_id', 'day'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const t of ['form_daily_counts', 'form_signatures', 'form_submissions', 'forms']) await db.schema.dropTable(t).execute();
+  for (const t of ['form_daily_counts', 'form_signatures', 'form_submissions', 'forms'])
+    await db.schema.dropTable(t).execute();
 }

@@ -23,7 +23,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('subscription_lists_customer_idx').on('subscription_lists').columns(['customer_id']).execute();
+  await db.schema
+    .createIndex('subscription_lists_customer_idx')
+    .on('subscription_lists')
+    .columns(['customer_id'])
+    .execute();
   await db.schema
     .createIndex('subscription_lists_one_default')
     .on('subscription_lists')
@@ -41,17 +45,24 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('phone_number', 'text')
     .addColumn('unsubscribed', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('unsubscribed_at', 'bigint');
-  for (const col of STAT_COLUMNS) subscribers = subscribers.addColumn(col, 'integer', (c) => c.notNull().defaultTo(0));
+  for (const col of STAT_COLUMNS)
+    subscribers = subscribers.addColumn(col, 'integer', (c) => c.notNull().defaultTo(0));
   await subscribers
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('subscribers_customer_email_unique', ['customer_id', 'email_key'])
     .execute();
-  await db.schema.createIndex('subscribers_customer_created_idx').on('subscribers').columns(['customer_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('subscribers_customer_created_idx')
+    .on('subscribers')
+    .columns(['customer_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('subscription_list_members')
-    .addColumn('list_id', 'bigint', (c) => c.notNull().references('subscription_lists.id').onDelete('cascade'))
+    .addColumn('list_id', 'bigint', (c) =>
+      c.notNull().references('subscription_lists.id').onDelete('cascade'),
+    )
     .addColumn('subscriber_id', 'bigint', (c) => c.notNull().references('subscribers.id').onDelete('cascade'))
     .addColumn('unsubscribed', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', 'bigint', (c) => c.notNull())
@@ -75,7 +86,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await db.schema
     .createTable('subscriber_custom_field_values')
     .addColumn('subscriber_id', 'bigint', (c) => c.notNull().references('subscribers.id').onDelete('cascade'))
-    .addColumn('field_type_id', 'bigint', (c) => c.notNull().references('subscriber_custom_field_types.id').onDelete('cascade'))
+    .addColumn('field_type_id', 'bigint', (c) =>
+      c.notNull().references('subscriber_custom_field_types.id').onDelete('cascade'),
+    )
     .addColumn('value', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('subscriber_custom_field_values_pk', ['subscriber_id', 'field_type_id'])
     .execute();

@@ -39,9 +39,13 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
 
   let sends = serialId(db.schema.createTable('campaign_mailing_sends'), dialect)
     .addColumn('customer_id', 'integer', (c) => c.notNull().references('customers.id').onDelete('cascade'))
-    .addColumn('campaign_mailing_id', 'bigint', (c) => c.notNull().references('campaign_mailings.id').onDelete('cascade'))
+    .addColumn('campaign_mailing_id', 'bigint', (c) =>
+      c.notNull().references('campaign_mailings.id').onDelete('cascade'),
+    )
     // The list may be deleted later; its name is kept for the sends table.
-    .addColumn('subscription_list_id', 'bigint', (c) => c.references('subscription_lists.id').onDelete('set null'))
+    .addColumn('subscription_list_id', 'bigint', (c) =>
+      c.references('subscription_lists.id').onDelete('set null'),
+    )
     .addColumn('subscription_list_name', 'text', (c) => c.notNull())
     /** scheduled | expanding | sending | sent | cancelled */
     .addColumn('state', 'text', (c) => c.notNull())
@@ -72,12 +76,18 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .on('campaign_mailing_sends')
     .columns(['customer_id', 'created_at'])
     .execute();
-  await db.schema.createIndex('campaign_mailing_sends_mailing_idx').on('campaign_mailing_sends').columns(['campaign_mailing_id']).execute();
+  await db.schema
+    .createIndex('campaign_mailing_sends_mailing_idx')
+    .on('campaign_mailing_sends')
+    .columns(['campaign_mailing_id'])
+    .execute();
 
   await serialId(db.schema.createTable('marketing_deliveries'), dialect)
     .addColumn('customer_id', 'integer', (c) => c.notNull().references('customers.id').onDelete('cascade'))
     .addColumn('send_id', 'bigint', (c) => c.references('campaign_mailing_sends.id').onDelete('cascade'))
-    .addColumn('campaign_mailing_id', 'bigint', (c) => c.references('campaign_mailings.id').onDelete('cascade'))
+    .addColumn('campaign_mailing_id', 'bigint', (c) =>
+      c.references('campaign_mailings.id').onDelete('cascade'),
+    )
     .addColumn('drip_enrollment_id', 'bigint')
     .addColumn('drip_node_id', 'text')
     // No foreign key: a deleted subscriber's deliveries stay in the campaign's analytics.
@@ -117,13 +127,23 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .columns(['drip_enrollment_id', 'drip_node_id'])
     .unique()
     .execute();
-  await db.schema.createIndex('marketing_deliveries_subscriber_idx').on('marketing_deliveries').columns(['subscriber_id']).execute();
-  await db.schema.createIndex('marketing_deliveries_mailing_idx').on('marketing_deliveries').columns(['campaign_mailing_id']).execute();
+  await db.schema
+    .createIndex('marketing_deliveries_subscriber_idx')
+    .on('marketing_deliveries')
+    .columns(['subscriber_id'])
+    .execute();
+  await db.schema
+    .createIndex('marketing_deliveries_mailing_idx')
+    .on('marketing_deliveries')
+    .columns(['campaign_mailing_id'])
+    .execute();
 
   /** The tracked links of a send's content, by position (html_id), with their click totals. */
   await db.schema
     .createTable('campaign_send_links')
-    .addColumn('send_id', 'bigint', (c) => c.notNull().references('campaign_mailing_sends.id').onDelete('cascade'))
+    .addColumn('send_id', 'bigint', (c) =>
+      c.notNull().references('campaign_mailing_sends.id').onDelete('cascade'),
+    )
     .addColumn('html_id', 'integer', (c) => c.notNull())
     .addColumn('target_url', 'text', (c) => c.notNull())
     .addColumn('clicked', 'integer', (c) => c.notNull().defaultTo(0))
@@ -132,7 +152,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
 
   /** One row per delivery and link once the link is clicked: a tracking link of spec 2.13. */
   await serialId(db.schema.createTable('marketing_link_clicks'), dialect)
-    .addColumn('delivery_id', 'bigint', (c) => c.notNull().references('marketing_deliveries.id').onDelete('cascade'))
+    .addColumn('delivery_id', 'bigint', (c) =>
+      c.notNull().references('marketing_deliveries.id').onDelete('cascade'),
+    )
     .addColumn('send_id', 'bigint')
     .addColumn('html_id', 'integer', (c) => c.notNull())
     .addColumn('target_url', 'text', (c) => c.notNull())
@@ -141,11 +163,17 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('marketing_link_clicks_unique', ['delivery_id', 'html_id'])
     .execute();
-  await db.schema.createIndex('marketing_link_clicks_send_idx').on('marketing_link_clicks').columns(['send_id', 'html_id']).execute();
+  await db.schema
+    .createIndex('marketing_link_clicks_send_idx')
+    .on('marketing_link_clicks')
+    .columns(['send_id', 'html_id'])
+    .execute();
 
   await db.schema
     .createTable('marketing_captured')
-    .addColumn('delivery_id', 'bigint', (c) => c.primaryKey().references('marketing_deliveries.id').onDelete('cascade'))
+    .addColumn('delivery_id', 'bigint', (c) =>
+      c.primaryKey().references('marketing_deliveries.id').onDelete('cascade'),
+    )
     .addColumn('customer_id', 'integer', (c) => c.notNull())
     .addColumn('envelope_from', 'text', (c) => c.notNull())
     .addColumn('envelope_to', 'text', (c) => c.notNull())

@@ -12,7 +12,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('customer_id', 'integer', (c) => c.notNull().references('customers.id').onDelete('cascade'))
     .addColumn('name', 'text', (c) => c.notNull())
     // The list may be deleted later; the drip then enrolls nobody new and keeps the name for display.
-    .addColumn('subscription_list_id', 'bigint', (c) => c.references('subscription_lists.id').onDelete('set null'))
+    .addColumn('subscription_list_id', 'bigint', (c) =>
+      c.references('subscription_lists.id').onDelete('set null'),
+    )
     .addColumn('subscription_list_name', 'text', (c) => c.notNull())
     /** subscription | form_submission */
     .addColumn('start_trigger', 'text', (c) => c.notNull())
@@ -32,11 +34,17 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('drip_campaigns_customer_idx').on('drip_campaigns').columns(['customer_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('drip_campaigns_customer_idx')
+    .on('drip_campaigns')
+    .columns(['customer_id', 'created_at'])
+    .execute();
   await db.schema.createIndex('drip_campaigns_state_idx').on('drip_campaigns').columns(['state']).execute();
 
   await serialId(db.schema.createTable('drip_enrollments'), dialect)
-    .addColumn('drip_campaign_id', 'bigint', (c) => c.notNull().references('drip_campaigns.id').onDelete('cascade'))
+    .addColumn('drip_campaign_id', 'bigint', (c) =>
+      c.notNull().references('drip_campaigns.id').onDelete('cascade'),
+    )
     .addColumn('customer_id', 'integer', (c) => c.notNull())
     .addColumn('subscriber_id', 'bigint', (c) => c.notNull().references('subscribers.id').onDelete('cascade'))
     /** The node whose step runs next (or ran last, once completed or stopped). */
@@ -60,7 +68,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .on('subscription_list_members')
     .columns(['list_id', 'created_at'])
     .execute();
-  await db.schema.createIndex('drip_enrollments_state_idx').on('drip_enrollments').columns(['drip_campaign_id', 'state']).execute();
+  await db.schema
+    .createIndex('drip_enrollments_state_idx')
+    .on('drip_enrollments')
+    .columns(['drip_campaign_id', 'state'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -37,8 +37,16 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('last_seen_at', 'bigint', (c) => c.notNull())
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('console_sessions_user_idx').on('console_sessions').columns(['user_id']).execute();
-  await db.schema.createIndex('console_sessions_expiry_idx').on('console_sessions').columns(['expires_at']).execute();
+  await db.schema
+    .createIndex('console_sessions_user_idx')
+    .on('console_sessions')
+    .columns(['user_id'])
+    .execute();
+  await db.schema
+    .createIndex('console_sessions_expiry_idx')
+    .on('console_sessions')
+    .columns(['expires_at'])
+    .execute();
 
   await db.schema
     .createTable('user_tokens')
@@ -76,6 +84,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('at', 'bigint', (c) => c.notNull())
     .addColumn('detail', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('audit_log_customer_at_idx').on('audit_log').columns(['customer_id', 'at']).execute();
+  await db.schema
+    .createIndex('audit_log_customer_at_idx')
+    .on('audit_log')
+    .columns(['customer_id', 'at'])
+    .execute();
   await db.schema.createIndex('audit_log_at_idx').on('audit_log').columns(['at']).execute();
 }

@@ -24,17 +24,25 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addColumn('finished_at', 'bigint')
     .execute();
-  await db.schema.createIndex('subscriber_imports_customer_idx').on('subscriber_imports').columns(['customer_id', 'id']).execute();
+  await db.schema
+    .createIndex('subscriber_imports_customer_idx')
+    .on('subscriber_imports')
+    .columns(['customer_id', 'id'])
+    .execute();
   await db.schema
     .createTable('subscriber_import_chunks')
-    .addColumn('import_id', 'integer', (c) => c.notNull().references('subscriber_imports.id').onDelete('cascade'))
+    .addColumn('import_id', 'integer', (c) =>
+      c.notNull().references('subscriber_imports.id').onDelete('cascade'),
+    )
     .addColumn('seq', 'integer', (c) => c.notNull())
     .addColumn('data', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('subscriber_import_chunks_pk', ['import_id', 'seq'])
     .execute();
   await db.schema
     .createTable('subscriber_import_errors')
-    .addColumn('import_id', 'integer', (c) => c.notNull().references('subscriber_imports.id').onDelete('cascade'))
+    .addColumn('import_id', 'integer', (c) =>
+      c.notNull().references('subscriber_imports.id').onDelete('cascade'),
+    )
     .addColumn('line', 'bigint', (c) => c.notNull())
     .addColumn('email', 'text', (c) => c.notNull())
     .addColumn('message', 'text', (c) => c.notNull())

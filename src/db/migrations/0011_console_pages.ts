@@ -9,7 +9,15 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .on('message_recipients')
     .columns(['customer_id', 'address', 'message_id'])
     .execute();
-  await db.schema.createIndex('email_events_customer_created_idx').on('email_events').columns(['customer_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('email_events_customer_created_idx')
+    .on('email_events')
+    .columns(['customer_id', 'created_at'])
+    .execute();
   await db.schema.alterTable('messages').addColumn('subject_hash', 'text').execute();
-  await db.schema.createIndex('messages_customer_subject_idx').on('messages').columns(['customer_id', 'subject_hash']).execute();
+  await db.schema
+    .createIndex('messages_customer_subject_idx')
+    .on('messages')
+    .columns(['customer_id', 'subject_hash'])
+    .execute();
 }

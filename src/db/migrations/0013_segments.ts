@@ -15,7 +15,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('dynamic_lists_customer_idx').on('dynamic_lists').columns(['customer_id']).execute();
+  await db.schema
+    .createIndex('dynamic_lists_customer_idx')
+    .on('dynamic_lists')
+    .columns(['customer_id'])
+    .execute();
 
   await db.schema.alterTable('campaign_mailing_sends').addColumn('dynamic_list_id', 'bigint').execute();
   await db.schema.alterTable('campaign_mailing_sends').addColumn('dynamic_filters', 'text').execute();
@@ -37,7 +41,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addColumn('finished_at', 'bigint')
     .execute();
-  await db.schema.createIndex('bulk_jobs_customer_idx').on('bulk_jobs').columns(['customer_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('bulk_jobs_customer_idx')
+    .on('bulk_jobs')
+    .columns(['customer_id', 'created_at'])
+    .execute();
   await db.schema
     .createTable('bulk_job_chunks')
     .addColumn('job_id', 'bigint', (c) => c.notNull().references('bulk_jobs.id').onDelete('cascade'))

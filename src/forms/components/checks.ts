@@ -35,8 +35,12 @@ export function checkText(c: Component, raw: unknown): Checked {
 export function checkChoice(c: Component, raw: unknown): Checked {
   const v = text(raw);
   if (v === undefined || v === '')
-    return raw === undefined || raw === null || raw === '' || v === '' ? missing(c) : { error: 'must be one option' };
-  return optionsOf(c).some((o) => o.value === v) ? { value: v } : { error: 'must be one of the listed options' };
+    return raw === undefined || raw === null || raw === '' || v === ''
+      ? missing(c)
+      : { error: 'must be one option' };
+  return optionsOf(c).some((o) => o.value === v)
+    ? { value: v }
+    : { error: 'must be one of the listed options' };
 }
 
 /** CheckboxGroup: a list of listed option values (a single string counts as a list of one). */
@@ -47,7 +51,9 @@ export function checkChoices(c: Component, raw: unknown): Checked {
   const chosen = [...new Set(values as string[])].filter((v) => v !== '');
   if (chosen.length === 0) return missing(c);
   const allowed = new Set(optionsOf(c).map((o) => o.value));
-  return chosen.every((v) => allowed.has(v)) ? { value: chosen } : { error: 'must contain only the listed options' };
+  return chosen.every((v) => allowed.has(v))
+    ? { value: chosen }
+    : { error: 'must contain only the listed options' };
 }
 
 /** Checkbox: true when ticked; a required checkbox must be ticked. */
@@ -91,7 +97,8 @@ export function checkSignature(c: Component, raw: unknown): Checked {
   if (v.startsWith('data:')) {
     const m = /^data:image\/(png|jpeg);base64,([A-Za-z0-9+/=\s]+)$/.exec(v);
     const bytes = m ? Buffer.from(m[2]!, 'base64') : undefined;
-    if (!bytes || sniff(bytes) !== `image/${m![1]}` || !isDecodableImage(bytes)) return { error: 'must be a PNG or JPEG image' };
+    if (!bytes || sniff(bytes) !== `image/${m![1]}` || !isDecodableImage(bytes))
+      return { error: 'must be a PNG or JPEG image' };
     if (bytes.length > 1_000_000) return { error: 'must be at most 1000000 bytes' };
     return { value: v.replace(/\s/g, '') };
   }
@@ -99,7 +106,14 @@ export function checkSignature(c: Component, raw: unknown): Checked {
 }
 
 /** Default file types a FileUpload accepts when it lists none. */
-export const DEFAULT_ACCEPT = ['application/pdf', 'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'text/plain'];
+export const DEFAULT_ACCEPT = [
+  'application/pdf',
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'text/plain',
+];
 /** Default largest upload, in bytes. */
 export const DEFAULT_MAX_FILE_BYTES = 5_000_000;
 
@@ -110,7 +124,9 @@ export function checkFile(c: Component, upload: Upload | undefined): Checked {
   if (upload.bytes.length > max) return { error: `must be at most ${max} bytes` };
   const accept = Array.isArray(c.properties.accept) ? (c.properties.accept as string[]) : DEFAULT_ACCEPT;
   const type = sniff(upload.bytes);
-  const ok = type !== undefined && accept.some((a) => a === type || (a.endsWith('/*') && type.startsWith(a.slice(0, -1))));
+  const ok =
+    type !== undefined &&
+    accept.some((a) => a === type || (a.endsWith('/*') && type.startsWith(a.slice(0, -1))));
   if (!ok) return { error: `must be a file of type ${accept.join(', ')}` };
   const name = upload.name.replace(/[\\/\r\n\0]/g, '_').slice(0, 200) || 'upload';
   return { value: name, file: { name, bytes: upload.bytes, contentType: type } };
@@ -120,10 +136,12 @@ export function checkFile(c: Component, upload: Upload | undefined): Checked {
 export function sniff(b: Buffer): string | undefined {
   const head = b.subarray(0, 12);
   if (head.subarray(0, 5).toString('latin1') === '%PDF-') return 'application/pdf';
-  if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'image/png';
   if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
   if (/^GIF8[79]a/.test(head.subarray(0, 6).toString('latin1'))) return 'image/gif';
-  if (head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  if (head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP')
+    return 'image/webp';
   if (!b.includes(0) && Buffer.from(b.toString('utf8'), 'utf8').equals(b)) return 'text/plain';
   return undefined;
 }

@@ -41,7 +41,9 @@ export function optionsOf(c: Component): Option[] {
   const raw = c.properties.options;
   if (!Array.isArray(raw)) return [];
   return raw.map((o) =>
-    typeof o === 'string' ? { label: o, value: o } : { label: String((o as Option).label), value: String((o as Option).value) },
+    typeof o === 'string'
+      ? { label: o, value: o }
+      : { label: String((o as Option).label), value: String((o as Option).value) },
   );
 }
 

@@ -18,7 +18,8 @@ import {
 import { RENDER, type FieldView } from './fields.html.ts';
 
 /** How a property is checked when a definition is stored. `html` is sanitized; `url` must be https or a data: image. */
-export type PropKind = 'string' | 'html' | 'boolean' | 'integer' | 'number' | 'options' | 'mask' | 'strings' | 'date' | 'url';
+export type PropKind =
+  'string' | 'html' | 'boolean' | 'integer' | 'number' | 'options' | 'mask' | 'strings' | 'date' | 'url';
 
 /** A property of a component type. */
 export interface PropSpec {
@@ -35,12 +36,23 @@ export interface ComponentType {
   check?(c: Component, raw: unknown, upload: Upload | undefined): Checked;
 }
 
-const fieldName: PropSpec = { kind: 'string', required: true, doc: 'Key of the value in `form_data`; unique in the form.' };
+const fieldName: PropSpec = {
+  kind: 'string',
+  required: true,
+  doc: 'Key of the value in `form_data`; unique in the form.',
+};
 const label: PropSpec = { kind: 'html', doc: 'The label, as HTML (sanitized to an allowlist).' };
 const required: PropSpec = { kind: 'boolean', doc: 'A value must be given.' };
 const placeholder: PropSpec = { kind: 'string', doc: 'Placeholder text.' };
-const options: PropSpec = { kind: 'options', required: true, doc: 'Non-empty list of strings or `{label, value}` objects.' };
-const maxLength: PropSpec = { kind: 'integer', doc: 'Longest value in characters (at most 10000, the default).' };
+const options: PropSpec = {
+  kind: 'options',
+  required: true,
+  doc: 'Non-empty list of strings or `{label, value}` objects.',
+};
+const maxLength: PropSpec = {
+  kind: 'integer',
+  doc: 'Longest value in characters (at most 10000, the default).',
+};
 
 /** Every component type, by its `type` name. */
 export const COMPONENTS: Record<string, ComponentType> = {
@@ -83,7 +95,11 @@ export const COMPONENTS: Record<string, ComponentType> = {
     render: RENDER.CheckboxGroup!,
     check: (c, raw) => checkChoices(c, raw),
   },
-  Checkbox: { props: { field_name: fieldName, text: label, required }, render: RENDER.Checkbox!, check: (c, raw) => checkBox(c, raw) },
+  Checkbox: {
+    props: { field_name: fieldName, text: label, required },
+    render: RENDER.Checkbox!,
+    check: (c, raw) => checkBox(c, raw),
+  },
   DateInput: {
     props: {
       field_name: fieldName,
@@ -113,7 +129,10 @@ export const COMPONENTS: Record<string, ComponentType> = {
       field_name: fieldName,
       text: label,
       required,
-      accept: { kind: 'strings', doc: 'Accepted MIME types (`image/*` allowed); default PDF, PNG, JPEG, GIF, WebP, plain text.' },
+      accept: {
+        kind: 'strings',
+        doc: 'Accepted MIME types (`image/*` allowed); default PDF, PNG, JPEG, GIF, WebP, plain text.',
+      },
       max_size_bytes: { kind: 'integer', doc: 'Largest file in bytes (default 5000000).' },
     },
     render: RENDER.FileUpload!,
@@ -136,7 +155,10 @@ export const COMPONENTS: Record<string, ComponentType> = {
     },
     render: RENDER.Heading!,
   },
-  Paragraph: { props: { text: { kind: 'html', required: true, doc: 'Paragraph HTML.' } }, render: RENDER.Paragraph! },
+  Paragraph: {
+    props: { text: { kind: 'html', required: true, doc: 'Paragraph HTML.' } },
+    render: RENDER.Paragraph!,
+  },
   Divider: { props: {}, render: RENDER.Divider! },
   Image: {
     props: {

@@ -18,12 +18,18 @@ export interface FieldView {
 
 /** Escapes text for an HTML element or a double-quoted attribute. */
 export function esc(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 const controlId = (v: FieldView) => `sp-${v.index}`;
 const errorId = (v: FieldView) => `sp-${v.index}-error`;
-const asText = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : '');
+const asText = (value: unknown) =>
+  typeof value === 'string' || typeof value === 'number' ? String(value) : '';
 
 function attrs(pairs: Record<string, string | number | boolean | undefined>): string {
   return Object.entries(pairs)
@@ -35,7 +41,9 @@ function attrs(pairs: Record<string, string | number | boolean | undefined>): st
 function labelHtml(c: Component, v: FieldView, tag: 'label' | 'legend' = 'label'): string {
   const text = str(c, 'text') || esc(str(c, 'field_name'));
   const req = flag(c, 'required') ? ' <span class="sp-required" aria-hidden="true">*</span>' : '';
-  return tag === 'label' ? `<label for="${controlId(v)}">${text}${req}</label>` : `<legend>${text}${req}</legend>`;
+  return tag === 'label'
+    ? `<label for="${controlId(v)}">${text}${req}</label>`
+    : `<legend>${text}${req}</legend>`;
 }
 
 function errorHtml(v: FieldView): string {
@@ -71,7 +79,11 @@ export const RENDER: Record<string, (c: Component, v: FieldView) => string> = {
   Select(c, v) {
     const chosen = asText(v.value);
     const opts = [`<option value="">${esc(str(c, 'placeholder') || 'Choose…')}</option>`]
-      .concat(optionsOf(c).map((o) => `<option${attrs({ value: o.value, selected: o.value === chosen })}>${esc(o.label)}</option>`))
+      .concat(
+        optionsOf(c).map(
+          (o) => `<option${attrs({ value: o.value, selected: o.value === chosen })}>${esc(o.label)}</option>`,
+        ),
+      )
       .join('');
     return wrap(c, v, labelHtml(c, v) + `<select${attrs(common(c, v))}>${opts}</select>` + errorHtml(v));
   },
@@ -91,27 +103,44 @@ export const RENDER: Record<string, (c: Component, v: FieldView) => string> = {
     return wrap(c, v, labelHtml(c, v) + input + errorHtml(v));
   },
   FileUpload(c, v) {
-    const accept = Array.isArray(c.properties.accept) ? (c.properties.accept as string[]).join(',') : undefined;
-    return wrap(c, v, labelHtml(c, v) + `<input${attrs({ ...common(c, v), type: 'file', accept })}>` + errorHtml(v));
+    const accept = Array.isArray(c.properties.accept)
+      ? (c.properties.accept as string[]).join(',')
+      : undefined;
+    return wrap(
+      c,
+      v,
+      labelHtml(c, v) + `<input${attrs({ ...common(c, v), type: 'file', accept })}>` + errorHtml(v),
+    );
   },
   Signature(c, v) {
-    const affirm = v.affirmation ? `<p class="sp-affirmation" id="${controlId(v)}-affirmation">${esc(v.affirmation)}</p>` : '';
+    const affirm = v.affirmation
+      ? `<p class="sp-affirmation" id="${controlId(v)}-affirmation">${esc(v.affirmation)}</p>`
+      : '';
     const hint = `<p class="sp-hint" id="${controlId(v)}-hint">Type your full name to sign.</p>`;
-    const described = [v.error ? errorId(v) : '', affirm ? `${controlId(v)}-affirmation` : '', `${controlId(v)}-hint`];
+    const described = [
+      v.error ? errorId(v) : '',
+      affirm ? `${controlId(v)}-affirmation` : '',
+      `${controlId(v)}-hint`,
+    ];
     const input = `<input${attrs({ ...common(c, v), type: 'text', autocomplete: 'name', value: asText(v.value).startsWith('data:') ? '' : asText(v.value), 'aria-describedby': described.filter(Boolean).join(' ') })}>`;
     return wrap(c, v, labelHtml(c, v) + affirm + hint + input + errorHtml(v));
   },
-  Hidden: (c, v) => `<input${attrs({ type: 'hidden', name: str(c, 'field_name'), value: asText(v.value ?? str(c, 'value')) })}>`,
+  Hidden: (c, v) =>
+    `<input${attrs({ type: 'hidden', name: str(c, 'field_name'), value: asText(v.value ?? str(c, 'value')) })}>`,
   Heading(c) {
     const level = Math.min(Math.max(num(c, 'level') ?? 2, 1), 6);
     return `<h${level} class="sp-heading">${str(c, 'text')}</h${level}>`;
   },
   Paragraph: (c) => `<div class="sp-paragraph">${str(c, 'text')}</div>`,
   Divider: () => '<hr class="sp-divider">',
-  Image: (c) => `<img${attrs({ class: 'sp-image', src: str(c, 'src'), alt: str(c, 'alt'), width: num(c, 'width') })}>`,
+  Image: (c) =>
+    `<img${attrs({ class: 'sp-image', src: str(c, 'src'), alt: str(c, 'alt'), width: num(c, 'width') })}>`,
   Button(c) {
     const margin = str(c, 'margin');
-    const style = [/^[\w .%-]{1,40}$/.test(margin) ? `margin:${margin}` : '', flag(c, 'full_width') ? 'width:100%' : '']
+    const style = [
+      /^[\w .%-]{1,40}$/.test(margin) ? `margin:${margin}` : '',
+      flag(c, 'full_width') ? 'width:100%' : '',
+    ]
       .filter(Boolean)
       .join(';');
     return `<button${attrs({ type: 'submit', class: 'sp-button', style: style || undefined })}>${str(c, 'text') || 'Submit'}</button>`;
@@ -119,7 +148,9 @@ export const RENDER: Record<string, (c: Component, v: FieldView) => string> = {
 };
 
 function choiceGroup(c: Component, v: FieldView, kind: 'radio' | 'checkbox'): string {
-  const chosen = new Set(Array.isArray(v.value) ? v.value.map(String) : v.value === undefined ? [] : [String(v.value)]);
+  const chosen = new Set(
+    Array.isArray(v.value) ? v.value.map(String) : v.value === undefined ? [] : [String(v.value)],
+  );
   const items = optionsOf(c)
     .map((o, i) => {
       const id = `${controlId(v)}-${i}`;
@@ -128,5 +159,10 @@ function choiceGroup(c: Component, v: FieldView, kind: 'radio' | 'checkbox'): st
     })
     .join('');
   const described = v.error ? ` aria-describedby="${errorId(v)}"` : '';
-  return wrap(c, v, `<fieldset id="${controlId(v)}"${described}>${labelHtml(c, v, 'legend')}${items}</fieldset>` + errorHtml(v));
+  return wrap(
+    c,
+    v,
+    `<fieldset id="${controlId(v)}"${described}>${labelHtml(c, v, 'legend')}${items}</fieldset>` +
+      errorHtml(v),
+  );
 }

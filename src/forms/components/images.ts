@@ -5,7 +5,8 @@ const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** True for a PNG whose chunks are well-formed and whose image data inflates, or a JPEG with start and end markers. */
 export function isDecodableImage(b: Buffer): boolean {
-  if (b[0] === 0xff && b[1] === 0xd8) return b.length > 4 && b[b.length - 2] === 0xff && b[b.length - 1] === 0xd9;
+  if (b[0] === 0xff && b[1] === 0xd8)
+    return b.length > 4 && b[b.length - 2] === 0xff && b[b.length - 1] === 0xd9;
   if (b.length < 8 || !b.subarray(0, 8).equals(PNG_MAGIC)) return false;
   const idat: Buffer[] = [];
   let off = 8;

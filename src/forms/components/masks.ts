@@ -16,7 +16,11 @@ export function isIsoDate(text: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (!m) return false;
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
+  return (
+    d.getUTCFullYear() === Number(m[1]) &&
+    d.getUTCMonth() === Number(m[2]) - 1 &&
+    d.getUTCDate() === Number(m[3])
+  );
 }
 
 /** The problem with `value` under `mask`, or null when it fits. The message never repeats the value. */
@@ -27,7 +31,9 @@ export function maskProblem(mask: Mask, value: string): string | null {
     case 'Email':
       return EMAIL.test(value) && value.length <= 254 ? null : 'must be a valid email address';
     case 'Phone':
-      return PHONE.test(value) && (value.match(/\d/g)?.length ?? 0) >= 7 ? null : 'must be a valid phone number';
+      return PHONE.test(value) && (value.match(/\d/g)?.length ?? 0) >= 7
+        ? null
+        : 'must be a valid phone number';
     case 'Number':
       return NUMBER.test(value) ? null : 'must be a number';
     case 'Integer':

@@ -18,7 +18,25 @@ export interface Definition {
 export const RESERVED_PREFIX = '_sp_';
 
 const SANITIZE: sanitizeHtml.IOptions = {
-  allowedTags: ['b', 'strong', 'i', 'em', 'u', 's', 'small', 'sub', 'sup', 'br', 'span', 'p', 'a', 'ul', 'ol', 'li', 'code'],
+  allowedTags: [
+    'b',
+    'strong',
+    'i',
+    'em',
+    'u',
+    's',
+    'small',
+    'sub',
+    'sup',
+    'br',
+    'span',
+    'p',
+    'a',
+    'ul',
+    'ol',
+    'li',
+    'code',
+  ],
   allowedAttributes: { a: ['href', 'title', 'target', 'rel'], span: ['class'], p: ['class'] },
   allowedSchemes: ['http', 'https', 'mailto', 'tel'],
   transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: 'noopener noreferrer' }) },
@@ -33,7 +51,12 @@ const invalid = (message: string) => new AppError('form.invalid_definition', mes
 
 /** Checks `form_json` and returns it with every `html` property sanitized; throws form.invalid_definition naming the component. */
 export function parseDefinition(formJson: unknown): Definition {
-  if (!formJson || typeof formJson !== 'object' || Array.isArray(formJson) || !Array.isArray((formJson as { body?: unknown }).body))
+  if (
+    !formJson ||
+    typeof formJson !== 'object' ||
+    Array.isArray(formJson) ||
+    !Array.isArray((formJson as { body?: unknown }).body)
+  )
     throw invalid('form_json must be an object with a "body" array of components');
   const body = (formJson as { body: unknown[] }).body;
   const ids = new Set<string>();
@@ -58,15 +81,22 @@ export function parseDefinition(formJson: unknown): Definition {
 }
 
 function checkComponent(raw: unknown, index: number): Component {
-  const obj = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
+  const obj =
+    raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
   const type = typeof obj?.type === 'string' ? obj.type : String(obj?.type ?? 'missing');
   const where = `form_json.body[${index}] (${type})`;
-  if (!obj) throw invalid(`form_json.body[${index}]: a component must be an object with type, id and properties`);
+  if (!obj)
+    throw invalid(`form_json.body[${index}]: a component must be an object with type, id and properties`);
   const spec = ownValue(COMPONENTS, type);
-  if (!spec) throw invalid(`${where}: unknown component type "${type}"; known types: ${Object.keys(COMPONENTS).join(', ')}`);
-  if (typeof obj.id !== 'string' || obj.id.trim() === '') throw invalid(`${where}: id must be a non-empty string`);
+  if (!spec)
+    throw invalid(
+      `${where}: unknown component type "${type}"; known types: ${Object.keys(COMPONENTS).join(', ')}`,
+    );
+  if (typeof obj.id !== 'string' || obj.id.trim() === '')
+    throw invalid(`${where}: id must be a non-empty string`);
   const props = obj.properties ?? {};
-  if (typeof props !== 'object' || Array.isArray(props)) throw invalid(`${where}: properties must be an object`);
+  if (typeof props !== 'object' || Array.isArray(props))
+    throw invalid(`${where}: properties must be an object`);
   const properties: Record<string, unknown> = { ...(props as Record<string, unknown>) };
   for (const [name, p] of Object.entries(spec.props)) {
     const value = properties[name];
@@ -80,9 +110,15 @@ function checkComponent(raw: unknown, index: number): Component {
     if (p.kind === 'html') properties[name] = sanitizeText(value as string);
   }
   const field = properties.field_name;
-  if (typeof field === 'string' && (field.trim() === '' || field.length > 100 || field.startsWith(RESERVED_PREFIX)))
-    throw invalid(`${where}: properties.field_name must be 1 to 100 characters and not start with "${RESERVED_PREFIX}"`);
-  if (typeof field === 'string' && isPrototypeName(field)) throw invalid(`${where}: properties.field_name "${field}" is a reserved name`);
+  if (
+    typeof field === 'string' &&
+    (field.trim() === '' || field.length > 100 || field.startsWith(RESERVED_PREFIX))
+  )
+    throw invalid(
+      `${where}: properties.field_name must be 1 to 100 characters and not start with "${RESERVED_PREFIX}"`,
+    );
+  if (typeof field === 'string' && isPrototypeName(field))
+    throw invalid(`${where}: properties.field_name "${field}" is a reserved name`);
   if (isPrototypeName(obj.id)) throw invalid(`${where}: id "${obj.id}" is a reserved name`);
   return { ...obj, type, id: obj.id, properties };
 }
@@ -101,12 +137,15 @@ function propProblem(p: PropSpec, v: unknown): string | null {
     case 'date':
       return typeof v === 'string' && isIsoDate(v) ? null : 'must be a date written YYYY-MM-DD';
     case 'mask':
-      return typeof v === 'string' && (MASKS as readonly string[]).includes(v) ? null : `must be one of ${MASKS.join(', ')}`;
+      return typeof v === 'string' && (MASKS as readonly string[]).includes(v)
+        ? null
+        : `must be one of ${MASKS.join(', ')}`;
     case 'strings':
       return Array.isArray(v) && v.every((s) => typeof s === 'string') ? null : 'must be an array of strings';
     case 'url':
       return typeof v === 'string' &&
-        (/^https:\/\/[^\s"<>]+$/i.test(v) || /^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$/.test(v))
+        (/^https:\/\/[^\s"<>]+$/i.test(v) ||
+          /^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$/.test(v))
         ? null
         : 'must be an https URL or a data:image URL';
     case 'options': {

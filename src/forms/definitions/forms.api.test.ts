@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const get = (url: string, headers: Record<string, string> = a.auth) => t.app.inject({ method: 'GET', url, headers });
+const get = (url: string, headers: Record<string, string> = a.auth) =>
+  t.app.inject({ method: 'GET', url, headers });
 
 describe('form definitions', () => {
   it('creates a form and reads back every field, with component HTML sanitized and form_html rendered', async () => {
@@ -99,7 +100,12 @@ describe('form definitions', () => {
     ],
     [{}, 'body'],
   ])('refuses an invalid form_json with 422 naming the component (%#)', async (form_json, words) => {
-    const res = await t.app.inject({ method: 'POST', url: '/v1/forms/api/forms', headers: a.auth, payload: { title: 'Bad', form_json } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/forms/api/forms',
+      headers: a.auth,
+      payload: { title: 'Bad', form_json },
+    });
     expect(res.statusCode).toBe(422);
     expect(res.json().message).toContain(words);
     expect(res.json().error_code).toBe('form.invalid_definition');
@@ -109,18 +115,31 @@ describe('form definitions', () => {
     expect((await get('/v1/forms/api/forms', {})).statusCode).toBe(401);
     const mailOnly = await t.createAccount({ scopes: 'email' });
     expect((await get('/v1/forms/api/forms', mailOnly.auth)).statusCode).toBe(401);
-    expect((await get(`/v1/forms/api/forms?customer_id=${a.account.customer_id + 999}`)).statusCode).toBe(403);
-    expect((await get(`/v1/forms/api/forms/stats?customer_id=${a.account.customer_id + 999}`)).statusCode).toBe(403);
+    expect((await get(`/v1/forms/api/forms?customer_id=${a.account.customer_id + 999}`)).statusCode).toBe(
+      403,
+    );
+    expect(
+      (await get(`/v1/forms/api/forms/stats?customer_id=${a.account.customer_id + 999}`)).statusCode,
+    ).toBe(403);
   });
 
   it('lists with search, filters, order and pages', async () => {
     const b = await t.createAccount();
-    for (const title of ['Alpha intake', 'Beta survey', 'Gamma intake']) await createForm(t.app, b.auth, { title });
-    const page = (await get('/v1/forms/api/forms?search=INTAKE&order_by=title&order=asc&items=1&page=2', b.auth)).json();
+    for (const title of ['Alpha intake', 'Beta survey', 'Gamma intake'])
+      await createForm(t.app, b.auth, { title });
+    const page = (
+      await get('/v1/forms/api/forms?search=INTAKE&order_by=title&order=asc&items=1&page=2', b.auth)
+    ).json();
     expect(page.results.map((f: { title: string }) => f.title)).toEqual(['Gamma intake']);
     expect(page.page_info).toEqual({ count: 2, pages: 2, page: 2, items: 1 });
-    const fallback = (await get(`/v1/forms/api/forms?customer_id=${b.account.customer_id}&order_by=nonsense`, b.auth)).json();
-    expect(fallback.results.map((f: { title: string }) => f.title)).toEqual(['Gamma intake', 'Beta survey', 'Alpha intake']);
+    const fallback = (
+      await get(`/v1/forms/api/forms?customer_id=${b.account.customer_id}&order_by=nonsense`, b.auth)
+    ).json();
+    expect(fallback.results.map((f: { title: string }) => f.title)).toEqual([
+      'Gamma intake',
+      'Beta survey',
+      'Alpha intake',
+    ]);
     const one = fallback.results[1].id;
     expect((await get(`/v1/forms/api/forms?form_id=${one}`, b.auth)).json().results).toHaveLength(1);
     await t.app.inject({
@@ -143,7 +162,11 @@ describe('form definitions', () => {
       payload: { title: 'Renamed', form_json: contactForm() },
     });
     expect(put.json()).toEqual({ detail: 'Form updated', form_id: id });
-    expect((await get(`/v1/forms/api/forms/${id}`)).json().data).toMatchObject({ title: 'Renamed', version: 2, description: null });
+    expect((await get(`/v1/forms/api/forms/${id}`)).json().data).toMatchObject({
+      title: 'Renamed',
+      version: 2,
+      description: null,
+    });
     const bad = await t.app.inject({
       method: 'PUT',
       url: `/v1/forms/api/forms/${id}`,
@@ -151,21 +174,39 @@ describe('form definitions', () => {
       payload: { form_json: { body: [{ type: 'Nope', id: '1' }] } },
     });
     expect(bad.statusCode).toBe(422);
-    expect((await t.app.inject({ method: 'POST', url: `/v1/forms/api/forms/${id}/archive`, headers: a.auth })).json()).toEqual({
+    expect(
+      (
+        await t.app.inject({ method: 'POST', url: `/v1/forms/api/forms/${id}/archive`, headers: a.auth })
+      ).json(),
+    ).toEqual({
       detail: 'Form archived',
     });
-    expect((await get(`/v1/forms/api/forms/${id}`)).json().data).toMatchObject({ archived: true, active: false });
+    expect((await get(`/v1/forms/api/forms/${id}`)).json().data).toMatchObject({
+      archived: true,
+      active: false,
+    });
     await t.app.inject({ method: 'POST', url: `/v1/forms/api/forms/${id}/unarchive`, headers: a.auth });
-    expect((await get(`/v1/forms/api/forms/${id}`)).json().data).toMatchObject({ archived: false, active: false });
+    expect((await get(`/v1/forms/api/forms/${id}`)).json().data).toMatchObject({
+      archived: false,
+      active: false,
+    });
     expect((await get(`/v1/forms/public/form_data/${id}`, {})).statusCode).toBe(404);
-    expect((await t.app.inject({ method: 'DELETE', url: `/v1/forms/api/forms/${id}`, headers: a.auth })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `/v1/forms/api/forms/${id}`, headers: a.auth }))
+        .statusCode,
+    ).toBe(200);
     expect((await get(`/v1/forms/api/forms/${id}`)).statusCode).toBe(404);
     expect((await get(`/v1/forms/api/forms?form_id=${id}`)).json().results).toEqual([]);
   });
 
   it('copies a form with a new title, no submissions and no vanity URL', async () => {
     const id = await createForm(t.app, a.auth);
-    await t.app.inject({ method: 'PUT', url: `/v1/forms/api/forms/${id}`, headers: a.auth, payload: { vanity_url: 'contact-us' } });
+    await t.app.inject({
+      method: 'PUT',
+      url: `/v1/forms/api/forms/${id}`,
+      headers: a.auth,
+      payload: { vanity_url: 'contact-us' },
+    });
     const res = await t.app.inject({
       method: 'POST',
       url: '/v1/forms/api/forms/copy',
@@ -215,6 +256,8 @@ describe('form definitions', () => {
         'updated_at',
       ].sort(),
     );
-    expect((await get('/forms/public/form_data/00000000-0000-4000-8000-000000000000', {})).statusCode).toBe(404);
+    expect((await get('/forms/public/form_data/00000000-0000-4000-8000-000000000000', {})).statusCode).toBe(
+      404,
+    );
   });
 });

@@ -20,9 +20,16 @@ export interface FormListQuery {
 }
 
 /** Inserts a form; it takes the next integer `number` (an identity default on PostgreSQL, the next free one on SQLite). */
-export async function insertForm(db: Queryable, dialect: Dialect, row: Insertable<FormsTable>): Promise<void> {
+export async function insertForm(
+  db: Queryable,
+  dialect: Dialect,
+  row: Insertable<FormsTable>,
+): Promise<void> {
   const { number: _ignored, ...rest } = row;
-  const values = dialect === 'sqlite' ? { ...rest, number: sql<number>`(select coalesce(max(number), 0) + 1 from forms)` } : rest;
+  const values =
+    dialect === 'sqlite'
+      ? { ...rest, number: sql<number>`(select coalesce(max(number), 0) + 1 from forms)` }
+      : rest;
   await db.insertInto('forms').values(values).execute();
 }
 
@@ -57,7 +64,12 @@ export async function findPublicForm(db: Queryable, id: string): Promise<FormRow
 }
 
 /** Changes columns of a customer's form; returns whether it existed. */
-export async function updateForm(db: Queryable, customerId: number, id: string, set: Updateable<FormsTable>): Promise<boolean> {
+export async function updateForm(
+  db: Queryable,
+  customerId: number,
+  id: string,
+  set: Updateable<FormsTable>,
+): Promise<boolean> {
   const res = await db
     .updateTable('forms')
     .set(set)
@@ -86,7 +98,10 @@ function filtered(db: Queryable, q: FormListQuery) {
 }
 
 /** One page of a customer's forms and the number matching the filters. */
-export async function listForms(db: Queryable, q: FormListQuery): Promise<{ rows: FormRow[]; count: number }> {
+export async function listForms(
+  db: Queryable,
+  q: FormListQuery,
+): Promise<{ rows: FormRow[]; count: number }> {
   const count = await filtered(db, q)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
@@ -111,7 +126,9 @@ export async function formStats(
     .where('customer_id', '=', customerId)
     .where('deleted', '=', 0)
     .select((eb) => [
-      eb.fn.coalesce(eb.fn.sum<number>(eb.case().when('active', '=', 1).then(1).else(0).end()), sql<number>`0`).as('active'),
+      eb.fn
+        .coalesce(eb.fn.sum<number>(eb.case().when('active', '=', 1).then(1).else(0).end()), sql<number>`0`)
+        .as('active'),
       eb.fn.coalesce(eb.fn.sum<number>('submission_count'), sql<number>`0`).as('total'),
     ])
     .executeTakeFirstOrThrow();

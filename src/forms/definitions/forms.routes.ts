@@ -34,7 +34,14 @@ import {
 } from './forms.service.ts';
 
 const security: { [name: string]: string[] }[] = [{ bearer: [] }];
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse };
+const errors = {
+  400: ErrorResponse,
+  401: ErrorResponse,
+  403: ErrorResponse,
+  404: ErrorResponse,
+  422: ErrorResponse,
+  429: ErrorResponse,
+};
 const verbatim = { verbatimBodyKeys: ['form_json'] };
 
 /** Registers the form definition routes. */
@@ -46,28 +53,61 @@ export function formsRoutes(app: TypedApp, ctx: AppContext, lists: ListCheck): v
       base,
       {
         config: verbatim,
-        schema: { ...common, summary: 'Create a form', body: CreateBody, response: { 200: Type.Object({ id: Type.String() }), ...errors } },
+        schema: {
+          ...common,
+          summary: 'Create a form',
+          body: CreateBody,
+          response: { 200: Type.Object({ id: Type.String() }), ...errors },
+        },
       },
       (req) => createForm(ctx, principalOf(req, 'forms').customerId, req.body, lists),
     );
     app.get(
       base,
-      { schema: { ...common, summary: 'List forms', querystring: ListQuery, response: { 200: ListResponse, ...errors } } },
+      {
+        schema: {
+          ...common,
+          summary: 'List forms',
+          querystring: ListQuery,
+          response: { 200: ListResponse, ...errors },
+        },
+      },
       (req) => listFormsOf(ctx, principalOf(req, 'forms').customerId, req.query),
     );
     app.get(
       `${base}/stats`,
-      { schema: { ...common, summary: 'Form statistics', querystring: StatsQuery, response: { 200: Stats, ...errors } } },
+      {
+        schema: {
+          ...common,
+          summary: 'Form statistics',
+          querystring: StatsQuery,
+          response: { 200: Stats, ...errors },
+        },
+      },
       (req) => statsOf(ctx, principalOf(req, 'forms').customerId, req.query.customer_id),
     );
     app.post(
       `${base}/copy`,
-      { schema: { ...common, summary: 'Copy a form under a new title', body: CopyBody, response: { 200: Form, ...errors } } },
+      {
+        schema: {
+          ...common,
+          summary: 'Copy a form under a new title',
+          body: CopyBody,
+          response: { 200: Form, ...errors },
+        },
+      },
       (req) => copyForm(ctx, principalOf(req, 'forms').customerId, req.body),
     );
     app.get(
       `${base}/:id`,
-      { schema: { ...common, summary: 'Read a form', params: IdParam, response: { 200: Type.Object({ data: Form }), ...errors } } },
+      {
+        schema: {
+          ...common,
+          summary: 'Read a form',
+          params: IdParam,
+          response: { 200: Type.Object({ data: Form }), ...errors },
+        },
+      },
       (req) => formEnvelopeOf(ctx, principalOf(req, 'forms').customerId, req.params.id),
     );
     app.put(
@@ -86,17 +126,38 @@ export function formsRoutes(app: TypedApp, ctx: AppContext, lists: ListCheck): v
     );
     app.delete(
       `${base}/:id`,
-      { schema: { ...common, summary: 'Delete a form', params: IdParam, response: { 200: Detail, ...errors } } },
+      {
+        schema: {
+          ...common,
+          summary: 'Delete a form',
+          params: IdParam,
+          response: { 200: Detail, ...errors },
+        },
+      },
       (req) => deleteForm(ctx, principalOf(req, 'forms').customerId, req.params.id),
     );
     app.post(
       `${base}/:id/archive`,
-      { schema: { ...common, summary: 'Archive a form (also deactivates it)', params: IdParam, response: { 200: Detail, ...errors } } },
+      {
+        schema: {
+          ...common,
+          summary: 'Archive a form (also deactivates it)',
+          params: IdParam,
+          response: { 200: Detail, ...errors },
+        },
+      },
       (req) => archiveForm(ctx, principalOf(req, 'forms').customerId, req.params.id),
     );
     app.post(
       `${base}/:id/unarchive`,
-      { schema: { ...common, summary: 'Unarchive a form (it stays inactive)', params: IdParam, response: { 200: Detail, ...errors } } },
+      {
+        schema: {
+          ...common,
+          summary: 'Unarchive a form (it stays inactive)',
+          params: IdParam,
+          response: { 200: Detail, ...errors },
+        },
+      },
       (req) => unarchiveForm(ctx, principalOf(req, 'forms').customerId, req.params.id),
     );
     app.get(

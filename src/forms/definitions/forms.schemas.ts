@@ -5,7 +5,9 @@ import { Type, type Static } from '@sinclair/typebox';
 export const FORMS_PREFIXES = ['/v1/forms', '/forms'] as const;
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
-const FormJson = Type.Unknown({ description: 'An object with a `body` array of components (see docs/forms.md)' });
+const FormJson = Type.Unknown({
+  description: 'An object with a `body` array of components (see docs/forms.md)',
+});
 
 /** A form with every field. */
 export const Form = Type.Object({
@@ -19,7 +21,9 @@ export const Form = Type.Object({
   version: Type.Integer(),
   active: Type.Boolean(),
   customer_id: Type.Integer(),
-  old_form_id: Type.Union([Type.Integer(), Type.Null()], { description: 'Integer number of the form this one was copied from' }),
+  old_form_id: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Integer number of the form this one was copied from',
+  }),
   recipient: Type.String(),
   signable: Type.Boolean(),
   signature_confirmation_label: Nullable(Type.String()),
@@ -55,9 +59,13 @@ const editable = {
   form_html: Type.Optional(Type.String({ maxLength: 1_000_000 })),
   form_css: Type.Optional(Type.String({ maxLength: 200_000 })),
   version: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
-  recipient: Type.Optional(Type.String({ maxLength: 5_000, description: 'Comma-separated notification addresses' })),
+  recipient: Type.Optional(
+    Type.String({ maxLength: 5_000, description: 'Comma-separated notification addresses' }),
+  ),
   subscription_list_id: Type.Optional(Type.String({ maxLength: 100 })),
-  type: Type.Optional(Type.String({ maxLength: 100, description: '`marketing_form` feeds subscription_list_id' })),
+  type: Type.Optional(
+    Type.String({ maxLength: 100, description: '`marketing_form` feeds subscription_list_id' }),
+  ),
   active: Type.Optional(Type.Boolean()),
   signable: Type.Optional(Type.Boolean()),
   signature_confirmation_label: Type.Optional(Type.String({ maxLength: 1_000 })),
@@ -83,17 +91,24 @@ export const UpdateBody = Type.Object({
 export type UpdateBody = Static<typeof UpdateBody>;
 
 /** `POST /api/forms/copy`. */
-export const CopyBody = Type.Object({ form_id: Type.String({ minLength: 1 }), title: Type.String({ minLength: 1, maxLength: 500 }) });
+export const CopyBody = Type.Object({
+  form_id: Type.String({ minLength: 1 }),
+  title: Type.String({ minLength: 1, maxLength: 500 }),
+});
 export type CopyBody = Static<typeof CopyBody>;
 
 /** `GET /api/forms` query. */
 export const ListQuery = Type.Object({
-  customer_id: Type.Optional(Type.Integer({ description: 'Defaults to the account of the key; another account gives 403' })),
+  customer_id: Type.Optional(
+    Type.Integer({ description: 'Defaults to the account of the key; another account gives 403' }),
+  ),
   form_id: Type.Optional(Type.String()),
   search: Type.Optional(Type.String({ maxLength: 200 })),
   archived: Type.Optional(Type.Boolean()),
   active: Type.Optional(Type.Boolean()),
-  order_by: Type.Optional(Type.String({ description: 'created_at, title, updated_at or submission_count; others mean created_at' })),
+  order_by: Type.Optional(
+    Type.String({ description: 'created_at, title, updated_at or submission_count; others mean created_at' }),
+  ),
   order: Type.Optional(Type.String({ description: 'asc or desc (default)' })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
   items: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
@@ -103,7 +118,12 @@ export type ListQuery = Static<typeof ListQuery>;
 /** `GET /api/forms` answer. */
 export const ListResponse = Type.Object({
   results: Type.Array(Form),
-  page_info: Type.Object({ count: Type.Integer(), pages: Type.Integer(), page: Type.Integer(), items: Type.Integer() }),
+  page_info: Type.Object({
+    count: Type.Integer(),
+    pages: Type.Integer(),
+    page: Type.Integer(),
+    items: Type.Integer(),
+  }),
 });
 
 /** `GET /api/forms/stats`. */
@@ -127,7 +147,9 @@ export const SubmissionBody = Type.Object({
     Type.Array(
       Type.Object({
         name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-        fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Alias of `name`' })),
+        fileName: Type.Optional(
+          Type.String({ minLength: 1, maxLength: 255, description: 'Alias of `name`' }),
+        ),
         content: Type.String(),
         field_name: Type.Optional(Type.String()),
       }),
@@ -153,7 +175,12 @@ export const SubmissionRecord = Type.Object({
   form_version: Type.Integer(),
   form_data: Type.String(),
   attachments: Type.Array(
-    Type.Object({ field_name: Type.String(), name: Type.String(), content_type: Type.String(), size: Type.Integer() }),
+    Type.Object({
+      field_name: Type.String(),
+      name: Type.String(),
+      content_type: Type.String(),
+      size: Type.Integer(),
+    }),
   ),
   signed: Type.Boolean(),
   created_at: Type.String(),

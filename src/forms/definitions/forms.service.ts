@@ -17,7 +17,15 @@ import {
   type FormListQuery,
   type FormRow,
 } from './forms.repository.ts';
-import type { CopyBody, CreateBody, Form, ListQuery, PublicForm, Stats, UpdateBody } from './forms.schemas.ts';
+import type {
+  CopyBody,
+  CreateBody,
+  Form,
+  ListQuery,
+  PublicForm,
+  Stats,
+  UpdateBody,
+} from './forms.schemas.ts';
 
 const DAY_MS = 86_400_000;
 const ORDER_BY = new Set(['created_at', 'title', 'updated_at', 'submission_count']);
@@ -51,7 +59,8 @@ export function formView(row: FormRow): Form {
 
 /** Refuses a customer_id other than the key's own. */
 function ownCustomer(customerId: number, asked: number | undefined): number {
-  if (asked !== undefined && asked !== customerId) throw new AppError('auth.forbidden', `this API key has no access to customer ${asked}`);
+  if (asked !== undefined && asked !== customerId)
+    throw new AppError('auth.forbidden', `this API key has no access to customer ${asked}`);
   return customerId;
 }
 
@@ -62,7 +71,8 @@ function recipients(text: string): string {
     .map((s) => s.trim())
     .filter(Boolean);
   const bad = parts.findIndex((p) => !parseMailbox(p));
-  if (bad >= 0) throw new AppError('form.invalid_definition', `recipient entry ${bad + 1} is not a valid email address`);
+  if (bad >= 0)
+    throw new AppError('form.invalid_definition', `recipient entry ${bad + 1} is not a valid email address`);
   return parts.join(', ');
 }
 
@@ -70,7 +80,12 @@ function recipients(text: string): string {
 export type ListCheck = (db: Queryable, customerId: number, listId: string) => Promise<unknown>;
 
 /** Creates a form; returns its id. */
-export async function createForm(ctx: AppContext, customerId: number, body: CreateBody, lists: ListCheck): Promise<{ id: string }> {
+export async function createForm(
+  ctx: AppContext,
+  customerId: number,
+  body: CreateBody,
+  lists: ListCheck,
+): Promise<{ id: string }> {
   ownCustomer(customerId, body.customer_id);
   const def = parseDefinition(body.form_json);
   const now = Date.now();
@@ -103,7 +118,12 @@ export async function createForm(ctx: AppContext, customerId: number, body: Crea
 }
 
 /** A subscription list id the form may name: one of the account's own lists (another account's is not found), or none. */
-async function ownListId(ctx: AppContext, customerId: number, listId: string | null | undefined, lists: ListCheck): Promise<string | null> {
+async function ownListId(
+  ctx: AppContext,
+  customerId: number,
+  listId: string | null | undefined,
+  lists: ListCheck,
+): Promise<string | null> {
   if (listId === undefined || listId === null || listId === '') return null;
   await lists(ctx.database.reader, customerId, listId);
   return listId;
@@ -115,12 +135,20 @@ export async function formOf(ctx: AppContext, customerId: number, id: string): P
 }
 
 /** `GET /api/forms/<id>`: the form inside `data`, as clients read it. */
-export async function formEnvelopeOf(ctx: AppContext, customerId: number, id: string): Promise<{ data: Form }> {
+export async function formEnvelopeOf(
+  ctx: AppContext,
+  customerId: number,
+  id: string,
+): Promise<{ data: Form }> {
   return { data: await formOf(ctx, customerId, id) };
 }
 
 /** The stored row of one of the account's forms, read through `db` (a caller's transaction), or undefined. */
-export async function findFormOf(db: Queryable, customerId: number, id: string): Promise<FormRow | undefined> {
+export async function findFormOf(
+  db: Queryable,
+  customerId: number,
+  id: string,
+): Promise<FormRow | undefined> {
   return findForm(db, customerId, id);
 }
 
@@ -165,7 +193,9 @@ export async function changeForm(
     ...(body.title !== undefined && { title: body.title }),
     ...(body.description !== undefined && { description: body.description }),
     ...(def && { form_json: JSON.stringify(def.json) }),
-    ...((body.form_html !== undefined || def) && { form_html: body.form_html ?? renderFragment(def!.components) }),
+    ...((body.form_html !== undefined || def) && {
+      form_html: body.form_html ?? renderFragment(def!.components),
+    }),
     ...(body.form_css !== undefined && { form_css: body.form_css }),
     ...(body.recipient !== undefined && { recipient: recipients(body.recipient) }),
     ...(body.subscription_list_id !== undefined && {
@@ -174,7 +204,9 @@ export async function changeForm(
     ...(body.type !== undefined && { type: body.type }),
     ...(body.active !== undefined && { active: body.active ? 1 : 0 }),
     ...(body.signable !== undefined && { signable: body.signable ? 1 : 0 }),
-    ...(body.signature_confirmation_label !== undefined && { signature_confirmation_label: body.signature_confirmation_label }),
+    ...(body.signature_confirmation_label !== undefined && {
+      signature_confirmation_label: body.signature_confirmation_label,
+    }),
     ...(body.vanity_url !== undefined && { vanity_url: body.vanity_url }),
     version: body.version ?? (def ? row.version + 1 : row.version),
     updated_at: Date.now(),
@@ -184,21 +216,33 @@ export async function changeForm(
 }
 
 /** Archives a form (which also makes it inactive). */
-export async function archiveForm(ctx: AppContext, customerId: number, id: string): Promise<{ detail: string }> {
+export async function archiveForm(
+  ctx: AppContext,
+  customerId: number,
+  id: string,
+): Promise<{ detail: string }> {
   await requireForm(ctx, customerId, id);
   await updateForm(ctx.database.db, customerId, id, { archived: 1, active: 0, updated_at: Date.now() });
   return { detail: 'Form archived' };
 }
 
 /** Unarchives a form; it stays inactive until activated with PUT. */
-export async function unarchiveForm(ctx: AppContext, customerId: number, id: string): Promise<{ detail: string }> {
+export async function unarchiveForm(
+  ctx: AppContext,
+  customerId: number,
+  id: string,
+): Promise<{ detail: string }> {
   await requireForm(ctx, customerId, id);
   await updateForm(ctx.database.db, customerId, id, { archived: 0, updated_at: Date.now() });
   return { detail: 'Form unarchived' };
 }
 
 /** Marks a form deleted: it leaves lists, statistics and public reads; its submissions stay until the account is removed. */
-export async function deleteForm(ctx: AppContext, customerId: number, id: string): Promise<{ detail: string }> {
+export async function deleteForm(
+  ctx: AppContext,
+  customerId: number,
+  id: string,
+): Promise<{ detail: string }> {
   await requireForm(ctx, customerId, id);
   await updateForm(ctx.database.db, customerId, id, { deleted: 1, active: 0, updated_at: Date.now() });
   return { detail: 'Form deleted' };
@@ -226,15 +270,24 @@ export async function copyForm(ctx: AppContext, customerId: number, body: CopyBo
 }
 
 /** Active forms, all submissions, and submissions of the last 7 days (today and the 6 days before, UTC). */
-export async function statsOf(ctx: AppContext, customerId: number, asked: number | undefined): Promise<Stats> {
-  const s = await formStats(ctx.database.reader, ownCustomer(customerId, asked), Math.floor(Date.now() / DAY_MS) - 6);
+export async function statsOf(
+  ctx: AppContext,
+  customerId: number,
+  asked: number | undefined,
+): Promise<Stats> {
+  const s = await formStats(
+    ctx.database.reader,
+    ownCustomer(customerId, asked),
+    Math.floor(Date.now() / DAY_MS) - 6,
+  );
   return { active_form_count: s.active, total_submission_count: s.total, submissions_last_7_days: s.recent };
 }
 
 /** A form that accepts responses (exists, not deleted, active, not archived), or form.not_found. */
 export async function openForm(ctx: AppContext, id: string): Promise<FormRow> {
   const row = await findPublicForm(ctx.database.reader, id);
-  if (!row || row.active !== 1 || row.archived === 1) throw new AppError('form.not_found', `form ${id} was not found`);
+  if (!row || row.active !== 1 || row.archived === 1)
+    throw new AppError('form.not_found', `form ${id} was not found`);
   return row;
 }
 

@@ -30,7 +30,8 @@ const invalid = (message: string) => new AppError('form.invalid_definition', `fo
 /** Checks `form_json.settings`; returns the settings without empty values. */
 export function parseSettings(raw: unknown): FormSettings {
   if (raw === undefined || raw === null) return {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new AppError('form.invalid_definition', 'form_json.settings must be an object');
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw new AppError('form.invalid_definition', 'form_json.settings must be an object');
   const s = raw as Record<string, unknown>;
   const out: FormSettings = {};
   const text = (name: keyof FormSettings): string | undefined => {
@@ -40,7 +41,8 @@ export function parseSettings(raw: unknown): FormSettings {
     return v;
   };
   const logo = text('logo_url');
-  if (logo !== undefined && !HTTPS.test(logo) && !DATA_IMAGE.test(logo)) throw invalid('logo_url must be an https URL or a data:image URL');
+  if (logo !== undefined && !HTTPS.test(logo) && !DATA_IMAGE.test(logo))
+    throw invalid('logo_url must be an https URL or a data:image URL');
   if (logo) out.logo_url = logo;
   for (const name of ['accent_color', 'background_color', 'text_color'] as const) {
     const v = text(name);
@@ -48,7 +50,8 @@ export function parseSettings(raw: unknown): FormSettings {
     if (v) out[name] = v.toLowerCase();
   }
   const thanks = text('thank_you_text');
-  if (thanks !== undefined && thanks.length > 2000) throw invalid('thank_you_text must be at most 2000 characters');
+  if (thanks !== undefined && thanks.length > 2000)
+    throw invalid('thank_you_text must be at most 2000 characters');
   if (thanks) out.thank_you_text = thanks;
   const redirect = text('redirect_url');
   if (redirect !== undefined && !HTTPS.test(redirect)) throw invalid('redirect_url must be an https URL');

@@ -50,7 +50,11 @@ describe.skipIf(!present)('hosted form page in Chromium', () => {
     expect(page.url()).toBe(`${base}/f/${id}/thanks`);
     await page.screenshot({ path: '.test-artifacts/forms-hosted-thanks.png', fullPage: true });
 
-    const list = await t.app.inject({ method: 'GET', url: `/v1/forms/api/forms/${id}/submissions`, headers: a.auth });
+    const list = await t.app.inject({
+      method: 'GET',
+      url: `/v1/forms/api/forms/${id}/submissions`,
+      headers: a.auth,
+    });
     expect(list.json().total).toBe(1);
     expect(JSON.parse(list.json().data[0].form_data)).toMatchObject({
       name: 'Katherine Johnson',
@@ -58,15 +62,27 @@ describe.skipIf(!present)('hosted form page in Chromium', () => {
       topic: 'appt',
       consent: true,
     });
-    const csv = await t.app.inject({ method: 'GET', url: `/v1/forms/api/forms/${id}/submissions/submission-csv`, headers: a.auth });
+    const csv = await t.app.inject({
+      method: 'GET',
+      url: `/v1/forms/api/forms/${id}/submissions/submission-csv`,
+      headers: a.auth,
+    });
     expect(csv.body).toContain('"Katherine Johnson","katherine@example.org","appt","","Yes"');
   });
 
   it('puts each radio and checkbox label on the same line as its control, to its right', async () => {
     const form_json = {
       body: [
-        { type: 'RadioGroup', id: 'r', properties: { field_name: 'visit', text: 'Visit type', options: ['In person', 'Video call'] } },
-        { type: 'CheckboxGroup', id: 'c', properties: { field_name: 'days', text: 'Days', options: ['Monday', 'Tuesday'] } },
+        {
+          type: 'RadioGroup',
+          id: 'r',
+          properties: { field_name: 'visit', text: 'Visit type', options: ['In person', 'Video call'] },
+        },
+        {
+          type: 'CheckboxGroup',
+          id: 'c',
+          properties: { field_name: 'days', text: 'Days', options: ['Monday', 'Tuesday'] },
+        },
         { type: 'Checkbox', id: 'k', properties: { field_name: 'consent', text: 'I agree' } },
       ],
     };
@@ -78,7 +94,9 @@ describe.skipIf(!present)('hosted form page in Chromium', () => {
       const control = (await page.getByLabel(label).boundingBox())!;
       const text = (await page.locator('label', { hasText: label }).boundingBox())!;
       expect(text.x).toBeGreaterThan(control.x + control.width - 1);
-      expect(Math.abs(text.y + text.height / 2 - (control.y + control.height / 2))).toBeLessThan(text.height / 2);
+      expect(Math.abs(text.y + text.height / 2 - (control.y + control.height / 2))).toBeLessThan(
+        text.height / 2,
+      );
     }
     await page.close();
   });

@@ -22,21 +22,31 @@ export async function hostedRoutes(app: TypedApp, ctx: AppContext, limiter: IpLi
   await app.register(async (scope) => {
     await scope.register(formbody, { bodyLimit: maxBytes });
     const typed = scope as unknown as TypedApp;
-    typed.get('/f/:id', { schema: { tags, summary: 'The hosted form page', params, produces: ['text/html'] } }, async (req, reply) =>
-      send(reply, await showForm(ctx, req.params.id)),
+    typed.get(
+      '/f/:id',
+      { schema: { tags, summary: 'The hosted form page', params, produces: ['text/html'] } },
+      async (req, reply) => send(reply, await showForm(ctx, req.params.id)),
     );
     typed.post(
       '/f/:id',
       {
         bodyLimit: maxBytes,
         onRequest: async (req) => limiter.take(req.ip),
-        schema: { tags, summary: 'The hosted form page post (urlencoded or multipart)', params, produces: ['text/html'] },
+        schema: {
+          tags,
+          summary: 'The hosted form page post (urlencoded or multipart)',
+          params,
+          produces: ['text/html'],
+        },
       },
-      async (req, reply) => send(reply, await postForm(ctx, req.params.id, await readPost(req, maxBytes), req.ip)),
+      async (req, reply) =>
+        send(reply, await postForm(ctx, req.params.id, await readPost(req, maxBytes), req.ip)),
     );
     typed.get(
       '/f/:id/thanks',
-      { schema: { tags, summary: 'The thank-you page after a hosted post', params, produces: ['text/html'] } },
+      {
+        schema: { tags, summary: 'The thank-you page after a hosted post', params, produces: ['text/html'] },
+      },
       async (req, reply) => send(reply, await showThanks(ctx, req.params.id)),
     );
   });

@@ -36,17 +36,35 @@ async function openOrNull(ctx: AppContext, id: string) {
 export async function showForm(ctx: AppContext, id: string): Promise<HostedAnswer> {
   const form = (await openOrNull(ctx, id)) ?? (await formByVanity(ctx, id));
   if (!form) return NOT_FOUND;
-  return { status: 200, html: formPage(form, componentsOf(form.form_json), { token: randomUUID(), settings: settingsOf(form.form_json) }) };
+  return {
+    status: 200,
+    html: formPage(form, componentsOf(form.form_json), {
+      token: randomUUID(),
+      settings: settingsOf(form.form_json),
+    }),
+  };
 }
 
 /** `POST /f/<id>`. */
-export async function postForm(ctx: AppContext, id: string, post: HostedPost, ip: string): Promise<HostedAnswer> {
+export async function postForm(
+  ctx: AppContext,
+  id: string,
+  post: HostedPost,
+  ip: string,
+): Promise<HostedAnswer> {
   const form = await openOrNull(ctx, id);
   if (!form) return NOT_FOUND;
   const token =
-    typeof post.fields[TOKEN_FIELD] === 'string' && /^[\w-]{1,100}$/.test(post.fields[TOKEN_FIELD]) ? post.fields[TOKEN_FIELD] : undefined;
+    typeof post.fields[TOKEN_FIELD] === 'string' && /^[\w-]{1,100}$/.test(post.fields[TOKEN_FIELD])
+      ? post.fields[TOKEN_FIELD]
+      : undefined;
   try {
-    await acceptSubmission(ctx, id, { fields: post.fields, uploads: post.uploads, ip, idempotencyKey: token && `page:${token}` });
+    await acceptSubmission(ctx, id, {
+      fields: post.fields,
+      uploads: post.uploads,
+      ip,
+      idempotencyKey: token && `page:${token}`,
+    });
   } catch (err) {
     if (err instanceof AppError && err.code === 'form.not_found') return NOT_FOUND;
     if (!(err instanceof AppError) || err.code !== 'form.submission_invalid') throw err;
@@ -70,10 +88,13 @@ export async function showThanks(ctx: AppContext, id: string): Promise<HostedAns
 
 /** Reads the hosted post: urlencoded fields (parsed by the route's body parser) or multipart fields and files. */
 export async function readPost(req: FastifyRequest, maxBytes: number): Promise<HostedPost> {
-  if (!req.isMultipart()) return { fields: (req.body as Record<string, unknown> | undefined) ?? {}, uploads: new Map() };
+  if (!req.isMultipart())
+    return { fields: (req.body as Record<string, unknown> | undefined) ?? {}, uploads: new Map() };
   const fields: Record<string, unknown> = {};
   const uploads = new Map<string, Upload>();
-  for await (const part of req.parts({ limits: { fields: 500, files: 20, fileSize: maxBytes, fieldSize: 100_000 } })) {
+  for await (const part of req.parts({
+    limits: { fields: 500, files: 20, fileSize: maxBytes, fieldSize: 100_000 },
+  })) {
     if (part.type === 'file') {
       const bytes = await part.toBuffer();
       if (bytes.length > 0 || part.filename) uploads.set(part.fieldname, { name: part.filename, bytes });
@@ -81,7 +102,8 @@ export async function readPost(req: FastifyRequest, maxBytes: number): Promise<H
     }
     const prev = fields[part.fieldname];
     const value = String(part.value);
-    fields[part.fieldname] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+    fields[part.fieldname] =
+      prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
   }
   return { fields, uploads };
 }

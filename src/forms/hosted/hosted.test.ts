@@ -21,7 +21,9 @@ const token = (html: string) => /name="_sp_token" value="([^"]+)"/.exec(html)![1
 
 describe('hosted form page', () => {
   it('renders the form server-side with labels and the form CSS kept inside its style element', async () => {
-    const id = await createForm(t.app, a.auth, { form_css: '.sp-button{color:teal}</style><script>x</script>' });
+    const id = await createForm(t.app, a.auth, {
+      form_css: '.sp-button{color:teal}</style><script>x</script>',
+    });
     const res = await t.app.inject({ method: 'GET', url: `/f/${id}` });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/html');
@@ -47,14 +49,24 @@ describe('hosted form page', () => {
   it('redirects to the thank-you page after success and counts a double post once', async () => {
     const id = await createForm(t.app, a.auth);
     const tok = token((await t.app.inject({ method: 'GET', url: `/f/${id}` })).body);
-    const fields = { _sp_token: tok, name: 'Grace', email: 'grace@example.org', consent: 'true', topic: 'Billing' };
+    const fields = {
+      _sp_token: tok,
+      name: 'Grace',
+      email: 'grace@example.org',
+      consent: 'true',
+      topic: 'Billing',
+    };
     const first = await post(id, fields);
     expect(first.statusCode).toBe(303);
     expect(first.headers.location).toBe(`/f/${id}/thanks`);
     expect((await post(id, fields)).statusCode).toBe(303);
     const thanks = await t.app.inject({ method: 'GET', url: `/f/${id}/thanks` });
     expect(thanks.body).toContain('Thank you');
-    const list = await t.app.inject({ method: 'GET', url: `/v1/forms/api/forms/${id}/submissions`, headers: a.auth });
+    const list = await t.app.inject({
+      method: 'GET',
+      url: `/v1/forms/api/forms/${id}/submissions`,
+      headers: a.auth,
+    });
     expect(list.json().total).toBe(1);
     expect(JSON.parse(list.json().data[0].form_data)).toEqual({
       name: 'Grace',
@@ -66,7 +78,9 @@ describe('hosted form page', () => {
 
   it("shows a signable form's affirmation sentence beside the signature field, and records that sentence", async () => {
     const form_json = {
-      body: [{ type: 'Signature', id: 's', properties: { field_name: 'sig', text: 'Sign here', required: true } }],
+      body: [
+        { type: 'Signature', id: 's', properties: { field_name: 'sig', text: 'Sign here', required: true } },
+      ],
     };
     const labelled = await createForm(t.app, a.auth, {
       form_json,
@@ -74,22 +88,34 @@ describe('hosted form page', () => {
       signature_confirmation_label: 'I confirm this is true.',
     });
     const page = (await t.app.inject({ method: 'GET', url: `/f/${labelled}` })).body;
-    expect(page).toMatch(/<label for="sp-0">Sign here.*<p class="sp-affirmation" id="sp-0-affirmation">I confirm this is true\.<\/p>/);
+    expect(page).toMatch(
+      /<label for="sp-0">Sign here.*<p class="sp-affirmation" id="sp-0-affirmation">I confirm this is true\.<\/p>/,
+    );
     expect(page).toContain('aria-describedby="sp-0-affirmation sp-0-hint"');
     const plain = await createForm(t.app, a.auth, { form_json, signable: true });
     const tok = token((await t.app.inject({ method: 'GET', url: `/f/${plain}` })).body);
-    const shown = /<p class="sp-affirmation"[^>]*>([^<]+)<\/p>/.exec((await t.app.inject({ method: 'GET', url: `/f/${plain}` })).body)![1];
+    const shown = /<p class="sp-affirmation"[^>]*>([^<]+)<\/p>/.exec(
+      (await t.app.inject({ method: 'GET', url: `/f/${plain}` })).body,
+    )![1];
     expect(shown).toContain('electronic signature');
     expect((await post(plain, { _sp_token: tok, sig: 'Ada Lovelace' })).statusCode).toBe(303);
-    const ev = await t.ctx.database.db.selectFrom('form_signatures').select('label').where('form_id', '=', plain).executeTakeFirstOrThrow();
+    const ev = await t.ctx.database.db
+      .selectFrom('form_signatures')
+      .select('label')
+      .where('form_id', '=', plain)
+      .executeTakeFirstOrThrow();
     expect(ev.label).toBe(shown);
     const unsigned = await createForm(t.app, a.auth, { form_json });
-    expect((await t.app.inject({ method: 'GET', url: `/f/${unsigned}` })).body).not.toContain('<p class="sp-affirmation"');
+    expect((await t.app.inject({ method: 'GET', url: `/f/${unsigned}` })).body).not.toContain(
+      '<p class="sp-affirmation"',
+    );
   });
 
   it('serves a form at its vanity name, and stops when the form is archived', async () => {
     const id = await createForm(t.app, a.auth, { vanity_url: `clinic-intake-${Date.now()}` });
-    const vanity = (await t.app.inject({ method: 'GET', url: `/v1/forms/api/forms/${id}`, headers: a.auth })).json().data.vanity_url;
+    const vanity = (
+      await t.app.inject({ method: 'GET', url: `/v1/forms/api/forms/${id}`, headers: a.auth })
+    ).json().data.vanity_url;
     const res = await t.app.inject({ method: 'GET', url: `/f/${vanity}` });
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain(`action="/f/${id}"`);

@@ -41,7 +41,10 @@ export const DEFAULT_AFFIRMATION =
   'By typing my name, I sign this form electronically and agree that my electronic signature is the legal equivalent of my handwritten signature.';
 
 /** The sentence the signer of a signable form affirms, as the page shows it and the evidence records it; null when not signable. */
-export function affirmationOf(form: { signable: number; signature_confirmation_label: string | null }): string | null {
+export function affirmationOf(form: {
+  signable: number;
+  signature_confirmation_label: string | null;
+}): string | null {
   if (form.signable !== 1) return null;
   return form.signature_confirmation_label?.trim() || DEFAULT_AFFIRMATION;
 }
@@ -69,7 +72,13 @@ function lookCss(s: FormSettings): string {
   ].join('');
 }
 
-function documentHtml(title: string, css: string, body: string, settings: FormSettings = {}, refresh?: string): string {
+function documentHtml(
+  title: string,
+  css: string,
+  body: string,
+  settings: FormSettings = {},
+  refresh?: string,
+): string {
   const meta = refresh ? `<meta http-equiv="refresh" content="2;url=${esc(refresh)}">` : '';
   const logo = settings.logo_url ? `<img class="sp-logo" src="${esc(settings.logo_url)}" alt="">` : '';
   return `<!doctype html><html lang="${settings.language ?? 'en'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex">${meta}<title>${esc(title)}</title><style>${BASE_CSS}${lookCss(settings)}</style>${css ? `<style>${cssText(css)}</style>` : ''}</head><body><main>${logo}${body}</main></body></html>`;
@@ -85,7 +94,8 @@ function withTexts(components: Component[], settings: FormSettings): Component[]
         ? { ...c, properties: { ...c.properties, placeholder: t.choose } }
         : c,
   );
-  if (!out.some((c) => c.type === 'Button')) out.push({ type: 'Button', id: 'sp-submit', properties: { text: t.submit } });
+  if (!out.some((c) => c.type === 'Button'))
+    out.push({ type: 'Button', id: 'sp-submit', properties: { text: t.submit } });
   return out;
 }
 
@@ -99,9 +109,13 @@ export function renderFragment(
   const parts = components.map((c, index) => {
     const name = fieldName(c);
     const view = { index, value: name ? values[name] : undefined, error: name ? errors[name] : undefined };
-    return ownValue(COMPONENTS, c.type)!.render(c, c.type === 'Signature' && affirmation ? { ...view, affirmation } : view);
+    return ownValue(COMPONENTS, c.type)!.render(
+      c,
+      c.type === 'Signature' && affirmation ? { ...view, affirmation } : view,
+    );
   });
-  if (!components.some((c) => c.type === 'Button')) parts.push('<button type="submit" class="sp-button">Submit</button>');
+  if (!components.some((c) => c.type === 'Button'))
+    parts.push('<button type="submit" class="sp-button">Submit</button>');
   return parts.join('\n');
 }
 
@@ -109,16 +123,25 @@ export function renderFragment(
 export function formPage(
   form: PageForm,
   components: Component[],
-  state: { values?: Record<string, unknown>; errors?: Record<string, string>; token: string; settings?: FormSettings },
+  state: {
+    values?: Record<string, unknown>;
+    errors?: Record<string, string>;
+    token: string;
+    settings?: FormSettings;
+  },
 ): string {
   const settings = state.settings ?? {};
   const t = TEXTS[settings.language ?? 'en'];
   components = withTexts(components, settings);
   const errors = state.errors ?? {};
-  const failing = components.map((c, i) => ({ c, i })).filter(({ c }) => fieldName(c) && errors[fieldName(c)]);
+  const failing = components
+    .map((c, i) => ({ c, i }))
+    .filter(({ c }) => fieldName(c) && errors[fieldName(c)]);
   const summary = failing.length
     ? `<div class="sp-summary" role="alert"><p>${esc(failing.length === 1 ? t.correctOne : t.correctMany(failing.length))}</p><ul>${failing
-        .map(({ c, i }) => `<li><a href="#sp-${i}">${esc(labelFor(c))}: ${esc(errors[fieldName(c)]!)}</a></li>`)
+        .map(
+          ({ c, i }) => `<li><a href="#sp-${i}">${esc(labelFor(c))}: ${esc(errors[fieldName(c)]!)}</a></li>`,
+        )
         .join('')}</ul></div>`
     : '';
   const multipart = components.some((c) => c.type === 'FileUpload');
@@ -136,7 +159,10 @@ export function formPage(
 }
 
 function labelFor(c: Component): string {
-  return (typeof c.properties.text === 'string' ? c.properties.text.replace(/<[^>]*>/g, '').trim() : '') || fieldName(c);
+  return (
+    (typeof c.properties.text === 'string' ? c.properties.text.replace(/<[^>]*>/g, '').trim() : '') ||
+    fieldName(c)
+  );
 }
 
 /** The page shown after a successful submit. */
@@ -155,5 +181,9 @@ export function thanksPage(form: PageForm, settings: FormSettings = {}): string 
 
 /** The page for an unknown, inactive, archived or deleted form. */
 export function notFoundPage(): string {
-  return documentHtml('Form not found', '', '<h1>Form not found</h1><p>This form does not exist or no longer accepts responses.</p>');
+  return documentHtml(
+    'Form not found',
+    '',
+    '<h1>Form not found</h1><p>This form does not exist or no longer accepts responses.</p>',
+  );
 }

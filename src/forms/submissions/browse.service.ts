@@ -71,7 +71,12 @@ export async function browseSubmissions(ctx: AppContext, reader: Reader, formId:
   let scanned = 0;
   let more = true;
   while (items.length < limit && scanned < SCAN_LIMIT) {
-    const rows = await submissionsBefore(ctx.database.reader, form.id, { before, from, to: to && to + DAY_MS, limit: BATCH });
+    const rows = await submissionsBefore(ctx.database.reader, form.id, {
+      before,
+      from,
+      to: to && to + DAY_MS,
+      limit: BATCH,
+    });
     for (const row of rows) {
       scanned++;
       before = { createdAt: row.created_at, id: row.id };
@@ -84,7 +89,10 @@ export async function browseSubmissions(ctx: AppContext, reader: Reader, formId:
       break;
     }
   }
-  await audit(ctx, reader, 'form.submissions_read', `form:${form.id}`, { count: items.length, searched: needle !== '' });
+  await audit(ctx, reader, 'form.submissions_read', `form:${form.id}`, {
+    count: items.length,
+    searched: needle !== '',
+  });
   return { form, items, next: more && before ? `${before.createdAt}.${before.id}` : undefined };
 }
 
@@ -99,19 +107,50 @@ export async function readSubmission(ctx: AppContext, reader: Reader, formId: st
 }
 
 /** One uploaded file of a submission, by its field name, or form.file_not_found. Audited. */
-export async function submissionFile(ctx: AppContext, reader: Reader, formId: string, submissionId: string, field: string) {
+export async function submissionFile(
+  ctx: AppContext,
+  reader: Reader,
+  formId: string,
+  submissionId: string,
+  field: string,
+) {
   const { row } = await requireSubmission(ctx, reader.accountId, formId, submissionId);
   const file = openSubmission(ctx, row).files.find((f) => f.field_name === field);
-  if (!file) throw new AppError('form.file_not_found', `submission ${submissionId} has no file in the field "${field}"`);
-  await audit(ctx, reader, 'form.file_download', `form_submission:${row.id}`, { field_name: field, size: file.size });
+  if (!file)
+    throw new AppError(
+      'form.file_not_found',
+      `submission ${submissionId} has no file in the field "${field}"`,
+    );
+  await audit(ctx, reader, 'form.file_download', `form_submission:${row.id}`, {
+    field_name: field,
+    size: file.size,
+  });
   return { name: file.name, contentType: file.content_type, bytes: Buffer.from(file.content, 'base64') };
 }
 
 /** Records an export of a form's submissions. */
-export async function auditExport(ctx: AppContext, reader: Reader, form: FormRow, what: string): Promise<void> {
+export async function auditExport(
+  ctx: AppContext,
+  reader: Reader,
+  form: FormRow,
+  what: string,
+): Promise<void> {
   await audit(ctx, reader, 'form.export', `form:${form.id}`, { format: what });
 }
 
-async function audit(ctx: AppContext, reader: Reader, action: string, target: string, detail: Record<string, unknown>) {
-  await record(ctx.database.db, { accountId: reader.accountId, actor: reader.actor, action, target, ip: reader.ip, detail });
+async function audit(
+  ctx: AppContext,
+  reader: Reader,
+  action: string,
+  target: string,
+  detail: Record<string, unknown>,
+) {
+  await record(ctx.database.db, {
+    accountId: reader.accountId,
+    actor: reader.actor,
+    action,
+    target,
+    ip: reader.ip,
+    detail,
+  });
 }

@@ -41,8 +41,9 @@ function headerLine(components: Component[]): string {
 function rowLine(ctx: AppContext, components: Component[], row: SubmissionRow): string {
   const values = openSubmission(ctx, row).form_data;
   return (
-    [row.id, new Date(row.created_at).toISOString(), ...components.map((c) => cellText(values[fieldName(c)]))].map(csvCell).join(',') +
-    '\r\n'
+    [row.id, new Date(row.created_at).toISOString(), ...components.map((c) => cellText(values[fieldName(c)]))]
+      .map(csvCell)
+      .join(',') + '\r\n'
   );
 }
 
@@ -94,7 +95,9 @@ export async function submissionPdf(ctx: AppContext, form: FormRow, row: Submiss
   doc
     .fontSize(9)
     .fillColor('#555')
-    .text(`Submission ${row.id} · ${new Date(row.created_at).toISOString()} · form version ${row.form_version}`);
+    .text(
+      `Submission ${row.id} · ${new Date(row.created_at).toISOString()} · form version ${row.form_version}`,
+    );
   doc.moveDown().fillColor('#000');
   for (const c of fields(form)) {
     const value = data.form_data[fieldName(c)];
@@ -114,7 +117,9 @@ export async function submissionPdf(ctx: AppContext, form: FormRow, row: Submiss
     doc
       .font('Helvetica')
       .fontSize(9)
-      .text(`Signed ${new Date(signature.signed_at).toISOString()} from ${signature.ip}, form version ${signature.form_version}`);
+      .text(
+        `Signed ${new Date(signature.signed_at).toISOString()} from ${signature.ip}, form version ${signature.form_version}`,
+      );
   }
   doc.end();
   await done;

@@ -23,7 +23,9 @@ export async function acceptJsonSubmission(
     const name = a.name ?? a.fileName;
     if (!name)
       throw new AppError('request.invalid', `attachments[${i}] needs a name (or fileName)`, {
-        details: [{ field: `attachments[${i}].name`, message: 'is required (fileName is accepted as its alias)' }],
+        details: [
+          { field: `attachments[${i}].name`, message: 'is required (fileName is accepted as its alias)' },
+        ],
       });
     return { name, content: a.content, field_name: a.field_name };
   });

@@ -24,7 +24,11 @@ export interface CheckedSubmission {
 }
 
 /** Checks `fields` (values by field name) and `uploads` (files by field name) against the form's components. */
-export function checkSubmission(components: Component[], fields: Record<string, unknown>, uploads: Map<string, Upload>): CheckedSubmission {
+export function checkSubmission(
+  components: Component[],
+  fields: Record<string, unknown>,
+  uploads: Map<string, Upload>,
+): CheckedSubmission {
   const out: CheckedSubmission = { values: {}, files: [], errors: [] };
   for (const c of components) {
     const check = ownValue(COMPONENTS, c.type)?.check;
@@ -45,7 +49,8 @@ export function checkSubmission(components: Component[], fields: Record<string, 
         size: result.file.bytes.length,
         content: result.file.bytes.toString('base64'),
       });
-    if (c.type === 'Signature' && !out.signature) out.signature = { fieldName: name, value: String(result.value) };
+    if (c.type === 'Signature' && !out.signature)
+      out.signature = { fieldName: name, value: String(result.value) };
   }
   return out;
 }
@@ -74,7 +79,8 @@ export function uploadsFromJson(
     if (c.type !== 'FileUpload') continue;
     const name = fieldName(c);
     const a =
-      attachments.find((x) => x.field_name === name) ?? attachments.find((x) => x.field_name === undefined && x.name === formData[name]);
+      attachments.find((x) => x.field_name === name) ??
+      attachments.find((x) => x.field_name === undefined && x.name === formData[name]);
     if (!a) continue;
     const clean = a.content.replace(/\s+/g, '');
     if (!BASE64.test(clean)) {

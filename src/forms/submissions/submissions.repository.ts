@@ -9,7 +9,10 @@ export type SubmissionRow = Selectable<FormSubmissionsTable>;
  * Inserts a submission unless one with the same idempotency key exists for the form; returns whether it was inserted.
  * The duplicate is skipped with ON CONFLICT DO NOTHING, so an enclosing transaction stays usable.
  */
-export async function insertSubmission(db: Queryable, row: Insertable<FormSubmissionsTable>): Promise<boolean> {
+export async function insertSubmission(
+  db: Queryable,
+  row: Insertable<FormSubmissionsTable>,
+): Promise<boolean> {
   const res = await db
     .insertInto('form_submissions')
     .values(row)
@@ -25,7 +28,13 @@ export async function insertSignature(db: Queryable, row: Insertable<FormSignatu
 }
 
 /** Adds one to the form's submission_count and to its counter of the day. */
-export async function countSubmission(db: Queryable, formId: string, customerId: number, day: number, now: number): Promise<void> {
+export async function countSubmission(
+  db: Queryable,
+  formId: string,
+  customerId: number,
+  day: number,
+  now: number,
+): Promise<void> {
   await db
     .updateTable('forms')
     .set({ submission_count: sql`submission_count + 1`, updated_at: now })
@@ -34,7 +43,9 @@ export async function countSubmission(db: Queryable, formId: string, customerId:
   await db
     .insertInto('form_daily_counts')
     .values({ form_id: formId, customer_id: customerId, day, count: 1 })
-    .onConflict((oc) => oc.columns(['form_id', 'day']).doUpdateSet({ count: sql`form_daily_counts.count + 1` }))
+    .onConflict((oc) =>
+      oc.columns(['form_id', 'day']).doUpdateSet({ count: sql`form_daily_counts.count + 1` }),
+    )
     .execute();
 }
 
@@ -65,25 +76,48 @@ export async function submissionsAfter(
   let qb = db.selectFrom('form_submissions').selectAll().where('form_id', '=', formId);
   if (after)
     qb = qb.where((eb) =>
-      eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]),
+      eb.or([
+        eb('created_at', '>', after.createdAt),
+        eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
+      ]),
     );
   return qb.orderBy('created_at').orderBy('id').limit(limit).execute();
 }
 
 /** One submission of a form. */
-export async function findSubmission(db: Queryable, formId: string, id: string): Promise<SubmissionRow | undefined> {
-  return db.selectFrom('form_submissions').selectAll().where('form_id', '=', formId).where('id', '=', id).executeTakeFirst();
+export async function findSubmission(
+  db: Queryable,
+  formId: string,
+  id: string,
+): Promise<SubmissionRow | undefined> {
+  return db
+    .selectFrom('form_submissions')
+    .selectAll()
+    .where('form_id', '=', formId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** The signature evidence of a submission. */
-export async function findSignature(db: Queryable, submissionId: string): Promise<Selectable<FormSignaturesTable> | undefined> {
-  return db.selectFrom('form_signatures').selectAll().where('submission_id', '=', submissionId).executeTakeFirst();
+export async function findSignature(
+  db: Queryable,
+  submissionId: string,
+): Promise<Selectable<FormSignaturesTable> | undefined> {
+  return db
+    .selectFrom('form_signatures')
+    .selectAll()
+    .where('submission_id', '=', submissionId)
+    .executeTakeFirst();
 }
 
 /** Which of these submissions have signature evidence. */
 export async function signedSubmissionIds(db: Queryable, ids: string[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom('form_signatures').select('submission_id').where('submission_id', 'in', ids).execute();
+  const rows = await db
+    .selectFrom('form_signatures')
+    .select('submission_id')
+    .where('submission_id', 'in', ids)
+    .execute();
   return rows.map((r) => r.submission_id);
 }
 
@@ -98,6 +132,11 @@ export async function submissionsBefore(
   if (opts.to !== undefined) qb = qb.where('created_at', '<', opts.to);
   const b = opts.before;
   if (b)
-    qb = qb.where((eb) => eb.or([eb('created_at', '<', b.createdAt), eb.and([eb('created_at', '=', b.createdAt), eb('id', '<', b.id)])]));
+    qb = qb.where((eb) =>
+      eb.or([
+        eb('created_at', '<', b.createdAt),
+        eb.and([eb('created_at', '=', b.createdAt), eb('id', '<', b.id)]),
+      ]),
+    );
   return qb.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit).execute();
 }

@@ -31,7 +31,11 @@ const errors = {
   429: ErrorResponse,
 };
 const CSV = 'text/csv; charset=utf-8';
-const FileParams = Type.Object({ id: Type.String(), submission_id: Type.String(), field_name: Type.String() });
+const FileParams = Type.Object({
+  id: Type.String(),
+  submission_id: Type.String(),
+  field_name: Type.String(),
+});
 
 /** Registers the submission routes; `limiter` is shared with the hosted page. */
 export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimiter): void {
@@ -53,14 +57,19 @@ export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimi
         },
       },
       async (req, reply) => {
-        await acceptJsonSubmission(ctx, req.params.id, req.body ?? {}, { ip: req.ip, idempotencyKey: req.headers['idempotency-key'] });
+        await acceptJsonSubmission(ctx, req.params.id, req.body ?? {}, {
+          ip: req.ip,
+          idempotencyKey: req.headers['idempotency-key'],
+        });
         return reply.code(201).send(undefined as unknown as null);
       },
     );
     app.get(
       `${base}/submissions`,
       {
-        config: { audit: { action: 'form.submissions_read', target: 'form:{id}', items: { field: 'data', id: 'id' } } },
+        config: {
+          audit: { action: 'form.submissions_read', target: 'form:{id}', items: { field: 'data', id: 'id' } },
+        },
         schema: {
           ...common,
           summary: 'List submissions of a form',
@@ -75,7 +84,12 @@ export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimi
       `${base}/submissions/submission-csv`,
       {
         config: { audit: { action: 'form.submissions_export', target: 'form:{id}' } },
-        schema: { ...common, summary: 'CSV of every submission of a form (streamed)', params: IdParam, produces: ['text/csv'] },
+        schema: {
+          ...common,
+          summary: 'CSV of every submission of a form (streamed)',
+          params: IdParam,
+          produces: ['text/csv'],
+        },
       },
       async (req, reply) => {
         const form = await requireForm(ctx, principalOf(req, 'forms').customerId, req.params.id);
@@ -85,7 +99,10 @@ export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimi
           .send(submissionsCsv(ctx, form));
       },
     );
-    for (const path of [`${base}/submissions/submission-csv/:submission_id`, `${base}/submission-csv/:submission_id`]) {
+    for (const path of [
+      `${base}/submissions/submission-csv/:submission_id`,
+      `${base}/submission-csv/:submission_id`,
+    ]) {
       const alias = !path.includes('/submissions/');
       app.get(
         path,
@@ -100,7 +117,12 @@ export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimi
           },
         },
         async (req, reply) => {
-          const { form, row } = await requireSubmission(ctx, principalOf(req, 'forms').customerId, req.params.id, req.params.submission_id);
+          const { form, row } = await requireSubmission(
+            ctx,
+            principalOf(req, 'forms').customerId,
+            req.params.id,
+            req.params.submission_id,
+          );
           return reply
             .type(CSV)
             .header('content-disposition', `attachment; filename="submission-${row.id}.csv"`)
@@ -112,10 +134,20 @@ export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimi
       `${base}/submissions/:submission_id/submission-pdf`,
       {
         config: { audit: { action: 'form.submission_export', target: 'submission:{submission_id}' } },
-        schema: { ...common, summary: 'PDF of one submission with its signature', params: SubmissionParams, produces: ['application/pdf'] },
+        schema: {
+          ...common,
+          summary: 'PDF of one submission with its signature',
+          params: SubmissionParams,
+          produces: ['application/pdf'],
+        },
       },
       async (req, reply) => {
-        const { form, row } = await requireSubmission(ctx, principalOf(req, 'forms').customerId, req.params.id, req.params.submission_id);
+        const { form, row } = await requireSubmission(
+          ctx,
+          principalOf(req, 'forms').customerId,
+          req.params.id,
+          req.params.submission_id,
+        );
         return reply
           .type('application/pdf')
           .header('content-disposition', `attachment; filename="submission-${row.id}.pdf"`)
@@ -135,7 +167,13 @@ export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimi
       async (req, reply) => {
         const p = principalOf(req, 'forms');
         const reader = { accountId: p.customerId, actor: { type: 'key' as const, id: p.keyId }, ip: req.ip };
-        const file = await submissionFile(ctx, reader, req.params.id, req.params.submission_id, req.params.field_name);
+        const file = await submissionFile(
+          ctx,
+          reader,
+          req.params.id,
+          req.params.submission_id,
+          req.params.field_name,
+        );
         return reply.headers(attachmentHeaders(file.name, file.contentType, false)).send(file.bytes);
       },
     );

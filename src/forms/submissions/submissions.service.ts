@@ -34,7 +34,9 @@ const DAY_MS = 86_400_000;
 export interface SubmissionInput {
   fields: Record<string, unknown>;
   /** Files by field name, or a function finding them among the form's components (with problems such as bad base64). */
-  uploads: Map<string, Upload> | ((components: Component[]) => { uploads: Map<string, Upload>; errors: ErrorDetail[] });
+  uploads:
+    | Map<string, Upload>
+    | ((components: Component[]) => { uploads: Map<string, Upload>; errors: ErrorDetail[] });
   ip: string;
   idempotencyKey?: string;
 }
@@ -54,7 +56,8 @@ export async function acceptSubmission(
   const form = await openForm(ctx, formId);
   if (isBot(input.fields)) return { id: '', duplicate: true };
   const components = componentsOf(form.form_json);
-  const files = typeof input.uploads === 'function' ? input.uploads(components) : { uploads: input.uploads, errors: [] };
+  const files =
+    typeof input.uploads === 'function' ? input.uploads(components) : { uploads: input.uploads, errors: [] };
   const checked = checkSubmission(components, input.fields, files.uploads);
   rejectInvalid([...files.errors, ...checked.errors]);
   const stored = await store(ctx, form, checked, input);
@@ -135,7 +138,11 @@ export function openSubmission(ctx: AppContext, row: SubmissionRow): SubmissionD
 }
 
 /** The opened data of a stored submission of a form, or undefined when there is none. */
-export async function storedSubmissionData(ctx: AppContext, formId: string, submissionId: string): Promise<SubmissionData | undefined> {
+export async function storedSubmissionData(
+  ctx: AppContext,
+  formId: string,
+  submissionId: string,
+): Promise<SubmissionData | undefined> {
   const row = await findSubmission(ctx.database.reader, formId, submissionId);
   return row && openSubmission(ctx, row);
 }
@@ -148,14 +155,24 @@ export function submissionRecord(ctx: AppContext, row: SubmissionRow, signed: bo
     form_id: row.form_id,
     form_version: row.form_version,
     form_data: JSON.stringify(data.form_data),
-    attachments: data.files.map((f) => ({ field_name: f.field_name, name: f.name, content_type: f.content_type, size: f.size })),
+    attachments: data.files.map((f) => ({
+      field_name: f.field_name,
+      name: f.name,
+      content_type: f.content_type,
+      size: f.size,
+    })),
     signed,
     created_at: new Date(row.created_at).toISOString(),
   };
 }
 
 /** One page of a form's submissions; `total` is the form's maintained submission_count. */
-export async function submissionsOf(ctx: AppContext, customerId: number, formId: string, q: SubmissionsQuery) {
+export async function submissionsOf(
+  ctx: AppContext,
+  customerId: number,
+  formId: string,
+  q: SubmissionsQuery,
+) {
   const form = await requireForm(ctx, customerId, formId);
   const items = q.items ?? 50;
   const page = q.page ?? 1;
@@ -165,7 +182,12 @@ export async function submissionsOf(ctx: AppContext, customerId: number, formId:
     offset: (page - 1) * items,
   });
   const signed = await signedIds(ctx, rows);
-  return { data: rows.map((r) => submissionRecord(ctx, r, signed.has(r.id))), total: form.submission_count, page, items };
+  return {
+    data: rows.map((r) => submissionRecord(ctx, r, signed.has(r.id))),
+    total: form.submission_count,
+    page,
+    items,
+  };
 }
 
 async function signedIds(ctx: AppContext, rows: SubmissionRow[]): Promise<Set<string>> {
@@ -178,7 +200,12 @@ async function signedIds(ctx: AppContext, rows: SubmissionRow[]): Promise<Set<st
 }
 
 /** One submission of one of the account's forms, or form.submission_not_found. */
-export async function requireSubmission(ctx: AppContext, customerId: number, formId: string, submissionId: string) {
+export async function requireSubmission(
+  ctx: AppContext,
+  customerId: number,
+  formId: string,
+  submissionId: string,
+) {
   const form = await requireForm(ctx, customerId, formId);
   const row = await findSubmission(ctx.database.reader, form.id, submissionId);
   if (!row) throw new AppError('form.submission_not_found', `submission ${submissionId} was not found`);

@@ -14,27 +14,42 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const submit = (id: string, payload: unknown, headers: Record<string, string> = {}) =>
-  t.app.inject({ method: 'POST', url: `/v1/forms/api/forms/${id}/submissions`, headers, payload: payload as object });
+  t.app.inject({
+    method: 'POST',
+    url: `/v1/forms/api/forms/${id}/submissions`,
+    headers,
+    payload: payload as object,
+  });
 const get = (url: string) => t.app.inject({ method: 'GET', url, headers: a.auth });
 const PNG = tinyPng();
 
 describe('public submissions', () => {
   it('stores a valid submission (201, empty body) and lists it with form_data as a JSON string', async () => {
     const id = await createForm(t.app, a.auth);
-    const res = await submit(id, { form_data: { ...GOOD, unknown_key: 'dropped' } }, { authorization: 'Bearer whatever' });
+    const res = await submit(
+      id,
+      { form_data: { ...GOOD, unknown_key: 'dropped' } },
+      { authorization: 'Bearer whatever' },
+    );
     expect(res.statusCode).toBe(201);
     expect(res.body).toBe('');
     const list = (await get(`/v1/forms/api/forms/${id}/submissions`)).json();
     expect(list).toMatchObject({ total: 1, page: 1, items: 50 });
     expect(JSON.parse(list.data[0].form_data)).toEqual(GOOD);
-    const raw = await t.ctx.database.db.selectFrom('form_submissions').select('data').where('form_id', '=', id).executeTakeFirstOrThrow();
+    const raw = await t.ctx.database.db
+      .selectFrom('form_submissions')
+      .select('data')
+      .where('form_id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(raw.data).not.toContain('Lovelace');
     expect((await get(`/v1/forms/api/forms/${id}`)).json().data.submission_count).toBe(1);
   });
 
   it('answers 422 listing every failing field without echoing values', async () => {
     const id = await createForm(t.app, a.auth);
-    const res = await submit(id, { form_data: { email: 'not-an-email-secret', topic: 'Other', consent: false } });
+    const res = await submit(id, {
+      form_data: { email: 'not-an-email-secret', topic: 'Other', consent: false },
+    });
     expect(res.statusCode).toBe(422);
     const fields = res.json().fields.map((f: { field: string }) => f.field);
     expect(fields).toEqual(['name', 'email', 'topic', 'consent']);
@@ -56,7 +71,8 @@ describe('public submissions', () => {
 
   it('counts a repeated Idempotency-Key once and drops honeypot submissions', async () => {
     const id = await createForm(t.app, a.auth);
-    for (let i = 0; i < 2; i++) expect((await submit(id, { form_data: GOOD }, { 'idempotency-key': 'k1' })).statusCode).toBe(201);
+    for (let i = 0; i < 2; i++)
+      expect((await submit(id, { form_data: GOOD }, { 'idempotency-key': 'k1' })).statusCode).toBe(201);
     expect((await submit(id, { form_data: { ...GOOD, _sp_website: 'http://spam' } })).statusCode).toBe(201);
     expect((await get(`/v1/forms/api/forms/${id}/submissions`)).json().total).toBe(1);
   });
@@ -72,12 +88,22 @@ describe('public submissions', () => {
         {
           type: 'FileUpload',
           id: 'f',
-          properties: { field_name: 'scan', text: 'Scan', accept: ['image/png'], max_size_bytes: 1000, required: true },
+          properties: {
+            field_name: 'scan',
+            text: 'Scan',
+            accept: ['image/png'],
+            max_size_bytes: 1000,
+            required: true,
+          },
         },
         { type: 'Signature', id: 's', properties: { field_name: 'sig', text: 'Sign', required: true } },
       ],
     };
-    const id = await createForm(t.app, a.auth, { form_json, signable: true, signature_confirmation_label: 'I confirm' });
+    const id = await createForm(t.app, a.auth, {
+      form_json,
+      signable: true,
+      signature_confirmation_label: 'I confirm',
+    });
     const pdfAsPng = await submit(id, {
       form_data: { scan: 'a.png', sig: 'Ada' },
       attachments: [{ name: 'a.png', content: Buffer.from('%PDF-1.4 x').toString('base64') }],
@@ -120,8 +146,13 @@ describe('public submissions', () => {
       const codes = [];
       for (let i = 0; i < 3; i++)
         codes.push(
-          (await limited.app.inject({ method: 'POST', url: `/forms/api/forms/${id}/submissions`, payload: { form_data: GOOD } }))
-            .statusCode,
+          (
+            await limited.app.inject({
+              method: 'POST',
+              url: `/forms/api/forms/${id}/submissions`,
+              payload: { form_data: GOOD },
+            })
+          ).statusCode,
         );
       expect(codes).toEqual([201, 201, 429]);
     } finally {
@@ -159,11 +190,17 @@ describe('exports, statistics and notifications', () => {
     await submit(one, { form_data: GOOD });
     await submit(one, { form_data: GOOD });
     const stats = await t.app.inject({ method: 'GET', url: '/v1/forms/api/forms/stats', headers: b.auth });
-    expect(stats.json()).toEqual({ active_form_count: 1, total_submission_count: 2, submissions_last_7_days: 2 });
+    expect(stats.json()).toEqual({
+      active_form_count: 1,
+      total_submission_count: 2,
+      submissions_last_7_days: 2,
+    });
   });
 
   it('notifies the recipients with a link and no submitted data', async () => {
-    const id = await createForm(t.app, a.auth, { recipient: 'desk@example.org, Office <office@example.org>' });
+    const id = await createForm(t.app, a.auth, {
+      recipient: 'desk@example.org, Office <office@example.org>',
+    });
     await submit(id, { form_data: GOOD });
     const job = await t.ctx.database.db
       .selectFrom('jobs')

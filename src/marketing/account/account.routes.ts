@@ -21,7 +21,10 @@ const FieldType = Type.Object({
 const Name = Type.String({ maxLength: 1000 });
 /** Clients send `{subscriber_custom_field_type: {name}}` or `{name}`. */
 const FieldTypeBody = Type.Object(
-  { name: Type.Optional(Name), subscriber_custom_field_type: Type.Optional(Type.Object({ name: Name }, { additionalProperties: true })) },
+  {
+    name: Type.Optional(Name),
+    subscriber_custom_field_type: Type.Optional(Type.Object({ name: Name }, { additionalProperties: true })),
+  },
   { additionalProperties: true },
 );
 const nameOf = (b: { name?: string; subscriber_custom_field_type?: { name: string } }) =>
@@ -58,15 +61,32 @@ export function accountRoutes(app: TypedApp, ctx: AppContext): void {
     );
     app.post(
       base,
-      { schema: { ...common, summary: 'Create a subscriber custom field type', body: FieldTypeBody, response: one } },
+      {
+        schema: {
+          ...common,
+          summary: 'Create a subscriber custom field type',
+          body: FieldTypeBody,
+          response: one,
+        },
+      },
       async (req) => ({
         data: await createFieldType(ctx, customerOf(req), nameOf(req.body)),
       }),
     );
     app.patch(
       `${base}/:id`,
-      { schema: { ...common, summary: 'Rename a subscriber custom field type', params: ListParams, body: FieldTypeBody, response: one } },
-      async (req) => ({ data: await renameFieldTypeOf(ctx, customerOf(req), req.params.id, nameOf(req.body)) }),
+      {
+        schema: {
+          ...common,
+          summary: 'Rename a subscriber custom field type',
+          params: ListParams,
+          body: FieldTypeBody,
+          response: one,
+        },
+      },
+      async (req) => ({
+        data: await renameFieldTypeOf(ctx, customerOf(req), req.params.id, nameOf(req.body)),
+      }),
     );
   }
 }

@@ -43,7 +43,11 @@ export async function fieldTypesOf(ctx: AppContext, customerId: number): Promise
 }
 
 /** Creates a custom field type; a name the account already has (letter case ignored) is refused. */
-export async function createFieldType(ctx: AppContext, customerId: number, name: string): Promise<FieldTypeView> {
+export async function createFieldType(
+  ctx: AppContext,
+  customerId: number,
+  name: string,
+): Promise<FieldTypeView> {
   const { clean, key } = checkName(name);
   const db = ctx.database.db;
   if (await findFieldTypeByKey(db, customerId, key)) throw taken(clean);
@@ -53,7 +57,12 @@ export async function createFieldType(ctx: AppContext, customerId: number, name:
 }
 
 /** Renames a custom field type (its values stay with it). */
-export async function renameFieldTypeOf(ctx: AppContext, customerId: number, raw: string, name: string): Promise<FieldTypeView> {
+export async function renameFieldTypeOf(
+  ctx: AppContext,
+  customerId: number,
+  raw: string,
+  name: string,
+): Promise<FieldTypeView> {
   const db = ctx.database.db;
   const id = parseId(raw);
   const row = id === null ? undefined : await findFieldType(db, customerId, id);

@@ -27,21 +27,38 @@ describe('current customer and custom field types', () => {
   });
 
   it('lists, creates and renames custom field types; values follow a rename', async () => {
-    const sub = await makeSubscriber(call, 'cf@example.org', { custom_fields: [{ name: 'Colour', value: 'teal' }] });
-    const created = await call('POST', '/subscriber_custom_field_types', { subscriber_custom_field_type: { name: 'Clinic' } });
+    const sub = await makeSubscriber(call, 'cf@example.org', {
+      custom_fields: [{ name: 'Colour', value: 'teal' }],
+    });
+    const created = await call('POST', '/subscriber_custom_field_types', {
+      subscriber_custom_field_type: { name: 'Clinic' },
+    });
     expect(created.statusCode, created.body).toBe(200);
     expect((await call('POST', '/subscriber_custom_field_types', { name: 'clinic' })).json().error_code).toBe(
       'marketing.custom_field_invalid',
     );
-    const list = (await call('GET', '/subscriber_custom_field_types')).json().data as { id: string; attributes: { name: string } }[];
+    const list = (await call('GET', '/subscriber_custom_field_types')).json().data as {
+      id: string;
+      attributes: { name: string };
+    }[];
     expect(list.map((x) => x.attributes.name)).toEqual(['Colour', 'Clinic']);
-    const renamed = await call('PATCH', `/subscriber_custom_field_types/${list[0]!.id}`, { name: 'Favourite colour' });
+    const renamed = await call('PATCH', `/subscriber_custom_field_types/${list[0]!.id}`, {
+      name: 'Favourite colour',
+    });
     expect(renamed.json().data.attributes.name).toBe('Favourite colour');
     const fields = (await call('GET', `/subscribers/${sub}`)).json().data.attributes.custom_fields;
     expect(fields).toEqual([
-      { subscriber_custom_field_type_id: list[0]!.id, custom_field_name: 'Favourite colour', custom_field_value: 'teal' },
+      {
+        subscriber_custom_field_type_id: list[0]!.id,
+        custom_field_name: 'Favourite colour',
+        custom_field_value: 'teal',
+      },
     ]);
-    expect((await call('PATCH', '/subscriber_custom_field_types/999999', { name: 'x' })).statusCode).toBe(404);
-    expect((await call('PATCH', `/subscriber_custom_field_types/${list[0]!.id}`, { name: 'Clinic' })).statusCode).toBe(400);
+    expect((await call('PATCH', '/subscriber_custom_field_types/999999', { name: 'x' })).statusCode).toBe(
+      404,
+    );
+    expect(
+      (await call('PATCH', `/subscriber_custom_field_types/${list[0]!.id}`, { name: 'Clinic' })).statusCode,
+    ).toBe(400);
   });
 });

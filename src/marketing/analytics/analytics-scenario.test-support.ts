@@ -19,7 +19,15 @@ export interface Scenario {
   scheduledSend: string;
   /** The other account's send. */
   foreignSend: string;
-  deliveries: { alice: string; bob: string; carol: string; dave: string; carolFlu: string; drip: string; foreign: string };
+  deliveries: {
+    alice: string;
+    bob: string;
+    carol: string;
+    dave: string;
+    carolFlu: string;
+    drip: string;
+    foreign: string;
+  };
   subscribers: { alice: string; bob: string; carol: string; dave: string };
   clicks: { aliceFirst: string; aliceSecond: string; bobFirst: string; carolFlu: string; drip: string };
   /** The custom field type id of `Clinic`. */
@@ -33,8 +41,13 @@ export const URL_B = 'https://clinic.example/hours';
 export async function seedScenario(t: TestApp, a: TestAccount, other: TestAccount): Promise<Scenario> {
   const db = t.ctx.database.db;
   const cid = a.account.customer_id;
-  const person = (email: string, first_name: string, last_name: string, created_at: number, fields?: Record<string, string>) =>
-    seedSubscriber(db, cid, { email, first_name, last_name, created_at, ...(fields && { fields }) });
+  const person = (
+    email: string,
+    first_name: string,
+    last_name: string,
+    created_at: number,
+    fields?: Record<string, string>,
+  ) => seedSubscriber(db, cid, { email, first_name, last_name, created_at, ...(fields && { fields }) });
   const alice = await person('alice@example.org', 'Alice', 'Young', 1_000, { Clinic: 'North', Plan: 'Gold' });
   const bob = await person('bob@example.org', 'Bob', 'Smith', 2_000, { Clinic: 'South' });
   const carol = await person('carol@example.org', 'Carol', 'Zeta', 3_000);
@@ -79,25 +92,45 @@ export async function seedScenario(t: TestApp, a: TestAccount, other: TestAccoun
     sent_at: null,
   });
 
-  const deliver = (sendId: number | null, mailingId: number, subscriberId: number, email: string, extra = {}) =>
-    seedDelivery(db, cid, { sendId, mailingId, subscriberId, email, ...extra });
-  const dAlice = await deliver(springSend, spring, alice, 'alice@example.org', { created_at: 11_001, first_opened_at: 12_000 });
+  const deliver = (
+    sendId: number | null,
+    mailingId: number,
+    subscriberId: number,
+    email: string,
+    extra = {},
+  ) => seedDelivery(db, cid, { sendId, mailingId, subscriberId, email, ...extra });
+  const dAlice = await deliver(springSend, spring, alice, 'alice@example.org', {
+    created_at: 11_001,
+    first_opened_at: 12_000,
+  });
   const dBob = await deliver(springSend, spring, bob, 'bob@example.org', {
     created_at: 11_002,
     first_opened_at: 13_000,
     unsubscribed_at: 13_500,
   });
   const dCarol = await deliver(springSend, spring, carol, 'carol@example.org', { created_at: 11_003 });
-  const dDave = await deliver(springSend, spring, dave, 'dave@example.org', { created_at: 11_004, status: 'failed' });
+  const dDave = await deliver(springSend, spring, dave, 'dave@example.org', {
+    created_at: 11_004,
+    status: 'failed',
+  });
   const dCarolFlu = await deliver(fluSend, flu, carol, 'carol@example.org', {
     created_at: 21_001,
     first_opened_at: 22_000,
     global_unsubscribed_at: 22_500,
   });
-  const dDrip = await deliver(null, flu, alice, 'alice@example.org', { created_at: 40_000, first_opened_at: 40_500 });
+  const dDrip = await deliver(null, flu, alice, 'alice@example.org', {
+    created_at: 40_000,
+    first_opened_at: 40_500,
+  });
 
-  const click = (deliveryId: number, sendId: number | null, htmlId: number, targetUrl: string, times: number, at: number) =>
-    seedClicks(db, { deliveryId, sendId, htmlId, targetUrl, times, at });
+  const click = (
+    deliveryId: number,
+    sendId: number | null,
+    htmlId: number,
+    targetUrl: string,
+    times: number,
+    at: number,
+  ) => seedClicks(db, { deliveryId, sendId, htmlId, targetUrl, times, at });
   const aliceFirst = await click(dAlice, springSend, 0, URL_A, 3, 12_100);
   const aliceSecond = await click(dAlice, springSend, 1, URL_B, 1, 12_200);
   const bobFirst = await click(dBob, springSend, 0, URL_A, 1, 13_100);
@@ -146,7 +179,13 @@ export async function seedScenario(t: TestApp, a: TestAccount, other: TestAccoun
       foreign: s(foreign),
     },
     subscribers: { alice: s(alice), bob: s(bob), carol: s(carol), dave: s(dave) },
-    clicks: { aliceFirst: s(aliceFirst), aliceSecond: s(aliceSecond), bobFirst: s(bobFirst), carolFlu: s(carolFlu), drip: s(drip) },
+    clicks: {
+      aliceFirst: s(aliceFirst),
+      aliceSecond: s(aliceSecond),
+      bobFirst: s(bobFirst),
+      carolFlu: s(carolFlu),
+      drip: s(drip),
+    },
     clinicField: s(clinic.id),
   };
 }
@@ -176,7 +215,8 @@ export function readers(client: () => ReturnType<typeof marketingClient>) {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     return res.json().data as any;
   };
-  const ids = async (path: string): Promise<string[]> => ((await data(path)) as { id: string }[]).map((r) => r.id);
+  const ids = async (path: string): Promise<string[]> =>
+    ((await data(path)) as { id: string }[]).map((r) => r.id);
   const refused = async (path: string, status: number, code: string) => {
     const res = await client()('GET', path);
     expect(res.statusCode, res.body).toBe(status);

@@ -59,7 +59,12 @@ export async function findDelivery(db: Queryable, customerId: number, id: number
 
 /** A mailing of an account. */
 export async function findMailing(db: Queryable, customerId: number, id: number) {
-  return db.selectFrom('campaign_mailings').select('id').where('id', '=', id).where('customer_id', '=', customerId).executeTakeFirst();
+  return db
+    .selectFrom('campaign_mailings')
+    .select('id')
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
 }
 
 const CLICK_SORT = {
@@ -81,7 +86,12 @@ export async function pageOfClickedLinks(
     .innerJoin('marketing_deliveries as d', 'd.id', 'c.delivery_id')
     .select(['c.id', 'c.delivery_id', 'c.html_id', 'c.target_url', 'c.clicked', 'd.first_opened_at']);
   q = 'sendId' in by ? q.where('c.send_id', '=', by.sendId) : q.where('c.delivery_id', '=', by.deliveryId);
-  return q.orderBy(CLICK_SORT[p.orderBy], p.direction).orderBy('c.id', p.direction).limit(p.limit).offset(p.offset).execute();
+  return q
+    .orderBy(CLICK_SORT[p.orderBy], p.direction)
+    .orderBy('c.id', p.direction)
+    .limit(p.limit)
+    .offset(p.offset)
+    .execute();
 }
 
 const LINK_SORT = {
@@ -105,8 +115,16 @@ export async function pageOfSendDeliveryLinks(
   let q = db
     .selectFrom('marketing_deliveries as d')
     .innerJoin('campaign_send_links as l', 'l.send_id', 'd.send_id')
-    .leftJoin('marketing_link_clicks as c', (j) => j.onRef('c.delivery_id', '=', 'd.id').onRef('c.html_id', '=', 'l.html_id'))
-    .select(['d.id as delivery_id', 'l.html_id', 'l.target_url', 'd.first_opened_at', sql<number>`coalesce(c.clicked, 0)`.as('clicked')])
+    .leftJoin('marketing_link_clicks as c', (j) =>
+      j.onRef('c.delivery_id', '=', 'd.id').onRef('c.html_id', '=', 'l.html_id'),
+    )
+    .select([
+      'd.id as delivery_id',
+      'l.html_id',
+      'l.target_url',
+      'd.first_opened_at',
+      sql<number>`coalesce(c.clicked, 0)`.as('clicked'),
+    ])
     .where('d.send_id', '=', sendId);
   if (deliveryId !== null) q = q.where('d.id', '=', deliveryId);
   return q
@@ -119,7 +137,11 @@ export async function pageOfSendDeliveryLinks(
 }
 
 /** How many links a send's emails (or one of them) hold: emails times link positions. */
-export async function countSendDeliveryLinks(db: Queryable, sendId: number, deliveryId: number | null): Promise<number> {
+export async function countSendDeliveryLinks(
+  db: Queryable,
+  sendId: number,
+  deliveryId: number | null,
+): Promise<number> {
   let dq = db
     .selectFrom('marketing_deliveries')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -154,25 +176,48 @@ export async function pageOfStartedSends(
   let q = db
     .selectFrom('campaign_mailing_sends as s')
     .innerJoin('campaign_mailings as m', 'm.id', 's.campaign_mailing_id')
-    .select(['s.id', 's.campaign_mailing_id', 's.sent_at', 's.subscription_list_name', 'm.created_at as mailing_created_at'])
+    .select([
+      's.id',
+      's.campaign_mailing_id',
+      's.sent_at',
+      's.subscription_list_name',
+      'm.created_at as mailing_created_at',
+    ])
     .where('s.customer_id', '=', customerId)
     .where('s.sent_at', 'is not', null);
   if (filter) q = q.where(sendsCondition(filter));
-  return q.orderBy(SENDS_SORT[p.orderBy], p.direction).orderBy('s.id', p.direction).limit(p.limit).offset(p.offset).execute();
+  return q
+    .orderBy(SENDS_SORT[p.orderBy], p.direction)
+    .orderBy('s.id', p.direction)
+    .limit(p.limit)
+    .offset(p.offset)
+    .execute();
 }
 
 /** The SQL condition of a sends search, over sends `s` joined with their mailing `m`. */
 export function sendsCondition(f: SendsFilter): Expression<SqlBool> {
-  if (f.kind === 'equals') return f.column === 'id' ? sql<SqlBool>`s.id = ${f.value}` : sql<SqlBool>`s.campaign_mailing_id = ${f.value}`;
+  if (f.kind === 'equals')
+    return f.column === 'id'
+      ? sql<SqlBool>`s.id = ${f.value}`
+      : sql<SqlBool>`s.campaign_mailing_id = ${f.value}`;
   const pattern = `%${f.value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const column = f.column === 'subject' ? sql.ref('m.subject') : sql.ref('s.subscription_list_name');
   return sql<SqlBool>`lower(${column}) like ${pattern} escape '\\'`;
 }
 
-const UNIQUE_LINK_SORT = { created_at: 'html_id', html_id: 'html_id', target_url: 'target_url', clicked: 'clicked' } as const;
+const UNIQUE_LINK_SORT = {
+  created_at: 'html_id',
+  html_id: 'html_id',
+  target_url: 'target_url',
+  clicked: 'clicked',
+} as const;
 
 /** A page of the links of a send, by position, with their click totals. */
-export async function pageOfSendLinks(db: Queryable, sendId: number, p: PageOf<(typeof UNIQUE_LINK_ORDER)[number]>) {
+export async function pageOfSendLinks(
+  db: Queryable,
+  sendId: number,
+  p: PageOf<(typeof UNIQUE_LINK_ORDER)[number]>,
+) {
   return db
     .selectFrom('campaign_send_links')
     .select(['html_id', 'target_url', 'clicked'])
@@ -237,7 +282,11 @@ export async function sendCounters(
 ): Promise<Record<keyof typeof TOTAL_COLUMNS, number>> {
   let q = db
     .selectFrom('campaign_mailing_sends')
-    .select((eb) => Object.entries(TOTAL_COLUMNS).map(([name, column]) => eb.fn.coalesce(eb.fn.sum<number>(column), sql.lit(0)).as(name)))
+    .select((eb) =>
+      Object.entries(TOTAL_COLUMNS).map(([name, column]) =>
+        eb.fn.coalesce(eb.fn.sum<number>(column), sql.lit(0)).as(name),
+      ),
+    )
     .where('customer_id', '=', customerId);
   if (sendId !== null) q = q.where('id', '=', sendId);
   const row = (await q.executeTakeFirstOrThrow()) as Record<string, unknown>;
@@ -258,10 +307,24 @@ export async function pageOfDeliveries(
 ) {
   let q = db
     .selectFrom('marketing_deliveries')
-    .select(['id', 'email', 'status', 'created_at', 'first_opened_at', 'click_count', 'unsubscribed_at', 'global_unsubscribed_at'])
+    .select([
+      'id',
+      'email',
+      'status',
+      'created_at',
+      'first_opened_at',
+      'click_count',
+      'unsubscribed_at',
+      'global_unsubscribed_at',
+    ])
     .where('customer_id', '=', customerId);
   q = 'sendId' in by ? q.where('send_id', '=', by.sendId) : q.where('campaign_mailing_id', '=', by.mailingId);
-  return q.orderBy(DELIVERY_SORT[p.orderBy], p.direction).orderBy('id', p.direction).limit(p.limit).offset(p.offset).execute();
+  return q
+    .orderBy(DELIVERY_SORT[p.orderBy], p.direction)
+    .orderBy('id', p.direction)
+    .limit(p.limit)
+    .offset(p.offset)
+    .execute();
 }
 
 /** The clicked links of some deliveries. */

@@ -18,7 +18,13 @@ import {
   UniqueLinkRow,
   UniqueLinksQuery,
 } from './analytics.schemas.ts';
-import { linkSubscribersOf, sendsTableOf, sendTotalsOf, trackingLinksOf, uniqueLinksOf } from './analytics.service.ts';
+import {
+  linkSubscribersOf,
+  sendsTableOf,
+  sendTotalsOf,
+  trackingLinksOf,
+  uniqueLinksOf,
+} from './analytics.service.ts';
 import { deliveriesTableOf } from './deliveries-table.service.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 import { PagedAnswer } from '../paging.ts';
@@ -35,7 +41,8 @@ export function analyticsRoutes(app: TypedApp, ctx: AppContext): void {
       {
         schema: {
           ...common,
-          summary: 'Every link of every email of a send (or of one email), clicked or not, with its tracking data; paged',
+          summary:
+            'Every link of every email of a send (or of one email), clicked or not, with its tracking data; paged',
           querystring: TrackingLinksQuery,
           response: { 200: PagedAnswer(TrackingLink), ...MARKETING_ERRORS },
         },

@@ -3,13 +3,22 @@ import { Type, type TSchema } from '@sinclair/typebox';
 
 /** One of a fixed set of strings, with a default: validated as an enum, so a wrong value gives one clear problem. */
 function oneOf<const T extends readonly string[]>(values: T, def: T[number], description?: string) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], default: def, ...(description && { description }) });
+  return Type.Unsafe<T[number]>({
+    type: 'string',
+    enum: [...values],
+    default: def,
+    ...(description && { description }),
+  });
 }
 
 /** A query object: listed parameters validated, other parameters ignored (clients send extras). */
-const query = <P extends Record<string, TSchema>>(props: P) => Type.Object(props, { additionalProperties: true });
+const query = <P extends Record<string, TSchema>>(props: P) =>
+  Type.Object(props, { additionalProperties: true });
 
-const SendId = Type.String({ maxLength: 40, description: 'A campaign mailing send id (the `id` of a sends table row)' });
+const SendId = Type.String({
+  maxLength: 40,
+  description: 'A campaign mailing send id (the `id` of a sends table row)',
+});
 const Paging = {
   items: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
@@ -19,15 +28,29 @@ const NullableString = Type.Union([Type.String(), Type.Null()]);
 
 /** Sort keys of each list. */
 export const TRACKING_LINK_ORDER = ['created_at', 'clicked', 'target_url', 'html_id', 'opened_at'] as const;
-export const SENDS_TABLE_ORDER = ['created_at', 'sent_at', 'campaign_mailing_created_at', 'subscription_list_name', 'subject'] as const;
+export const SENDS_TABLE_ORDER = [
+  'created_at',
+  'sent_at',
+  'campaign_mailing_created_at',
+  'subscription_list_name',
+  'subject',
+] as const;
 export const UNIQUE_LINK_ORDER = ['created_at', 'html_id', 'target_url', 'clicked'] as const;
-export const LINK_SUBSCRIBER_ORDER = ['created_at', 'updated_at', 'email', 'first_name', 'last_name'] as const;
+export const LINK_SUBSCRIBER_ORDER = [
+  'created_at',
+  'updated_at',
+  'email',
+  'first_name',
+  'last_name',
+] as const;
 export const DELIVERIES_TABLE_ORDER = ['created_at', 'recipient'] as const;
 
 /** `GET /tracking_links` query. */
 export const TrackingLinksQuery = query({
   campaign_mailing_send_id: Type.Optional(SendId),
-  campaign_mailing_delivery_id: Type.Optional(Type.String({ maxLength: 40, description: 'One email of a campaign or drip' })),
+  campaign_mailing_delivery_id: Type.Optional(
+    Type.String({ maxLength: 40, description: 'One email of a campaign or drip' }),
+  ),
   order_by: oneOf(TRACKING_LINK_ORDER, 'created_at'),
   order: Direction,
   ...Paging,
@@ -50,7 +73,11 @@ export const SendsTableQuery = query({
 /** `GET /analytics/tracking_links_by_unique_link` query. */
 export const UniqueLinksQuery = query({
   campaign_mailing_send_id: Type.String({ minLength: 1, maxLength: 40 }),
-  order_by: oneOf(UNIQUE_LINK_ORDER, 'created_at', '`created_at` is the position of the link in the email, as `html_id`'),
+  order_by: oneOf(
+    UNIQUE_LINK_ORDER,
+    'created_at',
+    '`created_at` is the position of the link in the email, as `html_id`',
+  ),
   order: Direction,
   ...Paging,
 });
@@ -58,7 +85,11 @@ export const UniqueLinksQuery = query({
 /** `GET /analytics/subscribers_by_tracking_link` query. */
 export const LinkSubscribersQuery = query({
   campaign_mailing_send_id: Type.String({ minLength: 1, maxLength: 40 }),
-  html_id: Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Position of the link in the email, from 0' }),
+  html_id: Type.Integer({
+    minimum: 0,
+    maximum: 1_000_000,
+    description: 'Position of the link in the email, from 0',
+  }),
   order_by: oneOf(LINK_SUBSCRIBER_ORDER, 'created_at'),
   order: Direction,
   ...Paging,
@@ -66,13 +97,17 @@ export const LinkSubscribersQuery = query({
 
 /** `GET /analytics/campaign_mailing_send_totals` query. */
 export const TotalsQuery = query({
-  campaign_mailing_send_id: Type.Optional(Type.String({ maxLength: 40, description: 'One send; the whole account when absent' })),
+  campaign_mailing_send_id: Type.Optional(
+    Type.String({ maxLength: 40, description: 'One send; the whole account when absent' }),
+  ),
 });
 
 /** `GET /analytics/campaign_mailing_deliveries_table` query. */
 export const DeliveriesTableQuery = query({
   campaign_mailing_send_id: Type.Optional(SendId),
-  campaign_mailing_id: Type.Optional(Type.String({ maxLength: 40, description: 'Every delivery of a mailing, of its sends and drips' })),
+  campaign_mailing_id: Type.Optional(
+    Type.String({ maxLength: 40, description: 'Every delivery of a mailing, of its sends and drips' }),
+  ),
   order_by: oneOf(DELIVERIES_TABLE_ORDER, 'created_at'),
   order: Direction,
   ...Paging,
@@ -102,7 +137,11 @@ export const SendsTableRow = Type.Object({
 });
 
 /** Clicks of one link position of a send. */
-export const UniqueLinkRow = Type.Object({ html_id: Type.Integer(), target_url: Type.String(), clicked: Type.Integer() });
+export const UniqueLinkRow = Type.Object({
+  html_id: Type.Integer(),
+  target_url: Type.String(),
+  clicked: Type.Integer(),
+});
 
 /** A subscriber who clicked a link (spec 2.9, custom fields as `{subscriber_custom_field_type_id, value}`). */
 export const LinkSubscriber = Type.Object({
@@ -113,7 +152,9 @@ export const LinkSubscriber = Type.Object({
     unsubscribed: Type.Boolean(),
     first_name: NullableString,
     last_name: NullableString,
-    custom_fields: Type.Array(Type.Object({ subscriber_custom_field_type_id: Type.String(), value: Type.String() })),
+    custom_fields: Type.Array(
+      Type.Object({ subscriber_custom_field_type_id: Type.String(), value: Type.String() }),
+    ),
   }),
 });
 
@@ -139,5 +180,7 @@ export const DeliveriesTableRow = Type.Object({
   clicked: Type.Boolean(),
   bounced: Type.Boolean(),
   unsubscribed: Type.Boolean(),
-  tracking_links: Type.Record(Type.String(), Type.String(), { description: 'Target URL → clicks in this email, as text' }),
+  tracking_links: Type.Record(Type.String(), Type.String(), {
+    description: 'Target URL → clicks in this email, as text',
+  }),
 });

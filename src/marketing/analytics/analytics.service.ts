@@ -21,7 +21,12 @@ import {
   sendLinkExists,
   type PageOf,
 } from './analytics.repository.ts';
-import type { LINK_SUBSCRIBER_ORDER, SENDS_TABLE_ORDER, TRACKING_LINK_ORDER, UNIQUE_LINK_ORDER } from './analytics.schemas.ts';
+import type {
+  LINK_SUBSCRIBER_ORDER,
+  SENDS_TABLE_ORDER,
+  TRACKING_LINK_ORDER,
+  UNIQUE_LINK_ORDER,
+} from './analytics.schemas.ts';
 import { parseSendsSearch } from './sends-search.ts';
 import { pagedAnswer } from '../paging.ts';
 
@@ -37,7 +42,13 @@ export interface ListQuery<K extends string> {
 export interface TrackingLinkView {
   id: string;
   type: 'tracking_link';
-  attributes: { target_url: string; opened_at: string | null; clicked: number; campaign_mailing_delivery_id: string; html_id: number };
+  attributes: {
+    target_url: string;
+    opened_at: string | null;
+    clicked: number;
+    campaign_mailing_delivery_id: string;
+    html_id: number;
+  };
 }
 
 /** A row of the sends table (spec 2.12). */
@@ -64,7 +75,8 @@ export interface LinkSubscriberView {
 }
 
 /** A timestamp in milliseconds as ISO 8601 UTC; null stays null. */
-export const iso = (ms: number | null): string | null => (ms === null ? null : new Date(Number(ms)).toISOString());
+export const iso = (ms: number | null): string | null =>
+  ms === null ? null : new Date(Number(ms)).toISOString();
 
 /** The limit, offset and order of a list query. */
 export function pageOf<K extends string>(q: ListQuery<K>): PageOf<K> {
@@ -72,7 +84,8 @@ export function pageOf<K extends string>(q: ListQuery<K>): PageOf<K> {
 }
 
 /** A query value, or undefined when absent or blank (clients send empty parameters for absent ones). */
-export const given = (raw: string | undefined): string | undefined => (raw === undefined || raw.trim() === '' ? undefined : raw);
+export const given = (raw: string | undefined): string | undefined =>
+  raw === undefined || raw.trim() === '' ? undefined : raw;
 
 /** A 400 naming a missing parameter. */
 export function missing(field: string, message: string): AppError {
@@ -107,7 +120,10 @@ export async function requireDelivery(db: Queryable, customerId: number, raw: st
 export async function trackingLinksOf(
   ctx: AppContext,
   customerId: number,
-  q: ListQuery<(typeof TRACKING_LINK_ORDER)[number]> & { campaign_mailing_send_id?: string; campaign_mailing_delivery_id?: string },
+  q: ListQuery<(typeof TRACKING_LINK_ORDER)[number]> & {
+    campaign_mailing_send_id?: string;
+    campaign_mailing_delivery_id?: string;
+  },
 ) {
   const db = ctx.database.reader;
   const sendRaw = given(q.campaign_mailing_send_id);
@@ -115,23 +131,34 @@ export async function trackingLinksOf(
   if (sendRaw === undefined && deliveryRaw === undefined)
     throw missing('campaign_mailing_send_id', 'is required (or campaign_mailing_delivery_id for one email)');
   const send = sendRaw === undefined ? undefined : await requireSend(db, customerId, sendRaw);
-  const delivery = deliveryRaw === undefined ? undefined : await requireDelivery(db, customerId, deliveryRaw, send?.id);
+  const delivery =
+    deliveryRaw === undefined ? undefined : await requireDelivery(db, customerId, deliveryRaw, send?.id);
   const sendId = send?.id ?? delivery?.sendId ?? null;
   const page = { page: q.page, items: q.items, limit: q.items, offset: (q.page - 1) * q.items };
   if (sendId === null) {
     const rows = await pageOfClickedLinks(db, { deliveryId: delivery!.id }, pageOf(q));
-    const links = rows.map((r) => linkView(Number(r.delivery_id), Number(r.html_id), r.target_url, r.first_opened_at, Number(r.clicked)));
+    const links = rows.map((r) =>
+      linkView(Number(r.delivery_id), Number(r.html_id), r.target_url, r.first_opened_at, Number(r.clicked)),
+    );
     return { data: links };
   }
   const [rows, total] = await Promise.all([
     pageOfSendDeliveryLinks(db, sendId, delivery?.id ?? null, pageOf(q)),
     countSendDeliveryLinks(db, sendId, delivery?.id ?? null),
   ]);
-  const links = rows.map((r) => linkView(Number(r.delivery_id), Number(r.html_id), r.target_url, r.first_opened_at, Number(r.clicked)));
+  const links = rows.map((r) =>
+    linkView(Number(r.delivery_id), Number(r.html_id), r.target_url, r.first_opened_at, Number(r.clicked)),
+  );
   return pagedAnswer(links, page, total);
 }
 
-function linkView(deliveryId: number, htmlId: number, target: string, openedAt: number | null, clicked: number): TrackingLinkView {
+function linkView(
+  deliveryId: number,
+  htmlId: number,
+  target: string,
+  openedAt: number | null,
+  clicked: number,
+): TrackingLinkView {
   return {
     id: `${deliveryId}-${htmlId}`,
     type: 'tracking_link',
@@ -172,19 +199,29 @@ export async function uniqueLinksOf(
   const db = ctx.database.reader;
   const send = await requireSend(db, customerId, q.campaign_mailing_send_id);
   const rows = await pageOfSendLinks(db, send.id, pageOf(q));
-  return rows.map((r) => ({ html_id: Number(r.html_id), target_url: r.target_url, clicked: Number(r.clicked) }));
+  return rows.map((r) => ({
+    html_id: Number(r.html_id),
+    target_url: r.target_url,
+    clicked: Number(r.clicked),
+  }));
 }
 
 /** `GET /analytics/subscribers_by_tracking_link`: the subscribers whose email of a send had one link clicked. */
 export async function linkSubscribersOf(
   ctx: AppContext,
   customerId: number,
-  q: ListQuery<(typeof LINK_SUBSCRIBER_ORDER)[number]> & { campaign_mailing_send_id: string; html_id: number },
+  q: ListQuery<(typeof LINK_SUBSCRIBER_ORDER)[number]> & {
+    campaign_mailing_send_id: string;
+    html_id: number;
+  },
 ): Promise<LinkSubscriberView[]> {
   const db = ctx.database.reader;
   const send = await requireSend(db, customerId, q.campaign_mailing_send_id);
   if (!(await sendLinkExists(db, send.id, q.html_id)))
-    throw new AppError('marketing.tracking_link_not_found', `send ${send.id} has no link with html_id ${q.html_id}`);
+    throw new AppError(
+      'marketing.tracking_link_not_found',
+      `send ${send.id} has no link with html_id ${q.html_id}`,
+    );
   const rows = await pageOfLinkSubscribers(db, customerId, send.id, q.html_id, pageOf(q));
   const fields = new Map<number, { subscriber_custom_field_type_id: string; value: string }[]>();
   for (const f of await fieldValuesOfMany(

@@ -14,7 +14,13 @@ type Counters = { [K in keyof CampaignCounters]?: number };
 export async function seedSubscriber(
   db: Kysely<DB>,
   customerId: number,
-  s: { email: string; first_name?: string; last_name?: string; created_at?: number; fields?: Record<string, string> },
+  s: {
+    email: string;
+    first_name?: string;
+    last_name?: string;
+    created_at?: number;
+    fields?: Record<string, string>;
+  },
 ): Promise<number> {
   const at = s.created_at ?? Date.now();
   const row = await db
@@ -35,10 +41,19 @@ export async function seedSubscriber(
   const id = Number(row.id);
   const fields = Object.entries(s.fields ?? {});
   if (fields.length > 0) {
-    const types = await ensureFieldTypes(db, customerId, new Map(fields.map(([name]) => [name.toLowerCase(), name])), at);
+    const types = await ensureFieldTypes(
+      db,
+      customerId,
+      new Map(fields.map(([name]) => [name.toLowerCase(), name])),
+      at,
+    );
     await upsertFieldValues(
       db,
-      fields.map(([name, value]) => ({ subscriber_id: id, field_type_id: types.get(name.toLowerCase())!, value })),
+      fields.map(([name, value]) => ({
+        subscriber_id: id,
+        field_type_id: types.get(name.toLowerCase())!,
+        value,
+      })),
     );
   }
   return id;
@@ -173,7 +188,14 @@ export async function seedDelivery(
  */
 export async function seedClicks(
   db: Kysely<DB>,
-  c: { deliveryId: number; sendId: number | null; htmlId: number; targetUrl: string; times?: number; at?: number },
+  c: {
+    deliveryId: number;
+    sendId: number | null;
+    htmlId: number;
+    targetUrl: string;
+    times?: number;
+    at?: number;
+  },
 ): Promise<number> {
   const times = c.times ?? 1;
   const at = c.at ?? Date.now();

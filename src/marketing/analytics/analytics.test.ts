@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { marketingClient } from '../marketing.test-support.ts';
-import { openScenario, readers, URL_A, URL_B, type Scenario, type ScenarioApp } from './analytics-scenario.test-support.ts';
+import {
+  openScenario,
+  readers,
+  URL_A,
+  URL_B,
+  type Scenario,
+  type ScenarioApp,
+} from './analytics-scenario.test-support.ts';
 
 let f: ScenarioApp;
 let s: Scenario;
@@ -72,7 +79,10 @@ describe('GET /analytics/campaign_mailing_sends_table', () => {
   });
 
   it('sorts by each documented key and pages', async () => {
-    expect(await ids(`${table}?order_by=subscription_list_name&order=asc`)).toEqual([s.springSend, s.fluSend]);
+    expect(await ids(`${table}?order_by=subscription_list_name&order=asc`)).toEqual([
+      s.springSend,
+      s.fluSend,
+    ]);
     expect(await ids(`${table}?order_by=subject&order=asc`)).toEqual([s.fluSend, s.springSend]);
     expect(await ids(`${table}?order_by=campaign_mailing_created_at`)).toEqual([s.fluSend, s.springSend]);
     expect(await ids(`${table}?order_by=sent_at&order=asc`)).toEqual([s.springSend, s.fluSend]);
@@ -92,7 +102,8 @@ describe('GET /analytics/campaign_mailing_sends_table', () => {
 });
 
 describe('GET /analytics/tracking_links_by_unique_link', () => {
-  const path = (q: string) => `/analytics/tracking_links_by_unique_link?campaign_mailing_send_id=${s.springSend}${q}`;
+  const path = (q: string) =>
+    `/analytics/tracking_links_by_unique_link?campaign_mailing_send_id=${s.springSend}${q}`;
 
   it('lists each link of the send by position, last first, with its total clicks', async () => {
     expect(await data(path(''))).toEqual([
@@ -103,7 +114,8 @@ describe('GET /analytics/tracking_links_by_unique_link', () => {
   });
 
   it('sorts by clicks or URL and pages', async () => {
-    const htmlIds = async (q: string) => ((await data(path(q))) as { html_id: number }[]).map((r) => r.html_id);
+    const htmlIds = async (q: string) =>
+      ((await data(path(q))) as { html_id: number }[]).map((r) => r.html_id);
     expect(await htmlIds('&order_by=clicked')).toEqual([0, 1, 2]);
     expect(await htmlIds('&order_by=html_id&order=asc')).toEqual([0, 1, 2]);
     expect(await htmlIds('&order_by=target_url&order=asc')).toEqual([0, 2, 1]);
@@ -113,8 +125,16 @@ describe('GET /analytics/tracking_links_by_unique_link', () => {
   it('requires a send of the account', async () => {
     const missing = await refused('/analytics/tracking_links_by_unique_link', 400, 'request.invalid');
     expect(missing.fields.map((f) => f.field)).toEqual(['campaign_mailing_send_id']);
-    await refused('/analytics/tracking_links_by_unique_link?campaign_mailing_send_id=', 400, 'request.invalid');
-    await refused(`/analytics/tracking_links_by_unique_link?campaign_mailing_send_id=${s.foreignSend}`, 404, 'marketing.send_not_found');
+    await refused(
+      '/analytics/tracking_links_by_unique_link?campaign_mailing_send_id=',
+      400,
+      'request.invalid',
+    );
+    await refused(
+      `/analytics/tracking_links_by_unique_link?campaign_mailing_send_id=${s.foreignSend}`,
+      404,
+      'marketing.send_not_found',
+    );
     await refused(path('&order_by=clicks'), 400, 'request.invalid');
   });
 });
@@ -148,7 +168,8 @@ describe('GET /analytics/subscribers_by_tracking_link', () => {
   });
 
   it('sorts by subscriber attributes and pages', async () => {
-    const emails = async (q: string) => ((await data(path(0, q))) as { attributes: { email: string } }[]).map((r) => r.attributes.email);
+    const emails = async (q: string) =>
+      ((await data(path(0, q))) as { attributes: { email: string } }[]).map((r) => r.attributes.email);
     expect(await emails('&order_by=email&order=asc')).toEqual(['alice@example.org', 'bob@example.org']);
     expect(await emails('&order_by=last_name')).toEqual(['alice@example.org', 'bob@example.org']);
     expect(await emails('&order_by=first_name&items=1&page=2')).toEqual(['alice@example.org']);

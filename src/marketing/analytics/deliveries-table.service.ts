@@ -26,12 +26,19 @@ export type DeliveriesTableQuery = ListQuery<(typeof DELIVERIES_TABLE_ORDER)[num
 };
 
 /** A page of the deliveries of a send (which must be of the mailing, when one is named too) or of a mailing. */
-export async function deliveriesTableOf(ctx: AppContext, customerId: number, q: DeliveriesTableQuery): Promise<DeliveriesTableRow[]> {
+export async function deliveriesTableOf(
+  ctx: AppContext,
+  customerId: number,
+  q: DeliveriesTableQuery,
+): Promise<DeliveriesTableRow[]> {
   const db = ctx.database.reader;
   const sendRaw = given(q.campaign_mailing_send_id);
   const mailingRaw = given(q.campaign_mailing_id);
   if (sendRaw === undefined && mailingRaw === undefined)
-    throw missing('campaign_mailing_send_id', 'is required (or campaign_mailing_id for every send of a mailing)');
+    throw missing(
+      'campaign_mailing_send_id',
+      'is required (or campaign_mailing_id for every send of a mailing)',
+    );
   let mailingId: number | undefined;
   if (mailingRaw !== undefined) {
     const id = parseId(mailingRaw);
@@ -41,8 +48,16 @@ export async function deliveriesTableOf(ctx: AppContext, customerId: number, q: 
   }
   const send = sendRaw === undefined ? undefined : await requireSend(db, customerId, sendRaw);
   if (send && mailingId !== undefined && send.mailingId !== mailingId)
-    throw new AppError('marketing.send_not_found', `campaign mailing send ${sendRaw} is not a send of mailing ${mailingId}`);
-  const rows = await pageOfDeliveries(db, customerId, send ? { sendId: send.id } : { mailingId: mailingId! }, pageOf(q));
+    throw new AppError(
+      'marketing.send_not_found',
+      `campaign mailing send ${sendRaw} is not a send of mailing ${mailingId}`,
+    );
+  const rows = await pageOfDeliveries(
+    db,
+    customerId,
+    send ? { sendId: send.id } : { mailingId: mailingId! },
+    pageOf(q),
+  );
   const links = new Map<number, Record<string, string>>();
   for (const l of await clickedLinksOf(
     db,

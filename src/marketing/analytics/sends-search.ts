@@ -25,7 +25,8 @@ export function parseSendsSearch(raw: string | undefined): SendsFilter | null {
   if (!column) refuse(`names the unknown field "${field}"; use one of ${Object.keys(FIELDS).join(', ')}`);
   const wanted = value.trim();
   if (wanted === '') refuse(`gives no value for ${field}`);
-  if (column === 'subscription_list_name' || column === 'subject') return { kind: 'contains', column, value: wanted };
+  if (column === 'subscription_list_name' || column === 'subject')
+    return { kind: 'contains', column, value: wanted };
   const id = parseId(wanted);
   if (id === null) refuse(`${field} must be a positive integer`);
   return { kind: 'equals', column, value: id };
@@ -44,7 +45,8 @@ function fromJson(text: string): [string, string] {
   } catch {
     refuse('is not valid JSON');
   }
-  const entries = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? Object.entries(parsed) : [];
+  const entries =
+    parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? Object.entries(parsed) : [];
   const [entry] = entries;
   if (entries.length !== 1 || !entry || !['string', 'number'].includes(typeof entry[1]))
     refuse('as JSON must be an object with one field, for example {"subscription_list_name": "Newsletter"}');
@@ -52,5 +54,7 @@ function fromJson(text: string): [string, string] {
 }
 
 function refuse(problem: string): never {
-  throw new AppError('request.invalid', `search ${problem}`, { details: [{ field: 'search', message: problem }] });
+  throw new AppError('request.invalid', `search ${problem}`, {
+    details: [{ field: 'search', message: problem }],
+  });
 }

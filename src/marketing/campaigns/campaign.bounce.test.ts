@@ -20,7 +20,9 @@ beforeAll(async () => {
     [2, { code: 451, message: '4.3.0 try again later' }],
   ]);
   sink = await startSmtpSink({ tls: 'starttls', reply: (n) => replies.get(n) ?? { code: 250 } });
-  t = await createTestApp({ config: { transport: 'relay', relayUrl: sink.url, tlsVerify: false, deliveryRetrySchedule: [200] } });
+  t = await createTestApp({
+    config: { transport: 'relay', relayUrl: sink.url, tlsVerify: false, deliveryRetrySchedule: [200] },
+  });
   acct = await t.createAccount();
   worker = startDeliveryWorker(t, { marketingConcurrency: 1 });
 });
@@ -34,16 +36,27 @@ it('counts a hard bounce and a soft bounce that is delivered on retry', async ()
   const call = marketingClient(t, acct);
   const list = await makeList(call, 'Bounces');
   const ids = [];
-  for (const who of ['a', 'b', 'c']) ids.push(await makeSubscriber(call, `${who}@patients.example`, {}, list));
-  const mailing = await makeMailing(call, 'Bounce check', { text_part: 'Hello', from_email: `news@${acct.domain}` });
+  for (const who of ['a', 'b', 'c'])
+    ids.push(await makeSubscriber(call, `${who}@patients.example`, {}, list));
+  const mailing = await makeMailing(call, 'Bounce check', {
+    text_part: 'Hello',
+    from_email: `news@${acct.domain}`,
+  });
   const res = await call('POST', '/campaign_mailing_sends', {
     campaign_mailing_id: mailing,
     campaign_mailing_send: { subscription_list_id: list },
   });
   const sendId = String(res.headers['sealpost-campaign-mailing-send-id']);
-  await waitFor(async () => (await call('GET', `/campaign_mailing_sends/${sendId}`)).json().data.attributes.state === 'sent', 15_000, 50);
+  await waitFor(
+    async () =>
+      (await call('GET', `/campaign_mailing_sends/${sendId}`)).json().data.attributes.state === 'sent',
+    15_000,
+    50,
+  );
 
-  const totals = (await call('GET', `/analytics/campaign_mailing_send_totals?campaign_mailing_send_id=${sendId}`)).json().data;
+  const totals = (
+    await call('GET', `/analytics/campaign_mailing_send_totals?campaign_mailing_send_id=${sendId}`)
+  ).json().data;
   expect(totals).toMatchObject({ delivered: 2, bounced: 1, hard_bounced: 1, soft_bounced: 1 });
   const rows = await t.ctx.database.db
     .selectFrom('marketing_deliveries')
@@ -55,7 +68,10 @@ it('counts a hard bounce and a soft bounce that is delivered on retry', async ()
   expect(rows.find((r) => r.status === 'failed')!.last_response).toContain('550');
   expect(rows.find((r) => r.attempts === 2)).toMatchObject({ status: 'delivered' });
   const stats = await Promise.all(
-    ids.map(async (id) => (await call('GET', `/subscribers/${id}?with_stats=true`)).json().data.attributes.statistics),
+    ids.map(
+      async (id) =>
+        (await call('GET', `/subscribers/${id}?with_stats=true`)).json().data.attributes.statistics,
+    ),
   );
   expect(stats.reduce((n, s) => n + s.hard_bounced, 0)).toBe(1);
   expect(stats.reduce((n, s) => n + s.soft_bounced, 0)).toBe(1);
@@ -67,7 +83,10 @@ it('fails a delivery whose work row runs out of attempts on an error, and still 
   const call = marketingClient(t, acct);
   const list = await makeList(call, 'Broken');
   await makeSubscriber(call, 'broken@patients.example', {}, list);
-  const mailing = await makeMailing(call, 'Broken content', { text_part: 'Hello', from_email: `news@${acct.domain}` });
+  const mailing = await makeMailing(call, 'Broken content', {
+    text_part: 'Hello',
+    from_email: `news@${acct.domain}`,
+  });
   await worker.stop(2000);
   const res = await call('POST', '/campaign_mailing_sends', {
     campaign_mailing_id: mailing,
@@ -76,9 +95,18 @@ it('fails a delivery whose work row runs out of attempts on an error, and still 
   const sendId = Number(res.headers['sealpost-campaign-mailing-send-id']);
   // The stored content is damaged after expansion, so every attempt throws before anything is sent.
   await expandSlice(t.ctx, sendId);
-  await t.ctx.database.db.updateTable('campaign_mailing_sends').set({ content: '{not json' }).where('id', '=', sendId).execute();
+  await t.ctx.database.db
+    .updateTable('campaign_mailing_sends')
+    .set({ content: '{not json' })
+    .where('id', '=', sendId)
+    .execute();
   worker = startDeliveryWorker(t, { marketingConcurrency: 1 });
-  await waitFor(async () => (await call('GET', `/campaign_mailing_sends/${sendId}`)).json().data.attributes.state === 'sent', 15_000, 50);
+  await waitFor(
+    async () =>
+      (await call('GET', `/campaign_mailing_sends/${sendId}`)).json().data.attributes.state === 'sent',
+    15_000,
+    50,
+  );
   const [row] = await t.ctx.database.db
     .selectFrom('marketing_deliveries')
     .select(['status', 'last_response'])

@@ -31,13 +31,21 @@ it('keeps each email of a send, shows them on the command line, and purges them 
   const list = await makeList(call, 'Captured');
   await makeSubscriber(call, 'hal@patients.example', { first_name: 'Hal' }, list);
   await makeSubscriber(call, 'ivy@patients.example', { first_name: 'Ivy' }, list);
-  const mailing = await makeMailing(call, 'Hello {{first_name}}', { text_part: 'Hi {{first_name}}', from_email: `news@${acct.domain}` });
+  const mailing = await makeMailing(call, 'Hello {{first_name}}', {
+    text_part: 'Hi {{first_name}}',
+    from_email: `news@${acct.domain}`,
+  });
   const res = await call('POST', '/campaign_mailing_sends', {
     campaign_mailing_id: mailing,
     campaign_mailing_send: { subscription_list_id: list },
   });
   const sendId = Number(res.headers['sealpost-campaign-mailing-send-id']);
-  await waitFor(async () => (await call('GET', `/campaign_mailing_sends/${sendId}`)).json().data.attributes.state === 'sent', 15_000, 50);
+  await waitFor(
+    async () =>
+      (await call('GET', `/campaign_mailing_sends/${sendId}`)).json().data.attributes.state === 'sent',
+    15_000,
+    50,
+  );
 
   const kept = await capturedOfSend(t.ctx, acct.account.customer_id, sendId);
   expect(kept.map((c) => c.envelope_to).sort()).toEqual(['hal@patients.example', 'ivy@patients.example']);
@@ -57,5 +65,7 @@ it('keeps each email of a send, shows them on the command line, and purges them 
 
   const later = Date.now() + (t.ctx.config.contentRetentionDays + 1) * 86_400_000;
   await marketingRetentionTask(t.ctx).run(later);
-  expect((await capturedOfSend(t.ctx, acct.account.customer_id, sendId)).every((c) => c.raw === null)).toBe(true);
+  expect((await capturedOfSend(t.ctx, acct.account.customer_id, sendId)).every((c) => c.raw === null)).toBe(
+    true,
+  );
 });

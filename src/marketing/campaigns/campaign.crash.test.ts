@@ -34,10 +34,15 @@ let mailing: string;
 
 beforeAll(async () => {
   sink = await startSmtpSink({ tls: 'starttls', reply: (n) => (n === STALL_AT ? 'stall' : { code: 250 }) });
-  t = await createTestApp({ config: { transport: 'relay', relayUrl: sink.url, tlsVerify: false, jobLeaseMs: LEASE_MS } });
+  t = await createTestApp({
+    config: { transport: 'relay', relayUrl: sink.url, tlsVerify: false, jobLeaseMs: LEASE_MS },
+  });
   acct = await t.createAccount();
   call = marketingClient(t, acct);
-  mailing = await makeMailing(call, 'Monthly news', { html_part: '<p>Hi {{first_name}}</p>', from_email: `news@${acct.domain}` });
+  mailing = await makeMailing(call, 'Monthly news', {
+    html_part: '<p>Hi {{first_name}}</p>',
+    from_email: `news@${acct.domain}`,
+  });
 });
 afterEach(async () => {
   await worker?.stop(2000);
@@ -52,7 +57,10 @@ afterAll(async () => {
 /** A list of `n` subscribers `<prefix>-<i>@patients.example`. */
 async function listOf(name: string, prefix: string, n: number): Promise<string> {
   const list = await makeList(call, name);
-  const subscribers = Array.from({ length: n }, (_, i) => ({ email: `${prefix}-${i}@patients.example`, first_name: `P${i}` }));
+  const subscribers = Array.from({ length: n }, (_, i) => ({
+    email: `${prefix}-${i}@patients.example`,
+    first_name: `P${i}`,
+  }));
   const res = await call('POST', '/subscribers_bulk_create', { subscribers, subscription_list_id: list });
   expect(res.statusCode, res.body).toBe(200);
   return list;
@@ -67,8 +75,10 @@ async function startSend(list: string): Promise<string> {
   return String(res.headers['sealpost-campaign-mailing-send-id']);
 }
 
-const sendOf = async (id: string) => (await call('GET', `/campaign_mailing_sends/${id}`)).json().data.attributes as Record<string, unknown>;
-const receivedBy = (prefix: string) => sink.received.map((m) => m.to[0]!).filter((to) => to.startsWith(`${prefix}-`));
+const sendOf = async (id: string) =>
+  (await call('GET', `/campaign_mailing_sends/${id}`)).json().data.attributes as Record<string, unknown>;
+const receivedBy = (prefix: string) =>
+  sink.received.map((m) => m.to[0]!).filter((to) => to.startsWith(`${prefix}-`));
 
 async function deliveryRows(sendId: string) {
   return t.ctx.database.db
@@ -100,14 +110,24 @@ it('delivers every subscriber exactly once after the worker is killed mid-campai
   );
   let output = '';
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  await waitFor(() => sink.dataCount() === STALL_AT, 20_000, 20, `the doomed worker reaching DATA ${STALL_AT} (${output})`);
+  await waitFor(
+    () => sink.dataCount() === STALL_AT,
+    20_000,
+    20,
+    `the doomed worker reaching DATA ${STALL_AT} (${output})`,
+  );
   const exited = once(child, 'exit');
   child.kill('SIGKILL');
   await exited;
   expect(receivedBy('crash')).toHaveLength(STALL_AT - 1);
 
   worker = startDeliveryWorker(t);
-  await waitFor(async () => (await sendOf(sendId)).state === 'sent', 20_000, 50, 'the send finishing after the restart');
+  await waitFor(
+    async () => (await sendOf(sendId)).state === 'sent',
+    20_000,
+    50,
+    'the send finishing after the restart',
+  );
   const rows = await deliveryRows(sendId);
   expect(rows).toHaveLength(30);
   expect(new Set(rows.map((r) => r.subscriber_id)).size).toBe(30);
@@ -126,23 +146,38 @@ it('resumes an expansion whose batch died before committing, without a second de
     if (++calls === 4) throw new Error('the process died here');
     return Date.now();
   };
-  await expect(expandSlice(t.ctx, sendId, { batchSize: 10, now: dying })).rejects.toThrow('the process died here');
+  await expect(expandSlice(t.ctx, sendId, { batchSize: 10, now: dying })).rejects.toThrow(
+    'the process died here',
+  );
   const partial = await deliveryRows(String(sendId));
   expect(partial.length).toBeGreaterThan(0);
   expect(partial.length).toBeLessThan(25);
   // Someone joining after the audience froze is not part of this send.
-  await call('POST', '/subscribers', { subscriber: { email: 'late@patients.example' }, subscription_list_id: list });
+  await call('POST', '/subscribers', {
+    subscriber: { email: 'late@patients.example' },
+    subscription_list_id: list,
+  });
 
   expect(await expandSlice(t.ctx, sendId, { batchSize: 10 })).toBe(25 - partial.length);
   expect(await expandSlice(t.ctx, sendId, { batchSize: 10 })).toBe(0);
   const rows = await deliveryRows(String(sendId));
   expect(rows).toHaveLength(25);
   expect(new Set(rows.map((r) => r.subscriber_id)).size).toBe(25);
-  const jobs = await t.ctx.database.db.selectFrom('jobs').select('payload').where('queue', '=', MARKETING_DELIVERY_QUEUE).execute();
-  const ids = jobs.map((j) => (JSON.parse(j.payload) as { deliveryId: number }).deliveryId).filter((id) => rows.some((r) => r.id === id));
+  const jobs = await t.ctx.database.db
+    .selectFrom('jobs')
+    .select('payload')
+    .where('queue', '=', MARKETING_DELIVERY_QUEUE)
+    .execute();
+  const ids = jobs
+    .map((j) => (JSON.parse(j.payload) as { deliveryId: number }).deliveryId)
+    .filter((id) => rows.some((r) => r.id === id));
   expect(ids).toHaveLength(25);
   expect(new Set(ids).size).toBe(25);
-  expect(await sendOf(String(sendId))).toMatchObject({ state: 'sending', audience_count: 25, sent_count: 25 });
+  expect(await sendOf(String(sendId))).toMatchObject({
+    state: 'sending',
+    audience_count: 25,
+    sent_count: 25,
+  });
 });
 
 it('finishes a send on resume when its last deliveries settled while it was paused', async () => {
@@ -182,7 +217,12 @@ it('stops starting emails while paused and finishes everyone once resumed', asyn
   const resumed = await call('POST', `/campaign_mailing_sends/${sendId}/resume`);
   expect(resumed.statusCode, resumed.body).toBe(200);
   expect(resumed.json().data.attributes.state).toBe('sending');
-  await waitFor(async () => (await sendOf(sendId)).state === 'sent', 20_000, 50, 'the resumed send finishing');
+  await waitFor(
+    async () => (await sendOf(sendId)).state === 'sent',
+    20_000,
+    50,
+    'the resumed send finishing',
+  );
   const received = receivedBy('pause');
   expect(received).toHaveLength(40);
   expect(new Set(received).size).toBe(40);

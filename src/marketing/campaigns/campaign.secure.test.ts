@@ -43,7 +43,12 @@ it('sends a content-free notification over a clear-text hop and shows the email 
   });
   expect(res.statusCode, res.body).toBe(200);
   const sendId = String(res.headers['sealpost-campaign-mailing-send-id']);
-  await waitFor(async () => (await call('GET', `/campaign_mailing_sends/${sendId}`)).json().data.attributes.state === 'sent', 15_000, 50);
+  await waitFor(
+    async () =>
+      (await call('GET', `/campaign_mailing_sends/${sendId}`)).json().data.attributes.state === 'sent',
+    15_000,
+    50,
+  );
 
   expect(sink.received).toHaveLength(1);
   const mail = await sink.received[0]!.parsed();

@@ -52,7 +52,8 @@ async function sendState(id: string) {
 }
 
 /** A raw header line's value (mailparser folds List-* headers into one structure, so they are read from the lines). */
-const headerOf = (mail: ParsedMail, name: string) => mail.headerLines.find((h) => h.key === name)?.line.replace(/^[^:]+:\s*/, '');
+const headerOf = (mail: ParsedMail, name: string) =>
+  mail.headerLines.find((h) => h.key === name)?.line.replace(/^[^:]+:\s*/, '');
 
 async function mailsTo(address: string): Promise<ParsedMail[]> {
   const mine: ReceivedMail[] = sink.received.filter((m) => m.to.includes(address));
@@ -72,7 +73,9 @@ describe('a campaign to a list', () => {
     const cat = await makeSubscriber(call, 'cat@patients.example', { first_name: 'Cat' }, list);
     const dan = await makeSubscriber(call, 'dan@patients.example', { first_name: 'Dan' }, list);
     await makeSubscriber(call, 'eve@patients.example', { first_name: 'Eve' }); // not on the list
-    expect((await call('POST', `/subscribers/${dan}/unsubscribe`, { subscription_list_id: list })).statusCode).toBe(200);
+    expect(
+      (await call('POST', `/subscribers/${dan}/unsubscribe`, { subscription_list_id: list })).statusCode,
+    ).toBe(200);
     const mailing = await makeMailing(call, 'Flu shots are here, {{first_name}}', {
       html_part: HTML,
       text_part: 'Hello {{first_name}}, book at https://clinic.example.org/flu-shots',
@@ -99,7 +102,12 @@ describe('a campaign to a list', () => {
 
     // One email per subscribed member plus the extra recipient; nobody unsubscribed or off the list.
     expect(sink.received.map((m) => m.to[0]).sort()).toEqual(
-      ['ann@patients.example', 'bob@patients.example', 'cat@patients.example', 'proof@clinic.example.org'].sort(),
+      [
+        'ann@patients.example',
+        'bob@patients.example',
+        'cat@patients.example',
+        'proof@clinic.example.org',
+      ].sort(),
     );
     expect(sink.received.every((m) => m.secure)).toBe(true);
     const [annMail] = await mailsTo('ann@patients.example');
@@ -135,7 +143,9 @@ describe('a campaign to a list', () => {
     }
     const [bobMail] = await mailsTo('bob@patients.example');
     const bobClick = [...String(bobMail!.html).matchAll(/href="([^"]*\/t\/m\/c\/[^"]+)"/g)][1]![1]!;
-    expect((await t.app.inject({ method: 'GET', url: local(bobClick) })).headers.location).toBe('https://clinic.example.org/hours');
+    expect((await t.app.inject({ method: 'GET', url: local(bobClick) })).headers.location).toBe(
+      'https://clinic.example.org/hours',
+    );
 
     // A scanner following the unsubscribe link changes nothing; the confirm page's button and one-click POST do.
     const [catMail] = await mailsTo('cat@patients.example');
@@ -144,9 +154,9 @@ describe('a campaign to a list', () => {
     expect(confirm.statusCode).toBe(200);
     expect(confirm.body).toContain('cat@patients.example');
     expect(confirm.body).toContain('Riverside Clinic');
-    expect((await call('GET', `/subscribers/${cat}`)).json().data.attributes.subscription_lists).toContainEqual(
-      expect.objectContaining({ id: list, unsubscribed: false }),
-    );
+    expect(
+      (await call('GET', `/subscribers/${cat}`)).json().data.attributes.subscription_lists,
+    ).toContainEqual(expect.objectContaining({ id: list, unsubscribed: false }));
     const oneClick = await t.app.inject({
       method: 'POST',
       url: local(catUnsubscribe),
@@ -163,7 +173,9 @@ describe('a campaign to a list', () => {
     expect(again.statusCode).toBe(200);
     const catNow = (await call('GET', `/subscribers/${cat}`)).json().data.attributes;
     expect(catNow.unsubscribed).toBe(false);
-    expect(catNow.subscription_lists).toContainEqual(expect.objectContaining({ id: list, unsubscribed: true }));
+    expect(catNow.subscription_lists).toContainEqual(
+      expect.objectContaining({ id: list, unsubscribed: true }),
+    );
     // Ann leaves everything through the confirm page's second button.
     const global = await t.app.inject({
       method: 'POST',
@@ -185,7 +197,9 @@ describe('a campaign to a list', () => {
       bounced_count: 0,
       unsubscribed_count: 1,
     });
-    const listed = (await call('GET', '/campaign_mailings')).json().data.find((m: { id: string }) => m.id === mailing);
+    const listed = (await call('GET', '/campaign_mailings'))
+      .json()
+      .data.find((m: { id: string }) => m.id === mailing);
     expect(listed.attributes).toMatchObject({
       sent_count: 3,
       delivered_count: 3,
@@ -193,12 +207,24 @@ describe('a campaign to a list', () => {
       clicked_count: 2,
       unsubscribed_count: 1,
     });
-    const annStats = (await call('GET', `/subscribers/${ann}?with_stats=true`)).json().data.attributes.statistics;
-    expect(annStats).toMatchObject({ deliveries: 1, delivered: 1, opened: 1, clicked: 1, unsubscribed: 0, global_unsubscribed: 1 });
-    const bobStats = (await call('GET', `/subscribers/${bob}?with_stats=true`)).json().data.attributes.statistics;
+    const annStats = (await call('GET', `/subscribers/${ann}?with_stats=true`)).json().data.attributes
+      .statistics;
+    expect(annStats).toMatchObject({
+      deliveries: 1,
+      delivered: 1,
+      opened: 1,
+      clicked: 1,
+      unsubscribed: 0,
+      global_unsubscribed: 1,
+    });
+    const bobStats = (await call('GET', `/subscribers/${bob}?with_stats=true`)).json().data.attributes
+      .statistics;
     expect(bobStats).toMatchObject({ deliveries: 1, delivered: 1, opened: 1, clicked: 1 });
 
-    const totals = await call('GET', `/analytics/campaign_mailing_send_totals?campaign_mailing_send_id=${sendId}`);
+    const totals = await call(
+      'GET',
+      `/analytics/campaign_mailing_send_totals?campaign_mailing_send_id=${sendId}`,
+    );
     expect(totals.statusCode, totals.body).toBe(200);
     expect(totals.json().data).toMatchObject({
       delivered: 3,
@@ -210,23 +236,41 @@ describe('a campaign to a list', () => {
       unsubscribed: 1,
       global_unsubscribed: 1,
     });
-    const byLink = await call('GET', `/analytics/tracking_links_by_unique_link?campaign_mailing_send_id=${sendId}`);
+    const byLink = await call(
+      'GET',
+      `/analytics/tracking_links_by_unique_link?campaign_mailing_send_id=${sendId}`,
+    );
     expect(byLink.statusCode, byLink.body).toBe(200);
     const rows = byLink.json().data as { html_id: number; target_url: string; clicked: number }[];
-    expect(rows.find((r) => r.html_id === 0)).toMatchObject({ target_url: 'https://clinic.example.org/flu-shots', clicked: 2 });
-    expect(rows.find((r) => r.html_id === 1)).toMatchObject({ target_url: 'https://clinic.example.org/hours', clicked: 1 });
-    const who = await call('GET', `/analytics/subscribers_by_tracking_link?campaign_mailing_send_id=${sendId}&html_id=0`);
+    expect(rows.find((r) => r.html_id === 0)).toMatchObject({
+      target_url: 'https://clinic.example.org/flu-shots',
+      clicked: 2,
+    });
+    expect(rows.find((r) => r.html_id === 1)).toMatchObject({
+      target_url: 'https://clinic.example.org/hours',
+      clicked: 1,
+    });
+    const who = await call(
+      'GET',
+      `/analytics/subscribers_by_tracking_link?campaign_mailing_send_id=${sendId}&html_id=0`,
+    );
     expect(who.statusCode, who.body).toBe(200);
-    expect((who.json().data as { attributes: { email: string } }[]).map((s) => s.attributes.email)).toEqual(['ann@patients.example']);
+    expect((who.json().data as { attributes: { email: string } }[]).map((s) => s.attributes.email)).toEqual([
+      'ann@patients.example',
+    ]);
     const links = await call('GET', `/tracking_links?campaign_mailing_send_id=${sendId}`);
     expect(links.statusCode, links.body).toBe(200);
     // Every link of every email is listed; the two clicked links carry their counts, the others none.
-    const linkClicks = (links.json().data as { attributes: { clicked: number } }[]).map((l) => l.attributes.clicked);
+    const linkClicks = (links.json().data as { attributes: { clicked: number } }[]).map(
+      (l) => l.attributes.clicked,
+    );
     expect(linkClicks.filter((n) => n > 0).sort()).toEqual([1, 2]);
     expect(linkClicks.length).toBeGreaterThan(2);
     const table = await call('GET', '/analytics/campaign_mailing_sends_table');
     expect(table.statusCode, table.body).toBe(200);
-    expect(table.json().data).toContainEqual(expect.objectContaining({ subscription_list_name: 'Flu season' }));
+    expect(table.json().data).toContainEqual(
+      expect.objectContaining({ subscription_list_name: 'Flu season' }),
+    );
   });
 
   it('refuses bad sends with clear errors and stores nothing', async () => {
@@ -237,36 +281,70 @@ describe('a campaign to a list', () => {
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
     const cases: [unknown, number, string][] = [
-      [{ campaign_mailing_id: mailing, campaign_mailing_send: { from_name: 'News' } }, 400, 'subscription_list_id'],
-      [{ campaign_mailing_id: '999999', campaign_mailing_send: { subscription_list_id: list } }, 404, 'marketing.mailing_not_found'],
-      [{ campaign_mailing_id: mailing, campaign_mailing_send: { subscription_list_id: '999999' } }, 404, 'marketing.list_not_found'],
       [
-        { campaign_mailing_id: mailing, campaign_mailing_send: { subscription_list_id: list, from_email: 'news@elsewhere.example' } },
+        { campaign_mailing_id: mailing, campaign_mailing_send: { from_name: 'News' } },
+        400,
+        'subscription_list_id',
+      ],
+      [
+        { campaign_mailing_id: '999999', campaign_mailing_send: { subscription_list_id: list } },
+        404,
+        'marketing.mailing_not_found',
+      ],
+      [
+        { campaign_mailing_id: mailing, campaign_mailing_send: { subscription_list_id: '999999' } },
+        404,
+        'marketing.list_not_found',
+      ],
+      [
+        {
+          campaign_mailing_id: mailing,
+          campaign_mailing_send: { subscription_list_id: list, from_email: 'news@elsewhere.example' },
+        },
         422,
         'marketing.sender_invalid',
       ],
       [
-        { campaign_mailing_id: mailing, campaign_mailing_send: { subscription_list_id: list, from_email: 'not an address' } },
+        {
+          campaign_mailing_id: mailing,
+          campaign_mailing_send: { subscription_list_id: list, from_email: 'not an address' },
+        },
         400,
         'from_email',
       ],
       [
-        { campaign_mailing_id: mailing, campaign_mailing_send: { subscription_list_id: list, recipient_emails: ['x@'] } },
+        {
+          campaign_mailing_id: mailing,
+          campaign_mailing_send: { subscription_list_id: list, recipient_emails: ['x@'] },
+        },
         400,
         'recipient_emails[0]',
       ],
       [{ campaign_mailing_send: { subscription_list_id: list } }, 400, 'campaign_mailing_id'],
       [
-        { campaign_mailing_id: mailing, campaign_mailing_send: { subscription_list_id: list, subject: 'Hi {{#if}}' } },
+        {
+          campaign_mailing_id: mailing,
+          campaign_mailing_send: { subscription_list_id: list, subject: 'Hi {{#if}}' },
+        },
         400,
         'marketing.template_invalid',
       ],
       [
-        { campaign_mailing_id: mailing, campaign_mailing_send: { subscription_list_id: list, subject: 'Hi\r\nBcc: x@y.z' } },
+        {
+          campaign_mailing_id: mailing,
+          campaign_mailing_send: { subscription_list_id: list, subject: 'Hi\r\nBcc: x@y.z' },
+        },
         400,
         'subject',
       ],
-      [{ campaign_mailing_id: mailing, campaign_mailing_send: { subscription_list_id: list, from_name: 'A\nB' } }, 400, 'from_name'],
+      [
+        {
+          campaign_mailing_id: mailing,
+          campaign_mailing_send: { subscription_list_id: list, from_name: 'A\nB' },
+        },
+        400,
+        'from_name',
+      ],
     ];
     for (const [body, status, mention] of cases) {
       const r = await call('POST', '/campaign_mailing_sends', body);
@@ -278,81 +356,5 @@ describe('a campaign to a list', () => {
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
-  });
-});
-
-describe('scheduled sends', () => {
-  it('answers the jid, waits for send_at, and can be cancelled before it', async () => {
-    const list = await makeList(call, 'Scheduled');
-    await makeSubscriber(call, 'sched@patients.example', {}, list);
-    await makeMailing(call, 'Clinic closed on Friday', { from_email: `news@${acct.domain}`, text_part: 'Closed Friday.' });
-    const later = new Date(Date.now() + 3_600_000).toISOString();
-    const res = await call('POST', '/campaign_mailing_schedules', {
-      send_at: later,
-      from_email: `news@${acct.domain}`,
-      from_name: 'Clinic',
-      sender_email: 'editor@clinic.example.org',
-      subscription_list_id: list,
-      subject: 'Clinic closed on Friday',
-      recipient_emails: ['proof-cancelled@clinic.example.org'],
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    const data = res.json().data as { send_at: string; send_at_timestamp: string; jid: string };
-    expect(Date.parse(data.send_at)).toBe(Date.parse(later));
-    expect(data.send_at_timestamp).toBe(String(Math.floor(Date.parse(later) / 1000)));
-    expect(data.jid).toMatch(/^[0-9a-f]{24}$/);
-    const pending = (await call('GET', '/campaign_mailing_schedules')).json().data as { attributes: { jid: string; state: string } }[];
-    expect(pending.map((s) => s.attributes.jid)).toContain(data.jid);
-
-    worker = startDeliveryWorker(t);
-    const cancelled = await call('DELETE', `/campaign_mailing_schedules/${data.jid}`);
-    expect(cancelled.statusCode, cancelled.body).toBe(200);
-    expect(cancelled.json().data.attributes.state).toBe('cancelled');
-    expect((await call('DELETE', `/campaign_mailing_schedules/${data.jid}`)).statusCode).toBe(409);
-    expect((await call('DELETE', '/campaign_mailing_schedules/nope')).statusCode).toBe(404);
-
-    // A schedule due in a moment goes out at its time.
-    const soon = await call('POST', '/campaign_mailing_schedules', {
-      send_at: new Date(Date.now() + 400).toISOString(),
-      from_email: `news@${acct.domain}`,
-      from_name: 'Clinic',
-      sender_email: 'editor@clinic.example.org',
-      subscription_list_id: list,
-      subject: 'clinic CLOSED on friday ',
-      recipient_emails: ['proof-sent@clinic.example.org'],
-    });
-    expect(soon.statusCode, soon.body).toBe(200);
-    const id = String(soon.headers['sealpost-campaign-mailing-send-id']);
-    expect((await sendState(id)).state).toBe('scheduled');
-    await waitFor(async () => (await sendState(id)).state === 'sent', 15_000, 50, 'the scheduled send going out');
-    const got = sink.received.filter((m) => m.to.includes('sched@patients.example'));
-    expect(got).toHaveLength(1);
-    // Named by its subject in any letter case, the mailing goes out with its own subject.
-    expect((await got[0]!.parsed()).subject).toBe('Clinic closed on Friday');
-    // The cancelled schedule's extra recipient got nothing; the sent one's got the email.
-    await waitFor(() => sink.received.some((m) => m.to.includes('proof-sent@clinic.example.org')), 5000, 20, 'the extra recipient');
-    expect(sink.received.some((m) => m.to.includes('proof-cancelled@clinic.example.org'))).toBe(false);
-  });
-
-  it('refuses a send_at that is not RFC 3339, an unknown dynamic list, and a subject naming no mailing', async () => {
-    const list = await makeList(call, 'Schedule errors');
-    const base = { from_email: `news@${acct.domain}`, from_name: 'C', sender_email: 'e@clinic.example.org', subscription_list_id: list };
-    const cases: [Record<string, unknown>, number, string][] = [
-      [{ ...base, send_at: 'tomorrow', subject: 'Error checks' }, 400, 'send_at'],
-      [{ ...base, send_at: '2030-01-01T10:00:00', subject: 'Error checks' }, 400, 'send_at'],
-      [{ ...base, send_at: '2030-02-30T10:00:00Z', subject: 'Error checks' }, 400, 'send_at'],
-      [
-        { ...base, send_at: '2030-01-01T10:00:00Z', subject: 'Error checks', dynamic_list_id: 'abc' },
-        404,
-        'marketing.dynamic_list_not_found',
-      ],
-      [{ ...base, send_at: '2030-01-01T10:00:00Z', subject: 'No such mailing' }, 404, 'marketing.mailing_not_found'],
-      [{ ...base, subject: 'Error checks' }, 400, 'send_at'],
-    ];
-    for (const [body, status, mention] of cases) {
-      const r = await call('POST', '/campaign_mailing_schedules', body);
-      expect(r.statusCode, `${JSON.stringify(body)} → ${r.body}`).toBe(status);
-      expect(r.body).toContain(mention);
-    }
   });
 });

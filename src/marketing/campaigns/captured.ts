@@ -19,7 +19,12 @@ export interface CapturedMarketingMail {
 }
 
 /** The captured emails of one send of an account, by delivery. */
-export async function capturedOfSend(ctx: AppContext, customerId: number, sendId: number, limit = 100): Promise<CapturedMarketingMail[]> {
+export async function capturedOfSend(
+  ctx: AppContext,
+  customerId: number,
+  sendId: number,
+  limit = 100,
+): Promise<CapturedMarketingMail[]> {
   const rows = await capturedOfSendRows(ctx.database.db, customerId, sendId, limit);
   return rows.map((r) => ({
     delivery_id: r.delivery_id,
@@ -36,7 +41,10 @@ export function marketingRetentionTask(ctx: AppContext): PeriodicTask {
     name: 'marketing.retention',
     everyMs: 3_600_000,
     run: async (now) => {
-      const purged = await purgeMarketingCaptured(ctx.database.db, now - ctx.config.contentRetentionDays * DAY_MS);
+      const purged = await purgeMarketingCaptured(
+        ctx.database.db,
+        now - ctx.config.contentRetentionDays * DAY_MS,
+      );
       if (purged > 0) ctx.log.info({ captured: purged }, 'captured marketing mail purged by retention');
     },
   };

@@ -51,7 +51,9 @@ export function renderEmail(
 ): MessageContent {
   const values: Personalisation = p ?? { ...EMPTY_PERSONALISATION, email: delivery.email };
   const unsubscribeUrl = p ? marketingUrls.unsubscribe(urls.publicUrl, urls.key, delivery.id) : undefined;
-  const withLink: Personalisation = unsubscribeUrl ? { ...values, custom: { ...values.custom, unsubscribe_url: unsubscribeUrl } } : values;
+  const withLink: Personalisation = unsubscribeUrl
+    ? { ...values, custom: { ...values.custom, unsubscribe_url: unsubscribeUrl } }
+    : values;
   let html: string | undefined;
   if (template.html) {
     html = personalise(template.html, withLink, { html: true });
@@ -61,7 +63,8 @@ export function renderEmail(
         tracked(position) ? marketingUrls.click(urls.publicUrl, urls.key, delivery.id, position) : url,
       );
     }
-    if (unsubscribeUrl && !mentionsUnsubscribe(template.html)) html = appendFooter(html, unsubscribeUrl, template.customerName);
+    if (unsubscribeUrl && !mentionsUnsubscribe(template.html))
+      html = appendFooter(html, unsubscribeUrl, template.customerName);
   }
   let text = template.text ? personalise(template.text, withLink, { html: false }) : undefined;
   if (text !== undefined && unsubscribeUrl && !mentionsUnsubscribe(template.text!))
@@ -81,7 +84,8 @@ export function renderEmail(
 
 const mentionsUnsubscribe = (template: string) => /\{\{\{?\s*unsubscribe_url\s*\}?\}\}/.test(template);
 
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeHtml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** Puts the unsubscribe footer before `</body>`, or at the end when the HTML has no body tag. */
 function appendFooter(html: string, url: string, customerName: string | null): string {

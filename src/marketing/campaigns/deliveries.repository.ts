@@ -15,7 +15,10 @@ export async function findDeliveryRow(db: Queryable, id: number): Promise<Delive
 export type TemplateSource = NonNullable<Awaited<ReturnType<typeof findTemplateSource>>>;
 
 /** The content source of a delivery: its send's frozen content, or (drip steps) its mailing. */
-export async function findTemplateSource(db: Queryable, d: Pick<DeliveryRow, 'send_id' | 'campaign_mailing_id'>) {
+export async function findTemplateSource(
+  db: Queryable,
+  d: Pick<DeliveryRow, 'send_id' | 'campaign_mailing_id'>,
+) {
   if (d.send_id !== null)
     return db
       .selectFrom('campaign_mailing_sends')
@@ -33,9 +36,16 @@ export async function findTemplateSource(db: Queryable, d: Pick<DeliveryRow, 'se
 }
 
 /** The list a delivery's email went to: its send's list, or its drip's list; null when there is none. */
-export async function listOfDelivery(db: Queryable, d: Pick<DeliveryRow, 'send_id' | 'drip_enrollment_id'>): Promise<number | null> {
+export async function listOfDelivery(
+  db: Queryable,
+  d: Pick<DeliveryRow, 'send_id' | 'drip_enrollment_id'>,
+): Promise<number | null> {
   if (d.send_id !== null) {
-    const s = await db.selectFrom('campaign_mailing_sends').select('subscription_list_id').where('id', '=', d.send_id).executeTakeFirst();
+    const s = await db
+      .selectFrom('campaign_mailing_sends')
+      .select('subscription_list_id')
+      .where('id', '=', d.send_id)
+      .executeTakeFirst();
     return s?.subscription_list_id ?? null;
   }
   if (d.drip_enrollment_id === null) return null;
@@ -49,8 +59,16 @@ export async function listOfDelivery(db: Queryable, d: Pick<DeliveryRow, 'send_i
 }
 
 /** Whether a subscriber may get mail of a list now: exists, not globally unsubscribed and (with a list) subscribed to it. */
-export async function subscriberReachable(db: Queryable, subscriberId: number, listId: number | null): Promise<boolean> {
-  const s = await db.selectFrom('subscribers').select('unsubscribed').where('id', '=', subscriberId).executeTakeFirst();
+export async function subscriberReachable(
+  db: Queryable,
+  subscriberId: number,
+  listId: number | null,
+): Promise<boolean> {
+  const s = await db
+    .selectFrom('subscribers')
+    .select('unsubscribed')
+    .where('id', '=', subscriberId)
+    .executeTakeFirst();
   if (!s || s.unsubscribed === 1) return false;
   if (listId === null) return true;
   const m = await db
@@ -95,7 +113,11 @@ export async function settleDelivery(
   },
   now: number,
 ): Promise<Pick<DeliveryRow, 'soft_bounced'> | undefined> {
-  const before = await db.selectFrom('marketing_deliveries').select(['soft_bounced', 'status']).where('id', '=', id).executeTakeFirst();
+  const before = await db
+    .selectFrom('marketing_deliveries')
+    .select(['soft_bounced', 'status'])
+    .where('id', '=', id)
+    .executeTakeFirst();
   if (!before || (FINAL_STATUSES as readonly string[]).includes(before.status)) return undefined;
   const r = await db
     .updateTable('marketing_deliveries')
@@ -115,7 +137,13 @@ export async function findMarketingBySecureTokenHash(db: Queryable, tokenHash: s
     .executeTakeFirst();
 }
 
-export async function setDeliverySecureLink(db: Queryable, id: number, tokenHash: string, expiresAt: number, now: number): Promise<void> {
+export async function setDeliverySecureLink(
+  db: Queryable,
+  id: number,
+  tokenHash: string,
+  expiresAt: number,
+  now: number,
+): Promise<void> {
   await db
     .updateTable('marketing_deliveries')
     .set({ secure_token_hash: tokenHash, secure_expires_at: expiresAt, updated_at: now })
@@ -135,7 +163,11 @@ export type SubscriberStat =
   | 'stat_global_unsubscribed';
 
 /** Adds one to each named counter of a subscriber. */
-export async function bumpSubscriber(db: Queryable, subscriberId: number, stats: SubscriberStat[]): Promise<void> {
+export async function bumpSubscriber(
+  db: Queryable,
+  subscriberId: number,
+  stats: SubscriberStat[],
+): Promise<void> {
   if (stats.length === 0) return;
   const set = Object.fromEntries(stats.map((col) => [col, sql`${sql.ref(col)} + 1`]));
   await db.updateTable('subscribers').set(set).where('id', '=', subscriberId).execute();
@@ -177,7 +209,9 @@ export async function countDeliveryClick(
       created_at: now,
     })
     .onConflict((oc) =>
-      oc.columns(['delivery_id', 'html_id']).doUpdateSet((eb) => ({ clicked: eb('marketing_link_clicks.clicked', '+', 1) })),
+      oc
+        .columns(['delivery_id', 'html_id'])
+        .doUpdateSet((eb) => ({ clicked: eb('marketing_link_clicks.clicked', '+', 1) })),
     )
     .execute();
   if (d.send_id !== null)
@@ -197,7 +231,12 @@ export async function countDeliveryClick(
 }
 
 /** Marks a delivery's unsubscribe (list or global) once; returns whether this call marked it. */
-export async function markDeliveryUnsubscribed(db: Queryable, id: number, global: boolean, now: number): Promise<boolean> {
+export async function markDeliveryUnsubscribed(
+  db: Queryable,
+  id: number,
+  global: boolean,
+  now: number,
+): Promise<boolean> {
   const col = global ? 'global_unsubscribed_at' : 'unsubscribed_at';
   const r = await db
     .updateTable('marketing_deliveries')
@@ -211,7 +250,14 @@ export async function markDeliveryUnsubscribed(db: Queryable, id: number, global
 /** Keeps the captured copy of a marketing delivery, replacing an earlier attempt's. */
 export async function replaceMarketingCaptured(
   db: Queryable,
-  row: { delivery_id: number; customer_id: number; envelope_from: string; envelope_to: string; raw: string; created_at: number },
+  row: {
+    delivery_id: number;
+    customer_id: number;
+    envelope_from: string;
+    envelope_to: string;
+    raw: string;
+    created_at: number;
+  },
 ): Promise<void> {
   await db.deleteFrom('marketing_captured').where('delivery_id', '=', row.delivery_id).execute();
   await db.insertInto('marketing_captured').values(row).execute();

@@ -32,7 +32,13 @@ import {
 } from './deliveries.repository.ts';
 import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
 import { marketingUrls } from './tokens.ts';
-import { bumpCampaign, countSettled, finishIfSettled, lockSendState, type CampaignCounter } from './sends.repository.ts';
+import {
+  bumpCampaign,
+  countSettled,
+  finishIfSettled,
+  lockSendState,
+  type CampaignCounter,
+} from './sends.repository.ts';
 import { expansionQueue, EXPAND_QUEUE, type ExpansionOptions } from './expand.ts';
 
 /** What the marketing queues may be given besides the context. */
@@ -42,12 +48,18 @@ export interface MarketingQueueOptions {
 }
 
 /** The marketing delivery lane and the expansion queue of the worker role. */
-export function marketingQueues(ctx: AppContext, opts: MarketingQueueOptions = {}): Record<string, QueueSpec> {
+export function marketingQueues(
+  ctx: AppContext,
+  opts: MarketingQueueOptions = {},
+): Record<string, QueueSpec> {
   const transport = createTransport(ctx.config, { capture: captureStore(ctx), resolver: opts.resolver });
   const engine = createDeliveryEngine({
     store: marketingStore(ctx),
     transport,
-    tracker: { rewriteLinks: (html) => html, openPixelUrl: (id) => marketingUrls.open(ctx.publicUrl, ctx.keys.tracking, id) },
+    tracker: {
+      rewriteLinks: (html) => html,
+      openPixelUrl: (id) => marketingUrls.open(ctx.publicUrl, ctx.keys.tracking, id),
+    },
     publicUrl: ctx.publicUrl,
     secureLinkTtlHours: ctx.config.secureLinkTtlHours,
     retrySchedule: ctx.config.deliveryRetrySchedule,
@@ -137,7 +149,12 @@ function rendered(
 ): { content: MessageContent | null; contentError?: string } {
   if (!template) return { content: null };
   try {
-    return { content: renderEmail(template, { id: d.id, email: d.email }, p, { publicUrl: ctx.publicUrl, key: ctx.keys.tracking }) };
+    return {
+      content: renderEmail(template, { id: d.id, email: d.email }, p, {
+        publicUrl: ctx.publicUrl,
+        key: ctx.keys.tracking,
+      }),
+    };
   } catch (err) {
     if (!(err instanceof TemplateError)) throw err;
     return { content: null, contentError: `the email could not be rendered: ${err.message}` };
@@ -145,9 +162,20 @@ function rendered(
 }
 
 /** Ends a delivery that was not sent (skipped, or failed by an error) and counts it as settled for its send. */
-async function skip(trx: Queryable, d: DeliveryRow, why: string, now: number, status: 'skipped' | 'failed' = 'skipped'): Promise<false> {
+async function skip(
+  trx: Queryable,
+  d: DeliveryRow,
+  why: string,
+  now: number,
+  status: 'skipped' | 'failed' = 'skipped',
+): Promise<false> {
   if (
-    (await moveDelivery(trx, d.id, { status, delivery_status: status, last_response: why.slice(0, 500) }, now)) &&
+    (await moveDelivery(
+      trx,
+      d.id,
+      { status, delivery_status: status, last_response: why.slice(0, 500) },
+      now,
+    )) &&
     d.send_id !== null &&
     d.subscriber_id !== null
   ) {
@@ -165,7 +193,8 @@ export async function loadMarketingItem(ctx: AppContext, id: number): Promise<De
   const source = await findTemplateSource(reader, d);
   const final = d.status === 'delivered' || d.status === 'failed' || d.status === 'skipped';
   const template = source ? templateOfSource(source) : null;
-  const personalisation = d.subscriber_id === null ? null : ((await loadPersonalisation(reader, d.subscriber_id)) ?? null);
+  const personalisation =
+    d.subscriber_id === null ? null : ((await loadPersonalisation(reader, d.subscriber_id)) ?? null);
   const domainName = template ? domainOf(template.fromEmail) : '';
   const domain = template ? await sendingDomain(reader, d.customer_id, domainName) : undefined;
   const tracked = d.subscriber_id !== null;
@@ -176,7 +205,8 @@ export async function loadMarketingItem(ctx: AppContext, id: number): Promise<De
     address: d.email,
     kind: 'to',
     final: final || (tracked && personalisation === null),
-    headerMessageId: d.header_message_id ?? `<m${d.id}.${d.created_at.toString(36)}@${domainName || 'localhost'}>`,
+    headerMessageId:
+      d.header_message_id ?? `<m${d.id}.${d.created_at.toString(36)}@${domainName || 'localhost'}>`,
     envelopeFrom: template?.fromEmail ?? '',
     createdAt: Date.now(),
     allowNonTls: false,
@@ -189,7 +219,9 @@ export async function loadMarketingItem(ctx: AppContext, id: number): Promise<De
       ? {
           domainName: domain.name,
           keySelector: domain.dkim_selector,
-          privateKey: dkimKeyObject(domain.dkim_private_key, () => ctx.sealer.openText(domain.dkim_private_key, `dkim:${domain.id}`)),
+          privateKey: dkimKeyObject(domain.dkim_private_key, () =>
+            ctx.sealer.openText(domain.dkim_private_key, `dkim:${domain.id}`),
+          ),
         }
       : null,
   } satisfies DeliveryItem;
@@ -200,7 +232,8 @@ function marketingStore(ctx: AppContext): DeliveryStore {
   const { db } = ctx.database;
   return {
     load: (id) => loadMarketingItem(ctx, id),
-    saveSecureLink: (id, tokenHash, expiresAt) => setDeliverySecureLink(db, id, tokenHash, expiresAt, Date.now()),
+    saveSecureLink: (id, tokenHash, expiresAt) =>
+      setDeliverySecureLink(db, id, tokenHash, expiresAt, Date.now()),
     record: (item, outcome) => ctx.committer.run((trx) => recordOutcome(trx, item, outcome)),
   };
 }
@@ -241,7 +274,8 @@ async function recordOutcome(trx: Queryable, item: DeliveryItem, outcome: Record
     stats.push('stat_soft_bounced');
   }
   await bumpSubscriber(trx, d.subscriber_id, stats);
-  if (d.campaign_mailing_id !== null) await bumpCampaign(trx, d.send_id, d.campaign_mailing_id, counters, outcome.at);
+  if (d.campaign_mailing_id !== null)
+    await bumpCampaign(trx, d.send_id, d.campaign_mailing_id, counters, outcome.at);
   if (outcome.status !== 'deferred' && d.send_id !== null) {
     await countSettled(trx, d.send_id, outcome.at);
     await finishIfSettled(trx, d.send_id, outcome.at);

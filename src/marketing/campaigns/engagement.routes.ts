@@ -21,7 +21,10 @@ const HTML = 'text/html; charset=utf-8';
 /** The page headers, with forms allowed to post back to this server. */
 const UNSUBSCRIBE_HEADERS = {
   ...PAGE_HEADERS,
-  'content-security-policy': PAGE_HEADERS['content-security-policy'].replace("form-action 'none'", "form-action 'self'"),
+  'content-security-policy': PAGE_HEADERS['content-security-policy'].replace(
+    "form-action 'none'",
+    "form-action 'self'",
+  ),
 };
 
 /** Registers the open pixel, click redirect and unsubscribe routes of marketing mail. */
@@ -37,7 +40,12 @@ export function engagementRoutes(app: TypedApp, ctx: AppContext): void {
     '/u/:token',
     {
       exposeHeadRoute: false,
-      schema: { tags, summary: 'Unsubscribe confirm page (changes nothing)', params: TokenParam, produces: ['text/html'] },
+      schema: {
+        tags,
+        summary: 'Unsubscribe confirm page (changes nothing)',
+        params: TokenParam,
+        produces: ['text/html'],
+      },
     },
     async (req, reply) => {
       const page = await pageOr404(
@@ -67,7 +75,8 @@ function unsubscribePost(app: TypedApp, ctx: AppContext, tags: string[]): void {
       bodyLimit: 4096,
       schema: {
         tags,
-        summary: 'Unsubscribe: the confirm page buttons, and RFC 8058 one-click (`List-Unsubscribe=One-Click`)',
+        summary:
+          'Unsubscribe: the confirm page buttons, and RFC 8058 one-click (`List-Unsubscribe=One-Click`)',
         params: TokenParam,
         produces: ['text/html'],
       },
@@ -102,7 +111,8 @@ async function pageOr404(
   }
 }
 
-const fromWhom = (info: UnsubscribeInfo) => (info.customerName ? ` from ${escapeHtml(info.customerName)}` : '');
+const fromWhom = (info: UnsubscribeInfo) =>
+  info.customerName ? ` from ${escapeHtml(info.customerName)}` : '';
 
 function confirmPage(info: UnsubscribeInfo): string {
   const list = info.listName ? `the list <strong>${escapeHtml(info.listName)}</strong>` : 'these emails';
@@ -122,6 +132,12 @@ ${state}
 }
 
 function donePage(info: UnsubscribeInfo, global: boolean): string {
-  const what = global || !info.listName ? `all emails${fromWhom(info)}` : `the list <strong>${escapeHtml(info.listName)}</strong>`;
-  return layout('Unsubscribed', `<h1>Unsubscribed</h1>\n<p><strong>${escapeHtml(info.email)}</strong> is unsubscribed from ${what}.</p>`);
+  const what =
+    global || !info.listName
+      ? `all emails${fromWhom(info)}`
+      : `the list <strong>${escapeHtml(info.listName)}</strong>`;
+  return layout(
+    'Unsubscribed',
+    `<h1>Unsubscribed</h1>\n<p><strong>${escapeHtml(info.email)}</strong> is unsubscribed from ${what}.</p>`,
+  );
 }

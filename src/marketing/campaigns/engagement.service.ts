@@ -48,7 +48,8 @@ async function deliveryOf(
 async function countOpen(trx: Queryable, d: DeliveryRow, now: number): Promise<void> {
   const opens = await countDeliveryOpen(trx, d.id, now);
   if (opens !== 1) return;
-  if (d.campaign_mailing_id !== null) await bumpCampaign(trx, d.send_id, d.campaign_mailing_id, { viewed_count: 1 }, now);
+  if (d.campaign_mailing_id !== null)
+    await bumpCampaign(trx, d.send_id, d.campaign_mailing_id, { viewed_count: 1 }, now);
   await bumpSubscriber(trx, d.subscriber_id!, ['stat_opened']);
 }
 
@@ -60,7 +61,11 @@ export async function recordMarketingOpen(ctx: AppContext, segment: string, now 
 }
 
 /** Counts a click of a tracked link (`/t/m/c/<token>`) and returns where it goes. */
-export async function recordMarketingClick(ctx: AppContext, token: string, now = Date.now()): Promise<string> {
+export async function recordMarketingClick(
+  ctx: AppContext,
+  token: string,
+  now = Date.now(),
+): Promise<string> {
   const { d, target } = await deliveryOf(ctx, token, 'click');
   if (target.kind !== 'click') throw notFound();
   const source = await findTemplateSource(ctx.database.db, d);
@@ -70,7 +75,8 @@ export async function recordMarketingClick(ctx: AppContext, token: string, now =
     const clicks = await countDeliveryClick(trx, d, target.position, url, now);
     if (clicks !== 1) return;
     if (d.first_opened_at === null) await countOpen(trx, d, now);
-    if (d.campaign_mailing_id !== null) await bumpCampaign(trx, d.send_id, d.campaign_mailing_id, { clicked_count: 1 }, now);
+    if (d.campaign_mailing_id !== null)
+      await bumpCampaign(trx, d.send_id, d.campaign_mailing_id, { clicked_count: 1 }, now);
     await bumpSubscriber(trx, d.subscriber_id!, ['stat_clicked']);
   });
   return url;
@@ -108,7 +114,12 @@ export async function unsubscribeInfo(ctx: AppContext, token: string): Promise<U
  * Unsubscribes the recipient of a delivery: from the list the email went to (the send's or the drip's), or from
  * everything the account sends when `global` (also when that list no longer exists). Repeating it changes nothing more.
  */
-export async function unsubscribeByToken(ctx: AppContext, token: string, global: boolean, now = Date.now()): Promise<UnsubscribeInfo> {
+export async function unsubscribeByToken(
+  ctx: AppContext,
+  token: string,
+  global: boolean,
+  now = Date.now(),
+): Promise<UnsubscribeInfo> {
   const { d } = await deliveryOf(ctx, token, 'unsubscribe');
   const listId = await listOfDelivery(ctx.database.db, d);
   const everything = global || listId === null;

@@ -56,7 +56,11 @@ export function expansionQueue(ctx: AppContext, opts: ExpansionOptions = {}): Qu
 }
 
 /** Expands batches of one send for up to a slice of time; returns how many deliveries it created. */
-export async function expandSlice(ctx: AppContext, sendId: number, opts: ExpansionOptions = {}): Promise<number> {
+export async function expandSlice(
+  ctx: AppContext,
+  sendId: number,
+  opts: ExpansionOptions = {},
+): Promise<number> {
   const now = opts.now ?? Date.now;
   const batchSize = opts.batchSize ?? 500;
   const deadline = now() + (opts.sliceMs ?? 2000);
@@ -67,10 +71,18 @@ export async function expandSlice(ctx: AppContext, sendId: number, opts: Expansi
   // The extra recipients' deliveries are written in the same transaction, so a cancelled schedule mails no one.
   if (start.frozen_at === null) {
     const at = now();
-    const filters = start.dynamic_list_id === null ? undefined : await currentFilters(ctx, start.customer_id, start.dynamic_list_id);
+    const filters =
+      start.dynamic_list_id === null
+        ? undefined
+        : await currentFilters(ctx, start.customer_id, start.dynamic_list_id);
     const started = await db.transaction().execute(async (trx) => {
       if (!(await freezeSend(trx, sendId, at, filters))) return false;
-      await insertExtraDeliveries(trx, start, (JSON.parse(start.content) as SendContent).recipientEmails ?? [], at);
+      await insertExtraDeliveries(
+        trx,
+        start,
+        (JSON.parse(start.content) as SendContent).recipientEmails ?? [],
+        at,
+      );
       return true;
     });
     if (!started) return 0;
@@ -84,8 +96,11 @@ export async function expandSlice(ctx: AppContext, sendId: number, opts: Expansi
       const at = now();
       const cursor = Number(send.expand_cursor);
       const bound =
-        send.subscription_list_id === null ? null : await nextBatchBound(trx, send.subscription_list_id, cursor, batchSize, send);
-      const added = send.subscription_list_id === null ? 0 : await expandBatch(trx, dialect, send, cursor, bound, at);
+        send.subscription_list_id === null
+          ? null
+          : await nextBatchBound(trx, send.subscription_list_id, cursor, batchSize, send);
+      const added =
+        send.subscription_list_id === null ? 0 : await expandBatch(trx, dialect, send, cursor, bound, at);
       await advanceExpansion(trx, sendId, send.campaign_mailing_id, bound ?? cursor, added, at);
       if (bound === null) {
         await markExpanded(trx, sendId, at);
@@ -93,7 +108,11 @@ export async function expandSlice(ctx: AppContext, sendId: number, opts: Expansi
         return { done: true, added };
       }
       if (at >= deadline) {
-        await enqueueJob(trx, { queue: EXPAND_QUEUE, payload: { sendId }, uniqueKey: expandJobKey(sendId, bound) }, at);
+        await enqueueJob(
+          trx,
+          { queue: EXPAND_QUEUE, payload: { sendId }, uniqueKey: expandJobKey(sendId, bound) },
+          at,
+        );
         return { done: true, added };
       }
       return { done: false, added };

@@ -37,7 +37,11 @@ export interface DripDeliveryInput {
  * Creates the delivery of one drip step's email to one subscriber and its work row, in the caller's transaction.
  * At most one delivery exists per (enrollment, step): a second call returns the first delivery's id and enqueues nothing.
  */
-export async function enqueueDripDelivery(db: Queryable, input: DripDeliveryInput, now = Date.now()): Promise<number> {
+export async function enqueueDripDelivery(
+  db: Queryable,
+  input: DripDeliveryInput,
+  now = Date.now(),
+): Promise<number> {
   const inserted = await db
     .insertInto('marketing_deliveries')
     .values({
@@ -67,7 +71,14 @@ export async function enqueueDripDelivery(db: Queryable, input: DripDeliveryInpu
     .returning('id')
     .executeTakeFirst();
   if (inserted) {
-    await enqueueJob(db, { queue: MARKETING_DELIVERY_QUEUE, payload: { deliveryId: inserted.id } satisfies MarketingDeliveryJob }, now);
+    await enqueueJob(
+      db,
+      {
+        queue: MARKETING_DELIVERY_QUEUE,
+        payload: { deliveryId: inserted.id } satisfies MarketingDeliveryJob,
+      },
+      now,
+    );
     return inserted.id;
   }
   const existing = await db
@@ -80,7 +91,10 @@ export async function enqueueDripDelivery(db: Queryable, input: DripDeliveryInpu
 }
 
 /** What a drip condition reads of an earlier step's delivery: whether it was opened or clicked. */
-export async function deliveryEngagement(db: Queryable, deliveryId: number): Promise<{ opened: boolean; clicked: boolean } | undefined> {
+export async function deliveryEngagement(
+  db: Queryable,
+  deliveryId: number,
+): Promise<{ opened: boolean; clicked: boolean } | undefined> {
   const row = await db
     .selectFrom('marketing_deliveries')
     .select(['first_opened_at', 'click_count'])

@@ -3,7 +3,13 @@ import type { Queryable } from '../../db/types.ts';
 import { sendsCondition, type SendsFilter } from '../analytics/analytics.repository.ts';
 
 /** Sort keys of the sends listing. */
-export const SEND_LIST_ORDER = ['created_at', 'send_at', 'sent_at', 'subscription_list_name', 'subject'] as const;
+export const SEND_LIST_ORDER = [
+  'created_at',
+  'send_at',
+  'sent_at',
+  'subscription_list_name',
+  'subject',
+] as const;
 /** Sort keys of the deliveries listing. */
 export const DELIVERY_LIST_ORDER = ['created_at', 'email', 'delivered_at', 'status'] as const;
 
@@ -49,7 +55,11 @@ export async function pageOfSends(
 }
 
 /** How many of the account's sends match. */
-export async function countSends(db: Queryable, customerId: number, filter: SendsFilter | null): Promise<number> {
+export async function countSends(
+  db: Queryable,
+  customerId: number,
+  filter: SendsFilter | null,
+): Promise<number> {
   const r = await sends(db, customerId, filter)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
@@ -101,7 +111,11 @@ export async function pageOfDeliveries(
 }
 
 /** How many deliveries match. */
-export async function countDeliveries(db: Queryable, customerId: number, by: DeliverySelector): Promise<number> {
+export async function countDeliveries(
+  db: Queryable,
+  customerId: number,
+  by: DeliverySelector,
+): Promise<number> {
   const r = await deliveries(db, customerId, by)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();

@@ -39,7 +39,10 @@ const Delivery = Type.Object({
   }),
 });
 
-const paged = <T extends Parameters<typeof Type.Array>[0]>(item: T) => ({ 200: PagedAnswer(item), ...MARKETING_ERRORS });
+const paged = <T extends Parameters<typeof Type.Array>[0]>(item: T) => ({
+  200: PagedAnswer(item),
+  ...MARKETING_ERRORS,
+});
 
 /** Registers the sends and deliveries listings. */
 export function sendsListRoutes(app: TypedApp, ctx: AppContext): void {
@@ -55,7 +58,10 @@ export function sendsListRoutes(app: TypedApp, ctx: AppContext): void {
           querystring: Type.Object(
             {
               search: Type.Optional(
-                Type.String({ maxLength: 500, description: 'subscription_list_name, subject, id or campaign_mailing_id' }),
+                Type.String({
+                  maxLength: 500,
+                  description: 'subscription_list_name, subject, id or campaign_mailing_id',
+                }),
               ),
               order_by: oneOf(SEND_LIST_ORDER, 'created_at'),
               ...Paging,

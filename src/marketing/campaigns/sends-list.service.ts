@@ -33,11 +33,18 @@ const pageOf = <K extends string>(q: Listing<K>) => ({
 });
 
 /** A page of the account's sends (every state), filtered by the sends-table `search`, with `page_info` and `total_count`. */
-export async function sendsListOf(ctx: AppContext, customerId: number, q: Listing<(typeof SEND_LIST_ORDER)[number]> & { search?: string }) {
+export async function sendsListOf(
+  ctx: AppContext,
+  customerId: number,
+  q: Listing<(typeof SEND_LIST_ORDER)[number]> & { search?: string },
+) {
   const filter = parseSendsSearch(q.search);
   const db = ctx.database.reader;
   const page = pageOf(q);
-  const [rows, total] = await Promise.all([pageOfSends(db, customerId, filter, page), countSends(db, customerId, filter)]);
+  const [rows, total] = await Promise.all([
+    pageOfSends(db, customerId, filter, page),
+    countSends(db, customerId, filter),
+  ]);
   return pagedAnswer(rows.map(sendView), page, total);
 }
 
@@ -45,17 +52,25 @@ export async function sendsListOf(ctx: AppContext, customerId: number, q: Listin
 export async function deliveriesListOf(
   ctx: AppContext,
   customerId: number,
-  q: Listing<(typeof DELIVERY_LIST_ORDER)[number]> & { campaign_mailing_send_id?: string; campaign_mailing_id?: string },
+  q: Listing<(typeof DELIVERY_LIST_ORDER)[number]> & {
+    campaign_mailing_send_id?: string;
+    campaign_mailing_id?: string;
+  },
 ) {
   const db = ctx.database.reader;
   const sendRaw = given(q.campaign_mailing_send_id);
   const mailingRaw = given(q.campaign_mailing_id);
   const by: DeliverySelector = {
     ...(sendRaw !== undefined && { sendId: (await requireSend(db, customerId, sendRaw)).id }),
-    ...(mailingRaw !== undefined && { mailingId: Number((await requireMailing(db, customerId, mailingRaw)).id) }),
+    ...(mailingRaw !== undefined && {
+      mailingId: Number((await requireMailing(db, customerId, mailingRaw)).id),
+    }),
   };
   const page = pageOf(q);
-  const [rows, total] = await Promise.all([pageOfDeliveries(db, customerId, by, page), countDeliveries(db, customerId, by)]);
+  const [rows, total] = await Promise.all([
+    pageOfDeliveries(db, customerId, by, page),
+    countDeliveries(db, customerId, by),
+  ]);
   const data = rows.map((d) => ({
     id: String(d.id),
     type: 'campaign_mailing_delivery' as const,

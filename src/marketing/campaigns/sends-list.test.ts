@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openScenario, type Scenario, type ScenarioApp } from '../analytics/analytics-scenario.test-support.ts';
+import {
+  openScenario,
+  type Scenario,
+  type ScenarioApp,
+} from '../analytics/analytics-scenario.test-support.ts';
 
 let f: ScenarioApp;
 let s: Scenario;
@@ -29,7 +33,9 @@ describe('GET /campaign_mailing_sends', () => {
   });
 
   it('searches with Field:Value and pages', async () => {
-    expect((await get('/campaign_mailing_sends?search=subject:flu')).data.map((r) => r.id)).toEqual([s.fluSend]);
+    expect((await get('/campaign_mailing_sends?search=subject:flu')).data.map((r) => r.id)).toEqual([
+      s.fluSend,
+    ]);
     const page = await get('/campaign_mailing_sends?items=1&page=2&order=asc');
     expect(page.data).toHaveLength(1);
     expect(page.page_info).toMatchObject({ page: 2, items: 1 });
@@ -40,17 +46,24 @@ describe('GET /campaign_mailing_sends', () => {
 
 describe('GET /campaign_mailing_deliveries', () => {
   it('lists the deliveries of a send with their outcome, and of the account', async () => {
-    const body = await get(`/campaign_mailing_deliveries?campaign_mailing_send_id=${s.springSend}&order_by=email&order=asc`);
+    const body = await get(
+      `/campaign_mailing_deliveries?campaign_mailing_send_id=${s.springSend}&order_by=email&order=asc`,
+    );
     expect(body.data.map((r) => r.attributes.email)).toEqual([
       'alice@example.org',
       'bob@example.org',
       'carol@example.org',
       'dave@example.org',
     ]);
-    expect(body.data[0]!.attributes).toMatchObject({ campaign_mailing_send_id: s.springSend, opened_at: new Date(12_000).toISOString() });
+    expect(body.data[0]!.attributes).toMatchObject({
+      campaign_mailing_send_id: s.springSend,
+      opened_at: new Date(12_000).toISOString(),
+    });
     expect(body.data[3]!.attributes.status).toBe('failed');
     expect(body.total_count).toBe(4);
     expect((await get('/campaign_mailing_deliveries')).total_count).toBeGreaterThan(4);
-    expect((await f.call('GET', '/campaign_mailing_deliveries?campaign_mailing_send_id=999999')).statusCode).toBe(404);
+    expect(
+      (await f.call('GET', '/campaign_mailing_deliveries?campaign_mailing_send_id=999999')).statusCode,
+    ).toBe(404);
   });
 });

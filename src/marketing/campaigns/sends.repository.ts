@@ -24,19 +24,32 @@ export type CampaignCounter =
   | 'global_unsubscribed_count';
 
 export async function insertSend(db: Queryable, row: Insertable<CampaignMailingSendsTable>): Promise<number> {
-  const r = await db.insertInto('campaign_mailing_sends').values(row).returning('id').executeTakeFirstOrThrow();
+  const r = await db
+    .insertInto('campaign_mailing_sends')
+    .values(row)
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return r.id;
 }
 
 export async function findSend(db: Queryable, customerId: number, id: number): Promise<SendRow | undefined> {
-  return db.selectFrom('campaign_mailing_sends').selectAll().where('id', '=', id).where('customer_id', '=', customerId).executeTakeFirst();
+  return db
+    .selectFrom('campaign_mailing_sends')
+    .selectAll()
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
 }
 
 export async function findSendById(db: Queryable, id: number): Promise<SendRow | undefined> {
   return db.selectFrom('campaign_mailing_sends').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function findSendByJid(db: Queryable, customerId: number, jid: string): Promise<SendRow | undefined> {
+export async function findSendByJid(
+  db: Queryable,
+  customerId: number,
+  jid: string,
+): Promise<SendRow | undefined> {
   return db
     .selectFrom('campaign_mailing_sends')
     .selectAll()
@@ -76,7 +89,12 @@ export async function moveSend(
 }
 
 /** Starts a scheduled or new send: freezes its audience at `at`. Returns false when it was already started or is no longer waiting. */
-export async function freezeSend(db: Queryable, id: number, at: number, dynamicFilters?: string): Promise<boolean> {
+export async function freezeSend(
+  db: Queryable,
+  id: number,
+  at: number,
+  dynamicFilters?: string,
+): Promise<boolean> {
   const r = await db
     .updateTable('campaign_mailing_sends')
     .set({
@@ -94,18 +112,28 @@ export async function freezeSend(db: Queryable, id: number, at: number, dynamicF
 }
 
 /** The send's state, locking its row on PostgreSQL so that pause and resume wait for this transaction. */
-export async function lockSendState(db: Queryable, dialect: Dialect, id: number): Promise<string | undefined> {
+export async function lockSendState(
+  db: Queryable,
+  dialect: Dialect,
+  id: number,
+): Promise<string | undefined> {
   const q = db.selectFrom('campaign_mailing_sends').select('state').where('id', '=', id);
   const row = await (dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
   return row?.state;
 }
 
 /** Stores the tracked links of a send's HTML by position. */
-export async function insertSendLinks(db: Queryable, sendId: number, links: { position: number; url: string }[]): Promise<void> {
+export async function insertSendLinks(
+  db: Queryable,
+  sendId: number,
+  links: { position: number; url: string }[],
+): Promise<void> {
   for (let i = 0; i < links.length; i += 500)
     await db
       .insertInto('campaign_send_links')
-      .values(links.slice(i, i + 500).map((l) => ({ send_id: sendId, html_id: l.position, target_url: l.url })))
+      .values(
+        links.slice(i, i + 500).map((l) => ({ send_id: sendId, html_id: l.position, target_url: l.url })),
+      )
       .execute();
 }
 
@@ -141,8 +169,14 @@ export async function nextBatchBound(
   send?: Pick<SendRow, 'customer_id' | 'frozen_at' | 'dynamic_filters'>,
 ): Promise<number | null> {
   if (send && send.dynamic_filters !== null) {
-    const filter = filterSql(JSON.parse(send.dynamic_filters) as Filters, Number(send.customer_id), Number(send.frozen_at));
-    const { rows } = await sql<{ subscriber_id: number }>`select m.subscriber_id from subscription_list_members m
+    const filter = filterSql(
+      JSON.parse(send.dynamic_filters) as Filters,
+      Number(send.customer_id),
+      Number(send.frozen_at),
+    );
+    const { rows } = await sql<{
+      subscriber_id: number;
+    }>`select m.subscriber_id from subscription_list_members m
       join subscribers s on s.id = m.subscriber_id
       where m.list_id = ${listId} and m.subscriber_id > ${cursor} and ${filter}
       order by m.subscriber_id limit 1 offset ${batch - 1}`.execute(db);
@@ -168,7 +202,10 @@ export async function nextBatchBound(
 export async function expandBatch(
   db: Queryable,
   dialect: Dialect,
-  send: Pick<SendRow, 'id' | 'customer_id' | 'campaign_mailing_id' | 'subscription_list_id' | 'frozen_at' | 'dynamic_filters'>,
+  send: Pick<
+    SendRow,
+    'id' | 'customer_id' | 'campaign_mailing_id' | 'subscription_list_id' | 'frozen_at' | 'dynamic_filters'
+  >,
   cursor: number,
   bound: number | null,
   now: number,
@@ -299,7 +336,12 @@ export async function requeueParked(db: Queryable, sendId: number, now: number):
 }
 
 /** The latest sends of one mailing, newest first. */
-export async function sendsOfMailingRows(db: Queryable, customerId: number, mailingId: number, limit: number): Promise<SendRow[]> {
+export async function sendsOfMailingRows(
+  db: Queryable,
+  customerId: number,
+  mailingId: number,
+  limit: number,
+): Promise<SendRow[]> {
   return db
     .selectFrom('campaign_mailing_sends')
     .selectAll()

@@ -11,7 +11,16 @@ import { AppError } from '../../errors/app-error.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
 import { Empty, IdValue } from '../lists/lists.schemas.ts';
 import { CAMPAIGN_COUNTER_SCHEMA } from '../counters.ts';
-import { cancelSchedule, createSend, pauseSend, requireSend, resumeSend, schedulesOf, sendView, type SendView } from './sends.service.ts';
+import {
+  cancelSchedule,
+  createSend,
+  pauseSend,
+  requireSend,
+  resumeSend,
+  schedulesOf,
+  sendView,
+  type SendView,
+} from './sends.service.ts';
 import type { SendRow } from './sends.repository.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 
@@ -48,14 +57,20 @@ const ScheduleBody = Type.Object(
     subscription_list_id: Type.Optional(IdValue),
     subject: Type.Optional(Text(1000)),
     campaign_mailing_id: Type.Optional(IdValue),
-    dynamic_list_id: Type.Optional(Type.Union([IdValue, Type.Null()], { description: 'Narrows the list to a dynamic list' })),
+    dynamic_list_id: Type.Optional(
+      Type.Union([IdValue, Type.Null()], { description: 'Narrows the list to a dynamic list' }),
+    ),
     recipient_emails: Type.Optional(Emails),
     customer_name: Type.Optional(Text(300)),
   },
   { additionalProperties: true },
 );
 
-const ScheduleAnswer = Type.Object({ send_at: Type.String(), send_at_timestamp: Type.String(), jid: Type.String() });
+const ScheduleAnswer = Type.Object({
+  send_at: Type.String(),
+  send_at_timestamp: Type.String(),
+  jid: Type.String(),
+});
 
 /** A send in its envelope. */
 export const SendSchema = Type.Object({
@@ -88,9 +103,13 @@ function realDate(text: string): boolean {
 function parseSendAt(text: string): number {
   const ms = RFC3339.test(text.trim()) && realDate(text.trim()) ? Date.parse(text.trim()) : NaN;
   if (Number.isNaN(ms))
-    throw new AppError('request.invalid', 'send_at: must be an RFC 3339 date-time with a time zone, e.g. 2026-05-01T15:00:00Z', {
-      details: [{ field: 'send_at', message: 'must be an RFC 3339 date-time' }],
-    });
+    throw new AppError(
+      'request.invalid',
+      'send_at: must be an RFC 3339 date-time with a time zone, e.g. 2026-05-01T15:00:00Z',
+      {
+        details: [{ field: 'send_at', message: 'must be an RFC 3339 date-time' }],
+      },
+    );
   return ms;
 }
 
@@ -136,7 +155,8 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
       {
         schema: {
           ...common,
-          summary: 'Schedule a campaign mailing (named by campaign_mailing_id, or by its subject) to a list at send_at',
+          summary:
+            'Schedule a campaign mailing (named by campaign_mailing_id, or by its subject) to a list at send_at',
           body: ScheduleBody,
           response: { 200: Type.Object({ data: ScheduleAnswer }), ...MARKETING_ERRORS },
         },
@@ -168,7 +188,9 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Type.Object({ data: Type.Array(SendSchema) }), ...MARKETING_ERRORS },
         },
       },
-      async (req) => ({ data: (await schedulesOf(ctx, principalOf(req, 'marketing').customerId)).map(sendView) }),
+      async (req) => ({
+        data: (await schedulesOf(ctx, principalOf(req, 'marketing').customerId)).map(sendView),
+      }),
     );
     app.delete(
       `${prefix}/campaign_mailing_schedules/:jid`,
@@ -180,7 +202,9 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Type.Object({ data: SendSchema }), ...MARKETING_ERRORS },
         },
       },
-      async (req) => ({ data: sendView(await cancelSchedule(ctx, principalOf(req, 'marketing').customerId, req.params.jid)) }),
+      async (req) => ({
+        data: sendView(await cancelSchedule(ctx, principalOf(req, 'marketing').customerId, req.params.jid)),
+      }),
     );
     const one = (summary: string, run: (customerId: number, id: string) => Promise<SendRow>) => ({
       schema: {
@@ -193,11 +217,15 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
         data: sendView(await run(customerId, req.params.id)),
       }),
     });
-    const show = one('One send with its state and counters', (c, id) => requireSend(ctx.database.reader, c, id));
+    const show = one('One send with its state and counters', (c, id) =>
+      requireSend(ctx.database.reader, c, id),
+    );
     app.get(`${prefix}/campaign_mailing_sends/:id`, { schema: show.schema }, (req) =>
       show.handler(req, principalOf(req, 'marketing').customerId),
     );
-    const pause = one('Pause a running send: no new email starts until it is resumed', (c, id) => pauseSend(ctx, c, id));
+    const pause = one('Pause a running send: no new email starts until it is resumed', (c, id) =>
+      pauseSend(ctx, c, id),
+    );
     app.post(`${prefix}/campaign_mailing_sends/:id/pause`, { schema: pause.schema }, (req) =>
       pause.handler(req, principalOf(req, 'marketing').customerId),
     );

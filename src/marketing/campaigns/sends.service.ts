@@ -117,7 +117,12 @@ function requireAddress(field: string, value: string | undefined): string {
 }
 
 /** Checks a send request and creates the send with its extra deliveries and its expansion work row. */
-export async function createSend(ctx: AppContext, customerId: number, req: SendRequest, now = Date.now()): Promise<SendRow> {
+export async function createSend(
+  ctx: AppContext,
+  customerId: number,
+  req: SendRequest,
+  now = Date.now(),
+): Promise<SendRow> {
   const db = ctx.database.db;
   const mailing = await resolveMailing(db, customerId, req);
   const dynamic =
@@ -125,15 +130,24 @@ export async function createSend(ctx: AppContext, customerId: number, req: SendR
       ? null
       : await requireDynamicList(db, customerId, req.dynamicListId);
   if (req.listId === undefined && !dynamic) throw invalid('subscription_list_id', 'is required');
-  const list = req.listId === undefined ? await ensureDefaultList(db, customerId) : await requireList(db, customerId, req.listId);
+  const list =
+    req.listId === undefined
+      ? await ensureDefaultList(db, customerId)
+      : await requireList(db, customerId, req.listId);
   const fromEmail = requireAddress('from_email', req.fromEmail ?? mailing.from_email ?? undefined);
-  if (req.senderEmail !== undefined && req.senderEmail !== '') requireAddress('sender_email', req.senderEmail);
+  if (req.senderEmail !== undefined && req.senderEmail !== '')
+    requireAddress('sender_email', req.senderEmail);
   const extra = (req.recipientEmails ?? []).map((e, i) => requireAddress(`recipient_emails[${i}]`, e));
-  if (extra.length > MAX_EXTRA_RECIPIENTS) throw invalid('recipient_emails', `at most ${MAX_EXTRA_RECIPIENTS} addresses`);
+  if (extra.length > MAX_EXTRA_RECIPIENTS)
+    throw invalid('recipient_emails', `at most ${MAX_EXTRA_RECIPIENTS} addresses`);
   if (!(await isVerifiedDomain(ctx.database, customerId, domainOf(fromEmail))))
-    throw new AppError('marketing.sender_invalid', `from_email: ${domainOf(fromEmail)} is not a verified domain of this account`, {
-      details: [{ field: 'from_email', message: 'domain is not verified' }],
-    });
+    throw new AppError(
+      'marketing.sender_invalid',
+      `from_email: ${domainOf(fromEmail)} is not a verified domain of this account`,
+      {
+        details: [{ field: 'from_email', message: 'domain is not verified' }],
+      },
+    );
   const html = mailing.html_part;
   // A schedule naming its mailing by subject sends the mailing's own subject; otherwise a subject given overrides it.
   const subject = (req.mailingId !== undefined && req.subject?.trim()) || mailing.subject;
@@ -153,7 +167,11 @@ export async function createSend(ctx: AppContext, customerId: number, req: SendR
       customer_id: customerId,
       campaign_mailing_id: mailing.id,
       subscription_list_id: list.id,
-      subscription_list_name: !dynamic ? list.name : req.listId === undefined ? dynamic.name : `${list.name} / ${dynamic.name}`,
+      subscription_list_name: !dynamic
+        ? list.name
+        : req.listId === undefined
+          ? dynamic.name
+          : `${list.name} / ${dynamic.name}`,
       dynamic_list_id: dynamic?.id ?? null,
       dynamic_filters: dynamic?.filters ?? null,
       state: scheduled ? 'scheduled' : 'expanding',
@@ -170,7 +188,11 @@ export async function createSend(ctx: AppContext, customerId: number, req: SendR
     });
     if (html) await insertSendLinks(trx, id, findLinks(html));
     const row = (await findSend(trx, customerId, id))!;
-    await enqueueJob(trx, { queue: EXPAND_QUEUE, payload: { sendId: id }, runAt: sendAt, uniqueKey: expandJobKey(id, 0) }, now);
+    await enqueueJob(
+      trx,
+      { queue: EXPAND_QUEUE, payload: { sendId: id }, runAt: sendAt, uniqueKey: expandJobKey(id, 0) },
+      now,
+    );
     return row;
   });
   ctx.wake(EXPAND_QUEUE);
@@ -181,7 +203,10 @@ export async function createSend(ctx: AppContext, customerId: number, req: SendR
 function checkOverride(field: string, value: string, template: boolean): string {
   if (/[\r\n]/.test(value)) throw invalid(field, 'must be one line');
   const problem = template ? checkTemplate(value) : null;
-  if (problem) throw new AppError('marketing.template_invalid', `${field}: ${problem}`, { details: [{ field, message: problem }] });
+  if (problem)
+    throw new AppError('marketing.template_invalid', `${field}: ${problem}`, {
+      details: [{ field, message: problem }],
+    });
   return value;
 }
 
@@ -191,7 +216,11 @@ async function resolveMailing(db: Queryable, customerId: number, req: SendReques
     throw invalid('campaign_mailing_id', 'is required (or a subject naming the mailing)');
   const found = await findBySubjectKey(db, customerId, subjectKeyOf(req.subject));
   const m = found && (await findMailing(db, customerId, found.id));
-  if (!m) throw new AppError('marketing.mailing_not_found', `no campaign mailing has the subject "${req.subject.trim()}"`);
+  if (!m)
+    throw new AppError(
+      'marketing.mailing_not_found',
+      `no campaign mailing has the subject "${req.subject.trim()}"`,
+    );
   return m;
 }
 
@@ -204,12 +233,20 @@ export async function requireSend(db: Queryable, customerId: number, raw: string
 }
 
 /** Cancels a send that has not started; a started one is 409. */
-export async function cancelSchedule(ctx: AppContext, customerId: number, jid: string, now = Date.now()): Promise<SendRow> {
+export async function cancelSchedule(
+  ctx: AppContext,
+  customerId: number,
+  jid: string,
+  now = Date.now(),
+): Promise<SendRow> {
   const db = ctx.database.db;
   const send = await findSendByJid(db, customerId, jid);
   if (!send) throw new AppError('marketing.send_not_found', `no scheduled campaign mailing with jid ${jid}`);
   if (!(await moveSend(db, send.id, ['scheduled'], 'cancelled', now, { finished_at: now })))
-    throw new AppError('marketing.send_state', `the send is ${send.state}; only a scheduled send can be cancelled`);
+    throw new AppError(
+      'marketing.send_state',
+      `the send is ${send.state}; only a scheduled send can be cancelled`,
+    );
   return (await findSend(db, customerId, send.id))!;
 }
 
@@ -222,18 +259,32 @@ export async function schedulesOf(ctx: AppContext, customerId: number): Promise<
  * Pauses a running send: no new delivery starts (waiting ones are parked as they come up) and expansion stops after
  * its current batch. A scheduled send cannot be paused (cancel it instead).
  */
-export async function pauseSend(ctx: AppContext, customerId: number, raw: string | number, now = Date.now()): Promise<SendRow> {
+export async function pauseSend(
+  ctx: AppContext,
+  customerId: number,
+  raw: string | number,
+  now = Date.now(),
+): Promise<SendRow> {
   const send = await requireSend(ctx.database.db, customerId, raw);
   const moved = await ctx.database.db.transaction().execute(async (trx) => {
     await lockSendState(trx, ctx.database.dialect, send.id);
     return moveSend(trx, send.id, ['expanding', 'sending'], 'paused', now);
   });
-  if (!moved) throw new AppError('marketing.send_state', `the send is ${send.state}; only an expanding or sending send can be paused`);
+  if (!moved)
+    throw new AppError(
+      'marketing.send_state',
+      `the send is ${send.state}; only an expanding or sending send can be paused`,
+    );
   return (await findSend(ctx.database.db, customerId, send.id))!;
 }
 
 /** Resumes a paused send: parked deliveries are queued again and expansion continues from where it stopped. */
-export async function resumeSend(ctx: AppContext, customerId: number, raw: string | number, now = Date.now()): Promise<SendRow> {
+export async function resumeSend(
+  ctx: AppContext,
+  customerId: number,
+  raw: string | number,
+  now = Date.now(),
+): Promise<SendRow> {
   const send = await requireSend(ctx.database.db, customerId, raw);
   const resumed = await ctx.database.db.transaction().execute(async (trx) => {
     if ((await lockSendState(trx, ctx.database.dialect, send.id)) !== 'paused') return false;
@@ -243,17 +294,30 @@ export async function resumeSend(ctx: AppContext, customerId: number, raw: strin
     // The last deliveries may have settled while the send was paused.
     if (expanded) await finishIfSettled(trx, send.id, now);
     if (!expanded)
-      await enqueueJob(trx, { queue: EXPAND_QUEUE, payload: { sendId: send.id }, uniqueKey: `campaign.resume:${send.id}:${now}` }, now);
+      await enqueueJob(
+        trx,
+        { queue: EXPAND_QUEUE, payload: { sendId: send.id }, uniqueKey: `campaign.resume:${send.id}:${now}` },
+        now,
+      );
     return true;
   });
-  if (!resumed) throw new AppError('marketing.send_state', `the send is ${send.state}; only a paused send can be resumed`);
+  if (!resumed)
+    throw new AppError(
+      'marketing.send_state',
+      `the send is ${send.state}; only a paused send can be resumed`,
+    );
   ctx.wake(EXPAND_QUEUE);
   ctx.wake(MARKETING_DELIVERY_QUEUE);
   return (await findSend(ctx.database.db, customerId, send.id))!;
 }
 
 /** The latest sends of a mailing, newest first. */
-export async function sendsOfMailing(ctx: AppContext, customerId: number, rawMailingId: string, limit = 20): Promise<SendRow[]> {
+export async function sendsOfMailing(
+  ctx: AppContext,
+  customerId: number,
+  rawMailingId: string,
+  limit = 20,
+): Promise<SendRow[]> {
   const mailing = await requireMailing(ctx.database.reader, customerId, rawMailingId);
   return sendsOfMailingRows(ctx.database.reader, customerId, Number(mailing.id), limit);
 }

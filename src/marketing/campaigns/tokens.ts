@@ -33,8 +33,10 @@ const sign = (key: Buffer, t: MarketingTarget) => signPayload(key, payloadOf(t))
 
 /** Public URLs of marketing mail. */
 export const marketingUrls = {
-  open: (publicUrl: string, key: Buffer, deliveryId: number) => `${publicUrl}/t/m/o/${sign(key, { kind: 'open', deliveryId })}.gif`,
+  open: (publicUrl: string, key: Buffer, deliveryId: number) =>
+    `${publicUrl}/t/m/o/${sign(key, { kind: 'open', deliveryId })}.gif`,
   click: (publicUrl: string, key: Buffer, deliveryId: number, position: number) =>
     `${publicUrl}/t/m/c/${sign(key, { kind: 'click', deliveryId, position })}`,
-  unsubscribe: (publicUrl: string, key: Buffer, deliveryId: number) => `${publicUrl}/u/${sign(key, { kind: 'unsubscribe', deliveryId })}`,
+  unsubscribe: (publicUrl: string, key: Buffer, deliveryId: number) =>
+    `${publicUrl}/u/${sign(key, { kind: 'unsubscribe', deliveryId })}`,
 };

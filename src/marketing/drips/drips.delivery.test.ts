@@ -50,11 +50,16 @@ function startWorker(): Worker {
 }
 
 const subjectsTo = async (address: string) =>
-  Promise.all(sink.received.filter((m) => m.to.includes(address)).map(async (m) => (await m.parsed()).subject));
+  Promise.all(
+    sink.received.filter((m) => m.to.includes(address)).map(async (m) => (await m.parsed()).subject),
+  );
 
 it('mails the welcome, then the follow-up the open chose, through real SMTP', async () => {
   const from = { from_email: `news@${acct.domain}`, from_name: 'Clinic News' };
-  const welcome = await makeMailing(call, 'Welcome to the clinic', { ...from, html_part: '<p>Welcome {{first_name}}</p>' });
+  const welcome = await makeMailing(call, 'Welcome to the clinic', {
+    ...from,
+    html_part: '<p>Welcome {{first_name}}</p>',
+  });
   const thanks = await makeMailing(call, 'Thanks for reading', from);
   const missed = await makeMailing(call, 'Did you miss this?', from);
   const list = await makeList(call, 'New patients');
@@ -82,7 +87,8 @@ it('mails the welcome, then the follow-up the open chose, through real SMTP', as
   expect(await subjectsTo('ann@patients.example')).toEqual(['Welcome to the clinic', 'Thanks for reading']);
   expect(await subjectsTo('bob@patients.example')).toEqual(['Welcome to the clinic', 'Did you miss this?']);
   await waitFor(
-    async () => (await call('GET', `/drip_campaigns/${drip}`)).json().data.attributes.subscriber_completed_count === 2,
+    async () =>
+      (await call('GET', `/drip_campaigns/${drip}`)).json().data.attributes.subscriber_completed_count === 2,
     5000,
     20,
     'both enrollments completed',

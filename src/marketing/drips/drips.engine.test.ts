@@ -11,9 +11,8 @@ import { handleSubmitted } from '../../forms/forms.worker.ts';
 import { addRespondentToList } from '../subscribers/form-respondents.ts';
 import { makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
 import { branchingGraph, makeDrip, storeMailing } from './drips.test-support.ts';
-import { DRIP_STEP_QUEUE, dripQueues, runDripStep } from './drips.engine.ts';
+import { DRIP_STEP_QUEUE, dripQueues } from './drips.engine.ts';
 import { dripTasks } from './drips.enroll.ts';
-import { periodicTasks, queueHandlers } from '../../app/workers.ts';
 
 const DAY = 86_400_000;
 
@@ -74,11 +73,17 @@ async function enrollment(dripId: string, subscriberId: string) {
     .executeTakeFirst();
 }
 
-async function waitForEnrollment(dripId: string, subscriberId: string, what: { node?: string; state?: string }) {
+async function waitForEnrollment(
+  dripId: string,
+  subscriberId: string,
+  what: { node?: string; state?: string },
+) {
   return waitFor(
     async () => {
       const e = await enrollment(dripId, subscriberId);
-      return e && (what.node === undefined || e.node_id === what.node) && (what.state === undefined || e.state === what.state)
+      return e &&
+        (what.node === undefined || e.node_id === what.node) &&
+        (what.state === undefined || e.state === what.state)
         ? e
         : undefined;
     },
@@ -243,16 +248,22 @@ describe('pause and start', () => {
     await waitForEnrollment(drip, sub, { node: 'check' });
     await call('POST', `/drip_campaigns/${drip}/pause`);
     const g = JSON.parse(branchingGraph(mailings[0]!, mailings[1]!, mailings[2]!));
-    g.nodes = g.nodes.filter((n: { id: string; type: string }) => n.type !== 'condition' && n.id !== 'engaged' && n.id !== 'nudge');
+    g.nodes = g.nodes.filter(
+      (n: { id: string; type: string }) => n.type !== 'condition' && n.id !== 'engaged' && n.id !== 'nudge',
+    );
     g.edges = [
       { from: 'start', to: 'welcome' },
       { from: 'welcome', to: 'pause' },
       { from: 'pause', to: 'end' },
     ];
 
-    expect((await call('PUT', `/drip_campaigns/${drip}`, { drip_campaign: { drip_campaign_nodes: JSON.stringify(g) } })).statusCode).toBe(
-      200,
-    );
+    expect(
+      (
+        await call('PUT', `/drip_campaigns/${drip}`, {
+          drip_campaign: { drip_campaign_nodes: JSON.stringify(g) },
+        })
+      ).statusCode,
+    ).toBe(200);
 
     expect(await enrollment(drip, sub)).toMatchObject({ state: 'stopped', stop_reason: 'node_removed' });
   });
@@ -310,65 +321,5 @@ describe('form_submission trigger', () => {
       .data.find((s: { attributes: { email: string } }) => s.attributes.email === email);
     expect(await enrollment(drip, sub.id)).toMatchObject({ state: 'active', node_id: 'start' });
     expect(await counters(drip)).toEqual([1, 0]);
-  });
-});
-
-describe('background work', () => {
-  it('is run by the worker role (step and resume queues) and the scheduler leader (enrollment)', () => {
-    expect(Object.keys(queueHandlers(t.ctx))).toEqual(expect.arrayContaining(['marketing.drip_step', 'marketing.drip_resume']));
-    expect(periodicTasks(t.ctx).map((task) => task.name)).toContain('marketing.drip_enroll');
-  });
-});
-
-describe('re-runs', () => {
-  it('runs a step row a second time without a second email or a second move', async () => {
-    const { drip, list } = await startedDrip();
-    const sub = await makeSubscriber(call, `rerun-${Date.now()}@example.org`, {}, list);
-    await enrollPass();
-    const e = (await enrollment(drip, sub))!;
-    expect(await runDripStep(t.ctx, { enrollmentId: e.id, seq: 0 }, clock.now)).toBe('advanced');
-    expect(await runDripStep(t.ctx, { enrollmentId: e.id, seq: 1 }, clock.now)).toBe('advanced');
-
-    expect(await runDripStep(t.ctx, { enrollmentId: e.id, seq: 1 }, clock.now)).toBe('stale');
-
-    expect(await deliveriesOf(sub)).toEqual([['welcome', mailings[0]]]);
-    expect(await enrollment(drip, sub)).toMatchObject({ node_id: 'pause', seq: 2 });
-    const steps = await t.ctx.database.db
-      .selectFrom('jobs')
-      .select('unique_key')
-      .where('unique_key', 'like', `drip-step:${e.id}:%`)
-      .execute();
-    expect(steps.map((s) => s.unique_key).sort()).toEqual([`drip-step:${e.id}:0`, `drip-step:${e.id}:1`, `drip-step:${e.id}:2`]);
-  });
-
-  it('finishes a step row whose worker died after the step committed, without sending again', async () => {
-    const { drip, list } = await startedDrip();
-    const sub = await makeSubscriber(call, `crash-${Date.now()}@example.org`, {}, list);
-    await enrollPass();
-    const e = (await enrollment(drip, sub))!;
-    await runDripStep(t.ctx, { enrollmentId: e.id, seq: 0 }, clock.now);
-    const { db } = t.ctx.database;
-    const emailStep = await db.selectFrom('jobs').selectAll().where('unique_key', '=', `drip-step:${e.id}:1`).executeTakeFirstOrThrow();
-    // The email step commits, then its worker dies holding the row: the row stays running with a lease that lapses.
-    await runDripStep(t.ctx, { enrollmentId: e.id, seq: 1 }, clock.now);
-    await db
-      .updateTable('jobs')
-      .set({ state: 'running', lease_owner: 'dead-worker', lease_until: clock.now - 1, attempts: 1 })
-      .where('id', '=', emailStep.id)
-      .execute();
-
-    startWorker();
-
-    await waitFor(
-      async () => (await db.selectFrom('jobs').select('state').where('id', '=', emailStep.id).executeTakeFirstOrThrow()).state === 'done',
-      5000,
-      10,
-      'the re-claimed row done',
-    );
-    const row = await db.selectFrom('jobs').select(['attempts', 'lease_owner']).where('id', '=', emailStep.id).executeTakeFirstOrThrow();
-    expect(row.attempts).toBe(2);
-    expect(row.lease_owner).toBe(worker!.owner);
-    await waitForEnrollment(drip, sub, { node: 'check' });
-    expect(await deliveriesOf(sub)).toEqual([['welcome', mailings[0]]]);
   });
 });

@@ -10,7 +10,11 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
 import type { QueueSpec } from '../../jobs/worker.ts';
-import { deliveryEngagement, enqueueDripDelivery, MARKETING_DELIVERY_QUEUE } from '../campaigns/queue.repository.ts';
+import {
+  deliveryEngagement,
+  enqueueDripDelivery,
+  MARKETING_DELIVERY_QUEUE,
+} from '../campaigns/queue.repository.ts';
 import { parseGraph, type DripNode, type DripGraph } from './drips.graph.ts';
 import {
   accountMailingIds,
@@ -47,16 +51,33 @@ export type StepOutcome = 'advanced' | 'completed' | 'parked' | 'stopped' | 'sta
 /** The drip queues of the worker role; `now` is the clock steps and waits are measured by. */
 export function dripQueues(ctx: AppContext, now: () => number = Date.now): Record<string, QueueSpec> {
   return {
-    [DRIP_STEP_QUEUE]: { handler: async (job) => void (await runDripStep(ctx, job.data as DripStepJob, now())), concurrency: 4 },
-    [DRIP_RESUME_QUEUE]: { handler: (job) => resumeDrip(ctx, (job.data as DripResumeJob).dripId, now()), concurrency: 1 },
+    [DRIP_STEP_QUEUE]: {
+      handler: async (job) => void (await runDripStep(ctx, job.data as DripStepJob, now())),
+      concurrency: 4,
+    },
+    [DRIP_RESUME_QUEUE]: {
+      handler: (job) => resumeDrip(ctx, (job.data as DripResumeJob).dripId, now()),
+      concurrency: 1,
+    },
   };
 }
 
 /** Enqueues step `seq` of an enrollment to run at `runAt` (at most once per enrollment and sequence). */
-export async function enqueueStep(db: Queryable, enrollmentId: number, seq: number, runAt: number, now: number): Promise<void> {
+export async function enqueueStep(
+  db: Queryable,
+  enrollmentId: number,
+  seq: number,
+  runAt: number,
+  now: number,
+): Promise<void> {
   await enqueueJob(
     db,
-    { queue: DRIP_STEP_QUEUE, payload: { enrollmentId, seq } satisfies DripStepJob, runAt, uniqueKey: `drip-step:${enrollmentId}:${seq}` },
+    {
+      queue: DRIP_STEP_QUEUE,
+      payload: { enrollmentId, seq } satisfies DripStepJob,
+      runAt,
+      uniqueKey: `drip-step:${enrollmentId}:${seq}`,
+    },
     now,
   );
 }
@@ -93,7 +114,8 @@ export async function resumeDrip(ctx: AppContext, dripId: number, now: number): 
     if (batch.length === 0) return;
     await db.transaction().execute(async (trx) => {
       for (const e of batch)
-        if (await moveEnrollment(trx, e.id, e.seq, { state: 'active', updated_at: now })) await enqueueStep(trx, e.id, e.seq + 1, now, now);
+        if (await moveEnrollment(trx, e.id, e.seq, { state: 'active', updated_at: now }))
+          await enqueueStep(trx, e.id, e.seq + 1, now, now);
     });
     ctx.wake(DRIP_STEP_QUEUE);
   }
@@ -128,7 +150,11 @@ async function runNode(trx: Queryable, s: StepContext): Promise<StepOutcome> {
 }
 
 /** Creates the email's delivery (once per enrollment and node) and moves on; a mailing deleted since is skipped. */
-async function sendEmail(trx: Queryable, s: StepContext, node: Extract<DripNode, { type: 'email' }>): Promise<StepOutcome> {
+async function sendEmail(
+  trx: Queryable,
+  s: StepContext,
+  node: Extract<DripNode, { type: 'email' }>,
+): Promise<StepOutcome> {
   const exists = (await accountMailingIds(trx, s.drip.customer_id, [node.campaign_mailing_id])).size > 0;
   let deliveryId = s.e.last_delivery_id;
   if (exists) {
@@ -150,9 +176,15 @@ async function sendEmail(trx: Queryable, s: StepContext, node: Extract<DripNode,
 }
 
 /** Follows the yes edge when the last email step's delivery was opened (or clicked), else the no edge. */
-async function branch(trx: Queryable, s: StepContext, node: Extract<DripNode, { type: 'condition' }>): Promise<StepOutcome> {
-  const seen = s.e.last_delivery_id === null ? undefined : await deliveryEngagement(trx, s.e.last_delivery_id);
-  const yes = seen !== undefined && (node.condition === 'opened' ? seen.opened || seen.clicked : seen.clicked);
+async function branch(
+  trx: Queryable,
+  s: StepContext,
+  node: Extract<DripNode, { type: 'condition' }>,
+): Promise<StepOutcome> {
+  const seen =
+    s.e.last_delivery_id === null ? undefined : await deliveryEngagement(trx, s.e.last_delivery_id);
+  const yes =
+    seen !== undefined && (node.condition === 'opened' ? seen.opened || seen.clicked : seen.clicked);
   const edges = s.graph.branches.get(node.id)!;
   return advance(trx, s, yes ? edges.yes : edges.no, s.now);
 }
@@ -171,7 +203,12 @@ async function advance(
 }
 
 function stop(trx: Queryable, e: EnrollmentRow, reason: string, now: number): Promise<StepOutcome> {
-  return settle(trx, e, { state: 'stopped', stop_reason: reason, finished_at: now, updated_at: now }, 'stopped');
+  return settle(
+    trx,
+    e,
+    { state: 'stopped', stop_reason: reason, finished_at: now, updated_at: now },
+    'stopped',
+  );
 }
 
 /** Moves the enrollment past its step; a concurrent run that moved it first makes this one roll back. */
@@ -181,6 +218,7 @@ async function settle<T extends StepOutcome>(
   set: Parameters<typeof moveEnrollment>[3],
   outcome: T,
 ): Promise<T> {
-  if (!(await moveEnrollment(trx, e.id, e.seq, set))) throw new Error(`drip enrollment ${e.id} moved past step ${e.seq} by another run`);
+  if (!(await moveEnrollment(trx, e.id, e.seq, set)))
+    throw new Error(`drip enrollment ${e.id} moved past step ${e.seq} by another run`);
   return outcome;
 }

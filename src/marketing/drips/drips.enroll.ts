@@ -35,7 +35,13 @@ const BATCH = 500;
 
 /** The scheduler task that enrolls new subscribers in active drips. */
 export function dripTasks(ctx: AppContext): PeriodicTask[] {
-  return [{ name: 'marketing.drip_enroll', everyMs: ENROLL_EVERY_MS, run: async (now) => void (await enrollNew(ctx, now)) }];
+  return [
+    {
+      name: 'marketing.drip_enroll',
+      everyMs: ENROLL_EVERY_MS,
+      run: async (now) => void (await enrollNew(ctx, now)),
+    },
+  ];
 }
 
 /** One enrollment pass over every active drip; returns how many enrollments it created. */
@@ -43,7 +49,10 @@ export async function enrollNew(ctx: AppContext, now: number): Promise<number> {
   let total = 0;
   for (const drip of await activeDrips(ctx.database.db)) {
     try {
-      total += drip.start_trigger === 'form_submission' ? await enrollRespondents(ctx, drip, now) : await enrollMembers(ctx, drip, now);
+      total +=
+        drip.start_trigger === 'form_submission'
+          ? await enrollRespondents(ctx, drip, now)
+          : await enrollMembers(ctx, drip, now);
     } catch (err) {
       ctx.log.error({ err, dripId: drip.id }, 'drip enrollment failed; the next pass tries again');
     }
@@ -83,10 +92,14 @@ async function enrollRespondents(ctx: AppContext, drip: DripRow, now: number): P
     const ready: number[] = [];
     for (const row of rows) {
       const email = respondentEmail(openSubmission(ctx, row).form_data);
-      const subscriber = email ? await findByEmailKey(reader, drip.customer_id, email.trim().toLowerCase()) : undefined;
+      const subscriber = email
+        ? await findByEmailKey(reader, drip.customer_id, email.trim().toLowerCase())
+        : undefined;
       if (subscriber) {
-        if ((await subscriberStanding(reader, subscriber.id, drip.subscription_list_id))?.subscribed) ready.push(subscriber.id);
-      } else if (email && row.created_at > now - RESPONDENT_WAIT_MS) watermark = Math.min(watermark, row.created_at);
+        if ((await subscriberStanding(reader, subscriber.id, drip.subscription_list_id))?.subscribed)
+          ready.push(subscriber.id);
+      } else if (email && row.created_at > now - RESPONDENT_WAIT_MS)
+        watermark = Math.min(watermark, row.created_at);
     }
     total += await enroll(ctx, drip, [...new Set(ready)], now);
     if (rows.length < BATCH) break;
@@ -114,5 +127,7 @@ async function enroll(ctx: AppContext, drip: DripRow, subscriberIds: number[], n
 /** Memberships and submissions at or after this instant are looked at: the first start, or the watermark less the lookback. */
 function lookFrom(drip: DripRow): number {
   const started = Number(drip.started_at ?? 0);
-  return drip.enroll_watermark === null ? started : Math.max(started, Number(drip.enroll_watermark) - LOOKBACK_MS);
+  return drip.enroll_watermark === null
+    ? started
+    : Math.max(started, Number(drip.enroll_watermark) - LOOKBACK_MS);
 }

@@ -45,7 +45,9 @@ export function triggerOf(value: string): StartTrigger | undefined {
 /** Throws the drip validation error, naming the node (when there is one) and the problem. */
 export function invalid(problem: string, nodeId?: string): never {
   const message = nodeId === undefined ? problem : `node "${nodeId}": ${problem}`;
-  throw new AppError('marketing.drip_invalid', message, { details: [{ field: nodeId ?? 'drip_campaign_nodes', message: problem }] });
+  throw new AppError('marketing.drip_invalid', message, {
+    details: [{ field: nodeId ?? 'drip_campaign_nodes', message: problem }],
+  });
 }
 
 /** Parses and checks `drip_campaign_nodes`; an empty graph (no nodes, no edges) is accepted for a draft. */
@@ -61,7 +63,8 @@ export function parseGraph(text: string): DripGraph {
   if (nodes.size === 0 && doc.edges.length === 0) return graph;
   const starts = [...nodes.values()].filter((n) => n.type === 'start');
   if (starts.length === 0) invalid('the graph has no start node');
-  if (starts.length > 1) invalid(`the graph has ${starts.length} start nodes; it must have exactly one`, starts[1]!.id);
+  if (starts.length > 1)
+    invalid(`the graph has ${starts.length} start nodes; it must have exactly one`, starts[1]!.id);
   graph.startId = starts[0]!.id;
   readEdges(doc.edges, graph);
   checkOutgoing(graph);
@@ -90,7 +93,9 @@ export function treeBlob(graph: DripGraph): string {
   const nodes: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const n of graph.nodes.values()) {
     const b = graph.branches.get(n.id);
-    nodes[n.id] = b ? { type: n.type, yes: b.yes, no: b.no } : { type: n.type, next: graph.next.get(n.id) ?? null };
+    nodes[n.id] = b
+      ? { type: n.type, yes: b.yes, no: b.no }
+      : { type: n.type, next: graph.next.get(n.id) ?? null };
   }
   return JSON.stringify({ root: graph.startId, nodes });
 }
@@ -112,14 +117,16 @@ function readDocument(text: string): { nodes: unknown[]; edges: unknown[] } {
 function readNode(raw: unknown, index: number): DripNode {
   if (!isObject(raw)) invalid(`nodes[${index}] is not an object`);
   const id = typeof raw.id === 'number' ? String(raw.id) : raw.id;
-  if (typeof id !== 'string' || !id.trim() || id.length > 100) invalid(`nodes[${index}] needs an "id" (a string of 1 to 100 characters)`);
+  if (typeof id !== 'string' || !id.trim() || id.length > 100)
+    invalid(`nodes[${index}] needs an "id" (a string of 1 to 100 characters)`);
   if (isPrototypeName(id)) invalid(`nodes[${index}]: "${id}" cannot be a node id`);
   switch (raw.type) {
     case 'start':
       return readStart(id, raw);
     case 'email': {
       const mailing = parseId(raw.campaign_mailing_id as string | number | undefined);
-      if (mailing === null) invalid('an email node needs "campaign_mailing_id" (the id of a campaign mailing)', id);
+      if (mailing === null)
+        invalid('an email node needs "campaign_mailing_id" (the id of a campaign mailing)', id);
       return { id, type: 'email', campaign_mailing_id: mailing };
     }
     case 'wait':
@@ -131,7 +138,10 @@ function readNode(raw: unknown, index: number): DripNode {
     case 'end':
       return { id, type: 'end' };
     default:
-      return invalid(`unknown node type ${JSON.stringify(raw.type ?? null)}; types are start, email, wait, condition, end`, id);
+      return invalid(
+        `unknown node type ${JSON.stringify(raw.type ?? null)}; types are start, email, wait, condition, end`,
+        id,
+      );
   }
 }
 
@@ -149,20 +159,27 @@ function readStart(id: string, raw: Record<string, unknown>): DripNode {
 function durationMs(value: unknown, id: string): number {
   let ms = 0;
   if (typeof value === 'string') {
-    const m = /^P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i.exec(
-      value.trim(),
-    );
+    const m =
+      /^P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i.exec(
+        value.trim(),
+      );
     if (!m || value.trim().toUpperCase().endsWith('T'))
       invalid(`the duration ${JSON.stringify(value)} is not an ISO 8601 duration (PnWnDTnHnMnS)`, id);
     const [w, d, h, min, s] = m.slice(1).map((x) => Number(x ?? 0));
     ms = w! * UNIT_MS.weeks + d! * UNIT_MS.days + h! * UNIT_MS.hours + min! * UNIT_MS.minutes + s! * 1000;
   } else if (isObject(value)) {
     for (const [unit, n] of Object.entries(value)) {
-      if (!(unit in UNIT_MS)) invalid(`unknown duration unit "${unit}"; units are minutes, hours, days, weeks`, id);
-      if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) invalid(`the duration's ${unit} must be a number of at least 0`, id);
+      if (!(unit in UNIT_MS))
+        invalid(`unknown duration unit "${unit}"; units are minutes, hours, days, weeks`, id);
+      if (typeof n !== 'number' || !Number.isFinite(n) || n < 0)
+        invalid(`the duration's ${unit} must be a number of at least 0`, id);
       ms += n * UNIT_MS[unit as keyof typeof UNIT_MS];
     }
-  } else invalid('a wait node needs "duration": {"days": n} (or minutes, hours, weeks) or an ISO 8601 duration', id);
+  } else
+    invalid(
+      'a wait node needs "duration": {"days": n} (or minutes, hours, weeks) or an ISO 8601 duration',
+      id,
+    );
   if (!(ms > 0)) invalid('the wait must be longer than zero', id);
   if (ms > MAX_WAIT_MS) invalid('the wait must be at most 366 days', id);
   return Math.round(ms);
@@ -177,13 +194,15 @@ function readEdges(edges: unknown[], graph: DripGraph): void {
     if (from === undefined || to === undefined) invalid(`edges[${i}] needs "from" and "to" (node ids)`);
     const source = graph.nodes.get(from);
     if (!source) invalid(`edges[${i}] starts at "${from}", which is not a node (a dangling edge)`);
-    if (!graph.nodes.has(to)) invalid(`an edge leads to "${to}", which is not a node (a dangling edge)`, from);
+    if (!graph.nodes.has(to))
+      invalid(`an edge leads to "${to}", which is not a node (a dangling edge)`, from);
     if (to === graph.startId) invalid('no edge may lead back to the start node', from);
     const out = seen.get(from) ?? { plain: 0, yes: [], no: [] };
     seen.set(from, out);
     const branch = raw.branch;
     if (source.type === 'condition') {
-      if (branch !== 'yes' && branch !== 'no') invalid(`an edge from a condition needs "branch": "yes" or "no"`, from);
+      if (branch !== 'yes' && branch !== 'no')
+        invalid(`an edge from a condition needs "branch": "yes" or "no"`, from);
       out[branch].push(to);
     } else {
       if (branch !== undefined && branch !== null) invalid(`only a condition's edges carry a branch`, from);
@@ -195,16 +214,19 @@ function readEdges(edges: unknown[], graph: DripGraph): void {
     const node = graph.nodes.get(from)!;
     if (node.type === 'end') invalid('an end node has no outgoing edge', from);
     if (node.type === 'condition') {
-      if (out.yes.length !== 1 || out.no.length !== 1) invalid('a condition needs exactly one "yes" edge and one "no" edge', from);
+      if (out.yes.length !== 1 || out.no.length !== 1)
+        invalid('a condition needs exactly one "yes" edge and one "no" edge', from);
       graph.branches.set(from, { yes: out.yes[0]!, no: out.no[0]! });
-    } else if (out.plain > 1) invalid(`a ${node.type} node has exactly one outgoing edge; it has ${out.plain}`, from);
+    } else if (out.plain > 1)
+      invalid(`a ${node.type} node has exactly one outgoing edge; it has ${out.plain}`, from);
   }
 }
 
 function checkOutgoing(graph: DripGraph): void {
   for (const n of graph.nodes.values()) {
     if (n.type === 'end') continue;
-    if (n.type === 'condition' && !graph.branches.has(n.id)) invalid('a condition needs a "yes" edge and a "no" edge', n.id);
+    if (n.type === 'condition' && !graph.branches.has(n.id))
+      invalid('a condition needs a "yes" edge and a "no" edge', n.id);
     if (n.type !== 'condition' && !graph.next.has(n.id))
       invalid(`a ${n.type} node needs an outgoing edge (finish paths with an end node)`, n.id);
   }
@@ -223,7 +245,8 @@ function checkAcyclicAndReachable(graph: DripGraph): void {
     done.add(id);
   };
   visit(graph.startId!);
-  for (const id of graph.nodes.keys()) if (!done.has(id)) invalid('the node cannot be reached from the start node', id);
+  for (const id of graph.nodes.keys())
+    if (!done.has(id)) invalid('the node cannot be reached from the start node', id);
 }
 
 /** A condition reads the previous email step, so every path from the start to it must pass an email node. */
@@ -231,10 +254,14 @@ function checkConditionsFollowEmail(graph: DripGraph): void {
   const mailed = new Map<string, boolean>();
   const order = topologicalOrder(graph);
   const preds = new Map<string, string[]>();
-  for (const id of order) for (const s of successorsOf(graph, id)) preds.set(s, [...(preds.get(s) ?? []), id]);
+  for (const id of order)
+    for (const s of successorsOf(graph, id)) preds.set(s, [...(preds.get(s) ?? []), id]);
   for (const id of order) {
     const p = preds.get(id) ?? [];
-    mailed.set(id, p.length > 0 && p.every((q) => graph.nodes.get(q)!.type === 'email' || mailed.get(q) === true));
+    mailed.set(
+      id,
+      p.length > 0 && p.every((q) => graph.nodes.get(q)!.type === 'email' || mailed.get(q) === true),
+    );
     if (graph.nodes.get(id)!.type === 'condition' && !mailed.get(id))
       invalid('a condition must follow an email step on every path to it', id);
   }

@@ -14,7 +14,12 @@ export const RESUME_BATCH = 500;
 
 /** One drip of an account. */
 export async function findDrip(db: Queryable, customerId: number, id: number): Promise<DripRow | undefined> {
-  return db.selectFrom('drip_campaigns').selectAll().where('id', '=', id).where('customer_id', '=', customerId).executeTakeFirst();
+  return db
+    .selectFrom('drip_campaigns')
+    .selectAll()
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
 }
 
 /** One drip by id, whatever its account (for background work). */
@@ -23,7 +28,12 @@ export async function findDripById(db: Queryable, id: number): Promise<DripRow |
 }
 
 /** An account's drips in the given order (an account holds few drips; the search runs over them in the service). */
-export async function listDrips(db: Queryable, customerId: number, orderBy: DripOrder, direction: 'asc' | 'desc'): Promise<DripRow[]> {
+export async function listDrips(
+  db: Queryable,
+  customerId: number,
+  orderBy: DripOrder,
+  direction: 'asc' | 'desc',
+): Promise<DripRow[]> {
   return db
     .selectFrom('drip_campaigns')
     .selectAll()
@@ -45,18 +55,37 @@ export async function insertDrip(db: Queryable, row: Insertable<DripCampaignsTab
 }
 
 /** Changes a drip. */
-export async function updateDrip(db: Queryable, id: number, patch: Updateable<DripCampaignsTable>): Promise<void> {
+export async function updateDrip(
+  db: Queryable,
+  id: number,
+  patch: Updateable<DripCampaignsTable>,
+): Promise<void> {
   await db.updateTable('drip_campaigns').set(patch).where('id', '=', id).execute();
 }
 
 /** Moves a drip from one of `from` to `to`; false when its state was none of them (a concurrent move won). */
-export async function moveDripState(db: Queryable, id: number, from: string[], set: Updateable<DripCampaignsTable>): Promise<boolean> {
-  const res = await db.updateTable('drip_campaigns').set(set).where('id', '=', id).where('state', 'in', from).executeTakeFirst();
+export async function moveDripState(
+  db: Queryable,
+  id: number,
+  from: string[],
+  set: Updateable<DripCampaignsTable>,
+): Promise<boolean> {
+  const res = await db
+    .updateTable('drip_campaigns')
+    .set(set)
+    .where('id', '=', id)
+    .where('state', 'in', from)
+    .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
 
 /** Bumps a drip's enrolled and completed counters. */
-export async function bumpDripCounters(db: Queryable, id: number, enrolled: number, completed: number): Promise<void> {
+export async function bumpDripCounters(
+  db: Queryable,
+  id: number,
+  enrolled: number,
+  completed: number,
+): Promise<void> {
   await db
     .updateTable('drip_campaigns')
     .set((eb) => ({
@@ -74,9 +103,18 @@ export async function deleteDrip(db: Queryable, id: number): Promise<void> {
 }
 
 /** Which of these mailing ids belong to the account. */
-export async function accountMailingIds(db: Queryable, customerId: number, ids: number[]): Promise<Set<number>> {
+export async function accountMailingIds(
+  db: Queryable,
+  customerId: number,
+  ids: number[],
+): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('campaign_mailings').select('id').where('customer_id', '=', customerId).where('id', 'in', ids).execute();
+  const rows = await db
+    .selectFrom('campaign_mailings')
+    .select('id')
+    .where('customer_id', '=', customerId)
+    .where('id', 'in', ids)
+    .execute();
   return new Set(rows.map((r) => Number(r.id)));
 }
 
@@ -110,7 +148,11 @@ export async function insertEnrollments(
 }
 
 /** One enrollment, locked for the step's transaction on PostgreSQL. */
-export async function lockEnrollment(db: Queryable, id: number, forUpdate: boolean): Promise<EnrollmentRow | undefined> {
+export async function lockEnrollment(
+  db: Queryable,
+  id: number,
+  forUpdate: boolean,
+): Promise<EnrollmentRow | undefined> {
   return db
     .selectFrom('drip_enrollments')
     .selectAll()
@@ -120,7 +162,12 @@ export async function lockEnrollment(db: Queryable, id: number, forUpdate: boole
 }
 
 /** Moves an enrollment past step `seq`; false when another run already moved it (the caller rolls back). */
-export async function moveEnrollment(db: Queryable, id: number, seq: number, set: Updateable<DripEnrollmentsTable>): Promise<boolean> {
+export async function moveEnrollment(
+  db: Queryable,
+  id: number,
+  seq: number,
+  set: Updateable<DripEnrollmentsTable>,
+): Promise<boolean> {
   const res = await db
     .updateTable('drip_enrollments')
     .set({ ...set, seq: seq + 1 })
@@ -131,7 +178,11 @@ export async function moveEnrollment(db: Queryable, id: number, seq: number, set
 }
 
 /** The next batch of a drip's parked enrollments. */
-export async function parkedEnrollments(db: Queryable, dripId: number, limit: number): Promise<EnrollmentRow[]> {
+export async function parkedEnrollments(
+  db: Queryable,
+  dripId: number,
+  limit: number,
+): Promise<EnrollmentRow[]> {
   return db
     .selectFrom('drip_enrollments')
     .selectAll()
@@ -143,7 +194,12 @@ export async function parkedEnrollments(db: Queryable, dripId: number, limit: nu
 }
 
 /** Marks enrollments that wait or are parked on a node the graph no longer has as stopped; returns how many. */
-export async function stopEnrollmentsOffGraph(db: Queryable, dripId: number, nodeIds: string[], now: number): Promise<number> {
+export async function stopEnrollmentsOffGraph(
+  db: Queryable,
+  dripId: number,
+  nodeIds: string[],
+  now: number,
+): Promise<number> {
   let q = db
     .updateTable('drip_enrollments')
     .set({ state: 'stopped', stop_reason: 'node_removed', finished_at: now, updated_at: now })
@@ -160,12 +216,22 @@ export async function subscriberStanding(
   subscriberId: number,
   listId: number | null,
 ): Promise<{ email: string; subscribed: boolean } | undefined> {
-  const s = await db.selectFrom('subscribers').select('email').where('id', '=', subscriberId).executeTakeFirst();
+  const s = await db
+    .selectFrom('subscribers')
+    .select('email')
+    .where('id', '=', subscriberId)
+    .executeTakeFirst();
   return s && { email: s.email, subscribed: await subscriberReachable(db, subscriberId, listId) };
 }
 
 /** Subscribed members of a list who joined at or after `from` and are not enrolled in the drip yet, oldest first. */
-export async function newMembers(db: Queryable, drip: DripRow, listId: number, from: number, limit: number): Promise<number[]> {
+export async function newMembers(
+  db: Queryable,
+  drip: DripRow,
+  listId: number,
+  from: number,
+  limit: number,
+): Promise<number[]> {
   const rows = await db
     .selectFrom('subscription_list_members as m')
     .innerJoin('subscribers as s', 's.id', 'm.subscriber_id')
@@ -199,8 +265,17 @@ export async function submissionsSince(
   after: { at: number; id: string } | null,
   limit: number,
 ) {
-  let q = db.selectFrom('form_submissions').selectAll().where('form_id', '=', formId).where('created_at', '>=', from);
+  let q = db
+    .selectFrom('form_submissions')
+    .selectAll()
+    .where('form_id', '=', formId)
+    .where('created_at', '>=', from);
   if (after)
-    q = q.where((eb) => eb.or([eb('created_at', '>', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '>', after.id)])]));
+    q = q.where((eb) =>
+      eb.or([
+        eb('created_at', '>', after.at),
+        eb.and([eb('created_at', '=', after.at), eb('id', '>', after.id)]),
+      ]),
+    );
   return q.orderBy('created_at').orderBy('id').limit(limit).execute();
 }

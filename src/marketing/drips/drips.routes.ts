@@ -6,8 +6,24 @@ import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
 import { Empty } from '../lists/lists.schemas.ts';
-import { DripBody, DripFull, DripParams, DripShort, DripsQuery, PauseResponse, StartResponse } from './drips.schemas.ts';
-import { changeDrip, createDrip, dripOf, dripsOf, pauseDrip, removeDrip, startDrip } from './drips.service.ts';
+import {
+  DripBody,
+  DripFull,
+  DripParams,
+  DripShort,
+  DripsQuery,
+  PauseResponse,
+  StartResponse,
+} from './drips.schemas.ts';
+import {
+  changeDrip,
+  createDrip,
+  dripOf,
+  dripsOf,
+  pauseDrip,
+  removeDrip,
+  startDrip,
+} from './drips.service.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 
 const full = { 200: Type.Object({ data: DripFull }), ...MARKETING_ERRORS };
@@ -30,19 +46,38 @@ export function dripRoutes(app: TypedApp, ctx: AppContext): void {
       },
       async (req) => ({ data: await dripsOf(ctx, customer(req), req.query) }),
     );
-    app.post(base, { schema: { ...common, summary: 'Create a drip campaign (a draft)', body: DripBody, response: full } }, async (req) => ({
-      data: await createDrip(ctx, customer(req), req.body.drip_campaign),
-    }));
+    app.post(
+      base,
+      { schema: { ...common, summary: 'Create a drip campaign (a draft)', body: DripBody, response: full } },
+      async (req) => ({
+        data: await createDrip(ctx, customer(req), req.body.drip_campaign),
+      }),
+    );
     app.get(
       `${base}/:id`,
-      { schema: { ...common, summary: 'One drip campaign with its graph', params: DripParams, response: full } },
+      {
+        schema: {
+          ...common,
+          summary: 'One drip campaign with its graph',
+          params: DripParams,
+          response: full,
+        },
+      },
       async (req) => ({
         data: await dripOf(ctx, customer(req), req.params.id),
       }),
     );
     app.put(
       `${base}/:id`,
-      { schema: { ...common, summary: 'Change a drip campaign', params: DripParams, body: DripBody, response: full } },
+      {
+        schema: {
+          ...common,
+          summary: 'Change a drip campaign',
+          params: DripParams,
+          body: DripBody,
+          response: full,
+        },
+      },
       async (req) => ({ data: await changeDrip(ctx, customer(req), req.params.id, req.body.drip_campaign) }),
     );
     app.delete(

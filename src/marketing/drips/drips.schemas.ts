@@ -15,7 +15,11 @@ const attributes = {
 };
 
 /** A drip in the list: without the graph fields. */
-export const DripShort = Type.Object({ id: Type.String(), type: Type.Literal('drip_campaign'), attributes: Type.Object(attributes) });
+export const DripShort = Type.Object({
+  id: Type.String(),
+  type: Type.Literal('drip_campaign'),
+  attributes: Type.Object(attributes),
+});
 
 /** One drip with the graph fields. */
 export const DripFull = Type.Object({
@@ -23,8 +27,12 @@ export const DripFull = Type.Object({
   type: Type.Literal('drip_campaign'),
   attributes: Type.Object({
     ...attributes,
-    drip_campaign_nodes: Type.String({ description: 'JSON text {"nodes": [...], "edges": [...]} (docs/drips.md)' }),
-    drip_campaign_tree_blob: Type.String({ description: 'JSON text: the start node and each node with its successors' }),
+    drip_campaign_nodes: Type.String({
+      description: 'JSON text {"nodes": [...], "edges": [...]} (docs/drips.md)',
+    }),
+    drip_campaign_tree_blob: Type.String({
+      description: 'JSON text: the start node and each node with its successors',
+    }),
   }),
 });
 
@@ -51,11 +59,17 @@ export const DripBody = Type.Object(
 export const DripsQuery = Type.Object(
   {
     search: Type.Optional(
-      Type.String({ maxLength: 200, description: 'A regular expression matched against the name, letter case ignored' }),
+      Type.String({
+        maxLength: 200,
+        description: 'A regular expression matched against the name, letter case ignored',
+      }),
     ),
-    order_by: Type.Union([Type.Literal('created_at'), Type.Literal('updated_at'), Type.Literal('name'), Type.Literal('state')], {
-      default: 'created_at',
-    }),
+    order_by: Type.Union(
+      [Type.Literal('created_at'), Type.Literal('updated_at'), Type.Literal('name'), Type.Literal('state')],
+      {
+        default: 'created_at',
+      },
+    ),
     order: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' }),
     page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
     items: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
@@ -70,4 +84,6 @@ export const DripParams = Type.Object({ id: Type.String() }, { additionalPropert
 export const StartResponse = Type.Object({ data: Type.Object({ jids: Type.Array(Type.String()) }) });
 
 /** `POST /drip_campaigns/<id>/pause`. */
-export const PauseResponse = Type.Object({ data: Type.Object({ drip_campaign_id: Type.String(), status: Type.String() }) });
+export const PauseResponse = Type.Object({
+  data: Type.Object({ drip_campaign_id: Type.String(), status: Type.String() }),
+});

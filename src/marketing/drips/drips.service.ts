@@ -10,7 +10,15 @@ import { enqueueJob } from '../../jobs/jobs.repository.ts';
 import { findFormOf } from '../../forms/definitions/forms.service.ts';
 import { parseId } from '../ids.ts';
 import { ensureDefaultList, requireList } from '../lists/lists.service.ts';
-import { invalid, mailingIds, parseGraph, treeBlob, triggerOf, type DripGraph, type StartTrigger } from './drips.graph.ts';
+import {
+  invalid,
+  mailingIds,
+  parseGraph,
+  treeBlob,
+  triggerOf,
+  type DripGraph,
+  type StartTrigger,
+} from './drips.graph.ts';
 import {
   accountMailingIds,
   deleteDrip,
@@ -66,12 +74,20 @@ export async function dripsOf(ctx: AppContext, customerId: number, q: DripListQu
 }
 
 /** One drip with its graph fields. */
-export async function dripOf(ctx: AppContext, customerId: number, rawId: string | number): Promise<DripFullView> {
+export async function dripOf(
+  ctx: AppContext,
+  customerId: number,
+  rawId: string | number,
+): Promise<DripFullView> {
   return dripFullView(await requireDrip(ctx.database.reader, customerId, rawId));
 }
 
 /** Creates a drip in the draft state. */
-export async function createDrip(ctx: AppContext, customerId: number, input: DripInput): Promise<DripFullView> {
+export async function createDrip(
+  ctx: AppContext,
+  customerId: number,
+  input: DripInput,
+): Promise<DripFullView> {
   const db = ctx.database.db;
   const now = Date.now();
   const name = checkName(input.name);
@@ -92,13 +108,22 @@ export async function createDrip(ctx: AppContext, customerId: number, input: Dri
  * Changes a drip. The graph, list and trigger of an active drip are fixed (pause it first); when a paused drip's graph
  * loses nodes, the enrollments waiting on them stop.
  */
-export async function changeDrip(ctx: AppContext, customerId: number, rawId: string | number, input: DripInput): Promise<DripFullView> {
+export async function changeDrip(
+  ctx: AppContext,
+  customerId: number,
+  rawId: string | number,
+  input: DripInput,
+): Promise<DripFullView> {
   const db = ctx.database.db;
   const row = await requireDrip(db, customerId, rawId);
   const name = input.name === undefined ? row.name : checkName(input.name);
-  const changesRunning = !blank(input.drip_campaign_nodes) || !blank(input.start_trigger) || !blank(input.subscription_list_id);
+  const changesRunning =
+    !blank(input.drip_campaign_nodes) || !blank(input.start_trigger) || !blank(input.subscription_list_id);
   if (changesRunning && row.state === 'active')
-    throw new AppError('marketing.drip_state', 'an active drip campaign cannot change its graph, list or trigger; pause it first');
+    throw new AppError(
+      'marketing.drip_state',
+      'an active drip campaign cannot change its graph, list or trigger; pause it first',
+    );
   const now = Date.now();
   if (!changesRunning) {
     await updateDrip(db, row.id, { name, updated_at: now });
@@ -108,20 +133,30 @@ export async function changeDrip(ctx: AppContext, customerId: number, rawId: str
   const settled = await settle(ctx, customerId, nodes, input.start_trigger, input.subscription_list_id, row);
   await db.transaction().execute(async (trx) => {
     // Conditional on the state, so that a start between the check above and this write cannot leave an active drip edited.
-    if (!(await moveDripState(trx, row.id, ['draft', 'paused'], { name, ...settled.columns, updated_at: now })))
+    if (
+      !(await moveDripState(trx, row.id, ['draft', 'paused'], { name, ...settled.columns, updated_at: now }))
+    )
       throw new AppError('marketing.drip_state', 'the drip campaign was started meanwhile; pause it first');
-    if (row.state !== 'draft') await stopEnrollmentsOffGraph(trx, row.id, [...settled.graph.nodes.keys()], now);
+    if (row.state !== 'draft')
+      await stopEnrollmentsOffGraph(trx, row.id, [...settled.graph.nodes.keys()], now);
   });
   return dripFullView((await findDrip(db, customerId, row.id))!);
 }
 
 /** Starts a draft or paused drip; parked enrollments resume through one work row, whose id is answered. */
-export async function startDrip(ctx: AppContext, customerId: number, rawId: string | number): Promise<{ jids: string[] }> {
+export async function startDrip(
+  ctx: AppContext,
+  customerId: number,
+  rawId: string | number,
+): Promise<{ jids: string[] }> {
   const db = ctx.database.db;
   const row = await requireDrip(db, customerId, rawId);
-  if (row.state === 'active') throw new AppError('marketing.drip_state', 'the drip campaign is already active');
-  if (parseGraph(row.nodes).startId === null) invalid('the drip campaign has no graph yet; give it drip_campaign_nodes before starting it');
-  if (row.subscription_list_id === null) invalid('the subscription list of the drip campaign was deleted; give it another list');
+  if (row.state === 'active')
+    throw new AppError('marketing.drip_state', 'the drip campaign is already active');
+  if (parseGraph(row.nodes).startId === null)
+    invalid('the drip campaign has no graph yet; give it drip_campaign_nodes before starting it');
+  if (row.subscription_list_id === null)
+    invalid('the subscription list of the drip campaign was deleted; give it another list');
   const now = Date.now();
   const jid = await db.transaction().execute(async (trx) => {
     const moved = await moveDripState(trx, row.id, ['draft', 'paused'], {
@@ -154,21 +189,34 @@ export async function pauseDrip(
   const db = ctx.database.db;
   const row = await requireDrip(db, customerId, rawId);
   const moved = await moveDripState(db, row.id, ['active'], { state: 'paused', updated_at: Date.now() });
-  if (!moved) throw new AppError('marketing.drip_state', `a ${row.state} drip campaign cannot be paused; only an active one can`);
+  if (!moved)
+    throw new AppError(
+      'marketing.drip_state',
+      `a ${row.state} drip campaign cannot be paused; only an active one can`,
+    );
   return { drip_campaign_id: String(row.id), status: 'paused' };
 }
 
 /** Deletes a drip that is not active, with its enrollments (their deliveries stay in the mailing's analytics). */
-export async function removeDrip(ctx: AppContext, customerId: number, rawId: string | number): Promise<Record<string, never>> {
+export async function removeDrip(
+  ctx: AppContext,
+  customerId: number,
+  rawId: string | number,
+): Promise<Record<string, never>> {
   const db = ctx.database.db;
   const row = await requireDrip(db, customerId, rawId);
-  if (row.state === 'active') throw new AppError('marketing.drip_state', 'an active drip campaign cannot be deleted; pause it first');
+  if (row.state === 'active')
+    throw new AppError('marketing.drip_state', 'an active drip campaign cannot be deleted; pause it first');
   await db.transaction().execute((trx) => deleteDrip(trx, row.id));
   return {};
 }
 
 /** A drip of the account by an id as sent; another account's drip or a malformed id is not found. */
-export async function requireDrip(db: Queryable, customerId: number, rawId: string | number): Promise<DripRow> {
+export async function requireDrip(
+  db: Queryable,
+  customerId: number,
+  rawId: string | number,
+): Promise<DripRow> {
   const id = parseId(rawId);
   const row = id === null ? undefined : await findDrip(db, customerId, id);
   if (!row) throw new AppError('marketing.drip_not_found', `drip campaign ${String(rawId)} was not found`);
@@ -197,7 +245,10 @@ export function dripView(r: DripRow): DripView {
 /** A drip with its graph fields. */
 export function dripFullView(r: DripRow): DripFullView {
   const short = dripView(r);
-  return { ...short, attributes: { ...short.attributes, drip_campaign_nodes: r.nodes, drip_campaign_tree_blob: r.tree_blob } };
+  return {
+    ...short,
+    attributes: { ...short.attributes, drip_campaign_nodes: r.nodes, drip_campaign_tree_blob: r.tree_blob },
+  };
 }
 
 /** Checks the graph, the trigger and the list together and returns the columns they give. */
@@ -222,12 +273,19 @@ async function settle(
     const form = await findFormOf(db, customerId, formId);
     if (!form || form.deleted === 1) invalid(`form ${formId} is not a form of the account`, graph.startId!);
     if (form.type !== 'marketing_form' || !form.subscription_list_id)
-      invalid(`form ${formId} does not feed a subscription list (a marketing_form with subscription_list_id)`, graph.startId!);
+      invalid(
+        `form ${formId} does not feed a subscription list (a marketing_form with subscription_list_id)`,
+        graph.startId!,
+      );
     if (!blank(rawListId) && parseId(rawListId!) !== parseId(form.subscription_list_id))
-      invalid(`subscription_list_id must be the list form ${formId} feeds (${form.subscription_list_id})`, graph.startId!);
+      invalid(
+        `subscription_list_id must be the list form ${formId} feeds (${form.subscription_list_id})`,
+        graph.startId!,
+      );
     listId = form.subscription_list_id;
   }
-  const list = listId === null ? await ensureDefaultList(db, customerId) : await requireList(db, customerId, listId);
+  const list =
+    listId === null ? await ensureDefaultList(db, customerId) : await requireList(db, customerId, listId);
   return {
     graph,
     columns: {
@@ -242,13 +300,21 @@ async function settle(
 }
 
 /** The trigger: the start node's, else the start_trigger field's, else the drip's current one, else `subscription`; node and field must agree. */
-function resolveTrigger(graph: DripGraph, raw: string | null | undefined, current: DripRow | null): StartTrigger {
+function resolveTrigger(
+  graph: DripGraph,
+  raw: string | null | undefined,
+  current: DripRow | null,
+): StartTrigger {
   const fromField = blank(raw) ? undefined : triggerOf(raw!);
-  if (!blank(raw) && !fromField) invalid(`start_trigger ${JSON.stringify(raw)} is not "subscription" or "form_submission"`);
+  if (!blank(raw) && !fromField)
+    invalid(`start_trigger ${JSON.stringify(raw)} is not "subscription" or "form_submission"`);
   const start = graph.startId === null ? undefined : graph.nodes.get(graph.startId);
   const fromNode = start?.type === 'start' ? start.trigger : undefined;
   if (fromNode && fromField && fromNode !== fromField)
-    invalid(`start_trigger "${fromField}" does not match the start node's trigger "${fromNode}"`, graph.startId!);
+    invalid(
+      `start_trigger "${fromField}" does not match the start node's trigger "${fromNode}"`,
+      graph.startId!,
+    );
   return fromNode ?? fromField ?? (current ? triggerOf(current.start_trigger) : undefined) ?? 'subscription';
 }
 
@@ -263,7 +329,10 @@ async function checkMailings(db: Queryable, customerId: number, graph: DripGraph
 function checkName(name: string | undefined): string {
   const clean = (name ?? '').trim();
   const problem = !clean ? 'must not be blank' : clean.length > 255 ? 'must be at most 255 characters' : null;
-  if (problem) throw new AppError('request.invalid', `name ${problem}`, { details: [{ field: 'name', message: problem }] });
+  if (problem)
+    throw new AppError('request.invalid', `name ${problem}`, {
+      details: [{ field: 'name', message: problem }],
+    });
   return clean;
 }
 

@@ -27,7 +27,13 @@ export async function storeMailing(t: TestApp, customerId: number, subject: stri
 }
 
 /** The graph start → email A → wait → condition (opened?) → yes: email B / no: email C → end, as drip_campaign_nodes. */
-export function branchingGraph(a: string, b: string, c: string, wait: unknown = { days: 2 }, condition = 'opened'): string {
+export function branchingGraph(
+  a: string,
+  b: string,
+  c: string,
+  wait: unknown = { days: 2 },
+  condition = 'opened',
+): string {
   return JSON.stringify({
     nodes: [
       { id: 'start', type: 'start', trigger: 'subscription' },

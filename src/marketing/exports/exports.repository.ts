@@ -11,14 +11,23 @@ export async function insertBulkJob(db: Queryable, row: Insertable<BulkJobsTable
 }
 
 /** A job of an account (any account when `customerId` is null, for the worker). */
-export async function findBulkJob(db: Queryable, customerId: number | null, id: number): Promise<BulkJobRow | undefined> {
+export async function findBulkJob(
+  db: Queryable,
+  customerId: number | null,
+  id: number,
+): Promise<BulkJobRow | undefined> {
   let q = db.selectFrom('bulk_jobs').selectAll().where('id', '=', id);
   if (customerId !== null) q = q.where('customer_id', '=', customerId);
   return q.executeTakeFirst();
 }
 
 /** The account's jobs, newest first. */
-export async function listBulkJobs(db: Queryable, customerId: number, limit: number, offset: number): Promise<BulkJobRow[]> {
+export async function listBulkJobs(
+  db: Queryable,
+  customerId: number,
+  limit: number,
+  offset: number,
+): Promise<BulkJobRow[]> {
   return db
     .selectFrom('bulk_jobs')
     .selectAll()
@@ -40,7 +49,11 @@ export async function countBulkJobs(db: Queryable, customerId: number): Promise<
 }
 
 /** Changes a job. */
-export async function updateBulkJob(db: Queryable, id: number, set: Updateable<BulkJobsTable>): Promise<void> {
+export async function updateBulkJob(
+  db: Queryable,
+  id: number,
+  set: Updateable<BulkJobsTable>,
+): Promise<void> {
   await db.updateTable('bulk_jobs').set(set).where('id', '=', id).execute();
 }
 
@@ -56,6 +69,12 @@ export async function insertChunk(db: Queryable, jobId: number, seq: number, dat
 
 /** One chunk of a job's output. */
 export async function findChunk(db: Queryable, jobId: number, seq: number): Promise<string | undefined> {
-  return (await db.selectFrom('bulk_job_chunks').select('data').where('job_id', '=', jobId).where('seq', '=', seq).executeTakeFirst())
-    ?.data;
+  return (
+    await db
+      .selectFrom('bulk_job_chunks')
+      .select('data')
+      .where('job_id', '=', jobId)
+      .where('seq', '=', seq)
+      .executeTakeFirst()
+  )?.data;
 }

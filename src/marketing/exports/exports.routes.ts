@@ -26,13 +26,18 @@ const BulkJob = Type.Object({
   }),
 });
 const Started = Type.Object({
-  data: Type.Object({ ...BulkJob.properties, download_key: Type.String({ description: 'Shown once; the download needs it' }) }),
+  data: Type.Object({
+    ...BulkJob.properties,
+    download_key: Type.String({ description: 'Shown once; the download needs it' }),
+  }),
 });
 const ExportBody = Type.Object(
   {
     subscription_list_id: Type.Optional(IdValue),
     dynamic_list_id: Type.Optional(IdValue),
-    filters: Type.Optional(Type.Unknown({ description: 'Filters as on GET /subscribers (subscribers export)' })),
+    filters: Type.Optional(
+      Type.Unknown({ description: 'Filters as on GET /subscribers (subscribers export)' }),
+    ),
   },
   { additionalProperties: true },
 );
@@ -54,8 +59,17 @@ export function exportRoutes(app: TypedApp, ctx: AppContext): void {
       kind,
     });
     for (const [path, spec] of [
-      ['subscribers_export_csv', start('subscribers_export', 'Start a CSV export of subscribers (a list, filters) as a background job')],
-      ['export_dynamic_list_csv', start('dynamic_list_export', 'Start a CSV export of a dynamic list as a background job')],
+      [
+        'subscribers_export_csv',
+        start(
+          'subscribers_export',
+          'Start a CSV export of subscribers (a list, filters) as a background job',
+        ),
+      ],
+      [
+        'export_dynamic_list_csv',
+        start('dynamic_list_export', 'Start a CSV export of a dynamic list as a background job'),
+      ],
     ] as const) {
       app.post(`${prefix}/${path}`, { schema: spec.schema, preValidation: spec.preValidation }, (req) =>
         startExport(ctx, customerOf(req), spec.kind, req.body, shown(req)),
@@ -83,7 +97,9 @@ export function exportRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Type.Object({ data: BulkJob }), ...MARKETING_ERRORS },
         },
       },
-      async (req) => ({ data: jobView(await requireBulkJob(ctx, customerOf(req), req.params.id), shown(req)) }),
+      async (req) => ({
+        data: jobView(await requireBulkJob(ctx, customerOf(req), req.params.id), shown(req)),
+      }),
     );
     app.get(
       `${prefix}/bulk_jobs/:id/download`,
@@ -92,7 +108,10 @@ export function exportRoutes(app: TypedApp, ctx: AppContext): void {
           ...common,
           summary: 'The CSV of a finished export (streamed); needs the key given at start',
           params: ListParams,
-          querystring: Type.Object({ key: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true }),
+          querystring: Type.Object(
+            { key: Type.Optional(Type.String({ maxLength: 200 })) },
+            { additionalProperties: true },
+          ),
           produces: ['text/csv'],
         },
       },

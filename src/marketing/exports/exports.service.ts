@@ -13,7 +13,11 @@ import { csvCell } from '../../forms/submissions/exports.ts';
 import { parseId } from '../ids.ts';
 import { pageAsked, pagedAnswer } from '../paging.ts';
 import { requireList } from '../lists/lists.service.ts';
-import { countSubscribers, subscribersAfter, type SubscriberMatch } from '../subscribers/subscribers.repository.ts';
+import {
+  countSubscribers,
+  subscribersAfter,
+  type SubscriberMatch,
+} from '../subscribers/subscribers.repository.ts';
 import { filterSql, parseFilters, type Filters } from '../segments/filters.repository.ts';
 import { filtersOf, requireDynamicList } from '../segments/segments.service.ts';
 import {
@@ -33,7 +37,16 @@ export const EXPORT_QUEUE = 'marketing.export';
 /** Subscribers per chunk of output (one transaction each). */
 export const EXPORT_BATCH = 2000;
 
-const HEADER = ['id', 'email', 'first_name', 'last_name', 'phone_number', 'unsubscribed', 'created_at', 'updated_at'];
+const HEADER = [
+  'id',
+  'email',
+  'first_name',
+  'last_name',
+  'phone_number',
+  'unsubscribed',
+  'created_at',
+  'updated_at',
+];
 
 /** What an export takes: the audience, as the subscribers list selects it. */
 interface ExportParams {
@@ -117,7 +130,10 @@ export async function bulkJobsOf(
 ) {
   const page = pageAsked(q) ?? { page: 1, items: 100, limit: 100, offset: 0 };
   const db = ctx.database.reader;
-  const [rows, total] = await Promise.all([listBulkJobs(db, customerId, page.limit, page.offset), countBulkJobs(db, customerId)]);
+  const [rows, total] = await Promise.all([
+    listBulkJobs(db, customerId, page.limit, page.offset),
+    countBulkJobs(db, customerId),
+  ]);
   return pagedAnswer(
     rows.map((r) => jobView(r, prefix)),
     q.use_pagination ? page : null,
@@ -134,12 +150,21 @@ export async function requireBulkJob(ctx: AppContext, customerId: number, raw: s
 }
 
 /** The CSV of a finished export as a stream of its chunks, opened one at a time; the key must be the one given at start. */
-export async function downloadExport(ctx: AppContext, customerId: number, raw: string, key: string | undefined): Promise<Readable> {
+export async function downloadExport(
+  ctx: AppContext,
+  customerId: number,
+  raw: string,
+  key: string | undefined,
+): Promise<Readable> {
   const job = await requireBulkJob(ctx, customerId, raw);
   const given = Buffer.from(hashKey(key ?? ''), 'hex');
   if (!key || !timingSafeEqual(given, Buffer.from(job.key_hash, 'hex')))
-    throw new AppError('marketing.download_key_invalid', 'the download needs the key given when the export was started');
-  if (job.state !== 'finished') throw new AppError('marketing.bulk_job_not_ready', `bulk job ${job.id} is ${job.state}`);
+    throw new AppError(
+      'marketing.download_key_invalid',
+      'the download needs the key given when the export was started',
+    );
+  if (job.state !== 'finished')
+    throw new AppError('marketing.bulk_job_not_ready', `bulk job ${job.id} is ${job.state}`);
   const db = ctx.database.reader;
   const chunks = Number(job.chunks);
   return Readable.from(
@@ -167,7 +192,13 @@ export async function runExport(ctx: AppContext, jobId: number, batch = EXPORT_B
   };
   await clearChunks(db, jobId);
   const total = await countSubscribers(ctx.database.reader, customerId, match);
-  await updateBulkJob(db, jobId, { state: 'running', rows_total: total, rows_done: 0, chunks: 0, updated_at: Date.now() });
+  await updateBulkJob(db, jobId, {
+    state: 'running',
+    rows_total: total,
+    rows_done: 0,
+    chunks: 0,
+    updated_at: Date.now(),
+  });
   let after = 0;
   let done = 0;
   for (let seq = 0; ; seq++) {
@@ -203,7 +234,12 @@ export async function runExport(ctx: AppContext, jobId: number, batch = EXPORT_B
 /** Marks a job failed for good. */
 export async function failExport(ctx: AppContext, jobId: number, error: string): Promise<void> {
   const now = Date.now();
-  await updateBulkJob(ctx.database.db, jobId, { state: 'failed', error: error.slice(0, 500), finished_at: now, updated_at: now });
+  await updateBulkJob(ctx.database.db, jobId, {
+    state: 'failed',
+    error: error.slice(0, 500),
+    finished_at: now,
+    updated_at: now,
+  });
 }
 
 const iso = (ms: number) => new Date(Number(ms)).toISOString();

@@ -13,7 +13,8 @@ beforeAll(async () => {
   a = await t.createAccount();
   call = marketingClient(t, a);
   list = await makeList(call, 'Export me');
-  for (let i = 0; i < 5; i++) await makeSubscriber(call, `p${i}@export.example`, { first_name: `P${i}` }, list);
+  for (let i = 0; i < 5; i++)
+    await makeSubscriber(call, `p${i}@export.example`, { first_name: `P${i}` }, list);
   await makeSubscriber(call, 'outside@export.example', { first_name: 'Out' });
 });
 afterAll(() => t.close());
@@ -23,14 +24,25 @@ describe('exports', () => {
     const started = await call('POST', '/subscribers_export_csv', { subscription_list_id: list });
     expect(started.statusCode, started.body).toBe(200);
     const { id, download_key: key, attributes } = started.json().data;
-    expect(attributes).toMatchObject({ kind: 'subscribers_export', state: 'queued', rows_done: 0, download_url: null });
-    expect((await call('GET', `/bulk_jobs/${id}/download?key=${key}`)).json().error_code).toBe('marketing.bulk_job_not_ready');
+    expect(attributes).toMatchObject({
+      kind: 'subscribers_export',
+      state: 'queued',
+      rows_done: 0,
+      download_url: null,
+    });
+    expect((await call('GET', `/bulk_jobs/${id}/download?key=${key}`)).json().error_code).toBe(
+      'marketing.bulk_job_not_ready',
+    );
 
     await runExport(t.ctx, Number(id), 2);
     const job = (await call('GET', `/bulk_jobs/${id}`)).json().data;
     expect(job.attributes).toMatchObject({ state: 'finished', rows_done: 5, rows_total: 5, progress: 1 });
     expect(job.attributes.download_url).toContain(`/bulk_jobs/${id}/download`);
-    const chunks = await t.ctx.database.db.selectFrom('bulk_job_chunks').select('data').where('job_id', '=', Number(id)).execute();
+    const chunks = await t.ctx.database.db
+      .selectFrom('bulk_job_chunks')
+      .select('data')
+      .where('job_id', '=', Number(id))
+      .execute();
     expect(chunks).toHaveLength(3);
     expect(chunks.some((c) => c.data.includes('export.example'))).toBe(false);
 
@@ -39,25 +51,38 @@ describe('exports', () => {
     expect(csv.headers['content-type']).toContain('text/csv');
     const lines = csv.body.trim().split('\r\n');
     expect(lines[0]).toBe('id,email,first_name,last_name,phone_number,unsubscribed,created_at,updated_at');
-    expect(lines.slice(1).map((l) => l.split(',')[1])).toEqual([0, 1, 2, 3, 4].map((i) => `"p${i}@export.example"`));
+    expect(lines.slice(1).map((l) => l.split(',')[1])).toEqual(
+      [0, 1, 2, 3, 4].map((i) => `"p${i}@export.example"`),
+    );
     expect((await call('GET', `/bulk_jobs/${id}/download`)).statusCode).toBe(403);
-    expect((await call('GET', `/bulk_jobs/${id}/download?key=wrong`)).json().error_code).toBe('marketing.download_key_invalid');
+    expect((await call('GET', `/bulk_jobs/${id}/download?key=wrong`)).json().error_code).toBe(
+      'marketing.download_key_invalid',
+    );
     const listed = await call('GET', '/bulk_jobs?use_pagination=true');
     expect(listed.json().total_count).toBeGreaterThanOrEqual(1);
   });
 
   it('exports a dynamic list, and refuses an unknown one or bad filters', async () => {
-    const dyn = await call('POST', '/dynamic_lists', { name: 'Out', filters: [[{ field: 'first_name', op: 'is', terms: ['out'] }]] });
+    const dyn = await call('POST', '/dynamic_lists', {
+      name: 'Out',
+      filters: [[{ field: 'first_name', op: 'is', terms: ['out'] }]],
+    });
     const started = await call('POST', '/export_dynamic_list_csv', { dynamic_list_id: dyn.json().data.id });
     const { id, download_key: key } = started.json().data;
     await runExport(t.ctx, Number(id));
     const csv = await call('GET', `/bulk_jobs/${id}/download?key=${key}`);
     expect(csv.body.trim().split('\r\n').slice(1)).toHaveLength(1);
     expect(csv.body).toContain('outside@export.example');
-    expect((await call('POST', '/export_dynamic_list_csv', { dynamic_list_id: '999999' })).statusCode).toBe(404);
-    expect((await call('POST', '/subscribers_export_csv', { filters: [[{ field: 'nope', op: 'is', terms: ['x'] }]] })).statusCode).toBe(
-      400,
+    expect((await call('POST', '/export_dynamic_list_csv', { dynamic_list_id: '999999' })).statusCode).toBe(
+      404,
     );
+    expect(
+      (
+        await call('POST', '/subscribers_export_csv', {
+          filters: [[{ field: 'nope', op: 'is', terms: ['x'] }]],
+        })
+      ).statusCode,
+    ).toBe(400);
     expect((await call('GET', '/bulk_jobs/999999')).statusCode).toBe(404);
   });
 });

@@ -14,7 +14,15 @@ import { AppError } from '../../errors/app-error.ts';
 import { bulkCreate, type BulkEntry } from '../subscribers/subscribers.bulk.ts';
 import { checkEmail } from '../subscribers/subscriber-input.ts';
 import { findByEmailKeys } from '../subscribers/subscribers.repository.ts';
-import { chunkAt, deleteChunks, findImport, insertErrors, moveImport, updateImport, type ImportRow } from './imports.repository.ts';
+import {
+  chunkAt,
+  deleteChunks,
+  findImport,
+  insertErrors,
+  moveImport,
+  updateImport,
+  type ImportRow,
+} from './imports.repository.ts';
 import { IMPORT_QUEUE, type ImportMapping } from './imports.service.ts';
 
 const BATCH = 1000;
@@ -44,19 +52,34 @@ export function importQueue(ctx: AppContext): Record<string, QueueSpec> {
           throw new PermanentJobError(err.message);
         }
       },
-      onFailed: async (job, error) => fail(ctx.database.db, (job.data as { importId: number }).importId, error),
+      onFailed: async (job, error) =>
+        fail(ctx.database.db, (job.data as { importId: number }).importId, error),
     },
   };
 }
 
 /** Runs the queued (or interrupted) pass of an import to its end. */
-export async function runImport(ctx: AppContext, importId: number, onProgress?: (row: ImportRow) => void): Promise<void> {
+export async function runImport(
+  ctx: AppContext,
+  importId: number,
+  onProgress?: (row: ImportRow) => void,
+): Promise<void> {
   const db = ctx.database.db;
   const row = await findImport(db, null, importId);
-  if (!row || !(await moveImport(db, importId, ['queued', 'running'], { state: 'running', updated_at: Date.now() }))) return;
+  if (
+    !row ||
+    !(await moveImport(db, importId, ['queued', 'running'], { state: 'running', updated_at: Date.now() }))
+  )
+    return;
   const mapping = JSON.parse(row.mapping) as ImportMapping;
   const columns = JSON.parse(row.columns) as string[];
-  const progress = { rows: row.rows_done, added: row.added, updated: row.updated, failed: row.failed, bytes: row.read_bytes };
+  const progress = {
+    rows: row.rows_done,
+    added: row.added,
+    updated: row.updated,
+    failed: row.failed,
+    bytes: row.read_bytes,
+  };
   const parser = Readable.from(chunks(db, importId)).pipe(
     parse({ bom: true, relax_column_count: true, skip_empty_lines: true, relax_quotes: true, info: true }),
   );
@@ -152,10 +175,18 @@ async function writeBatch(
 
 async function finish(db: Queryable, row: ImportRow): Promise<void> {
   const now = Date.now();
-  await moveImport(db, row.id, ['running'], { state: row.dry_run === 1 ? 'checked' : 'done', finished_at: now, updated_at: now });
+  await moveImport(db, row.id, ['running'], {
+    state: row.dry_run === 1 ? 'checked' : 'done',
+    finished_at: now,
+    updated_at: now,
+  });
   if (row.dry_run !== 1) await deleteChunks(db, row.id);
 }
 
 async function fail(db: Queryable, importId: number, message: string): Promise<void> {
-  await moveImport(db, importId, ['queued', 'running'], { state: 'failed', error: message.slice(0, 500), updated_at: Date.now() });
+  await moveImport(db, importId, ['queued', 'running'], {
+    state: 'failed',
+    error: message.slice(0, 500),
+    updated_at: Date.now(),
+  });
 }

@@ -33,7 +33,11 @@ export async function insertImport(db: Queryable, row: Insertable<SubscriberImpo
 }
 
 /** One import of an account (any account when customerId is null). */
-export async function findImport(db: Queryable, customerId: number | null, id: number): Promise<ImportRow | undefined> {
+export async function findImport(
+  db: Queryable,
+  customerId: number | null,
+  id: number,
+): Promise<ImportRow | undefined> {
   const row = await db
     .selectFrom('subscriber_imports')
     .selectAll()
@@ -56,13 +60,27 @@ export async function latestImports(db: Queryable, customerId: number, limit: nu
 }
 
 /** Changes an import row. */
-export async function updateImport(db: Queryable, id: number, patch: Updateable<SubscriberImportsTable>): Promise<void> {
+export async function updateImport(
+  db: Queryable,
+  id: number,
+  patch: Updateable<SubscriberImportsTable>,
+): Promise<void> {
   await db.updateTable('subscriber_imports').set(patch).where('id', '=', id).execute();
 }
 
 /** Moves an import from one of `from` states to a new state with a patch; false when it was in none of them. */
-export async function moveImport(db: Queryable, id: number, from: string[], patch: Updateable<SubscriberImportsTable>): Promise<boolean> {
-  const r = await db.updateTable('subscriber_imports').set(patch).where('id', '=', id).where('state', 'in', from).executeTakeFirst();
+export async function moveImport(
+  db: Queryable,
+  id: number,
+  from: string[],
+  patch: Updateable<SubscriberImportsTable>,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('subscriber_imports')
+    .set(patch)
+    .where('id', '=', id)
+    .where('state', 'in', from)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
 

@@ -160,7 +160,11 @@ export async function importsOf(ctx: AppContext, customerId: number, limit = 20)
 }
 
 /** The rejected rows of an import as a CSV stream: line, email, reason. */
-export async function errorReport(ctx: AppContext, customerId: number, rawId: string): Promise<NodeJS.ReadableStream> {
+export async function errorReport(
+  ctx: AppContext,
+  customerId: number,
+  rawId: string,
+): Promise<NodeJS.ReadableStream> {
   const row = await requireImport(ctx, customerId, rawId);
   const db = ctx.database.reader;
   async function* lines(): AsyncGenerator<(string | number)[]> {
@@ -185,8 +189,11 @@ async function requireImport(ctx: AppContext, customerId: number, rawId: string)
 
 function headerColumns(text: string): string[] {
   const firstLine = text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
-  const columns = firstLine.trim() ? ((parseSync(firstLine, { relax_quotes: true }) as string[][])[0] ?? []) : [];
-  if (columns.length === 0) throw new AppError('marketing.import_invalid', 'the file is empty or has no header line');
+  const columns = firstLine.trim()
+    ? ((parseSync(firstLine, { relax_quotes: true }) as string[][])[0] ?? [])
+    : [];
+  if (columns.length === 0)
+    throw new AppError('marketing.import_invalid', 'the file is empty or has no header line');
   return columns.map((c) => c.trim());
 }
 
@@ -212,7 +219,8 @@ function checkMapping(mapping: ImportMapping, columns: string[]): ImportMapping 
     clean[i] = v;
   }
   const emails = Object.values(clean).filter((v) => v === 'email').length;
-  if (emails !== 1) throw new AppError('marketing.import_invalid', 'map exactly one column to the email address');
+  if (emails !== 1)
+    throw new AppError('marketing.import_invalid', 'map exactly one column to the email address');
   return clean;
 }
 

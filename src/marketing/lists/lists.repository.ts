@@ -5,8 +5,17 @@ import type { Queryable, SubscriptionListsTable } from '../../db/types.ts';
 export type ListRow = Selectable<SubscriptionListsTable>;
 
 /** The lists of an account, default first, then oldest first; one page of them when `page` is given. */
-export async function listLists(db: Queryable, customerId: number, page?: { limit: number; offset: number }): Promise<ListRow[]> {
-  let q = db.selectFrom('subscription_lists').selectAll().where('customer_id', '=', customerId).orderBy('is_default', 'desc').orderBy('id');
+export async function listLists(
+  db: Queryable,
+  customerId: number,
+  page?: { limit: number; offset: number },
+): Promise<ListRow[]> {
+  let q = db
+    .selectFrom('subscription_lists')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .orderBy('is_default', 'desc')
+    .orderBy('id');
   if (page) q = q.limit(page.limit).offset(page.offset);
   return q.execute();
 }
@@ -36,7 +45,12 @@ export async function countSubscribed(db: Queryable, listId: number): Promise<nu
 
 /** One list of an account (another account's list is not found either). */
 export async function findList(db: Queryable, customerId: number, id: number): Promise<ListRow | undefined> {
-  return db.selectFrom('subscription_lists').selectAll().where('id', '=', id).where('customer_id', '=', customerId).executeTakeFirst();
+  return db
+    .selectFrom('subscription_lists')
+    .selectAll()
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
 }
 
 /** The default list of an account, if it was created. */
@@ -67,7 +81,12 @@ export async function deleteList(db: Queryable, id: number): Promise<void> {
 }
 
 /** Adds `delta` (positive or negative) to a list's member counter. */
-export async function bumpSubscriberCount(db: Queryable, listId: number, delta: number, now: number): Promise<void> {
+export async function bumpSubscriberCount(
+  db: Queryable,
+  listId: number,
+  delta: number,
+  now: number,
+): Promise<void> {
   if (delta === 0) return;
   await db
     .updateTable('subscription_lists')
@@ -87,15 +106,28 @@ export async function formsFeedingLists(db: Queryable, customerId: number): Prom
     .orderBy('created_at')
     .execute();
   const out = new Map<string, string>();
-  for (const r of rows) if (r.subscription_list_id && !out.has(r.subscription_list_id)) out.set(r.subscription_list_id, r.id);
+  for (const r of rows)
+    if (r.subscription_list_id && !out.has(r.subscription_list_id)) out.set(r.subscription_list_id, r.id);
   return out;
 }
 
 /** Creates the account's default list unless it exists (the partial unique index keeps one per account). */
-export async function insertDefaultList(db: Queryable, customerId: number, name: string, now: number): Promise<void> {
+export async function insertDefaultList(
+  db: Queryable,
+  customerId: number,
+  name: string,
+  now: number,
+): Promise<void> {
   await db
     .insertInto('subscription_lists')
-    .values({ customer_id: customerId, name, is_default: 1, subscriber_count: 0, created_at: now, updated_at: now })
+    .values({
+      customer_id: customerId,
+      name,
+      is_default: 1,
+      subscriber_count: 0,
+      created_at: now,
+      updated_at: now,
+    })
     .onConflict((oc) => oc.column('customer_id').where('is_default', '=', sql.lit(1)).doNothing())
     .execute();
 }

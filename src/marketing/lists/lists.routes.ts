@@ -48,7 +48,9 @@ export function listRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Type.Object({ data: SubscriptionList }), ...MARKETING_ERRORS },
         },
       },
-      async (req) => ({ data: await createList(ctx, principalOf(req, 'marketing').customerId, req.body.name) }),
+      async (req) => ({
+        data: await createList(ctx, principalOf(req, 'marketing').customerId, req.body.name),
+      }),
     );
     app.patch(
       `${base}/:id`,
@@ -61,7 +63,9 @@ export function listRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Type.Object({ data: SubscriptionList }), ...MARKETING_ERRORS },
         },
       },
-      async (req) => ({ data: await renameListOf(ctx, principalOf(req, 'marketing').customerId, req.params.id, req.body.name) }),
+      async (req) => ({
+        data: await renameListOf(ctx, principalOf(req, 'marketing').customerId, req.params.id, req.body.name),
+      }),
     );
     app.delete(
       `${base}/:id`,

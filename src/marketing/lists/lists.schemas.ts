@@ -12,7 +12,9 @@ export const SubscriptionList = Type.Object({
     name: Type.String(),
     is_default: Type.Boolean(),
     subscriber_count: Type.Integer(),
-    form_id: Type.Union([Type.String(), Type.Null()], { description: 'The form whose respondents join this list, if any' }),
+    form_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The form whose respondents join this list, if any',
+    }),
   }),
 });
 

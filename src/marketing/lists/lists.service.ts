@@ -32,7 +32,11 @@ export interface ListView {
 }
 
 /** The account's default list, created when it does not exist yet (safe under concurrent first use, and inside a transaction). */
-export async function ensureDefaultList(db: Queryable, customerId: number, now = Date.now()): Promise<ListRow> {
+export async function ensureDefaultList(
+  db: Queryable,
+  customerId: number,
+  now = Date.now(),
+): Promise<ListRow> {
   const found = await findDefaultList(db, customerId);
   if (found) return found;
   await insertDefaultList(db, customerId, DEFAULT_LIST_NAME, now);
@@ -42,15 +46,24 @@ export async function ensureDefaultList(db: Queryable, customerId: number, now =
 }
 
 /** A list of the account by an id as sent (string or number); another account's list or a malformed id is not found. */
-export async function requireList(db: Queryable, customerId: number, rawId: string | number): Promise<ListRow> {
+export async function requireList(
+  db: Queryable,
+  customerId: number,
+  rawId: string | number,
+): Promise<ListRow> {
   const id = parseId(rawId);
   const row = id === null ? undefined : await findList(db, customerId, id);
-  if (!row) throw new AppError('marketing.list_not_found', `subscription list ${String(rawId)} was not found`);
+  if (!row)
+    throw new AppError('marketing.list_not_found', `subscription list ${String(rawId)} was not found`);
   return row;
 }
 
 /** Every list of the account, the default list first; one page with its totals when asked. */
-export async function listsOf(ctx: AppContext, customerId: number, q: { use_pagination?: boolean; page?: number; items?: number } = {}) {
+export async function listsOf(
+  ctx: AppContext,
+  customerId: number,
+  q: { use_pagination?: boolean; page?: number; items?: number } = {},
+) {
   await ensureDefaultList(ctx.database.db, customerId);
   const page = pageAsked(q);
   const db = ctx.database.reader;
@@ -84,7 +97,9 @@ export async function subscribedCountOf(
     rawId === undefined || rawId.trim() === ''
       ? await ensureDefaultList(ctx.database.db, customerId)
       : await requireList(db, customerId, rawId);
-  return { data: { subscribed_count: await countSubscribed(db, list.id), subscription_list_id: String(list.id) } };
+  return {
+    data: { subscribed_count: await countSubscribed(db, list.id), subscription_list_id: String(list.id) },
+  };
 }
 
 /** Creates a list. */
@@ -105,19 +120,30 @@ export async function createList(ctx: AppContext, customerId: number, name: stri
 }
 
 /** Renames a list; the default list keeps its name. */
-export async function renameListOf(ctx: AppContext, customerId: number, rawId: string | number, name: string): Promise<ListView> {
+export async function renameListOf(
+  ctx: AppContext,
+  customerId: number,
+  rawId: string | number,
+  name: string,
+): Promise<ListView> {
   const db = ctx.database.db;
   const row = await requireList(db, customerId, rawId);
-  if (row.is_default === 1) throw new AppError('marketing.default_list_locked', 'the default list (all contacts) cannot be renamed');
+  if (row.is_default === 1)
+    throw new AppError('marketing.default_list_locked', 'the default list (all contacts) cannot be renamed');
   await renameList(db, row.id, checkName(name), Date.now());
   return listView((await findList(db, customerId, row.id))!, await formsFeedingLists(db, customerId));
 }
 
 /** Deletes a list with its memberships (the subscribers stay); the default list cannot be deleted. */
-export async function removeList(ctx: AppContext, customerId: number, rawId: string | number): Promise<Record<string, never>> {
+export async function removeList(
+  ctx: AppContext,
+  customerId: number,
+  rawId: string | number,
+): Promise<Record<string, never>> {
   const db = ctx.database.db;
   const row = await requireList(db, customerId, rawId);
-  if (row.is_default === 1) throw new AppError('marketing.default_list_locked', 'the default list (all contacts) cannot be deleted');
+  if (row.is_default === 1)
+    throw new AppError('marketing.default_list_locked', 'the default list (all contacts) cannot be deleted');
   await db.transaction().execute((trx) => deleteList(trx, row.id));
   return {};
 }

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { countOf, defaultListId, makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import {
+  countOf,
+  defaultListId,
+  makeList,
+  makeSubscriber,
+  marketingClient,
+} from '../marketing.test-support.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -34,7 +40,9 @@ describe('subscription lists', () => {
       type: 'subscription_list',
       attributes: { name: 'Newsletter', is_default: false, subscriber_count: 0, form_id: null },
     });
-    const listed = (await call('GET', '/subscription_lists')).json().data.map((l: { attributes: { name: string } }) => l.attributes.name);
+    const listed = (await call('GET', '/subscription_lists'))
+      .json()
+      .data.map((l: { attributes: { name: string } }) => l.attributes.name);
     expect(listed).toEqual(['All contacts', 'Newsletter']);
   });
 
@@ -104,7 +112,9 @@ describe('subscription lists', () => {
       payload: { title: 'Join', type: 'marketing_form', subscription_list_id: id, form_json: { body: [] } },
     });
     expect(form.statusCode).toBeLessThan(300);
-    const list = (await call('GET', '/subscription_lists')).json().data.find((l: { id: string }) => l.id === id);
+    const list = (await call('GET', '/subscription_lists'))
+      .json()
+      .data.find((l: { id: string }) => l.id === id);
     expect(list.attributes.form_id).toEqual(expect.any(String));
   });
 });

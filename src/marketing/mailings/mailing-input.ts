@@ -65,7 +65,8 @@ export function cleanMailingInput(input: MailingInput): MailingFields {
   }
   if (input.template_type !== undefined) {
     const type = input.template_type.trim().toLowerCase();
-    if (!TEMPLATE_TYPE.test(type)) throw invalid('template_type', 'must be an editor name such as html, quill, bee or text');
+    if (!TEMPLATE_TYPE.test(type))
+      throw invalid('template_type', 'must be an editor name such as html, quill, bee or text');
     out.template_type = type;
   }
   Object.assign(out, senderOf(input));
@@ -90,7 +91,8 @@ function senderOf(input: MailingInput): Pick<MailingFields, 'from_email' | 'from
   }
   if (input.from_email !== undefined) {
     const box = parseMailbox(input.from_email);
-    if (!box || box.name || box.address !== input.from_email.trim()) throw invalid('from_email', 'is not a valid address');
+    if (!box || box.name || box.address !== input.from_email.trim())
+      throw invalid('from_email', 'is not a valid address');
     out.from_email = box.address;
   }
   if (input.from_name !== undefined) {
@@ -107,9 +109,13 @@ export function searchPattern(search: string): RegExp {
   try {
     return new RegExp(search, 'i');
   } catch (err) {
-    throw new AppError('request.invalid', `search is not a valid regular expression: ${(err as Error).message}`, {
-      details: [{ field: 'search', message: 'is not a valid regular expression' }],
-    });
+    throw new AppError(
+      'request.invalid',
+      `search is not a valid regular expression: ${(err as Error).message}`,
+      {
+        details: [{ field: 'search', message: 'is not a valid regular expression' }],
+      },
+    );
   }
 }
 
@@ -127,9 +133,13 @@ export function matchSubjects(pattern: RegExp, subjects: string[]): boolean[] {
     return matcher.runInContext(sandbox, { timeout: SEARCH_TIMEOUT_MS }) as boolean[];
   } catch (err) {
     if ((err as { code?: string }).code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw err;
-    throw new AppError('request.invalid', 'search took too long to evaluate; use a simpler regular expression', {
-      details: [{ field: 'search', message: 'is too expensive to evaluate' }],
-    });
+    throw new AppError(
+      'request.invalid',
+      'search took too long to evaluate; use a simpler regular expression',
+      {
+        details: [{ field: 'search', message: 'is too expensive to evaluate' }],
+      },
+    );
   } finally {
     sandbox.subjects = [];
   }

@@ -20,7 +20,13 @@ const fresh = (who: TestAccount = a) => makeMailing(marketingClient(t, who), `Ma
 const exists = async (id: string, who: TestAccount = a) =>
   (await marketingClient(t, who)('GET', `/campaign_mailings/${id}`)).statusCode === 200;
 const rowsOf = async (table: 'campaign_mailing_sends' | 'marketing_deliveries', mailingId: string) =>
-  (await t.ctx.database.db.selectFrom(table).select('id').where('campaign_mailing_id', '=', Number(mailingId)).execute()).length;
+  (
+    await t.ctx.database.db
+      .selectFrom(table)
+      .select('id')
+      .where('campaign_mailing_id', '=', Number(mailingId))
+      .execute()
+  ).length;
 /** A DELETE with a JSON body, as clients send the bulk delete. */
 const deleteWithBody = (body: string) =>
   t.app.inject({
@@ -38,18 +44,26 @@ describe('DELETE /campaign_mailings/<id>', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({});
     expect(await exists(id)).toBe(false);
-    expect([await rowsOf('campaign_mailing_sends', id), await rowsOf('marketing_deliveries', id)]).toEqual([0, 0]);
+    expect([await rowsOf('campaign_mailing_sends', id), await rowsOf('marketing_deliveries', id)]).toEqual([
+      0, 0,
+    ]);
   });
 
-  it.each(['expanding', 'sending'])('refuses a mailing with a send in state %s with 409 and keeps everything', async (state) => {
-    const id = await fresh();
-    await storeSend(t, a.account.customer_id, id, state);
-    const res = await call('DELETE', `/campaign_mailings/${id}`);
-    expect(res.statusCode).toBe(409);
-    expect(res.json()).toMatchObject({ error_code: 'marketing.mailing_in_use', campaign_mailing_ids: [id] });
-    expect(await exists(id)).toBe(true);
-    expect(await rowsOf('marketing_deliveries', id)).toBe(1);
-  });
+  it.each(['expanding', 'sending'])(
+    'refuses a mailing with a send in state %s with 409 and keeps everything',
+    async (state) => {
+      const id = await fresh();
+      await storeSend(t, a.account.customer_id, id, state);
+      const res = await call('DELETE', `/campaign_mailings/${id}`);
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({
+        error_code: 'marketing.mailing_in_use',
+        campaign_mailing_ids: [id],
+      });
+      expect(await exists(id)).toBe(true);
+      expect(await rowsOf('marketing_deliveries', id)).toBe(1);
+    },
+  );
 
   it.each(['scheduled', 'cancelled'])('deletes a mailing whose send is %s', async (state) => {
     const id = await fresh();
@@ -59,7 +73,9 @@ describe('DELETE /campaign_mailings/<id>', () => {
   });
 
   it("answers 404 for an unknown id and for another account's mailing, which stays", async () => {
-    expect((await call('DELETE', '/campaign_mailings/777777')).json()).toMatchObject({ error_code: 'marketing.mailing_not_found' });
+    expect((await call('DELETE', '/campaign_mailings/777777')).json()).toMatchObject({
+      error_code: 'marketing.mailing_not_found',
+    });
     const theirs = await fresh(other);
     expect((await call('DELETE', `/campaign_mailings/${theirs}`)).statusCode).toBe(404);
     expect(await exists(theirs, other)).toBe(true);
@@ -77,20 +93,27 @@ describe('DELETE /campaign_mailings_bulk_delete', () => {
 
   it('deletes the ids given comma-separated in the query', async () => {
     const [x, y] = [await fresh(), await fresh()];
-    expect((await call('DELETE', `/campaign_mailings_bulk_delete?campaign_mailing_ids=${x},${y}`)).statusCode).toBe(200);
+    expect(
+      (await call('DELETE', `/campaign_mailings_bulk_delete?campaign_mailing_ids=${x},${y}`)).statusCode,
+    ).toBe(200);
     expect([await exists(x), await exists(y)]).toEqual([false, false]);
   });
 
   it('deletes the ids given as a repeated query parameter', async () => {
     const [x, y] = [await fresh(), await fresh()];
-    const res = await call('DELETE', `/campaign_mailings_bulk_delete?campaign_mailing_ids[]=${x}&campaign_mailing_ids[]=${y}`);
+    const res = await call(
+      'DELETE',
+      `/campaign_mailings_bulk_delete?campaign_mailing_ids[]=${x}&campaign_mailing_ids[]=${y}`,
+    );
     expect(res.statusCode).toBe(200);
     expect([await exists(x), await exists(y)]).toEqual([false, false]);
   });
 
   it('deletes the ids given comma-separated in the body', async () => {
     const x = await fresh();
-    expect((await deleteWithBody(JSON.stringify({ campaign_mailing_ids: `${x}, 999999` }))).statusCode).toBe(200);
+    expect((await deleteWithBody(JSON.stringify({ campaign_mailing_ids: `${x}, 999999` }))).statusCode).toBe(
+      200,
+    );
     expect(await exists(x)).toBe(false);
   });
 
@@ -100,7 +123,8 @@ describe('DELETE /campaign_mailings_bulk_delete', () => {
     ['an empty array', JSON.stringify({ campaign_mailing_ids: [] })],
   ])('is a no-op answering {} for %s', async (_what, body) => {
     const x = await fresh();
-    const res = body === '' ? await call('DELETE', '/campaign_mailings_bulk_delete') : await deleteWithBody(body);
+    const res =
+      body === '' ? await call('DELETE', '/campaign_mailings_bulk_delete') : await deleteWithBody(body);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({});
     expect(await exists(x)).toBe(true);
@@ -109,7 +133,10 @@ describe('DELETE /campaign_mailings_bulk_delete', () => {
   it('ignores ids of other accounts and ids that are not ids', async () => {
     const mine = await fresh();
     const theirs = await fresh(other);
-    expect((await deleteWithBody(JSON.stringify({ campaign_mailing_ids: [mine, theirs, 'abc', '-1'] }))).statusCode).toBe(200);
+    expect(
+      (await deleteWithBody(JSON.stringify({ campaign_mailing_ids: [mine, theirs, 'abc', '-1'] })))
+        .statusCode,
+    ).toBe(200);
     expect([await exists(mine), await exists(theirs, other)]).toEqual([false, true]);
   });
 
@@ -118,7 +145,10 @@ describe('DELETE /campaign_mailings_bulk_delete', () => {
     await storeSend(t, a.account.customer_id, busy, 'sending');
     const res = await deleteWithBody(JSON.stringify({ campaign_mailing_ids: [idle, busy] }));
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toMatchObject({ error_code: 'marketing.mailing_in_use', campaign_mailing_ids: [busy] });
+    expect(res.json()).toMatchObject({
+      error_code: 'marketing.mailing_in_use',
+      campaign_mailing_ids: [busy],
+    });
     expect([await exists(idle), await exists(busy)]).toEqual([true, true]);
   });
 

@@ -48,7 +48,9 @@ describe('GET /campaign_mailings', () => {
     const res = await call('GET', '/campaign_mailings');
     expect(res.statusCode).toBe(200);
     const data = res.json().data;
-    expect(data.map((m: { attributes: { subject: string } }) => m.attributes.subject)).toEqual(MAILINGS.map((m) => m[0]).reverse());
+    expect(data.map((m: { attributes: { subject: string } }) => m.attributes.subject)).toEqual(
+      MAILINGS.map((m) => m[0]).reverse(),
+    );
     expect(data[0]).toEqual({
       id: ids['Epsilon news flash'],
       type: 'campaign_mailing',
@@ -69,8 +71,14 @@ describe('GET /campaign_mailings', () => {
 
   it('searches subjects with a case-insensitive regular expression', async () => {
     expect(await subjects('?search=news')).toEqual(['Epsilon news flash', 'Gamma News', 'Alpha news']);
-    expect(await subjects(`?search=${encodeURIComponent('^(alpha|beta)\\b')}`)).toEqual(['beta offer', 'Alpha news']);
-    expect(await subjects(`?search=${encodeURIComponent('news$')}&order=asc`)).toEqual(['Alpha news', 'Gamma News']);
+    expect(await subjects(`?search=${encodeURIComponent('^(alpha|beta)\\b')}`)).toEqual([
+      'beta offer',
+      'Alpha news',
+    ]);
+    expect(await subjects(`?search=${encodeURIComponent('news$')}&order=asc`)).toEqual([
+      'Alpha news',
+      'Gamma News',
+    ]);
   });
 
   it('filters by template type', async () => {

@@ -32,23 +32,44 @@ const BUSY_STATES = ['expanding', 'sending'];
 export async function listMailings(
   db: Queryable,
   customerId: number,
-  q: { templateType?: string; orderBy: MailingOrder; direction: 'asc' | 'desc'; limit: number | null; offset: number },
+  q: {
+    templateType?: string;
+    orderBy: MailingOrder;
+    direction: 'asc' | 'desc';
+    limit: number | null;
+    offset: number;
+  },
 ): Promise<MailingListRow[]> {
   let query = db.selectFrom('campaign_mailings').select(LIST_COLUMNS).where('customer_id', '=', customerId);
   if (q.templateType !== undefined) query = query.where('template_type', '=', q.templateType);
   // Subjects sort by their lower-cased key so that letter case does not split the order.
-  query = query.orderBy(q.orderBy === 'subject' ? 'subject_key' : q.orderBy, q.direction).orderBy('id', q.direction);
+  query = query
+    .orderBy(q.orderBy === 'subject' ? 'subject_key' : q.orderBy, q.direction)
+    .orderBy('id', q.direction);
   if (q.limit !== null) query = query.limit(q.limit).offset(q.offset);
   return query.execute();
 }
 
 /** One mailing of an account (another account's mailing is not found either). */
-export async function findMailing(db: Queryable, customerId: number, id: number): Promise<MailingRow | undefined> {
-  return db.selectFrom('campaign_mailings').selectAll().where('id', '=', id).where('customer_id', '=', customerId).executeTakeFirst();
+export async function findMailing(
+  db: Queryable,
+  customerId: number,
+  id: number,
+): Promise<MailingRow | undefined> {
+  return db
+    .selectFrom('campaign_mailings')
+    .selectAll()
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
 }
 
 /** The mailing of an account with this subject key, if any. */
-export async function findBySubjectKey(db: Queryable, customerId: number, subjectKey: string): Promise<{ id: number } | undefined> {
+export async function findBySubjectKey(
+  db: Queryable,
+  customerId: number,
+  subjectKey: string,
+): Promise<{ id: number } | undefined> {
   return db
     .selectFrom('campaign_mailings')
     .select('id')
@@ -64,7 +85,11 @@ export async function insertMailing(db: Queryable, row: Insertable<CampaignMaili
 }
 
 /** Changes a mailing. */
-export async function updateMailing(db: Queryable, id: number, patch: Updateable<CampaignMailingsTable>): Promise<void> {
+export async function updateMailing(
+  db: Queryable,
+  id: number,
+  patch: Updateable<CampaignMailingsTable>,
+): Promise<void> {
   await db.updateTable('campaign_mailings').set(patch).where('id', '=', id).execute();
 }
 
@@ -126,7 +151,11 @@ export async function findSubscriberNames(
   db: Queryable,
   subscriberId: number,
 ): Promise<{ email: string; first_name: string | null; last_name: string | null } | undefined> {
-  return db.selectFrom('subscribers').select(['email', 'first_name', 'last_name']).where('id', '=', subscriberId).executeTakeFirst();
+  return db
+    .selectFrom('subscribers')
+    .select(['email', 'first_name', 'last_name'])
+    .where('id', '=', subscriberId)
+    .executeTakeFirst();
 }
 
 /** Runs a statement per chunk of ids (keeping under every dialect's parameter limit) and joins the results. */

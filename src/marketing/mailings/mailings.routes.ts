@@ -16,7 +16,14 @@ import {
   MailingsQuery,
   TestEmailQuery,
 } from './mailings.schemas.ts';
-import { bulkRemoveMailings, changeMailing, createMailing, mailingOf, mailingsOf, removeMailing } from './mailings.service.ts';
+import {
+  bulkRemoveMailings,
+  changeMailing,
+  createMailing,
+  mailingOf,
+  mailingsOf,
+  removeMailing,
+} from './mailings.service.ts';
 import { sendTestEmail } from './test-email.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 
@@ -43,13 +50,26 @@ export function mailingRoutes(app: TypedApp, ctx: AppContext): void {
       },
       async (req) => ({ data: await mailingsOf(ctx, principalOf(req, 'marketing').customerId, req.query) }),
     );
-    app.post(base, { schema: { ...common, summary: 'Create a campaign mailing', body: CreateBody, response: one } }, async (req) => ({
-      data: await createMailing(ctx, principalOf(req, 'marketing').customerId, req.body.campaign_mailing),
-    }));
+    app.post(
+      base,
+      { schema: { ...common, summary: 'Create a campaign mailing', body: CreateBody, response: one } },
+      async (req) => ({
+        data: await createMailing(ctx, principalOf(req, 'marketing').customerId, req.body.campaign_mailing),
+      }),
+    );
     app.get(
       `${base}/:id`,
-      { schema: { ...common, summary: 'One campaign mailing with its content', params: MailingParams, response: one } },
-      async (req) => ({ data: await mailingOf(ctx, principalOf(req, 'marketing').customerId, req.params.id) }),
+      {
+        schema: {
+          ...common,
+          summary: 'One campaign mailing with its content',
+          params: MailingParams,
+          response: one,
+        },
+      },
+      async (req) => ({
+        data: await mailingOf(ctx, principalOf(req, 'marketing').customerId, req.params.id),
+      }),
     );
     for (const method of ['PATCH', 'PUT'] as const) {
       app.route({
@@ -63,7 +83,12 @@ export function mailingRoutes(app: TypedApp, ctx: AppContext): void {
           response: one,
         },
         handler: async (req) => ({
-          data: await changeMailing(ctx, principalOf(req, 'marketing').customerId, req.params.id, req.body.campaign_mailing),
+          data: await changeMailing(
+            ctx,
+            principalOf(req, 'marketing').customerId,
+            req.params.id,
+            req.body.campaign_mailing,
+          ),
         }),
       });
     }
@@ -92,7 +117,12 @@ export function mailingRoutes(app: TypedApp, ctx: AppContext): void {
       },
       async (req, reply) => {
         const principal = principalOf(req, 'marketing');
-        await sendTestEmail(ctx, { customerId: principal.customerId, domain: principal.domain }, req.params.id, req.query.to_email);
+        await sendTestEmail(
+          ctx,
+          { customerId: principal.customerId, domain: principal.domain },
+          req.params.id,
+          req.query.to_email,
+        );
         return reply.code(204).send(null);
       },
     );

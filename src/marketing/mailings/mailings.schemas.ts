@@ -9,14 +9,20 @@ const NullableString = Type.Union([Type.String(), Type.Null()]);
 /** Attributes of every mailing answer (spec 2.11, with the editor type). */
 const Attributes = {
   subject: Type.String(),
-  template_type: Type.String({ description: 'The editor the mailing was authored in: html, quill, bee, text, ...' }),
+  template_type: Type.String({
+    description: 'The editor the mailing was authored in: html, quill, bee, text, ...',
+  }),
   created_at: Type.String(),
   updated_at: Type.String(),
   ...CAMPAIGN_COUNTER_SCHEMA,
 };
 
 /** A mailing in the list. */
-export const MailingItem = Type.Object({ id: Type.String(), type: Type.Literal('campaign_mailing'), attributes: Type.Object(Attributes) });
+export const MailingItem = Type.Object({
+  id: Type.String(),
+  type: Type.Literal('campaign_mailing'),
+  attributes: Type.Object(Attributes),
+});
 
 /** One mailing with its content and sender: the answer of a fetch, a create and a change. */
 export const MailingFull = Type.Object({
@@ -35,9 +41,14 @@ export const MailingFull = Type.Object({
 export const MailingsQuery = Type.Object(
   {
     search: Type.Optional(
-      Type.String({ maxLength: 200, description: 'A regular expression matched against the subject, letter case ignored' }),
+      Type.String({
+        maxLength: 200,
+        description: 'A regular expression matched against the subject, letter case ignored',
+      }),
     ),
-    template_type: Type.Optional(Type.String({ maxLength: 32, description: 'Only mailings authored in this editor' })),
+    template_type: Type.Optional(
+      Type.String({ maxLength: 32, description: 'Only mailings authored in this editor' }),
+    ),
     order_by: Type.Union(
       MAILING_ORDERS.map((o) => Type.Literal(o)),
       { default: 'created_at' },
@@ -45,7 +56,10 @@ export const MailingsQuery = Type.Object(
     order: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' }),
     items: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
     page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
-    pagination: Type.Boolean({ default: true, description: '`false` answers every matching mailing in one response' }),
+    pagination: Type.Boolean({
+      default: true,
+      description: '`false` answers every matching mailing in one response',
+    }),
   },
   { additionalProperties: true },
 );
@@ -58,7 +72,10 @@ const MailingFields = {
   template_type: Type.String({ maxLength: 100 }),
   from_email: Type.String({ maxLength: 320 }),
   from_name: Type.String({ maxLength: 1000 }),
-  from: Type.String({ maxLength: 1000, description: '`Name <address>`: an alternative to from_email and from_name' }),
+  from: Type.String({
+    maxLength: 1000,
+    description: '`Name <address>`: an alternative to from_email and from_name',
+  }),
 };
 
 /** `POST /campaign_mailings`. */
@@ -87,9 +104,12 @@ export const ChangeBody = Type.Object(
 );
 
 /** `DELETE /campaign_mailings_bulk_delete` ids, in the query or the JSON body: an array, or a comma-separated string. */
-const MailingIds = Type.Union([Type.String({ maxLength: 100_000 }), Type.Array(IdValue, { maxItems: 10_000 })], {
-  description: 'Campaign mailing ids, as an array or comma-separated',
-});
+const MailingIds = Type.Union(
+  [Type.String({ maxLength: 100_000 }), Type.Array(IdValue, { maxItems: 10_000 })],
+  {
+    description: 'Campaign mailing ids, as an array or comma-separated',
+  },
+);
 export const BulkDeleteIds = Type.Object(
   { campaign_mailing_ids: Type.Optional(MailingIds), 'campaign_mailing_ids[]': Type.Optional(MailingIds) },
   { additionalProperties: true },

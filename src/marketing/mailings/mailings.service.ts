@@ -8,7 +8,13 @@ import type { Queryable } from '../../db/types.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { parseId } from '../ids.ts';
-import { cleanMailingInput, matchSubjects, searchPattern, type MailingFields, type MailingInput } from './mailing-input.ts';
+import {
+  cleanMailingInput,
+  matchSubjects,
+  searchPattern,
+  type MailingFields,
+  type MailingInput,
+} from './mailing-input.ts';
 import {
   busyMailingIds,
   deleteIdleMailings,
@@ -63,19 +69,32 @@ export interface MailingFull {
 }
 
 /** A mailing of the account by an id as sent; otherwise not found. */
-export async function requireMailing(db: Queryable, customerId: number, rawId: string | number): Promise<MailingRow> {
+export async function requireMailing(
+  db: Queryable,
+  customerId: number,
+  rawId: string | number,
+): Promise<MailingRow> {
   const id = parseId(rawId);
   const row = id === null ? undefined : await findMailing(db, customerId, id);
-  if (!row) throw new AppError('marketing.mailing_not_found', `campaign mailing ${String(rawId)} was not found`);
+  if (!row)
+    throw new AppError('marketing.mailing_not_found', `campaign mailing ${String(rawId)} was not found`);
   return row;
 }
 
 /** A page of the account's mailings (all of them with `pagination=false`), filtered by subject search and editor. */
-export async function mailingsOf(ctx: AppContext, customerId: number, q: MailingsQuery): Promise<MailingItem[]> {
+export async function mailingsOf(
+  ctx: AppContext,
+  customerId: number,
+  q: MailingsQuery,
+): Promise<MailingItem[]> {
   const pattern = q.search === undefined ? null : searchPattern(q.search);
   const limit = q.pagination ? q.items : null;
   const offset = (q.page - 1) * q.items;
-  const base = { templateType: q.template_type?.trim().toLowerCase(), orderBy: q.order_by, direction: q.order };
+  const base = {
+    templateType: q.template_type?.trim().toLowerCase(),
+    orderBy: q.order_by,
+    direction: q.order,
+  };
   const db = ctx.database.reader;
   if (!pattern) return (await listMailings(db, customerId, { ...base, limit, offset })).map(itemView);
   // A regular expression cannot be given to both SQL engines alike: filter the ordered rows here, then page.
@@ -89,12 +108,20 @@ export async function mailingsOf(ctx: AppContext, customerId: number, q: Mailing
 }
 
 /** One mailing with its content. */
-export async function mailingOf(ctx: AppContext, customerId: number, rawId: string | number): Promise<MailingFull> {
+export async function mailingOf(
+  ctx: AppContext,
+  customerId: number,
+  rawId: string | number,
+): Promise<MailingFull> {
   return fullView(await requireMailing(ctx.database.reader, customerId, rawId));
 }
 
 /** Creates a mailing. */
-export async function createMailing(ctx: AppContext, customerId: number, input: MailingInput): Promise<MailingFull> {
+export async function createMailing(
+  ctx: AppContext,
+  customerId: number,
+  input: MailingInput,
+): Promise<MailingFull> {
   const fields = cleanMailingInput(input);
   if (fields.subject === undefined || fields.subject_key === undefined)
     throw new AppError('marketing.mailing_invalid', 'campaign_mailing.subject is required', {
@@ -132,7 +159,8 @@ export async function changeMailing(
   const row = await requireMailing(db, customerId, rawId);
   const fields: MailingFields = cleanMailingInput(input);
   requireContent(fields.html_part ?? row.html_part, fields.text_part ?? row.text_part);
-  if (fields.subject_key !== undefined && fields.subject_key !== row.subject_key) await refuseTaken(db, customerId, fields.subject_key);
+  if (fields.subject_key !== undefined && fields.subject_key !== row.subject_key)
+    await refuseTaken(db, customerId, fields.subject_key);
   await uniquely(db, customerId, fields.subject_key, () =>
     updateMailing(db, row.id, {
       ...fields,
@@ -144,7 +172,11 @@ export async function changeMailing(
 }
 
 /** Deletes one mailing with its sends and deliveries. */
-export async function removeMailing(ctx: AppContext, customerId: number, rawId: string | number): Promise<Record<string, never>> {
+export async function removeMailing(
+  ctx: AppContext,
+  customerId: number,
+  rawId: string | number,
+): Promise<Record<string, never>> {
   const row = await requireMailing(ctx.database.db, customerId, rawId);
   await deleteMailings(ctx, customerId, [row.id]);
   return {};
@@ -158,7 +190,8 @@ export async function bulkRemoveMailings(
 ): Promise<Record<string, never>> {
   const list = rawIds === undefined ? [] : Array.isArray(rawIds) ? rawIds : rawIds.split(',');
   const ids = [...new Set(list.map((v) => parseId(v)).filter((id): id is number => id !== null))];
-  if (ids.length > 0) await deleteMailings(ctx, customerId, await mailingIdsOf(ctx.database.db, customerId, ids));
+  if (ids.length > 0)
+    await deleteMailings(ctx, customerId, await mailingIdsOf(ctx.database.db, customerId, ids));
   return {};
 }
 
@@ -187,14 +220,23 @@ function requireContent(html: string | null, text: string | null): void {
 async function refuseTaken(db: Queryable, customerId: number, subjectKey: string): Promise<void> {
   const existing = await findBySubjectKey(db, customerId, subjectKey);
   if (existing)
-    throw new AppError('marketing.subject_taken', 'another campaign mailing of this account has the same subject', {
-      details: [{ field: 'campaign_mailing.subject', message: 'is already used' }],
-      extra: { campaign_mailing_id: String(existing.id) },
-    });
+    throw new AppError(
+      'marketing.subject_taken',
+      'another campaign mailing of this account has the same subject',
+      {
+        details: [{ field: 'campaign_mailing.subject', message: 'is already used' }],
+        extra: { campaign_mailing_id: String(existing.id) },
+      },
+    );
 }
 
 /** Runs a write; a subject taken by a concurrent write is reported as a conflict. */
-async function uniquely<T>(db: Queryable, customerId: number, subjectKey: string | undefined, write: () => Promise<T>): Promise<T> {
+async function uniquely<T>(
+  db: Queryable,
+  customerId: number,
+  subjectKey: string | undefined,
+  write: () => Promise<T>,
+): Promise<T> {
   try {
     return await write();
   } catch (err) {
@@ -221,6 +263,12 @@ function fullView(r: MailingRow): MailingFull {
   return {
     id: String(r.id),
     type: 'campaign_mailing',
-    attributes: { ...attributesOf(r), html_part: r.html_part, text_part: r.text_part, from_email: r.from_email, from_name: r.from_name },
+    attributes: {
+      ...attributesOf(r),
+      html_part: r.html_part,
+      text_part: r.text_part,
+      from_email: r.from_email,
+      from_name: r.from_name,
+    },
   };
 }

@@ -8,7 +8,9 @@ export async function makeMailing(
   subject: string,
   extra: Record<string, unknown> = {},
 ): Promise<string> {
-  const res = await call('POST', '/campaign_mailings', { campaign_mailing: { subject, html_part: '<p>Hello</p>', ...extra } });
+  const res = await call('POST', '/campaign_mailings', {
+    campaign_mailing: { subject, html_part: '<p>Hello</p>', ...extra },
+  });
   if (res.statusCode !== 200) throw new Error(`mailing create failed: ${res.body}`);
   return res.json().data.id as string;
 }
@@ -23,7 +25,12 @@ export async function rowCount(t: TestApp, table: 'campaign_mailings' | 'message
 }
 
 /** Stores a send of the mailing in the given state, with one delivery; returns the send id. */
-export async function storeSend(t: TestApp, customerId: number, mailingId: string, state: string): Promise<number> {
+export async function storeSend(
+  t: TestApp,
+  customerId: number,
+  mailingId: string,
+  state: string,
+): Promise<number> {
   const db = t.ctx.database.db;
   const now = Date.now();
   const send = await db

@@ -73,7 +73,10 @@ describe('POST /campaign_mailings', () => {
     const res = await call('POST', '/campaign_mailings', {
       campaign_mailing: { subject: 'From field', text_part: 'x', from: `Front Desk <desk@${a.domain}>` },
     });
-    expect(res.json().data.attributes).toMatchObject({ from_email: `desk@${a.domain}`, from_name: 'Front Desk' });
+    expect(res.json().data.attributes).toMatchObject({
+      from_email: `desk@${a.domain}`,
+      from_name: 'Front Desk',
+    });
   });
 
   it('works under the bare prefix with a Bearer key', async () => {
@@ -86,11 +89,27 @@ describe('POST /campaign_mailings', () => {
   it.each([
     ['a missing campaign_mailing', {}, 'request.invalid'],
     ['a missing subject', { campaign_mailing: { html_part: '<p>x</p>' } }, 'request.invalid'],
-    ['a blank subject', { campaign_mailing: { subject: '   ', html_part: '<p>x</p>' } }, 'marketing.mailing_invalid'],
-    ['a subject on two lines', { campaign_mailing: { subject: 'a\nb', html_part: '<p>x</p>' } }, 'marketing.mailing_invalid'],
-    ['a subject that is too long', { campaign_mailing: { subject: 'x'.repeat(501), html_part: '<p>x</p>' } }, 'marketing.mailing_invalid'],
+    [
+      'a blank subject',
+      { campaign_mailing: { subject: '   ', html_part: '<p>x</p>' } },
+      'marketing.mailing_invalid',
+    ],
+    [
+      'a subject on two lines',
+      { campaign_mailing: { subject: 'a\nb', html_part: '<p>x</p>' } },
+      'marketing.mailing_invalid',
+    ],
+    [
+      'a subject that is too long',
+      { campaign_mailing: { subject: 'x'.repeat(501), html_part: '<p>x</p>' } },
+      'marketing.mailing_invalid',
+    ],
     ['neither part', { campaign_mailing: { subject: 'No content' } }, 'marketing.mailing_invalid'],
-    ['both parts empty', { campaign_mailing: { subject: 'Empty parts', html_part: '', text_part: null } }, 'marketing.mailing_invalid'],
+    [
+      'both parts empty',
+      { campaign_mailing: { subject: 'Empty parts', html_part: '', text_part: null } },
+      'marketing.mailing_invalid',
+    ],
     [
       'an invalid from_email',
       { campaign_mailing: { subject: 'Bad from', html_part: 'x', from_email: 'not-an-address' } },
@@ -116,9 +135,21 @@ describe('POST /campaign_mailings', () => {
       { campaign_mailing: { subject: 'Broken html', html_part: '<p>{{first_name</p>' } },
       'marketing.template_invalid',
     ],
-    ['a broken text_part', { campaign_mailing: { subject: 'Broken text', text_part: '{{#if x}}open' } }, 'marketing.template_invalid'],
-    ['a broken subject', { campaign_mailing: { subject: 'Hi {{first_name', text_part: 'x' } }, 'marketing.template_invalid'],
-    ['an unknown helper', { campaign_mailing: { subject: 'Helper', text_part: '{{shout first_name}}' } }, 'marketing.template_invalid'],
+    [
+      'a broken text_part',
+      { campaign_mailing: { subject: 'Broken text', text_part: '{{#if x}}open' } },
+      'marketing.template_invalid',
+    ],
+    [
+      'a broken subject',
+      { campaign_mailing: { subject: 'Hi {{first_name', text_part: 'x' } },
+      'marketing.template_invalid',
+    ],
+    [
+      'an unknown helper',
+      { campaign_mailing: { subject: 'Helper', text_part: '{{shout first_name}}' } },
+      'marketing.template_invalid',
+    ],
   ])('refuses %s with 400 and stores nothing', async (_what, body, code) => {
     const before = await mailingCount();
     const res = await call('POST', '/campaign_mailings', body);
@@ -128,7 +159,9 @@ describe('POST /campaign_mailings', () => {
   });
 
   it('names the broken field of a template', async () => {
-    const res = await call('POST', '/campaign_mailings', { campaign_mailing: { subject: 'Broken', html_part: '<p>{{first_name</p>' } });
+    const res = await call('POST', '/campaign_mailings', {
+      campaign_mailing: { subject: 'Broken', html_part: '<p>{{first_name</p>' },
+    });
     expect(res.json()).toMatchObject({
       fields: [{ field: 'campaign_mailing.html_part' }],
       message: /campaign_mailing\.html_part.*Parse error/,
@@ -138,7 +171,9 @@ describe('POST /campaign_mailings', () => {
   it('refuses a subject the account already has, ignoring letter case and spaces, with 409', async () => {
     const id = await makeMailing(call, 'Spring sale');
     const before = await mailingCount();
-    const res = await call('POST', '/campaign_mailings', { campaign_mailing: { subject: ' SPRING sale  ', html_part: 'x' } });
+    const res = await call('POST', '/campaign_mailings', {
+      campaign_mailing: { subject: ' SPRING sale  ', html_part: 'x' },
+    });
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ error_code: 'marketing.subject_taken', campaign_mailing_id: id });
     expect(await mailingCount()).toBe(before);
@@ -152,13 +187,23 @@ describe('POST /campaign_mailings', () => {
 
 describe('GET /campaign_mailings/<id>', () => {
   it('answers the mailing with its content', async () => {
-    const id = await makeMailing(call, 'Readable', { text_part: 'Text', from_email: `a@${a.domain}`, from_name: 'A' });
+    const id = await makeMailing(call, 'Readable', {
+      text_part: 'Text',
+      from_email: `a@${a.domain}`,
+      from_name: 'A',
+    });
     const res = await call('GET', `/campaign_mailings/${id}`);
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toMatchObject({
       id,
       type: 'campaign_mailing',
-      attributes: { subject: 'Readable', html_part: '<p>Hello</p>', text_part: 'Text', from_email: `a@${a.domain}`, from_name: 'A' },
+      attributes: {
+        subject: 'Readable',
+        html_part: '<p>Hello</p>',
+        text_part: 'Text',
+        from_email: `a@${a.domain}`,
+        from_name: 'A',
+      },
     });
   });
 
@@ -177,7 +222,10 @@ describe('GET /campaign_mailings/<id>', () => {
 describe('PATCH and PUT /campaign_mailings/<id>', () => {
   for (const method of ['PATCH', 'PUT'] as const) {
     it(`${method} changes only the fields sent`, async () => {
-      const id = await makeMailing(call, `Before ${method}`, { text_part: 'Keep me', from_email: `x@${a.domain}` });
+      const id = await makeMailing(call, `Before ${method}`, {
+        text_part: 'Keep me',
+        from_email: `x@${a.domain}`,
+      });
       const created = (await call('GET', `/campaign_mailings/${id}`)).json().data.attributes;
       await new Promise((r) => setTimeout(r, 5));
       const res = await call(method, `/campaign_mailings/${id}`, {
@@ -193,13 +241,17 @@ describe('PATCH and PUT /campaign_mailings/<id>', () => {
         created_at: created.created_at,
       });
       expect(res.json().data.attributes.updated_at > created.updated_at).toBe(true);
-      expect((await call('GET', `/campaign_mailings/${id}`)).json().data.attributes.subject).toBe(`After ${method}`);
+      expect((await call('GET', `/campaign_mailings/${id}`)).json().data.attributes.subject).toBe(
+        `After ${method}`,
+      );
     });
   }
 
   it('keeps its own subject in another letter case', async () => {
     const id = await makeMailing(call, 'Case change');
-    const res = await call('PATCH', `/campaign_mailings/${id}`, { campaign_mailing: { subject: 'CASE Change' } });
+    const res = await call('PATCH', `/campaign_mailings/${id}`, {
+      campaign_mailing: { subject: 'CASE Change' },
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data.attributes.subject).toBe('CASE Change');
   });

@@ -19,13 +19,19 @@ const ada: Personalisation = {
 
 describe('personalise', () => {
   it('fills the name and email fields', () => {
-    expect(personalise('Hi {{first_name}} {{last_name}} ({{email}})', { ...ada, first_name: 'Ada', last_name: 'L' }, { html: false })).toBe(
-      'Hi Ada L (ada@example.net)',
-    );
+    expect(
+      personalise(
+        'Hi {{first_name}} {{last_name}} ({{email}})',
+        { ...ada, first_name: 'Ada', last_name: 'L' },
+        { html: false },
+      ),
+    ).toBe('Hi Ada L (ada@example.net)');
   });
 
   it('escapes values in HTML', () => {
-    expect(personalise('<p>{{first_name}} {{last_name}}</p>', ada, { html: true })).toBe('<p>Ada &lt;b&gt; Lovelace &amp; Co</p>');
+    expect(personalise('<p>{{first_name}} {{last_name}}</p>', ada, { html: true })).toBe(
+      '<p>Ada &lt;b&gt; Lovelace &amp; Co</p>',
+    );
   });
 
   it('leaves values as they are in text', () => {
@@ -33,7 +39,8 @@ describe('personalise', () => {
   });
 
   it('fills custom fields by name, by a name with spaces, and under custom_fields', () => {
-    const template = '{{favourite_colour}}|{{[Favourite colour]}}|{{custom_fields.favourite_colour}}|{{custom_fields.[Favourite colour]}}';
+    const template =
+      '{{favourite_colour}}|{{[Favourite colour]}}|{{custom_fields.favourite_colour}}|{{custom_fields.[Favourite colour]}}';
     expect(personalise(template, ada, { html: false })).toBe('blue|<green>|blue|<green>');
     expect(personalise(template, ada, { html: true })).toBe('blue|&lt;green&gt;|blue|&lt;green&gt;');
   });
@@ -43,11 +50,17 @@ describe('personalise', () => {
   });
 
   it('lets the subscriber fields win over a custom field of the same name', () => {
-    expect(personalise('{{email}}', { ...ada, custom: { email: 'other@example.net' } }, { html: false })).toBe('ada@example.net');
+    expect(
+      personalise('{{email}}', { ...ada, custom: { email: 'other@example.net' } }, { html: false }),
+    ).toBe('ada@example.net');
   });
 
   it('renders unknown names and missing names as empty', () => {
-    expect(personalise('[{{nickname}}][{{custom_fields.nope}}][{{first_name}}]', EMPTY_PERSONALISATION, { html: true })).toBe('[][][]');
+    expect(
+      personalise('[{{nickname}}][{{custom_fields.nope}}][{{first_name}}]', EMPTY_PERSONALISATION, {
+        html: true,
+      }),
+    ).toBe('[][][]');
   });
 
   it('supports the built-in block helpers', () => {
@@ -59,31 +72,36 @@ describe('personalise', () => {
   it('renders the same template for different subscribers from the cache, each with its own values', () => {
     const template = 'Dear {{first_name}}';
     const names = Array.from({ length: 200 }, (_, i) => `n${i}`);
-    expect(names.map((n) => personalise(template, { ...EMPTY_PERSONALISATION, first_name: n }, { html: false }))).toEqual(
-      names.map((n) => `Dear ${n}`),
-    );
+    expect(
+      names.map((n) => personalise(template, { ...EMPTY_PERSONALISATION, first_name: n }, { html: false })),
+    ).toEqual(names.map((n) => `Dear ${n}`));
   });
 
   it('keeps working after more distinct templates than the cache holds', () => {
-    for (let i = 0; i < 300; i++) expect(personalise(`#${i} {{email}}`, ada, { html: i % 2 === 0 })).toBe(`#${i} ada@example.net`);
+    for (let i = 0; i < 300; i++)
+      expect(personalise(`#${i} {{email}}`, ada, { html: i % 2 === 0 })).toBe(`#${i} ada@example.net`);
   });
 
-  it.each(['Hi {{first_name', '{{#if first_name}}open', '{{/if}}', '{{> partial}}', '{{nohelper first_name}}', '{{log first_name}}'])(
-    'throws a TemplateError for %j, each time it is used',
-    (template) => {
-      for (let i = 0; i < 2; i++) {
-        const err = (() => {
-          try {
-            personalise(template, ada, { html: true });
-          } catch (e) {
-            return e;
-          }
-        })();
-        expect(err).toBeInstanceOf(TemplateError);
-        expect((err as TemplateError).code).toBe('marketing.template_invalid');
-      }
-    },
-  );
+  it.each([
+    'Hi {{first_name',
+    '{{#if first_name}}open',
+    '{{/if}}',
+    '{{> partial}}',
+    '{{nohelper first_name}}',
+    '{{log first_name}}',
+  ])('throws a TemplateError for %j, each time it is used', (template) => {
+    for (let i = 0; i < 2; i++) {
+      const err = (() => {
+        try {
+          personalise(template, ada, { html: true });
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(err).toBeInstanceOf(TemplateError);
+      expect((err as TemplateError).code).toBe('marketing.template_invalid');
+    }
+  });
 });
 
 describe('checkTemplate', () => {

@@ -27,7 +27,12 @@ export class TemplateError extends AppError {
 }
 
 /** Values used when a template is rendered for no one (checks, and previews to an address that is not a subscriber). */
-export const EMPTY_PERSONALISATION: Personalisation = Object.freeze({ email: '', first_name: null, last_name: null, custom: {} });
+export const EMPTY_PERSONALISATION: Personalisation = Object.freeze({
+  email: '',
+  first_name: null,
+  last_name: null,
+  custom: {},
+});
 
 /** A private Handlebars environment: helpers registered elsewhere do not leak into marketing mail. */
 const hbs = Handlebars.create();
@@ -67,7 +72,10 @@ export function checkTemplate(template: string): string | null {
 }
 
 /** Loads one subscriber's personalisation values (name, email and custom fields by their names). */
-export async function loadPersonalisation(db: Queryable, subscriberId: number): Promise<Personalisation | undefined> {
+export async function loadPersonalisation(
+  db: Queryable,
+  subscriberId: number,
+): Promise<Personalisation | undefined> {
   const row = await findSubscriberNames(db, subscriberId);
   if (!row) return undefined;
   const custom = Object.create(null) as Record<string, string>;

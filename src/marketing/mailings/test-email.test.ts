@@ -29,16 +29,23 @@ const content = {
   text_part: 'Dear {{first_name}}, colour {{custom_fields.[Favourite colour]}}.',
 };
 const mailing = (extra: Record<string, unknown> = {}) =>
-  makeMailing(call, `Hello {{first_name}} ${++n}`, { ...content, from_email: `news@${a.domain}`, from_name: 'Clinic News', ...extra });
+  makeMailing(call, `Hello {{first_name}} ${++n}`, {
+    ...content,
+    from_email: `news@${a.domain}`,
+    from_name: 'Clinic News',
+    ...extra,
+  });
 const messageCount = () => rowCount(t, 'messages');
-const testEmail = (id: string, to: string) => call('GET', `/campaign_mailings/${id}/send_test_email?to_email=${encodeURIComponent(to)}`);
+const testEmail = (id: string, to: string) =>
+  call('GET', `/campaign_mailings/${id}/send_test_email?to_email=${encodeURIComponent(to)}`);
 
 /** The mail captured for an address, parsed, once delivery has captured it. */
 async function capturedFor(to: string) {
   const raw = await waitFor(
     async () => {
       const res = await t.app.inject({ method: 'GET', url: '/v1/email/captured_messages', headers: a.auth });
-      return (res.json().captured as { envelope_to: string; raw: string }[]).find((c) => c.envelope_to === to)?.raw;
+      return (res.json().captured as { envelope_to: string; raw: string }[]).find((c) => c.envelope_to === to)
+        ?.raw;
     },
     10_000,
     25,
@@ -105,7 +112,10 @@ describe('GET /campaign_mailings/<id>/send_test_email', () => {
     const before = await messageCount();
     const res = await testEmail(id, 'ada@example.net');
     expect(res.statusCode).toBe(422);
-    expect(res.json()).toMatchObject({ error_code: 'marketing.sender_invalid', message: /has no from_email/ });
+    expect(res.json()).toMatchObject({
+      error_code: 'marketing.sender_invalid',
+      message: /has no from_email/,
+    });
     expect(await messageCount()).toBe(before);
   });
 
@@ -115,7 +125,10 @@ describe('GET /campaign_mailings/<id>/send_test_email', () => {
       const id = await mailing({ from_email: from });
       const res = await testEmail(id, 'ada@example.net');
       expect(res.statusCode, from).toBe(422);
-      expect(res.json()).toMatchObject({ error_code: 'marketing.sender_invalid', message: /not a verified domain/ });
+      expect(res.json()).toMatchObject({
+        error_code: 'marketing.sender_invalid',
+        message: /not a verified domain/,
+      });
     }
   });
 

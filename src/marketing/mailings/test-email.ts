@@ -11,10 +11,20 @@ import { submitMessages, type Submitter } from '../../email/submit.ts';
 import { findByEmailKey } from '../subscribers/subscribers.repository.ts';
 import { requireMailing } from './mailings.service.ts';
 import type { MailingRow } from './mailings.repository.ts';
-import { EMPTY_PERSONALISATION, loadPersonalisation, personalise, type Personalisation } from './personalise.ts';
+import {
+  EMPTY_PERSONALISATION,
+  loadPersonalisation,
+  personalise,
+  type Personalisation,
+} from './personalise.ts';
 
 /** Sends the preview; returns nothing (the route answers 204). */
-export async function sendTestEmail(ctx: AppContext, who: Submitter, rawId: string | number, toEmail: string): Promise<void> {
+export async function sendTestEmail(
+  ctx: AppContext,
+  who: Submitter,
+  rawId: string | number,
+  toEmail: string,
+): Promise<void> {
   const to = recipientOf(toEmail);
   const mailing = await requireMailing(ctx.database.reader, who.customerId, rawId);
   const from = senderOf(mailing);
@@ -53,13 +63,22 @@ function senderOf(mailing: MailingRow): Mailbox {
   return { address: mailing.from_email, name: mailing.from_name ?? '' };
 }
 
-async function personalisationFor(ctx: AppContext, customerId: number, address: string): Promise<Personalisation> {
+async function personalisationFor(
+  ctx: AppContext,
+  customerId: number,
+  address: string,
+): Promise<Personalisation> {
   const db = ctx.database.reader;
   const subscriber = await findByEmailKey(db, customerId, address.toLowerCase());
   return (subscriber && (await loadPersonalisation(db, subscriber.id))) ?? EMPTY_PERSONALISATION;
 }
 
-function previewOf(mailing: MailingRow, from: Mailbox, to: Mailbox, values: Personalisation): NormalizedMessage {
+function previewOf(
+  mailing: MailingRow,
+  from: Mailbox,
+  to: Mailbox,
+  values: Personalisation,
+): NormalizedMessage {
   const subject = personalise(mailing.subject, values, { html: false }).replace(/[\r\n]+/g, ' ');
   return {
     to: [to],

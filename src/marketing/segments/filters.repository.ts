@@ -8,7 +8,16 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { AppError } from '../../errors/app-error.ts';
 import { parseId } from '../ids.ts';
 
-const TEXT_OPS = ['is', 'is_not', 'contains', 'not_contains', 'starts_with', 'ends_with', 'exists', 'not_exists'] as const;
+const TEXT_OPS = [
+  'is',
+  'is_not',
+  'contains',
+  'not_contains',
+  'starts_with',
+  'ends_with',
+  'exists',
+  'not_exists',
+] as const;
 const DATE_OPS = ['before', 'after', 'within_days'] as const;
 const ENGAGEMENT_OPS = ['is', 'is_not', 'within_days', 'exists', 'not_exists'] as const;
 
@@ -77,26 +86,32 @@ export function parseFilters(raw: unknown, root = 'filters'): Filters {
 }
 
 function parseCondition(c: unknown, path: string): Condition {
-  if (typeof c !== 'object' || c === null || Array.isArray(c)) throw invalid(path, 'must be an object {field, op, terms}');
+  if (typeof c !== 'object' || c === null || Array.isArray(c))
+    throw invalid(path, 'must be an object {field, op, terms}');
   const { field, op, terms } = c as Record<string, unknown>;
   if (typeof field !== 'string' || field === '') throw invalid(`${path}.field`, 'is required');
   const custom = CUSTOM.exec(field)?.[1]?.trim().toLowerCase();
   const spec = custom ? { kind: 'custom' as Kind, ops: CUSTOM_OPS as readonly string[] } : FIELDS[field];
   if (!spec) throw invalid(`${path}.field`, `unknown field "${field}"`);
   if (typeof op !== 'string' || !spec.ops.includes(op))
-    throw invalid(`${path}.op`, `unknown op "${String(op)}" for field "${field}" (one of: ${spec.ops.join(', ')})`);
+    throw invalid(
+      `${path}.op`,
+      `unknown op "${String(op)}" for field "${field}" (one of: ${spec.ops.join(', ')})`,
+    );
   const list = terms === undefined || terms === null ? [] : Array.isArray(terms) ? terms : [terms];
   if (list.length > MAX_TERMS) throw invalid(`${path}.terms`, `at most ${MAX_TERMS} terms`);
   if (list.some((t) => typeof t !== 'string' && typeof t !== 'number' && typeof t !== 'boolean'))
     throw invalid(`${path}.terms`, 'must be strings or numbers');
   const texts = list.map((t) => String(t));
-  if (op !== 'exists' && op !== 'not_exists' && texts.length === 0) throw invalid(`${path}.terms`, `op "${op}" needs at least one term`);
+  if (op !== 'exists' && op !== 'not_exists' && texts.length === 0)
+    throw invalid(`${path}.terms`, `op "${op}" needs at least one term`);
   checkTerms(spec.kind, op, texts, `${path}.terms`);
   return { field, kind: spec.kind, ...(custom && { custom }), op, terms: texts };
 }
 
 function checkTerms(kind: Kind, op: string, terms: string[], path: string): void {
-  if (op === 'within_days' && !terms.every((t) => /^\d{1,5}$/.test(t))) throw invalid(path, 'within_days takes a number of days');
+  if (op === 'within_days' && !terms.every((t) => /^\d{1,5}$/.test(t)))
+    throw invalid(path, 'within_days takes a number of days');
   if (kind === 'date' && (op === 'before' || op === 'after') && Number.isNaN(Date.parse(terms[0]!)))
     throw invalid(path, `"${terms[0]}" is not a date (use ISO 8601, e.g. 2026-01-31)`);
   if (kind === 'flag' && !['true', 'false'].includes(terms[0]!)) throw invalid(path, 'must be true or false');
@@ -192,7 +207,10 @@ function engagementSql(c: Condition, now: number): RawBuilder<unknown> {
       : sql`exists (select 1 from marketing_deliveries d join marketing_link_clicks k on k.delivery_id = d.id
           where d.subscriber_id = s.id and k.first_clicked_at >= ${since})`;
   }
-  const sends = c.op === 'is' || c.op === 'is_not' ? sql` and d.send_id in (${sql.join(c.terms.map((t) => parseId(t)!))})` : sql``;
+  const sends =
+    c.op === 'is' || c.op === 'is_not'
+      ? sql` and d.send_id in (${sql.join(c.terms.map((t) => parseId(t)!))})`
+      : sql``;
   const found = sql`exists (select 1 from marketing_deliveries d where d.subscriber_id = s.id${sends} and ${happened})`;
   return NEGATED.has(c.op) ? sql`not ${found}` : found;
 }

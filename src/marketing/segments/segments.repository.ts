@@ -11,12 +11,25 @@ export async function insertDynamicList(db: Queryable, row: Insertable<DynamicLi
 }
 
 /** One dynamic list of an account. */
-export async function findDynamicList(db: Queryable, customerId: number, id: number): Promise<DynamicListRow | undefined> {
-  return db.selectFrom('dynamic_lists').selectAll().where('id', '=', id).where('customer_id', '=', customerId).executeTakeFirst();
+export async function findDynamicList(
+  db: Queryable,
+  customerId: number,
+  id: number,
+): Promise<DynamicListRow | undefined> {
+  return db
+    .selectFrom('dynamic_lists')
+    .selectAll()
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
 }
 
 /** The dynamic lists of an account, oldest first; one page when `page` is given. */
-export async function listDynamicLists(db: Queryable, customerId: number, page?: { limit: number; offset: number }) {
+export async function listDynamicLists(
+  db: Queryable,
+  customerId: number,
+  page?: { limit: number; offset: number },
+) {
   let q = db.selectFrom('dynamic_lists').selectAll().where('customer_id', '=', customerId).orderBy('id');
   if (page) q = q.limit(page.limit).offset(page.offset);
   return q.execute();
@@ -33,7 +46,11 @@ export async function countDynamicLists(db: Queryable, customerId: number): Prom
 }
 
 /** Changes a dynamic list. */
-export async function updateDynamicList(db: Queryable, id: number, set: Updateable<DynamicListsTable>): Promise<void> {
+export async function updateDynamicList(
+  db: Queryable,
+  id: number,
+  set: Updateable<DynamicListsTable>,
+): Promise<void> {
   await db.updateTable('dynamic_lists').set(set).where('id', '=', id).execute();
 }
 

@@ -7,8 +7,20 @@ import { MARKETING_PREFIXES } from '../ids.ts';
 import { Empty, ListParams } from '../lists/lists.schemas.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 import { PagedAnswer } from '../paging.ts';
-import { AnyList, ChangeDynamicListBody, CreateDynamicListBody, DynamicList, DynamicListsQuery } from './segments.schemas.ts';
-import { changeDynamicList, createDynamicList, dynamicListOf, dynamicListsOf, removeDynamicList } from './segments.service.ts';
+import {
+  AnyList,
+  ChangeDynamicListBody,
+  CreateDynamicListBody,
+  DynamicList,
+  DynamicListsQuery,
+} from './segments.schemas.ts';
+import {
+  changeDynamicList,
+  createDynamicList,
+  dynamicListOf,
+  dynamicListsOf,
+  removeDynamicList,
+} from './segments.service.ts';
 import { allListsOf } from './all-lists.service.ts';
 
 const one = { 200: Type.Object({ data: DynamicList }), ...MARKETING_ERRORS };
@@ -38,17 +50,39 @@ export function segmentRoutes(app: TypedApp, ctx: AppContext): void {
     );
     app.get(
       `${base}/:id`,
-      { schema: { ...common, summary: 'One dynamic list with its current subscriber count', params: ListParams, response: one } },
+      {
+        schema: {
+          ...common,
+          summary: 'One dynamic list with its current subscriber count',
+          params: ListParams,
+          response: one,
+        },
+      },
       async (req) => ({ data: await dynamicListOf(ctx, customerOf(req), req.params.id) }),
     );
     app.patch(
       `${base}/:id`,
-      { schema: { ...common, summary: 'Change a dynamic list', params: ListParams, body: ChangeDynamicListBody, response: one } },
+      {
+        schema: {
+          ...common,
+          summary: 'Change a dynamic list',
+          params: ListParams,
+          body: ChangeDynamicListBody,
+          response: one,
+        },
+      },
       async (req) => ({ data: await changeDynamicList(ctx, customerOf(req), req.params.id, req.body) }),
     );
     app.delete(
       `${base}/:id`,
-      { schema: { ...common, summary: 'Delete a dynamic list', params: ListParams, response: { 200: Empty, ...MARKETING_ERRORS } } },
+      {
+        schema: {
+          ...common,
+          summary: 'Delete a dynamic list',
+          params: ListParams,
+          response: { 200: Empty, ...MARKETING_ERRORS },
+        },
+      },
       (req) => removeDynamicList(ctx, customerOf(req), req.params.id),
     );
     app.get(

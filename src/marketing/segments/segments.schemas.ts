@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { PaginationQuery } from '../paging.ts';
 
 const Filters = Type.Unknown({
-  description: 'An array of groups (OR), each an array of conditions {field, op, terms} (AND); see docs/marketing.md',
+  description:
+    'An array of groups (OR), each an array of conditions {field, op, terms} (AND); see docs/marketing.md',
 });
 
 /** A dynamic list in its envelope. */
@@ -15,7 +16,9 @@ export const DynamicList = Type.Object({
     filters: Filters,
     created_at: Type.String(),
     updated_at: Type.String(),
-    subscriber_count: Type.Optional(Type.Integer({ description: 'Subscribers matching now (one read, and lists with with_stats)' })),
+    subscriber_count: Type.Optional(
+      Type.Integer({ description: 'Subscribers matching now (one read, and lists with with_stats)' }),
+    ),
   }),
 });
 
@@ -33,7 +36,10 @@ export const ChangeDynamicListBody = Type.Object(
 
 /** List queries: optional pages and counts. */
 export const DynamicListsQuery = Type.Object(
-  { ...PaginationQuery, with_stats: Type.Optional(Type.Boolean({ description: 'Count the members of each dynamic list' })) },
+  {
+    ...PaginationQuery,
+    with_stats: Type.Optional(Type.Boolean({ description: 'Count the members of each dynamic list' })),
+  },
   { additionalProperties: true },
 );
 
@@ -41,5 +47,8 @@ export const DynamicListsQuery = Type.Object(
 export const AnyList = Type.Object({
   id: Type.String(),
   type: Type.Union([Type.Literal('subscription_list'), Type.Literal('dynamic_list')]),
-  attributes: Type.Object({ name: Type.String(), subscriber_count: Type.Optional(Type.Integer()) }, { additionalProperties: true }),
+  attributes: Type.Object(
+    { name: Type.String(), subscriber_count: Type.Optional(Type.Integer()) },
+    { additionalProperties: true },
+  ),
 });

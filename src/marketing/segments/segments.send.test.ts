@@ -16,9 +16,14 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const recipients = async (sendId: number) =>
-  (await t.ctx.database.db.selectFrom('marketing_deliveries').select('email').where('send_id', '=', sendId).orderBy('email').execute()).map(
-    (r) => r.email,
-  );
+  (
+    await t.ctx.database.db
+      .selectFrom('marketing_deliveries')
+      .select('email')
+      .where('send_id', '=', sendId)
+      .orderBy('email')
+      .execute()
+  ).map((r) => r.email);
 
 it('expands a send to the members a dynamic list matches when the audience freezes, and no one who comes later', async () => {
   const list = await makeList(call, 'Patients');
@@ -34,7 +39,11 @@ it('expands a send to the members a dynamic list matches when the audience freez
     filters: [[{ field: 'first_name', op: 'starts_with', terms: ['B'] }]],
   });
   const dynId = dyn.json().data.id as string;
-  const mailing = await makeMailing(call, 'Segment news', { html_part: '<p>Hi</p>', from_email: `news@${a.domain}`, from_name: 'Clinic' });
+  const mailing = await makeMailing(call, 'Segment news', {
+    html_part: '<p>Hi</p>',
+    from_email: `news@${a.domain}`,
+    from_name: 'Clinic',
+  });
   const res = await call('POST', '/campaign_mailing_schedules', {
     send_at: '2030-01-01T10:00:00Z',
     from_email: `news@${a.domain}`,
@@ -47,7 +56,9 @@ it('expands a send to the members a dynamic list matches when the audience freez
   expect(res.statusCode, res.body).toBe(200);
   const sendId = Number(res.headers['sealpost-campaign-mailing-send-id']);
   // The dynamic list changes before the send goes out: the send uses the filters as they are when it freezes.
-  await call('PATCH', `/dynamic_lists/${dynId}`, { filters: [[{ field: 'first_name', op: 'starts_with', terms: ['A'] }]] });
+  await call('PATCH', `/dynamic_lists/${dynId}`, {
+    filters: [[{ field: 'first_name', op: 'starts_with', terms: ['A'] }]],
+  });
   await expandSlice(t.ctx, sendId, { batchSize: 1 });
   expect(await recipients(sendId)).toEqual(['al@p.example', 'amy@p.example']);
   await makeSubscriber(call, 'abe@p.example', { first_name: 'Abe' }, list);
@@ -68,7 +79,12 @@ it('sends to a dynamic list alone over all contacts, and refuses an unknown one 
   const send = (dynamic_list_id: string) =>
     call('POST', '/campaign_mailing_sends', {
       campaign_mailing_id: mailing,
-      campaign_mailing_send: { from_email: `news@${a.domain}`, from_name: 'Clinic', sender_email: 'desk@clinic.example', dynamic_list_id },
+      campaign_mailing_send: {
+        from_email: `news@${a.domain}`,
+        from_name: 'Clinic',
+        sender_email: 'desk@clinic.example',
+        dynamic_list_id,
+      },
     });
   const res = await send(dyn.json().data.id);
   expect(res.statusCode, res.body).toBe(200);

@@ -23,14 +23,25 @@ import {
 export interface DynamicListView {
   id: string;
   type: 'dynamic_list';
-  attributes: { name: string; filters: unknown; created_at: string; updated_at: string; subscriber_count?: number };
+  attributes: {
+    name: string;
+    filters: unknown;
+    created_at: string;
+    updated_at: string;
+    subscriber_count?: number;
+  };
 }
 
 /** A dynamic list of the account by an id as sent; otherwise not found. */
-export async function requireDynamicList(db: Queryable, customerId: number, raw: string | number): Promise<DynamicListRow> {
+export async function requireDynamicList(
+  db: Queryable,
+  customerId: number,
+  raw: string | number,
+): Promise<DynamicListRow> {
   const id = parseId(raw);
   const row = id === null ? undefined : await findDynamicList(db, customerId, id);
-  if (!row) throw new AppError('marketing.dynamic_list_not_found', `dynamic list ${String(raw)} was not found`);
+  if (!row)
+    throw new AppError('marketing.dynamic_list_not_found', `dynamic list ${String(raw)} was not found`);
   return row;
 }
 
@@ -38,13 +49,21 @@ export async function requireDynamicList(db: Queryable, customerId: number, raw:
 export const filtersOf = (row: DynamicListRow): Filters => JSON.parse(row.filters) as Filters;
 
 /** A dynamic list's filters as JSON text now, or undefined when the list is gone (a send then keeps the copy it took). */
-export async function currentFilters(ctx: AppContext, customerId: number, dynamicListId: number): Promise<string | undefined> {
+export async function currentFilters(
+  ctx: AppContext,
+  customerId: number,
+  dynamicListId: number,
+): Promise<string | undefined> {
   return (await findDynamicList(ctx.database.db, customerId, dynamicListId))?.filters;
 }
 
 /** How many subscribers of the account match filters right now. */
 export async function matchCount(ctx: AppContext, customerId: number, filters: Filters): Promise<number> {
-  return countSubscribers(ctx.database.reader, customerId, { words: [], listId: null, filter: filterSql(filters, customerId, Date.now()) });
+  return countSubscribers(ctx.database.reader, customerId, {
+    words: [],
+    listId: null,
+    filter: filterSql(filters, customerId, Date.now()),
+  });
 }
 
 /** Lists the account's dynamic lists; with `with_stats` each carries its current subscriber count. */
@@ -64,12 +83,20 @@ export async function dynamicListsOf(
 }
 
 /** One dynamic list with its current subscriber count. */
-export async function dynamicListOf(ctx: AppContext, customerId: number, raw: string): Promise<DynamicListView> {
+export async function dynamicListOf(
+  ctx: AppContext,
+  customerId: number,
+  raw: string,
+): Promise<DynamicListView> {
   return view(ctx, await requireDynamicList(ctx.database.reader, customerId, raw), true);
 }
 
 /** Creates a dynamic list. */
-export async function createDynamicList(ctx: AppContext, customerId: number, body: { name: string; filters?: unknown }) {
+export async function createDynamicList(
+  ctx: AppContext,
+  customerId: number,
+  body: { name: string; filters?: unknown },
+) {
   const filters = parseFilters(body.filters ?? []);
   const now = Date.now();
   const id = await insertDynamicList(ctx.database.db, {
@@ -83,7 +110,12 @@ export async function createDynamicList(ctx: AppContext, customerId: number, bod
 }
 
 /** Changes a dynamic list's name, filters or both. */
-export async function changeDynamicList(ctx: AppContext, customerId: number, raw: string, body: { name?: string; filters?: unknown }) {
+export async function changeDynamicList(
+  ctx: AppContext,
+  customerId: number,
+  raw: string,
+  body: { name?: string; filters?: unknown },
+) {
   const row = await requireDynamicList(ctx.database.db, customerId, raw);
   const filters = body.filters === undefined ? undefined : parseFilters(body.filters);
   await updateDynamicList(ctx.database.db, row.id, {
@@ -95,7 +127,11 @@ export async function changeDynamicList(ctx: AppContext, customerId: number, raw
 }
 
 /** Deletes a dynamic list. */
-export async function removeDynamicList(ctx: AppContext, customerId: number, raw: string): Promise<Record<string, never>> {
+export async function removeDynamicList(
+  ctx: AppContext,
+  customerId: number,
+  raw: string,
+): Promise<Record<string, never>> {
   const row = await requireDynamicList(ctx.database.db, customerId, raw);
   await deleteDynamicList(ctx.database.db, row.id);
   return {};

@@ -12,8 +12,16 @@ beforeAll(async () => {
   a = await t.createAccount();
   call = marketingClient(t, a);
   vip = await makeList(call, 'VIP');
-  ids.ada = await makeSubscriber(call, 'ada@clinic.example', { first_name: 'Ada', custom_fields: [{ name: 'Plan', value: 'Gold' }] }, vip);
-  ids.bob = await makeSubscriber(call, 'bob@mail.example', { first_name: 'Bob', custom_fields: [{ name: 'plan', value: 'silver' }] });
+  ids.ada = await makeSubscriber(
+    call,
+    'ada@clinic.example',
+    { first_name: 'Ada', custom_fields: [{ name: 'Plan', value: 'Gold' }] },
+    vip,
+  );
+  ids.bob = await makeSubscriber(call, 'bob@mail.example', {
+    first_name: 'Bob',
+    custom_fields: [{ name: 'plan', value: 'silver' }],
+  });
   ids.cy = await makeSubscriber(call, 'cy@clinic.example', { first_name: 'Cy', phone_number: '+1 555 0100' });
 });
 afterAll(() => t.close());
@@ -33,22 +41,39 @@ describe('dynamic lists', () => {
     });
     expect(created.statusCode, created.body).toBe(200);
     const id = created.json().data.id as string;
-    expect(created.json().data).toMatchObject({ type: 'dynamic_list', attributes: { name: 'Clinic people', subscriber_count: 2 } });
-    const changed = await call('PATCH', `/dynamic_lists/${id}`, { filters: [[{ field: 'custom_field:plan', op: 'is', terms: ['GOLD'] }]] });
+    expect(created.json().data).toMatchObject({
+      type: 'dynamic_list',
+      attributes: { name: 'Clinic people', subscriber_count: 2 },
+    });
+    const changed = await call('PATCH', `/dynamic_lists/${id}`, {
+      filters: [[{ field: 'custom_field:plan', op: 'is', terms: ['GOLD'] }]],
+    });
     expect(changed.json().data.attributes.subscriber_count).toBe(1);
     expect(await emailsOf(`dynamic_list_id=${id}`)).toEqual(['ada@clinic.example']);
     const listed = await call('GET', '/dynamic_lists?use_pagination=true&items=10&with_stats=true');
-    expect(listed.json()).toMatchObject({ total_count: 1, page_info: { page: 1, items: 10, pages: 1, total_count: 1 } });
+    expect(listed.json()).toMatchObject({
+      total_count: 1,
+      page_info: { page: 1, items: 10, pages: 1, total_count: 1 },
+    });
     expect(listed.json().data[0].attributes.subscriber_count).toBe(1);
     const all = await call('GET', '/lists');
-    expect((all.json().data as { type: string }[]).map((l) => l.type)).toEqual(['subscription_list', 'subscription_list', 'dynamic_list']);
+    expect((all.json().data as { type: string }[]).map((l) => l.type)).toEqual([
+      'subscription_list',
+      'subscription_list',
+      'dynamic_list',
+    ]);
     expect((await call('DELETE', `/dynamic_lists/${id}`)).json()).toEqual({});
     expect((await call('GET', `/dynamic_lists/${id}`)).statusCode).toBe(404);
   });
 
   it('evaluates groups as OR of ANDed conditions, over fields, custom fields, lists and dates', async () => {
     expect(
-      await emailsOf(f([[{ field: 'first_name', op: 'is', terms: ['ada'] }], [{ field: 'first_name', op: 'starts_with', terms: ['B'] }]])),
+      await emailsOf(
+        f([
+          [{ field: 'first_name', op: 'is', terms: ['ada'] }],
+          [{ field: 'first_name', op: 'starts_with', terms: ['B'] }],
+        ]),
+      ),
     ).toEqual(['ada@clinic.example', 'bob@mail.example']);
     expect(
       await emailsOf(
@@ -60,8 +85,12 @@ describe('dynamic lists', () => {
         ]),
       ),
     ).toEqual(['cy@clinic.example']);
-    expect(await emailsOf(f([[{ field: 'custom_field:plan', op: 'not_exists' }]]))).toEqual(['cy@clinic.example']);
-    expect(await emailsOf(f([[{ field: 'subscription_list', op: 'is', terms: [vip] }]]))).toEqual(['ada@clinic.example']);
+    expect(await emailsOf(f([[{ field: 'custom_field:plan', op: 'not_exists' }]]))).toEqual([
+      'cy@clinic.example',
+    ]);
+    expect(await emailsOf(f([[{ field: 'subscription_list', op: 'is', terms: [vip] }]]))).toEqual([
+      'ada@clinic.example',
+    ]);
     expect(await emailsOf(f([[{ field: 'subscription_list', op: 'is_not', terms: [vip] }]]))).toEqual([
       'bob@mail.example',
       'cy@clinic.example',
@@ -86,11 +115,17 @@ describe('dynamic lists', () => {
   });
 
   it('refuses an unknown field or op with 400 naming it, and stores nothing', async () => {
-    const field = await call('POST', '/dynamic_lists', { name: 'x', filters: [[{ field: 'shoe_size', op: 'is', terms: ['9'] }]] });
+    const field = await call('POST', '/dynamic_lists', {
+      name: 'x',
+      filters: [[{ field: 'shoe_size', op: 'is', terms: ['9'] }]],
+    });
     expect(field.statusCode).toBe(400);
     expect(field.json()).toMatchObject({ error_code: 'marketing.filter_invalid' });
     expect(field.json().message).toContain('unknown field "shoe_size"');
-    const op = await call('GET', `/subscribers?${f([[{ field: 'email', op: 'sounds_like', terms: ['x'] }]])}`);
+    const op = await call(
+      'GET',
+      `/subscribers?${f([[{ field: 'email', op: 'sounds_like', terms: ['x'] }]])}`,
+    );
     expect(op.statusCode).toBe(400);
     expect(op.json().message).toContain('unknown op "sounds_like"');
     expect(op.json().fields[0].field).toBe('filters[0][0].op');
@@ -108,10 +143,16 @@ describe('subscriber reads and counts', () => {
   it('reads one subscription list and counts its subscribed members', async () => {
     const one = await call('GET', `/subscription_lists/${vip}`);
     expect(one.json().data).toMatchObject({ id: vip, attributes: { name: 'VIP', subscriber_count: 1 } });
-    expect((await call('GET', `/subscribers/subscribed_count?subscription_list_id=${vip}`)).json().data.subscribed_count).toBe(1);
+    expect(
+      (await call('GET', `/subscribers/subscribed_count?subscription_list_id=${vip}`)).json().data
+        .subscribed_count,
+    ).toBe(1);
     expect((await call('GET', '/subscribers/subscribed_count')).json().data.subscribed_count).toBe(3);
     await call('POST', `/subscribers/${ids.ada}/unsubscribe`, {});
-    expect((await call('GET', `/subscribers/subscribed_count?subscription_list_id=${vip}`)).json().data.subscribed_count).toBe(0);
+    expect(
+      (await call('GET', `/subscribers/subscribed_count?subscription_list_id=${vip}`)).json().data
+        .subscribed_count,
+    ).toBe(0);
     await call('POST', `/subscribers/${ids.ada}/subscribe`, {});
     const pages = await call('GET', '/subscription_lists?use_pagination=true&items=1&page=2');
     expect(pages.json()).toMatchObject({ total_count: 2, page_info: { page: 2, pages: 2 } });
@@ -120,7 +161,11 @@ describe('subscriber reads and counts', () => {
 
   it('answers 404 not_found for an operation Sealpost does not serve, under both prefixes', async () => {
     for (const url of ['/v1/marketing/no_such_op', `/v1/marketing/${a.account.username}/no_such_op`]) {
-      const res = await t.app.inject({ method: 'GET', url, headers: { authorization: `Token token=${a.key}` } });
+      const res = await t.app.inject({
+        method: 'GET',
+        url,
+        headers: { authorization: `Token token=${a.key}` },
+      });
       expect(res.statusCode, url).toBe(404);
       expect(res.json().error_code).toBe('not_found');
     }

@@ -15,16 +15,27 @@ export function settingsRoutes(app: TypedApp, ctx: AppContext): void {
   for (const prefix of MARKETING_PREFIXES) {
     const path = `${prefix}/settings`;
     const common = marketingSchemaBase(prefix);
-    app.get(path, { schema: { ...common, summary: "The account's marketing settings", response } }, async (req) => ({
-      data: await settingsOf(ctx, principalOf(req, 'marketing').customerId),
-    }));
+    app.get(
+      path,
+      { schema: { ...common, summary: "The account's marketing settings", response } },
+      async (req) => ({
+        data: await settingsOf(ctx, principalOf(req, 'marketing').customerId),
+      }),
+    );
     app.patch(
       path,
       {
         config: { audit: { action: 'settings.marketing_update', target: 'account:{account}' } },
-        schema: { ...common, summary: "Change the account's marketing settings", body: SettingsBody, response },
+        schema: {
+          ...common,
+          summary: "Change the account's marketing settings",
+          body: SettingsBody,
+          response,
+        },
       },
-      async (req) => ({ data: await changeSettings(ctx, principalOf(req, 'marketing').customerId, req.body.settings) }),
+      async (req) => ({
+        data: await changeSettings(ctx, principalOf(req, 'marketing').customerId, req.body.settings),
+      }),
     );
   }
 }

@@ -6,16 +6,22 @@ export const MarketingSettings = Type.Object({
   type: Type.Literal('marketing_settings'),
   attributes: Type.Object({
     suppress_transactional: Type.Boolean({
-      description: 'When true, transactional sends skip addresses whose subscriber unsubscribed from everything the account sends',
+      description:
+        'When true, transactional sends skip addresses whose subscriber unsubscribed from everything the account sends',
     }),
-    updated_at: Type.Union([Type.String(), Type.Null()], { description: 'When the settings last changed; null if never' }),
+    updated_at: Type.Union([Type.String(), Type.Null()], {
+      description: 'When the settings last changed; null if never',
+    }),
   }),
 });
 
 /** `PATCH /settings`: the settings to change; absent ones stay. */
 export const SettingsBody = Type.Object(
   {
-    settings: Type.Object({ suppress_transactional: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+    settings: Type.Object(
+      { suppress_transactional: Type.Optional(Type.Boolean()) },
+      { additionalProperties: false },
+    ),
   },
   { additionalProperties: true },
 );

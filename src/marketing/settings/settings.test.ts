@@ -19,7 +19,10 @@ describe('marketing settings', () => {
   it('shows suppression off and never changed for an account that never set it', async () => {
     const res = await call('GET', '/settings');
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().data).toEqual({ type: 'marketing_settings', attributes: { suppress_transactional: false, updated_at: null } });
+    expect(res.json().data).toEqual({
+      type: 'marketing_settings',
+      attributes: { suppress_transactional: false, updated_at: null },
+    });
   });
 
   it('turns suppression on and off with PATCH, and GET under the bare prefix shows the change', async () => {
@@ -36,13 +39,19 @@ describe('marketing settings', () => {
   it('keeps the setting of one account away from another account', async () => {
     const other = await t.createAccount();
     await call('PATCH', '/settings', { settings: { suppress_transactional: true } });
-    expect((await marketingClient(t, other)('GET', '/settings')).json().data.attributes.suppress_transactional).toBe(false);
+    expect(
+      (await marketingClient(t, other)('GET', '/settings')).json().data.attributes.suppress_transactional,
+    ).toBe(false);
   });
 
   it('refuses a value that is not a boolean with 400 and changes nothing', async () => {
     await call('PATCH', '/settings', { settings: { suppress_transactional: false } });
     const before = await storedRows();
-    for (const settings of [{ suppress_transactional: 'sometimes' }, { suppress_transactional: [1, 2] }, { colour: 'blue' }]) {
+    for (const settings of [
+      { suppress_transactional: 'sometimes' },
+      { suppress_transactional: [1, 2] },
+      { colour: 'blue' },
+    ]) {
       const res = await call('PATCH', '/settings', { settings });
       expect(res.statusCode, res.body).toBe(400);
       expect(res.json().error_code).toBe('request.invalid');
@@ -53,9 +62,13 @@ describe('marketing settings', () => {
 
   it('refuses a key without the marketing scope with 401 and keeps the setting', async () => {
     const mailOnly = await t.createAccount({ scopes: 'email' });
-    const res = await marketingClient(t, mailOnly)('PATCH', '/settings', { settings: { suppress_transactional: true } });
+    const res = await marketingClient(t, mailOnly)('PATCH', '/settings', {
+      settings: { suppress_transactional: true },
+    });
     expect(res.statusCode).toBe(401);
     expect(res.json().error_code).toBe('auth.scope');
-    expect(await storedRows()).not.toContainEqual(expect.objectContaining({ customer_id: mailOnly.account.customer_id }));
+    expect(await storedRows()).not.toContainEqual(
+      expect.objectContaining({ customer_id: mailOnly.account.customer_id }),
+    );
   });
 });

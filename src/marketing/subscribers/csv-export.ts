@@ -12,7 +12,14 @@ import { fieldTypesOf, fieldValuesOfMany, membersAfter } from './csv.repository.
 const BATCH = 1000;
 
 /** The fixed columns of an export (and the names an import maps to without being told). */
-export const EXPORT_COLUMNS = ['email', 'first_name', 'last_name', 'phone_number', 'status', 'created_at'] as const;
+export const EXPORT_COLUMNS = [
+  'email',
+  'first_name',
+  'last_name',
+  'phone_number',
+  'status',
+  'created_at',
+] as const;
 
 /** A list's members as a CSV stream, with the list's name for the file name. */
 export async function exportListCsv(
@@ -34,7 +41,12 @@ export async function exportListCsv(
         rows.map((r) => r.id),
       );
       for (const r of rows) {
-        const status = r.unsubscribed === 1 ? 'unsubscribed' : r.member_unsubscribed === 1 ? 'unsubscribed_from_list' : 'subscribed';
+        const status =
+          r.unsubscribed === 1
+            ? 'unsubscribed'
+            : r.member_unsubscribed === 1
+              ? 'unsubscribed_from_list'
+              : 'subscribed';
         const f = values.get(r.id);
         yield [
           r.email,

@@ -14,7 +14,10 @@ export interface ExportRow {
 }
 
 /** The account's custom field types, oldest first. */
-export async function fieldTypesOf(db: Queryable, customerId: number): Promise<{ id: number; name: string }[]> {
+export async function fieldTypesOf(
+  db: Queryable,
+  customerId: number,
+): Promise<{ id: number; name: string }[]> {
   const rows = await db
     .selectFrom('subscriber_custom_field_types')
     .select(['id', 'name'])
@@ -25,11 +28,24 @@ export async function fieldTypesOf(db: Queryable, customerId: number): Promise<{
 }
 
 /** Up to `limit` members of a list with an id above `afterId`, in id order (keyset paging: each batch costs the same). */
-export async function membersAfter(db: Queryable, listId: number, afterId: number, limit: number): Promise<ExportRow[]> {
+export async function membersAfter(
+  db: Queryable,
+  listId: number,
+  afterId: number,
+  limit: number,
+): Promise<ExportRow[]> {
   const rows = await db
     .selectFrom('subscription_list_members as m')
     .innerJoin('subscribers as s', 's.id', 'm.subscriber_id')
-    .select(['s.id', 's.email', 's.first_name', 's.last_name', 's.phone_number', 's.unsubscribed', 's.created_at'])
+    .select([
+      's.id',
+      's.email',
+      's.first_name',
+      's.last_name',
+      's.phone_number',
+      's.unsubscribed',
+      's.created_at',
+    ])
     .select('m.unsubscribed as member_unsubscribed')
     .where('m.list_id', '=', listId)
     .where('s.id', '>', afterId)
@@ -46,7 +62,10 @@ export async function membersAfter(db: Queryable, listId: number, afterId: numbe
 }
 
 /** Custom field values of these subscribers: subscriber id → field type id → value. */
-export async function fieldValuesOfMany(db: Queryable, ids: number[]): Promise<Map<number, Map<number, string>>> {
+export async function fieldValuesOfMany(
+  db: Queryable,
+  ids: number[],
+): Promise<Map<number, Map<number, string>>> {
   const out = new Map<number, Map<number, string>>();
   if (ids.length === 0) return out;
   const rows = await db

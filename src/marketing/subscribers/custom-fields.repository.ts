@@ -10,7 +10,12 @@ export async function ensureFieldTypes(
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (names.size === 0) return out;
-  const rows = [...names].map(([key, name]) => ({ customer_id: customerId, name, name_key: key, created_at: now }));
+  const rows = [...names].map(([key, name]) => ({
+    customer_id: customerId,
+    name,
+    name_key: key,
+    created_at: now,
+  }));
   await db
     .insertInto('subscriber_custom_field_types')
     .values(rows)
@@ -35,7 +40,11 @@ export async function upsertFieldValues(
     await db
       .insertInto('subscriber_custom_field_values')
       .values(rows.slice(i, i + 300))
-      .onConflict((oc) => oc.columns(['subscriber_id', 'field_type_id']).doUpdateSet((eb) => ({ value: eb.ref('excluded.value') })))
+      .onConflict((oc) =>
+        oc
+          .columns(['subscriber_id', 'field_type_id'])
+          .doUpdateSet((eb) => ({ value: eb.ref('excluded.value') })),
+      )
       .execute();
   }
 }
@@ -82,6 +91,15 @@ export async function findFieldTypeByKey(db: Queryable, customerId: number, name
 }
 
 /** Renames a custom field type. */
-export async function renameFieldType(db: Queryable, id: number, name: string, nameKey: string): Promise<void> {
-  await db.updateTable('subscriber_custom_field_types').set({ name, name_key: nameKey }).where('id', '=', id).execute();
+export async function renameFieldType(
+  db: Queryable,
+  id: number,
+  name: string,
+  nameKey: string,
+): Promise<void> {
+  await db
+    .updateTable('subscriber_custom_field_types')
+    .set({ name, name_key: nameKey })
+    .where('id', '=', id)
+    .execute();
 }

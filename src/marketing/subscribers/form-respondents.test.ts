@@ -17,7 +17,11 @@ afterAll(() => t.close());
 
 /** Submits the contact form and runs the work that follows, as the worker would. */
 async function submitAndProcess(formId: string, formData: Record<string, unknown>): Promise<void> {
-  const res = await t.app.inject({ method: 'POST', url: `/v1/forms/api/forms/${formId}/submissions`, payload: { form_data: formData } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/v1/forms/api/forms/${formId}/submissions`,
+    payload: { form_data: formData },
+  });
   expect(res.statusCode).toBe(201);
   const job = await t.ctx.database.db
     .selectFrom('jobs')

@@ -31,7 +31,10 @@ export async function addRespondentToList(ctx: AppContext, r: Respondent): Promi
   const data = stored.form_data;
   const email = respondentEmail(data);
   if (!email) {
-    ctx.log.info(where, 'marketing form respondent not added to its subscription list: the response holds no email address');
+    ctx.log.info(
+      where,
+      'marketing form respondent not added to its subscription list: the response holds no email address',
+    );
     return false;
   }
   try {
@@ -44,7 +47,10 @@ export async function addRespondentToList(ctx: AppContext, r: Respondent): Promi
     return true;
   } catch (err) {
     if (!(err instanceof AppError) || err.status >= 500) throw err;
-    ctx.log.warn({ ...where, error: err.code }, 'marketing form respondent not added to its subscription list');
+    ctx.log.warn(
+      { ...where, error: err.code },
+      'marketing form respondent not added to its subscription list',
+    );
     return false;
   }
 }

@@ -1,7 +1,8 @@
 /** Checks and normal forms of subscriber input shared by single and bulk writes: emails, names and custom fields. */
 import { AppError } from '../../errors/app-error.ts';
 
-const ADDRESS = /^[^\s@<>()[\]\\,;:"]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
+const ADDRESS =
+  /^[^\s@<>()[\]\\,;:"]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
 
 /** A custom field as sent: `{name, value}`. */
 export interface CustomFieldInput {
@@ -26,12 +27,17 @@ export function cleanName(v: string | null | undefined): string | null {
 }
 
 /** Custom fields keyed by lower-cased name (the last of repeated names wins), with the name as first sent. */
-export function normalFields(fields: CustomFieldInput[] | undefined): Map<string, { name: string; value: string }> {
+export function normalFields(
+  fields: CustomFieldInput[] | undefined,
+): Map<string, { name: string; value: string }> {
   const out = new Map<string, { name: string; value: string }>();
   for (const f of fields ?? []) {
     const name = f.name.trim();
     if (!name) continue;
-    out.set(name.toLowerCase(), { name, value: f.value === undefined || f.value === null ? '' : String(f.value) });
+    out.set(name.toLowerCase(), {
+      name,
+      value: f.value === undefined || f.value === null ? '' : String(f.value),
+    });
   }
   return out;
 }

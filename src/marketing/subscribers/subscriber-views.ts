@@ -36,7 +36,11 @@ export interface SubscriberFull {
     phone_number: string | null;
     created_at: string;
     updated_at: string;
-    custom_fields: { subscriber_custom_field_type_id: string; custom_field_name: string; custom_field_value: string }[];
+    custom_fields: {
+      subscriber_custom_field_type_id: string;
+      custom_field_name: string;
+      custom_field_value: string;
+    }[];
     subscription_lists: { id: string; name: string; unsubscribed: boolean }[];
     statistics?: SubscriberStatistics;
   };
@@ -67,14 +71,23 @@ export function fullView(
         custom_field_name: f.name,
         custom_field_value: f.value,
       })),
-      subscription_lists: lists.map((l) => ({ id: String(l.id), name: l.name, unsubscribed: Number(l.unsubscribed) === 1 })),
+      subscription_lists: lists.map((l) => ({
+        id: String(l.id),
+        name: l.name,
+        unsubscribed: Number(l.unsubscribed) === 1,
+      })),
       ...(withStats && { statistics: statistics(r) }),
     },
   };
 }
 
 function shortAttributes(r: SubscriberRow): ShortAttributes {
-  return { email: r.email, unsubscribed: r.unsubscribed === 1, first_name: r.first_name, last_name: r.last_name };
+  return {
+    email: r.email,
+    unsubscribed: r.unsubscribed === 1,
+    first_name: r.first_name,
+    last_name: r.last_name,
+  };
 }
 
 function statistics(r: SubscriberRow): SubscriberStatistics {

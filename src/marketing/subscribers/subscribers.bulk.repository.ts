@@ -18,7 +18,9 @@ export interface NewSubscriber {
 /** The elements of a JSON array parameter of arrays, each as `j.value` (read its fields with `j.value ->> <index>`). */
 function rowsOf(dialect: Dialect, rows: unknown[][]): RawBuilder<unknown> {
   const json = JSON.stringify(rows);
-  return dialect === 'sqlite' ? sql`json_each(${json}) as j` : sql`jsonb_array_elements(cast(${json} as jsonb)) as j(value)`;
+  return dialect === 'sqlite'
+    ? sql`json_each(${json}) as j`
+    : sql`jsonb_array_elements(cast(${json} as jsonb)) as j(value)`;
 }
 
 /** Inserts subscribers of an account; returns their ids by email key. */

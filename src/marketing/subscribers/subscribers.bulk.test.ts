@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { countOf, defaultListId, makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import {
+  countOf,
+  defaultListId,
+  makeList,
+  makeSubscriber,
+  marketingClient,
+} from '../marketing.test-support.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -40,7 +46,10 @@ describe('bulk create', () => {
     const [one] = await byEmail('one bulk');
     const full = (await call('GET', `/subscribers/${one!.id}`)).json().data.attributes;
     expect(
-      full.custom_fields.map((f: { custom_field_name: string; custom_field_value: string }) => [f.custom_field_name, f.custom_field_value]),
+      full.custom_fields.map((f: { custom_field_name: string; custom_field_value: string }) => [
+        f.custom_field_name,
+        f.custom_field_value,
+      ]),
     ).toEqual([
       ['Clinic', 'North'],
       ['visits', '3'],
@@ -62,7 +71,9 @@ describe('bulk create', () => {
     const [one] = await byEmail('one bulk');
     expect(one!.attributes.first_name).toBe('Uno');
     const fields = (await call('GET', `/subscribers/${one!.id}`)).json().data.attributes.custom_fields;
-    expect(fields.find((f: { custom_field_name: string }) => f.custom_field_name === 'Clinic').custom_field_value).toBe('South');
+    expect(
+      fields.find((f: { custom_field_name: string }) => f.custom_field_name === 'Clinic').custom_field_value,
+    ).toBe('South');
     expect((await byEmail('three'))[0]!.attributes.first_name).toBe('Tres');
   });
 
@@ -79,8 +90,14 @@ describe('bulk create', () => {
     expect(await countOf(call, list)).toBe(1500);
     const [seventh] = await byEmail('Zoë');
     const full = (await call('GET', `/subscribers/${seventh!.id}`)).json().data.attributes;
-    expect([full.email, full.first_name, full.last_name]).toEqual(['many7@bulk.test', 'Zoë "Z" O\'Brien', null]);
-    expect(full.custom_fields.map((f: { custom_field_value: string }) => f.custom_field_value)).toEqual(['gold']);
+    expect([full.email, full.first_name, full.last_name]).toEqual([
+      'many7@bulk.test',
+      'Zoë "Z" O\'Brien',
+      null,
+    ]);
+    expect(full.custom_fields.map((f: { custom_field_value: string }) => f.custom_field_value)).toEqual([
+      'gold',
+    ]);
   });
 
   it('refuses the whole request with 400 naming the index of an invalid email, writing nothing', async () => {
@@ -93,7 +110,9 @@ describe('bulk create', () => {
       message: 'subscribers[2].email is not a valid email address',
     });
     expect(await byEmail('fine')).toEqual([]);
-    const missing = await call('POST', '/subscribers_bulk_create', { subscribers: [{ email: 'x@bulk.test' }, { first_name: 'No email' }] });
+    const missing = await call('POST', '/subscribers_bulk_create', {
+      subscribers: [{ email: 'x@bulk.test' }, { first_name: 'No email' }],
+    });
     expect(missing.statusCode).toBe(400);
     expect(missing.json().fields[0].field).toBe('subscribers[1].email');
   });
@@ -101,8 +120,12 @@ describe('bulk create', () => {
   it('refuses an empty subscribers array and an unknown list', async () => {
     expect((await call('POST', '/subscribers_bulk_create', { subscribers: [] })).statusCode).toBe(400);
     expect(
-      (await call('POST', '/subscribers_bulk_create', { subscribers: [{ email: 'q@bulk.test' }], subscription_list_id: 424242 }))
-        .statusCode,
+      (
+        await call('POST', '/subscribers_bulk_create', {
+          subscribers: [{ email: 'q@bulk.test' }],
+          subscription_list_id: 424242,
+        })
+      ).statusCode,
     ).toBe(404);
     expect(await byEmail('q bulk')).toEqual([]);
   });
@@ -115,7 +138,10 @@ describe('bulk delete', () => {
     const y = await makeSubscriber(call, 'y@del.test', {}, list);
     const all = await defaultListId(call);
     const before = await countOf(call, all);
-    const res = await call('DELETE', `/subscribers_bulk_delete?subscriber_ids=${x},${y}&subscription_list_id=${list}`);
+    const res = await call(
+      'DELETE',
+      `/subscribers_bulk_delete?subscriber_ids=${x},${y}&subscription_list_id=${list}`,
+    );
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({});
     expect(await countOf(call, list)).toBe(0);
@@ -154,6 +180,9 @@ describe('bulk delete', () => {
     const bad = await call('DELETE', '/subscribers_bulk_delete?subscriber_ids=1,two');
     expect(bad.statusCode).toBe(400);
     expect(bad.json().message).toContain('"two"');
-    expect((await call('DELETE', '/subscribers_bulk_delete?subscriber_ids=1&subscription_list_id=77777')).statusCode).toBe(404);
+    expect(
+      (await call('DELETE', '/subscribers_bulk_delete?subscriber_ids=1&subscription_list_id=77777'))
+        .statusCode,
+    ).toBe(404);
   });
 });

@@ -11,7 +11,11 @@ import { requireList } from '../lists/lists.service.ts';
 import type { Queryable } from '../../db/types.ts';
 import type { Dialect } from '../../db/connect.ts';
 import { ensureFieldTypes } from './custom-fields.repository.ts';
-import { addMembersAtOnce, insertSubscribersAtOnce, upsertFieldValuesAtOnce } from './subscribers.bulk.repository.ts';
+import {
+  addMembersAtOnce,
+  insertSubscribersAtOnce,
+  upsertFieldValuesAtOnce,
+} from './subscribers.bulk.repository.ts';
 import { checkEmail, cleanName, normalFields, type CustomFieldInput } from './subscriber-input.ts';
 import {
   deleteSubscribers,
@@ -46,7 +50,12 @@ interface Checked extends BulkEntry {
  * Creates or updates many subscribers in one transaction, all on the default list and on `listRaw` when given. New
  * subscribers, their custom field values and their memberships are each written by one statement.
  */
-export async function bulkCreate(ctx: AppContext, customerId: number, entries: BulkEntry[], listRaw?: RawId): Promise<BulkResult> {
+export async function bulkCreate(
+  ctx: AppContext,
+  customerId: number,
+  entries: BulkEntry[],
+  listRaw?: RawId,
+): Promise<BulkResult> {
   const checked = checkEntries(entries);
   const { db, dialect } = ctx.database;
   const list = listRaw === undefined ? null : await requireList(db, customerId, listRaw);
@@ -69,7 +78,12 @@ export async function bulkCreate(ctx: AppContext, customerId: number, entries: B
       trx,
       dialect,
       customerId,
-      fresh.map((e) => ({ email: e.email, key: e.key, first_name: cleanName(e.first_name), last_name: cleanName(e.last_name) })),
+      fresh.map((e) => ({
+        email: e.email,
+        key: e.key,
+        first_name: cleanName(e.first_name),
+        last_name: cleanName(e.last_name),
+      })),
       now,
     );
     for (const [key, id] of created) ids.set(key, id);
@@ -98,7 +112,13 @@ async function setManyFields(
   await upsertFieldValuesAtOnce(
     db,
     dialect,
-    normal.flatMap((s) => [...s.fields].map(([key, f]) => ({ subscriber_id: s.id, field_type_id: types.get(key)!, value: f.value }))),
+    normal.flatMap((s) =>
+      [...s.fields].map(([key, f]) => ({
+        subscriber_id: s.id,
+        field_type_id: types.get(key)!,
+        value: f.value,
+      })),
+    ),
   );
 }
 
@@ -106,7 +126,12 @@ async function setManyFields(
  * Removes subscribers named by a comma-separated id text. With a list (other than the default list) they leave that
  * list; otherwise they are deleted from the account. Ids that are not the account's subscribers are skipped.
  */
-export async function bulkDelete(ctx: AppContext, customerId: number, idsText: string, listRaw?: RawId): Promise<Record<string, never>> {
+export async function bulkDelete(
+  ctx: AppContext,
+  customerId: number,
+  idsText: string,
+  listRaw?: RawId,
+): Promise<Record<string, never>> {
   const ids = parseIdList(idsText);
   const db = ctx.database.db;
   const list = listRaw === undefined ? null : await requireList(db, customerId, listRaw);
@@ -118,7 +143,8 @@ export async function bulkDelete(ctx: AppContext, customerId: number, idsText: s
       await bumpSubscriberCount(trx, list.id, -(await removeMembers(trx, list.id, mine)), now);
       return;
     }
-    for (const [listId, n] of await membershipCounts(trx, mine)) await bumpSubscriberCount(trx, listId, -n, now);
+    for (const [listId, n] of await membershipCounts(trx, mine))
+      await bumpSubscriberCount(trx, listId, -n, now);
     await deleteSubscribers(trx, customerId, mine);
   });
   return {};

@@ -20,7 +20,12 @@ beforeAll(async () => {
   });
   expect(res.statusCode).toBe(200);
   // created_at differs per subscriber: touch them one by one in a known order
-  for (const [i, email] of ['alice@example.org', 'bob@clinic.test', 'carol@example.org', 'dave@example.org'].entries()) {
+  for (const [i, email] of [
+    'alice@example.org',
+    'bob@clinic.test',
+    'carol@example.org',
+    'dave@example.org',
+  ].entries()) {
     await t.ctx.database.db
       .updateTable('subscribers')
       .set({ created_at: 1_000 + i })
@@ -43,8 +48,18 @@ const emails = async (query: string) => {
 describe('the subscribers list', () => {
   it('lists newest first by default in the short form', async () => {
     const res = await call('GET', '/subscribers');
-    expect(Object.keys(res.json().data[0].attributes).sort()).toEqual(['email', 'first_name', 'last_name', 'unsubscribed']);
-    expect(await emails('')).toEqual(['dave@example.org', 'carol@example.org', 'bob@clinic.test', 'alice@example.org']);
+    expect(Object.keys(res.json().data[0].attributes).sort()).toEqual([
+      'email',
+      'first_name',
+      'last_name',
+      'unsubscribed',
+    ]);
+    expect(await emails('')).toEqual([
+      'dave@example.org',
+      'carol@example.org',
+      'bob@clinic.test',
+      'alice@example.org',
+    ]);
   });
 
   it('orders by a named column in either direction', async () => {
@@ -63,20 +78,32 @@ describe('the subscribers list', () => {
   });
 
   it('pages with items and page', async () => {
-    expect(await emails('?items=2&page=1&order_by=email&order=asc')).toEqual(['alice@example.org', 'bob@clinic.test']);
-    expect(await emails('?items=2&page=2&order_by=email&order=asc')).toEqual(['carol@example.org', 'dave@example.org']);
+    expect(await emails('?items=2&page=1&order_by=email&order=asc')).toEqual([
+      'alice@example.org',
+      'bob@clinic.test',
+    ]);
+    expect(await emails('?items=2&page=2&order_by=email&order=asc')).toEqual([
+      'carol@example.org',
+      'dave@example.org',
+    ]);
     expect(await emails('?items=2&page=3')).toEqual([]);
   });
 
   it('searches email, first and last name, every word matching, letter case ignored', async () => {
-    expect(await emails('?search=smith&order_by=email&order=asc')).toEqual(['bob@clinic.test', 'dave@example.org']);
+    expect(await emails('?search=smith&order_by=email&order=asc')).toEqual([
+      'bob@clinic.test',
+      'dave@example.org',
+    ]);
     expect(await emails('?search=CLINIC')).toEqual(['bob@clinic.test']);
     expect(await emails('?search=dave%20smith')).toEqual(['dave@example.org']);
     expect(await emails('?search=%20%20')).toHaveLength(4);
   });
 
   it('filters by subscription_list_id', async () => {
-    expect(await emails(`?subscription_list_id=${vipList}&order_by=email&order=asc`)).toEqual(['bob@clinic.test', 'carol@example.org']);
+    expect(await emails(`?subscription_list_id=${vipList}&order_by=email&order=asc`)).toEqual([
+      'bob@clinic.test',
+      'carol@example.org',
+    ]);
     expect((await call('GET', '/subscribers?subscription_list_id=999999')).statusCode).toBe(404);
   });
 

@@ -1,5 +1,12 @@
 /** SQL for subscribers: the rows, their list memberships with the lists' member counters, and custom field values. */
-import { sql, type Insertable, type RawBuilder, type Selectable, type SqlBool, type Updateable } from 'kysely';
+import {
+  sql,
+  type Insertable,
+  type RawBuilder,
+  type Selectable,
+  type SqlBool,
+  type Updateable,
+} from 'kysely';
 import type { Queryable, SubscribersTable } from '../../db/types.ts';
 
 export type SubscriberRow = Selectable<SubscribersTable>;
@@ -30,12 +37,25 @@ export interface SubscriberPageQuery extends SubscriberMatch {
 }
 
 /** One subscriber of an account. */
-export async function findSubscriber(db: Queryable, customerId: number, id: number): Promise<SubscriberRow | undefined> {
-  return db.selectFrom('subscribers').selectAll().where('id', '=', id).where('customer_id', '=', customerId).executeTakeFirst();
+export async function findSubscriber(
+  db: Queryable,
+  customerId: number,
+  id: number,
+): Promise<SubscriberRow | undefined> {
+  return db
+    .selectFrom('subscribers')
+    .selectAll()
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
 }
 
 /** The subscriber of an account with this lower-cased email. */
-export async function findByEmailKey(db: Queryable, customerId: number, emailKey: string): Promise<SubscriberRow | undefined> {
+export async function findByEmailKey(
+  db: Queryable,
+  customerId: number,
+  emailKey: string,
+): Promise<SubscriberRow | undefined> {
   return db
     .selectFrom('subscribers')
     .selectAll()
@@ -45,7 +65,11 @@ export async function findByEmailKey(db: Queryable, customerId: number, emailKey
 }
 
 /** The subscribers of an account with any of these lower-cased emails, by email key. */
-export async function findByEmailKeys(db: Queryable, customerId: number, keys: string[]): Promise<Map<string, SubscriberRow>> {
+export async function findByEmailKeys(
+  db: Queryable,
+  customerId: number,
+  keys: string[],
+): Promise<Map<string, SubscriberRow>> {
   const out = new Map<string, SubscriberRow>();
   for (let i = 0; i < keys.length; i += CHUNK) {
     const rows = await db
@@ -66,16 +90,24 @@ export async function insertSubscriber(db: Queryable, row: Insertable<Subscriber
 }
 
 /** Changes a subscriber. */
-export async function updateSubscriber(db: Queryable, id: number, patch: Updateable<SubscribersTable>): Promise<void> {
+export async function updateSubscriber(
+  db: Queryable,
+  id: number,
+  patch: Updateable<SubscribersTable>,
+): Promise<void> {
   await db.updateTable('subscribers').set(patch).where('id', '=', id).execute();
 }
 
 function matching(db: Queryable, customerId: number, q: SubscriberMatch, byId = false) {
   // Walking by id, `+ 0` keeps the planner on the primary key instead of the (customer, created_at) index and a sort.
-  let query = db.selectFrom('subscribers as s').where(byId ? sql`s.customer_id + 0` : sql.ref('s.customer_id'), '=', customerId);
+  let query = db
+    .selectFrom('subscribers as s')
+    .where(byId ? sql`s.customer_id + 0` : sql.ref('s.customer_id'), '=', customerId);
   if (q.listId !== null) {
     const listId = q.listId;
-    query = query.innerJoin('subscription_list_members as m', (j) => j.onRef('m.subscriber_id', '=', 's.id').on('m.list_id', '=', listId));
+    query = query.innerJoin('subscription_list_members as m', (j) =>
+      j.onRef('m.subscriber_id', '=', 's.id').on('m.list_id', '=', listId),
+    );
   }
   if (q.unsubscribed !== undefined) query = query.where('s.unsubscribed', '=', q.unsubscribed ? 1 : 0);
   for (const word of q.words) {
@@ -93,7 +125,11 @@ function matching(db: Queryable, customerId: number, q: SubscriberMatch, byId = 
 }
 
 /** One page of an account's subscribers, optionally of one list, filtered by search words and a segment condition. */
-export async function pageOfSubscribers(db: Queryable, customerId: number, q: SubscriberPageQuery): Promise<SubscriberRow[]> {
+export async function pageOfSubscribers(
+  db: Queryable,
+  customerId: number,
+  q: SubscriberPageQuery,
+): Promise<SubscriberRow[]> {
   return matching(db, customerId, q)
     .selectAll('s')
     .orderBy(`s.${q.orderBy}`, q.direction)
@@ -104,7 +140,11 @@ export async function pageOfSubscribers(db: Queryable, customerId: number, q: Su
 }
 
 /** How many subscribers match (the same filters as a page). */
-export async function countSubscribers(db: Queryable, customerId: number, q: SubscriberMatch): Promise<number> {
+export async function countSubscribers(
+  db: Queryable,
+  customerId: number,
+  q: SubscriberMatch,
+): Promise<number> {
   const r = await matching(db, customerId, q)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
@@ -112,12 +152,21 @@ export async function countSubscribers(db: Queryable, customerId: number, q: Sub
 }
 
 /** Adds subscribers to a list (those already on it stay as they are); returns how many were added. */
-export async function addMembers(db: Queryable, listId: number, subscriberIds: number[], now: number): Promise<number> {
+export async function addMembers(
+  db: Queryable,
+  listId: number,
+  subscriberIds: number[],
+  now: number,
+): Promise<number> {
   let added = 0;
   for (let i = 0; i < subscriberIds.length; i += CHUNK) {
-    const rows = subscriberIds
-      .slice(i, i + CHUNK)
-      .map((id) => ({ list_id: listId, subscriber_id: id, unsubscribed: 0, created_at: now, updated_at: now }));
+    const rows = subscriberIds.slice(i, i + CHUNK).map((id) => ({
+      list_id: listId,
+      subscriber_id: id,
+      unsubscribed: 0,
+      created_at: now,
+      updated_at: now,
+    }));
     const res = await db
       .insertInto('subscription_list_members')
       .values(rows)
@@ -202,7 +251,11 @@ export async function deleteSubscribers(db: Queryable, customerId: number, ids: 
     const chunk = ids.slice(i, i + CHUNK);
     await db.deleteFrom('subscription_list_members').where('subscriber_id', 'in', chunk).execute();
     await db.deleteFrom('subscriber_custom_field_values').where('subscriber_id', 'in', chunk).execute();
-    await db.deleteFrom('subscribers').where('customer_id', '=', customerId).where('id', 'in', chunk).execute();
+    await db
+      .deleteFrom('subscribers')
+      .where('customer_id', '=', customerId)
+      .where('id', 'in', chunk)
+      .execute();
   }
 }
 
@@ -229,11 +282,19 @@ export async function subscribersAfter(
   after: number,
   limit: number,
 ): Promise<SubscriberRow[]> {
-  return matching(db, customerId, q, true).selectAll('s').where('s.id', '>', after).orderBy('s.id').limit(limit).execute();
+  return matching(db, customerId, q, true)
+    .selectAll('s')
+    .where('s.id', '>', after)
+    .orderBy('s.id')
+    .limit(limit)
+    .execute();
 }
 
 /** Whether a subscriber unsubscribed from everything. */
-export async function findSubscriberState(db: Queryable, id: number): Promise<{ unsubscribed: number } | undefined> {
+export async function findSubscriberState(
+  db: Queryable,
+  id: number,
+): Promise<{ unsubscribed: number } | undefined> {
   return db.selectFrom('subscribers').select('unsubscribed').where('id', '=', id).executeTakeFirst();
 }
 
@@ -263,7 +324,12 @@ export async function unsubscribeEverywhere(db: Queryable, id: number, now: numb
 }
 
 /** Unsubscribes a subscriber from one list; false when it already was (or is not a member). */
-export async function unsubscribeFromList(db: Queryable, listId: number, subscriberId: number, now: number): Promise<boolean> {
+export async function unsubscribeFromList(
+  db: Queryable,
+  listId: number,
+  subscriberId: number,
+  now: number,
+): Promise<boolean> {
   const r = await db
     .updateTable('subscription_list_members')
     .set({ unsubscribed: 1, updated_at: now })

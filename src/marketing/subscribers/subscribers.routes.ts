@@ -19,7 +19,13 @@ import {
   SubscribersQuery,
   SubscriberShort,
 } from './subscribers.schemas.ts';
-import { changeSubscriber, createSubscriber, setSubscribed, subscriberOf, subscribersOf } from './subscribers.service.ts';
+import {
+  changeSubscriber,
+  createSubscriber,
+  setSubscribed,
+  subscriberOf,
+  subscribersOf,
+} from './subscribers.service.ts';
 import { bulkCreate, bulkDelete } from './subscribers.bulk.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 import { PagedAnswer } from '../paging.ts';
@@ -29,7 +35,10 @@ import { subscribedCountOf } from '../lists/lists.service.ts';
 const emptyBodyAsObject = async (req: FastifyRequest): Promise<void> => {
   req.body ??= {};
 };
-const one = (schema: typeof SubscriberShort | typeof SubscriberFull) => ({ 200: Type.Object({ data: schema }), ...MARKETING_ERRORS });
+const one = (schema: typeof SubscriberShort | typeof SubscriberFull) => ({
+  200: Type.Object({ data: schema }),
+  ...MARKETING_ERRORS,
+});
 
 /** Registers the subscriber routes. */
 export function subscriberRoutes(app: TypedApp, ctx: AppContext): void {
@@ -56,12 +65,15 @@ export function subscriberRoutes(app: TypedApp, ctx: AppContext): void {
           summary: 'How many members of a list are subscribed (the default list when none is named)',
           querystring: SubscribedCountQuery,
           response: {
-            200: Type.Object({ data: Type.Object({ subscribed_count: Type.Integer(), subscription_list_id: Type.String() }) }),
+            200: Type.Object({
+              data: Type.Object({ subscribed_count: Type.Integer(), subscription_list_id: Type.String() }),
+            }),
             ...MARKETING_ERRORS,
           },
         },
       },
-      (req) => subscribedCountOf(ctx, principalOf(req, 'marketing').customerId, req.query.subscription_list_id),
+      (req) =>
+        subscribedCountOf(ctx, principalOf(req, 'marketing').customerId, req.query.subscription_list_id),
     );
     app.get(
       `${base}/:id`,
@@ -74,19 +86,53 @@ export function subscriberRoutes(app: TypedApp, ctx: AppContext): void {
           response: one(SubscriberFull),
         },
       },
-      async (req) => ({ data: await subscriberOf(ctx, principalOf(req, 'marketing').customerId, req.params.id, req.query.with_stats) }),
+      async (req) => ({
+        data: await subscriberOf(
+          ctx,
+          principalOf(req, 'marketing').customerId,
+          req.params.id,
+          req.query.with_stats,
+        ),
+      }),
     );
     app.post(
       base,
-      { schema: { ...common, summary: 'Create a subscriber', body: CreateBody, response: one(SubscriberShort) } },
+      {
+        schema: {
+          ...common,
+          summary: 'Create a subscriber',
+          body: CreateBody,
+          response: one(SubscriberShort),
+        },
+      },
       async (req) => ({
-        data: await createSubscriber(ctx, principalOf(req, 'marketing').customerId, req.body.subscriber, req.body.subscription_list_id),
+        data: await createSubscriber(
+          ctx,
+          principalOf(req, 'marketing').customerId,
+          req.body.subscriber,
+          req.body.subscription_list_id,
+        ),
       }),
     );
     app.patch(
       `${base}/:id`,
-      { schema: { ...common, summary: 'Change a subscriber', params: SubscriberParams, body: PatchBody, response: one(SubscriberShort) } },
-      async (req) => ({ data: await changeSubscriber(ctx, principalOf(req, 'marketing').customerId, req.params.id, req.body.subscriber) }),
+      {
+        schema: {
+          ...common,
+          summary: 'Change a subscriber',
+          params: SubscriberParams,
+          body: PatchBody,
+          response: one(SubscriberShort),
+        },
+      },
+      async (req) => ({
+        data: await changeSubscriber(
+          ctx,
+          principalOf(req, 'marketing').customerId,
+          req.params.id,
+          req.body.subscriber,
+        ),
+      }),
     );
     for (const [op, subscribed] of [
       ['subscribe', true],
@@ -97,7 +143,9 @@ export function subscriberRoutes(app: TypedApp, ctx: AppContext): void {
         {
           schema: {
             ...common,
-            summary: subscribed ? 'Subscribe again, to one list or globally' : 'Unsubscribe, from one list or globally',
+            summary: subscribed
+              ? 'Subscribe again, to one list or globally'
+              : 'Unsubscribe, from one list or globally',
             params: SubscriberParams,
             body: MembershipBody,
             response: one(SubscriberFull),
@@ -123,13 +171,23 @@ export function subscriberRoutes(app: TypedApp, ctx: AppContext): void {
           summary: 'Create or update many subscribers in one transaction',
           body: BulkCreateBody,
           response: {
-            200: Type.Object({ data: Type.Object({ num_subscribers_added: Type.Integer(), num_subscribers_updated: Type.Integer() }) }),
+            200: Type.Object({
+              data: Type.Object({
+                num_subscribers_added: Type.Integer(),
+                num_subscribers_updated: Type.Integer(),
+              }),
+            }),
             ...MARKETING_ERRORS,
           },
         },
       },
       async (req) => ({
-        data: await bulkCreate(ctx, principalOf(req, 'marketing').customerId, req.body.subscribers, req.body.subscription_list_id),
+        data: await bulkCreate(
+          ctx,
+          principalOf(req, 'marketing').customerId,
+          req.body.subscribers,
+          req.body.subscription_list_id,
+        ),
       }),
     );
     app.delete(
@@ -142,7 +200,13 @@ export function subscriberRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Empty, ...MARKETING_ERRORS },
         },
       },
-      (req) => bulkDelete(ctx, principalOf(req, 'marketing').customerId, req.query.subscriber_ids, req.query.subscription_list_id),
+      (req) =>
+        bulkDelete(
+          ctx,
+          principalOf(req, 'marketing').customerId,
+          req.query.subscriber_ids,
+          req.query.subscription_list_id,
+        ),
     );
   }
 }

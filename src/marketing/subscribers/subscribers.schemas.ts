@@ -39,9 +39,15 @@ export const SubscriberFull = Type.Object({
     created_at: Type.String(),
     updated_at: Type.String(),
     custom_fields: Type.Array(
-      Type.Object({ subscriber_custom_field_type_id: Type.String(), custom_field_name: Type.String(), custom_field_value: Type.String() }),
+      Type.Object({
+        subscriber_custom_field_type_id: Type.String(),
+        custom_field_name: Type.String(),
+        custom_field_value: Type.String(),
+      }),
     ),
-    subscription_lists: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), unsubscribed: Type.Boolean() })),
+    subscription_lists: Type.Array(
+      Type.Object({ id: Type.String(), name: Type.String(), unsubscribed: Type.Boolean() }),
+    ),
     statistics: Type.Optional(
       Type.Object({
         deliveries: Type.Integer(),
@@ -65,7 +71,8 @@ export const SubscribersQuery = Type.Object(
     search: Type.Optional(
       Type.String({
         maxLength: 200,
-        description: 'Letters, digits and whitespace; every word must appear in the email, first or last name',
+        description:
+          'Letters, digits and whitespace; every word must appear in the email, first or last name',
       }),
     ),
     order_by: Type.Union(
@@ -81,10 +88,17 @@ export const SubscribersQuery = Type.Object(
       },
     ),
     order: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' }),
-    subscription_list_id: Type.Optional(Type.String({ maxLength: 40, description: 'Only this list; all subscribers by default' })),
-    dynamic_list_id: Type.Optional(Type.String({ maxLength: 40, description: 'Only the subscribers matching this dynamic list' })),
+    subscription_list_id: Type.Optional(
+      Type.String({ maxLength: 40, description: 'Only this list; all subscribers by default' }),
+    ),
+    dynamic_list_id: Type.Optional(
+      Type.String({ maxLength: 40, description: 'Only the subscribers matching this dynamic list' }),
+    ),
     filters: Type.Optional(
-      Type.String({ maxLength: 20_000, description: 'URL-encoded JSON filters (the dynamic list grammar, docs/marketing.md)' }),
+      Type.String({
+        maxLength: 20_000,
+        description: 'URL-encoded JSON filters (the dynamic list grammar, docs/marketing.md)',
+      }),
     ),
     use_pagination: Type.Optional(Type.Boolean({ description: 'Add `page_info` and `total_count`' })),
   },
@@ -93,13 +107,22 @@ export const SubscribersQuery = Type.Object(
 
 /** `GET /subscribers/subscribed_count` query. */
 export const SubscribedCountQuery = Type.Object(
-  { subscription_list_id: Type.Optional(Type.String({ maxLength: 40, description: 'The default list when absent' })) },
+  {
+    subscription_list_id: Type.Optional(
+      Type.String({ maxLength: 40, description: 'The default list when absent' }),
+    ),
+  },
   { additionalProperties: true },
 );
 
 /** `GET /subscribers/<id>` query. */
 export const SubscriberQuery = Type.Object(
-  { with_stats: Type.Boolean({ default: false, description: 'Include the campaign counters as `statistics`' }) },
+  {
+    with_stats: Type.Boolean({
+      default: false,
+      description: 'Include the campaign counters as `statistics`',
+    }),
+  },
   { additionalProperties: true },
 );
 
@@ -161,14 +184,21 @@ export const BulkCreateBody = Type.Object(
 /** `DELETE /subscribers_bulk_delete` query. */
 export const BulkDeleteQuery = Type.Object(
   {
-    subscriber_ids: Type.String({ minLength: 1, maxLength: 100_000, description: 'Comma-separated subscriber ids' }),
+    subscriber_ids: Type.String({
+      minLength: 1,
+      maxLength: 100_000,
+      description: 'Comma-separated subscriber ids',
+    }),
     subscription_list_id: Type.Optional(Type.String({ maxLength: 40 })),
   },
   { additionalProperties: true },
 );
 
 /** `POST /subscribers/<id>/subscribe` and `/unsubscribe`. */
-export const MembershipBody = Type.Object({ subscription_list_id: Type.Optional(IdValue) }, { additionalProperties: true });
+export const MembershipBody = Type.Object(
+  { subscription_list_id: Type.Optional(IdValue) },
+  { additionalProperties: true },
+);
 
 /** Path of one subscriber. */
 export const SubscriberParams = Type.Object({ id: Type.String() }, { additionalProperties: true });

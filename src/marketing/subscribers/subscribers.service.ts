@@ -69,7 +69,11 @@ export interface SubscriberPatch {
 const SEARCH = /^[\p{L}\p{N}\s]*$/u;
 
 /** A subscriber of the account by an id as sent; otherwise not found. */
-export async function requireSubscriber(db: Queryable, customerId: number, rawId: RawId): Promise<SubscriberRow> {
+export async function requireSubscriber(
+  db: Queryable,
+  customerId: number,
+  rawId: RawId,
+): Promise<SubscriberRow> {
   const id = parseId(rawId);
   const row = id === null ? undefined : await findSubscriber(db, customerId, id);
   if (!row) throw new AppError('marketing.subscriber_not_found', `subscriber ${String(rawId)} was not found`);
@@ -87,22 +91,42 @@ export async function subscribersOf(ctx: AppContext, customerId: number, q: Subs
       details: [{ field: 'search', message: 'may hold only letters, digits and whitespace' }],
     });
   const db = ctx.database.reader;
-  const listId = q.subscription_list_id === undefined ? null : (await requireList(db, customerId, q.subscription_list_id)).id;
-  const segment = q.dynamic_list_id === undefined ? [] : filtersOf(await requireDynamicList(db, customerId, q.dynamic_list_id));
+  const listId =
+    q.subscription_list_id === undefined
+      ? null
+      : (await requireList(db, customerId, q.subscription_list_id)).id;
+  const segment =
+    q.dynamic_list_id === undefined
+      ? []
+      : filtersOf(await requireDynamicList(db, customerId, q.dynamic_list_id));
   const asked = q.filters === undefined || q.filters.trim() === '' ? [] : parseFilters(q.filters);
   const now = Date.now();
-  const filter = segment.length || asked.length ? allOf(filterSql(segment, customerId, now), filterSql(asked, customerId, now)) : undefined;
+  const filter =
+    segment.length || asked.length
+      ? allOf(filterSql(segment, customerId, now), filterSql(asked, customerId, now))
+      : undefined;
   const match = { words: search.split(/\s+/).filter(Boolean), listId, filter, unsubscribed: q.unsubscribed };
   const page = { page: q.page, items: q.items, limit: q.items, offset: (q.page - 1) * q.items };
   const [rows, total] = await Promise.all([
-    pageOfSubscribers(db, customerId, { ...match, limit: page.limit, offset: page.offset, orderBy: q.order_by, direction: q.order }),
+    pageOfSubscribers(db, customerId, {
+      ...match,
+      limit: page.limit,
+      offset: page.offset,
+      orderBy: q.order_by,
+      direction: q.order,
+    }),
     q.use_pagination ? countSubscribers(db, customerId, match) : Promise.resolve(0),
   ]);
   return pagedAnswer(rows.map(shortView), q.use_pagination ? page : null, total);
 }
 
 /** One subscriber with its custom fields and lists, and with its campaign counters when asked. */
-export async function subscriberOf(ctx: AppContext, customerId: number, rawId: RawId, withStats = false): Promise<SubscriberFull> {
+export async function subscriberOf(
+  ctx: AppContext,
+  customerId: number,
+  rawId: RawId,
+  withStats = false,
+): Promise<SubscriberFull> {
   const db = ctx.database.reader;
   const row = await requireSubscriber(db, customerId, rawId);
   return fullView(row, await listsOfSubscriber(db, row.id), await fieldValuesOf(db, row.id), withStats);
@@ -188,13 +212,21 @@ export async function setSubscribed(
   const row = await requireSubscriber(db, customerId, rawId);
   const now = Date.now();
   if (listRaw === undefined) {
-    await updateSubscriber(db, row.id, { unsubscribed: subscribed ? 0 : 1, unsubscribed_at: subscribed ? null : now, updated_at: now });
+    await updateSubscriber(db, row.id, {
+      unsubscribed: subscribed ? 0 : 1,
+      unsubscribed_at: subscribed ? null : now,
+      updated_at: now,
+    });
   } else {
     const list = await requireList(db, customerId, listRaw);
     await db.transaction().execute(async (trx) => {
-      if (subscribed) await bumpSubscriberCount(trx, list.id, await addMembers(trx, list.id, [row.id], now), now);
+      if (subscribed)
+        await bumpSubscriberCount(trx, list.id, await addMembers(trx, list.id, [row.id], now), now);
       if (!(await setMemberUnsubscribed(trx, list.id, row.id, !subscribed, now)))
-        throw new AppError('marketing.not_a_member', `subscriber ${row.id} is not on subscription list ${list.id}`);
+        throw new AppError(
+          'marketing.not_a_member',
+          `subscriber ${row.id} is not on subscription list ${list.id}`,
+        );
     });
   }
   return subscriberOf(ctx, customerId, row.id);
@@ -204,7 +236,12 @@ export async function setSubscribed(
  * True when mail from the account must not go to this address: the subscriber unsubscribed globally or, when a list is
  * named, unsubscribed from that list. An address that is not a subscriber is not suppressed.
  */
-export async function isSuppressed(ctx: AppContext, customerId: number, email: string, listId?: number): Promise<boolean> {
+export async function isSuppressed(
+  ctx: AppContext,
+  customerId: number,
+  email: string,
+  listId?: number,
+): Promise<boolean> {
   const db = ctx.database.reader;
   const row = await findByEmailKey(db, customerId, email.trim().toLowerCase());
   if (!row) return false;
@@ -214,7 +251,12 @@ export async function isSuppressed(ctx: AppContext, customerId: number, email: s
 }
 
 /** How memberships are written: `addMembers`, or a bulk writer with the same contract. */
-export type MemberWriter = (db: Queryable, listId: number, subscriberIds: number[], now: number) => Promise<number>;
+export type MemberWriter = (
+  db: Queryable,
+  listId: number,
+  subscriberIds: number[],
+  now: number,
+) => Promise<number>;
 
 /** Puts subscribers on the default list and on `listId` (when given), raising each list's counter by those added. */
 export async function joinLists(
@@ -227,7 +269,8 @@ export async function joinLists(
 ): Promise<void> {
   const def = await ensureDefaultList(db, customerId, now);
   await bumpSubscriberCount(db, def.id, await add(db, def.id, ids, now), now);
-  if (listId !== null && listId !== def.id) await bumpSubscriberCount(db, listId, await add(db, listId, ids, now), now);
+  if (listId !== null && listId !== def.id)
+    await bumpSubscriberCount(db, listId, await add(db, listId, ids, now), now);
 }
 
 /** Stores custom field values of one subscriber, creating the account's field types as needed. */
@@ -240,17 +283,30 @@ export async function setFields(
 ): Promise<void> {
   const normal = normalFields(fields);
   if (normal.size === 0) return;
-  const types = await ensureFieldTypes(db, customerId, new Map([...normal].map(([k, f]) => [k, f.name])), now);
+  const types = await ensureFieldTypes(
+    db,
+    customerId,
+    new Map([...normal].map(([k, f]) => [k, f.name])),
+    now,
+  );
   await upsertFieldValues(
     db,
-    [...normal].map(([k, f]) => ({ subscriber_id: subscriberId, field_type_id: types.get(k)!, value: f.value })),
+    [...normal].map(([k, f]) => ({
+      subscriber_id: subscriberId,
+      field_type_id: types.get(k)!,
+      value: f.value,
+    })),
   );
 }
 
 async function refuseTaken(db: Queryable, customerId: number, emailKey: string): Promise<void> {
   const existing = await findByEmailKey(db, customerId, emailKey);
   if (existing)
-    throw new AppError('marketing.subscriber_exists', `a subscriber with the email ${existing.email} already exists`, {
-      extra: { subscriber_id: String(existing.id) },
-    });
+    throw new AppError(
+      'marketing.subscriber_exists',
+      `a subscriber with the email ${existing.email} already exists`,
+      {
+        extra: { subscriber_id: String(existing.id) },
+      },
+    );
 }

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { countOf, defaultListId, makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import {
+  countOf,
+  defaultListId,
+  makeList,
+  makeSubscriber,
+  marketingClient,
+} from '../marketing.test-support.ts';
 import { isSuppressed } from './subscribers.service.ts';
 
 let t: TestApp;
@@ -26,7 +32,12 @@ describe('creating and changing subscribers', () => {
       data: {
         id: expect.any(String),
         type: 'subscriber',
-        attributes: { email: 'Ada@Example.org', unsubscribed: false, first_name: 'Ada', last_name: 'Lovelace' },
+        attributes: {
+          email: 'Ada@Example.org',
+          unsubscribed: false,
+          first_name: 'Ada',
+          last_name: 'Lovelace',
+        },
       },
     });
     expect(await countOf(call, list)).toBe(1);
@@ -43,12 +54,20 @@ describe('creating and changing subscribers', () => {
   it('refuses an invalid or missing email with 400', async () => {
     const bad = await call('POST', '/subscribers', { subscriber: { email: 'not-an-address' } });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toMatchObject({ error_code: 'marketing.invalid_email', fields: [{ field: 'subscriber.email' }] });
-    expect((await call('POST', '/subscribers', { subscriber: { first_name: 'X' } })).json().message).toBe('subscriber.email is required');
+    expect(bad.json()).toMatchObject({
+      error_code: 'marketing.invalid_email',
+      fields: [{ field: 'subscriber.email' }],
+    });
+    expect((await call('POST', '/subscribers', { subscriber: { first_name: 'X' } })).json().message).toBe(
+      'subscriber.email is required',
+    );
   });
 
   it('refuses an unknown list with 404 and writes nothing', async () => {
-    const res = await call('POST', '/subscribers', { subscriber: { email: 'nolist@example.org' }, subscription_list_id: '999999' });
+    const res = await call('POST', '/subscribers', {
+      subscriber: { email: 'nolist@example.org' },
+      subscription_list_id: '999999',
+    });
     expect(res.statusCode).toBe(404);
     expect((await call('GET', '/subscribers?search=nolist')).json().data).toEqual([]);
   });
@@ -56,21 +75,35 @@ describe('creating and changing subscribers', () => {
   it('changes email, phone number and names, answering the short form', async () => {
     const id = await makeSubscriber(call, 'old@example.org', { first_name: 'Old' });
     const res = await call('PATCH', `/subscribers/${id}`, {
-      subscriber: { email: 'new@example.org', phone_number: '+1 555 0100', first_name: 'New', last_name: 'Name' },
+      subscriber: {
+        email: 'new@example.org',
+        phone_number: '+1 555 0100',
+        first_name: 'New',
+        last_name: 'Name',
+      },
     });
     expect(res.statusCode).toBe(200);
-    expect(res.json().data.attributes).toEqual({ email: 'new@example.org', unsubscribed: false, first_name: 'New', last_name: 'Name' });
+    expect(res.json().data.attributes).toEqual({
+      email: 'new@example.org',
+      unsubscribed: false,
+      first_name: 'New',
+      last_name: 'Name',
+    });
     expect((await call('GET', `/subscribers/${id}`)).json().data.attributes.phone_number).toBe('+1 555 0100');
   });
 
   it("refuses a change to another subscriber's email with 409 and an unknown subscriber with 404", async () => {
     await makeSubscriber(call, 'taken@example.org');
     const id = await makeSubscriber(call, 'mover@example.org');
-    expect((await call('PATCH', `/subscribers/${id}`, { subscriber: { email: 'Taken@example.org' } })).statusCode).toBe(409);
-    expect((await call('PATCH', `/subscribers/${id}`, { subscriber: { email: 'bad' } })).statusCode).toBe(400);
-    expect((await call('PATCH', '/subscribers/999999', { subscriber: { first_name: 'X' } })).json().error_code).toBe(
-      'marketing.subscriber_not_found',
+    expect(
+      (await call('PATCH', `/subscribers/${id}`, { subscriber: { email: 'Taken@example.org' } })).statusCode,
+    ).toBe(409);
+    expect((await call('PATCH', `/subscribers/${id}`, { subscriber: { email: 'bad' } })).statusCode).toBe(
+      400,
     );
+    expect(
+      (await call('PATCH', '/subscribers/999999', { subscriber: { first_name: 'X' } })).json().error_code,
+    ).toBe('marketing.subscriber_not_found');
   });
 });
 
@@ -95,7 +128,11 @@ describe('reading one subscriber', () => {
     });
     expect(new Date(attrs.created_at).toISOString()).toBe(attrs.created_at);
     expect(attrs.custom_fields).toEqual([
-      { subscriber_custom_field_type_id: expect.any(String), custom_field_name: 'Plan', custom_field_value: 'gold' },
+      {
+        subscriber_custom_field_type_id: expect.any(String),
+        custom_field_name: 'Plan',
+        custom_field_value: 'gold',
+      },
     ]);
     expect(attrs.subscription_lists).toEqual([
       { id: await defaultListId(call), name: 'All contacts', unsubscribed: false },
@@ -133,12 +170,16 @@ describe('subscribing and unsubscribing', () => {
     const id = await makeSubscriber(call, 'member@example.org', {}, list);
     const off = await call('POST', `/subscribers/${id}/unsubscribe`, { subscription_list_id: Number(list) });
     expect(off.statusCode).toBe(200);
-    expect(off.json().data.attributes.subscription_lists.find((l: { id: string }) => l.id === list).unsubscribed).toBe(true);
+    expect(
+      off.json().data.attributes.subscription_lists.find((l: { id: string }) => l.id === list).unsubscribed,
+    ).toBe(true);
     expect(off.json().data.attributes.unsubscribed).toBe(false);
     expect(await isSuppressed(t.ctx, a.account.customer_id, 'MEMBER@example.org', Number(list))).toBe(true);
     expect(await isSuppressed(t.ctx, a.account.customer_id, 'member@example.org')).toBe(false);
     const on = await call('POST', `/subscribers/${id}/subscribe`, { subscription_list_id: list });
-    expect(on.json().data.attributes.subscription_lists.find((l: { id: string }) => l.id === list).unsubscribed).toBe(false);
+    expect(
+      on.json().data.attributes.subscription_lists.find((l: { id: string }) => l.id === list).unsubscribed,
+    ).toBe(false);
     expect(await countOf(call, list)).toBe(1);
   });
 
@@ -149,8 +190,11 @@ describe('subscribing and unsubscribing', () => {
     expect(res.statusCode).toBe(200);
     expect(await countOf(call, list)).toBe(1);
     expect(
-      (await call('POST', `/subscribers/${id}/unsubscribe`, { subscription_list_id: await makeList(call, 'Never joined') })).json()
-        .error_code,
+      (
+        await call('POST', `/subscribers/${id}/unsubscribe`, {
+          subscription_list_id: await makeList(call, 'Never joined'),
+        })
+      ).json().error_code,
     ).toBe('marketing.not_a_member');
   });
 
@@ -165,7 +209,9 @@ describe('subscribing and unsubscribing', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json().data.attributes.unsubscribed).toBe(true);
     expect(await isSuppressed(t.ctx, a.account.customer_id, 'global@example.org')).toBe(true);
-    expect((await call('POST', `/subscribers/${id}/subscribe`, {})).json().data.attributes.unsubscribed).toBe(false);
+    expect((await call('POST', `/subscribers/${id}/subscribe`, {})).json().data.attributes.unsubscribed).toBe(
+      false,
+    );
     expect(await isSuppressed(t.ctx, a.account.customer_id, 'global@example.org')).toBe(false);
     expect(await isSuppressed(t.ctx, a.account.customer_id, 'nobody@example.org')).toBe(false);
   });

@@ -31,7 +31,12 @@ export async function countSubscriptions(db: Queryable, customerId: number): Pro
 }
 
 /** One membership of the account. */
-export async function findSubscription(db: Queryable, customerId: number, listId: number, subscriberId: number) {
+export async function findSubscription(
+  db: Queryable,
+  customerId: number,
+  listId: number,
+  subscriberId: number,
+) {
   return db
     .selectFrom('subscription_list_members as m')
     .innerJoin('subscription_lists as l', 'l.id', 'm.list_id')
@@ -43,7 +48,13 @@ export async function findSubscription(db: Queryable, customerId: number, listId
 }
 
 /** Sets the list-level opt-out of the memberships of these subscribers on these lists; returns how many changed. */
-export async function setListOptOut(db: Queryable, subscriberIds: number[], listIds: number[], out: boolean, now: number): Promise<number> {
+export async function setListOptOut(
+  db: Queryable,
+  subscriberIds: number[],
+  listIds: number[],
+  out: boolean,
+  now: number,
+): Promise<number> {
   if (subscriberIds.length === 0 || listIds.length === 0) return 0;
   const r = await db
     .updateTable('subscription_list_members')
@@ -85,7 +96,10 @@ export async function setGlobalOptOutWhere(
   now: number,
 ): Promise<number> {
   const except = exceptIds.length ? sql`and s.id not in (${sql.join(exceptIds)})` : sql``;
-  const r = await sql`update subscribers set unsubscribed = ${out ? 1 : 0}, unsubscribed_at = ${out ? now : null}, updated_at = ${now}
-    where id in (select s.id from subscribers s where s.customer_id = ${customerId} and ${condition} ${except})`.execute(db);
+  const r =
+    await sql`update subscribers set unsubscribed = ${out ? 1 : 0}, unsubscribed_at = ${out ? now : null}, updated_at = ${now}
+    where id in (select s.id from subscribers s where s.customer_id = ${customerId} and ${condition} ${except})`.execute(
+      db,
+    );
   return Number(r.numAffectedRows ?? 0);
 }

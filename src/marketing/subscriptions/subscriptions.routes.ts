@@ -40,7 +40,9 @@ const BulkBody = Type.Object(
     subscriber_ids: Type.Optional(Ids),
     from_subscription_list_id: Type.Optional(IdValue),
     filters: Type.Optional(Type.Unknown()),
-    search: Type.Optional(Type.String({ maxLength: 200, description: 'Accepted; `*` or empty means everyone' })),
+    search: Type.Optional(
+      Type.String({ maxLength: 200, description: 'Accepted; `*` or empty means everyone' }),
+    ),
     except_ids: Type.Optional(Ids),
   },
   { additionalProperties: true },
@@ -77,9 +79,15 @@ export function subscriptionRoutes(app: TypedApp, ctx: AppContext): void {
       {
         schema: {
           ...common,
-          summary: 'Subscribe an existing subscriber to a list (starts drips triggered by subscription_created)',
+          summary:
+            'Subscribe an existing subscriber to a list (starts drips triggered by subscription_created)',
           body: Type.Object(
-            { subscription: Type.Object({ subscription_list_id: IdValue, subscriber_id: IdValue }, { additionalProperties: true }) },
+            {
+              subscription: Type.Object(
+                { subscription_list_id: IdValue, subscriber_id: IdValue },
+                { additionalProperties: true },
+              ),
+            },
             { additionalProperties: true },
           ),
           response: one,
@@ -120,8 +128,10 @@ export function subscriptionRoutes(app: TypedApp, ctx: AppContext): void {
         );
       }
     }
-    app.get(`${base}/:id`, { schema: { ...common, summary: 'One subscription', params: ListParams, response: one } }, (req) =>
-      subscriptionOf(ctx, customerOf(req), req.params.id),
+    app.get(
+      `${base}/:id`,
+      { schema: { ...common, summary: 'One subscription', params: ListParams, response: one } },
+      (req) => subscriptionOf(ctx, customerOf(req), req.params.id),
     );
     app.delete(
       `${base}/:id`,

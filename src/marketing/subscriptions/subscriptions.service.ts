@@ -24,7 +24,13 @@ import {
   setListOptOut,
 } from './subscriptions.repository.ts';
 
-type Membership = { list_id: number; subscriber_id: number; unsubscribed: number; created_at: number; updated_at: number };
+type Membership = {
+  list_id: number;
+  subscriber_id: number;
+  unsubscribed: number;
+  created_at: number;
+  updated_at: number;
+};
 
 /** A subscription as shown. */
 function view(m: Membership) {
@@ -48,20 +54,27 @@ const UNPAGED_LIMIT = 1000;
 /** The most subscriber ids one request names. */
 const MAX_IDS = 5000;
 
-const notFound = (raw: string) => new AppError('marketing.subscription_not_found', `subscription ${raw} was not found`);
+const notFound = (raw: string) =>
+  new AppError('marketing.subscription_not_found', `subscription ${raw} was not found`);
 
 async function requireSubscription(ctx: AppContext, customerId: number, raw: string) {
   const [listRaw, subRaw] = raw.split('-');
   const listId = parseId(listRaw);
   const subscriberId = parseId(subRaw);
   const row =
-    listId === null || subscriberId === null ? undefined : await findSubscription(ctx.database.db, customerId, listId, subscriberId);
+    listId === null || subscriberId === null
+      ? undefined
+      : await findSubscription(ctx.database.db, customerId, listId, subscriberId);
   if (!row) throw notFound(raw);
   return row;
 }
 
 /** `GET /subscriptions`. */
-export async function subscriptionsOf(ctx: AppContext, customerId: number, q: { use_pagination?: boolean; page?: number; items?: number }) {
+export async function subscriptionsOf(
+  ctx: AppContext,
+  customerId: number,
+  q: { use_pagination?: boolean; page?: number; items?: number },
+) {
   const page = pageAsked(q);
   const db = ctx.database.reader;
   const [rows, total] = await Promise.all([
@@ -92,9 +105,13 @@ export async function createSubscription(
     return n;
   });
   if (added === 0)
-    throw new AppError('marketing.subscription_exists', `subscriber ${subscriber.id} is already on subscription list ${list.id}`, {
-      extra: { subscription_id: `${list.id}-${subscriber.id}` },
-    });
+    throw new AppError(
+      'marketing.subscription_exists',
+      `subscriber ${subscriber.id} is already on subscription list ${list.id}`,
+      {
+        extra: { subscription_id: `${list.id}-${subscriber.id}` },
+      },
+    );
   return { data: view((await findSubscription(db, customerId, list.id, subscriber.id))!) };
 }
 
@@ -159,7 +176,11 @@ export async function bulkGlobal(
   const now = Date.now();
   let condition;
   if (dynamic) {
-    condition = filterSql(filtersOf(await requireDynamicList(db, customerId, body.from_subscription_list_id)), customerId, now);
+    condition = filterSql(
+      filtersOf(await requireDynamicList(db, customerId, body.from_subscription_list_id)),
+      customerId,
+      now,
+    );
   } else {
     const list = await requireList(db, customerId, body.from_subscription_list_id);
     condition = allOf(onList(list.id), filterSql(parseFilters(body.filters ?? []), customerId, now));

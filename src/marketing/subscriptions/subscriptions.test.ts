@@ -24,19 +24,32 @@ afterAll(() => t.close());
 
 const attrs = async (id: string) => (await call('GET', `/subscribers/${id}`)).json().data.attributes;
 const onList = async (id: string, listId: string) =>
-  ((await attrs(id)).subscription_lists as { id: string; unsubscribed: boolean }[]).find((l) => l.id === listId);
+  ((await attrs(id)).subscription_lists as { id: string; unsubscribed: boolean }[]).find(
+    (l) => l.id === listId,
+  );
 
 describe('subscriptions', () => {
   it('creates a subscription once, reads it, and deletes it as a list-level opt-out that keeps the record', async () => {
-    const created = await call('POST', '/subscriptions', { subscription: { subscription_list_id: other, subscriber_id: s.cy } });
+    const created = await call('POST', '/subscriptions', {
+      subscription: { subscription_list_id: other, subscriber_id: s.cy },
+    });
     expect(created.statusCode, created.body).toBe(200);
     const id = created.json().data.id as string;
-    expect(created.json().data.attributes).toMatchObject({ subscriber_id: s.cy, subscription_list_id: other, unsubscribed: false });
-    const again = await call('POST', '/subscriptions', { subscription: { subscription_list_id: other, subscriber_id: s.cy } });
+    expect(created.json().data.attributes).toMatchObject({
+      subscriber_id: s.cy,
+      subscription_list_id: other,
+      unsubscribed: false,
+    });
+    const again = await call('POST', '/subscriptions', {
+      subscription: { subscription_list_id: other, subscriber_id: s.cy },
+    });
     expect(again.json().error_code).toBe('marketing.subscription_exists');
     expect((await call('GET', `/subscriptions/${id}`)).json().data.id).toBe(id);
     const deleted = await call('DELETE', `/subscriptions/${id}`);
-    expect(deleted.json().data.attributes).toMatchObject({ unsubscribed: true, unsubscribed_at: expect.any(String) });
+    expect(deleted.json().data.attributes).toMatchObject({
+      unsubscribed: true,
+      unsubscribed_at: expect.any(String),
+    });
     expect((await attrs(s.cy)).unsubscribed).toBe(false);
     const all = await call('GET', '/subscriptions?use_pagination=true&items=2');
     expect(all.json()).toMatchObject({ page_info: { items: 2 }, total_count: expect.any(Number) });
@@ -44,29 +57,47 @@ describe('subscriptions', () => {
   });
 
   it('unsubscribes from named lists or globally, and subscribing clears the global opt-out', async () => {
-    await call('POST', '/subscriptions/unsubscribe', { subscriber_ids: [s.amy], subscription_list_ids: [list] });
+    await call('POST', '/subscriptions/unsubscribe', {
+      subscriber_ids: [s.amy],
+      subscription_list_ids: [list],
+    });
     expect((await onList(s.amy, list))!.unsubscribed).toBe(true);
     expect((await attrs(s.amy)).unsubscribed).toBe(false);
     const global = await call('POST', '/subscriptions/unsubscribe', { subscriber_ids: [s.amy, s.bo] });
-    expect(global.json().data.map((x: { attributes: { unsubscribed: boolean } }) => x.attributes.unsubscribed)).toEqual([true, true]);
-    await call('POST', '/subscriptions/subscribe', { subscriber_ids: [s.amy], subscription_list_ids: [list] });
+    expect(
+      global.json().data.map((x: { attributes: { unsubscribed: boolean } }) => x.attributes.unsubscribed),
+    ).toEqual([true, true]);
+    await call('POST', '/subscriptions/subscribe', {
+      subscriber_ids: [s.amy],
+      subscription_list_ids: [list],
+    });
     expect((await onList(s.amy, list))!.unsubscribed).toBe(false);
     expect((await attrs(s.amy)).unsubscribed).toBe(false);
     await call('POST', '/subscriptions/subscribe', { subscriber_ids: [s.bo] });
     expect((await attrs(s.bo)).unsubscribed).toBe(false);
-    expect((await call('POST', '/subscriptions/subscribe', { subscriber_ids: ['999999'] })).statusCode).toBe(404);
+    expect((await call('POST', '/subscriptions/subscribe', { subscriber_ids: ['999999'] })).statusCode).toBe(
+      404,
+    );
   });
 
   it('opts a whole list out and in globally, minus except_ids, and a dynamic list likewise', async () => {
-    const out = await call('POST', '/subscriptions/bulk_global_unsubscribe', { from_subscription_list_id: list, except_ids: [s.bo] });
+    const out = await call('POST', '/subscriptions/bulk_global_unsubscribe', {
+      from_subscription_list_id: list,
+      except_ids: [s.bo],
+    });
     expect(out.json().data.num_subscribers_updated).toBe(1);
-    expect([(await attrs(s.amy)).unsubscribed, (await attrs(s.bo)).unsubscribed, (await attrs(s.cy)).unsubscribed]).toEqual([
-      true,
-      false,
-      false,
-    ]);
-    const dyn = await call('POST', '/dynamic_lists', { name: 'cy', filters: [[{ field: 'email', op: 'starts_with', terms: ['cy@'] }]] });
-    await call('POST', '/subscriptions/dynamic_bulk_unsubscribe', { from_subscription_list_id: dyn.json().data.id });
+    expect([
+      (await attrs(s.amy)).unsubscribed,
+      (await attrs(s.bo)).unsubscribed,
+      (await attrs(s.cy)).unsubscribed,
+    ]).toEqual([true, false, false]);
+    const dyn = await call('POST', '/dynamic_lists', {
+      name: 'cy',
+      filters: [[{ field: 'email', op: 'starts_with', terms: ['cy@'] }]],
+    });
+    await call('POST', '/subscriptions/dynamic_bulk_unsubscribe', {
+      from_subscription_list_id: dyn.json().data.id,
+    });
     expect((await attrs(s.cy)).unsubscribed).toBe(true);
     await call('POST', '/subscriptions/bulk_global_subscribe', { subscriber_ids: [s.amy, s.cy] });
     expect([(await attrs(s.amy)).unsubscribed, (await attrs(s.cy)).unsubscribed]).toEqual([false, false]);
@@ -85,7 +116,9 @@ describe('subscriptions', () => {
       drip_campaign_nodes: JSON.stringify(graph),
     });
     expect((await call('POST', `/drip_campaigns/${drip}/start`)).statusCode).toBe(200);
-    await call('POST', '/subscriptions', { subscription: { subscription_list_id: drips, subscriber_id: s.bo } });
+    await call('POST', '/subscriptions', {
+      subscription: { subscription_list_id: drips, subscriber_id: s.bo },
+    });
     await enrollNew(t.ctx, Date.now() + LOOKBACK_MS);
     const rows = await t.ctx.database.db
       .selectFrom('drip_enrollments')
