@@ -32,33 +32,14 @@ function filterOf(c: ConsoleContext, limit: number): AuditFilter {
 
 function filters(c: ConsoleContext): SafeHtml {
   const q = c.query;
-  return html`<form
-    method="get"
-    action="${PATH}"
-    class="filters card"
-    role="search"
-    aria-label="Filter the audit trail"
-  >
+  return html`<form method="get" action="${PATH}" class="filters card" role="search" aria-label="Filter the audit trail">
     <div class="field">
       <label for="f-action">Action</label
-      ><input
-        id="f-action"
-        name="action"
-        type="text"
-        value="${q.action ?? ''}"
-        placeholder="sign_in.failure"
-      />
+      ><input id="f-action" name="action" type="text" value="${q.action ?? ''}" placeholder="sign_in.failure" />
     </div>
-    <div class="field">
-      <label for="f-actor">Actor id</label
-      ><input id="f-actor" name="actor" type="text" value="${q.actor ?? ''}" />
-    </div>
-    <div class="field">
-      <label for="f-from">From</label><input id="f-from" name="from" type="date" value="${q.from ?? ''}" />
-    </div>
-    <div class="field">
-      <label for="f-to">To</label><input id="f-to" name="to" type="date" value="${q.to ?? ''}" />
-    </div>
+    <div class="field"><label for="f-actor">Actor id</label><input id="f-actor" name="actor" type="text" value="${q.actor ?? ''}" /></div>
+    <div class="field"><label for="f-from">From</label><input id="f-from" name="from" type="date" value="${q.from ?? ''}" /></div>
+    <div class="field"><label for="f-to">To</label><input id="f-to" name="to" type="date" value="${q.to ?? ''}" /></div>
     <button type="submit">Filter</button>
   </form>`;
 }
@@ -127,13 +108,11 @@ export function auditPages(app: FastifyInstance, ctx: AppContext): void {
       const more = entries.length > PAGE;
       const shown = entries.slice(0, PAGE);
       return html`<p class="muted">
-          Every sign-in, change and view of protected content in ${c.account.username}, newest first. Entries
-          cannot be changed; they are kept for ${ctx.config.auditRetentionDays} days.
+          Every sign-in, change and view of protected content in ${c.account.username}, newest first. Entries cannot be changed; they are
+          kept for ${ctx.config.auditRetentionDays} days.
         </p>
         ${filters(c)}
-        <p class="actions">
-          <a class="button secondary" href="${PATH}/export.csv?${query(c, {})}">Export as CSV</a>
-        </p>
+        <p class="actions"><a class="button secondary" href="${PATH}/export.csv?${query(c, {})}">Export as CSV</a></p>
         ${scrollTable(
           'Audit entries',
           html`<table class="stack">

@@ -34,10 +34,7 @@ export function capturedPages(app: FastifyInstance, ctx: AppContext): void {
     render: async (c) => {
       const list = await capturedOfAccount(c.ctx, c.account.customer_id, { limit: 100 });
       return html`<div class="card">
-        <p class="muted">
-          With the capture transport, Sealpost keeps each message here instead of sending it. The newest 100
-          are listed.
-        </p>
+        <p class="muted">With the capture transport, Sealpost keeps each message here instead of sending it. The newest 100 are listed.</p>
         ${
           list.length === 0
             ? html`<p>Nothing captured yet.</p>`
@@ -64,9 +61,7 @@ export function capturedPages(app: FastifyInstance, ctx: AppContext): void {
                                 ? html`<a href="/console/captured/${m.id}">Open</a>`
                                 : html`<span class="muted">content hidden</span>`
                             }
-                            <br /><a href="/console/messages/${m.sourceTrackingId}" class="mono"
-                              >${m.sourceTrackingId}</a
-                            >
+                            <br /><a href="/console/messages/${m.sourceTrackingId}" class="mono">${m.sourceTrackingId}</a>
                           </td>
                         </tr>`,
                     )}
@@ -128,9 +123,7 @@ export function capturedPages(app: FastifyInstance, ctx: AppContext): void {
                   ${mail.attachments.map(
                     (a, i) =>
                       html`<li>
-                        <a href="/console/captured/${m.id}/attachments/${i}"
-                          >${a.filename ?? `attachment ${i + 1}`}</a
-                        >
+                        <a href="/console/captured/${m.id}/attachments/${i}">${a.filename ?? `attachment ${i + 1}`}</a>
                         (${a.contentType}, ${a.size.toLocaleString('en-US')} bytes)
                       </li>`,
                   )}

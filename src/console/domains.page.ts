@@ -51,23 +51,11 @@ function recordsTable(records: DnsRecord[], checks?: DnsCheck[]): SafeHtml {
             <td>${PURPOSE[r.purpose]}</td>
             <td>
               ${r.type} <code id="rec-name-${i}" class="mono">${r.name}</code>
-              <button
-                type="button"
-                data-copy="rec-name-${i}"
-                aria-label="Copy name of the ${r.purpose} record"
-              >
-                Copy
-              </button>
+              <button type="button" data-copy="rec-name-${i}" aria-label="Copy name of the ${r.purpose} record">Copy</button>
             </td>
             <td>
               <code id="rec-value-${i}" class="mono">${r.value}</code>
-              <button
-                type="button"
-                data-copy="rec-value-${i}"
-                aria-label="Copy value of the ${r.purpose} record"
-              >
-                Copy
-              </button>
+              <button type="button" data-copy="rec-value-${i}" aria-label="Copy value of the ${r.purpose} record">Copy</button>
             </td>
             ${
               check
@@ -116,13 +104,7 @@ export function domainPages(app: FastifyInstance, ctx: AppContext, deps: Console
                 ${csrfField(c.csrfToken)}
                 <div class="field">
                   <label for="domain-name">Domain name</label>
-                  <input
-                    id="domain-name"
-                    name="domain"
-                    required
-                    placeholder="clinic.example"
-                    autocomplete="off"
-                  />
+                  <input id="domain-name" name="domain" required placeholder="clinic.example" autocomplete="off" />
                 </div>
                 <button type="submit" class="button">Add domain</button>
               </form>`
@@ -195,12 +177,8 @@ export function domainPages(app: FastifyInstance, ctx: AppContext, deps: Console
           ip: c.ip,
         });
       const note = ready
-        ? html`<p class="flash flash-success" role="status">
-            Both required records were found: ${row.name} is verified.
-          </p>`
-        : html`<p class="flash flash-error" role="alert">
-            Not verified: a required record was not found in DNS.
-          </p>`;
+        ? html`<p class="flash flash-success" role="status">Both required records were found: ${row.name} is verified.</p>`
+        : html`<p class="flash flash-error" role="alert">Not verified: a required record was not found in DNS.</p>`;
       return { title: `Verify ${row.name}`, body: html`${note}${await domainPage(c, checks)()}` };
     },
   });

@@ -32,9 +32,7 @@ function keyRow(c: ConsoleContext, k: ApiKeyInfo, who: Map<string, string>): Saf
   const by = k.created_by ? (who.get(k.created_by) ?? 'a removed user') : 'command line';
   return html`<tr>
     <td><code>${k.prefix}…</code></td>
-    <td>
-      ${k.description || html`<span class="muted">none</span>`}${k.domain ? html`<br /><span class="muted">${k.domain}</span>` : ''}
-    </td>
+    <td>${k.description || html`<span class="muted">none</span>`}${k.domain ? html`<br /><span class="muted">${k.domain}</span>` : ''}</td>
     <td>${k.scopes.join(', ')}</td>
     <td>${by}<br /><span class="muted">${when(k.created_at)}</span></td>
     <td>${k.last_used_at ? when(k.last_used_at) : 'never'}</td>
@@ -57,29 +55,15 @@ async function createForm(c: ConsoleContext): Promise<SafeHtml> {
     ${csrfField(c.csrfToken)}
     <div class="field">
       <label for="key-description">Description</label>
-      <input
-        id="key-description"
-        name="description"
-        maxlength="200"
-        required
-        aria-describedby="key-description-hint"
-      />
-      <p class="hint" id="key-description-hint">
-        Where the key will be used, for example "booking system, production".
-      </p>
+      <input id="key-description" name="description" maxlength="200" required aria-describedby="key-description-hint" />
+      <p class="hint" id="key-description-hint">Where the key will be used, for example "booking system, production".</p>
     </div>
     <fieldset class="field">
       <legend>Scopes</legend>
       ${SCOPES.map(
         (s) =>
           html`<div class="check">
-            <input
-              type="checkbox"
-              id="scope-${s}"
-              name="scopes"
-              value="${s}"
-              ${s === 'email' ? html`checked` : ''}
-            />
+            <input type="checkbox" id="scope-${s}" name="scopes" value="${s}" ${s === 'email' ? html`checked` : ''} />
             <label for="scope-${s}">${s}</label>
           </div>`,
       )}
@@ -99,14 +83,12 @@ function shownOnce(key: { key: string; prefix: string; scopes: string[] }): Safe
   return html`<div class="card" role="region" aria-labelledby="new-key-heading">
       <h2 id="new-key-heading">Your new key</h2>
       <p class="flash flash-info">
-        <strong>Copy this key now. It is shown only this once:</strong> Sealpost keeps only a hash of it and
-        cannot show it again. If it is lost, create another key and revoke this one.
+        <strong>Copy this key now. It is shown only this once:</strong> Sealpost keeps only a hash of it and cannot show it again. If it is
+        lost, create another key and revoke this one.
       </p>
       <p><code id="new-key" class="mono">${key.key}</code></p>
       <p><button type="button" data-copy="new-key">Copy key</button></p>
-      <p class="muted">
-        Scopes: ${key.scopes.join(', ')}. In the list it appears as <code>${key.prefix}…</code>.
-      </p>
+      <p class="muted">Scopes: ${key.scopes.join(', ')}. In the list it appears as <code>${key.prefix}…</code>.</p>
       <p><a href="/console/keys">Back to the keys</a></p>
     </div>
     ${ROTATION}`;
@@ -187,8 +169,8 @@ export function keyPages(app: FastifyInstance, ctx: AppContext): void {
       return html`<form class="card" method="post" action="/console/keys/${key.id}/revoke">
         ${csrfField(c.csrfToken)}
         <p>
-          Revoke the key <code>${key.prefix}…</code> (${key.description || 'no description'})? Requests with
-          it are refused from then on; this cannot be undone.
+          Revoke the key <code>${key.prefix}…</code> (${key.description || 'no description'})? Requests with it are refused from then on;
+          this cannot be undone.
         </p>
         <p class="muted">Last used: ${key.last_used_at ? when(key.last_used_at) : 'never'}.</p>
         <div class="actions">

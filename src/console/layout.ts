@@ -60,9 +60,7 @@ export function sentence(text: string): string {
 /** A flash notice, announced to screen readers. */
 export function flashBox(flash: Flash | undefined): SafeHtml {
   if (!flash) return html``;
-  return html`<div class="flash flash-${flash.kind}" role="${flash.kind === 'error' ? 'alert' : 'status'}">
-    ${sentence(flash.text)}
-  </div>`;
+  return html`<div class="flash flash-${flash.kind}" role="${flash.kind === 'error' ? 'alert' : 'status'}">${sentence(flash.text)}</div>`;
 }
 
 /** The hidden form field carrying the session's CSRF token; every console form that posts includes it. */
@@ -96,16 +94,12 @@ export function layout(frame: Frame, body: SafeHtml): string {
         <a class="brand" href="/console">Sealpost</a>
         <div class="who">
           <span>Account <strong>${frame.accountName}</strong> · ${frame.userEmail}</span>
-          <form method="post" action="/console/sign-out">
-            ${csrfField(frame.csrfToken)}<button type="submit">Sign out</button>
-          </form>
+          <form method="post" action="/console/sign-out">${csrfField(frame.csrfToken)}<button type="submit">Sign out</button></form>
         </div>
       </header>
       <div class="shell">
         <details class="nav-phone">
-          <summary>
-            Menu<span class="nav-here">${frame.nav.find((n) => n.path === here)?.label ?? ''}</span>
-          </summary>
+          <summary>Menu<span class="nav-here">${frame.nav.find((n) => n.path === here)?.label ?? ''}</span></summary>
           ${navList(frame.nav, here)}
         </details>
         <nav class="nav" aria-label="Console">${navList(frame.nav, here)}</nav>

@@ -55,8 +55,7 @@ function searchForm(c: ConsoleContext): SafeHtml {
       <input id="log-${name}" name="${name}" type="${type}" value="${q[name] ?? ''}" />
     </div>`;
   return html`<form class="card filters" method="get" action="/console/messages" role="search">
-    ${input('recipient', 'Recipient', 'email')} ${input('id', 'Tracking id')}
-    ${input('subject', 'Subject (exact)')}
+    ${input('recipient', 'Recipient', 'email')} ${input('id', 'Tracking id')} ${input('subject', 'Subject (exact)')}
     <div class="field">
       <label for="log-status">Status</label>
       <select id="log-status" name="status">
@@ -65,9 +64,7 @@ function searchForm(c: ConsoleContext): SafeHtml {
       </select>
     </div>
     ${input('from', 'From', 'date')} ${input('to', 'To', 'date')}
-    <div class="actions">
-      <button type="submit" class="button">Search</button> <a href="/console/messages">Clear</a>
-    </div>
+    <div class="actions"><button type="submit" class="button">Search</button> <a href="/console/messages">Clear</a></div>
   </form>`;
 }
 
@@ -77,9 +74,7 @@ function nextLink(c: ConsoleContext, next: string | null): SafeHtml {
     Object.entries(c.query).filter((e): e is [string, string] => !!e[1] && e[0] !== 'after'),
   );
   params.set('after', next);
-  return html`<p>
-    <a class="button secondary" href="/console/messages?${params.toString()}">Older messages</a>
-  </p>`;
+  return html`<p><a class="button secondary" href="/console/messages?${params.toString()}">Older messages</a></p>`;
 }
 
 /** Registers the message log pages. */
@@ -96,9 +91,7 @@ export function messagePages(app: FastifyInstance, ctx: AppContext): void {
             <td>${when(m.created_at)}</td>
             <td><a href="/console/messages/${m.id}" class="mono">${m.id}</a></td>
             <td>${m.from_addr}</td>
-            <td>
-              ${m.recipients.map((r) => html`<div>${r.address} <span class="muted">${r.status}</span></div>`)}
-            </td>
+            <td>${m.recipients.map((r) => html`<div>${r.address} <span class="muted">${r.status}</span></div>`)}</td>
             <td>${m.total_opens} / ${m.total_clicks}</td>
           </tr>`,
       );
@@ -124,8 +117,7 @@ export function messagePages(app: FastifyInstance, ctx: AppContext): void {
                   </table>
                 </div>`
           }
-          ${c.query.after ? html`<p><a href="/console/messages">Newest messages</a></p>` : ''}
-          ${nextLink(c, page.next)}
+          ${c.query.after ? html`<p><a href="/console/messages">Newest messages</a></p>` : ''} ${nextLink(c, page.next)}
         </div>`;
     },
   });
@@ -140,19 +132,12 @@ export function messagePages(app: FastifyInstance, ctx: AppContext): void {
         : c.can('read_protected')
           ? html`<form method="post" action="/console/messages/${m.id}/content">
               ${csrfField(c.csrfToken)}
-              <p class="muted">
-                The content is hidden. Showing it is recorded in the audit trail with your name.
-              </p>
+              <p class="muted">The content is hidden. Showing it is recorded in the audit trail with your name.</p>
               <button type="submit" class="button">Show content</button>
             </form>`
-          : html`<p class="muted">
-              The content is hidden: your role does not allow reading protected content.
-            </p>`;
+          : html`<p class="muted">The content is hidden: your role does not allow reading protected content.</p>`;
     return html`<div class="card">
-        <p>
-          Tracking id <code class="mono">${m.id}</code> · from ${m.from_addr} · accepted ${when(m.created_at)}
-          · ${m.source}
-        </p>
+        <p>Tracking id <code class="mono">${m.id}</code> · from ${m.from_addr} · accepted ${when(m.created_at)} · ${m.source}</p>
         <p>Opens ${m.total_opens}, clicks ${m.total_clicks}</p>
         ${contentCard}
       </div>
@@ -160,9 +145,7 @@ export function messagePages(app: FastifyInstance, ctx: AppContext): void {
         (r) =>
           html`<section class="card" aria-label="Timeline for ${r.address}">
             <h2>${r.address}</h2>
-            <p class="muted">
-              ${r.status} · ${r.delivery_status} · ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}
-            </p>
+            <p class="muted">${r.status} · ${r.delivery_status} · ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}</p>
             <ol class="timeline">
               ${r.steps.map((s) => html`<li><strong>${s.what}</strong> <span class="muted">${when(s.at)}</span> ${s.detail}</li>`)}
             </ol>
@@ -207,9 +190,7 @@ export function messagePages(app: FastifyInstance, ctx: AppContext): void {
         }
         ${
           content.attachments.length > 0
-            ? html`<p>
-                <strong>Attachments:</strong> ${content.attachments.map((a) => a.fileName).join(', ')}
-              </p>`
+            ? html`<p><strong>Attachments:</strong> ${content.attachments.map((a) => a.fileName).join(', ')}</p>`
             : ''
         }
       </div>`;

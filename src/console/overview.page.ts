@@ -44,8 +44,7 @@ export function overviewPages(app: FastifyInstance, ctx: AppContext): void {
       const o = await accountOverview(c.ctx, c.account.customer_id);
       return html`${chartAssets()}
         <p class="muted">
-          Signed in as <strong>${c.user.email}</strong>, ${c.user.role} of the account
-          <strong>${c.account.username}</strong>. Days are UTC.
+          Signed in as <strong>${c.user.email}</strong>, ${c.user.role} of the account <strong>${c.account.username}</strong>. Days are UTC.
         </p>
         ${figures('Today', o.today)} ${figures('Last 7 days', o.week)}
         <section class="card">
@@ -67,8 +66,7 @@ export function overviewPages(app: FastifyInstance, ctx: AppContext): void {
             waiting${
               o.queue.oldestAgeMs === null
                 ? '.'
-                : html`; the oldest unfinished message was accepted ${duration(o.queue.oldestAgeMs)} ago
-                  (${when(o.queue.oldest)}).`
+                : html`; the oldest unfinished message was accepted ${duration(o.queue.oldestAgeMs)} ago (${when(o.queue.oldest)}).`
             }
           </p>
         </section>
@@ -87,8 +85,7 @@ export function overviewPages(app: FastifyInstance, ctx: AppContext): void {
                             ? html`<strong class="error-text">disabled</strong>
                                 ${when(e.disabled_at)}${e.disabled_reason ? `: ${e.disabled_reason}` : ''}`
                             : html`<strong class="error-text">failing</strong>: ${e.failure_streak} failed
-                                attempt${e.failure_streak === 1 ? '' : 's'} in a row since
-                                ${when(e.streak_started_at)}`
+                                attempt${e.failure_streak === 1 ? '' : 's'} in a row since ${when(e.streak_started_at)}`
                         }
                       </li>`,
                   )}

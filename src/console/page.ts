@@ -260,8 +260,7 @@ export function consoleAction(app: FastifyInstance, ctx: AppContext, spec: Actio
 export function notAvailable(label: string): SafeHtml {
   return html`<div class="card">
     <p>
-      ${label} is not available in the console yet. Everything it will show can be done today through the API
-      and the
+      ${label} is not available in the console yet. Everything it will show can be done today through the API and the
       <code>sealpost</code> command.
     </p>
   </div>`;

@@ -13,10 +13,7 @@ export function settingsPages(app: FastifyInstance, ctx: AppContext): void {
     render: async (c) =>
       html`<div class="card">
           <h2>Your sign-in</h2>
-          <p>
-            <a href="/console/settings/two-factor">Two-factor authentication</a> —
-            ${c.user.totpEnabled ? 'on' : 'off'}
-          </p>
+          <p><a href="/console/settings/two-factor">Two-factor authentication</a> — ${c.user.totpEnabled ? 'on' : 'off'}</p>
         </div>
         ${
           c.can('manage_users')

@@ -10,14 +10,7 @@ export function signInPage(opts: { token: string; next: string; email?: string; 
       <input type="hidden" name="next" value="${opts.next}" />
       <div class="field">
         <label for="email">Email</label>
-        <input
-          id="email"
-          name="email"
-          type="email"
-          autocomplete="username"
-          required
-          value="${opts.email ?? ''}"
-        />
+        <input id="email" name="email" type="email" autocomplete="username" required value="${opts.email ?? ''}" />
       </div>
       <div class="field">
         <label for="password">Password</label>
@@ -51,9 +44,7 @@ export function secondFactorPage(opts: { token: string; next: string; flash?: Fl
       <button type="submit">Verify</button>
     </form>
     <form method="post" action="/console/sign-out">
-      <input type="hidden" name="_csrf" value="${opts.token}" /><button type="submit" class="secondary">
-        Cancel
-      </button>
+      <input type="hidden" name="_csrf" value="${opts.token}" /><button type="submit" class="secondary">Cancel</button>
     </form>`;
   return plainPage('Two-factor authentication', body, opts.flash);
 }
@@ -75,9 +66,7 @@ export function setPasswordPage(opts: { linkToken: string; email: string; flash?
           minlength="10"
           aria-describedby="password-hint"
         />
-        <p class="hint" id="password-hint">
-          At least 10 characters. A passphrase of several words is easy to remember and hard to guess.
-        </p>
+        <p class="hint" id="password-hint">At least 10 characters. A passphrase of several words is easy to remember and hard to guess.</p>
       </div>
       <div class="field">
         <label for="confirm">Repeat the password</label>
@@ -99,10 +88,7 @@ export function messagePage(title: string, text: string, link?: { href: string; 
 
 /** The "forgot password" form. */
 export function forgotPasswordPage(opts: { token: string; flash?: Flash }): string {
-  const body = html`<p>
-      Enter the email address you sign in with. If it belongs to a user, a link to choose a new password is
-      sent to it.
-    </p>
+  const body = html`<p>Enter the email address you sign in with. If it belongs to a user, a link to choose a new password is sent to it.</p>
     <form method="post" action="/console/forgot-password" class="card" novalidate>
       <input type="hidden" name="_csrf" value="${opts.token}" />
       <div class="field">

@@ -26,23 +26,11 @@ const SAMPLE = '{\n  "first_name": "Ana",\n  "appointment": "Monday 9:00"\n}';
 function editor(c: ConsoleContext, t?: DynamicTemplate): SafeHtml {
   const canEdit = c.can('edit_content');
   return html`<script src="${assetUrl('template-preview.js')}" defer></script>
-    <form
-      class="card"
-      method="post"
-      action="${t ? `/console/templates/${t.id}` : '/console/templates'}"
-      data-template-editor
-    >
+    <form class="card" method="post" action="${t ? `/console/templates/${t.id}` : '/console/templates'}" data-template-editor>
       ${csrfField(c.csrfToken)}
       <div class="field">
         <label for="tpl-name">Name</label>
-        <input
-          id="tpl-name"
-          name="name"
-          required
-          maxlength="255"
-          value="${t?.name ?? ''}"
-          ${canEdit ? '' : html`readonly`}
-        />
+        <input id="tpl-name" name="name" required maxlength="255" value="${t?.name ?? ''}" ${canEdit ? '' : html`readonly`} />
       </div>
       <div class="field">
         <label for="tpl-body">Template (Handlebars)</label>

@@ -23,10 +23,7 @@ function codeField(id: string): SafeHtml {
 async function ownSection(c: ConsoleContext, required: boolean): Promise<SafeHtml> {
   if (c.user.totpEnabled)
     return html`<div class="card">
-      <p>
-        <strong>Two-factor authentication is on.</strong> Signing in asks for a code from your authenticator
-        app.
-      </p>
+      <p><strong>Two-factor authentication is on.</strong> Signing in asks for a code from your authenticator app.</p>
       ${
         required
           ? html`<p class="muted">This account requires it, so it cannot be turned off.</p>`
@@ -40,26 +37,15 @@ async function ownSection(c: ConsoleContext, required: boolean): Promise<SafeHtm
   if (!pending)
     return html`<div class="card">
       ${required ? html`<p class="flash flash-info" role="status">This account requires two-factor authentication. Set it up to continue.</p>` : ''}
-      <p>
-        Two-factor authentication is off. With it on, signing in also asks for a code from an authenticator
-        app on your phone.
-      </p>
-      <form method="post" action="${TWO_FACTOR_PATH}/start">
-        ${csrfField(c.csrfToken)}<button type="submit">Set up two-factor</button>
-      </form>
+      <p>Two-factor authentication is off. With it on, signing in also asks for a code from an authenticator app on your phone.</p>
+      <form method="post" action="${TWO_FACTOR_PATH}/start">${csrfField(c.csrfToken)}<button type="submit">Set up two-factor</button></form>
     </div>`;
   return html`<div class="card">
     <h2>Set up two-factor</h2>
     <ol>
       <li>Open an authenticator app on your phone and add an account by scanning this code:</li>
     </ol>
-    <img
-      class="qr"
-      src="${pending.qrDataUri}"
-      alt="QR code for your authenticator app"
-      width="192"
-      height="192"
-    />
+    <img class="qr" src="${pending.qrDataUri}" alt="QR code for your authenticator app" width="192" height="192" />
     <p>
       Or type this key: <code id="totp-key">${pending.secret}</code>
       <button type="button" class="secondary" data-copy="totp-key">Copy</button>
@@ -91,9 +77,7 @@ export function twoFactorPages(app: FastifyInstance, ctx: AppContext): void {
               <p>
                 ${required ? 'Two-factor authentication is required for every user of the account.' : 'Two-factor authentication is optional.'}
               </p>
-              <button type="submit" class="secondary">
-                ${required ? 'Make it optional' : 'Require it for everyone'}
-              </button>
+              <button type="submit" class="secondary">${required ? 'Make it optional' : 'Require it for everyone'}</button>
             </form>
           </div>`
         : '';

@@ -42,11 +42,7 @@ function row(c: ConsoleContext, u: User): SafeHtml {
           : u.role === 'viewer'
             ? 'no'
             : html`<form method="post" action="${PATH}/${u.id}/protected" class="actions">
-                ${csrfField(c.csrfToken)}<input
-                  type="hidden"
-                  name="granted"
-                  value="${u.canReadProtected ? 'no' : 'yes'}"
-                />
+                ${csrfField(c.csrfToken)}<input type="hidden" name="granted" value="${u.canReadProtected ? 'no' : 'yes'}" />
                 ${u.canReadProtected ? 'yes' : 'no'}
                 <button
                   type="submit"
@@ -60,9 +56,7 @@ function row(c: ConsoleContext, u: User): SafeHtml {
     </td>
     <td data-label="Two-factor">${u.totpEnabled ? 'on' : 'off'}</td>
     <td data-label="Status">
-      ${u.disabled ? 'disabled' : u.hasPassword ? 'active' : 'invited'}<br /><span class="muted"
-        >last sign-in ${when(u.lastSignInAt)}</span
-      >
+      ${u.disabled ? 'disabled' : u.hasPassword ? 'active' : 'invited'}<br /><span class="muted">last sign-in ${when(u.lastSignInAt)}</span>
     </td>
     <td>
       ${
@@ -93,22 +87,17 @@ function inviteForm(c: ConsoleContext): SafeHtml {
     <form method="post" action="${PATH}/invite">
       ${csrfField(c.csrfToken)}
       <div class="field">
-        <label for="invite-email">Email</label
-        ><input id="invite-email" name="email" type="email" autocomplete="off" required />
+        <label for="invite-email">Email</label><input id="invite-email" name="email" type="email" autocomplete="off" required />
       </div>
       <div class="field">
         <label for="invite-role">Role</label>
         <select id="invite-role" name="role">
           ${ROLES.map((r) => html`<option value="${r}" ${r === 'viewer' ? 'selected' : ''}>${r}</option>`)}
         </select>
-        <p class="hint">
-          Owner: everything. Admin: everything but users. Editor: templates, forms, lists, campaigns. Viewer:
-          read only.
-        </p>
+        <p class="hint">Owner: everything. Admin: everything but users. Editor: templates, forms, lists, campaigns. Viewer: read only.</p>
       </div>
       <div class="field check">
-        <input id="invite-protected" name="protected" type="checkbox" value="yes" /><label
-          for="invite-protected"
+        <input id="invite-protected" name="protected" type="checkbox" value="yes" /><label for="invite-protected"
           >May read protected content (message bodies, form submissions, exports)</label
         >
       </div>

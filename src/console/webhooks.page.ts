@@ -35,13 +35,7 @@ function eventBoxes(chosen: readonly string[]): SafeHtml {
     ${WEBHOOK_EVENTS.map(
       (e) =>
         html`<div class="check">
-          <input
-            type="checkbox"
-            id="ev-${e}"
-            name="events"
-            value="${e}"
-            ${chosen.includes(e) ? html`checked` : ''}
-          />
+          <input type="checkbox" id="ev-${e}" name="events" value="${e}" ${chosen.includes(e) ? html`checked` : ''} />
           <label for="ev-${e}">${EVENT_LABEL[e]} <code>${e}</code></label>
         </div>`,
     )}
@@ -59,8 +53,7 @@ function secretOnce(e: WebhookEndpoint, heading: string): SafeHtml {
   return html`<div class="card">
     <h2>${heading}</h2>
     <p class="flash flash-info">
-      <strong>Copy this signing secret now. It is shown only this once.</strong> Your receiver checks each
-      delivery's signature with it.
+      <strong>Copy this signing secret now. It is shown only this once.</strong> Your receiver checks each delivery's signature with it.
     </p>
     <p><code id="new-secret" class="mono">${e.signing_key}</code></p>
     <p><button type="button" data-copy="new-secret">Copy secret</button></p>
@@ -179,9 +172,7 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
                   <div class="field">
                     <label for="rp-ids">Event ids</label>
                     <input id="rp-ids" name="event_ids" inputmode="numeric" aria-describedby="rp-hint" />
-                    <p class="hint" id="rp-hint">
-                      One or more event ids (from the attempts below), separated by commas.
-                    </p>
+                    <p class="hint" id="rp-hint">One or more event ids (from the attempts below), separated by commas.</p>
                   </div>
                   <button type="submit" class="button">Replay</button>
                 </form>`
@@ -208,16 +199,10 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
                         (a) =>
                           html`<tr>
                             <td>${when(a.created_at)}</td>
-                            <td>
-                              ${a.event_id} · ${a.event_name}<br /><span class="muted"
-                                >attempt ${a.attempt}</span
-                              >
-                            </td>
+                            <td>${a.event_id} · ${a.event_name}<br /><span class="muted">attempt ${a.attempt}</span></td>
                             <td>${a.status_code ?? 'no answer'}</td>
                             <td>${a.latency_ms} ms</td>
-                            <td>
-                              <code class="mono">${(a.response_excerpt ?? a.error ?? '').slice(0, 200)}</code>
-                            </td>
+                            <td><code class="mono">${(a.response_excerpt ?? a.error ?? '').slice(0, 200)}</code></td>
                           </tr>`,
                       )}
                     </tbody>

@@ -60,10 +60,7 @@ export function importsPages(app: FastifyInstance, ctx: AppContext): void {
           c.can('edit_content')
             ? html`<div class="card">
                 <h2>Upload a CSV file</h2>
-                <p class="muted">
-                  The first line names the columns. One column holds the email address; you choose the others
-                  next.
-                </p>
+                <p class="muted">The first line names the columns. One column holds the email address; you choose the others next.</p>
                 <form method="post" action="/console/audiences/imports" enctype="multipart/form-data">
                   ${csrfField(c.csrfToken)}
                   <div class="field">
@@ -73,8 +70,7 @@ export function importsPages(app: FastifyInstance, ctx: AppContext): void {
                     </select>
                   </div>
                   <div class="field">
-                    <label for="file">CSV file</label
-                    ><input id="file" name="file" type="file" accept=".csv,text/csv" required />
+                    <label for="file">CSV file</label><input id="file" name="file" type="file" accept=".csv,text/csv" required />
                   </div>
                   <button type="submit" class="button">Upload</button>
                 </form>
@@ -225,14 +221,9 @@ function importBody(c: ConsoleContext, i: ImportView): SafeHtml {
   return html`<p><a href="/console/audiences/imports">← All imports</a></p>
     <div class="card" ${live ? html`data-poll="/console/audiences/imports/${seg(i.id)}/progress.json"` : ''}>
       <h2>Progress</h2>
-      <p>
-        <strong data-field="state">${p.state}</strong
-        >${i.dry_run && !live && i.state !== 'uploaded' ? ' (dry run)' : ''}
-      </p>
+      <p><strong data-field="state">${p.state}</strong>${i.dry_run && !live && i.state !== 'uploaded' ? ' (dry run)' : ''}</p>
       <label for="import-progress">Read</label>
-      <progress id="import-progress" max="100" value="${p.percent}" data-field="percent">
-        ${p.percent}%
-      </progress>
+      <progress id="import-progress" max="100" value="${p.percent}" data-field="percent">${p.percent}%</progress>
       <dl class="stats">
         <div>
           <dt>Rows</dt>

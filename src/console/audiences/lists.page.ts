@@ -46,11 +46,7 @@ export function listsPages(app: FastifyInstance, ctx: AppContext): void {
                               ${
                                 l.attributes.is_default
                                   ? html`<span class="muted">cannot be renamed or deleted</span>`
-                                  : html`<form
-                                        class="inline"
-                                        method="post"
-                                        action="/console/audiences/lists/${seg(l.id)}/rename"
-                                      >
+                                  : html`<form class="inline" method="post" action="/console/audiences/lists/${seg(l.id)}/rename">
                                         ${csrfField(c.csrfToken)}
                                         <label for="rename-${l.id}">New name for ${l.attributes.name}</label>
                                         <input
@@ -63,17 +59,9 @@ export function listsPages(app: FastifyInstance, ctx: AppContext): void {
                                         />
                                         <button type="submit">Rename</button>
                                       </form>
-                                      <form
-                                        class="inline"
-                                        method="post"
-                                        action="/console/audiences/lists/${seg(l.id)}/delete"
-                                      >
+                                      <form class="inline" method="post" action="/console/audiences/lists/${seg(l.id)}/delete">
                                         ${csrfField(c.csrfToken)}
-                                        <button
-                                          type="submit"
-                                          class="danger"
-                                          aria-label="Delete the list ${l.attributes.name}"
-                                        >
+                                        <button type="submit" class="danger" aria-label="Delete the list ${l.attributes.name}">
                                           Delete
                                         </button>
                                       </form>`
@@ -86,9 +74,7 @@ export function listsPages(app: FastifyInstance, ctx: AppContext): void {
               </tbody>
             </table>
           </div>
-          <p class="muted">
-            Deleting a list removes its memberships; the subscribers stay on the default list.
-          </p>
+          <p class="muted">Deleting a list removes its memberships; the subscribers stay on the default list.</p>
         </div>
         ${
           edit
@@ -97,8 +83,7 @@ export function listsPages(app: FastifyInstance, ctx: AppContext): void {
                 <form method="post" action="/console/audiences/lists">
                   ${csrfField(c.csrfToken)}
                   <div class="field">
-                    <label for="new-list">Name</label
-                    ><input type="text" id="new-list" name="name" required maxlength="255" />
+                    <label for="new-list">Name</label><input type="text" id="new-list" name="name" required maxlength="255" />
                   </div>
                   <button type="submit" class="button">Create list</button>
                 </form>
@@ -107,10 +92,7 @@ export function listsPages(app: FastifyInstance, ctx: AppContext): void {
         }
         <div class="card">
           <h2>Import and export</h2>
-          <p>
-            <a href="/console/audiences/imports">Import subscribers from a CSV file</a> or export a list as
-            CSV from its page.
-          </p>
+          <p><a href="/console/audiences/imports">Import subscribers from a CSV file</a> or export a list as CSV from its page.</p>
         </div>`;
     },
   });

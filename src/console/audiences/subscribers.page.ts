@@ -50,10 +50,7 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
         body: html`<p><a href="/console/audiences">← All lists</a></p>
           <div class="card">
             <form class="filters" method="get" action="${base}" role="search">
-              <div class="field">
-                <label for="q">Search name or email</label
-                ><input type="text" id="q" name="q" value="${search}" />
-              </div>
+              <div class="field"><label for="q">Search name or email</label><input type="text" id="q" name="q" value="${search}" /></div>
               <div class="field">
                 <label for="status">Status</label>
                 <select id="status" name="status">
@@ -69,9 +66,7 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
               </div>
               <button type="submit">Show</button>
             </form>
-            <p class="muted">
-              ${Number(list.subscriber_count).toLocaleString('en')} subscribers on this list. Page ${page}.
-            </p>
+            <p class="muted">${Number(list.subscriber_count).toLocaleString('en')} subscribers on this list. Page ${page}.</p>
             <div class="table-wrap">
               <table>
                 <thead>
@@ -92,12 +87,8 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
                   ${shown.map(
                     (s) =>
                       html`<tr>
-                        <td>
-                          <a href="/console/audiences/subscribers/${seg(s.id)}">${s.attributes.email}</a>
-                        </td>
-                        <td>
-                          ${[s.attributes.first_name, s.attributes.last_name].filter(Boolean).join(' ')}
-                        </td>
+                        <td><a href="/console/audiences/subscribers/${seg(s.id)}">${s.attributes.email}</a></td>
+                        <td>${[s.attributes.first_name, s.attributes.last_name].filter(Boolean).join(' ')}</td>
                         <td>${s.attributes.unsubscribed ? 'Unsubscribed from everything' : 'Subscribed'}</td>
                       </tr>`,
                   )}
@@ -107,9 +98,7 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
             <p class="actions">
               ${page > 1 ? html`<a href="${qs(page - 1)}">← Previous page</a>` : ''}
               ${shown.length === PAGE_SIZE ? html`<a href="${qs(page + 1)}">Next page →</a>` : ''}
-              <a href="/console/audiences/lists/${seg(String(list.id))}/export.csv"
-                >Export this list as CSV</a
-              >
+              <a href="/console/audiences/lists/${seg(String(list.id))}/export.csv">Export this list as CSV</a>
             </p>
           </div>
           ${c.can('edit_content') ? addForm(c, String(list.id)) : ''}`,
@@ -191,15 +180,9 @@ function addForm(c: ConsoleContext, listId: string): SafeHtml {
     <h2>Add a subscriber</h2>
     <form method="post" action="/console/audiences/lists/${seg(listId)}/subscribers">
       ${csrfField(c.csrfToken)}
-      <div class="field">
-        <label for="add-email">Email</label><input id="add-email" name="email" type="email" required />
-      </div>
-      <div class="field">
-        <label for="add-first">First name</label><input type="text" id="add-first" name="first_name" />
-      </div>
-      <div class="field">
-        <label for="add-last">Last name</label><input type="text" id="add-last" name="last_name" />
-      </div>
+      <div class="field"><label for="add-email">Email</label><input id="add-email" name="email" type="email" required /></div>
+      <div class="field"><label for="add-first">First name</label><input type="text" id="add-first" name="first_name" /></div>
+      <div class="field"><label for="add-last">Last name</label><input type="text" id="add-last" name="last_name" /></div>
       <button type="submit" class="button">Add subscriber</button>
     </form>
   </div>`;
@@ -226,20 +209,16 @@ function subscriberBody(c: ConsoleContext, s: Full, lists: Lists): SafeHtml {
       <form method="post" action="${action}">
         ${csrfField(c.csrfToken)}
         <div class="field">
-          <label for="s-email">Email</label
-          ><input id="s-email" name="email" type="email" value="${a.email}" required ${dis} />
+          <label for="s-email">Email</label><input id="s-email" name="email" type="email" value="${a.email}" required ${dis} />
         </div>
         <div class="field">
-          <label for="s-first">First name</label
-          ><input type="text" id="s-first" name="first_name" value="${a.first_name ?? ''}" ${dis} />
+          <label for="s-first">First name</label><input type="text" id="s-first" name="first_name" value="${a.first_name ?? ''}" ${dis} />
         </div>
         <div class="field">
-          <label for="s-last">Last name</label
-          ><input type="text" id="s-last" name="last_name" value="${a.last_name ?? ''}" ${dis} />
+          <label for="s-last">Last name</label><input type="text" id="s-last" name="last_name" value="${a.last_name ?? ''}" ${dis} />
         </div>
         <div class="field">
-          <label for="s-phone">Phone</label
-          ><input type="text" id="s-phone" name="phone_number" value="${a.phone_number ?? ''}" ${dis} />
+          <label for="s-phone">Phone</label><input type="text" id="s-phone" name="phone_number" value="${a.phone_number ?? ''}" ${dis} />
         </div>
         <h3>Custom fields</h3>
         ${[
@@ -304,8 +283,8 @@ function subscriberBody(c: ConsoleContext, s: Full, lists: Lists): SafeHtml {
         ? html`<div class="card">
             <h2>Campaign activity</h2>
             <p>
-              ${a.statistics.delivered} delivered · ${a.statistics.opened} opened · ${a.statistics.clicked}
-              clicked · ${a.statistics.hard_bounced + a.statistics.soft_bounced} bounced
+              ${a.statistics.delivered} delivered · ${a.statistics.opened} opened · ${a.statistics.clicked} clicked ·
+              ${a.statistics.hard_bounced + a.statistics.soft_bounced} bounced
             </p>
           </div>`
         : ''

@@ -124,8 +124,7 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
                     <form method="post" action="${action}/test">
                       ${csrfField(c.csrfToken)}
                       <div class="field">
-                        <label for="test-to">Send a test to</label
-                        ><input id="test-to" name="to_email" type="email" required />
+                        <label for="test-to">Send a test to</label><input id="test-to" name="to_email" type="email" required />
                       </div>
                       <button type="submit">Send test</button>
                     </form>
@@ -175,8 +174,7 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
                       html`<tr>
                         <td>
                           <a href="/console/campaigns/sends/${seg(String(s.id))}"
-                            >${new Date(Number(s.send_at)).toISOString().slice(0, 16).replace('T', ' ')}
-                            UTC</a
+                            >${new Date(Number(s.send_at)).toISOString().slice(0, 16).replace('T', ' ')} UTC</a
                           >
                         </td>
                         <td>${s.subscription_list_name}</td>
@@ -247,23 +245,15 @@ function composeForm(c: ConsoleContext): SafeHtml {
     <form method="post" action="/console/campaigns/mailings">
       ${csrfField(c.csrfToken)}
       <div class="field">
-        <label for="m-subject">Subject</label
-        ><input type="text" id="m-subject" name="subject" required maxlength="500" />
+        <label for="m-subject">Subject</label><input type="text" id="m-subject" name="subject" required maxlength="500" />
       </div>
-      <div class="field">
-        <label for="m-from">From address</label><input id="m-from" name="from_email" type="email" required />
-      </div>
-      <div class="field">
-        <label for="m-from-name">From name</label><input type="text" id="m-from-name" name="from_name" />
-      </div>
+      <div class="field"><label for="m-from">From address</label><input id="m-from" name="from_email" type="email" required /></div>
+      <div class="field"><label for="m-from-name">From name</label><input type="text" id="m-from-name" name="from_name" /></div>
       <p class="hint">
-        Personalisation fields: ${FIELDS.map((f) => html`<code>{{${f}}}</code> `)} and any custom field by its
-        name, such as
+        Personalisation fields: ${FIELDS.map((f) => html`<code>{{${f}}}</code> `)} and any custom field by its name, such as
         <code>{{Clinic}}</code>.
       </p>
-      <div class="field">
-        <label for="m-html">HTML</label><textarea id="m-html" name="html_part" rows="10" required></textarea>
-      </div>
+      <div class="field"><label for="m-html">HTML</label><textarea id="m-html" name="html_part" rows="10" required></textarea></div>
       <div class="field">
         <label for="m-text">Text (leave empty to generate it from the HTML)</label
         ><textarea id="m-text" name="text_part" rows="5"></textarea>

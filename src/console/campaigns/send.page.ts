@@ -46,9 +46,7 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
       const live = !p.finished && p.state !== 'scheduled';
       return {
         title: `Send to ${s.subscription_list_name}`,
-        body: html`<p>
-            <a href="/console/campaigns/mailings/${seg(String(s.campaign_mailing_id))}">← The mailing</a>
-          </p>
+        body: html`<p><a href="/console/campaigns/mailings/${seg(String(s.campaign_mailing_id))}">← The mailing</a></p>
           <div class="card" ${live ? html`data-poll="${base}/progress.json"` : ''}>
             <h2>Progress</h2>
             <p>
@@ -93,9 +91,7 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
             (p.state === 'expanding' || p.state === 'sending' || p.state === 'paused')
               ? html`<div class="card">
                   <form method="post" action="${base}/${p.state === 'paused' ? 'resume' : 'pause'}">
-                    ${csrfField(c.csrfToken)}<button type="submit" class="button">
-                      ${p.state === 'paused' ? 'Resume' : 'Pause'}
-                    </button>
+                    ${csrfField(c.csrfToken)}<button type="submit" class="button">${p.state === 'paused' ? 'Resume' : 'Pause'}</button>
                   </form>
                 </div>`
               : ''

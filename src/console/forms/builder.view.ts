@@ -51,14 +51,7 @@ function control(i: number, name: string, spec: PropSpec, value: unknown, disabl
   const text = propText(spec, value);
   if (spec.kind === 'boolean')
     return html`<div class="check">
-      <input
-        type="checkbox"
-        id="${id}"
-        name="${field}"
-        value="true"
-        ${value === true ? 'checked' : ''}
-        ${disabled ? 'disabled' : ''}
-      />
+      <input type="checkbox" id="${id}" name="${field}" value="true" ${value === true ? 'checked' : ''} ${disabled ? 'disabled' : ''} />
       <label for="${id}">${label}</label>
     </div>`;
   let input: SafeHtml;
@@ -68,8 +61,7 @@ function control(i: number, name: string, spec: PropSpec, value: unknown, disabl
       ${MASKS.filter((m) => m !== 'Any').map((m) => html`<option ${m === text ? 'selected' : ''}>${m}</option>`)}
     </select>`;
   else if (spec.kind === 'options')
-    input = html`<textarea id="${id}" name="${field}" rows="3" ${disabled ? 'disabled' : ''}>
-${text}</textarea>`;
+    input = html`<textarea id="${id}" name="${field}" rows="3" ${disabled ? 'disabled' : ''}>${text}</textarea>`;
   else
     input = html`<input
       id="${id}"
@@ -79,9 +71,7 @@ ${text}</textarea>`;
       ${spec.kind === 'integer' || spec.kind === 'number' ? html`inputmode="decimal"` : ''}
       ${disabled ? 'disabled' : ''}
     />`;
-  return html`<div class="field">
-    <label for="${id}">${label}${spec.required ? ' *' : ''}</label>${input}
-  </div>`;
+  return html`<div class="field"><label for="${id}">${label}${spec.required ? ' *' : ''}</label>${input}</div>`;
 }
 
 function card(c: Component, i: number, count: number, v: BuilderView): SafeHtml {
@@ -89,16 +79,9 @@ function card(c: Component, i: number, count: number, v: BuilderView): SafeHtml 
   const extra = extraProps(c);
   const ro = !v.canEdit;
   const name = typeof c.properties.field_name === 'string' ? c.properties.field_name : '';
-  return html`<li
-    class="component ${v.errorIndex === i ? 'has-error' : ''}"
-    data-index="${i}"
-    ${v.canEdit ? html`draggable="true"` : ''}
-  >
+  return html`<li class="component ${v.errorIndex === i ? 'has-error' : ''}" data-index="${i}" ${v.canEdit ? html`draggable="true"` : ''}>
     <fieldset>
-      <legend>
-        ${i + 1}.
-        ${TYPE_LABELS[c.type] ?? c.type}${name ? html` <span class="muted mono">${name}</span>` : ''}
-      </legend>
+      <legend>${i + 1}. ${TYPE_LABELS[c.type] ?? c.type}${name ? html` <span class="muted mono">${name}</span>` : ''}</legend>
       <input type="hidden" name="c${i}.type" value="${c.type}" />
       <input type="hidden" name="c${i}.id" value="${c.id}" />
       ${Object.keys(extra).length ? html`<input type="hidden" name="c${i}.extra" value="${JSON.stringify(extra)}" />` : ''}
@@ -109,13 +92,7 @@ function card(c: Component, i: number, count: number, v: BuilderView): SafeHtml 
               <button type="submit" name="op" value="up:${i}" class="secondary" ${i === 0 ? 'disabled' : ''}>
                 Move up<span class="visually-hidden"> component ${i + 1}</span>
               </button>
-              <button
-                type="submit"
-                name="op"
-                value="down:${i}"
-                class="secondary"
-                ${i === count - 1 ? 'disabled' : ''}
-              >
+              <button type="submit" name="op" value="down:${i}" class="secondary" ${i === count - 1 ? 'disabled' : ''}>
                 Move down<span class="visually-hidden"> component ${i + 1}</span>
               </button>
               <button type="submit" name="op" value="delete:${i}" class="danger">
@@ -138,15 +115,9 @@ export function builderBody(v: BuilderView): SafeHtml {
     ${
       ro
         ? html`<p class="muted">You may look at this form; changing it needs the editor role.</p>`
-        : html`<form
-            method="post"
-            action="/console/forms/${v.formId}/${v.active ? 'unpublish' : 'publish'}"
-            class="inline publish"
-          >
+        : html`<form method="post" action="/console/forms/${v.formId}/${v.active ? 'unpublish' : 'publish'}" class="inline publish">
             ${csrfField(v.csrfToken)}
-            <button type="submit" class="${v.active ? '' : 'primary'}">
-              ${v.active ? 'Unpublish' : 'Publish'}
-            </button>
+            <button type="submit" class="${v.active ? '' : 'primary'}">${v.active ? 'Unpublish' : 'Publish'}</button>
             <span class="muted"
               >${v.active ? 'The hosted page accepts responses.' : 'Publish to accept responses on the hosted page.'}</span
             >
@@ -159,26 +130,13 @@ export function builderBody(v: BuilderView): SafeHtml {
         <div class="card">
           <div class="field">
             <label for="title">Title</label
-            ><input
-              type="text"
-              id="title"
-              name="title"
-              value="${state.title}"
-              required
-              ${ro ? 'disabled' : ''}
-            />
+            ><input type="text" id="title" name="title" value="${state.title}" required ${ro ? 'disabled' : ''} />
           </div>
           <div class="field">
             <label for="description">Description (shown under the title)</label>
-            <textarea id="description" name="description" rows="2" ${ro ? 'disabled' : ''}>
-${state.description}</textarea>
+            <textarea id="description" name="description" rows="2" ${ro ? 'disabled' : ''}>${state.description}</textarea>
           </div>
-          <p class="muted">
-            Status:
-            <strong
-              >${v.active ? 'published (accepting responses)' : 'draft (not accepting responses)'}</strong
-            >
-          </p>
+          <p class="muted">Status: <strong>${v.active ? 'published (accepting responses)' : 'draft (not accepting responses)'}</strong></p>
         </div>
         <ol class="components" id="components">
           ${state.components.map((c, i) => card(c, i, state.components.length, v))}
@@ -226,11 +184,7 @@ ${state.description}</textarea>
             <input type="radio" name="width" id="w-desktop" value="desktop" form="none" />
             <label for="w-desktop">Desktop</label>
           </fieldset>
-          <iframe
-            name="preview"
-            title="Preview of the hosted page"
-            src="/console/forms/${v.formId}/preview"
-          ></iframe>
+          <iframe name="preview" title="Preview of the hosted page" src="/console/forms/${v.formId}/preview"></iframe>
         </div>
       </section>
     </div>`;

@@ -37,8 +37,7 @@ async function listPage(c: ConsoleContext) {
   const rows = results.filter((f) => !f.deleted);
   return html`${formsAssets()}
     <form method="get" action="/console/forms" class="filters" role="search">
-      <label for="search">Search by title</label
-      ><input type="text" id="search" name="search" value="${search ?? ''}" />
+      <label for="search">Search by title</label><input type="text" id="search" name="search" value="${search ?? ''}" />
       <button type="submit">Search</button>
     </form>
     ${

@@ -37,20 +37,12 @@ async function lookPage(c: ConsoleContext) {
           ([name, label, fallback]) =>
             html`<div class="field">
               <label for="${name}">${label}</label>
-              <input
-                type="color"
-                class="swatch"
-                id="${name}"
-                name="${name}"
-                value="${s[name] ?? fallback}"
-                ${ro}
-              />
+              <input type="color" class="swatch" id="${name}" name="${name}" value="${s[name] ?? fallback}" ${ro} />
             </div>`,
         )}
         <div class="field">
           <label for="thank_you_text">Thank-you text (empty for the standard sentence)</label>
-          <textarea id="thank_you_text" name="thank_you_text" rows="3" maxlength="2000" ${ro}>
-${s.thank_you_text ?? ''}</textarea>
+          <textarea id="thank_you_text" name="thank_you_text" rows="3" maxlength="2000" ${ro}>${s.thank_you_text ?? ''}</textarea>
         </div>
         <div class="field">
           <label for="redirect_url">After a response, go on to (https, optional)</label>

@@ -60,15 +60,10 @@ async function listPage(c: ConsoleContext) {
     body: html`${formsAssets()} ${formTabs(id, 'responses')}
       <form method="get" class="filters" role="search" aria-label="Filter responses">
         <div class="field">
-          <label for="search">Search the answers</label
-          ><input type="text" id="search" name="search" value="${q.search ?? ''}" />
+          <label for="search">Search the answers</label><input type="text" id="search" name="search" value="${q.search ?? ''}" />
         </div>
-        <div class="field">
-          <label for="from">From</label><input id="from" name="from" type="date" value="${q.from ?? ''}" />
-        </div>
-        <div class="field">
-          <label for="to">To</label><input id="to" name="to" type="date" value="${q.to ?? ''}" />
-        </div>
+        <div class="field"><label for="from">From</label><input id="from" name="from" type="date" value="${q.from ?? ''}" /></div>
+        <div class="field"><label for="to">To</label><input id="to" name="to" type="date" value="${q.to ?? ''}" /></div>
         <button type="submit">Filter</button>
       </form>
       <div class="card actions">
@@ -80,15 +75,11 @@ async function listPage(c: ConsoleContext) {
           aria-controls="export-status"
           >Export all ${form.submission_count} as CSV</a
         >
-        <div id="export-status" role="status" hidden>
-          <progress max="1" value="0"></progress> <span></span>
-        </div>
+        <div id="export-status" role="status" hidden><progress max="1" value="0"></progress> <span></span></div>
       </div>
       ${
         items.length === 0
-          ? html`<p class="muted">
-              No responses${q.search || q.from || q.to ? ' match these filters' : ' yet'}.
-            </p>`
+          ? html`<p class="muted">No responses${q.search || q.from || q.to ? ' match these filters' : ' yet'}.</p>`
           : html`<div class="table-wrap">
               <table>
                 <thead>
@@ -108,9 +99,7 @@ async function listPage(c: ConsoleContext) {
                         <td>${data.files.length}</td>
                         <td>
                           <a href="/console/forms/${id}/responses/${row.id}"
-                            >Open<span class="visually-hidden">
-                              the response of ${when(row.created_at)}</span
-                            ></a
+                            >Open<span class="visually-hidden"> the response of ${when(row.created_at)}</span></a
                           >
                         </td>
                       </tr>`,
@@ -135,10 +124,7 @@ async function detailPage(c: ConsoleContext) {
         ${
           isImage(f.content_type)
             ? html`<div class="file-preview">
-                <img
-                  src="${base}/files/${encodeURIComponent(f.field_name)}?inline=1"
-                  alt="Preview of ${f.name}"
-                />
+                <img src="${base}/files/${encodeURIComponent(f.field_name)}?inline=1" alt="Preview of ${f.name}" />
               </div>`
             : ''
         }
@@ -179,10 +165,7 @@ async function detailPage(c: ConsoleContext) {
                   ? html`<img src="${signature.mark}" alt="The drawn signature" />`
                   : html`<p>Typed name: <strong>${signature.mark}</strong></p>`
               }
-              <p class="muted">
-                Signed ${when(signature.signed_at)} from ${signature.ip}, form version
-                ${signature.form_version}
-              </p>
+              <p class="muted">Signed ${when(signature.signed_at)} from ${signature.ip}, form version ${signature.form_version}</p>
             </div>`
           : ''
       }`,

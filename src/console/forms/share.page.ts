@@ -45,21 +45,14 @@ async function sharePage(c: ConsoleContext) {
       }
       <div class="card">
         <h2>Addresses</h2>
-        ${urlLine('hosted-url', 'Hosted page', hosted)}
-        ${vanity ? urlLine('vanity-url', 'Vanity address', vanity) : ''}
+        ${urlLine('hosted-url', 'Hosted page', hosted)} ${vanity ? urlLine('vanity-url', 'Vanity address', vanity) : ''}
         ${
           c.can('edit_content')
             ? html`<form method="post" action="/console/forms/${form.id}/vanity" class="actions">
                 ${csrfField(c.csrfToken)}
                 <div class="field">
                   <label for="vanity">Vanity name (letters, digits, . _ -; empty for none)</label>
-                  <input
-                    type="text"
-                    id="vanity"
-                    name="vanity"
-                    value="${form.vanity_url ?? ''}"
-                    maxlength="100"
-                  />
+                  <input type="text" id="vanity" name="vanity" value="${form.vanity_url ?? ''}" maxlength="100" />
                 </div>
                 <button type="submit" class="secondary">Set vanity name</button>
               </form>`
@@ -76,8 +69,8 @@ async function sharePage(c: ConsoleContext) {
       <div class="card">
         <h2>Embed on your site</h2>
         <p>
-          A link or button for your site. The hosted page opens at its own address, so answers go straight to
-          Sealpost and no other site can frame or read the form.
+          A link or button for your site. The hosted page opens at its own address, so answers go straight to Sealpost and no other site can
+          frame or read the form.
         </p>
         <pre class="mono" id="embed-snippet">${embed}</pre>
         <button type="button" class="secondary" data-copy="embed-snippet">Copy snippet</button>
