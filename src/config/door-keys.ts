@@ -69,7 +69,7 @@ export const DOOR_KEYS = {
     kind: 'integer',
     min: 0,
     default: 600,
-    doc: 'Messages one API key may submit over SMTP per minute on one node; over it the client gets 451 and retries later. 0 turns the limit off.',
+    doc: 'Recipients one API key may submit to over SMTP per minute on one node (each RCPT TO costs one); over it the client gets 451 and retries later. 0 turns the limit off.',
   },
   webhookTimeoutMs: {
     env: 'SEALPOST_WEBHOOK_TIMEOUT_MS',

@@ -112,6 +112,14 @@ async function parseMessage(raw: Buffer, maxParts: number): Promise<ParsedMail> 
   return parsed;
 }
 
+/** The temporary refusal of a key over its per-minute budget of recipients. */
+function rateLimited(retryInMs: number): Error {
+  return Object.assign(
+    new Error(`4.7.1 Rate limit exceeded for this API key, try again in ${Math.ceil(retryInMs / 1000)} s`),
+    { responseCode: 451 },
+  );
+}
+
 /** The handlers of every listener: authentication, the rate limit, and submission. */
 function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFrom' | 'onRcptTo' | 'onData'> {
   const limiter = createWindowLimiter(ctx.config.smtpRateLimitPerMinute, 60_000);
@@ -149,7 +157,11 @@ function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFr
     },
     onRcptTo(_address, session, callback) {
       const cap = ctx.config.maxRecipientsPerMessage;
-      if (session.envelope.rcptTo.length < cap) return callback();
+      if (session.envelope.rcptTo.length < cap) {
+        // Each recipient costs one unit of the key's budget: a message to many costs what many messages would.
+        const retryIn = limiter.take((session.user as unknown as Principal).keyId);
+        return callback(retryIn > 0 ? rateLimited(retryIn) : undefined);
+      }
       callback(
         Object.assign(
           new Error(
@@ -165,19 +177,8 @@ function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFr
       const principal = session.user as unknown as Principal | undefined;
       if (!principal)
         return callback(Object.assign(new Error('5.7.0 Authentication required'), { responseCode: 530 }));
-      const retryIn = limiter.take(principal.keyId);
-      if (retryIn > 0)
-        return callback(
-          Object.assign(
-            new Error(
-              `4.7.1 Rate limit exceeded for this API key, try again in ${Math.ceil(retryIn / 1000)} s`,
-            ),
-            {
-              responseCode: 451,
-            },
-          ),
-        );
-      callback();
+      const retryIn = limiter.exhausted(principal.keyId);
+      callback(retryIn > 0 ? rateLimited(retryIn) : undefined);
     },
     onData(stream, session: SMTPServerSession, callback) {
       void (async () => {

@@ -168,7 +168,7 @@ describe('SMTP submission', () => {
       subject: 'With attachment',
       text: 'See attached.',
       html: '<p>See <a href="https://example.org/portal">the portal</a></p>',
-      headers: { 'X-Clinic-Id': '42', 'X-Sealpost-Allow-Non-TLS': 'true', Importance: 'high' },
+      headers: { 'X-Clinic-Id': 'clinic-4711', 'X-Sealpost-Allow-Non-TLS': 'true', Importance: 'high' },
       attachments: [
         { filename: 'result.pdf', content: Buffer.from('%PDF-1.4 fake'), contentType: 'application/pdf' },
       ],
@@ -180,8 +180,10 @@ describe('SMTP submission', () => {
       .where('id', '=', id)
       .executeTakeFirstOrThrow();
     expect(message.allow_non_tls).toBe(1);
-    expect(message.custom_headers).not.toContain('42');
-    expect(openCustomHeaders(t.ctx.sealer, id, message.custom_headers)).toEqual({ 'X-Clinic-Id': '42' });
+    expect(message.custom_headers).not.toContain('clinic-4711');
+    expect(openCustomHeaders(t.ctx.sealer, id, message.custom_headers)).toEqual({
+      'X-Clinic-Id': 'clinic-4711',
+    });
     const recipients = await t.ctx.database.db
       .selectFrom('message_recipients')
       .select(['address', 'kind'])
@@ -201,7 +203,7 @@ describe('SMTP submission', () => {
         content: Buffer.from('%PDF-1.4 fake').toString('base64'),
       },
     ]);
-    expect(content.headers).toEqual({ 'X-Clinic-Id': '42' });
+    expect(content.headers).toEqual({ 'X-Clinic-Id': 'clinic-4711' });
     expect((await receipt(id)).data.message.message_deliveries).toHaveLength(2);
   });
 
@@ -234,22 +236,50 @@ describe('SMTP rate limit', () => {
     await smtp?.stop();
     await t?.close();
   });
-
-  it('answers 451 with a retry text once a key has sent its messages for the minute', async () => {
-    const a = await t.createAccount();
-    const tr = nodemailer.createTransport({
+  const transportOf = (key: string) =>
+    nodemailer.createTransport({
       host: '127.0.0.1',
       port: smtp.ports.submission,
       requireTLS: true,
-      auth: { user: 'apikey', pass: a.key },
+      auth: { user: 'apikey', pass: key },
       tls: { rejectUnauthorized: false },
     });
+
+  it('answers 451 with a retry text once a key has sent its messages for the minute', async () => {
+    const a = await t.createAccount();
+    const tr = transportOf(a.key);
     const mail = { from: `noreply@${a.domain}`, to: 'x@example.org', subject: 's', text: 'x' };
     await tr.sendMail(mail);
     await tr.sendMail(mail);
     const err = await tr.sendMail(mail).catch((e: { responseCode: number; response: string }) => e);
     expect(err).toMatchObject({ responseCode: 451 });
     expect((err as { response: string }).response).toMatch(/try again in \d+ s/);
+  });
+
+  it('counts recipients, not messages: one message to three takes the budget of three', async () => {
+    const a = await t.createAccount();
+    const tr = transportOf(a.key);
+    const info = await tr.sendMail({
+      from: `noreply@${a.domain}`,
+      to: ['x@example.org', 'y@example.org', 'z@example.org'],
+      subject: 'three',
+      text: 'x',
+    });
+    expect(info.accepted).toEqual(['x@example.org', 'y@example.org']);
+    expect(info.rejected).toEqual(['z@example.org']);
+    expect((info as { rejectedErrors?: { response: string }[] }).rejectedErrors?.[0]?.response).toMatch(
+      /^451 4\.7\.1 Rate limit exceeded .*try again in \d+ s/,
+    );
+    const stored = await t.ctx.database.db
+      .selectFrom('messages')
+      .where('customer_id', '=', a.account.customer_id)
+      .select('recipient_count')
+      .execute();
+    expect(stored.map((m) => Number(m.recipient_count))).toEqual([2]);
+    const err = await tr
+      .sendMail({ from: `noreply@${a.domain}`, to: 'w@example.org', subject: 's', text: 'x' })
+      .catch((e: { responseCode: number; response: string }) => e);
+    expect(err).toMatchObject({ responseCode: 451 });
   });
 });
 
