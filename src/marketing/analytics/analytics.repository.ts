@@ -2,7 +2,7 @@
  * SQL for the read side of campaigns: sends and deliveries of an account, the clicked links of deliveries, the links of a
  * send, the subscribers who clicked one, and the counters the pipeline keeps. Nothing here writes.
  */
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Queryable } from '../../db/types.ts';
 import type {
   DELIVERIES_TABLE_ORDER,
@@ -67,10 +67,36 @@ export async function findMailing(db: Queryable, customerId: number, id: number)
     .executeTakeFirst();
 }
 
+/**
+ * The order of a send's (or a delivery's) link targets by their opened text, as html_id to rank: targets are stored
+ * sealed, so SQL cannot compare them, and a sort by target sorts by this rank.
+ */
+export type TargetRanks = ReadonlyMap<number, number>;
+
+function byTarget(column: string, ranks: TargetRanks): RawBuilder<number> {
+  if (ranks.size === 0) return sql<number>`0`;
+  const cases = [...ranks].map(([htmlId, rank]) => sql`when ${sql.lit(htmlId)} then ${sql.lit(rank)}`);
+  return sql<number>`case ${sql.ref(column)} ${sql.join(cases, sql` `)} else ${sql.lit(ranks.size)} end`;
+}
+
+/** The stored (sealed) targets of a send's links, or of a delivery's clicked links. */
+export async function storedTargets(db: Queryable, by: { sendId: number } | { deliveryId: number }) {
+  return 'sendId' in by
+    ? db
+        .selectFrom('campaign_send_links')
+        .select(['html_id', 'target_url'])
+        .where('send_id', '=', by.sendId)
+        .execute()
+    : db
+        .selectFrom('marketing_link_clicks')
+        .select(['html_id', 'target_url'])
+        .where('delivery_id', '=', by.deliveryId)
+        .execute();
+}
+
 const CLICK_SORT = {
   created_at: 'c.created_at',
   clicked: 'c.clicked',
-  target_url: 'c.target_url',
   html_id: 'c.html_id',
   opened_at: sql<number>`coalesce(d.first_opened_at, 0)`,
 } as const;
@@ -80,6 +106,7 @@ export async function pageOfClickedLinks(
   db: Queryable,
   by: { sendId: number } | { deliveryId: number },
   p: PageOf<(typeof TRACKING_LINK_ORDER)[number]>,
+  ranks: TargetRanks,
 ) {
   let q = db
     .selectFrom('marketing_link_clicks as c')
@@ -87,7 +114,7 @@ export async function pageOfClickedLinks(
     .select(['c.id', 'c.delivery_id', 'c.html_id', 'c.target_url', 'c.clicked', 'd.first_opened_at']);
   q = 'sendId' in by ? q.where('c.send_id', '=', by.sendId) : q.where('c.delivery_id', '=', by.deliveryId);
   return q
-    .orderBy(CLICK_SORT[p.orderBy], p.direction)
+    .orderBy(p.orderBy === 'target_url' ? byTarget('c.html_id', ranks) : CLICK_SORT[p.orderBy], p.direction)
     .orderBy('c.id', p.direction)
     .limit(p.limit)
     .offset(p.offset)
@@ -97,7 +124,6 @@ export async function pageOfClickedLinks(
 const LINK_SORT = {
   created_at: sql<number>`d.created_at`,
   clicked: sql<number>`coalesce(c.clicked, 0)`,
-  target_url: sql<string>`l.target_url`,
   html_id: sql<number>`l.html_id`,
   opened_at: sql<number>`coalesce(d.first_opened_at, 0)`,
 } as const;
@@ -111,6 +137,7 @@ export async function pageOfSendDeliveryLinks(
   sendId: number,
   deliveryId: number | null,
   p: PageOf<(typeof TRACKING_LINK_ORDER)[number]>,
+  ranks: TargetRanks,
 ) {
   let q = db
     .selectFrom('marketing_deliveries as d')
@@ -128,7 +155,7 @@ export async function pageOfSendDeliveryLinks(
     .where('d.send_id', '=', sendId);
   if (deliveryId !== null) q = q.where('d.id', '=', deliveryId);
   return q
-    .orderBy(LINK_SORT[p.orderBy], p.direction)
+    .orderBy(p.orderBy === 'target_url' ? byTarget('l.html_id', ranks) : LINK_SORT[p.orderBy], p.direction)
     .orderBy('d.id', p.direction)
     .orderBy('l.html_id', p.direction)
     .limit(p.limit)
@@ -208,7 +235,6 @@ export function sendsCondition(f: SendsFilter): Expression<SqlBool> {
 const UNIQUE_LINK_SORT = {
   created_at: 'html_id',
   html_id: 'html_id',
-  target_url: 'target_url',
   clicked: 'clicked',
 } as const;
 
@@ -217,12 +243,16 @@ export async function pageOfSendLinks(
   db: Queryable,
   sendId: number,
   p: PageOf<(typeof UNIQUE_LINK_ORDER)[number]>,
+  ranks: TargetRanks,
 ) {
   return db
     .selectFrom('campaign_send_links')
     .select(['html_id', 'target_url', 'clicked'])
     .where('send_id', '=', sendId)
-    .orderBy(UNIQUE_LINK_SORT[p.orderBy], p.direction)
+    .orderBy(
+      p.orderBy === 'target_url' ? byTarget('html_id', ranks) : UNIQUE_LINK_SORT[p.orderBy],
+      p.direction,
+    )
     .orderBy('html_id', p.direction)
     .limit(p.limit)
     .offset(p.offset)
@@ -332,7 +362,7 @@ export async function clickedLinksOf(db: Queryable, deliveryIds: number[]) {
   if (deliveryIds.length === 0) return [];
   return db
     .selectFrom('marketing_link_clicks')
-    .select(['delivery_id', 'target_url', 'clicked'])
+    .select(['delivery_id', 'html_id', 'target_url', 'clicked'])
     .where('delivery_id', 'in', deliveryIds)
     .orderBy('html_id')
     .execute();

@@ -19,8 +19,11 @@ import {
   pageOfStartedSends,
   sendCounters,
   sendLinkExists,
+  storedTargets,
   type PageOf,
+  type TargetRanks,
 } from './analytics.repository.ts';
+import { openCampaignLink, type LinkOwner } from '../campaigns/link-targets.ts';
 import type {
   LINK_SUBSCRIBER_ORDER,
   SENDS_TABLE_ORDER,
@@ -136,26 +139,47 @@ export async function trackingLinksOf(
   const sendId = send?.id ?? delivery?.sendId ?? null;
   const page = { page: q.page, items: q.items, limit: q.items, offset: (q.page - 1) * q.items };
   if (sendId === null) {
-    const rows = await pageOfClickedLinks(db, { deliveryId: delivery!.id }, pageOf(q));
+    const owner = { deliveryId: delivery!.id };
+    const targets = await openTargets(ctx, db, owner);
+    const rows = await pageOfClickedLinks(db, owner, pageOf(q), ranksOf(targets, q.order_by));
     const links = rows.map((r) =>
-      linkView(Number(r.delivery_id), Number(r.html_id), r.target_url, r.first_opened_at, Number(r.clicked)),
+      linkView(Number(r.delivery_id), Number(r.html_id), targets, r.first_opened_at, Number(r.clicked)),
     );
     return { data: links };
   }
+  const targets = await openTargets(ctx, db, { sendId });
   const [rows, total] = await Promise.all([
-    pageOfSendDeliveryLinks(db, sendId, delivery?.id ?? null, pageOf(q)),
+    pageOfSendDeliveryLinks(db, sendId, delivery?.id ?? null, pageOf(q), ranksOf(targets, q.order_by)),
     countSendDeliveryLinks(db, sendId, delivery?.id ?? null),
   ]);
   const links = rows.map((r) =>
-    linkView(Number(r.delivery_id), Number(r.html_id), r.target_url, r.first_opened_at, Number(r.clicked)),
+    linkView(Number(r.delivery_id), Number(r.html_id), targets, r.first_opened_at, Number(r.clicked)),
   );
   return pagedAnswer(links, page, total);
+}
+
+/** The opened targets of a send's links, or of a delivery's clicked links, by html_id. */
+async function openTargets(ctx: AppContext, db: Queryable, owner: LinkOwner): Promise<Map<number, string>> {
+  const rows = await storedTargets(db, owner);
+  return new Map(
+    rows.map((r) => [
+      Number(r.html_id),
+      openCampaignLink(ctx.sealer, owner, Number(r.html_id), r.target_url),
+    ]),
+  );
+}
+
+/** The rank of each link by its target, for a sort by target (none for other sorts). */
+function ranksOf(targets: Map<number, string>, orderBy: string): TargetRanks {
+  if (orderBy !== 'target_url') return new Map();
+  const sorted = [...targets].sort(([ha, a], [hb, b]) => (a < b ? -1 : a > b ? 1 : ha - hb));
+  return new Map(sorted.map(([htmlId], rank) => [htmlId, rank]));
 }
 
 function linkView(
   deliveryId: number,
   htmlId: number,
-  target: string,
+  targets: Map<number, string>,
   openedAt: number | null,
   clicked: number,
 ): TrackingLinkView {
@@ -163,7 +187,7 @@ function linkView(
     id: `${deliveryId}-${htmlId}`,
     type: 'tracking_link',
     attributes: {
-      target_url: target,
+      target_url: targets.get(htmlId) ?? '',
       opened_at: iso(openedAt),
       clicked,
       campaign_mailing_delivery_id: String(deliveryId),
@@ -198,10 +222,11 @@ export async function uniqueLinksOf(
 ): Promise<{ html_id: number; target_url: string; clicked: number }[]> {
   const db = ctx.database.reader;
   const send = await requireSend(db, customerId, q.campaign_mailing_send_id);
-  const rows = await pageOfSendLinks(db, send.id, pageOf(q));
+  const targets = await openTargets(ctx, db, { sendId: send.id });
+  const rows = await pageOfSendLinks(db, send.id, pageOf(q), ranksOf(targets, q.order_by));
   return rows.map((r) => ({
     html_id: Number(r.html_id),
-    target_url: r.target_url,
+    target_url: targets.get(Number(r.html_id)) ?? '',
     clicked: Number(r.clicked),
   }));
 }

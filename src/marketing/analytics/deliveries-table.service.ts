@@ -2,6 +2,7 @@
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { parseId } from '../ids.ts';
+import { openCampaignLink } from '../campaigns/link-targets.ts';
 import { clickedLinksOf, findMailing, pageOfDeliveries } from './analytics.repository.ts';
 import type { DELIVERIES_TABLE_ORDER } from './analytics.schemas.ts';
 import { given, iso, missing, pageOf, requireSend, type ListQuery } from './analytics.service.ts';
@@ -64,8 +65,14 @@ export async function deliveriesTableOf(
     rows.map((r) => Number(r.id)),
   )) {
     const of = links.get(Number(l.delivery_id)) ?? {};
+    const url = openCampaignLink(
+      ctx.sealer,
+      { deliveryId: Number(l.delivery_id) },
+      Number(l.html_id),
+      l.target_url,
+    );
     // A URL that stands at several positions of the email adds up its clicks.
-    of[l.target_url] = String(Number(of[l.target_url] ?? 0) + Number(l.clicked));
+    of[url] = String(Number(of[url] ?? 0) + Number(l.clicked));
     links.set(Number(l.delivery_id), of);
   }
   return rows.map((r) => ({

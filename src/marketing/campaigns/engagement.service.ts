@@ -28,6 +28,7 @@ import {
 } from './deliveries.repository.ts';
 import { bumpCampaign } from './sends.repository.ts';
 import type { SendContent } from './sends.service.ts';
+import { sealCampaignLink } from './link-targets.ts';
 import { verifyMarketingToken, type MarketingTarget } from './tokens.ts';
 
 const notFound = () => new AppError('not_found', 'no such tracking link');
@@ -72,7 +73,8 @@ export async function recordMarketingClick(
   const url = source && linkTarget(templateOfSource(source), target.position);
   if (!url) throw notFound();
   await ctx.committer.run(async (trx) => {
-    const clicks = await countDeliveryClick(trx, d, target.position, url, now);
+    const sealed = sealCampaignLink(ctx.sealer, { deliveryId: d.id }, target.position, url);
+    const clicks = await countDeliveryClick(trx, d, target.position, sealed, now);
     if (clicks !== 1) return;
     if (d.first_opened_at === null) await countOpen(trx, d, now);
     if (d.campaign_mailing_id !== null)

@@ -122,7 +122,7 @@ export async function lockSendState(
   return row?.state;
 }
 
-/** Stores the tracked links of a send's HTML by position. */
+/** Stores the tracked links of a send's HTML by position, their targets as given (sealed by the caller). */
 export async function insertSendLinks(
   db: Queryable,
   sendId: number,

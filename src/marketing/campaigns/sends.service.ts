@@ -18,6 +18,7 @@ import { requireMailing } from '../mailings/mailings.service.ts';
 import { ensureDefaultList, requireList } from '../lists/lists.service.ts';
 import { requireDynamicList } from '../segments/segments.service.ts';
 import { EXPAND_QUEUE, expandJobKey } from './expand.ts';
+import { sealCampaignLink } from './link-targets.ts';
 import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
 import {
   findSend,
@@ -186,7 +187,15 @@ export async function createSend(
       finished_at: null,
       updated_at: now,
     });
-    if (html) await insertSendLinks(trx, id, findLinks(html));
+    if (html)
+      await insertSendLinks(
+        trx,
+        id,
+        findLinks(html).map((l) => ({
+          position: l.position,
+          url: sealCampaignLink(ctx.sealer, { sendId: id }, l.position, l.url),
+        })),
+      );
     const row = (await findSend(trx, customerId, id))!;
     await enqueueJob(
       trx,
