@@ -11,12 +11,14 @@ import { recipientsOf } from '../email/email.test-support.ts';
 import { trackingUrls } from '../mail/tokens.ts';
 import { secureTokenHash } from '../web/secure-message.service.ts';
 import { createForm } from '../forms/forms.test-support.ts';
+import { createUser } from '../users/users.service.ts';
+import { mergeCookies, signInClient } from '../console/console.test-support.ts';
 import { loggableUrl } from './log-redaction.ts';
 
 /**
  * One flow through every door a secret or an address passes, with the log at debug level captured: afterwards the log
- * holds none of them. Each step is one entry of FLOW; a new door with a credential (a console sign-in) is one more step
- * that pushes what it must not leak into `secrets`.
+ * holds none of them. Each step is one entry of FLOW (send, secure page, click, unsubscribe, form submit, console
+ * sign-in and sign-out); a new door with a credential is one more step that pushes what it must not leak into `secrets`.
  */
 describe('the log of a full flow', () => {
   let t: TestApp;
@@ -152,12 +154,56 @@ describe('the log of a full flow', () => {
       });
       expect(hosted.statusCode).toBeLessThan(500);
     },
+
+    async consoleSignIn() {
+      const email = `desk.${randomBytes(3).toString('hex')}@clinic.example.org`;
+      const password = `pw-${randomBytes(12).toString('hex')}`;
+      const wrong = `pw-${randomBytes(12).toString('hex')}`;
+      secrets.push(email, password, wrong);
+      await createUser(
+        t.ctx.database.db,
+        { customerId: a.account.customer_id, email, role: 'owner', password },
+        { type: 'system', id: 'test' },
+      );
+      // A failed attempt first: the wrong password and the address reach the sign-in route too.
+      const form = await get('/console/sign-in');
+      const jar = mergeCookies('', form.headers['set-cookie']);
+      const formCsrf = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!;
+      const failed = await t.app.inject({
+        method: 'POST',
+        url: `/console/sign-in?email=${encodeURIComponent(email)}`,
+        headers: { cookie: jar, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({
+          _csrf: formCsrf,
+          email,
+          password: wrong,
+          next: '/console',
+        }).toString(),
+      });
+      expect(failed.statusCode).toBeLessThan(500);
+      expect(failed.statusCode).not.toBe(303);
+
+      const client = await signInClient(t.app, email, password);
+      // Every cookie value (the session and the CSRF cookie) and the form's CSRF token.
+      for (const pair of client.cookie.split('; ')) secrets.push(pair.slice(pair.indexOf('=') + 1));
+      secrets.push(formCsrf, client.csrf);
+      expect((await client.get('/console')).statusCode).toBe(200);
+      expect((await client.get(`/console/messages?search=${encodeURIComponent(email)}`)).statusCode).toBe(
+        200,
+      );
+      const out = await client.post('/console/sign-out', { _csrf: client.csrf });
+      expect(out.statusCode).toBe(303);
+      // The cookie of the ended session is refused, and refused without leaking it.
+      expect((await client.get('/console')).statusCode).toBe(303);
+    },
   };
 
   it('holds no key, token, address, header value or content', async () => {
     for (const step of Object.values(FLOW)) await step();
     const log = lines.join('');
     expect(log).toContain('incoming request');
+    expect(log).toContain('/console/sign-in');
+    expect(log).toContain('/console/sign-out');
     for (const secret of secrets) expect(log, `the log shows ${secret}`).not.toContain(secret);
     expect(log).not.toContain(encodeURIComponent(secrets[1]!));
   });
