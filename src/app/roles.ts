@@ -7,6 +7,7 @@ import type { AppContext } from '../context.ts';
 import { ConfigError } from '../config/load.ts';
 import { buildApp } from './app.ts';
 import { createWorker } from '../jobs/worker.ts';
+import { createLoopPacer } from '../jobs/loop-pacer.ts';
 import { createLeaderElector } from '../jobs/leader.ts';
 import { createScheduler } from '../jobs/scheduler.ts';
 import { queueHandlers, periodicTasks } from './workers.ts';
@@ -35,11 +36,20 @@ export interface RunningRoles {
   stop(): Promise<void>;
 }
 
-/** Starts the given roles over a context. */
-export async function startRoles(ctx: AppContext, roles: Role[]): Promise<RunningRoles> {
+/**
+ * Starts the given roles over a context. `pace` (on by default when api and worker share the process) paces work rows
+ * by the event loop's lag; off, they start as soon as a slot is free (the benchmark compares both).
+ */
+export async function startRoles(
+  ctx: AppContext,
+  roles: Role[],
+  opts: { pace?: boolean } = {},
+): Promise<RunningRoles> {
   const stops: (() => Promise<void>)[] = [];
   let httpAddress: string | undefined;
   if (roles.includes('worker')) {
+    // Sharing the event loop with the API: work rows are paced by the loop's lag (docs/operations.md).
+    const pacer = (opts.pace ?? roles.includes('api')) ? createLoopPacer() : undefined;
     const worker = createWorker({
       database: ctx.database,
       log: ctx.log,
@@ -47,6 +57,7 @@ export async function startRoles(ctx: AppContext, roles: Role[]): Promise<Runnin
       pollMs: ctx.config.workerPollMs,
       leaseMs: ctx.config.jobLeaseMs,
       node: ctx.config.nodeName || os.hostname(),
+      pacer,
     });
     const scheduler = createScheduler({
       elector: createLeaderElector(ctx.database, worker.owner, ctx.log),
@@ -58,7 +69,7 @@ export async function startRoles(ctx: AppContext, roles: Role[]): Promise<Runnin
     await scheduler.start();
     stops.push(
       () => scheduler.stop(),
-      () => worker.stop(ctx.config.shutdownTimeoutMs),
+      () => worker.stop(ctx.config.shutdownTimeoutMs).finally(() => pacer?.stop()),
     );
     ctx.log.info({ owner: worker.owner }, 'worker role started');
   }

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { leaseOwner, reclaimNodeLeases } from './reclaim.ts';
 import type { Logger } from 'pino';
+import type { LoopPacer } from './loop-pacer.ts';
 import type { Database } from '../db/connect.ts';
 import { claimJobs, completeJob, extendLease, failJob, type JobRow } from './jobs.repository.ts';
 import { DEFAULT_RETRY_SCHEDULE_MS, PermanentJobError, nextRetryAt } from './retry.ts';
@@ -40,6 +41,8 @@ export interface WorkerOptions {
   owner?: string;
   /** The node this worker runs on (SEALPOST_NODE_NAME); at start it reclaims rows dead runs of the node still lease. */
   node?: string;
+  /** When the API shares this process: consulted before each work row, so background work yields to requests. */
+  pacer?: LoopPacer;
   now?: () => number;
 }
 
@@ -177,6 +180,7 @@ class QueueLoop {
       Math.max(10, Math.floor(this.leaseMs / 3)),
     );
     try {
+      if (this.opts.pacer) await this.opts.pacer.pace();
       await this.spec.handler({ ...job, data: JSON.parse(job.payload) });
       await completeJob(db, job.id, this.owner, this.now());
     } catch (err) {

@@ -1,0 +1,51 @@
+/**
+ * Pacing of background work that shares its event loop with the API (`sealpost start` runs every role in one process).
+ * A timer measures how late the loop turns (its lag: how long work held it between two turns); before each work row
+ * starts, the worker yields one turn of the loop, so HTTP requests already waiting go first, and while the lag is above
+ * the budget it waits before starting more, so a backlog of delivery cannot crowd out another account's requests.
+ * Each work row is then one slice: one recipient's load, compose, sign, send and record, which yield at every await.
+ * Lifecycle: createLoopPacer() when the roles start; pace() before each work row; stop() when the worker stops.
+ */
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+
+/** The pacer a worker consults before each work row. */
+export interface LoopPacer {
+  /** Resolves once pending I/O has had a turn and the loop's lag is within budget (or `maxWaitMs` passed). */
+  pace(): Promise<void>;
+  /** The loop's recent lag in milliseconds. */
+  lagMs(): number;
+  stop(): void;
+}
+
+/** Options of a pacer: the lag budget, how often the lag is sampled, and the longest one pace() waits. */
+export interface LoopPacerOptions {
+  budgetMs?: number;
+  sampleMs?: number;
+  maxWaitMs?: number;
+}
+
+export function createLoopPacer(opts: LoopPacerOptions = {}): LoopPacer {
+  const budgetMs = opts.budgetMs ?? 20;
+  const sampleMs = opts.sampleMs ?? 10;
+  const maxWaitMs = opts.maxWaitMs ?? 250;
+  // The lag decays by half each sample without a new late turn, so one long turn throttles briefly, not for long.
+  let lag = 0;
+  let expected = performance.now() + sampleMs;
+  const timer = setInterval(() => {
+    const t = performance.now();
+    lag = Math.max(t - expected, lag / 2);
+    expected = t + sampleMs;
+  }, sampleMs);
+  timer.unref();
+  // A sample overdue now means the loop is held at this moment (by work that ran since the last turn of the timers).
+  const current = () => Math.max(lag, performance.now() - expected);
+  return {
+    async pace() {
+      await nextTurn();
+      const until = performance.now() + maxWaitMs;
+      while (current() > budgetMs && performance.now() < until) await sleep(sampleMs);
+    },
+    lagMs: current,
+    stop: () => clearInterval(timer),
+  };
+}
