@@ -20,7 +20,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { getAccount, type Account } from '../accounts/accounts.service.ts';
-import { record, type AuditActor } from '../audit/audit.service.ts';
+import { record, type AuditActor, type ChangeBy } from '../audit/audit.service.ts';
 import { can, type Capability } from '../users/capabilities.ts';
 import {
   csrfMatches,
@@ -48,6 +48,8 @@ export interface ConsoleContext {
   ip: string;
   /** The actor to pass to services for the audit trail. */
   actor: AuditActor;
+  /** The actor and the address together: what services that audit their changes take. */
+  by: ChangeBy;
   params: Record<string, string>;
   query: Record<string, string | undefined>;
   /** The form fields of a POST (urlencoded); a repeated field is an array. */
@@ -143,6 +145,7 @@ export async function guard(
     csrfToken: session.csrfToken,
     ip: req.ip,
     actor: { type: 'user', id: session.user.id },
+    by: { actor: { type: 'user', id: session.user.id }, ip: req.ip },
     params: (req.params ?? {}) as Record<string, string>,
     query: (req.query ?? {}) as Record<string, string | undefined>,
     form,

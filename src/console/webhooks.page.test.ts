@@ -109,12 +109,12 @@ describe('webhooks page', () => {
       .execute();
     expect(actions.map((r) => r.action)).toEqual([
       'webhook.create',
-      'webhook.rotate_secret',
-      'webhook.retire_secret',
-      'webhook.change',
-      'webhook.change',
+      'webhook.update',
+      'webhook.update',
+      'webhook.update',
+      'webhook.update',
       'webhook.replay',
-      'webhook.disable',
+      'webhook.update',
     ]);
   });
 

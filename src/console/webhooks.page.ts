@@ -2,11 +2,11 @@
  * Webhooks at `/console/webhooks`: the account's endpoints, adding one (its signing secret shown once), and one
  * endpoint's page: the events it receives, disabling and enabling, rotating the secret (the new one shown once; the old
  * one keeps signing until retired), the recent attempts (status, latency, response excerpt) and replaying events.
- * Owners and admins change endpoints; everyone in the account may read. Every change is recorded in the audit trail.
+ * Owners and admins change endpoints; everyone in the account may read. Every change is recorded in the audit trail by
+ * the webhooks service, as from the API and the command line.
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { record } from '../audit/audit.service.ts';
 import {
   attemptsOf,
   changeEndpoint,
@@ -61,22 +61,6 @@ function secretOnce(e: WebhookEndpoint, heading: string): SafeHtml {
   </div>`;
 }
 
-async function audit(
-  c: ConsoleContext,
-  action: string,
-  id: string,
-  detail: Record<string, unknown> = {},
-): Promise<void> {
-  await record(c.ctx.database.db, {
-    accountId: c.account.customer_id,
-    actor: c.actor,
-    action,
-    target: `webhook:${id}`,
-    ip: c.ip,
-    detail,
-  });
-}
-
 /** Registers the webhooks pages. */
 export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
@@ -116,11 +100,12 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
     permission: 'manage_settings',
     back: () => '/console/webhooks',
     handle: async (c) => {
-      const e = await createEndpoint(c.ctx, c.account.customer_id, {
-        target_url: field(c, 'target_url'),
-        events: fields(c, 'events'),
-      });
-      await audit(c, 'webhook.create', e.id, { target_url: e.target_url, events: e.events });
+      const e = await createEndpoint(
+        c.ctx,
+        c.account.customer_id,
+        { target_url: field(c, 'target_url'), events: fields(c, 'events') },
+        c.by,
+      );
       return { title: 'Endpoint added', body: secretOnce(e, 'Signing secret of the new endpoint') };
     },
   });
@@ -232,29 +217,25 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
     });
 
   change('events', async (c, id) => {
-    const e = await changeEndpoint(c.ctx, c.account.customer_id, id, { events: fields(c, 'events') });
-    await audit(c, 'webhook.change', id, { events: e.events });
+    await changeEndpoint(c.ctx, c.account.customer_id, id, { events: fields(c, 'events') }, c.by);
     return { flash: 'The events are saved.' };
   });
   change('active', async (c, id) => {
     const active = field(c, 'active') === '1';
-    await changeEndpoint(c.ctx, c.account.customer_id, id, { active });
-    await audit(c, active ? 'webhook.enable' : 'webhook.disable', id);
+    await changeEndpoint(c.ctx, c.account.customer_id, id, { active }, c.by);
     return {
       flash: active ? 'The endpoint is enabled.' : 'The endpoint is disabled: no deliveries are sent to it.',
     };
   });
   change('rotate', async (c, id) => {
-    const e = await changeEndpoint(c.ctx, c.account.customer_id, id, { rotate_signing_key: true });
-    await audit(c, 'webhook.rotate_secret', id);
+    const e = await changeEndpoint(c.ctx, c.account.customer_id, id, { rotate_signing_key: true }, c.by);
     return {
       flash: '',
       body: secretOnce(e, 'New signing secret (the previous one keeps signing until you retire it)'),
     };
   });
   change('retire', async (c, id) => {
-    await changeEndpoint(c.ctx, c.account.customer_id, id, { retire_previous_signing_key: true });
-    await audit(c, 'webhook.retire_secret', id);
+    await changeEndpoint(c.ctx, c.account.customer_id, id, { retire_previous_signing_key: true }, c.by);
     return { flash: 'The previous secret no longer signs.' };
   });
   change('replay', async (c, id) => {
@@ -262,8 +243,7 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
       .split(/[\s,]+/)
       .filter(Boolean)
       .map(Number);
-    const r = await replayEvents(c.ctx, c.account.customer_id, id, { event_ids: ids });
-    await audit(c, 'webhook.replay', id, { event_ids: ids, replayed: r.replayed });
+    const r = await replayEvents(c.ctx, c.account.customer_id, id, { event_ids: ids }, c.by);
     return {
       flash: `${r.replayed} event${r.replayed === 1 ? '' : 's'} put back in line; ${r.already_pending} already pending.`,
     };
