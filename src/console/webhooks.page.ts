@@ -1,7 +1,8 @@
 /**
  * Webhooks at `/console/webhooks`: the account's endpoints, adding one (its signing secret shown once), and one
  * endpoint's page: the events it receives, disabling and enabling, rotating the secret (the new one shown once; the old
- * one keeps signing until retired), the recent attempts (status, latency, response excerpt) and replaying events.
+ * one keeps signing until retired), sending a signed test event, the recent attempts (status, latency, response
+ * excerpt) and replaying events.
  * Owners and admins change endpoints; everyone in the account may read. Every change is recorded in the audit trail by
  * the webhooks service, as from the API and the command line.
  */
@@ -16,6 +17,7 @@ import {
   type WebhookEndpoint,
 } from '../webhooks/webhooks.service.ts';
 import { replayEvents } from '../webhooks/webhooks.replay.ts';
+import { sendTestEvent } from '../webhooks/test-event.ts';
 import { WEBHOOK_EVENTS } from '../webhooks/events.ts';
 import { html, type SafeHtml } from './html.ts';
 import { csrfField } from './layout.ts';
@@ -139,6 +141,7 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
                         )
                       : post('active', 'Enable', html`<input type="hidden" name="active" value="1" />`)
                   }
+                  ${e.active && !e.disabled_at ? post('test', 'Send test event', html``, 'button secondary') : ''}
                   ${post('rotate', 'Rotate signing secret', html``, 'button secondary')}
                   ${e.previous_signing_key_active ? post('retire', 'Retire previous secret', html``, 'button secondary') : ''}
                 </div>`
@@ -201,7 +204,10 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
 
   const change = (
     path: string,
-    handle: (c: ConsoleContext, id: string) => Promise<{ body?: SafeHtml; flash: string }>,
+    handle: (
+      c: ConsoleContext,
+      id: string,
+    ) => Promise<{ body?: SafeHtml; flash: string; kind?: 'success' | 'error' }>,
   ) =>
     consoleAction(app, ctx, {
       path: `/console/webhooks/:id/${path}`,
@@ -212,7 +218,7 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
         const r = await handle(c, id);
         return r.body
           ? { title: 'Webhook endpoint', body: r.body }
-          : { redirect: `/console/webhooks/${id}`, flash: r.flash };
+          : { redirect: `/console/webhooks/${id}`, flash: { kind: r.kind ?? 'success', text: r.flash } };
       },
     });
 
@@ -237,6 +243,18 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
   change('retire', async (c, id) => {
     await changeEndpoint(c.ctx, c.account.customer_id, id, { retire_previous_signing_key: true }, c.by);
     return { flash: 'The previous secret no longer signs.' };
+  });
+  change('test', async (c, id) => {
+    const a = await sendTestEvent(c.ctx, c.account.customer_id, id, c.by);
+    const answered =
+      a.status_code === null ? (a.error ?? 'no answer') : `the endpoint answered ${a.status_code}`;
+    const ok = a.status_code !== null && a.status_code >= 200 && a.status_code < 300;
+    return {
+      flash: ok
+        ? `Test event ${a.event_id} delivered: ${answered} in ${a.latency_ms} ms.`
+        : `Test event ${a.event_id} failed: ${answered} after ${a.latency_ms} ms. It is not retried.`,
+      kind: ok ? 'success' : 'error',
+    };
   });
   change('replay', async (c, id) => {
     const ids = field(c, 'event_ids')

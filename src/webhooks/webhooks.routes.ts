@@ -1,4 +1,4 @@
-/** Webhook endpoint routes under every email prefix: `/webhook_endpoints[/<id>[/replay|/attempts]]`. */
+/** Webhook endpoint routes under every email prefix: `/webhook_endpoints[/<id>[/test|/replay|/attempts]]`. */
 import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../http/typed.ts';
 import type { AppContext } from '../context.ts';
@@ -24,6 +24,7 @@ import {
   removeEndpoint,
 } from './webhooks.service.ts';
 import { replayEvents } from './webhooks.replay.ts';
+import { sendTestEvent } from './test-event.ts';
 
 const security: { [name: string]: string[] }[] = [{ bearer: [] }, { token: [] }];
 const errors = {
@@ -107,6 +108,21 @@ export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
       (req) => {
         const p = principalOf(req, 'email');
         return removeEndpoint(ctx, p.customerId, req.params.id, changeByKey(req, p));
+      },
+    );
+    app.post(
+      `${base}/:id/test`,
+      {
+        schema: {
+          ...common,
+          summary: 'Post a signed webhook_test event to the endpoint now, once, and answer with the attempt',
+          params: IdParam,
+          response: { 200: Attempt, ...errors },
+        },
+      },
+      (req) => {
+        const p = principalOf(req, 'email');
+        return sendTestEvent(ctx, p.customerId, req.params.id, changeByKey(req, p));
       },
     );
     app.post(
