@@ -20,7 +20,7 @@ import { replayEvents } from '../webhooks/webhooks.replay.ts';
 import { sendTestEvent } from '../webhooks/test-event.ts';
 import { WEBHOOK_EVENTS } from '../webhooks/events.ts';
 import { html, type SafeHtml } from './html.ts';
-import { csrfField } from './layout.ts';
+import { csrfField, scrollTable } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 import { field, fields, when } from './format.ts';
 
@@ -171,8 +171,10 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
           ${
             attempts.length === 0
               ? html`<p>No attempts yet.</p>`
-              : html`<div class="table-wrap">
-                  <table>
+              : scrollTable(
+                  'Recent attempts',
+                  html`
+                  <table class="stack">
                     <thead>
                       <tr>
                         <th scope="col">When</th>
@@ -186,16 +188,16 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
                       ${attempts.map(
                         (a) =>
                           html`<tr>
-                            <td>${when(a.created_at)}</td>
-                            <td>${a.event_id} · ${a.event_name}<br /><span class="muted">attempt ${a.attempt}</span></td>
-                            <td>${a.status_code ?? 'no answer'}</td>
-                            <td>${a.latency_ms} ms</td>
-                            <td><code class="mono">${(a.response_excerpt ?? a.error ?? '').slice(0, 200)}</code></td>
+                            <td data-label="When">${when(a.created_at)}</td>
+                            <td data-label="Event">${a.event_id} · ${a.event_name}<br /><span class="muted">attempt ${a.attempt}</span></td>
+                            <td data-label="Status">${a.status_code ?? 'no answer'}</td>
+                            <td data-label="Latency">${a.latency_ms} ms</td>
+                            <td data-label="Response"><code class="mono">${(a.response_excerpt ?? a.error ?? '').slice(0, 200)}</code></td>
                           </tr>`,
                       )}
                     </tbody>
-                  </table>
-                </div>`
+                  </table>`,
+                )
           }
         </div>
         <p><a href="/console/webhooks">All endpoints</a></p>`;

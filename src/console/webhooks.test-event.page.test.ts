@@ -79,7 +79,9 @@ describe('send test event', () => {
     const page = (await owner.get(`/console/webhooks/${endpointId}`)).body;
     expect(page).toMatch(/Test event \d+ delivered: the endpoint answered 200 in \d+ ms\./);
     expect(page).toContain('webhook_test');
-    expect(page).toMatch(/<td>200<\/td>\s*<td>\d+ ms<\/td>\s*<td><code class="mono">signature ok<\/code>/);
+    expect(page).toMatch(
+      /<td data-label="Status">200<\/td>\s*<td data-label="Latency">\d+ ms<\/td>\s*<td data-label="Response"><code class="mono">signature ok<\/code>/,
+    );
     const audit = await t.ctx.database.db
       .selectFrom('audit_log')
       .select(['action', 'actor_type'])
