@@ -13,7 +13,7 @@ import { createAccount } from '../src/accounts/accounts.service.ts';
 import { addDomain } from '../src/accounts/domains.service.ts';
 import { createKey } from '../src/accounts/keys.service.ts';
 import { startSink } from './deliver.ts';
-import { embedded, fmt, load, type BenchInstance, type BenchRow, type LoadResult } from './support.ts';
+import { BENCH_BY, embedded, fmt, load, type BenchInstance, type BenchRow, type LoadResult } from './support.ts';
 
 const html =
   '<p>Your results are ready.</p><p><a href="https://portal.example.org/results">Open the portal</a></p>';
@@ -124,11 +124,15 @@ export async function recipientsBench(recipients: number, loadSeconds: number): 
   });
   try {
     const other = await createAccount(inst.ctx.database.db, 'other');
-    await addDomain(inst.ctx.database.db, inst.ctx.sealer, other.customer_id, 'other.example', {
+    await addDomain(inst.ctx.database.db, inst.ctx.sealer, other.customer_id, 'other.example', BENCH_BY, {
       verified: true,
     });
     const otherKey = (
-      await createKey(inst.ctx.database.db, other.customer_id, { scopes: 'email', domain: 'other.example' })
+      await createKey(inst.ctx.database.db, other.customer_id, {
+        scopes: 'email',
+        domain: 'other.example',
+        by: BENCH_BY,
+      })
     ).key;
     const body = JSON.stringify({
       data: {

@@ -12,6 +12,10 @@ import type { AppContext } from '../src/context.ts';
 import { createAccount } from '../src/accounts/accounts.service.ts';
 import { addDomain } from '../src/accounts/domains.service.ts';
 import { createKey } from '../src/accounts/keys.service.ts';
+import type { ChangeBy } from '../src/audit/audit.service.ts';
+
+/** The author of the set-up changes a benchmark makes (audited like any other). */
+export const BENCH_BY: ChangeBy = { actor: { type: 'system', id: 'bench' } };
 
 /** An embedded Sealpost (SQLite in a temp directory) with one account, a verified domain and a key. */
 export interface BenchInstance {
@@ -38,8 +42,9 @@ export async function embedded(overrides: Partial<Config> = {}): Promise<BenchIn
   const ctx = await openContext(config, pino({ level: 'silent' }));
   const db = ctx.database.db;
   const account = await createAccount(db, 'bench');
-  await addDomain(db, ctx.sealer, account.customer_id, 'bench.example', { verified: true });
+  await addDomain(db, ctx.sealer, account.customer_id, 'bench.example', BENCH_BY, { verified: true });
   const k = await createKey(db, account.customer_id, {
+    by: BENCH_BY,
     scopes: 'email,forms,marketing',
     domain: 'bench.example',
   });

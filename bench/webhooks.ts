@@ -13,7 +13,7 @@ import { appendEvent } from '../src/webhooks/webhooks.outbox.ts';
 import { createWorker } from '../src/jobs/worker.ts';
 import { createEndpoint } from '../src/webhooks/webhooks.service.ts';
 import { webhookQueues } from '../src/webhooks/webhooks.worker.ts';
-import { embedded, fmt, type BenchRow } from './support.ts';
+import { BENCH_BY, embedded, fmt, type BenchRow } from './support.ts';
 
 const CONCURRENCY = 32;
 /** Events made ready per measured second: more than the dispatcher can post, so it never runs dry. */
@@ -207,7 +207,12 @@ export async function webhooksBench(seconds: number): Promise<BenchRow[]> {
     const { ctx } = inst;
     const customerId = (await ctx.database.db.selectFrom('customers').select('id').executeTakeFirstOrThrow())
       .id;
-    await createEndpoint(ctx, customerId, { target_url: receiver.url, events: ['api_mail_log_delivered'] });
+    await createEndpoint(
+      ctx,
+      customerId,
+      { target_url: receiver.url, events: ['api_mail_log_delivered'] },
+      BENCH_BY,
+    );
     const backlog = Math.max(2000, Math.round(seconds * BACKLOG_PER_SECOND));
     await makeEvents(inst, customerId, backlog);
 

@@ -23,3 +23,11 @@ export interface AppContext {
   /** Tells an in-process worker that `queue` has new work; a no-op when no worker runs in this process. */
   wake(queue: string): void;
 }
+
+/**
+ * The address of a console page, for links in Sealpost's own mail: opened in a browser without a session it leads
+ * through sign-in and then to the page. `path` is the part after `/console` (`/forms/<id>/responses/<id>`).
+ */
+export function consoleUrl(ctx: Pick<AppContext, 'publicUrl'>, path: string): string {
+  return `${ctx.publicUrl}/console${path}`;
+}

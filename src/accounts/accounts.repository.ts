@@ -1,4 +1,5 @@
 /** SQL for customers (accounts). */
+import { sql } from 'kysely';
 import type { Queryable } from '../db/types.ts';
 
 /** An account row. */
@@ -28,6 +29,16 @@ export async function findAccountByUsername(
 /** Finds an account by id. */
 export async function findAccountById(db: Queryable, id: number): Promise<AccountRow | undefined> {
   return db.selectFrom('customers').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Accounts whose username contains `search` (any when empty), by username, at most `limit`. */
+export async function searchAccountRows(db: Queryable, search: string, limit: number): Promise<AccountRow[]> {
+  let q = db.selectFrom('customers').selectAll();
+  if (search) {
+    const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    q = q.where(sql<boolean>`username like ${pattern} escape '\\'`);
+  }
+  return q.orderBy('username').limit(limit).execute();
 }
 
 /** Lists every account, oldest first. */

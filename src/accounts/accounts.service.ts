@@ -7,6 +7,7 @@ import {
   findAccountByUsername,
   insertAccount,
   listAccounts,
+  searchAccountRows,
   type AccountRow,
 } from './accounts.repository.ts';
 import { isUniqueViolation } from '../db/errors.ts';
@@ -64,6 +65,13 @@ export async function getAccount(db: Queryable, ref: string | number): Promise<A
       : await findAccountByUsername(db, ref.trim().toLowerCase());
   if (!row) throw new AppError('account.not_found', `no account "${ref}"`);
   return toAccount(row);
+}
+
+/** Accounts whose username contains `search` (letters, digits and `._-` only; anything else matches nothing), by username. */
+export async function searchAccounts(db: Queryable, search: string, limit = 100): Promise<Account[]> {
+  const term = search.trim().toLowerCase();
+  if (term && !/^[a-z0-9_.-]+$/.test(term)) return [];
+  return (await searchAccountRows(db, term, limit)).map(toAccount);
 }
 
 /** Lists every account. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../test/harness.ts';
+import { TEST_BY, createTestContext, type TestContext } from '../test/harness.ts';
 import { createAccount, getAccount } from './accounts.service.ts';
 import { addDomain, verifyDomain, type TxtResolver } from './domains.service.ts';
 import { accountKeys, authenticateKey, createKey, hashKey } from './keys.service.ts';
@@ -47,7 +47,7 @@ describe('accounts, domains and keys', () => {
 
   it('stores only a hash of a key, never its value', async () => {
     const a = await createAccount(db(), 'hashing');
-    const k = await createKey(db(), a.customer_id, { scopes: 'email' });
+    const k = await createKey(db(), a.customer_id, { by: TEST_BY, scopes: 'email' });
     const rows = await db().selectFrom('api_keys').selectAll().where('id', '=', k.id).execute();
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(k.key);
@@ -58,24 +58,34 @@ describe('accounts, domains and keys', () => {
 
   it('keeps several active keys per domain for rotation', async () => {
     const a = await createAccount(db(), 'rotating');
-    await addDomain(db(), t.ctx.sealer, a.customer_id, 'rotating.example', { verified: true });
-    const k1 = await createKey(db(), a.customer_id, { scopes: 'email', domain: 'rotating.example' });
-    const k2 = await createKey(db(), a.customer_id, { scopes: 'email,forms', domain: 'rotating.example' });
+    await addDomain(db(), t.ctx.sealer, a.customer_id, 'rotating.example', TEST_BY, { verified: true });
+    const k1 = await createKey(db(), a.customer_id, {
+      by: TEST_BY,
+      scopes: 'email',
+      domain: 'rotating.example',
+    });
+    const k2 = await createKey(db(), a.customer_id, {
+      by: TEST_BY,
+      scopes: 'email,forms',
+      domain: 'rotating.example',
+    });
     expect((await authenticateKey(db(), k1.key)).customerId).toBe(a.customer_id);
     expect([...(await authenticateKey(db(), k2.key)).scopes].sort()).toEqual(['email', 'forms']);
   });
 
   it('refuses unknown scopes and keys for a domain the account lacks', async () => {
     const a = await createAccount(db(), 'scoping');
-    expect(await codeOf(createKey(db(), a.customer_id, { scopes: 'email,admin' }))).toBe('key.invalid_scope');
-    expect(await codeOf(createKey(db(), a.customer_id, { scopes: 'email', domain: 'nope.example' }))).toBe(
-      'domain.not_found',
+    expect(await codeOf(createKey(db(), a.customer_id, { by: TEST_BY, scopes: 'email,admin' }))).toBe(
+      'key.invalid_scope',
     );
+    expect(
+      await codeOf(createKey(db(), a.customer_id, { by: TEST_BY, scopes: 'email', domain: 'nope.example' })),
+    ).toBe('domain.not_found');
   });
 
   it('keeps the DKIM private key sealed at rest', async () => {
     const a = await createAccount(db(), 'dkim');
-    const d = await addDomain(db(), t.ctx.sealer, a.customer_id, 'dkim.example');
+    const d = await addDomain(db(), t.ctx.sealer, a.customer_id, 'dkim.example', TEST_BY);
     const row = await db().selectFrom('domains').selectAll().where('id', '=', d.id).executeTakeFirstOrThrow();
     expect(row.dkim_private_key).not.toContain('PRIVATE KEY');
     expect(t.ctx.sealer.openText(row.dkim_private_key, `dkim:${d.id}`)).toContain('BEGIN PRIVATE KEY');
@@ -83,7 +93,7 @@ describe('accounts, domains and keys', () => {
 
   it('verifies a domain only when both DNS records are published', async () => {
     const a = await createAccount(db(), 'verifying');
-    const d = await addDomain(db(), t.ctx.sealer, a.customer_id, 'verify.example');
+    const d = await addDomain(db(), t.ctx.sealer, a.customer_id, 'verify.example', TEST_BY);
     expect(d.verified).toBe(false);
     const published = new Map<string, string[][]>();
     const resolver: TxtResolver = {
@@ -95,7 +105,7 @@ describe('accounts, domains and keys', () => {
     };
     const [verification, dkim] = d.dns_records;
     published.set(verification!.name, [[verification!.value]]);
-    const failure = await verifyDomain(db(), resolver, a.customer_id, 'verify.example').catch(
+    const failure = await verifyDomain(db(), resolver, a.customer_id, 'verify.example', TEST_BY).catch(
       (e: AppError) => e,
     );
     expect(failure).toBeInstanceOf(AppError);
@@ -104,14 +114,14 @@ describe('accounts, domains and keys', () => {
     // DKIM records are often split into 255-character chunks.
     const value = dkim!.value;
     published.set(dkim!.name, [[value.slice(0, 200), value.slice(200)]]);
-    const ok = await verifyDomain(db(), resolver, a.customer_id, 'verify.example');
+    const ok = await verifyDomain(db(), resolver, a.customer_id, 'verify.example', TEST_BY);
     expect(ok.verified).toBe(true);
     expect(ok.verified_at).not.toBeNull();
   });
 
   it('checks SPF and DMARC too, and names the one still missing', async () => {
     const a = await createAccount(db(), 'fourrecords');
-    const d = await addDomain(db(), t.ctx.sealer, a.customer_id, 'four.example', {
+    const d = await addDomain(db(), t.ctx.sealer, a.customer_id, 'four.example', TEST_BY, {
       sendingHost: 'mx1.sender.example',
     });
     const published = new Map<string, string[][]>();
@@ -123,14 +133,9 @@ describe('accounts, domains and keys', () => {
     for (const r of d.dns_records.filter((r) => r.purpose === 'verification' || r.purpose === 'dkim'))
       published.set(r.name, [[r.value]]);
     published.set('four.example', [['v=spf1 ip4:192.0.2.7 -all'], ['google-site-verification=x']]);
-    const ok = await verifyDomain(
-      db(),
-      resolver,
-      a.customer_id,
-      'four.example',
-      Date.now(),
-      'mx1.sender.example',
-    );
+    const ok = await verifyDomain(db(), resolver, a.customer_id, 'four.example', TEST_BY, {
+      sendingHost: 'mx1.sender.example',
+    });
     expect(ok.verified).toBe(true);
     expect(ok.dns_checks?.map((c) => [c.purpose, c.ok])).toEqual([
       ['verification', true],
@@ -140,14 +145,9 @@ describe('accounts, domains and keys', () => {
     ]);
     published.set('four.example', [['v=spf1 include:other.example -all']]);
     published.set('_dmarc.four.example', [['v=DMARC1; p=reject']]);
-    const again = await verifyDomain(
-      db(),
-      resolver,
-      a.customer_id,
-      'four.example',
-      Date.now(),
-      'mx1.sender.example',
-    );
+    const again = await verifyDomain(db(), resolver, a.customer_id, 'four.example', TEST_BY, {
+      sendingHost: 'mx1.sender.example',
+    });
     expect(again.dns_checks?.find((c) => c.purpose === 'spf')).toMatchObject({
       ok: false,
       detail: expect.stringContaining('mx1.sender.example'),
@@ -157,8 +157,12 @@ describe('accounts, domains and keys', () => {
 
   it('refuses an invalid domain name and a domain added twice', async () => {
     const a = await createAccount(db(), 'domains');
-    expect(await codeOf(addDomain(db(), t.ctx.sealer, a.customer_id, 'not a domain'))).toBe('domain.invalid');
-    await addDomain(db(), t.ctx.sealer, a.customer_id, 'Twice.Example');
-    expect(await codeOf(addDomain(db(), t.ctx.sealer, a.customer_id, 'twice.example'))).toBe('domain.exists');
+    expect(await codeOf(addDomain(db(), t.ctx.sealer, a.customer_id, 'not a domain', TEST_BY))).toBe(
+      'domain.invalid',
+    );
+    await addDomain(db(), t.ctx.sealer, a.customer_id, 'Twice.Example', TEST_BY);
+    expect(await codeOf(addDomain(db(), t.ctx.sealer, a.customer_id, 'twice.example', TEST_BY))).toBe(
+      'domain.exists',
+    );
   });
 });

@@ -14,7 +14,7 @@ import {
 } from './domains.repository.ts';
 import type { Database } from '../db/connect.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { record as audit, type AuditActor } from '../audit/audit.service.ts';
+import { record as audit, type ChangeBy } from '../audit/audit.service.ts';
 import {
   checkDomainRecords,
   dnsRecords,
@@ -70,17 +70,20 @@ function dkimKeyPair(): { publicKey: string; privateKeyPem: string } {
   };
 }
 
-/** Adds a domain to an account, unverified unless `verified` (development and tests: no DNS check). */
+/**
+ * Adds a domain to an account, unverified unless `verified` (development and tests: no DNS check); recorded in the
+ * audit trail as added `by`.
+ */
 export async function addDomain(
   db: Queryable,
   sealer: Sealer,
   customerId: number,
   input: string,
+  by: ChangeBy,
   opts: {
     verified?: boolean;
     now?: number;
     sendingHost?: string;
-    by?: { actor: AuditActor; ip?: string };
   } = {},
 ): Promise<Domain> {
   const name = normalizeDomain(input);
@@ -101,15 +104,14 @@ export async function addDomain(
       dkim_private_key: sealer.seal(keys.privateKeyPem, `dkim:${id}`),
       created_at: now,
     });
-    if (opts.by)
-      await audit(db, {
-        accountId: customerId,
-        actor: opts.by.actor,
-        action: 'domain.add',
-        target: `domain:${id}`,
-        ip: opts.by.ip,
-        detail: { name },
-      });
+    await audit(db, {
+      accountId: customerId,
+      actor: by.actor,
+      action: 'domain.add',
+      target: `domain:${id}`,
+      ip: by.ip,
+      detail: { name, verified: opts.verified === true },
+    });
     return toDomain(row, opts.sendingHost);
   } catch (err) {
     if (isUniqueViolation(err))
@@ -138,16 +140,17 @@ export async function accountDomains(
 /**
  * Checks the domain's four records through DNS and marks it verified when ownership and DKIM are published; otherwise
  * throws naming every record missing. The answer lists each check, so a missing SPF or DMARC record is reported too.
+ * The change from unverified to verified is recorded in the audit trail as made `by`.
  */
 export async function verifyDomain(
   db: Queryable,
   resolver: TxtResolver,
   customerId: number,
   input: string,
-  now = Date.now(),
-  sendingHost?: string,
-  by?: { actor: AuditActor; ip?: string },
+  by: ChangeBy,
+  opts: { now?: number; sendingHost?: string } = {},
 ): Promise<Domain> {
+  const { now = Date.now(), sendingHost } = opts;
   const row = await getDomainRow(db, customerId, input);
   const checks = await checkDomainRecords(resolver, row, sendingHost);
   const missing = checks.filter((c) => !c.ok);
@@ -160,7 +163,7 @@ export async function verifyDomain(
       },
     );
   await markDomainVerified(db, row.id, now);
-  if (by && row.verified !== 1)
+  if (row.verified !== 1)
     await audit(db, {
       accountId: customerId,
       actor: by.actor,

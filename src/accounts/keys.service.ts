@@ -12,7 +12,7 @@ import {
   type ApiKeyWithAccount,
 } from './keys.repository.ts';
 import { getDomainRow } from './domains.service.ts';
-import { record, type AuditActor } from '../audit/audit.service.ts';
+import { record, type ChangeBy } from '../audit/audit.service.ts';
 
 /** The surfaces a key may be allowed to use. */
 export const SCOPES = ['email', 'forms', 'marketing'] as const;
@@ -37,10 +37,7 @@ export interface ApiKeyInfo {
 }
 
 /** Who asks for a change, for the audit trail. */
-export interface KeyChangeBy {
-  actor: AuditActor;
-  ip?: string;
-}
+export type KeyChangeBy = ChangeBy;
 
 /** The identity a valid key grants to a request. */
 export interface Principal {
@@ -82,7 +79,7 @@ export async function createKey(
     description?: string;
     now?: number;
     /** Recorded as the creator and in the audit trail. */
-    by?: KeyChangeBy;
+    by: KeyChangeBy;
   },
 ): Promise<{ id: string; key: string; prefix: string; scopes: Scope[] }> {
   const scopes = parseScopes(opts.scopes);
@@ -101,17 +98,16 @@ export async function createKey(
     created_at: opts.now ?? Date.now(),
     last_used_at: null,
     revoked_at: null,
-    created_by: opts.by?.actor.type === 'user' ? `user:${opts.by.actor.id}` : null,
+    created_by: opts.by.actor.type === 'user' ? `user:${opts.by.actor.id}` : null,
   });
-  if (opts.by)
-    await record(db, {
-      accountId: customerId,
-      actor: opts.by.actor,
-      action: 'key.create',
-      target: `key:${id}`,
-      ip: opts.by.ip,
-      detail: { prefix, scopes, description: opts.description ?? '' },
-    });
+  await record(db, {
+    accountId: customerId,
+    actor: opts.by.actor,
+    action: 'key.create',
+    target: `key:${id}`,
+    ip: opts.by.ip,
+    detail: { prefix, scopes, description: opts.description ?? '' },
+  });
   return { id, key, prefix, scopes };
 }
 
@@ -132,26 +128,27 @@ export async function accountKeys(db: Queryable, customerId: number): Promise<Ap
 
 /**
  * Revokes a key by id; revoking twice is harmless. Throws key.not_found for an unknown id, or for a key of another
- * account when `opts.customerId` is given. With `opts.by` the revocation is recorded in the audit trail.
+ * account when `opts.customerId` is given. The revocation is recorded in the audit trail as made `by`.
  */
 export async function revoke(
   db: Queryable,
   id: string,
-  now = Date.now(),
-  opts: { customerId?: number; by?: KeyChangeBy } = {},
+  by: KeyChangeBy,
+  opts: { customerId?: number; now?: number } = {},
 ): Promise<{ id: string; revoked_at: string }> {
+  const now = opts.now ?? Date.now();
   const row = await findKeyById(db, id);
   if (!row || (opts.customerId !== undefined && row.customer_id !== opts.customerId))
     throw new AppError('key.not_found', `no API key with id ${id}`);
   const changed = await revokeKey(db, id, now);
   forgetKey(id);
-  if (changed && opts.by)
+  if (changed)
     await record(db, {
       accountId: row.customer_id,
-      actor: opts.by.actor,
+      actor: by.actor,
       action: 'key.revoke',
       target: `key:${id}`,
-      ip: opts.by.ip,
+      ip: by.ip,
       detail: { prefix: row.key_prefix },
     });
   if (!changed) return { id, revoked_at: new Date(row.revoked_at ?? now).toISOString() };

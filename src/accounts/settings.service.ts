@@ -6,6 +6,7 @@
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/connect.ts';
 import { findSettings, saveSuppressTransactional } from './settings.repository.ts';
+import { record, type ChangeBy } from '../audit/audit.service.ts';
 
 /** How long a process keeps an account's switch before reading it again. */
 export const OPT_IN_CACHE_MS = 5_000;
@@ -42,14 +43,26 @@ export async function settingsOf(ctx: AppContext, customerId: number): Promise<S
   };
 }
 
-/** Changes the account's marketing settings and returns them. */
+/** Changes the account's marketing settings and returns them; the change is recorded in the audit trail as made `by`. */
 export async function changeSettings(
   ctx: AppContext,
   customerId: number,
   patch: SettingsPatch,
+  by: ChangeBy,
 ): Promise<SettingsView> {
   if (patch.suppress_transactional !== undefined) {
-    await saveSuppressTransactional(ctx.database.db, customerId, patch.suppress_transactional, Date.now());
+    const on = patch.suppress_transactional;
+    await ctx.database.db.transaction().execute(async (trx) => {
+      await saveSuppressTransactional(trx, customerId, on, Date.now());
+      await record(trx, {
+        accountId: customerId,
+        actor: by.actor,
+        action: 'settings.marketing_update',
+        target: `account:${customerId}`,
+        ip: by.ip,
+        detail: { suppress_transactional: on },
+      });
+    });
     cacheOf(ctx.database).delete(customerId);
   }
   return settingsOf(ctx, customerId);

@@ -4,6 +4,7 @@
  * not attempted (the recipient is settled at once as `suppressed`). The list is on by default and can be turned off per
  * account, which stops both listing and skipping. Listed addresses are managed through the API and the command line.
  */
+import { record, type ChangeBy } from '../audit/audit.service.ts';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/types.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -144,12 +145,23 @@ export async function addSuppression(
   return oneSuppression(ctx, customerId, key);
 }
 
-/** Turns the account's suppression list on or off. */
+/** Turns the account's suppression list on or off; recorded in the audit trail as changed `by`. */
 export async function setSuppressionList(
   ctx: AppContext,
   customerId: number,
   on: boolean,
+  by: ChangeBy,
 ): Promise<{ suppression_list: boolean }> {
-  await saveSuppressionListOn(ctx.database.db, customerId, on, Date.now());
+  await ctx.database.db.transaction().execute(async (trx) => {
+    await saveSuppressionListOn(trx, customerId, on, Date.now());
+    await record(trx, {
+      accountId: customerId,
+      actor: by.actor,
+      action: 'settings.suppression_list',
+      target: `account:${customerId}`,
+      ip: by.ip,
+      detail: { suppression_list: on },
+    });
+  });
   return { suppression_list: on };
 }

@@ -18,6 +18,15 @@ export interface AuditActor {
   id: string;
 }
 
+/** Who asks for a change, and from where: what every service that changes audited things takes, and records. */
+export interface ChangeBy {
+  actor: AuditActor;
+  ip?: string | null;
+}
+
+/** Changes made from the command line. */
+export const CLI_CHANGE: ChangeBy = { actor: { type: 'system', id: 'cli' } };
+
 /** One audit entry to record. `target` names the thing acted on (`message:<id>`, `user:<id>`, `key:<id>` ...). */
 export interface AuditEntry {
   /** The account the entry belongs to; null for installation-wide entries. */

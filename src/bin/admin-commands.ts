@@ -1,8 +1,8 @@
 /** Administration that has no API: accounts, domains and API keys. */
 import { Command } from 'commander';
 import { promises as dns } from 'node:dns';
-import { action, auditCli, output, withContext } from './cli-support.ts';
-import { findKeyById } from '../accounts/keys.repository.ts';
+import { action, output, withContext } from './cli-support.ts';
+import { CLI_CHANGE } from '../audit/audit.service.ts';
 import { allAccounts, createAccount, getAccount } from '../accounts/accounts.service.ts';
 import { accountDomains, addDomain, verifyDomain, type Domain } from '../accounts/domains.service.ts';
 import { accountKeys, createKey, revoke } from '../accounts/keys.service.ts';
@@ -68,14 +68,10 @@ export function domainCommand(): Command {
       action(async (o: { account: string; domain: string; verified?: boolean; json?: boolean }) => {
         const d = await withContext(async (ctx) => {
           const account = await getAccount(ctx.database.db, o.account);
-          const added = await addDomain(ctx.database.db, ctx.sealer, account.customer_id, o.domain, {
+          return addDomain(ctx.database.db, ctx.sealer, account.customer_id, o.domain, CLI_CHANGE, {
             verified: o.verified,
             sendingHost: sendingHostOf(ctx.config),
           });
-          await auditCli(ctx, account.customer_id, 'domain.add', `domain:${added.domain}`, {
-            verified_without_dns: o.verified === true,
-          });
-          return added;
         });
         const note = o.verified
           ? `\nMarked verified WITHOUT a DNS check (--verified is for development and tests). Publish the records before sending real mail.`
@@ -97,16 +93,9 @@ export function domainCommand(): Command {
       action(async (o: { account: string; domain: string; json?: boolean }) => {
         const d = await withContext(async (ctx) => {
           const account = await getAccount(ctx.database.db, o.account);
-          const verified = await verifyDomain(
-            ctx.database.db,
-            dns,
-            account.customer_id,
-            o.domain,
-            Date.now(),
-            sendingHostOf(ctx.config),
-          );
-          await auditCli(ctx, account.customer_id, 'domain.verify', `domain:${verified.domain}`);
-          return verified;
+          return verifyDomain(ctx.database.db, dns, account.customer_id, o.domain, CLI_CHANGE, {
+            sendingHost: sendingHostOf(ctx.config),
+          });
         });
         const advice = d.dns_checks?.some((c) => !c.ok)
           ? '\nPublish the missing advised records so receivers trust its mail.'
@@ -157,16 +146,12 @@ export function keyCommand(): Command {
         }) => {
           const k = await withContext(async (ctx) => {
             const account = await getAccount(ctx.database.db, o.account);
-            const key = await createKey(ctx.database.db, account.customer_id, {
+            return createKey(ctx.database.db, account.customer_id, {
               scopes: o.scopes,
               domain: o.domain,
               description: o.description,
+              by: CLI_CHANGE,
             });
-            await auditCli(ctx, account.customer_id, 'key.create', `key:${key.id}`, {
-              scopes: key.scopes,
-              description: o.description,
-            });
-            return key;
           });
           output(
             o.json,
@@ -202,12 +187,7 @@ export function keyCommand(): Command {
     .option('--json', 'print JSON')
     .action(
       action(async (id: string, o: { json?: boolean }) => {
-        const r = await withContext(async (ctx) => {
-          const revoked = await revoke(ctx.database.db, id);
-          const row = await findKeyById(ctx.database.db, id);
-          await auditCli(ctx, row ? Number(row.customer_id) : null, 'key.revoke', `key:${id}`);
-          return revoked;
-        });
+        const r = await withContext((ctx) => revoke(ctx.database.db, id, CLI_CHANGE));
         output(o.json, r, `revoked key ${r.id}`);
       }),
     );

@@ -3,7 +3,6 @@ import type { AppContext } from '../context.ts';
 import { ConfigError, loadConfig } from '../config/load.ts';
 import { AppError } from '../errors/app-error.ts';
 import { createLogger, openContext } from '../runtime.ts';
-import { record } from '../audit/audit.service.ts';
 import { StartError } from './start-checks.ts';
 import { OpsError } from '../ops/ops-error.ts';
 
@@ -50,15 +49,4 @@ export function action<A extends unknown[]>(
       throw err;
     }
   };
-}
-
-/** Records a change made from the command line in the audit trail (the actor is `system`/`cli`). */
-export async function auditCli(
-  ctx: AppContext,
-  accountId: number | null,
-  action: string,
-  target: string,
-  detail: Record<string, unknown> = {},
-): Promise<void> {
-  await record(ctx.database.db, { accountId, actor: { type: 'system', id: 'cli' }, action, target, detail });
 }

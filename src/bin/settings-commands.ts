@@ -1,6 +1,7 @@
 /** `sealpost account suppress-transactional <username> on|off`: the marketing switch that also has an API (`PATCH /settings`). */
 import { Command } from 'commander';
-import { action, auditCli, output, withContext } from './cli-support.ts';
+import { action, output, withContext } from './cli-support.ts';
+import { CLI_CHANGE } from '../audit/audit.service.ts';
 import { getAccount } from '../accounts/accounts.service.ts';
 import { AppError } from '../errors/app-error.ts';
 import { changeSettings } from '../accounts/settings.service.ts';
@@ -23,19 +24,12 @@ export function suppressTransactionalCommand(): Command {
           throw new AppError('request.invalid', `state must be "on" or "off", not "${state}"`);
         const settings = await withContext(async (ctx) => {
           const account = await getAccount(ctx.database.db, username);
-          const changed = await changeSettings(ctx, account.customer_id, {
-            suppress_transactional: SWITCH[key],
-          });
-          await auditCli(
+          return changeSettings(
             ctx,
             account.customer_id,
-            'settings.marketing_update',
-            `account:${account.customer_id}`,
-            {
-              suppress_transactional: key,
-            },
+            { suppress_transactional: SWITCH[key] },
+            CLI_CHANGE,
           );
-          return changed;
         });
         output(o.json, settings.attributes, `transactional suppression is ${key} for ${username}`);
       }),

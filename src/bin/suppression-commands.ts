@@ -1,4 +1,5 @@
 /** `sealpost suppression ...`: the account's suppression list from the command line. */
+import { CLI_CHANGE } from '../audit/audit.service.ts';
 import { Command } from 'commander';
 import { action, output, withContext } from './cli-support.ts';
 import { getAccount } from '../accounts/accounts.service.ts';
@@ -74,7 +75,7 @@ export function suppressionCommand(): Command {
       .option('--json', 'print JSON')
       .action(
         action(async (o: { account: string; json?: boolean }) => {
-          const r = await withAccount(o.account, (ctx, id) => setSuppressionList(ctx, id, on));
+          const r = await withAccount(o.account, (ctx, id) => setSuppressionList(ctx, id, on, CLI_CHANGE));
           output(o.json, r, `suppression list ${on ? 'enabled' : 'disabled'} for ${o.account}`);
         }),
       );

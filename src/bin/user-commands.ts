@@ -10,8 +10,8 @@ import {
   usersOf,
   type User,
 } from '../users/users.service.ts';
+import { setPasswordUrl as link } from '../users/user-mail.ts';
 import type { AuditActor } from '../audit/audit.service.ts';
-import type { AppContext } from '../context.ts';
 
 const CLI: AuditActor = { type: 'system', id: 'cli' };
 
@@ -22,10 +22,6 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks)
     .toString('utf8')
     .replace(/\r?\n$/, '');
-}
-
-function link(ctx: AppContext, token: string): string {
-  return `${ctx.publicUrl}/console/set-password?token=${token}`;
 }
 
 function userLine(u: User & { account?: string }): string {

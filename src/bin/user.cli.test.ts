@@ -135,4 +135,48 @@ describe('command-line changes in the audit trail', () => {
       ['key.revoke', 'system', 'cli', a.account.customer_id],
     ]);
   });
+
+  it('records domain and webhook changes made from the command line, through the same services', async () => {
+    const domain = JSON.parse(
+      (
+        await run([
+          'domain',
+          'add',
+          '--account',
+          a.account.username,
+          '--domain',
+          'cli-audit.example',
+          '--json',
+        ])
+      ).stdout,
+    ) as { id: string };
+    const hook = JSON.parse(
+      (
+        await run([
+          'webhook',
+          'add',
+          '--account',
+          a.account.username,
+          '--url',
+          'https://93.184.215.14/in',
+          '--events',
+          'api_mail_log_delivered',
+          '--json',
+        ])
+      ).stdout,
+    ) as { id: string; signing_key: string };
+    await run(['webhook', 'remove', hook.id]);
+    const rows = await t.ctx.database.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('target', 'in', [`domain:${domain.id}`, `webhook:${hook.id}`])
+      .orderBy('id')
+      .execute();
+    expect(rows.map((r) => [r.action, r.actor_type, r.actor_id, Number(r.customer_id)])).toEqual([
+      ['domain.add', 'system', 'cli', a.account.customer_id],
+      ['webhook.create', 'system', 'cli', a.account.customer_id],
+      ['webhook.delete', 'system', 'cli', a.account.customer_id],
+    ]);
+    expect(JSON.stringify(rows)).not.toContain(hook.signing_key);
+  });
 });

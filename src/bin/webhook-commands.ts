@@ -1,7 +1,7 @@
 /** `sealpost webhook ...`: webhook endpoints of an account, from the command line. */
 import { Command } from 'commander';
-import { action, auditCli, output, withContext } from './cli-support.ts';
-import { findEndpointById } from '../webhooks/webhooks.repository.ts';
+import { action, output, withContext } from './cli-support.ts';
+import { CLI_CHANGE } from '../audit/audit.service.ts';
 import { getAccount } from '../accounts/accounts.service.ts';
 import {
   createEndpoint,
@@ -33,15 +33,12 @@ export function webhookCommand(): Command {
         async (o: { account: string; url: string; events: string; signingKey?: string; json?: boolean }) => {
           const e = await withContext(async (ctx) => {
             const account = await getAccount(ctx.database.db, o.account);
-            const created = await createEndpoint(ctx, account.customer_id, {
-              target_url: o.url,
-              events: o.events.split(','),
-              signing_key: o.signingKey,
-            });
-            await auditCli(ctx, account.customer_id, 'webhook.create', `webhook:${created.id}`, {
-              target_url: created.target_url,
-            });
-            return created;
+            return createEndpoint(
+              ctx,
+              account.customer_id,
+              { target_url: o.url, events: o.events.split(','), signing_key: o.signingKey },
+              CLI_CHANGE,
+            );
           });
           output(
             o.json,
@@ -71,12 +68,7 @@ export function webhookCommand(): Command {
     .option('--json', 'print JSON')
     .action(
       action(async (id: string, o: { json?: boolean }) => {
-        const r = await withContext(async (ctx) => {
-          const owner = await findEndpointById(ctx.database.db, id);
-          const removed = await removeEndpoint(ctx, undefined, id);
-          await auditCli(ctx, owner ? Number(owner.customer_id) : null, 'webhook.delete', `webhook:${id}`);
-          return removed;
-        });
+        const r = await withContext((ctx) => removeEndpoint(ctx, undefined, id, CLI_CHANGE));
         output(o.json, r, `removed webhook endpoint ${r.id}`);
       }),
     );

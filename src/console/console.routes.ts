@@ -31,6 +31,7 @@ import { webhookPages } from './webhooks.page.ts';
 import { messagePages } from './messages.page.ts';
 import { capturedPages } from './captured.page.ts';
 import { templatePages } from './templates.page.ts';
+import { accountPages } from './accounts.page.ts';
 import type { TxtResolver } from '../accounts/domains.service.ts';
 
 /** What pages may be given besides the context: outside services tests replace (DNS). */
@@ -57,6 +58,7 @@ const PAGES: ((app: FastifyInstance, ctx: AppContext, deps: ConsoleDeps) => void
   twoFactorPages,
   userPages,
   auditPages,
+  accountPages,
 ];
 
 /** Registers the console. */

@@ -11,12 +11,19 @@ export async function createTestUser(
   t: TestApp,
   customerId: number,
   role: string,
-  opts: { email?: string; canReadProtected?: boolean } = {},
+  opts: { email?: string; canReadProtected?: boolean; operator?: boolean } = {},
 ): Promise<User> {
   const email = opts.email ?? `${role}-${Math.random().toString(36).slice(2, 8)}@example.com`;
   return createUser(
     t.ctx.database.db,
-    { customerId, email, role, password: TEST_PASSWORD, canReadProtected: opts.canReadProtected },
+    {
+      customerId,
+      email,
+      role,
+      password: TEST_PASSWORD,
+      canReadProtected: opts.canReadProtected,
+      operator: opts.operator,
+    },
     { type: 'system', id: 'test' },
   );
 }

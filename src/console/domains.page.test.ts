@@ -64,6 +64,7 @@ describe('domains page', () => {
       .selectFrom('audit_log')
       .select('action')
       .where('action', 'like', 'domain.%')
+      .where('actor_type', '=', 'user')
       .execute();
     expect(audit.map((r) => r.action).sort()).toEqual(['domain.add', 'domain.verify']);
   });

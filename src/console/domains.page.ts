@@ -118,9 +118,13 @@ export function domainPages(app: FastifyInstance, ctx: AppContext, deps: Console
     permission: 'manage_settings',
     back: () => '/console/domains',
     handle: async (c) => {
-      const d = await addDomain(c.ctx.database.db, c.ctx.sealer, c.account.customer_id, field(c, 'domain'), {
-        by: { actor: c.actor, ip: c.ip },
-      });
+      const d = await addDomain(
+        c.ctx.database.db,
+        c.ctx.sealer,
+        c.account.customer_id,
+        field(c, 'domain'),
+        c.by,
+      );
       return {
         redirect: `/console/domains/${d.domain}`,
         flash: `${d.domain} is added. Publish its records, then verify.`,
@@ -172,10 +176,7 @@ export function domainPages(app: FastifyInstance, ctx: AppContext, deps: Console
       const checks = await checkDomainRecords(resolver, row, host);
       const ready = checks.every((k) => !REQUIRED_PURPOSES.includes(k.purpose) || k.ok);
       if (ready)
-        await verifyDomain(db, resolver, c.account.customer_id, row.name, Date.now(), host, {
-          actor: c.actor,
-          ip: c.ip,
-        });
+        await verifyDomain(db, resolver, c.account.customer_id, row.name, c.by, { sendingHost: host });
       const note = ready
         ? html`<p class="flash flash-success" role="status">Both required records were found: ${row.name} is verified.</p>`
         : html`<p class="flash flash-error" role="alert">Not verified: a required record was not found in DNS.</p>`;

@@ -42,6 +42,7 @@ describe('API keys page', () => {
       .selectFrom('audit_log')
       .selectAll()
       .where('action', '=', 'key.create')
+      .where('actor_type', '=', 'user')
       .execute();
     expect(audit).toHaveLength(1);
     expect(audit[0]!.detail).not.toContain(value);

@@ -151,7 +151,7 @@ export function keyPages(app: FastifyInstance, ctx: AppContext): void {
         scopes: fields(c, 'scopes'),
         domain: field(c, 'domain') || undefined,
         description: description.slice(0, 200),
-        by: { actor: c.actor, ip: c.ip },
+        by: c.by,
       });
       return { title: 'API key created', body: shownOnce(key) };
     },
@@ -186,10 +186,7 @@ export function keyPages(app: FastifyInstance, ctx: AppContext): void {
     permission: 'manage_settings',
     back: () => '/console/keys',
     handle: async (c) => {
-      await revoke(c.ctx.database.db, c.params.id!, Date.now(), {
-        customerId: c.account.customer_id,
-        by: { actor: c.actor, ip: c.ip },
-      });
+      await revoke(c.ctx.database.db, c.params.id!, c.by, { customerId: c.account.customer_id });
       return { redirect: '/console/keys', flash: 'The key is revoked.' };
     },
   });

@@ -33,6 +33,8 @@ export interface Frame {
   currentPath: string;
   accountName: string;
   userEmail: string;
+  /** For an installation operator: the account switcher, and whether another account than their own is shown. */
+  operator?: { viewingOther: boolean; ownAccountId: number };
   csrfToken: string;
   flash?: Flash;
   /** Nav entries the user may see. */
@@ -83,6 +85,20 @@ function navList(nav: readonly NavItem[], here: string): SafeHtml {
   </ul>`;
 }
 
+/** The band an operator sees while looking at another account: which one, that it is read only, and the way back. */
+function viewingBanner(frame: Frame): SafeHtml {
+  return html`<div class="viewing" role="region" aria-label="Account being viewed">
+    <p>
+      You are viewing the account <strong>${frame.accountName}</strong> as the installation operator. Read only: changes
+      and protected content are refused.
+    </p>
+    <form method="post" action="/console/accounts/switch">
+      ${csrfField(frame.csrfToken)}<input type="hidden" name="account" value="${String(frame.operator!.ownAccountId)}" />
+      <button type="submit">Back to my account</button>
+    </form>
+  </div>`;
+}
+
 /** A whole signed-in page: the frame around `body`. */
 export function layout(frame: Frame, body: SafeHtml): string {
   const here = current(frame.nav, frame.currentPath);
@@ -94,9 +110,11 @@ export function layout(frame: Frame, body: SafeHtml): string {
         <a class="brand" href="/console">Sealpost</a>
         <div class="who">
           <span>Account <strong>${frame.accountName}</strong> · ${frame.userEmail}</span>
+          ${frame.operator ? html`<a class="switch" href="/console/accounts">Switch account</a>` : ''}
           <form method="post" action="/console/sign-out">${csrfField(frame.csrfToken)}<button type="submit">Sign out</button></form>
         </div>
       </header>
+      ${frame.operator?.viewingOther ? viewingBanner(frame) : ''}
       <div class="shell">
         <details class="nav-phone">
           <summary>Menu<span class="nav-here">${frame.nav.find((n) => n.path === here)?.label ?? ''}</span></summary>

@@ -3,6 +3,7 @@
  * never, webhooks, the message log and a message's timeline with content shown on request. Screenshots at phone and
  * desktop width under .test-artifacts/console/, and axe-core on every page.
  */
+import { startWebhookReceiver } from '../test/webhook-receiver.ts';
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -27,7 +28,7 @@ async function shoot(page: Page, name: string): Promise<void> {
 
 describe.skipIf(!present)('operations pages in Chromium', () => {
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ config: { webhookAllowPrivateTargets: true } });
     a = await t.createAccount({ username: 'northclinic', domain: 'mail.northclinic.example' });
     owner = await createTestUser(t, a.account.customer_id, 'owner', { email: 'owner@northclinic.example' });
     const worker: Worker = startDeliveryWorker(t);
@@ -79,6 +80,19 @@ describe.skipIf(!present)('operations pages in Chromium', () => {
 
     await page.goto(`${base}/console/webhooks`);
     await shoot(page, 'webhooks');
+    const receiver = await startWebhookReceiver(() => ({ status: 200, body: 'received by the clinic' }));
+    try {
+      await page.getByLabel('Target URL').fill(receiver.url);
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      await page.getByRole('link', { name: 'Go to the endpoint' }).click();
+      await page.getByRole('button', { name: 'Send test event' }).click();
+      await page.getByText(/Test event \d+ delivered: the endpoint answered 200/).waitFor();
+      await page.getByText('received by the clinic').waitFor();
+      expect(receiver.received.map((h) => h.json().event_name)).toEqual(['webhook_test']);
+      await shoot(page, 'webhook-test-event');
+    } finally {
+      await receiver.close();
+    }
 
     await page.goto(`${base}/console/messages?recipient=ana%40example.net`);
     expect(await page.locator('a[href^="/console/messages/"]').count()).toBe(2);

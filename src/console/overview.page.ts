@@ -44,7 +44,12 @@ export function overviewPages(app: FastifyInstance, ctx: AppContext): void {
       const o = await accountOverview(c.ctx, c.account.customer_id);
       return html`${chartAssets()}
         <p class="muted">
-          Signed in as <strong>${c.user.email}</strong>, ${c.user.role} of the account <strong>${c.account.username}</strong>. Days are UTC.
+          Signed in as <strong>${c.user.email}</strong>,
+          ${
+            c.viewingOther
+              ? html`the installation operator, viewing the account <strong>${c.account.username}</strong> (read only)`
+              : html`${c.user.role} of the account <strong>${c.account.username}</strong>`
+          }. Days are UTC.
         </p>
         ${figures('Today', o.today)} ${figures('Last 7 days', o.week)}
         <section class="card">

@@ -20,7 +20,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { getAccount, type Account } from '../accounts/accounts.service.ts';
-import { record, type AuditActor } from '../audit/audit.service.ts';
+import { record, type AuditActor, type ChangeBy } from '../audit/audit.service.ts';
 import { can, type Capability } from '../users/capabilities.ts';
 import {
   csrfMatches,
@@ -32,6 +32,7 @@ import {
 } from '../users/sessions.service.ts';
 import type { User } from '../users/users.service.ts';
 import { totpRequired } from '../users/totp.service.ts';
+import { effectiveHolder, viewedAccountId } from '../users/operator.service.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
 import { html, type SafeHtml } from './html.ts';
 import { layout, NAV } from './layout.ts';
@@ -44,10 +45,14 @@ export interface ConsoleContext {
   session: Session;
   /** The account being looked at: the user's own, or for an operator the one they chose. */
   account: Account;
+  /** True while an operator looks at an account other than their own (read only). */
+  viewingOther: boolean;
   csrfToken: string;
   ip: string;
   /** The actor to pass to services for the audit trail. */
   actor: AuditActor;
+  /** The actor and the address together: what services that audit their changes take. */
+  by: ChangeBy;
   params: Record<string, string>;
   query: Record<string, string | undefined>;
   /** The form fields of a POST (urlencoded); a repeated field is an array. */
@@ -93,6 +98,8 @@ export interface ActionSpec {
   handle(c: ConsoleContext): Promise<ActionResult>;
   back?(c: ConsoleContext): string;
   audit?: ConsoleAudit;
+  /** A rule beyond the role (an operator-only action): when false the request gets the 403 page and nothing runs. */
+  allow?(c: ConsoleContext): boolean;
 }
 
 /** Writes a page's or action's declared audit entry. */
@@ -130,7 +137,8 @@ export async function guard(
     await reply.code(303).redirect(signInUrl(req), 303);
     return undefined;
   }
-  const account = await getAccount(db, session.actingCustomerId ?? session.user.customerId);
+  const account = await getAccount(db, viewedAccountId(session));
+  const holder = effectiveHolder(session.user, account.customer_id);
   const form = (
     req.method === 'POST' && req.body && typeof req.body === 'object' ? req.body : {}
   ) as ConsoleContext['form'];
@@ -140,13 +148,15 @@ export async function guard(
     user: session.user,
     session,
     account,
+    viewingOther: account.customer_id !== session.user.customerId,
     csrfToken: session.csrfToken,
     ip: req.ip,
     actor: { type: 'user', id: session.user.id },
+    by: { actor: { type: 'user', id: session.user.id }, ip: req.ip },
     params: (req.params ?? {}) as Record<string, string>,
     query: (req.query ?? {}) as Record<string, string | undefined>,
     form,
-    can: (cap) => can(session.user, cap),
+    can: (cap) => can(holder, cap),
   };
   if (
     req.method !== 'GET' &&
@@ -180,6 +190,9 @@ export async function framed(c: ConsoleContext, title: string, body: SafeHtml): 
       currentPath: path,
       accountName: c.account.username,
       userEmail: c.user.email,
+      operator: c.user.operator
+        ? { viewingOther: c.viewingOther, ownAccountId: c.user.customerId }
+        : undefined,
       csrfToken: c.csrfToken,
       flash,
       nav: NAV.filter((n) => c.can(n.capability)),
@@ -231,6 +244,11 @@ export function consoleAction(app: FastifyInstance, ctx: AppContext, spec: Actio
   app.post(spec.path, { schema: { hide: true } }, async (req, reply) => {
     const c = await guard(ctx, req, reply, spec.permission);
     if (!c) return reply;
+    if (spec.allow && !spec.allow(c))
+      throw new AppError(
+        'console.forbidden',
+        'your user may not do this; ask the operator of the installation',
+      );
     let result: ActionResult;
     try {
       result = await spec.handle(c);

@@ -94,11 +94,48 @@ describe('two-factor', () => {
         payload: new URLSearchParams({ _csrf: csrf, code, next: '/console/settings' }).toString(),
       });
     expect((await post('123456')).statusCode).toBe(401);
-    const ok = await post(codeFor(secret, u.email));
+    // The enrolment used up the current step's code: the next step's code (within the drift window) signs in.
+    const ok = await post(codeFor(secret, u.email, 30_000));
     expect(ok.headers.location).toBe('/console/settings');
     expect(
       (await t.app.inject({ method: 'GET', url: '/console/settings', headers: { cookie } })).statusCode,
     ).toBe(200);
+  });
+
+  it('refuses a code that was already accepted, and a code of an earlier step, at the next sign-in', async () => {
+    const u = await createTestUser(t, a.account.customer_id, 'editor');
+    const secret = await enrol(await signInClient(t.app, u.email), u.email);
+    const secondFactor = async (code: string) => {
+      const { res, cookie } = await trySignIn(u.email, TEST_PASSWORD);
+      const url = res.headers.location as string;
+      const form = await t.app.inject({ method: 'GET', url, headers: { cookie } });
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!;
+      return t.app.inject({
+        method: 'POST',
+        url: '/console/sign-in/two-factor',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ _csrf: csrf, code, next: '/console' }).toString(),
+      });
+    };
+    const next = codeFor(secret, u.email, 30_000);
+    expect((await secondFactor(next)).statusCode).toBe(303);
+    const replayed = await secondFactor(next);
+    expect(replayed.statusCode).toBe(401);
+    expect(replayed.body).toContain('That code is not right');
+    expect((await secondFactor(codeFor(secret, u.email))).statusCode).toBe(401);
+    const row = await t.ctx.database.db
+      .selectFrom('users')
+      .select('totp_last_step')
+      .where('id', '=', u.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(row.totp_last_step)).toBeGreaterThanOrEqual(Math.floor((Date.now() + 30_000) / 30_000) - 1);
+    const failures = await t.ctx.database.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('target', '=', `user:${u.id}`)
+      .where('action', '=', 'sign_in.failure')
+      .execute();
+    expect(failures.length).toBe(2);
   });
 
   it('when an owner makes it mandatory, a user without it can only reach the set-up page', async () => {

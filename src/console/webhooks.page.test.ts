@@ -56,7 +56,7 @@ describe('webhooks page', () => {
     await waitUntilSettled(t, endpointId, 1);
     const after = await viewer.get(`/console/webhooks/${endpointId}`);
     expect(after.body).toContain('thanks from the clinic');
-    expect(after.body).toMatch(/<td>202<\/td>\s*<td>\d+ ms<\/td>/);
+    expect(after.body).toMatch(/<td data-label="Status">202<\/td>\s*<td data-label="Latency">\d+ ms<\/td>/);
   });
 
   it('rotates the secret (new one shown once, both sign until the old is retired) and saves events', async () => {
@@ -109,12 +109,12 @@ describe('webhooks page', () => {
       .execute();
     expect(actions.map((r) => r.action)).toEqual([
       'webhook.create',
-      'webhook.rotate_secret',
-      'webhook.retire_secret',
-      'webhook.change',
-      'webhook.change',
+      'webhook.update',
+      'webhook.update',
+      'webhook.update',
+      'webhook.update',
       'webhook.replay',
-      'webhook.disable',
+      'webhook.update',
     ]);
   });
 

@@ -1,12 +1,13 @@
 /**
  * Webhooks at `/console/webhooks`: the account's endpoints, adding one (its signing secret shown once), and one
  * endpoint's page: the events it receives, disabling and enabling, rotating the secret (the new one shown once; the old
- * one keeps signing until retired), the recent attempts (status, latency, response excerpt) and replaying events.
- * Owners and admins change endpoints; everyone in the account may read. Every change is recorded in the audit trail.
+ * one keeps signing until retired), sending a signed test event, the recent attempts (status, latency, response
+ * excerpt) and replaying events.
+ * Owners and admins change endpoints; everyone in the account may read. Every change is recorded in the audit trail by
+ * the webhooks service, as from the API and the command line.
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { record } from '../audit/audit.service.ts';
 import {
   attemptsOf,
   changeEndpoint,
@@ -16,9 +17,10 @@ import {
   type WebhookEndpoint,
 } from '../webhooks/webhooks.service.ts';
 import { replayEvents } from '../webhooks/webhooks.replay.ts';
+import { sendTestEvent } from '../webhooks/test-event.ts';
 import { WEBHOOK_EVENTS } from '../webhooks/events.ts';
 import { html, type SafeHtml } from './html.ts';
-import { csrfField } from './layout.ts';
+import { csrfField, scrollTable } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 import { field, fields, when } from './format.ts';
 
@@ -61,22 +63,6 @@ function secretOnce(e: WebhookEndpoint, heading: string): SafeHtml {
   </div>`;
 }
 
-async function audit(
-  c: ConsoleContext,
-  action: string,
-  id: string,
-  detail: Record<string, unknown> = {},
-): Promise<void> {
-  await record(c.ctx.database.db, {
-    accountId: c.account.customer_id,
-    actor: c.actor,
-    action,
-    target: `webhook:${id}`,
-    ip: c.ip,
-    detail,
-  });
-}
-
 /** Registers the webhooks pages. */
 export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
@@ -116,11 +102,12 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
     permission: 'manage_settings',
     back: () => '/console/webhooks',
     handle: async (c) => {
-      const e = await createEndpoint(c.ctx, c.account.customer_id, {
-        target_url: field(c, 'target_url'),
-        events: fields(c, 'events'),
-      });
-      await audit(c, 'webhook.create', e.id, { target_url: e.target_url, events: e.events });
+      const e = await createEndpoint(
+        c.ctx,
+        c.account.customer_id,
+        { target_url: field(c, 'target_url'), events: fields(c, 'events') },
+        c.by,
+      );
       return { title: 'Endpoint added', body: secretOnce(e, 'Signing secret of the new endpoint') };
     },
   });
@@ -154,6 +141,7 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
                         )
                       : post('active', 'Enable', html`<input type="hidden" name="active" value="1" />`)
                   }
+                  ${e.active && !e.disabled_at ? post('test', 'Send test event', html``, 'button secondary') : ''}
                   ${post('rotate', 'Rotate signing secret', html``, 'button secondary')}
                   ${e.previous_signing_key_active ? post('retire', 'Retire previous secret', html``, 'button secondary') : ''}
                 </div>`
@@ -183,8 +171,10 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
           ${
             attempts.length === 0
               ? html`<p>No attempts yet.</p>`
-              : html`<div class="table-wrap">
-                  <table>
+              : scrollTable(
+                  'Recent attempts',
+                  html`
+                  <table class="stack">
                     <thead>
                       <tr>
                         <th scope="col">When</th>
@@ -198,16 +188,16 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
                       ${attempts.map(
                         (a) =>
                           html`<tr>
-                            <td>${when(a.created_at)}</td>
-                            <td>${a.event_id} · ${a.event_name}<br /><span class="muted">attempt ${a.attempt}</span></td>
-                            <td>${a.status_code ?? 'no answer'}</td>
-                            <td>${a.latency_ms} ms</td>
-                            <td><code class="mono">${(a.response_excerpt ?? a.error ?? '').slice(0, 200)}</code></td>
+                            <td data-label="When">${when(a.created_at)}</td>
+                            <td data-label="Event">${a.event_id} · ${a.event_name}<br /><span class="muted">attempt ${a.attempt}</span></td>
+                            <td data-label="Status">${a.status_code ?? 'no answer'}</td>
+                            <td data-label="Latency">${a.latency_ms} ms</td>
+                            <td data-label="Response"><code class="mono">${(a.response_excerpt ?? a.error ?? '').slice(0, 200)}</code></td>
                           </tr>`,
                       )}
                     </tbody>
-                  </table>
-                </div>`
+                  </table>`,
+                )
           }
         </div>
         <p><a href="/console/webhooks">All endpoints</a></p>`;
@@ -216,7 +206,10 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
 
   const change = (
     path: string,
-    handle: (c: ConsoleContext, id: string) => Promise<{ body?: SafeHtml; flash: string }>,
+    handle: (
+      c: ConsoleContext,
+      id: string,
+    ) => Promise<{ body?: SafeHtml; flash: string; kind?: 'success' | 'error' }>,
   ) =>
     consoleAction(app, ctx, {
       path: `/console/webhooks/:id/${path}`,
@@ -227,43 +220,50 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
         const r = await handle(c, id);
         return r.body
           ? { title: 'Webhook endpoint', body: r.body }
-          : { redirect: `/console/webhooks/${id}`, flash: r.flash };
+          : { redirect: `/console/webhooks/${id}`, flash: { kind: r.kind ?? 'success', text: r.flash } };
       },
     });
 
   change('events', async (c, id) => {
-    const e = await changeEndpoint(c.ctx, c.account.customer_id, id, { events: fields(c, 'events') });
-    await audit(c, 'webhook.change', id, { events: e.events });
+    await changeEndpoint(c.ctx, c.account.customer_id, id, { events: fields(c, 'events') }, c.by);
     return { flash: 'The events are saved.' };
   });
   change('active', async (c, id) => {
     const active = field(c, 'active') === '1';
-    await changeEndpoint(c.ctx, c.account.customer_id, id, { active });
-    await audit(c, active ? 'webhook.enable' : 'webhook.disable', id);
+    await changeEndpoint(c.ctx, c.account.customer_id, id, { active }, c.by);
     return {
       flash: active ? 'The endpoint is enabled.' : 'The endpoint is disabled: no deliveries are sent to it.',
     };
   });
   change('rotate', async (c, id) => {
-    const e = await changeEndpoint(c.ctx, c.account.customer_id, id, { rotate_signing_key: true });
-    await audit(c, 'webhook.rotate_secret', id);
+    const e = await changeEndpoint(c.ctx, c.account.customer_id, id, { rotate_signing_key: true }, c.by);
     return {
       flash: '',
       body: secretOnce(e, 'New signing secret (the previous one keeps signing until you retire it)'),
     };
   });
   change('retire', async (c, id) => {
-    await changeEndpoint(c.ctx, c.account.customer_id, id, { retire_previous_signing_key: true });
-    await audit(c, 'webhook.retire_secret', id);
+    await changeEndpoint(c.ctx, c.account.customer_id, id, { retire_previous_signing_key: true }, c.by);
     return { flash: 'The previous secret no longer signs.' };
+  });
+  change('test', async (c, id) => {
+    const a = await sendTestEvent(c.ctx, c.account.customer_id, id, c.by);
+    const answered =
+      a.status_code === null ? (a.error ?? 'no answer') : `the endpoint answered ${a.status_code}`;
+    const ok = a.status_code !== null && a.status_code >= 200 && a.status_code < 300;
+    return {
+      flash: ok
+        ? `Test event ${a.event_id} delivered: ${answered} in ${a.latency_ms} ms.`
+        : `Test event ${a.event_id} failed: ${answered} after ${a.latency_ms} ms. It is not retried.`,
+      kind: ok ? 'success' : 'error',
+    };
   });
   change('replay', async (c, id) => {
     const ids = field(c, 'event_ids')
       .split(/[\s,]+/)
       .filter(Boolean)
       .map(Number);
-    const r = await replayEvents(c.ctx, c.account.customer_id, id, { event_ids: ids });
-    await audit(c, 'webhook.replay', id, { event_ids: ids, replayed: r.replayed });
+    const r = await replayEvents(c.ctx, c.account.customer_id, id, { event_ids: ids }, c.by);
     return {
       flash: `${r.replayed} event${r.replayed === 1 ? '' : 's'} put back in line; ${r.already_pending} already pending.`,
     };

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Worker } from '../jobs/worker.ts';
 import { queueHandlers } from '../app/workers.ts';
-import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
+import { TEST_BY, createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { startSmtpSink, type SmtpSink } from '../test/smtp-sink.ts';
 import { waitFor } from '../test/wait.ts';
 import {
@@ -40,7 +40,7 @@ beforeAll(async () => {
   });
   acct = await t.createAccount();
   // Each case looks at attempts to the same recipient; a hard bounce in one must not suppress it in the next.
-  await setSuppressionList(t.ctx, acct.account.customer_id, false);
+  await setSuppressionList(t.ctx, acct.account.customer_id, false, TEST_BY);
 });
 afterEach(async () => {
   await worker?.stop(2000);

@@ -1,6 +1,6 @@
 /** POST /messages refusing bad input with 400 and storing nothing. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
+import { TEST_BY, createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { addDomain } from '../accounts/domains.service.ts';
 import { markDomainVerified } from '../accounts/domains.repository.ts';
 import { createKey } from '../accounts/keys.service.ts';
@@ -56,7 +56,13 @@ describe('POST /messages', () => {
     });
 
     it('refuses a From domain of the account that is not verified yet', async () => {
-      await addDomain(t.ctx.database.db, t.ctx.sealer, acme.account.customer_id, 'pending.sendacme.example');
+      await addDomain(
+        t.ctx.database.db,
+        t.ctx.sealer,
+        acme.account.customer_id,
+        'pending.sendacme.example',
+        TEST_BY,
+      );
       await refused(
         { data: { message: message('desk@pending.sendacme.example') } },
         'email.unverified_from',
@@ -65,13 +71,17 @@ describe('POST /messages', () => {
     });
 
     it('accepts a From domain at once when it is verified right after a refused send', async () => {
-      const accountKey = await createKey(t.ctx.database.db, acme.account.customer_id, { scopes: 'email' });
+      const accountKey = await createKey(t.ctx.database.db, acme.account.customer_id, {
+        by: TEST_BY,
+        scopes: 'email',
+      });
       const headers = { authorization: `Bearer ${accountKey.key}` };
       const domain = await addDomain(
         t.ctx.database.db,
         t.ctx.sealer,
         acme.account.customer_id,
         'later.sendacme.example',
+        TEST_BY,
       );
       const body = { data: { message: message('desk@later.sendacme.example') } };
       expect((await send(body, '/v1/email/messages', headers)).json().error_code).toBe(
@@ -82,9 +92,16 @@ describe('POST /messages', () => {
     });
 
     it('refuses a verified domain of the account other than the one the key belongs to', async () => {
-      await addDomain(t.ctx.database.db, t.ctx.sealer, acme.account.customer_id, 'second.sendacme.example', {
-        verified: true,
-      });
+      await addDomain(
+        t.ctx.database.db,
+        t.ctx.sealer,
+        acme.account.customer_id,
+        'second.sendacme.example',
+        TEST_BY,
+        {
+          verified: true,
+        },
+      );
       await refused(
         { data: { message: message('desk@second.sendacme.example') } },
         'email.unverified_from',

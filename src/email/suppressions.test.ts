@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Worker } from '../jobs/worker.ts';
 import { runSealpost } from '../bin/cli.test-support.ts';
 import { TEST_DIALECT } from '../test/database.ts';
-import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
+import { TEST_BY, createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { startSmtpSink, type SmtpSink } from '../test/smtp-sink.ts';
 import {
   receiptOf,
@@ -108,14 +108,25 @@ describe(`suppression list (${TEST_DIALECT})`, () => {
     try {
       await withWorker(bouncer.url, async () => {
         await waitUntilFinished(t, await sendMessage(t, acct, { recipients: ['policy@patients.example'] }));
-        await setSuppressionList(t.ctx, acct.account.customer_id, false);
+        await setSuppressionList(t.ctx, acct.account.customer_id, false, TEST_BY);
         await waitUntilFinished(t, await sendMessage(t, acct, { recipients: ['off@patients.example'] }));
       });
     } finally {
       await bouncer.close();
-      await setSuppressionList(t.ctx, acct.account.customer_id, true);
+      await setSuppressionList(t.ctx, acct.account.customer_id, true, TEST_BY);
     }
     expect((await get('/v1/email/suppressions')).json().suppressions).toEqual([]);
+    const switched = await t.ctx.database.db
+      .selectFrom('audit_log')
+      .select(['detail', 'actor_id'])
+      .where('action', '=', 'settings.suppression_list')
+      .where('customer_id', '=', acct.account.customer_id)
+      .orderBy('id')
+      .execute();
+    expect(switched.map((r) => [r.actor_id, JSON.parse(r.detail)])).toEqual([
+      ['test', { suppression_list: false }],
+      ['test', { suppression_list: true }],
+    ]);
   });
 
   it('is managed from the command line', async () => {

@@ -3,7 +3,7 @@
  * to the form's recipient addresses through the transactional pipeline, holding no submitted data, only a link; and
  * for a marketing form, the hand-over of the respondent to its subscription list.
  */
-import type { AppContext } from '../context.ts';
+import { consoleUrl, type AppContext } from '../context.ts';
 import type { QueueSpec } from '../jobs/worker.ts';
 import type { BackgroundWork } from '../jobs/jobs.worker.ts';
 import { verifiedDomainNames } from '../accounts/domains.service.ts';
@@ -75,8 +75,8 @@ async function notifyRecipients(ctx: AppContext, form: FormRow, submissionId: st
     );
     return;
   }
-  const link = `${ctx.publicUrl}/v1/forms/api/forms/${form.id}/submissions/${submissionId}/submission-pdf`;
-  const text = `A new response to the form "${form.title}" was received at ${new Date().toISOString()}.\n\nThe response is not included in this message. Read it with an API key that has the forms scope:\n${link}\n`;
+  const link = consoleUrl(ctx, `/forms/${form.id}/responses/${submissionId}`);
+  const text = `A new response to the form "${form.title}" was received at ${new Date().toISOString()}.\n\nThe response is not included in this message. Read it in the Sealpost console (sign in when asked; reading responses needs the protected-content permission):\n${link}\n`;
   await submitMessages(
     ctx,
     { customerId: form.customer_id, domain: null },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
+import { TEST_BY, createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { createKey, KEY_CACHE_MS, revoke } from '../accounts/keys.service.ts';
 import { revokeKey } from '../accounts/keys.repository.ts';
 
@@ -70,14 +70,16 @@ describe('authentication before route matching', () => {
 
   it('answers 401 for a revoked key, while a rotated sibling key keeps working', async () => {
     const fresh = await createKey(t.ctx.database.db, acme.account.customer_id, {
+      by: TEST_BY,
       scopes: 'email',
       domain: acme.domain,
     });
     const old = await createKey(t.ctx.database.db, acme.account.customer_id, {
+      by: TEST_BY,
       scopes: 'email',
       domain: acme.domain,
     });
-    await revoke(t.ctx.database.db, old.id);
+    await revoke(t.ctx.database.db, old.id, TEST_BY);
     const res = await get('/v1/email/whoami', { authorization: `Bearer ${old.key}` });
     expect(res.statusCode).toBe(401);
     expect(res.json().error_code).toBe('auth.revoked_key');
@@ -86,11 +88,12 @@ describe('authentication before route matching', () => {
 
   it('answers 401 at once for a key revoked here after it was used', async () => {
     const key = await createKey(t.ctx.database.db, acme.account.customer_id, {
+      by: TEST_BY,
       scopes: 'email',
       domain: acme.domain,
     });
     expect((await get('/v1/email/whoami', { authorization: `Bearer ${key.key}` })).statusCode).toBe(200);
-    await revoke(t.ctx.database.db, key.id);
+    await revoke(t.ctx.database.db, key.id, TEST_BY);
     expect((await get('/v1/email/whoami', { authorization: `Bearer ${key.key}` })).json().error_code).toBe(
       'auth.revoked_key',
     );
@@ -98,6 +101,7 @@ describe('authentication before route matching', () => {
 
   it('answers 401 within KEY_CACHE_MS for a key revoked by another process', async () => {
     const key = await createKey(t.ctx.database.db, acme.account.customer_id, {
+      by: TEST_BY,
       scopes: 'email',
       domain: acme.domain,
     });

@@ -1,4 +1,5 @@
 /** Authentication shared by every surface: reads the key from `Bearer <key>` or `Token token=<key>`, checks scope and account. */
+import type { ChangeBy } from '../audit/audit.service.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.ts';
 import { authenticateKey, type Principal, type Scope } from '../accounts/keys.service.ts';
@@ -39,6 +40,11 @@ export function principalOf(req: FastifyRequest, scope: Scope): Principal {
   if (!req.principal.scopes.has(scope))
     throw new AppError('auth.scope', `this API key does not have the "${scope}" scope`);
   return req.principal;
+}
+
+/** The API key of a request as the author of a change, for the audit trail the service writes (the key id, the client's address). */
+export function changeByKey(req: FastifyRequest, principal: Principal): ChangeBy {
+  return { actor: { type: 'key', id: principal.keyId }, ip: req.ip };
 }
 
 /** Authenticates a key unless its client address is throttled; a wrong or revoked key counts as a failure of that address. */

@@ -13,7 +13,7 @@ import { addDomain } from '../accounts/domains.service.ts';
 import { createAccount } from '../accounts/accounts.service.ts';
 import type { TxtResolver } from '../accounts/dns-checks.ts';
 import { TEST_DIALECT } from '../test/database.ts';
-import { createTestContext, testConfig, type TestContext } from '../test/harness.ts';
+import { TEST_BY, createTestContext, testConfig, type TestContext } from '../test/harness.ts';
 import { startSmtpSink, testCertificate, type SmtpSink } from '../test/smtp-sink.ts';
 import { runDoctor, type Check } from './doctor.ts';
 
@@ -34,11 +34,11 @@ describe(`sealpost doctor (${TEST_DIALECT})`, () => {
     sink = await startSmtpSink({ tls: 'none' });
     dir = mkdtempSync(path.join(tmpdir(), 'sealpost-doctor-'));
     const a = await createAccount(t.ctx.database.db, 'doctor');
-    const good = await addDomain(t.ctx.database.db, t.ctx.sealer, a.customer_id, 'good.example', {
+    const good = await addDomain(t.ctx.database.db, t.ctx.sealer, a.customer_id, 'good.example', TEST_BY, {
       verified: true,
       sendingHost: HOST,
     });
-    await addDomain(t.ctx.database.db, t.ctx.sealer, a.customer_id, 'bare.example', {
+    await addDomain(t.ctx.database.db, t.ctx.sealer, a.customer_id, 'bare.example', TEST_BY, {
       verified: true,
       sendingHost: HOST,
     });

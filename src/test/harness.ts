@@ -14,6 +14,10 @@ import { addDomain } from '../accounts/domains.service.ts';
 import { createKey } from '../accounts/keys.service.ts';
 import { TEST_DIALECT, createScratchDatabase, type ScratchDatabase } from './database.ts';
 import type { Dialect } from '../db/connect.ts';
+import type { ChangeBy } from '../audit/audit.service.ts';
+
+/** The author of changes tests make directly through services (audited like any other). */
+export const TEST_BY: ChangeBy = { actor: { type: 'system', id: 'test' } };
 
 /** A migrated context over a scratch database. */
 export interface TestContext {
@@ -97,8 +101,9 @@ export async function createTestApp(opts: TestContextOptions & BuildOptions = {}
       const username = o.username ?? `acct${randomBytes(4).toString('hex')}`;
       const domain = o.domain ?? `${username}.example.com`;
       const account = await createAccount(db, username);
-      await addDomain(db, base.ctx.sealer, account.customer_id, domain, { verified: true });
+      await addDomain(db, base.ctx.sealer, account.customer_id, domain, TEST_BY, { verified: true });
       const k = await createKey(db, account.customer_id, {
+        by: TEST_BY,
         scopes: o.scopes ?? 'email,forms,marketing',
         domain,
         description: 'test',

@@ -9,11 +9,12 @@ import type { Sealer } from '../crypto/sealer.ts';
 import type { Queryable } from '../db/types.ts';
 import { AppError } from '../errors/app-error.ts';
 import { record, type AuditActor } from '../audit/audit.service.ts';
-import { findUserById, updateUser } from './users.repository.ts';
+import { findUserById, takeTotpStep, updateUser } from './users.repository.ts';
 import { selectRequireTotp, upsertRequireTotp } from './account-security.repository.ts';
 import type { User } from './users.service.ts';
 
 const ISSUER = 'Sealpost';
+const PERIOD = 30;
 
 function totpOf(email: string, secret: string): TOTP {
   return new TOTP({
@@ -21,7 +22,7 @@ function totpOf(email: string, secret: string): TOTP {
     label: email,
     algorithm: 'SHA1',
     digits: 6,
-    period: 30,
+    period: PERIOD,
     secret: Secret.fromBase32(secret),
   });
 }
@@ -32,15 +33,20 @@ async function secretOf(db: Queryable, sealer: Sealer, userId: string): Promise<
   return row?.totp_secret ? sealer.openText(row.totp_secret, `totp:${userId}`) : undefined;
 }
 
-/** True when `code` is the user's current code (or the one before or after, for clock drift). */
+/**
+ * True when `code` is the user's current code (or the one before or after, for clock drift) and no code of its time step
+ * or a later one was accepted before: an accepted code is used up, so a code seen over someone's shoulder, or replayed,
+ * does not work a second time. The step is taken with one conditional update, so two requests racing with the same
+ * code cannot both pass.
+ */
 export async function checkTotp(db: Queryable, sealer: Sealer, user: User, code: string): Promise<boolean> {
   const secret = await secretOf(db, sealer, user.id);
   const token = code.replace(/\s+/g, '');
-  return (
-    secret !== undefined &&
-    /^\d{6}$/.test(token) &&
-    totpOf(user.email, secret).validate({ token, window: 1 }) !== null
-  );
+  if (secret === undefined || !/^\d{6}$/.test(token)) return false;
+  const now = Date.now();
+  const delta = totpOf(user.email, secret).validate({ token, window: 1, timestamp: now });
+  if (delta === null) return false;
+  return takeTotpStep(db, user.id, Math.floor(now / 1000 / PERIOD) + delta);
 }
 
 /** Starts an enrolment: a fresh secret replaces any unconfirmed one. Refused while two-factor is on. */
@@ -113,7 +119,12 @@ export async function disableTotp(
     );
   if (!(await checkTotp(db, sealer, user, code)))
     throw new AppError('console.sign_in_failed', 'that code is not right');
-  await updateUser(db, user.id, { totp_secret: null, totp_enabled_at: null, updated_at: Date.now() });
+  await updateUser(db, user.id, {
+    totp_secret: null,
+    totp_enabled_at: null,
+    totp_last_step: null,
+    updated_at: Date.now(),
+  });
   await record(db, {
     accountId: user.customerId,
     actor: { type: 'user', id: user.id },

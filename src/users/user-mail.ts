@@ -4,14 +4,14 @@
  * verified domain cannot send: the caller shows the link instead (an invitation) or logs it (a reset, whose page says
  * the same thing either way).
  */
-import type { AppContext } from '../context.ts';
+import { consoleUrl, type AppContext } from '../context.ts';
 import { listVerifiedDomains } from '../accounts/domains.repository.ts';
 import { submitMessages } from '../email/submit.ts';
 import type { User } from './users.service.ts';
 
 /** The URL of a set-password link. */
 export function setPasswordUrl(ctx: AppContext, token: string): string {
-  return `${ctx.publicUrl}/console/set-password?token=${token}`;
+  return consoleUrl(ctx, `/set-password?token=${token}`);
 }
 
 const TEXTS = {

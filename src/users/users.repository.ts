@@ -22,6 +22,17 @@ export async function findUserById(db: Queryable, id: string): Promise<UserRow |
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Records `step` as the user's last accepted TOTP step unless that step or a later one was taken already; true when taken now. */
+export async function takeTotpStep(db: Queryable, id: string, step: number): Promise<boolean> {
+  const res = await db
+    .updateTable('users')
+    .set({ totp_last_step: step })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
 /** Users of one account, or of every account when `customerId` is undefined, by email. */
 export async function listUsers(db: Queryable, customerId?: number): Promise<UserRow[]> {
   let q = db.selectFrom('users').selectAll();

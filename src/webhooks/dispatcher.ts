@@ -46,6 +46,11 @@ export interface DispatcherDeps {
 /** A running dispatcher. */
 export interface Dispatcher {
   handle(job: JobRow & { data: unknown }): Promise<void>;
+  /**
+   * Posts a pending delivery once, now, without a work row (a test event): the same body, signature and attempt log as
+   * any other, and no retry; the delivery ends delivered or failed. Undefined when it is not pending under `seq`.
+   */
+  postOnce(deliveryId: number, seq: number): Promise<PostResult | undefined>;
   close(): void;
 }
 
@@ -87,6 +92,14 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     if (isSuccess(result)) return;
     if (last) throw new PermanentJobError(describe(result));
     throw new Error(describe(result));
+  }
+
+  async function postOnce(deliveryId: number, seq: number): Promise<PostResult | undefined> {
+    const d = await findDispatch(deps.reader, deliveryId);
+    if (!d || d.state !== 'pending' || d.dispatch_seq !== seq) return undefined;
+    const result = await post(d);
+    await record(d, undefined, result, true);
+    return result;
   }
 
   /** Signs and POSTs the delivery's body as it is built now. */
@@ -156,7 +169,12 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
    * Records an attempt and what follows from it in one transaction, finishing the work row there too when the delivery
    * succeeded (so one commit covers both); logs a disabled endpoint after commit.
    */
-  async function record(d: Dispatch, job: JobRow, result: PostResult, last: boolean): Promise<void> {
+  async function record(
+    d: Dispatch,
+    job: JobRow | undefined,
+    result: PostResult,
+    last: boolean,
+  ): Promise<void> {
     const ok = isSuccess(result);
     const t = now();
     const disabled = await deps.transact(async (trx) => {
@@ -181,7 +199,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       if (state !== 'pending') await releaseNext(trx, d.endpoint_id, d.message_id, t);
       if (ok) {
         await resetStreak(trx, d.endpoint_id, t);
-        if (job.lease_owner) await completeJob(trx, job.id, job.lease_owner, t);
+        if (job?.lease_owner) await completeJob(trx, job.id, job.lease_owner, t);
         return undefined;
       }
       return disableIfDue(trx, d.endpoint_id, result, t);
@@ -228,7 +246,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     });
   }
 
-  return { handle, close: () => deps.poster.close() };
+  return { handle, postOnce, close: () => deps.poster.close() };
 }
 
 function parseJob(data: unknown): WebhookJob {

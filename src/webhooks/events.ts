@@ -8,6 +8,15 @@ export const WEBHOOK_EVENTS = [
   'api_mail_log_permanent_failure',
 ] as const;
 
+/**
+ * The event "Send test event" posts (console, or `POST /webhook_endpoints/<id>/test`): to one endpoint, whatever it is
+ * subscribed to, once, signed like every other. It names no message; it is never replayed.
+ */
+export const TEST_EVENT = 'webhook_test';
+
+/** The email event row behind a test event (never counted as a delivery outcome). */
+export const TEST_EMAIL_EVENT = 'webhook_test';
+
 /** An event name an endpoint may subscribe to. */
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

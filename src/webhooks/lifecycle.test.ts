@@ -1,7 +1,7 @@
 /** An endpoint over time: disabled after a run of failures and re-enabled, replayed, rotated, refused at send time, and swept. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Worker } from '../jobs/worker.ts';
-import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
+import { TEST_BY, createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../test/webhook-receiver.ts';
 import { waitFor } from '../test/wait.ts';
 import { createEndpoint } from './webhooks.service.ts';
@@ -217,6 +217,7 @@ describe('URL safety at send time', () => {
       guarded,
       acct.account.customer_id,
       { target_url: `http://hooks.clinic.test:${receiver.port}/hooks`, events: ['api_mail_log_delivered'] },
+      TEST_BY,
       { lookup: async () => [{ address: '93.184.215.14', family: 4 }] },
     );
     await appendEvent(t, acct, await sendMessage(t, acct), 'delivered');

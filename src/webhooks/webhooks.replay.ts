@@ -8,6 +8,7 @@ import type { Transaction } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { DB } from '../db/types.ts';
 import { AppError } from '../errors/app-error.ts';
+import { record, type ChangeBy } from '../audit/audit.service.ts';
 import { emailEventsOf, webhookEventOf } from './events.ts';
 import { releaseNext } from './webhooks.outbox.ts';
 import { ownEndpoint } from './webhooks.service.ts';
@@ -55,13 +56,15 @@ function parseTime(field: string, value: string): number {
  * Posts past events to an endpoint again: those of its subscribed kinds in the time range and/or with the given ids.
  * A delivery that finished is put back in line under the same Sealpost-Event-Id; an event that never had a delivery to
  * this endpoint (it happened before the endpoint existed) gets one; a delivery still pending is left alone. Each
- * message's deliveries stay in event order. Covers at most REPLAY_LIMIT events per call.
+ * message's deliveries stay in event order. Covers at most REPLAY_LIMIT events per call. Recorded in the audit trail as
+ * asked `by`, with what was asked and how many deliveries were put back in line.
  */
 export async function replayEvents(
   ctx: AppContext,
   customerId: number,
   id: string,
   input: ReplayInput,
+  by: ChangeBy,
 ): Promise<ReplayResult> {
   const endpoint = await ownEndpoint(ctx, customerId, id);
   if (endpoint.active !== 1 || endpoint.disabled_at !== null)
@@ -101,6 +104,21 @@ export async function replayEvents(
       break;
     }
   }
+  await record(ctx.database.db, {
+    accountId: customerId,
+    actor: by.actor,
+    action: 'webhook.replay',
+    target: `webhook:${id}`,
+    ip: by.ip,
+    detail: {
+      since: input.since ?? null,
+      until: input.until ?? null,
+      event_ids: eventIds ?? null,
+      replayed: out.replayed,
+      already_pending: out.already_pending,
+      truncated: out.truncated,
+    },
+  });
   return out;
 }
 

@@ -1,8 +1,8 @@
-/** Webhook endpoint routes under every email prefix: `/webhook_endpoints[/<id>[/replay|/attempts]]`. */
+/** Webhook endpoint routes under every email prefix: `/webhook_endpoints[/<id>[/test|/replay|/attempts]]`. */
 import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../http/typed.ts';
 import type { AppContext } from '../context.ts';
-import { principalOf } from '../http/auth.ts';
+import { changeByKey, principalOf } from '../http/auth.ts';
 import { ErrorResponse } from '../mail/error-body.ts';
 import { EMAIL_PREFIXES } from '../mail/prefixes.ts';
 import {
@@ -24,6 +24,7 @@ import {
   removeEndpoint,
 } from './webhooks.service.ts';
 import { replayEvents } from './webhooks.replay.ts';
+import { sendTestEvent } from './test-event.ts';
 
 const security: { [name: string]: string[] }[] = [{ bearer: [] }, { token: [] }];
 const errors = {
@@ -54,7 +55,6 @@ export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
     app.post(
       base,
       {
-        config: { audit: { action: 'webhook.create', target: 'webhook:{id}' } },
         schema: {
           ...common,
           summary: 'Create a webhook endpoint',
@@ -62,8 +62,10 @@ export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 201: Endpoint, ...errors },
         },
       },
-      async (req, reply) =>
-        reply.code(201).send(await createEndpoint(ctx, principalOf(req, 'email').customerId, req.body)),
+      async (req, reply) => {
+        const p = principalOf(req, 'email');
+        return reply.code(201).send(await createEndpoint(ctx, p.customerId, req.body, changeByKey(req, p)));
+      },
     );
     app.get(
       `${base}/:id`,
@@ -80,7 +82,6 @@ export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
     app.patch(
       `${base}/:id`,
       {
-        config: { audit: { action: 'webhook.update', target: 'webhook:{id}' } },
         schema: {
           ...common,
           summary: 'Change a webhook endpoint: URL, events, signing key rotation, switching on and off',
@@ -89,12 +90,14 @@ export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Endpoint, ...errors },
         },
       },
-      (req) => changeEndpoint(ctx, principalOf(req, 'email').customerId, req.params.id, req.body),
+      (req) => {
+        const p = principalOf(req, 'email');
+        return changeEndpoint(ctx, p.customerId, req.params.id, req.body, changeByKey(req, p));
+      },
     );
     app.delete(
       `${base}/:id`,
       {
-        config: { audit: { action: 'webhook.delete', target: 'webhook:{id}' } },
         schema: {
           ...common,
           summary: 'Delete a webhook endpoint with its deliveries and attempt log',
@@ -102,12 +105,29 @@ export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: Type.Object({ id: Type.String(), deleted: Type.Boolean() }), ...errors },
         },
       },
-      (req) => removeEndpoint(ctx, principalOf(req, 'email').customerId, req.params.id),
+      (req) => {
+        const p = principalOf(req, 'email');
+        return removeEndpoint(ctx, p.customerId, req.params.id, changeByKey(req, p));
+      },
+    );
+    app.post(
+      `${base}/:id/test`,
+      {
+        schema: {
+          ...common,
+          summary: 'Post a signed webhook_test event to the endpoint now, once, and answer with the attempt',
+          params: IdParam,
+          response: { 200: Attempt, ...errors },
+        },
+      },
+      (req) => {
+        const p = principalOf(req, 'email');
+        return sendTestEvent(ctx, p.customerId, req.params.id, changeByKey(req, p));
+      },
     );
     app.post(
       `${base}/:id/replay`,
       {
-        config: { audit: { action: 'webhook.replay', target: 'webhook:{id}' } },
         schema: {
           ...common,
           summary: 'Post past events to the endpoint again (by time range or event ids)',
@@ -116,7 +136,10 @@ export function webhookRoutes(app: TypedApp, ctx: AppContext): void {
           response: { 200: ReplayResponse, ...errors },
         },
       },
-      (req) => replayEvents(ctx, principalOf(req, 'email').customerId, req.params.id, req.body),
+      (req) => {
+        const p = principalOf(req, 'email');
+        return replayEvents(ctx, p.customerId, req.params.id, req.body, changeByKey(req, p));
+      },
     );
     app.get(
       `${base}/:id/attempts`,

@@ -1,10 +1,14 @@
 /**
  * Webhook endpoints of an account: creating, reading, changing (including signing-secret rotation and re-enabling),
- * deleting, and reading the attempt log. Used by the API and the command line alike. Replay is in webhooks.replay.ts.
+ * deleting, and reading the attempt log. Used by the API, the console and the command line alike; every change is
+ * written to the audit trail here, with the change, as made `by` (a key, a console user, the command line). Replay is
+ * in webhooks.replay.ts.
  */
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
+import { record, type ChangeBy } from '../audit/audit.service.ts';
+import type { Queryable } from '../db/types.ts';
 import type { Updateable } from 'kysely';
 import type { WebhookEndpointsTable } from '../db/types.ts';
 import { WEBHOOK_EVENTS, isWebhookEvent } from './events.ts';
@@ -122,6 +126,25 @@ function checkSigningKey(key: string): string {
   return key;
 }
 
+/** Writes the audit entry of an endpoint change (never the signing key). */
+function audit(
+  db: Queryable,
+  customerId: number,
+  by: ChangeBy,
+  action: string,
+  id: string,
+  detail: Record<string, unknown>,
+): Promise<void> {
+  return record(db, {
+    accountId: customerId,
+    actor: by.actor,
+    action,
+    target: `webhook:${id}`,
+    ip: by.ip,
+    detail,
+  });
+}
+
 const checkUrl = (ctx: AppContext, url: string, opts: CheckOptions) =>
   checkTargetUrl(url, { allowPrivate: ctx.config.webhookAllowPrivateTargets, lookup: opts.lookup });
 
@@ -137,6 +160,7 @@ export async function createEndpoint(
   ctx: AppContext,
   customerId: number,
   input: EndpointInput,
+  by: ChangeBy,
   opts: CheckOptions = {},
 ): Promise<WebhookEndpoint> {
   const events = checkEvents(input.events);
@@ -144,19 +168,26 @@ export async function createEndpoint(
   const targetUrl = await checkUrl(ctx, input.target_url, opts);
   const id = `we_${randomBytes(12).toString('hex')}`;
   const now = Date.now();
-  await insertEndpoint(ctx.database.db, {
-    id,
-    customer_id: customerId,
-    target_url: targetUrl,
-    events: events.join(','),
-    signing_secret: sealSecret(ctx.sealer, id, signingKey),
-    previous_signing_secret: null,
-    active: input.active === false ? 0 : 1,
-    disabled_at: null,
-    disabled_reason: null,
-    streak_started_at: null,
-    created_at: now,
-    updated_at: now,
+  await ctx.database.db.transaction().execute(async (trx) => {
+    await insertEndpoint(trx, {
+      id,
+      customer_id: customerId,
+      target_url: targetUrl,
+      events: events.join(','),
+      signing_secret: sealSecret(ctx.sealer, id, signingKey),
+      previous_signing_secret: null,
+      active: input.active === false ? 0 : 1,
+      disabled_at: null,
+      disabled_reason: null,
+      streak_started_at: null,
+      created_at: now,
+      updated_at: now,
+    });
+    await audit(trx, customerId, by, 'webhook.create', id, {
+      target_url: targetUrl,
+      events,
+      active: input.active !== false,
+    });
   });
   return toEndpoint((await findEndpointById(ctx.database.db, id))!, signingKey);
 }
@@ -180,6 +211,7 @@ export async function changeEndpoint(
   customerId: number,
   id: string,
   patch: EndpointPatch,
+  by: ChangeBy,
   opts: CheckOptions = {},
 ): Promise<WebhookEndpoint> {
   const row = await ownEndpoint(ctx, customerId, id);
@@ -204,7 +236,17 @@ export async function changeEndpoint(
       failure_streak: 0,
       streak_started_at: null,
     });
-  await updateEndpoint(ctx.database.db, id, set);
+  const given = Object.entries(patch)
+    .filter(([, v]) => v !== undefined && v !== null && v !== false)
+    .map(([k]) => k);
+  const detail: Record<string, unknown> = { fields: patch.active === false ? [...given, 'active'] : given };
+  if (set.events !== undefined) detail.events = set.events.split(',');
+  if (set.target_url !== undefined) detail.target_url = set.target_url;
+  if (patch.active !== undefined && patch.active !== null) detail.active = patch.active;
+  await ctx.database.db.transaction().execute(async (trx) => {
+    await updateEndpoint(trx, id, set);
+    await audit(trx, customerId, by, 'webhook.update', id, detail);
+  });
   return toEndpoint((await findEndpointById(ctx.database.db, id))!, newKey);
 }
 
@@ -213,13 +255,17 @@ export async function removeEndpoint(
   ctx: AppContext,
   customerId: number | undefined,
   id: string,
+  by: ChangeBy,
 ): Promise<{ id: string; deleted: true }> {
   const row =
     customerId === undefined
       ? await findEndpointById(ctx.database.db, id)
       : await findEndpoint(ctx.database.db, customerId, id);
   if (!row) throw notFound(id);
-  await deleteEndpoint(ctx.database.db, id);
+  await ctx.database.db.transaction().execute(async (trx) => {
+    await deleteEndpoint(trx, id);
+    await audit(trx, row.customer_id, by, 'webhook.delete', id, { target_url: row.target_url });
+  });
   return { id, deleted: true };
 }
 

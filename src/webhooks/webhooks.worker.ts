@@ -8,7 +8,7 @@ import type { AppContext } from '../context.ts';
 import type { QueueSpec } from '../jobs/worker.ts';
 import type { PeriodicTask } from '../jobs/scheduler.ts';
 import type { BackgroundWork } from '../jobs/jobs.worker.ts';
-import { createDispatcher } from './dispatcher.ts';
+import { createDispatcher, type Dispatcher } from './dispatcher.ts';
 import { createPoster, type HttpPoster } from './http-post.ts';
 import { systemLookup, type HostLookup } from './url-safety.ts';
 import { WEBHOOK_QUEUE, releaseNext } from './webhooks.outbox.ts';
@@ -36,10 +36,14 @@ export interface WebhookOptions {
 /** The webhook queue and the sweeps of stale deliveries. */
 export const webhookWork: BackgroundWork<WebhookOptions> = { queues: webhookQueues, tasks: webhookTasks };
 
-/** The `webhooks` queue: one dispatcher and its connection pools per worker. */
-export function webhookQueues(ctx: AppContext, opts: WebhookOptions = {}): Record<string, QueueSpec> {
+/** A dispatcher over the context's configuration, with its own connection pools of `maxSockets` per host. */
+export function webhookDispatcher(
+  ctx: AppContext,
+  lookup: HostLookup = systemLookup,
+  maxSockets = ctx.config.webhookConcurrency,
+): Dispatcher {
   const { config } = ctx;
-  const dispatcher = createDispatcher({
+  return createDispatcher({
     reader: ctx.database.reader,
     transact: (unit) => ctx.committer.run(unit),
     sealer: ctx.sealer,
@@ -47,14 +51,20 @@ export function webhookQueues(ctx: AppContext, opts: WebhookOptions = {}): Recor
       createPoster({
         timeoutMs: config.webhookTimeoutMs,
         allowPrivate: config.webhookAllowPrivateTargets,
-        lookup: opts.webhookLookup ?? systemLookup,
-        maxSockets: config.webhookConcurrency,
+        lookup,
+        maxSockets,
       }),
     ),
     retrySchedule: config.webhookRetrySchedule,
     disable: { failures: config.webhookDisableAfterFailures, hours: config.webhookDisableAfterHours },
     log: ctx.log,
   });
+}
+
+/** The `webhooks` queue: one dispatcher and its connection pools per worker. */
+export function webhookQueues(ctx: AppContext, opts: WebhookOptions = {}): Record<string, QueueSpec> {
+  const { config } = ctx;
+  const dispatcher = webhookDispatcher(ctx, opts.webhookLookup);
   return {
     [WEBHOOK_QUEUE]: {
       handler: dispatcher.handle,

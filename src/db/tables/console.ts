@@ -17,6 +17,8 @@ export interface UsersTable {
   /** Sealed with the master key. */
   totp_secret: string | null;
   totp_enabled_at: number | null;
+  /** The TOTP time step (Unix seconds / 30) of the last code accepted; a code of this step or an earlier one is refused. */
+  totp_last_step: number | null;
   failed_attempts: number;
   locked_until: number | null;
   last_sign_in_at: number | null;

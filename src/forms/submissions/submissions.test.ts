@@ -223,7 +223,8 @@ describe('exports, statistics and notifications', () => {
       .execute();
     expect(recipients.map((r) => r.address).sort()).toEqual(['desk@example.org', 'office@example.org']);
     const content = openContent(t.ctx.sealer, msg.id, msg.content!).text;
-    expect(content).toContain('/submission-pdf');
+    expect(content).toContain(`/console/forms/${id}/responses/`);
+    expect(content).not.toContain('/v1/');
     expect(content).not.toContain('Lovelace');
 
     // The same work row run again (a retry after a later step failed) does not mail the recipients twice.

@@ -3,7 +3,7 @@ import { simpleParser } from 'mailparser';
 import type { Worker } from '../../jobs/worker.ts';
 import { addDomain } from '../../accounts/domains.service.ts';
 import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { TEST_BY, createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { waitFor } from '../../test/wait.ts';
 import { makeSubscriber, marketingClient } from '../marketing.test-support.ts';
 import { makeMailing, rowCount } from './mailings.test-support.ts';
@@ -120,7 +120,7 @@ describe('GET /campaign_mailings/<id>/send_test_email', () => {
   });
 
   it('answers 422 for a from_email on a domain the account has not verified', async () => {
-    await addDomain(t.ctx.database.db, t.ctx.sealer, a.account.customer_id, `pending.${a.domain}`);
+    await addDomain(t.ctx.database.db, t.ctx.sealer, a.account.customer_id, `pending.${a.domain}`, TEST_BY);
     for (const from of ['news@unknown.example', `news@pending.${a.domain}`]) {
       const id = await mailing({ from_email: from });
       const res = await testEmail(id, 'ada@example.net');

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
-import { principalOf } from '../../http/auth.ts';
+import { changeByKey, principalOf } from '../../http/auth.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
 import { MarketingSettings, SettingsBody } from './settings.schemas.ts';
 import { changeSettings, settingsOf } from '../../accounts/settings.service.ts';
@@ -25,7 +25,6 @@ export function settingsRoutes(app: TypedApp, ctx: AppContext): void {
     app.patch(
       path,
       {
-        config: { audit: { action: 'settings.marketing_update', target: 'account:{account}' } },
         schema: {
           ...common,
           summary: "Change the account's marketing settings",
@@ -33,9 +32,10 @@ export function settingsRoutes(app: TypedApp, ctx: AppContext): void {
           response,
         },
       },
-      async (req) => ({
-        data: await changeSettings(ctx, principalOf(req, 'marketing').customerId, req.body.settings),
-      }),
+      async (req) => {
+        const p = principalOf(req, 'marketing');
+        return { data: await changeSettings(ctx, p.customerId, req.body.settings, changeByKey(req, p)) };
+      },
     );
   }
 }
