@@ -64,7 +64,8 @@ export async function startRoles(ctx: AppContext, roles: Role[]): Promise<Runnin
   }
   if (roles.includes('smtp')) {
     const { startSmtp } = await import('../smtp/smtp.server.ts');
-    const smtp = await startSmtp(ctx);
+    const { reportHandlers } = await import('./reports.ts');
+    const smtp = await startSmtp(ctx, undefined, undefined, reportHandlers(ctx));
     stops.unshift(() => smtp.stop());
   }
   if (roles.includes('api')) {
