@@ -210,3 +210,37 @@ describe(`bounces after delivery, transactional (${TEST_DIALECT})`, () => {
     expect((await eventsOf(t, id)).map((e) => e.event)).toEqual(['delivered']);
   });
 });
+
+describe(`without a bounce domain (${TEST_DIALECT})`, () => {
+  let t: TestApp;
+  let acct: TestAccount;
+  let smtp: RunningSmtp;
+  let worker: Worker;
+
+  beforeAll(async () => {
+    t = await createTestApp({ config: { smtpHost: '127.0.0.1' } });
+    acct = await t.createAccount();
+    worker = startWorker(t, {}, { all: true });
+    smtp = await startReportListener(t);
+  });
+  afterAll(async () => {
+    await smtp?.stop();
+    await worker?.stop(2000);
+    await t?.close();
+  });
+
+  it('sends with the From address as envelope sender, and port 25 takes nothing without AUTH', async () => {
+    const id = await sendMessage(t, acct, { recipients: ['one@patients.example'] });
+    await waitUntilFinished(t, id);
+    const captured = await t.ctx.database.db
+      .selectFrom('captured_messages')
+      .select('envelope_from')
+      .where('message_id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(captured.envelope_from).toBe(`clinic@${acct.domain}`);
+    const to = `b-t1-000000000000000000000000@${BOUNCE_DOMAIN}`;
+    await expect(
+      sendReport(smtp.ports.port25!, [to], arfMessage({ to, recipient: 'one@patients.example' })),
+    ).rejects.toMatchObject({ responseCode: 530 });
+  });
+});
