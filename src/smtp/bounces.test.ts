@@ -30,6 +30,16 @@ import type { RunningSmtp } from './smtp.server.ts';
 
 const BOUNCE_DOMAIN = 'bounces.sealpost.test';
 
+/** The envelope sender the captured copy of a one-recipient message left with. */
+async function envelopeSenderOf(t: TestApp, id: string): Promise<string> {
+  const captured = await t.ctx.database.db
+    .selectFrom('captured_messages')
+    .select('envelope_from')
+    .where('message_id', '=', id)
+    .executeTakeFirstOrThrow();
+  return captured.envelope_from;
+}
+
 describe(`bounces after delivery, transactional (${TEST_DIALECT})`, () => {
   let t: TestApp;
   let acct: TestAccount;
@@ -59,12 +69,7 @@ describe(`bounces after delivery, transactional (${TEST_DIALECT})`, () => {
   async function delivered(address: string): Promise<{ id: string; returnPath: string }> {
     const id = await sendMessage(t, acct, { recipients: [address] });
     await waitUntilFinished(t, id);
-    const captured = await t.ctx.database.db
-      .selectFrom('captured_messages')
-      .select('envelope_from')
-      .where('message_id', '=', id)
-      .executeTakeFirstOrThrow();
-    return { id, returnPath: captured.envelope_from };
+    return { id, returnPath: await envelopeSenderOf(t, id) };
   }
 
   /** Sends a DSN to a return path, as the receiving server would. */
@@ -232,12 +237,7 @@ describe(`without a bounce domain (${TEST_DIALECT})`, () => {
   it('sends with the From address as envelope sender, and port 25 takes nothing without AUTH', async () => {
     const id = await sendMessage(t, acct, { recipients: ['one@patients.example'] });
     await waitUntilFinished(t, id);
-    const captured = await t.ctx.database.db
-      .selectFrom('captured_messages')
-      .select('envelope_from')
-      .where('message_id', '=', id)
-      .executeTakeFirstOrThrow();
-    expect(captured.envelope_from).toBe(`clinic@${acct.domain}`);
+    expect(await envelopeSenderOf(t, id)).toBe(`clinic@${acct.domain}`);
     const to = `b-t1-000000000000000000000000@${BOUNCE_DOMAIN}`;
     await expect(
       sendReport(smtp.ports.port25!, [to], arfMessage({ to, recipient: 'one@patients.example' })),
