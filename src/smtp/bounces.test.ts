@@ -27,6 +27,7 @@ import {
   waitUntilFinished,
 } from '../delivery/delivery.test-support.ts';
 import type { RunningSmtp } from './smtp.server.ts';
+import { messageTimeline } from '../email/message-log.service.ts';
 
 const BOUNCE_DOMAIN = 'bounces.sealpost.test';
 
@@ -156,6 +157,11 @@ describe(`bounces after delivery, transactional (${TEST_DIALECT})`, () => {
       sourceTrackingId: id,
     });
     expect((await eventsOf(t, id)).map((e) => e.event)).toEqual(['delivered', 'complained']);
+    const timeline = await messageTimeline(t.ctx, acct.account.customer_id, id);
+    expect(timeline.recipients[0]!.steps.at(-1)).toMatchObject({
+      what: 'complained',
+      detail: 'complained — feedback report: abuse (SomeGenerator/1.0)',
+    });
     expect(await statusOf(id)).toBe('delivered');
 
     // A later send to the address is not attempted.
