@@ -17,7 +17,7 @@ export interface AppContext {
   /** Shares transactions between concurrent requests (see db/group-commit.ts). */
   committer: GroupCommitter;
   /** Keys derived from the master key, one per purpose. */
-  keys: { tracking: Buffer };
+  keys: { tracking: Buffer; returnPath: Buffer };
   /** Failed-authentication throttle per client address, shared by HTTP and SMTP in this process. */
   authThrottle: AuthThrottle;
   /** Tells an in-process worker that `queue` has new work; a no-op when no worker runs in this process. */

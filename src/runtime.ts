@@ -93,7 +93,7 @@ export function createContext(
     log,
     publicUrl: publicBaseUrl(config),
     committer: createGroupCommitter(database.db),
-    keys: { tracking: deriveKey(masterKey, 'tracking') },
+    keys: { tracking: deriveKey(masterKey, 'tracking'), returnPath: deriveKey(masterKey, 'return-path') },
     authThrottle: createAuthThrottle(config.authFailuresPerWindow, log),
     wake: () => undefined,
   };

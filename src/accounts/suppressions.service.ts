@@ -52,6 +52,9 @@ export function isHardBounce(response: string): boolean {
   return ['550', '551', '553'].includes(m[1]!);
 }
 
+/** Whether the status of a bounce that came back after delivery means the address itself is bad (5.1.x), the same rule. */
+export const isBadAddressStatus = (status: string): boolean => status.startsWith('5.1.');
+
 /** Lists an address for the account when its list is on; run inside the transaction that records the failure. */
 export async function suppressAddress(
   db: Queryable,
@@ -73,17 +76,18 @@ export async function suppressAddress(
   });
 }
 
-/** Of the given lower-cased addresses, those the account's list suppresses, with the reply text to record for each. */
+/** Of the given lower-cased addresses, those the account's list suppresses, with the reply text to record for each (read through `db`, the reader by default). */
 export async function listedAmong(
   ctx: AppContext,
   customerId: number,
   addresses: string[],
+  db: Queryable = ctx.database.reader,
 ): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (addresses.length === 0) return out;
   // The list is read first: it is usually empty for these addresses, so the setting is only read when it matters.
-  const listed = await suppressedAmong(ctx.database.reader, customerId, addresses);
-  if (listed.size === 0 || !(await suppressionListOn(ctx.database.reader, customerId))) return out;
+  const listed = await suppressedAmong(db, customerId, addresses);
+  if (listed.size === 0 || !(await suppressionListOn(db, customerId))) return out;
   for (const [address, row] of listed)
     out.set(
       address,

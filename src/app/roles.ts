@@ -75,7 +75,8 @@ export async function startRoles(
   }
   if (roles.includes('smtp')) {
     const { startSmtp } = await import('../smtp/smtp.server.ts');
-    const smtp = await startSmtp(ctx);
+    const { reportHandlers } = await import('./reports.ts');
+    const smtp = await startSmtp(ctx, undefined, undefined, reportHandlers(ctx));
     stops.unshift(() => smtp.stop());
   }
   if (roles.includes('api')) {

@@ -31,7 +31,12 @@ export const DOOR_KEYS = {
     min: 0,
     max: 65535,
     default: 25,
-    doc: 'SMTP with STARTTLS on the classic port; AUTH is required here too (no relay without it). 0 turns this listener off.',
+    doc: 'SMTP with STARTTLS on the classic port; AUTH is required here too (no relay without it), except for mail to a return path on the bounce domain. 0 turns this listener off.',
+  },
+  bounceDomain: {
+    env: 'SEALPOST_BOUNCE_DOMAIN',
+    kind: 'string',
+    doc: 'Domain of per-delivery return paths (VERP), whose MX points at this server: bounces and feedback reports sent to them after delivery are read on port 25. Empty (the default) keeps the From address as the envelope sender and reads no bounces.',
   },
   smtpTlsCertFile: {
     env: 'SEALPOST_SMTP_TLS_CERT_FILE',

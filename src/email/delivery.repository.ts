@@ -129,3 +129,36 @@ export async function purgeFinishedContent(
     .executeTakeFirst();
   return { messages: Number(messages.numUpdatedRows), captured: Number(captured.numUpdatedRows) };
 }
+
+/** A recipient as a report that came back after delivery needs it. */
+export async function findReportedRecipient(db: Queryable, recipientId: number) {
+  return db
+    .selectFrom('message_recipients')
+    .select(['id', 'message_id', 'customer_id', 'address', 'status'])
+    .where('id', '=', recipientId)
+    .executeTakeFirst();
+}
+
+/**
+ * Applies a report that came back after delivery to a recipient: a bounce fails it (unless it already failed), a delay
+ * marks it only while it is delivered. Returns false, changing nothing, when the recipient is not in that state.
+ */
+export async function reportOnRecipient(
+  db: Queryable,
+  recipientId: number,
+  change: 'fail' | 'delay',
+  set: { delivery_status: string; last_response: string },
+  now: number,
+): Promise<boolean> {
+  const res = await db
+    .updateTable('message_recipients')
+    .set(
+      change === 'fail'
+        ? { ...set, status: 'failed', delivered_at: null, updated_at: now }
+        : { ...set, updated_at: now },
+    )
+    .where('id', '=', recipientId)
+    .where('status', change === 'fail' ? '!=' : '=', change === 'fail' ? 'failed' : 'delivered')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}

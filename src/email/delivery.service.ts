@@ -15,6 +15,7 @@ import type { MxResolver } from '../delivery/mx.ts';
 import { rewriteLinks } from '../mail/links.ts';
 import { dkimKeyObject } from '../delivery/dkim-keys.ts';
 import { trackingUrls } from '../mail/tokens.ts';
+import { envelopeSender } from '../mail/return-path.ts';
 import { openContent, type StoredContent } from '../mail/content.ts';
 import { capturedAad } from './captured.service.ts';
 import { pruneIdempotencyKeys } from './messages.repository.ts';
@@ -95,7 +96,12 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
         kind: row.kind,
         final: row.status === 'delivered' || row.status === 'failed',
         headerMessageId: row.header_message_id,
-        envelopeFrom: row.from_addr,
+        envelopeFrom: envelopeSender(
+          ctx.config.bounceDomain,
+          ctx.keys.returnPath,
+          { kind: 't', id: row.id },
+          row.from_addr,
+        ),
         createdAt: Number(row.created_at),
         allowNonTls: row.allow_non_tls === 1,
         forceSecure: row.force_secure === 1,

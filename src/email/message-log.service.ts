@@ -79,7 +79,7 @@ export async function searchLog(ctx: AppContext, customerId: number, q: LogQuery
 /** One step of a recipient's timeline. */
 export interface TimelineStep {
   at: number;
-  what: 'accepted' | 'attempt' | 'delivered' | 'bounced' | 'opened' | 'clicked';
+  what: 'accepted' | 'attempt' | 'delivered' | 'bounced' | 'opened' | 'clicked' | 'complained';
   detail: string;
 }
 
@@ -89,9 +89,10 @@ const STEP: Record<string, TimelineStep['what']> = {
   permanent_failure: 'bounced',
   opened: 'opened',
   clicked: 'clicked',
+  complained: 'complained',
 };
 
-/** A message (without its content) and a timeline per recipient: accepted, attempts, delivered or bounced, opens, clicks. */
+/** A message (without its content) and a timeline per recipient: accepted, attempts, delivered or bounced, opens, clicks, complaints. */
 export async function messageTimeline(ctx: AppContext, customerId: number, id: string) {
   const db = ctx.database.db;
   const message = await messageOf(db, customerId, id);

@@ -82,6 +82,24 @@ describe(`sealpost doctor (${TEST_DIALECT})`, () => {
     });
   });
 
+  it('checks the MX record of the bounce domain, and skips it when none is set', async () => {
+    expect(byName(await runDoctor(config(), { resolver }), 'bounce domain')?.status).toBe('skip');
+    const mx = new Map([['bounces.good.example', [{ exchange: 'mail.good.example', priority: 10 }]]]);
+    const withMx = { ...resolver, resolveMx: async (name: string) => mx.get(name) ?? [] };
+    expect(
+      byName(
+        await runDoctor(config({ bounceDomain: 'bounces.good.example' }), { resolver: withMx }),
+        'bounce domain',
+      ),
+    ).toMatchObject({ status: 'ok', detail: expect.stringContaining('mail.good.example') });
+    expect(
+      byName(
+        await runDoctor(config({ bounceDomain: 'bounces.bare.example' }), { resolver: withMx }),
+        'bounce domain',
+      ),
+    ).toMatchObject({ status: 'fail', detail: 'bounces.bare.example has no MX record' });
+  });
+
   it('fails a domain without ownership and DKIM records, naming all that is missing', async () => {
     const report = await runDoctor(config(), { resolver });
     const bare = byName(report, 'dns bare.example');

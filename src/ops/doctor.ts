@@ -1,7 +1,7 @@
 /**
  * `sealpost doctor`: checks a deployment as it is configured, one named step after another (configuration, database and
- * schema, disk space, master key, the SMTP certificate, the relay, each verified domain's DNS) and reports each as ok,
- * warn, fail or skip. It changes nothing: it generates no key or certificate and applies no migration.
+ * schema, disk space, master key, the SMTP certificate, the relay, each verified domain's DNS, the bounce domain's MX)
+ * and reports each as ok, warn, fail or skip. It changes nothing: it generates no key or certificate and applies no migration.
  */
 import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync, statfsSync } from 'node:fs';
@@ -21,6 +21,7 @@ import {
 } from '../accounts/dns-checks.ts';
 import { keyFingerprint, masterKeySource, tryOpen } from './master-key-check.ts';
 import { redactUrl } from './redact-url.ts';
+import { bounceDomainOf } from '../mail/return-path.ts';
 
 /** The verdict of one check. */
 export type Status = 'ok' | 'warn' | 'fail' | 'skip';
@@ -34,7 +35,8 @@ export interface Check {
 
 /** What the doctor may be given instead of the real thing (tests: DNS). */
 export interface DoctorOptions {
-  resolver: TxtResolver;
+  /** TXT look-ups, and MX look-ups for the bounce domain (checked only when the resolver can). */
+  resolver: TxtResolver & { resolveMx?(name: string): Promise<{ exchange: string; priority: number }[]> };
   /** Days before expiry from which a certificate is reported as a warning. */
   certWarnDays?: number;
   now?: number;
@@ -59,6 +61,7 @@ export async function runDoctor(config: Config, opts: DoctorOptions): Promise<Ch
   } else add('master key', 'skip', 'needs the database');
   checkCertificate(config, opts, add);
   await checkRelay(config, add);
+  await checkBounceDomain(config, opts.resolver, add);
   return report;
 }
 
@@ -186,6 +189,27 @@ async function checkDomains(
       : 'ownership, DKIM, SPF and DMARC published';
     add(`dns ${domain.name}`, status, detail);
   }
+}
+
+/** The bounce domain must have an MX record (reports after delivery are sent to it) and port 25 must be on. */
+async function checkBounceDomain(
+  config: Config,
+  resolver: DoctorOptions['resolver'],
+  add: Add,
+): Promise<void> {
+  const domain = bounceDomainOf(config.bounceDomain);
+  if (!domain) return add('bounce domain', 'skip', 'not set: bounces after delivery are not read');
+  if (config.smtpPort25 === 0)
+    return add(
+      'bounce domain',
+      'fail',
+      `${domain}: SEALPOST_SMTP_PORT_25 is 0, so no listener takes reports`,
+    );
+  if (!resolver.resolveMx) return add('bounce domain', 'skip', `${domain}: no MX look-up available`);
+  const hosts = await resolver.resolveMx(domain).catch(() => []);
+  if (hosts.length === 0) return add('bounce domain', 'fail', `${domain} has no MX record`);
+  const names = hosts.sort((a, b) => a.priority - b.priority).map((h) => h.exchange);
+  add('bounce domain', 'ok', `${domain} MX ${names.join(', ')} (must be this server)`);
 }
 
 /** The report as an aligned table. */

@@ -2,7 +2,8 @@
  * The SMTP submission role: listeners on 587 (STARTTLS, required before AUTH), 465 (implicit TLS) and 25 (STARTTLS),
  * AUTH PLAIN/LOGIN as `apikey` with an API key of the `email` scope, and each message handed to the same submit
  * function as `POST /messages`. The 250 reply names the sourceTrackingId; nothing is acknowledged before it is committed,
- * and a client that drops during DATA leaves nothing behind.
+ * and a client that drops during DATA leaves nothing behind. With a bounce domain, port 25 also takes reports sent to
+ * return paths without AUTH (bounce-inbox.ts).
  * Lifecycle: startSmtp() binds the configured listeners and returns a stop function that closes them, letting
  * connections in progress finish.
  */
@@ -22,6 +23,8 @@ import { mailToMessage } from './mail-to-message.ts';
 import { smtpTlsPair, type TlsPair } from './tls.ts';
 import { createWindowLimiter } from './limiter.ts';
 import { advertiseAuthAfterTls } from './auth-after-tls.ts';
+import { bounceInbox, type BounceInbox, type ReportHandlers } from './bounce-inbox.ts';
+import { REPORT_PARSE_OPTIONS } from '../mail/reports.ts';
 
 /** One listener to start. */
 export interface ListenerSpec {
@@ -89,7 +92,7 @@ function unparseable(reason: string): Error & { responseCode: number } {
 }
 
 /** Parses a received message, refusing one with more MIME parts than the limit (per multipart, or attachments in all) permanently. */
-async function parseMessage(raw: Buffer, maxParts: number): Promise<ParsedMail> {
+async function parseMessage(raw: Buffer, maxParts: number, options: object = {}): Promise<ParsedMail> {
   let parsed: ParsedMail;
   // Loaded on the first message: the parser costs start-up time and memory that an API-only process never uses.
   const { simpleParser } = await import('mailparser');
@@ -98,6 +101,7 @@ async function parseMessage(raw: Buffer, maxParts: number): Promise<ParsedMail> 
       skipTextToHtml: true,
       skipImageLinks: true,
       maxChildNodes: maxParts,
+      ...options,
     } as Parameters<typeof simpleParser>[1]);
   } catch (err) {
     const code = (err as { code?: unknown }).code;
@@ -120,9 +124,15 @@ function rateLimited(retryInMs: number): Error {
   );
 }
 
-/** The handlers of every listener: authentication, the rate limit, and submission. */
-function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFrom' | 'onRcptTo' | 'onData'> {
-  const limiter = createWindowLimiter(ctx.config.smtpRateLimitPerMinute, 60_000);
+/**
+ * The handlers of a listener: authentication, the rate limit, and submission; with an inbox (port 25), mail without
+ * authentication to the return paths it takes.
+ */
+function handlers(
+  ctx: AppContext,
+  limiter: ReturnType<typeof createWindowLimiter>,
+  inbox: BounceInbox | null,
+): Pick<SMTPServerOptions, 'onAuth' | 'onMailFrom' | 'onRcptTo' | 'onData'> {
   const throttle = ctx.authThrottle;
   return {
     onAuth(auth, session, callback) {
@@ -155,7 +165,8 @@ function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFr
         .then((principal) => (principal.scopes.has('email') ? callback(null, { user: principal }) : fail()))
         .catch(fail);
     },
-    onRcptTo(_address, session, callback) {
+    onRcptTo(address, session, callback) {
+      if (!session.user && inbox) return callback(inbox.checkRecipient(address.address) ?? undefined);
       const cap = ctx.config.maxRecipientsPerMessage;
       if (session.envelope.rcptTo.length < cap) {
         // Each recipient costs one unit of the key's budget: a message to many costs what many messages would.
@@ -175,6 +186,7 @@ function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFr
     },
     onMailFrom(_address, session, callback) {
       const principal = session.user as unknown as Principal | undefined;
+      if (!principal && inbox) return callback();
       if (!principal)
         return callback(Object.assign(new Error('5.7.0 Authentication required'), { responseCode: 530 }));
       const retryIn = limiter.exhausted(principal.keyId);
@@ -197,7 +209,18 @@ function handlers(ctx: AppContext): Pick<SMTPServerOptions, 'onAuth' | 'onMailFr
             Object.assign(new Error('4.4.2 Message not received completely'), { responseCode: 451 }),
           );
         }
-        const principal = session.user as unknown as Principal;
+        const principal = session.user as unknown as Principal | undefined;
+        if (!principal && inbox) {
+          const report = await parseMessage(raw, ctx.config.smtpMaxMimeParts, REPORT_PARSE_OPTIONS);
+          return callback(
+            null,
+            await inbox.receive(
+              report,
+              session.envelope.rcptTo.map((r) => r.address),
+            ),
+          );
+        }
+        if (!principal) throw new AppError('auth.missing_key');
         const parsed = await parseMessage(raw, ctx.config.smtpMaxMimeParts);
         const message = mailToMessage(
           parsed,
@@ -243,26 +266,32 @@ function listen(server: SMTPServer, port: number, host: string): Promise<number>
   });
 }
 
-/** Starts the given listeners (all configured ones by default). A privileged port that cannot be bound is skipped with a warning. */
+/**
+ * Starts the given listeners (all configured ones by default). A privileged port that cannot be bound is skipped with a
+ * warning. Given report handlers and a configured bounce domain, the port-25 listener also takes reports (bounce-inbox.ts).
+ */
 export async function startSmtp(
   ctx: AppContext,
   listeners = configuredListeners(ctx),
   tls?: TlsPair,
+  reports?: ReportHandlers,
 ): Promise<RunningSmtp> {
   const pair = tls ?? smtpTlsPair(ctx.config, ctx.log);
-  const shared = handlers(ctx);
+  const limiter = createWindowLimiter(ctx.config.smtpRateLimitPerMinute, 60_000);
+  const inbox = reports ? bounceInbox(ctx, reports) : null;
   const servers: SMTPServer[] = [];
   const ports: RunningSmtp['ports'] = {};
   for (const spec of listeners) {
+    const listenerInbox = spec.name === 'port25' ? inbox : null;
     const server = new SMTPServer({
-      ...shared,
+      ...handlers(ctx, limiter, listenerInbox),
       secure: spec.secure,
       key: pair.key,
       cert: pair.cert,
       name: ctx.config.heloName || undefined,
       banner: 'Sealpost ESMTP',
       authMethods: ['PLAIN', 'LOGIN'],
-      authOptional: false,
+      authOptional: listenerInbox !== null,
       allowInsecureAuth: false,
       size: ctx.config.smtpMaxMessageBytes,
       maxClients: ctx.config.smtpMaxClients,

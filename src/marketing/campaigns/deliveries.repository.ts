@@ -162,14 +162,15 @@ export type SubscriberStat =
   | 'stat_unsubscribed'
   | 'stat_global_unsubscribed';
 
-/** Adds one to each named counter of a subscriber. */
+/** Adds `by` (one unless given) to each named counter of a subscriber. */
 export async function bumpSubscriber(
   db: Queryable,
   subscriberId: number,
   stats: SubscriberStat[],
+  by = 1,
 ): Promise<void> {
   if (stats.length === 0) return;
-  const set = Object.fromEntries(stats.map((col) => [col, sql`${sql.ref(col)} + 1`]));
+  const set = Object.fromEntries(stats.map((col) => [col, sql`${sql.ref(col)} + ${by}`]));
   await db.updateTable('subscribers').set(set).where('id', '=', subscriberId).execute();
 }
 
@@ -285,4 +286,30 @@ export async function purgeMarketingCaptured(db: Queryable, before: number): Pro
     .where('raw', 'is not', null)
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
+}
+
+/**
+ * Applies a report that came back after delivery to a delivered delivery: a bounce fails it, a delay marks it
+ * soft-bounced once. Returns false, changing nothing, when the delivery is not (or no longer) in that state.
+ */
+export async function reportOnDelivery(
+  db: Queryable,
+  id: number,
+  change: 'fail' | 'delay',
+  lastResponse: string,
+  now: number,
+): Promise<boolean> {
+  let q = db
+    .updateTable('marketing_deliveries')
+    .set(
+      change === 'fail'
+        ? { status: 'failed', delivery_status: 'hard bounced', delivered_at: null }
+        : { soft_bounced: 1, delivery_status: 'soft bounced' },
+    )
+    .set({ last_response: lastResponse, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'delivered');
+  if (change === 'delay') q = q.where('soft_bounced', '=', 0);
+  const r = await q.executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
 }

@@ -13,8 +13,12 @@ import { createTransport, type CaptureStore } from '../../delivery/transport.ts'
 import type { MxResolver } from '../../delivery/mx.ts';
 import { dkimKeyObject } from '../../delivery/dkim-keys.ts';
 import { sendingDomain } from '../../accounts/domains.service.ts';
+import { isHardBounce, listedAmong, suppressAddress } from '../../accounts/suppressions.service.ts';
+import { SUPPRESSED_STATUS } from '../../accounts/suppression.ts';
+import { pipelineMetrics } from '../../http/pipeline-metrics.ts';
 import type { Queryable } from '../../db/types.ts';
 import { domainOf } from '../../mail/addresses.ts';
+import { envelopeSender } from '../../mail/return-path.ts';
 import { loadPersonalisation, TemplateError, type Personalisation } from '../mailings/personalise.ts';
 import { renderEmail, templateOfSource, type EmailTemplate } from './content.ts';
 import {
@@ -100,7 +104,8 @@ function pacer(perSecond: number): () => Promise<void> {
 
 /**
  * Whether a delivery may be attempted now. A delivery of a paused send is parked (resume queues it again); one of a
- * cancelled send, or to a subscriber who is gone or unsubscribed, is skipped and counts as settled.
+ * cancelled send, or to a subscriber who is gone or unsubscribed, is skipped and counts as settled; one to an address
+ * on the account's suppression list is skipped as `suppressed`.
  */
 async function gate(ctx: AppContext, id: number): Promise<boolean> {
   const { db, dialect } = ctx.database;
@@ -120,6 +125,12 @@ async function gate(ctx: AppContext, id: number): Promise<boolean> {
     listId = await listOfDelivery(trx, d);
     if (d.subscriber_id !== null && !(await subscriberReachable(trx, d.subscriber_id, listId)))
       return skip(trx, d, 'skipped: the subscriber unsubscribed or was removed', now);
+    const address = d.email.toLowerCase();
+    const listed = (await listedAmong(ctx, d.customer_id, [address], trx)).get(address);
+    if (listed) {
+      pipelineMetrics.suppressed.inc({ lane: 'marketing' });
+      return skip(trx, d, listed, now, 'skipped', SUPPRESSED_STATUS);
+    }
     return true;
   });
 }
@@ -168,12 +179,13 @@ async function skip(
   why: string,
   now: number,
   status: 'skipped' | 'failed' = 'skipped',
+  deliveryStatus: string = status,
 ): Promise<false> {
   if (
     (await moveDelivery(
       trx,
       d.id,
-      { status, delivery_status: status, last_response: why.slice(0, 500) },
+      { status, delivery_status: deliveryStatus, last_response: why.slice(0, 500) },
       now,
     )) &&
     d.send_id !== null &&
@@ -207,7 +219,12 @@ export async function loadMarketingItem(ctx: AppContext, id: number): Promise<De
     final: final || (tracked && personalisation === null),
     headerMessageId:
       d.header_message_id ?? `<m${d.id}.${d.created_at.toString(36)}@${domainName || 'localhost'}>`,
-    envelopeFrom: template?.fromEmail ?? '',
+    envelopeFrom: envelopeSender(
+      ctx.config.bounceDomain,
+      ctx.keys.returnPath,
+      { kind: 'm', id: d.id },
+      template?.fromEmail ?? '',
+    ),
     createdAt: Date.now(),
     allowNonTls: false,
     forceSecure: false,
@@ -266,6 +283,8 @@ async function recordOutcome(trx: Queryable, item: DeliveryItem, outcome: Record
     counters.delivered_count = 1;
     stats.push('stat_deliveries', 'stat_delivered');
   } else if (outcome.status === 'failed') {
+    if (isHardBounce(outcome.response))
+      await suppressAddress(trx, d.customer_id, d.email, 'hard_bounce', outcome.response, null, outcome.at);
     counters.bounced_count = 1;
     counters.hard_bounced_count = 1;
     stats.push('stat_deliveries', 'stat_hard_bounced');
