@@ -29,7 +29,13 @@ export async function seedEverything(t: TestApp, a: TestAccount): Promise<Seeded
   }
   const m = multipart([
     { name: 'data[name]', value: 'welcome' },
-    { name: 'data[body]', value: '<p>Hello {{name}}</p>', filename: 'welcome.hbs', type: 'text/plain' },
+    // Tabs, line ends and backslashes travel through the copy's text format unchanged.
+    {
+      name: 'data[body]',
+      value: '<p>Hello {{name}}</p>\r\n\t<p>C:\\path \\N</p>',
+      filename: 'w.hbs',
+      type: 'text/plain',
+    },
   ]);
   const tpl = await t.app.inject({
     method: 'POST',
@@ -38,6 +44,7 @@ export async function seedEverything(t: TestApp, a: TestAccount): Promise<Seeded
     payload: m.payload,
   });
   expect(tpl.statusCode, tpl.body).toBe(200);
+  expect(tpl.json().body).toContain('\t<p>C:\\path \\N</p>');
   const form = await createForm(t.app, a.auth);
   for (const name of ['Ada', 'Grace']) {
     const res = await t.app.inject({

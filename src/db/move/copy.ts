@@ -3,7 +3,10 @@
  * table's progress row, so an interrupted move continues after its last committed batch and never copies a row twice.
  */
 import type SQLite from 'better-sqlite3';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { ident, PROGRESS_TABLE, type TableSpec } from './schema.ts';
 
 /** One table's recorded progress. */
@@ -92,9 +95,27 @@ function batchReader(source: SQLite.Database, spec: TableSpec, after: boolean): 
   return source.prepare(text).raw(true).safeIntegers(true);
 }
 
-/** A value as PostgreSQL receives it in a batch array: integers as decimal text, everything else as is. */
-function toTarget(v: unknown): unknown {
-  return typeof v === 'bigint' ? v.toString() : v;
+/** A value in COPY's text format: `\N` for NULL, integers in decimal, bytes as bytea hex, special characters escaped. */
+function copyText(v: unknown): string {
+  if (v === null || v === undefined) return '\\N';
+  if (typeof v === 'bigint' || typeof v === 'number') return String(v);
+  if (Buffer.isBuffer(v)) return `\\\\x${v.toString('hex')}`;
+  return String(v).replace(/[\\\n\r\t]/g, (c) => COPY_ESCAPES[c]!);
+}
+
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** Writes rows into a table through COPY FROM STDIN (text format), on the connection's open transaction. */
+async function copyRows(target: pg.Client, statement: string, rows: unknown[][], n: number): Promise<void> {
+  const lines = new Array<string>(rows.length);
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!;
+    let line = copyText(row[0]);
+    for (let c = 1; c < n; c++) line += '\t' + copyText(row[c]);
+    lines[r] = line;
+  }
+  const stream = target.query(copyFrom(statement));
+  await pipeline(Readable.from([lines.join('\n') + '\n']), stream);
 }
 
 /**
@@ -114,25 +135,17 @@ export async function copyTable(
   const first = batchReader(source, spec, false);
   const next = batchReader(source, spec, true);
   const n = spec.columns.length;
-  const casts = spec.pgTypes.map((t, i) => `$${i + 1}::${ident(t)}[]`).join(', ');
-  const overriding = spec.counters.length ? 'overriding system value' : '';
-  const insert = `insert into ${ident(spec.name)} (${spec.columns.map(ident).join(', ')}) ${overriding}
-    select * from unnest(${casts})`;
+  const statement = `copy ${ident(spec.name)} (${spec.columns.map(ident).join(', ')}) from stdin`;
   for (;;) {
     const params = lastKey ? lastKey.map((k, i) => (spec.keyIsInteger[i] ? BigInt(k) : k)) : [];
     const batch = (lastKey ? next : first).all(...params, batchSize) as unknown[][];
     if (batch.length === 0) return { rows, finished: true };
-    const arrays: unknown[][] = Array.from({ length: n }, () => new Array<unknown>(batch.length));
-    for (let r = 0; r < batch.length; r++) {
-      const row = batch[r]!;
-      for (let c = 0; c < n; c++) arrays[c]![r] = toTarget(row[c]);
-    }
     const last = batch[batch.length - 1]!;
     lastKey = spec.key.map((_, i) => String(last[n + i]));
     rows += batch.length;
     await target.query('begin');
     try {
-      await target.query(insert, arrays);
+      await copyRows(target, statement, batch, n);
       await target.query(
         `insert into ${PROGRESS_TABLE} (table_name, rows, last_key) values ($1, $2, $3)
            on conflict (table_name) do update set rows = excluded.rows, last_key = excluded.last_key`,

@@ -11,8 +11,6 @@ export interface TableSpec {
   name: string;
   /** Every column, in the SQLite table's order. */
   columns: string[];
-  /** The PostgreSQL type of each column (`int8`, `text`, …), to cast the batch arrays. */
-  pgTypes: string[];
   /** Columns of the primary key, in key order (`rowid` for a table without one). */
   key: string[];
   /** Whether each key column is an integer on the SQLite side (numbers compare as numbers when resuming). */
@@ -83,7 +81,6 @@ export async function planTables(source: SQLite.Database, target: pg.Client): Pr
     specs.push({
       name,
       columns: cols.map((c) => c.name),
-      pgTypes: cols.map((c) => target.get(c.name)!),
       key: keyCols.length ? keyCols.map((c) => c.name) : ['rowid'],
       keyIsInteger: keyCols.length ? keyCols.map((c) => /int/i.test(c.type)) : [true],
       counters: pgCounters.rows.filter((r) => r.table_name === name).map((r) => r.column_name),
