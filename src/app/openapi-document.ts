@@ -8,6 +8,7 @@
  */
 import { classify } from '../http/surfaces.ts';
 import { ErrorResponse } from '../mail/error-body.ts';
+import { EXAMPLES } from './openapi-examples.ts';
 
 type Schema = Record<string, unknown>;
 interface Parameter {
@@ -163,8 +164,23 @@ export function completeDocument<T>(input: T, docsBase: string): T {
       addClientErrors(op, path, publicRoute);
       const body = MULTIPART_BODIES.find((b) => b.method === method && b.path.test(path));
       if (body && !op.requestBody) op.requestBody = body.body;
+      addExamples(op, method, path);
     }
   return input;
+}
+
+/** Puts the example of an operation, if there is one, beside its JSON request and response schemas. */
+function addExamples(op: Operation, method: string, path: string): void {
+  const example = EXAMPLES.find((e) => e.method === method && e.path.test(path));
+  if (!example) return;
+  const jsonOf = (holder: unknown) =>
+    (holder as { content?: Record<string, Schema> } | undefined)?.content?.['application/json'];
+  const request = jsonOf(op.requestBody);
+  if (example.request !== undefined && request) request.example = example.request;
+  for (const [status, value] of Object.entries(example.responses ?? {})) {
+    const response = jsonOf(op.responses?.[status]);
+    if (response) response.example = value;
+  }
 }
 
 /** Lists the client errors an operation answers beyond its schema: 401 behind a key, and those of EXTRA_RESPONSES. */

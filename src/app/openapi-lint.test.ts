@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../test/harness.ts';
+import { Ajv } from 'ajv';
 import { lintOpenApi } from './openapi-lint.test-support.ts';
 
 let t: TestApp;
@@ -86,3 +87,40 @@ describe('the served OpenAPI document', () => {
     expect(missing.json().error_code).toBe('not_found');
   });
 });
+
+describe('examples in the served document', () => {
+  it('are given for the most used operations and each one matches its schema', () => {
+    const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+    const checked: string[] = [];
+    for (const { path, method, op } of operations()) {
+      const bodies: [string, { schema?: object; example?: unknown } | undefined][] = [
+        ['request', (op.requestBody as Content | undefined)?.content?.['application/json']],
+        ...Object.entries((op.responses ?? {}) as Record<string, Content>).map(
+          ([status, r]) => [status, r.content?.['application/json']] as [string, Content['content'][string]],
+        ),
+      ];
+      for (const [which, body] of bodies) {
+        if (!body || body.example === undefined) continue;
+        const validate = ajv.compile(body.schema ?? {});
+        expect(validate(body.example), `${method} ${path} ${which}: ${ajv.errorsText(validate.errors)}`).toBe(
+          true,
+        );
+        checked.push(`${method} ${path} ${which}`);
+      }
+    }
+    expect(checked).toEqual(
+      expect.arrayContaining([
+        'post /v1/email/messages request',
+        'post /v1/email/messages 200',
+        'get /v1/email/message_receipt 200',
+        'post /v1/email/dynamic_templates 200',
+        'post /v1/marketing/{username}/subscribers request',
+        'get /v1/marketing/{username}/subscribers/{id} 200',
+      ]),
+    );
+  });
+});
+
+interface Content {
+  content: Record<string, { schema?: object; example?: unknown } | undefined>;
+}

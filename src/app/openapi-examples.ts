@@ -1,0 +1,178 @@
+/**
+ * Request and response examples of the most used operations, taken from real answers of this server. They are added to
+ * the served document for every prefix an operation is served under; a test checks each against its operation's schema.
+ */
+
+/** An example request body and/or response bodies by status, for the operations whose path ends with `path`. */
+export interface OperationExample {
+  method: string;
+  path: RegExp;
+  request?: unknown;
+  responses?: Record<string, unknown>;
+}
+
+const AT = '2026-01-31T09:30:00.000Z';
+const TRACKING_ID = '019c1a2b-3c4d-7e5f-8a9b-0c1d2e3f4a5b';
+const TEMPLATE = {
+  id: '1',
+  name: 'welcome',
+  body: '<p>Hello {{first_name}}</p>',
+  api_customer_id: 1,
+  created_at: AT,
+  updated_at: AT,
+};
+/** A subscriber as a create or a list answers it. */
+const SUBSCRIBER_SHORT = {
+  id: '1',
+  type: 'subscriber',
+  attributes: { email: 'ann@patients.example', unsubscribed: false, first_name: 'Ann', last_name: null },
+};
+/** The same subscriber read by id. */
+const SUBSCRIBER = {
+  ...SUBSCRIBER_SHORT,
+  attributes: {
+    ...SUBSCRIBER_SHORT.attributes,
+    phone_number: null,
+    created_at: AT,
+    updated_at: AT,
+    custom_fields: [],
+    subscription_lists: [
+      { id: '1', name: 'All contacts', unsubscribed: false },
+      { id: '2', name: 'Patients', unsubscribed: false },
+    ],
+  },
+};
+const ENDPOINT = {
+  id: 'we_1421dd1f07415103a6b5576d',
+  target_url: 'https://hooks.clinic.example/sealpost',
+  events: ['api_mail_log_delivered'],
+  active: true,
+  disabled_at: null,
+  disabled_reason: null,
+  failure_streak: 0,
+  previous_signing_key_active: false,
+  created_at: AT,
+  updated_at: AT,
+};
+
+/** The examples. */
+export const EXAMPLES: OperationExample[] = [
+  {
+    method: 'post',
+    path: /\/messages$/,
+    request: {
+      data: {
+        message: {
+          recipients: ['patient@example.org'],
+          headers: { subject: 'Your appointment', from: 'desk@clinic.example.com' },
+          content: { 'text/plain': 'Your appointment is on Monday at 9:30.' },
+        },
+      },
+    },
+    responses: { '200': { sourceTrackingId: TRACKING_ID, data: 'Service OK' } },
+  },
+  {
+    method: 'get',
+    path: /\/message_receipt$/,
+    responses: {
+      '200': {
+        sourceTrackingId: TRACKING_ID,
+        data: {
+          message: {
+            id: `<${TRACKING_ID}@clinic.example.com>`,
+            message_deliveries: [
+              {
+                recipient: 'patient@example.org',
+                status: {
+                  deliveryStatus: 'delivered',
+                  deliveryTime: 'Sat, 31 Jan 2026 09:30:02 +0000',
+                  openedStatus: 'not opened',
+                  openedTime: '',
+                },
+              },
+            ],
+            total_opens: 0,
+            distinct_opens: 0,
+            total_click_count: 0,
+            clicks_per_link: [],
+            unsubscribed: false,
+          },
+        },
+      },
+    },
+  },
+  { method: 'get', path: /\/dynamic_templates$/, responses: { '200': { templates: [TEMPLATE] } } },
+  { method: 'get', path: /\/dynamic_templates\/\{id\}$/, responses: { '200': TEMPLATE } },
+  {
+    method: 'post',
+    path: /\/dynamic_templates$/,
+    responses: {
+      '200': {
+        ...TEMPLATE,
+        message: 'Template welcome created!',
+        params: { name: 'welcome', body: TEMPLATE.body },
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: /\/webhook_endpoints$/,
+    request: { target_url: ENDPOINT.target_url, events: ENDPOINT.events },
+  },
+  { method: 'get', path: /\/webhook_endpoints$/, responses: { '200': { webhook_endpoints: [ENDPOINT] } } },
+  { method: 'get', path: /\/webhook_endpoints\/\{id\}$/, responses: { '200': ENDPOINT } },
+  {
+    method: 'post',
+    path: /\/forms\/api\/forms\/\{id\}\/submissions$/,
+    request: { form_data: { name: 'Ada Lovelace', email: 'ada@example.org', consent: true } },
+  },
+  {
+    method: 'get',
+    path: /\/forms\/api\/forms\/\{id\}\/submissions$/,
+    responses: {
+      '200': {
+        data: [
+          {
+            id: 'c268fd18-e5d7-4f55-a117-be4262a43961',
+            form_id: 'f6b2814a-3815-4bdc-b349-a0cd956e31f2',
+            form_version: 1,
+            form_data: '{"name":"Ada Lovelace","email":"ada@example.org","consent":true}',
+            attachments: [],
+            signed: false,
+            created_at: AT,
+          },
+        ],
+        total: 1,
+        page: 1,
+        items: 50,
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: /\/subscription_lists$/,
+    responses: {
+      '200': {
+        data: [
+          {
+            id: '1',
+            type: 'subscription_list',
+            attributes: { name: 'All contacts', is_default: true, subscriber_count: 2, form_id: null },
+          },
+          {
+            id: '2',
+            type: 'subscription_list',
+            attributes: { name: 'Patients', is_default: false, subscriber_count: 2, form_id: null },
+          },
+        ],
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: /\/subscribers$/,
+    request: { subscriber: { email: 'ann@patients.example', first_name: 'Ann' }, subscription_list_id: '2' },
+    responses: { '200': { data: SUBSCRIBER_SHORT } },
+  },
+  { method: 'get', path: /\/subscribers\/\{id\}$/, responses: { '200': { data: SUBSCRIBER } } },
+];
