@@ -10,7 +10,7 @@ import type { QueueSpec } from '../jobs/worker.ts';
 import type { PeriodicTask } from '../jobs/scheduler.ts';
 import { createDeliveryEngine, deliveryQueue } from '../delivery/engine.ts';
 import type { DeliveryItem, DeliveryStore, HtmlTracker, RecordedOutcome } from '../delivery/model.ts';
-import { createTransport, type CaptureStore, type Transport } from '../delivery/transport.ts';
+import { createTransport, type CaptureStore } from '../delivery/transport.ts';
 import type { MxResolver } from '../delivery/mx.ts';
 import { rewriteLinks } from '../mail/links.ts';
 import { dkimKeyObject } from '../delivery/dkim-keys.ts';
