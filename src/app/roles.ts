@@ -32,6 +32,8 @@ export function parseRoles(input: string): Role[] {
 export interface RunningRoles {
   /** The HTTP address when the api role runs. */
   httpAddress?: string;
+  /** The address of /metrics when the api role does not run and SEALPOST_METRICS_PORT is set. */
+  metricsAddress?: string;
   stop(): Promise<void>;
 }
 
@@ -76,8 +78,17 @@ export async function startRoles(ctx: AppContext, roles: Role[]): Promise<Runnin
     stops.unshift(() => app.close());
     ctx.log.info({ address: httpAddress, publicUrl: ctx.publicUrl }, 'api role listening');
   }
+  let metricsAddress: string | undefined;
+  if (!roles.includes('api') && ctx.config.metricsPort !== undefined) {
+    const { startMetricsServer } = await import('./metrics-server.ts');
+    const server = await startMetricsServer(ctx, ctx.config.metricsPort);
+    metricsAddress = server.address;
+    stops.push(() => server.close());
+    ctx.log.info({ address: metricsAddress }, 'metrics listening');
+  }
   return {
     httpAddress,
+    metricsAddress,
     async stop() {
       for (const stop of stops) await stop();
     },
