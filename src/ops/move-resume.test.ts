@@ -123,4 +123,33 @@ describe.runIf(TEST_DIALECT === 'sqlite')('an interrupted move', () => {
       sqlite.close();
     }
   });
+
+  it('copies a table added after this version, without a primary key, with every kind of value intact', async () => {
+    const sqlite = new (sqliteDriver())(file());
+    const values: [string | null, Buffer | null][] = [
+      ['tab\there, line\nend\r\n, backslash \\ and \\N', Buffer.from([0, 1, 2, 255])],
+      ['Grüße, ✓, 日本語, 🙂', null],
+      [null, Buffer.alloc(0)],
+      ['', Buffer.from('\\x00')],
+    ];
+    const client = new pg.Client({ connectionString: target.url });
+    await client.connect();
+    try {
+      sqlite.exec('create table added_later (note text, data blob)');
+      const insert = sqlite.prepare('insert into added_later (note, data) values (?, ?)');
+      for (const [note, data] of values) insert.run(note, data);
+      // The newer version's migration, applied to PostgreSQL as `move-to-postgres` applies migrations.
+      await client.query('create table added_later (note text, data bytea)');
+      const report = await moveToPostgres(config(), target.url, { batchSize: 3 });
+      expect(report.tables.find((x) => x.table === 'added_later')).toMatchObject({ rows: 4 });
+      const copied = await client.query('select note, data from added_later');
+      expect(copied.rows.map((r: { note: string | null; data: Buffer | null }) => [r.note, r.data])).toEqual(
+        expect.arrayContaining(values),
+      );
+    } finally {
+      await client.end();
+      sqlite.exec('drop table if exists added_later');
+      sqlite.close();
+    }
+  });
 });

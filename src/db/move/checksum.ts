@@ -6,8 +6,10 @@
  * row changes the sum.
  */
 import { createHash } from 'node:crypto';
+import { StringDecoder } from 'node:string_decoder';
 import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import { ident, type TableSpec } from './schema.ts';
 
 const MOD = 1n << 128n;
@@ -50,36 +52,46 @@ export function sourceChecksum(source: SQLite.Database, spec: TableSpec): TableS
   return summer.result();
 }
 
+/** COPY text-format escapes and what they stand for. */
+const UNESCAPES: Record<string, string> = {
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+};
+
+/** One field of COPY's text format as its value: `\N` is NULL, backslash escapes are undone. */
+function copyField(field: string): string | null {
+  if (field === '\\N') return null;
+  if (!field.includes('\\')) return field;
+  return field.replace(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)/g, (_, e: string) => {
+    if (e[0] === 'x') return String.fromCharCode(parseInt(e.slice(1), 16));
+    if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
+    return UNESCAPES[e] ?? e;
+  });
+}
+
 /**
- * The checksum of the same table in PostgreSQL, read in key order in pages of `pageSize`. The client must return every
- * value as its text form (see `textClient`).
+ * The checksum of the same table in PostgreSQL, read in one `COPY … TO STDOUT` (text format: every value as its text
+ * form, as the canonical form wants it).
  */
-export async function targetChecksum(
-  target: pg.Client,
-  spec: TableSpec,
-  pageSize = 10_000,
-): Promise<TableSum> {
+export async function targetChecksum(target: pg.Client, spec: TableSpec): Promise<TableSum> {
   const summer = new Summer();
-  const cols = spec.columns.map(ident).join(', ');
-  if (spec.key[0] === 'rowid') {
-    const r = await target.query({ text: `select ${cols} from ${ident(spec.name)}`, rowMode: 'array' });
-    for (const row of r.rows as unknown[][]) summer.add(row);
-    return summer.result();
+  const stream = target.query(
+    copyTo(`copy (select ${spec.columns.map(ident).join(', ')} from ${ident(spec.name)}) to stdout`),
+  );
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    const text = rest + decoder.write(chunk);
+    const lines = text.split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) summer.add(line.split('\t').map(copyField));
   }
-  const keys = spec.key.map(ident).join(', ');
-  const keyIdx = spec.key.map((k) => spec.columns.indexOf(k));
-  let last: unknown[] | null = null;
-  for (;;) {
-    const where = last ? `where (${keys}) > (${spec.key.map((_, i) => `$${i + 1}`).join(', ')})` : '';
-    const r = await target.query({
-      text: `select ${cols} from ${ident(spec.name)} ${where} order by ${keys} limit ${pageSize}`,
-      values: last ?? [],
-      rowMode: 'array',
-    });
-    const rows = r.rows as unknown[][];
-    for (const row of rows) summer.add(row);
-    if (rows.length < pageSize) return summer.result();
-    const tail = rows[rows.length - 1]!;
-    last = keyIdx.map((i) => tail[i]);
-  }
+  rest += decoder.end();
+  if (rest) summer.add(rest.split('\t').map(copyField));
+  return summer.result();
 }
