@@ -121,7 +121,7 @@ function moveText(r: MoveReport): string {
     `moved ${r.rows} rows in ${r.tables.length} tables to ${r.target} in ${r.ms} ms${r.resumed ? ' (continued an earlier run)' : ''}; row counts and checksums match:`,
     ...tables,
     `master key: ${r.masterKey.source} (fingerprint ${r.masterKey.fingerprint}).`,
-    'To run on PostgreSQL, start every node with SEALPOST_DATABASE_URL set to that database and SEALPOST_MASTER_KEY set to this',
-    'same key (the contents of master.key when it came from the data directory): another key cannot open the moved data.',
+    'To run on PostgreSQL, give every node SEALPOST_DATABASE_URL (that database) and SEALPOST_MASTER_KEY set to this',
+    'key: the contents of master.key when it came from the data directory. Another key cannot open the moved data.',
   ].join('\n');
 }
