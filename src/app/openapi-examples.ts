@@ -118,6 +118,105 @@ export const EXAMPLES: OperationExample[] = [
     method: 'post',
     path: /\/webhook_endpoints$/,
     request: { target_url: ENDPOINT.target_url, events: ENDPOINT.events },
+    responses: { '201': { ...ENDPOINT, signing_key: 'whsec_pOVusYSq-3CRA2rhsKdA5JNz8wuYLh7e3-SvyjGxnyA' } },
+  },
+  {
+    method: 'post',
+    path: /\/bulk_messages$/,
+    request: {
+      data: {
+        messages: [
+          {
+            recipients: ['ann@example.org'],
+            headers: { subject: 'Your results are ready', from: 'desk@clinic.example.com' },
+            content: { 'text/plain': 'Your results are ready in the patient portal.' },
+          },
+          {
+            recipients: ['bob@example.org'],
+            headers: { subject: 'Your results are ready', from: 'desk@clinic.example.com' },
+            content: { 'text/plain': 'Your results are ready in the patient portal.' },
+          },
+        ],
+      },
+    },
+    responses: {
+      '200': {
+        messages: [
+          { sourceTrackingId: TRACKING_ID, data: 'Service OK' },
+          { sourceTrackingId: '019c1a2b-3c4d-7e5f-8a9b-0c1d2e3f4a5c', data: 'Service OK' },
+        ],
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: /\/forms\/api\/forms$/,
+    request: {
+      title: 'Contact',
+      version: 1,
+      form_json: {
+        body: [
+          { type: 'TextInput', id: 'name', properties: { field_name: 'name', text: 'Name', required: true } },
+        ],
+      },
+    },
+    responses: { '200': { id: '283c2bfc-8865-4986-a1c3-44648b12b324' } },
+  },
+  {
+    method: 'post',
+    path: /\/subscription_lists$/,
+    request: { name: 'Patients' },
+    responses: {
+      '200': {
+        data: {
+          id: '2',
+          type: 'subscription_list',
+          attributes: { name: 'Patients', is_default: false, subscriber_count: 0, form_id: null },
+        },
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: /\/campaign_mailings$/,
+    request: {
+      campaign_mailing: {
+        subject: 'News',
+        html_part: '<p>Hello {{first_name}}</p>',
+        from_email: 'news@clinic.example.com',
+        from_name: 'Clinic',
+      },
+    },
+    responses: {
+      '200': {
+        data: {
+          id: '1',
+          type: 'campaign_mailing',
+          attributes: {
+            subject: 'News',
+            template_type: 'html',
+            created_at: AT,
+            updated_at: AT,
+            sent_count: 0,
+            delivered_count: 0,
+            viewed_count: 0,
+            clicked_count: 0,
+            bounced_count: 0,
+            unsubscribed_count: 0,
+            html_part: '<p>Hello {{first_name}}</p>',
+            text_part: null,
+            from_email: 'news@clinic.example.com',
+            from_name: 'Clinic',
+          },
+        },
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: /\/campaign_mailing_sends$/,
+    request: { campaign_mailing_id: '1', campaign_mailing_send: { subscription_list_id: '2' } },
+    responses: { '200': {} },
   },
   { method: 'get', path: /\/webhook_endpoints$/, responses: { '200': { webhook_endpoints: [ENDPOINT] } } },
   { method: 'get', path: /\/webhook_endpoints\/\{id\}$/, responses: { '200': ENDPOINT } },

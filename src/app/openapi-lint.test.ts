@@ -108,6 +108,7 @@ describe('examples in the served document', () => {
         checked.push(`${method} ${path} ${which}`);
       }
     }
+    expect(checked.length).toBeGreaterThanOrEqual(30);
     expect(checked).toEqual(
       expect.arrayContaining([
         'post /v1/email/messages request',
@@ -116,6 +117,11 @@ describe('examples in the served document', () => {
         'post /v1/email/dynamic_templates 200',
         'post /v1/marketing/{username}/subscribers request',
         'get /v1/marketing/{username}/subscribers/{id} 200',
+        'post /v1/email/bulk_messages request',
+        'post /v1/email/webhook_endpoints 201',
+        'post /v1/forms/api/forms request',
+        'post /v1/marketing/{username}/campaign_mailings request',
+        'post /v1/marketing/{username}/campaign_mailing_sends request',
       ]),
     );
   });
