@@ -152,4 +152,20 @@ describe.runIf(TEST_DIALECT === 'sqlite')('an interrupted move', () => {
       sqlite.close();
     }
   });
+
+  it('refuses while a running service holds the embedded database, copying nothing', async () => {
+    const sqlite = new (sqliteDriver())(file());
+    try {
+      sqlite
+        .prepare('insert into leases (name, owner, lease_until) values (?, ?, ?)')
+        .run('scheduler', 'node:1:run', Date.now() + 60_000);
+      await expect(moveToPostgres(config(), target.url)).rejects.toThrow(
+        /^a running Sealpost holds the embedded database \(its scheduler lease is current\); stop it first, or pass --force$/,
+      );
+      expect(await countIn('customers').catch(() => 'no table')).toBe('no table');
+    } finally {
+      sqlite.prepare("delete from leases where name = 'scheduler'").run();
+      sqlite.close();
+    }
+  });
 });
