@@ -41,6 +41,16 @@ export interface RunningRoles {
 export async function startRoles(ctx: AppContext, roles: Role[]): Promise<RunningRoles> {
   const stops: (() => Promise<void>)[] = [];
   let httpAddress: string | undefined;
+  // Opened first, so a port that cannot be bound stops the start before any role has begun work.
+  let metricsAddress: string | undefined;
+  let closeMetrics: (() => Promise<void>) | undefined;
+  if (!roles.includes('api') && ctx.config.metricsPort !== undefined) {
+    const { startMetricsServer } = await import('./metrics-server.ts');
+    const server = await startMetricsServer(ctx, ctx.config.metricsPort);
+    metricsAddress = server.address;
+    closeMetrics = () => server.close();
+    ctx.log.info({ address: metricsAddress }, 'metrics listening');
+  }
   if (roles.includes('worker')) {
     const worker = createWorker({
       database: ctx.database,
@@ -78,14 +88,8 @@ export async function startRoles(ctx: AppContext, roles: Role[]): Promise<Runnin
     stops.unshift(() => app.close());
     ctx.log.info({ address: httpAddress, publicUrl: ctx.publicUrl }, 'api role listening');
   }
-  let metricsAddress: string | undefined;
-  if (!roles.includes('api') && ctx.config.metricsPort !== undefined) {
-    const { startMetricsServer } = await import('./metrics-server.ts');
-    const server = await startMetricsServer(ctx, ctx.config.metricsPort);
-    metricsAddress = server.address;
-    stops.push(() => server.close());
-    ctx.log.info({ address: metricsAddress }, 'metrics listening');
-  }
+  // Closed after the roles have stopped, so the last counts can still be scraped while work drains.
+  if (closeMetrics) stops.push(closeMetrics);
   return {
     httpAddress,
     metricsAddress,
