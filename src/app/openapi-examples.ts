@@ -55,6 +55,27 @@ const ENDPOINT = {
   updated_at: AT,
 };
 
+const MAILING = {
+  id: '1',
+  type: 'campaign_mailing',
+  attributes: {
+    subject: 'News',
+    template_type: 'html',
+    created_at: AT,
+    updated_at: AT,
+    sent_count: 0,
+    delivered_count: 0,
+    viewed_count: 0,
+    clicked_count: 0,
+    bounced_count: 0,
+    unsubscribed_count: 0,
+    html_part: '<p>Hello {{first_name}}</p>',
+    text_part: null,
+    from_email: 'news@clinic.example.com',
+    from_name: 'Clinic',
+  },
+};
+
 /** The examples. */
 export const EXAMPLES: OperationExample[] = [
   {
@@ -187,37 +208,49 @@ export const EXAMPLES: OperationExample[] = [
         from_name: 'Clinic',
       },
     },
-    responses: {
-      '200': {
-        data: {
-          id: '1',
-          type: 'campaign_mailing',
-          attributes: {
-            subject: 'News',
-            template_type: 'html',
-            created_at: AT,
-            updated_at: AT,
-            sent_count: 0,
-            delivered_count: 0,
-            viewed_count: 0,
-            clicked_count: 0,
-            bounced_count: 0,
-            unsubscribed_count: 0,
-            html_part: '<p>Hello {{first_name}}</p>',
-            text_part: null,
-            from_email: 'news@clinic.example.com',
-            from_name: 'Clinic',
-          },
-        },
-      },
-    },
+    responses: { '200': { data: MAILING } },
   },
+  { method: 'get', path: /\/campaign_mailings\/\{id\}$/, responses: { '200': { data: MAILING } } },
   {
     method: 'post',
     path: /\/campaign_mailing_sends$/,
     request: { campaign_mailing_id: '1', campaign_mailing_send: { subscription_list_id: '2' } },
     responses: { '200': {} },
   },
+  {
+    method: 'get',
+    path: /\/campaign_mailing_sends$/,
+    responses: {
+      '200': {
+        data: [
+          {
+            id: '1',
+            type: 'campaign_mailing_send',
+            attributes: {
+              campaign_mailing_id: '1',
+              subscription_list_id: '2',
+              subscription_list_name: 'Patients',
+              state: 'sent',
+              jid: '3be475ee91182f68542ef89b',
+              send_at: AT,
+              sent_at: AT,
+              finished_at: AT,
+              audience_count: 2,
+              sent_count: 2,
+              delivered_count: 2,
+              viewed_count: 1,
+              clicked_count: 0,
+              bounced_count: 0,
+              unsubscribed_count: 0,
+            },
+          },
+        ],
+        page_info: { page: 1, items: 50, pages: 1, total_count: 1 },
+        total_count: 1,
+      },
+    },
+  },
+  { method: 'get', path: /\/subscribers$/, responses: { '200': { data: [SUBSCRIBER_SHORT] } } },
   { method: 'get', path: /\/webhook_endpoints$/, responses: { '200': { webhook_endpoints: [ENDPOINT] } } },
   { method: 'get', path: /\/webhook_endpoints\/\{id\}$/, responses: { '200': ENDPOINT } },
   {

@@ -122,6 +122,9 @@ describe('examples in the served document', () => {
         'post /v1/forms/api/forms request',
         'post /v1/marketing/{username}/campaign_mailings request',
         'post /v1/marketing/{username}/campaign_mailing_sends request',
+        'get /v1/marketing/{username}/campaign_mailing_sends 200',
+        'get /v1/marketing/{username}/campaign_mailings/{id} 200',
+        'get /v1/marketing/{username}/subscribers 200',
       ]),
     );
   });
