@@ -13,6 +13,7 @@ RUN npm ci --omit=dev --build-from-source \
 COPY LICENSE tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
+COPY docs ./docs
 RUN find src -name '*.test.ts' -delete -o -name '*.test-support.ts' -delete
 
 FROM node:22-bookworm-slim

@@ -15,6 +15,7 @@ import { bulkImportBench } from './bulk.ts';
 import { csvImportBench } from './csv-import.ts';
 import { campaignExpansionBench, transactionalLatencyBench } from './campaign.ts';
 import { backupBench } from './backup.ts';
+import { moveBench } from './move.ts';
 import { messageLogBench } from './message-log.ts';
 import { segmentsBench } from './segments.ts';
 import { endToEndBench } from './e2e.ts';
@@ -37,6 +38,7 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
     campaignExpansionBench((process.env.BENCH_CAMPAIGN_SIZES ?? '100000,1000000').split(',').map(Number)),
   'campaign-latency': () => transactionalLatencyBench(seconds),
   backup: () => backupBench(Number(process.env.BENCH_BACKUP_MB ?? 256)),
+  move: () => moveBench(Number(process.env.BENCH_MOVE_MESSAGES ?? 1_000_000)),
   'message-log': () => messageLogBench(Number(process.env.BENCH_MESSAGE_LOG_COUNT ?? 1_000_000)),
   segments: () => segmentsBench(Number(process.env.BENCH_SEGMENT_SIZE ?? 1_000_000)),
   e2e: () => endToEndBench(Number(process.env.BENCH_E2E_COUNT ?? 5000)),

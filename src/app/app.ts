@@ -11,6 +11,8 @@ import { registerAuth } from '../http/auth.ts';
 import { registerErrorHandler } from '../http/error-handler.ts';
 import { registerRateLimit } from '../http/rate-limit.ts';
 import { registerMetrics } from '../http/metrics.ts';
+import { completeDocument } from './openapi-document.ts';
+import { GUIDE_BASE } from './guide.routes.ts';
 import { registerPipelineMetrics } from '../http/pipeline-metrics.ts';
 import { countSendsInProgress } from '../marketing/campaigns/sends.repository.ts';
 import { registerRoutes } from './routes.ts';
@@ -93,7 +95,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       },
     },
     transformObject: (doc) =>
-      optionalDefaults('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
+      completeDocument('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject, GUIDE_BASE),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -101,17 +103,4 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await registerRoutes(app, ctx, registry, { dns: opts.dns });
   if (opts.extraRoutes) await opts.extraRoutes(app);
   return app;
-}
-
-/**
- * Query parameters that have a default are optional to callers (the default fills them in before validation), though
- * their schemas list them as required so handlers see a value: the document says what callers must send.
- */
-function optionalDefaults<T extends { paths?: object }>(doc: T): T {
-  type Param = { in?: string; required?: boolean; schema?: { default?: unknown } };
-  for (const ops of Object.values(doc.paths ?? {}) as Record<string, { parameters?: Param[] }>[])
-    for (const op of Object.values(ops))
-      for (const p of op?.parameters ?? [])
-        if (p.in === 'query' && p.required && p.schema?.default !== undefined) p.required = false;
-  return doc;
 }

@@ -33,6 +33,8 @@ export function parseRoles(input: string): Role[] {
 export interface RunningRoles {
   /** The HTTP address when the api role runs. */
   httpAddress?: string;
+  /** The address of /metrics when the api role does not run and SEALPOST_METRICS_PORT is set. */
+  metricsAddress?: string;
   stop(): Promise<void>;
 }
 
@@ -47,6 +49,16 @@ export async function startRoles(
 ): Promise<RunningRoles> {
   const stops: (() => Promise<void>)[] = [];
   let httpAddress: string | undefined;
+  // Opened first, so a port that cannot be bound stops the start before any role has begun work.
+  let metricsAddress: string | undefined;
+  let closeMetrics: (() => Promise<void>) | undefined;
+  if (!roles.includes('api') && ctx.config.metricsPort !== undefined) {
+    const { startMetricsServer } = await import('./metrics-server.ts');
+    const server = await startMetricsServer(ctx, ctx.config.metricsPort);
+    metricsAddress = server.address;
+    closeMetrics = () => server.close();
+    ctx.log.info({ address: metricsAddress }, 'metrics listening');
+  }
   if (roles.includes('worker')) {
     // Sharing the event loop with the API: work rows are paced by the loop's lag (docs/operations.md).
     const pacer = (opts.pace ?? roles.includes('api')) ? createLoopPacer() : undefined;
@@ -88,8 +100,11 @@ export async function startRoles(
     stops.unshift(() => app.close());
     ctx.log.info({ address: httpAddress, publicUrl: ctx.publicUrl }, 'api role listening');
   }
+  // Closed after the roles have stopped, so the last counts can still be scraped while work drains.
+  if (closeMetrics) stops.push(closeMetrics);
   return {
     httpAddress,
+    metricsAddress,
     async stop() {
       for (const stop of stops) await stop();
     },

@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import type { TypedApp } from '../http/typed.ts';
 import { healthRoutes } from './health.routes.ts';
+import { guideRoutes } from './guide.routes.ts';
 import { emailRoutes } from '../email/email.routes.ts';
 import { capturedRoutes } from '../email/captured.routes.ts';
 import { suppressionRoutes } from '../email/suppressions.routes.ts';
@@ -37,6 +38,7 @@ export async function registerRoutes(
   consoleDeps: ConsoleDeps = {},
 ): Promise<void> {
   healthRoutes(app, ctx, registry);
+  guideRoutes(app);
   emailRoutes(app, ctx);
   capturedRoutes(app, ctx);
   suppressionRoutes(app, ctx);

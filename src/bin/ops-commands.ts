@@ -4,6 +4,9 @@ import { action, output } from './cli-support.ts';
 import { loadConfig } from '../config/load.ts';
 import { backupDatabase, restoreDatabase, type BackupReport } from '../ops/backup.ts';
 import { reportTable, runDoctor } from '../ops/doctor.ts';
+import { moveToPostgres, type MoveReport } from '../ops/move-to-postgres.ts';
+import { OpsError } from '../ops/ops-error.ts';
+import { progressDisplay } from './progress-display.ts';
 import { promises as dns } from 'node:dns';
 
 /** The line that reminds of, and reports on, the master key. */
@@ -73,4 +76,52 @@ export function doctorCommand(): Command {
         if (report.some((c) => c.status === 'fail')) process.exitCode = 1;
       }),
     );
+}
+
+/** `sealpost move-to-postgres --to <url>` */
+export function moveCommand(): Command {
+  return new Command('move-to-postgres')
+    .description(
+      'copy the embedded database into an empty PostgreSQL database (resumable; verified by row counts and checksums)',
+    )
+    .requiredOption('--to <url>', 'the PostgreSQL database to fill, postgres://user:password@host:5432/name')
+    .option('--batch-size <rows>', 'rows per batch and transaction', '5000')
+    .option('--force', 'move even though a running service seems to hold the embedded database')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (o: { to: string; batchSize: string; force?: boolean; json?: boolean }) => {
+        const batchSize = Number(o.batchSize);
+        if (!Number.isInteger(batchSize) || batchSize < 1)
+          throw new OpsError('--batch-size must be a whole number of at least 1');
+        const stop = new AbortController();
+        const interrupt = () => stop.abort();
+        process.once('SIGINT', interrupt);
+        process.once('SIGTERM', interrupt);
+        const display = progressDisplay(process.stderr);
+        const r = await moveToPostgres(loadConfig(), o.to, {
+          batchSize,
+          force: o.force,
+          signal: stop.signal,
+          onProgress: (p) => display.update(p),
+        }).finally(() => display.end());
+        process.off('SIGINT', interrupt);
+        process.off('SIGTERM', interrupt);
+        output(o.json, r, moveText(r));
+        if (r.status === 'interrupted') process.exitCode = 3;
+      }),
+    );
+}
+
+/** The human summary of a move. */
+function moveText(r: MoveReport): string {
+  if (r.status === 'interrupted')
+    return `interrupted: the rows copied so far are kept in ${r.target}; run the same command again to continue`;
+  const tables = r.tables.map((t) => `  ${t.table.padEnd(32)} ${String(t.rows).padStart(10)}  ${t.checksum}`);
+  return [
+    `moved ${r.rows} rows in ${r.tables.length} tables to ${r.target} in ${r.ms} ms${r.resumed ? ' (continued an earlier run)' : ''}; row counts and checksums match:`,
+    ...tables,
+    `master key: ${r.masterKey.source} (fingerprint ${r.masterKey.fingerprint}).`,
+    'To run on PostgreSQL, give every node SEALPOST_DATABASE_URL (that database) and SEALPOST_MASTER_KEY set to this',
+    'key: the contents of master.key when it came from the data directory. Another key cannot open the moved data.',
+  ].join('\n');
 }

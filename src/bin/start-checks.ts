@@ -102,6 +102,9 @@ function portSetting(config: Config, port: number | undefined): string {
     [config.smtpSubmissionPort, 'SEALPOST_SMTP_SUBMISSION_PORT'],
     [config.smtpTlsPort, 'SEALPOST_SMTP_TLS_PORT'],
     [config.smtpPort25, 'SEALPOST_SMTP_PORT_25'],
+    ...(config.metricsPort === undefined
+      ? []
+      : [[config.metricsPort, 'SEALPOST_METRICS_PORT'] as [number, string]]),
   ];
   return candidates.find(([p]) => p === port)?.[1] ?? 'SEALPOST_HTTP_PORT or an SMTP port';
 }

@@ -72,6 +72,14 @@ describe(`sealpost start refusing to start (${TEST_DIALECT})`, () => {
     expectOneLine(r, 1, `port ${busyPort}`, 'SEALPOST_SMTP_SUBMISSION_PORT');
   });
 
+  it('names SEALPOST_METRICS_PORT when a worker process cannot open its metrics port', async () => {
+    const r = await sealpost(['start', '--roles', 'worker'], {
+      ...base,
+      SEALPOST_METRICS_PORT: String(busyPort),
+    });
+    expectOneLine(r, 1, `port ${busyPort}`, 'already in use', 'SEALPOST_METRICS_PORT');
+  });
+
   it('names SEALPOST_RELAY_URL when the relay transport has no relay URL', async () => {
     const r = await sealpost(['start'], { ...base, SEALPOST_TRANSPORT: 'relay' });
     expectOneLine(r, 2, 'SEALPOST_RELAY_URL', 'relay');

@@ -101,6 +101,13 @@ export const KEYS = {
     kind: 'string',
     doc: 'When set, `/metrics` requires `Authorization: Bearer <token>`.',
   },
+  metricsPort: {
+    env: 'SEALPOST_METRICS_PORT',
+    kind: 'integer',
+    min: 0,
+    max: 65535,
+    doc: 'Port on which a process without the api role (`--roles worker`, `--roles smtp`) serves `/metrics`, `/healthz` and `/readyz`, so the pipeline counters of that process can be scraped. Unset: such a process serves no HTTP.',
+  },
   roles: {
     env: 'SEALPOST_ROLES',
     kind: 'string',

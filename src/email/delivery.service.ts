@@ -3,14 +3,14 @@
  * the capture store), the per-recipient HTML tracking it applies, the transactional delivery lane as a work-row queue, and the
  * retention task that purges the content of finished messages.
  */
-import { pipelineMetrics } from '../http/pipeline-metrics.ts';
+import { countDeliveryOutcome, timedTransport } from '../http/pipeline-metrics.ts';
 import { isHardBounce, suppressAddress } from '../accounts/suppressions.service.ts';
 import type { AppContext } from '../context.ts';
 import type { QueueSpec } from '../jobs/worker.ts';
 import type { PeriodicTask } from '../jobs/scheduler.ts';
 import { createDeliveryEngine, deliveryQueue } from '../delivery/engine.ts';
 import type { DeliveryItem, DeliveryStore, HtmlTracker, RecordedOutcome } from '../delivery/model.ts';
-import { createTransport, type CaptureStore, type Transport } from '../delivery/transport.ts';
+import { createTransport, type CaptureStore } from '../delivery/transport.ts';
 import type { MxResolver } from '../delivery/mx.ts';
 import { rewriteLinks } from '../mail/links.ts';
 import { dkimKeyObject } from '../delivery/dkim-keys.ts';
@@ -125,24 +125,8 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
     // Outcomes of concurrent deliveries share commits (the group committer), as accepted messages do.
     record: async (item, outcome) => {
       const recorded = await ctx.committer.run((trx) => recordOutcome(trx, item, outcome));
-      if (recorded) countOutcome(outcome);
+      if (recorded) countDeliveryOutcome('transactional', outcome.status);
       return recorded;
-    },
-  };
-}
-
-/** The transport, with each attempt's duration observed in the pipeline metrics. */
-function timedTransport(transport: Transport): Transport {
-  const histogram = pipelineMetrics.attemptSeconds.labels({ transport: transport.name });
-  return {
-    ...transport,
-    async send(req) {
-      const end = histogram.startTimer();
-      try {
-        return await transport.send(req);
-      } finally {
-        end();
-      }
     },
   };
 }
@@ -173,14 +157,6 @@ function contentCache(ctx: AppContext, maxEntries = 32, maxBytes = 64 * 1024 * 1
       return content;
     },
   };
-}
-
-/** Counts a recorded outcome and its attempt in the pipeline metrics. */
-function countOutcome(outcome: RecordedOutcome): void {
-  const lane = { lane: 'transactional' };
-  if (outcome.status === 'delivered') pipelineMetrics.delivered.inc(lane);
-  else if (outcome.status === 'deferred') pipelineMetrics.deferred.inc(lane);
-  else pipelineMetrics.bounced.inc(lane);
 }
 
 /** The state change, the pending count and the event of one outcome; run inside one transaction. */

@@ -1,22 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { openContent } from '../mail/content.ts';
 import { message, postJson } from './email.test-support.ts';
-
-/** A multipart/form-data body as clients build it: text fields, and file parts with a file name and a content type. */
-function multipart(parts: { name: string; value: string; filename?: string; type?: string }[]) {
-  const boundary = `----sealpost${randomBytes(8).toString('hex')}`;
-  const chunks = parts.map((p) => {
-    const disposition = `form-data; name="${p.name}"${p.filename ? `; filename="${p.filename}"` : ''}`;
-    const type = p.type ? `Content-Type: ${p.type}\r\n` : '';
-    return `--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n${p.value}\r\n`;
-  });
-  return {
-    payload: Buffer.from(chunks.join('') + `--${boundary}--\r\n`),
-    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-  };
-}
+import { multipart } from '../test/multipart.ts';
 
 const file = (value: string, type = 'text/x-handlebars-template', filename = 'template.hbs') => ({
   name: 'data[body]',

@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECT } from '../test/database.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { sendMessage, startDeliveryWorker, waitUntilFinished } from '../delivery/delivery.test-support.ts';
+import { waitFor } from '../test/wait.ts';
+import { makeList, makeSubscriber, marketingClient } from '../marketing/marketing.test-support.ts';
+import { makeMailing } from '../marketing/mailings/mailings.test-support.ts';
 
 describe(`pipeline metrics (${TEST_DIALECT})`, () => {
   let t: TestApp;
@@ -58,6 +61,36 @@ describe(`pipeline metrics (${TEST_DIALECT})`, () => {
       'sealpost_form_submissions_total',
     ])
       expect(after).toContain(`# TYPE ${name} counter`);
+  });
+
+  it('counts campaign deliveries on the marketing lane, not the transactional one', async () => {
+    const before = await metrics();
+    const call = marketingClient(t, acct);
+    const list = await makeList(call, 'Metrics');
+    await makeSubscriber(call, 'kim@patients.example', {}, list);
+    await makeSubscriber(call, 'lou@patients.example', {}, list);
+    const mailing = await makeMailing(call, 'Hello', { from_email: `news@${acct.domain}` });
+    const res = await call('POST', '/campaign_mailing_sends', {
+      campaign_mailing_id: mailing,
+      campaign_mailing_send: { subscription_list_id: list },
+    });
+    const sendId = Number(res.headers['sealpost-campaign-mailing-send-id']);
+    const worker = startDeliveryWorker(t);
+    try {
+      await waitFor(
+        async () =>
+          (await call('GET', `/campaign_mailing_sends/${sendId}`)).json().data.attributes.state === 'sent',
+        15_000,
+        50,
+      );
+    } finally {
+      await worker.stop(2000);
+    }
+    const after = await metrics();
+    const delta = (name: string) => sample(after, name) - sample(before, name);
+    expect(delta('sealpost_messages_delivered_total{lane="marketing"}')).toBe(2);
+    expect(delta('sealpost_messages_delivered_total{lane="transactional"}')).toBe(0);
+    expect(delta('sealpost_delivery_attempt_duration_seconds_count{transport="capture"}')).toBe(2);
   });
 
   it('has every metric the Grafana dashboard in docs/ queries', async () => {

@@ -8,6 +8,8 @@
 import { Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { queueStats } from '../jobs/jobs.repository.ts';
+import type { Transport } from '../delivery/transport.ts';
+import type { RecordedOutcome } from '../delivery/model.ts';
 
 const pipeline = new Registry();
 
@@ -62,6 +64,32 @@ export const pipelineMetrics = {
     registers: [pipeline],
   }),
 };
+
+/** The delivery lanes counters are labelled with. */
+export type PipelineLane = 'transactional' | 'marketing';
+
+/** Counts one recorded delivery outcome on its lane. */
+export function countDeliveryOutcome(lane: PipelineLane, status: RecordedOutcome['status']): void {
+  if (status === 'delivered') pipelineMetrics.delivered.inc({ lane });
+  else if (status === 'deferred') pipelineMetrics.deferred.inc({ lane });
+  else pipelineMetrics.bounced.inc({ lane });
+}
+
+/** The transport, with each attempt's duration observed in the pipeline metrics. */
+export function timedTransport(transport: Transport): Transport {
+  const histogram = pipelineMetrics.attemptSeconds.labels({ transport: transport.name });
+  return {
+    ...transport,
+    async send(req) {
+      const end = histogram.startTimer();
+      try {
+        return await transport.send(req);
+      } finally {
+        end();
+      }
+    },
+  };
+}
 
 /** Adds the pipeline counters and the database-read gauges to an app's registry. */
 export function registerPipelineMetrics(

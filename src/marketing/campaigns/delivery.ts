@@ -10,6 +10,7 @@ import type { QueueSpec } from '../../jobs/worker.ts';
 import { createDeliveryEngine, deliveryQueue } from '../../delivery/engine.ts';
 import type { DeliveryItem, DeliveryStore, MessageContent, RecordedOutcome } from '../../delivery/model.ts';
 import { createTransport, type CaptureStore } from '../../delivery/transport.ts';
+import { countDeliveryOutcome, timedTransport } from '../../http/pipeline-metrics.ts';
 import type { MxResolver } from '../../delivery/mx.ts';
 import { dkimKeyObject } from '../../delivery/dkim-keys.ts';
 import { sendingDomain } from '../../accounts/domains.service.ts';
@@ -56,7 +57,9 @@ export function marketingQueues(
   ctx: AppContext,
   opts: MarketingQueueOptions = {},
 ): Record<string, QueueSpec> {
-  const transport = createTransport(ctx.config, { capture: captureStore(ctx), resolver: opts.resolver });
+  const transport = timedTransport(
+    createTransport(ctx.config, { capture: captureStore(ctx), resolver: opts.resolver }),
+  );
   const engine = createDeliveryEngine({
     store: marketingStore(ctx),
     transport,
@@ -251,7 +254,11 @@ function marketingStore(ctx: AppContext): DeliveryStore {
     load: (id) => loadMarketingItem(ctx, id),
     saveSecureLink: (id, tokenHash, expiresAt) =>
       setDeliverySecureLink(db, id, tokenHash, expiresAt, Date.now()),
-    record: (item, outcome) => ctx.committer.run((trx) => recordOutcome(trx, item, outcome)),
+    record: async (item, outcome) => {
+      const recorded = await ctx.committer.run((trx) => recordOutcome(trx, item, outcome));
+      if (recorded) countDeliveryOutcome('marketing', outcome.status);
+      return recorded;
+    },
   };
 }
 

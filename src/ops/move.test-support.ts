@@ -1,0 +1,106 @@
+/** Test helpers for moves: data of every kind created through the API, and the answers to compare before and after. */
+import { expect } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import type { TestAccount, TestApp } from '../test/harness.ts';
+import { message, postJson } from '../email/email.test-support.ts';
+import { createForm, GOOD } from '../forms/forms.test-support.ts';
+import { makeList, makeSubscriber, marketingClient } from '../marketing/marketing.test-support.ts';
+import { makeMailing } from '../marketing/mailings/mailings.test-support.ts';
+import { multipart } from '../test/multipart.ts';
+import { createTestUser } from '../console/console.test-support.ts';
+
+/** What the seeding made: the GET requests whose answers must not change, and a console user's email. */
+export interface Seeded {
+  urls: string[];
+  userEmail: string;
+}
+
+/** Messages, a template, a form with submissions, lists, subscribers, a mailing and its send, a webhook and a user. */
+export async function seedEverything(t: TestApp, a: TestAccount): Promise<Seeded> {
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const res = await postJson(t, '/v1/email/messages', a.auth, {
+      data: {
+        message: message(`clinic@${a.domain}`, { headers: { subject: `m${i}`, from: `clinic@${a.domain}` } }),
+      },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    ids.push(res.json().sourceTrackingId as string);
+  }
+  const m = multipart([
+    { name: 'data[name]', value: 'welcome' },
+    // Tabs, line ends and backslashes travel through the copy's text format unchanged.
+    {
+      name: 'data[body]',
+      value: '<p>Hello {{name}}</p>\r\n\t<p>C:\\path \\N</p>',
+      filename: 'w.hbs',
+      type: 'text/plain',
+    },
+  ]);
+  const tpl = await t.app.inject({
+    method: 'POST',
+    url: '/v1/email/dynamic_templates',
+    headers: { ...a.auth, ...m.headers },
+    payload: m.payload,
+  });
+  expect(tpl.statusCode, tpl.body).toBe(200);
+  expect(tpl.json().body).toContain('\t<p>C:\\path \\N</p>');
+  const form = await createForm(t.app, a.auth);
+  for (const name of ['Ada', 'Grace']) {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/v1/forms/api/forms/${form}/submissions`,
+      payload: { form_data: { ...GOOD, name } },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+  }
+  const call = marketingClient(t, a);
+  const list = await makeList(call, 'Patients');
+  const ann = await makeSubscriber(call, 'ann@patients.example', { first_name: 'Ann' }, list);
+  await makeSubscriber(call, 'bob@patients.example', { first_name: 'Bob' }, list);
+  const mailing = await makeMailing(call, 'News', { from_email: `news@${a.domain}`, from_name: 'Clinic' });
+  const send = await call('POST', '/campaign_mailing_sends', {
+    campaign_mailing_id: mailing,
+    campaign_mailing_send: {
+      from_email: `news@${a.domain}`,
+      from_name: 'Clinic',
+      subscription_list_id: list,
+    },
+  });
+  expect(send.statusCode, send.body).toBe(200);
+  const hook = await postJson(t, '/v1/email/webhook_endpoints', a.auth, {
+    target_url: 'http://127.0.0.1:8999/in',
+    events: ['api_mail_log_delivered'],
+  });
+  expect(hook.statusCode, hook.body).toBe(201);
+  const user = await createTestUser(t, a.account.customer_id, 'owner', { canReadProtected: true });
+  const mk = `/v1/marketing/${a.account.username}`;
+  return {
+    userEmail: user.email,
+    urls: [
+      ...ids.map((id) => `/v1/email/message_receipt?sourceTrackingId=${id}`),
+      '/v1/email/dynamic_templates',
+      `/v1/email/dynamic_templates/${tpl.json().id}`,
+      '/v1/forms/api/forms',
+      `/v1/forms/api/forms/${form}`,
+      `/v1/forms/api/forms/${form}/submissions`,
+      `${mk}/subscription_lists`,
+      `${mk}/subscribers`,
+      `${mk}/subscribers/${ann}`,
+      `${mk}/campaign_mailings/${mailing}`,
+      `${mk}/campaign_mailing_sends`,
+      '/v1/email/webhook_endpoints',
+      `/v1/email/webhook_endpoints/${hook.json().id}`,
+    ],
+  };
+}
+
+/** Status and body of each GET, with the account's key (marketing routes take either header form). */
+export async function answers(app: FastifyInstance, a: TestAccount, urls: string[]) {
+  const out: Record<string, { status: number; body: unknown }> = {};
+  for (const url of urls) {
+    const res = await app.inject({ method: 'GET', url, headers: a.auth });
+    out[url] = { status: res.statusCode, body: res.body.startsWith('{') ? res.json() : res.body };
+  }
+  return out;
+}
