@@ -102,7 +102,7 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
                             s.attributes.unsubscribed
                               ? 'Unsubscribed from everything'
                               : unconfirmed.has(s.id)
-                                ? html`<span class="badge">Unconfirmed</span> waiting for the confirmation email`
+                                ? html`<span class="badge">Unconfirmed</span>`
                                 : 'Subscribed'
                           }
                         </td>
@@ -111,6 +111,14 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
                 </tbody>
               </table>
             </div>
+            ${
+              unconfirmed.size
+                ? html`<p class="hint">
+                    <span class="badge">Unconfirmed</span> members were sent a confirmation email and receive no campaign
+                    until they confirm.
+                  </p>`
+                : ''
+            }
             <p class="actions">
               ${page > 1 ? html`<a href="${qs(page - 1)}">← Previous page</a>` : ''}
               ${shown.length === PAGE_SIZE ? html`<a href="${qs(page + 1)}">Next page →</a>` : ''}

@@ -55,6 +55,12 @@ export function renderEmail(
   const unsubscribeUrl = p ? marketingUrls.unsubscribe(urls.publicUrl, urls.key, delivery.id) : undefined;
   const preferencesUrl = p ? marketingUrls.preferences(urls.publicUrl, urls.key, delivery.id) : '';
   const postal = template.postalAddress ?? '';
+  // As a merge field the address is one line (its lines joined by commas); the footer keeps its lines.
+  const postalLine = postal
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(', ');
   const withLink: Personalisation = unsubscribeUrl
     ? {
         ...values,
@@ -62,10 +68,10 @@ export function renderEmail(
           ...values.custom,
           unsubscribe_url: unsubscribeUrl,
           preferences_url: preferencesUrl,
-          postal_address: postal,
+          postal_address: postalLine,
         },
       }
-    : { ...values, custom: { ...values.custom, postal_address: postal } };
+    : { ...values, custom: { ...values.custom, postal_address: postalLine } };
   let html: string | undefined;
   if (template.html) {
     html = personalise(template.html, withLink, { html: true });
