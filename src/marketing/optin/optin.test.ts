@@ -13,6 +13,7 @@ import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
 import { makeList, makeSubscriber, type marketingClient } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
+import { subscriberReachable } from '../campaigns/deliveries.repository.ts';
 import { subscribersOf } from '../subscribers/subscribers.service.ts';
 import { startImport, uploadImport, importOf } from '../imports/imports.service.ts';
 import { CONFIRM_TTL_MS, confirmByToken, setListOptIn, unconfirmedMembers } from './optin.service.ts';
@@ -124,7 +125,10 @@ describe('double opt-in', () => {
       [fresh, csvId].sort(),
     );
 
-    // Unconfirmed members receive no campaign.
+    // Unconfirmed members receive no campaign, and the gate of every delivery (drip steps too) turns them away.
+    const db = t.ctx.database.db;
+    expect(await subscriberReachable(db, Number(fresh), Number(list))).toBe(false);
+    expect(await subscriberReachable(db, Number(old), Number(list))).toBe(true);
     expect(await sendTo(list, 'First issue')).toEqual(['old@patients.example']);
 
     // The link's page changes nothing (mail scanners open links); its button confirms, once.
@@ -136,6 +140,7 @@ describe('double opt-in', () => {
     expect(confirmed.statusCode).toBe(200);
     expect(confirmed.body).toContain('Subscription confirmed');
     expect(await unconfirmedMembers(t.ctx, Number(list), [fresh])).toEqual(new Set());
+    expect(await subscriberReachable(db, Number(fresh), Number(list))).toBe(true);
     expect((await t.app.inject({ method: 'POST', url: local(newLink) })).statusCode).toBe(404);
     const forged = local(newLink).replace(/.$/, (ch) => (ch === 'A' ? 'B' : 'A'));
     expect((await t.app.inject({ method: 'GET', url: forged })).statusCode).toBe(404);
