@@ -13,8 +13,8 @@ import { signPayload, verifyPayload } from '../../mail/tokens.ts';
 import { submitMessages } from '../../email/submit.ts';
 import type { QueueSpec } from '../../jobs/worker.ts';
 import { PermanentJobError } from '../../jobs/retry.ts';
-import { requireList } from '../lists/lists.service.ts';
-import { findList, type ListRow } from '../lists/lists.repository.ts';
+import { listView, requireList } from '../lists/lists.service.ts';
+import { findList, formsFeedingLists, type ListRow } from '../lists/lists.repository.ts';
 import {
   CONFIRM_QUEUE,
   findListById,
@@ -76,6 +76,22 @@ export async function setListOptIn(
     );
   });
   return (await findList(db, customerId, list.id))!;
+}
+
+/** `PATCH /subscription_lists/<id>/settings`: changes the settings given, keeps the others. */
+export async function patchListOptIn(
+  ctx: AppContext,
+  customerId: number,
+  rawListId: string,
+  patch: { double_opt_in?: boolean; confirm_from_email?: string; public?: boolean },
+) {
+  const list = await requireList(ctx.database.db, customerId, rawListId);
+  const row = await setListOptIn(ctx, customerId, rawListId, {
+    doubleOptIn: patch.double_opt_in ?? list.double_opt_in === 1,
+    public: patch.public ?? list.public === 1,
+    ...(patch.confirm_from_email !== undefined && { fromEmail: patch.confirm_from_email }),
+  });
+  return listView(row, await formsFeedingLists(ctx.database.reader, customerId));
 }
 
 const hashOf = (nonce: string) => createHash('sha256').update(nonce).digest('hex');

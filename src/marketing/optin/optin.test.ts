@@ -87,6 +87,32 @@ describe('double opt-in', () => {
     expect(res.statusCode).toBe(200);
   });
 
+  it('changes the settings through the API, refusing bad input without changing anything', async () => {
+    const list = await makeList(call, 'Through the API');
+    const bad = await call('PATCH', `/subscription_lists/${list}/settings`, { double_opt_in: 'maybe' });
+    expect(bad.statusCode).toBe(400);
+    const unknown = await call('PATCH', `/subscription_lists/${list}/settings`, { colour: 'red' });
+    expect(unknown.statusCode).toBe(400);
+    const noSender = await call('PATCH', `/subscription_lists/${list}/settings`, { double_opt_in: true });
+    expect(noSender.statusCode).toBe(400);
+    expect(noSender.body).toContain('request.invalid');
+    expect((await call('GET', `/subscription_lists/${list}`)).json().data.attributes).toMatchObject({
+      double_opt_in: false,
+      public: false,
+    });
+    const ok = await call('PATCH', `/subscription_lists/${list}/settings`, {
+      double_opt_in: true,
+      confirm_from_email: `news@${acct.domain}`,
+      public: true,
+    });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json().data.attributes).toMatchObject({ double_opt_in: true, public: true });
+    const off = await call('PATCH', `/subscription_lists/${list}/settings`, { public: false });
+    expect(off.json().data.attributes).toMatchObject({ double_opt_in: true, public: false });
+    const missing = await call('PATCH', '/subscription_lists/999999/settings', { public: true });
+    expect(missing.statusCode).toBe(404);
+  });
+
   it('keeps API and CSV members unconfirmed until they confirm; the link works once and expires', async () => {
     const customer = acct.account.customer_id;
     const list = await makeList(call, 'Newsletter');
