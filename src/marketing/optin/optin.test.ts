@@ -151,6 +151,11 @@ describe('double opt-in', () => {
       [fresh, csvId].sort(),
     );
 
+    const subscription = async (sid: string) =>
+      (await call('GET', `/subscriptions/${list}-${sid}`)).json().data.attributes.confirmed as boolean;
+    expect(await subscription(fresh)).toBe(false);
+    expect(await subscription(old)).toBe(true);
+
     // Unconfirmed members receive no campaign, and the gate of every delivery (drip steps too) turns them away.
     const db = t.ctx.database.db;
     expect(await subscriberReachable(db, Number(fresh), Number(list))).toBe(false);
@@ -167,6 +172,7 @@ describe('double opt-in', () => {
     expect(confirmed.body).toContain('Subscription confirmed');
     expect(await unconfirmedMembers(t.ctx, Number(list), [fresh])).toEqual(new Set());
     expect(await subscriberReachable(db, Number(fresh), Number(list))).toBe(true);
+    expect(await subscription(fresh)).toBe(true);
     expect((await t.app.inject({ method: 'POST', url: local(newLink) })).statusCode).toBe(404);
     const forged = local(newLink).replace(/.$/, (ch) => (ch === 'A' ? 'B' : 'A'));
     expect((await t.app.inject({ method: 'GET', url: forged })).statusCode).toBe(404);
