@@ -87,18 +87,37 @@ export async function membersToConfirm(
     .execute();
 }
 
-/** Records the confirmation link sent to a member (the hash of its nonce and when it expires). */
-export async function markConfirmationSent(
+/**
+ * Claims a member's confirmation email, recording its link (the hash of its nonce and when it expires); false when
+ * another worker claimed it first, so no member gets two.
+ */
+export async function claimConfirmation(
   db: Queryable,
   listId: number,
   subscriberId: number,
   hash: string,
   expiresAt: number,
   now: number,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('subscription_list_members')
+    .set({ confirm_hash: hash, confirm_expires_at: expiresAt, confirm_sent_at: now })
+    .where('list_id', '=', listId)
+    .where('subscriber_id', '=', subscriberId)
+    .where('confirm_sent_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Gives a claim back when its email could not be submitted (the work row's retry sends it). */
+export async function releaseConfirmation(
+  db: Queryable,
+  listId: number,
+  subscriberId: number,
 ): Promise<void> {
   await db
     .updateTable('subscription_list_members')
-    .set({ confirm_hash: hash, confirm_expires_at: expiresAt, confirm_sent_at: now })
+    .set({ confirm_hash: null, confirm_expires_at: null, confirm_sent_at: null })
     .where('list_id', '=', listId)
     .where('subscriber_id', '=', subscriberId)
     .execute();

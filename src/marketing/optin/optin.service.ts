@@ -17,12 +17,13 @@ import { listView, requireList } from '../lists/lists.service.ts';
 import { findList, formsFeedingLists, type ListRow } from '../lists/lists.repository.ts';
 import {
   CONFIRM_QUEUE,
+  claimConfirmation,
   findListById,
   confirmByHash,
   confirmExisting,
   findByConfirmHash,
-  markConfirmationSent,
   membersToConfirm,
+  releaseConfirmation,
   saveListOptIn,
   unconfirmedAmong,
 } from './optin.repository.ts';
@@ -125,14 +126,20 @@ export async function sendConfirmations(ctx: AppContext, listId: number, now = D
     const members = await membersToConfirm(db, listId, BATCH);
     for (const m of members) {
       const nonce = randomBytes(16).toString('hex');
-      await submitMessages(
-        ctx,
-        { customerId: Number(row.customer_id), domain: null },
-        [confirmationEmail(row, m.email, confirmUrl(ctx, nonce))],
-        { source: 'system', tracking: { openTracking: false, linkTracking: false } },
-      );
       const at = now();
-      await markConfirmationSent(db, listId, m.subscriber_id, hashOf(nonce), at + CONFIRM_TTL_MS, at);
+      const sid = Number(m.subscriber_id);
+      if (!(await claimConfirmation(db, listId, sid, hashOf(nonce), at + CONFIRM_TTL_MS, at))) continue;
+      try {
+        await submitMessages(
+          ctx,
+          { customerId: Number(row.customer_id), domain: null },
+          [confirmationEmail(row, m.email, confirmUrl(ctx, nonce))],
+          { source: 'system', tracking: { openTracking: false, linkTracking: false } },
+        );
+      } catch (err) {
+        await releaseConfirmation(db, listId, sid);
+        throw err;
+      }
       sent++;
     }
     if (members.length < BATCH) return sent;
