@@ -100,7 +100,8 @@ export function subscriberPageRoutes(app: TypedApp, ctx: AppContext): void {
 function confirmPage(info: { email: string; listName: string }): string {
   return layout(
     'Confirm your subscription',
-    `<h1>Confirm your subscription</h1>
+    `${PAGE_STYLE}
+<h1>Confirm your subscription</h1>
 <p>Receive emails of the list <strong>${escapeHtml(info.listName)}</strong> at <strong>${escapeHtml(info.email)}</strong>?</p>
 <form method="post"><button type="submit">Yes, confirm my subscription</button></form>
 <p>If you did not ask for this, close this page: nothing will be sent to you.</p>`,
