@@ -76,7 +76,7 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
             </form>
             <p class="muted">${Number(list.subscriber_count).toLocaleString('en')} subscribers on this list. Page ${page}.</p>
             <div class="table-wrap">
-              <table>
+              <table class="stack">
                 <thead>
                   <tr>
                     <th scope="col">Email</th>
@@ -95,9 +95,11 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
                   ${shown.map(
                     (s) =>
                       html`<tr>
-                        <td><a href="/console/audiences/subscribers/${seg(s.id)}">${s.attributes.email}</a></td>
-                        <td>${[s.attributes.first_name, s.attributes.last_name].filter(Boolean).join(' ')}</td>
-                        <td>
+                        <td data-label="Email">
+                          <a href="/console/audiences/subscribers/${seg(s.id)}">${s.attributes.email}</a>
+                        </td>
+                        <td data-label="Name">${[s.attributes.first_name, s.attributes.last_name].filter(Boolean).join(' ')}</td>
+                        <td data-label="Status">
                           ${
                             s.attributes.unsubscribed
                               ? 'Unsubscribed from everything'
