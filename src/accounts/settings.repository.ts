@@ -8,7 +8,7 @@ const CHUNK = 500;
 export async function findSettings(db: Queryable, customerId: number) {
   return db
     .selectFrom('marketing_settings')
-    .select(['suppress_transactional', 'updated_at'])
+    .select(['suppress_transactional', 'postal_address', 'updated_at'])
     .where('customer_id', '=', customerId)
     .executeTakeFirst();
 }
@@ -27,6 +27,20 @@ export async function saveSuppressTransactional(
     .onConflict((oc) =>
       oc.column('customer_id').doUpdateSet({ suppress_transactional: value, updated_at: now }),
     )
+    .execute();
+}
+
+/** Stores the account's postal address (null removes it). */
+export async function savePostalAddress(
+  db: Queryable,
+  customerId: number,
+  address: string | null,
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('marketing_settings')
+    .values({ customer_id: customerId, suppress_transactional: 0, postal_address: address, updated_at: now })
+    .onConflict((oc) => oc.column('customer_id').doUpdateSet({ postal_address: address, updated_at: now }))
     .execute();
 }
 

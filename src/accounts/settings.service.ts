@@ -1,12 +1,14 @@
 /**
- * An account's marketing settings: today one switch, `suppress_transactional`, which makes the account's transactional
+ * An account's marketing settings: the postal address printed in the footer of campaign emails, and the switch
+ * `suppress_transactional`, which makes the account's transactional
  * sends skip addresses whose subscriber unsubscribed globally. The switch is read on every send, so each process keeps
  * it for a few seconds (a change made elsewhere is seen within that time; one made here is seen at once).
  */
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/connect.ts';
-import { findSettings, saveSuppressTransactional } from './settings.repository.ts';
+import { findSettings, savePostalAddress, saveSuppressTransactional } from './settings.repository.ts';
 import { record, type ChangeBy } from '../audit/audit.service.ts';
+import { AppError } from '../errors/app-error.ts';
 
 /** How long a process keeps an account's switch before reading it again. */
 export const OPT_IN_CACHE_MS = 5_000;
@@ -14,13 +16,18 @@ export const OPT_IN_CACHE_MS = 5_000;
 /** The settings as the API shows them. */
 export interface SettingsView {
   type: 'marketing_settings';
-  attributes: { suppress_transactional: boolean; updated_at: string | null };
+  attributes: { suppress_transactional: boolean; postal_address: string | null; updated_at: string | null };
 }
 
 /** A change of settings; absent fields stay. */
 export interface SettingsPatch {
   suppress_transactional?: boolean;
+  /** Blank (spaces) removes it; like every optional field, null and "" count as absent. */
+  postal_address?: string | null;
 }
+
+/** The longest postal address kept. */
+const MAX_POSTAL = 500;
 
 /** Per database (tests run several in one process), per account: the switch and until when it may be trusted. */
 const cache = new WeakMap<Database, Map<number, { on: boolean; until: number }>>();
@@ -38,6 +45,7 @@ export async function settingsOf(ctx: AppContext, customerId: number): Promise<S
     type: 'marketing_settings',
     attributes: {
       suppress_transactional: row?.suppress_transactional === 1,
+      postal_address: row?.postal_address ?? null,
       updated_at: row ? new Date(Number(row.updated_at)).toISOString() : null,
     },
   };
@@ -65,7 +73,30 @@ export async function changeSettings(
     });
     cacheOf(ctx.database).delete(customerId);
   }
+  if (patch.postal_address !== undefined) {
+    const clean = (patch.postal_address ?? '').replace(/\r\n?/g, '\n').trim();
+    if (clean.length > MAX_POSTAL)
+      throw new AppError('request.invalid', `postal_address: at most ${MAX_POSTAL} characters`, {
+        details: [{ field: 'postal_address', message: `at most ${MAX_POSTAL} characters` }],
+      });
+    await ctx.database.db.transaction().execute(async (trx) => {
+      await savePostalAddress(trx, customerId, clean || null, Date.now());
+      await record(trx, {
+        accountId: customerId,
+        actor: by.actor,
+        action: 'settings.marketing_update',
+        target: `account:${customerId}`,
+        ip: by.ip,
+        detail: { postal_address: clean ? 'set' : 'cleared' },
+      });
+    });
+  }
   return settingsOf(ctx, customerId);
+}
+
+/** The account's postal address, or null when it has none. */
+export async function postalAddressOf(ctx: AppContext, customerId: number): Promise<string | null> {
+  return (await findSettings(ctx.database.reader, customerId))?.postal_address ?? null;
 }
 
 /** Whether the account opted in to suppressing transactional sends, read at most once per OPT_IN_CACHE_MS. */

@@ -23,6 +23,7 @@ import { settingsRoutes } from '../marketing/settings/settings.routes.ts';
 import { analyticsRoutes } from '../marketing/analytics/analytics.routes.ts';
 import { sendRoutes } from '../marketing/campaigns/sends.routes.ts';
 import { engagementRoutes } from '../marketing/campaigns/engagement.routes.ts';
+import { subscriberPageRoutes } from '../marketing/optin/public.routes.ts';
 import { consoleRoutes, type ConsoleDeps } from '../console/console.routes.ts';
 import { segmentRoutes } from '../marketing/segments/segments.routes.ts';
 import { accountRoutes } from '../marketing/account/account.routes.ts';
@@ -68,6 +69,7 @@ function marketingSurface(app: TypedApp, ctx: AppContext): void {
   analyticsRoutes(app, ctx);
   sendRoutes(app, ctx);
   engagementRoutes(app, ctx);
+  subscriberPageRoutes(app, ctx);
   segmentRoutes(app, ctx);
   accountRoutes(app, ctx);
   sendsListRoutes(app, ctx);

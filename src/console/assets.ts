@@ -34,6 +34,7 @@ const ASSETS: Record<string, Asset> = {
   'progress.js': load('progress.js', 'text/javascript; charset=utf-8'),
   'charts.js': load('charts.js', 'text/javascript; charset=utf-8'),
   'template-preview.js': load('template-preview.js', 'text/javascript; charset=utf-8'),
+  'compose.js': load('compose.js', 'text/javascript; charset=utf-8'),
   // The chart library, served from the installation's node_modules (never a CDN).
   'uplot.js': load('uplot.js', 'text/javascript; charset=utf-8', fromPackage('uplot/dist/uPlot.iife.min.js')),
   'uplot.css': load('uplot.css', 'text/css; charset=utf-8', fromPackage('uplot/dist/uPlot.min.css')),

@@ -7,6 +7,7 @@ import { marketingRetentionTask } from './campaigns/captured.ts';
 import { importQueue } from './imports/import.run.ts';
 import { EXPORT_QUEUE } from './exports/exports.service.ts';
 import { exportQueue } from './exports/exports.queue.ts';
+import { confirmQueue } from './optin/optin.service.ts';
 import { addRespondentToList } from './subscribers/form-respondents.ts';
 
 /** The step the forms worker is handed: a marketing form's respondent joins the form's list. */
@@ -19,6 +20,7 @@ export const marketingWork: BackgroundWork<MarketingQueueOptions> = {
     ...marketingQueues(ctx, opts),
     ...importQueue(ctx),
     [EXPORT_QUEUE]: exportQueue(ctx),
+    ...confirmQueue(ctx),
   }),
   tasks: (ctx) => [...dripTasks(ctx), marketingRetentionTask(ctx)],
 };

@@ -133,4 +133,39 @@ describe('console audiences', () => {
     expect(res.statusCode).toBe(403);
     expect(await listNamed('Sneaky')).toBeUndefined();
   });
+
+  it('saves the double opt-in and preference-page settings for an editor, refuses a viewer and a bad sender', async () => {
+    await editor.post('/console/audiences/lists', { _csrf: editor.csrf, name: 'Opt-in' });
+    const list = (await listNamed('Opt-in'))!;
+    const path = `/console/audiences/lists/${list.id}/settings`;
+    const stored = async () =>
+      t.ctx.database.db
+        .selectFrom('subscription_lists')
+        .select(['double_opt_in', 'public', 'confirm_from_email'])
+        .where('id', '=', Number(list.id))
+        .executeTakeFirstOrThrow();
+    const denied = await viewer.post(path, { _csrf: viewer.csrf, double_opt_in: 'yes', public: 'yes' });
+    expect(denied.statusCode).toBe(403);
+    await editor.post(path, {
+      _csrf: editor.csrf,
+      double_opt_in: 'yes',
+      confirm_from_email: 'x@elsewhere.example',
+    });
+    expect(await stored()).toMatchObject({ double_opt_in: 0, public: 0, confirm_from_email: null });
+    const ok = await editor.post(path, {
+      _csrf: editor.csrf,
+      double_opt_in: 'yes',
+      confirm_from_email: `news@${a.domain}`,
+      public: 'yes',
+    });
+    expect(ok.statusCode).toBe(303);
+    expect(await stored()).toMatchObject({
+      double_opt_in: 1,
+      public: 1,
+      confirm_from_email: `news@${a.domain}`,
+    });
+    expect((await viewer.get(`/console/audiences/lists/${list.id}`)).body).toContain(
+      'Double opt-in: <strong>on</strong>',
+    );
+  });
 });

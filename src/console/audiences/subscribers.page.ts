@@ -1,6 +1,6 @@
 /**
  * A list's subscribers at `/console/audiences/lists/:id` (search by name or email, status filter, pages of 50, add one)
- * and one subscriber at `/console/audiences/subscribers/:id` (edit email, names, phone and custom fields; unsubscribe and
+ * with the list's settings (list-settings.ts), and one subscriber at `/console/audiences/subscribers/:id` (edit email, names, phone and custom fields; unsubscribe and
  * resubscribe per list or from everything; put on another list). Everyone may look; changing needs `edit_content`.
  */
 import type { FastifyInstance } from 'fastify';
@@ -17,11 +17,14 @@ import { html, type SafeHtml } from '../html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
 import { audited, field, seg } from './audit.ts';
+import { listSettingsAction, listSettingsCard } from './list-settings.ts';
+import { unconfirmedMembers } from '../../marketing/optin/optin.service.ts';
 
 const PAGE_SIZE = 50;
 
 /** Registers the subscriber pages and their actions. */
 export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
+  listSettingsAction(app, ctx);
   consolePage(app, ctx, {
     path: '/console/audiences/lists/:id',
     permission: 'read',
@@ -42,6 +45,11 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
         ...(status && { unsubscribed: status === 'unsubscribed' }),
       });
       const shown = rows.data;
+      const unconfirmed = await unconfirmedMembers(
+        ctx,
+        list.id,
+        shown.map((s) => s.id),
+      );
       const base = `/console/audiences/lists/${seg(String(list.id))}`;
       const qs = (p: number) =>
         `${base}?${new URLSearchParams({ q: search, status, page: String(p) }).toString()}`;
@@ -68,7 +76,7 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
             </form>
             <p class="muted">${Number(list.subscriber_count).toLocaleString('en')} subscribers on this list. Page ${page}.</p>
             <div class="table-wrap">
-              <table>
+              <table class="stack">
                 <thead>
                   <tr>
                     <th scope="col">Email</th>
@@ -87,21 +95,39 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
                   ${shown.map(
                     (s) =>
                       html`<tr>
-                        <td><a href="/console/audiences/subscribers/${seg(s.id)}">${s.attributes.email}</a></td>
-                        <td>${[s.attributes.first_name, s.attributes.last_name].filter(Boolean).join(' ')}</td>
-                        <td>${s.attributes.unsubscribed ? 'Unsubscribed from everything' : 'Subscribed'}</td>
+                        <td data-label="Email">
+                          <a href="/console/audiences/subscribers/${seg(s.id)}">${s.attributes.email}</a>
+                        </td>
+                        <td data-label="Name">${[s.attributes.first_name, s.attributes.last_name].filter(Boolean).join(' ')}</td>
+                        <td data-label="Status">
+                          ${
+                            s.attributes.unsubscribed
+                              ? 'Unsubscribed from everything'
+                              : unconfirmed.has(s.id)
+                                ? html`<span class="badge">Unconfirmed</span>`
+                                : 'Subscribed'
+                          }
+                        </td>
                       </tr>`,
                   )}
                 </tbody>
               </table>
             </div>
+            ${
+              unconfirmed.size
+                ? html`<p class="hint">
+                    <span class="badge">Unconfirmed</span> members were sent a confirmation email and receive no campaign
+                    until they confirm.
+                  </p>`
+                : ''
+            }
             <p class="actions">
               ${page > 1 ? html`<a href="${qs(page - 1)}">← Previous page</a>` : ''}
               ${shown.length === PAGE_SIZE ? html`<a href="${qs(page + 1)}">Next page →</a>` : ''}
               <a href="/console/audiences/lists/${seg(String(list.id))}/export.csv">Export this list as CSV</a>
             </p>
           </div>
-          ${c.can('edit_content') ? addForm(c, String(list.id)) : ''}`,
+          ${c.can('edit_content') ? addForm(c, String(list.id)) : ''} ${listSettingsCard(c, list)}`,
       };
     },
   });

@@ -1,7 +1,7 @@
 /**
  * Campaigns at `/console/campaigns`: the account's mailings with their counters and a form to write a new one
- * (subject, sender, HTML and text, personalisation fields from a menu); a mailing's page with a test send and a send
- * to a list now or at a time (UTC shown). Looking needs `read`; writing and sending need `edit_content`. Each change is
+ * (compose.ts: the default layout, personalisation fields from a menu, the postal address); a mailing's page with a
+ * preview as a chosen subscriber, a test send and a send to a list now or at a time (UTC shown). Looking needs `read`; writing and sending need `edit_content`. Each change is
  * audited. A send's live page is in send.page.ts.
  */
 import type { FastifyInstance } from 'fastify';
@@ -12,21 +12,21 @@ import { createMailing, mailingOf, mailingsOf } from '../../marketing/mailings/m
 import { sendTestEmail } from '../../marketing/mailings/test-email.ts';
 import { createSend, sendsOfMailing } from '../../marketing/campaigns/sends.service.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html } from '../html.ts';
 import { csrfField } from '../layout.ts';
-import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
+import { consoleAction, consolePage } from '../page.ts';
+import { composeData, composeForm, composeRoutes, postalCard, previewCard } from './compose.ts';
 import { audited, field, seg } from '../audiences/audit.ts';
-
-/** The personalisation fields the menu offers (custom fields are used by their name the same way). */
-const FIELDS = ['first_name', 'last_name', 'email'];
 
 /** Registers the campaigns pages and actions. */
 export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
+  composeRoutes(app, ctx);
   consolePage(app, ctx, {
     path: '/console/campaigns',
     permission: 'read',
     title: 'Campaigns',
     render: async (c) => {
+      const data = await composeData(ctx, c.account.customer_id);
       const mailings = await mailingsOf(ctx, c.account.customer_id, {
         order_by: 'created_at',
         order: 'desc',
@@ -69,7 +69,7 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
             </table>
           </div>
         </div>
-        ${c.can('edit_content') ? composeForm(c) : ''}`;
+        ${c.can('edit_content') ? html`${composeForm(c, data)} ${postalCard(c, data.postalAddress)}` : ''}`;
     },
   });
 
@@ -117,6 +117,7 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
               <pre class="mono">${m.attributes.text_part ?? '(generated from the HTML when sent)'}</pre>
             </details>
           </div>
+          ${await previewCard(c, m.id)}
           ${
             edit
               ? html`<div class="card">
@@ -237,28 +238,4 @@ function textOf(htmlPart: string): string {
     wordwrap: 78,
     selectors: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, ...heading })),
   });
-}
-
-function composeForm(c: ConsoleContext): SafeHtml {
-  return html`<div class="card">
-    <h2>New mailing</h2>
-    <form method="post" action="/console/campaigns/mailings">
-      ${csrfField(c.csrfToken)}
-      <div class="field">
-        <label for="m-subject">Subject</label><input type="text" id="m-subject" name="subject" required maxlength="500" />
-      </div>
-      <div class="field"><label for="m-from">From address</label><input id="m-from" name="from_email" type="email" required /></div>
-      <div class="field"><label for="m-from-name">From name</label><input type="text" id="m-from-name" name="from_name" /></div>
-      <p class="hint">
-        Personalisation fields: ${FIELDS.map((f) => html`<code>{{${f}}}</code> `)} and any custom field by its name, such as
-        <code>{{Clinic}}</code>.
-      </p>
-      <div class="field"><label for="m-html">HTML</label><textarea id="m-html" name="html_part" rows="10" required></textarea></div>
-      <div class="field">
-        <label for="m-text">Text (leave empty to generate it from the HTML)</label
-        ><textarea id="m-text" name="text_part" rows="5"></textarea>
-      </div>
-      <button type="submit" class="button">Save mailing</button>
-    </form>
-  </div>`;
 }

@@ -1,4 +1,4 @@
-/** The campaigns pages over HTTP: compose (text made from the HTML), test send, send, live progress JSON, pause and resume. */
+/** The campaigns pages over HTTP: compose (text made from the HTML), test send, send, live progress JSON, pause, resume and cancel; postal address and preview. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { createTestUser, signInClient, type ConsoleClient } from '../console.test-support.ts';
@@ -78,6 +78,49 @@ describe('console campaigns', () => {
     expect((await editor.get(page)).body).toContain('Resume');
     await editor.post(`${page}/resume`, { _csrf: editor.csrf });
     expect(JSON.parse((await editor.get(`${page}/progress.json`)).body).state).toBe('expanding');
+
+    // A viewer cannot cancel; an editor can, and the send shows cancelled with its counts.
+    expect((await viewer.post(`${page}/cancel`, { _csrf: viewer.csrf })).statusCode).toBe(403);
+    expect(JSON.parse((await editor.get(`${page}/progress.json`)).body).state).toBe('expanding');
+    const cancelled = await editor.post(`${page}/cancel`, { _csrf: editor.csrf });
+    expect(cancelled.statusCode).toBe(303);
+    const after = JSON.parse((await editor.get(`${page}/progress.json`)).body);
+    expect(after).toMatchObject({ state: 'cancelled', finished: true, sent: 0 });
+    const body = (await editor.get(page)).body;
+    expect(body).toContain('cancelled');
+    expect(body).not.toContain('Cancel the send');
+    const rows = await t.ctx.database.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('action', '=', 'send.cancel')
+      .execute();
+    expect(rows).toHaveLength(1);
+  });
+
+  it('keeps the postal address and previews a mailing as a chosen subscriber', async () => {
+    const saved = await editor.post('/console/campaigns/postal-address', {
+      _csrf: editor.csrf,
+      postal_address: 'North Clinic\n2 Hill Street',
+    });
+    expect(saved.statusCode).toBe(303);
+    const id = await compose('Preview me');
+    await createSubscriber(t.ctx, a.account.customer_id, { email: 'pat@example.org', first_name: 'Pat' });
+    const page = await editor.get(`/console/campaigns/mailings/${id}?preview=pat%40example.org`);
+    expect(page.body).toContain('preview.html?subscriber=pat%40example.org');
+    const frame = await editor.get(
+      `/console/campaigns/mailings/${id}/preview.html?subscriber=pat%40example.org`,
+    );
+    expect(frame.statusCode).toBe(200);
+    expect(frame.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(frame.body).toContain('<h1>Hello Pat</h1>');
+    expect(frame.body).toContain('North Clinic<br>2 Hill Street');
+    expect(frame.body).toContain('Manage your subscriptions');
+    const unknown = await editor.get(`/console/campaigns/mailings/${id}?preview=nobody%40example.org`);
+    expect(unknown.body).toContain('No subscriber has the email nobody@example.org.');
+    expect(
+      (await viewer.post('/console/campaigns/postal-address', { _csrf: viewer.csrf, postal_address: 'x' }))
+        .statusCode,
+    ).toBe(403);
   });
 
   it('schedules a send for a UTC time', async () => {

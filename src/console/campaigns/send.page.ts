@@ -1,16 +1,22 @@
 /**
  * A send at `/console/campaigns/sends/:id`: its state and live counters (expanded, sent, delivered, bounced, opened,
- * clicked, per second), refreshed every second by progress.js from `…/progress.json` without reloading; pause and resume.
+ * clicked, per second), refreshed every second by progress.js from `…/progress.json` without reloading; pause, resume and cancel.
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { pauseSend, requireSend, resumeSend } from '../../marketing/campaigns/sends.service.ts';
+import { cancelSend, pauseSend, requireSend, resumeSend } from '../../marketing/campaigns/sends.service.ts';
 import type { SendRow } from '../../marketing/campaigns/sends.repository.ts';
 import { assetUrl } from '../assets.ts';
 import { html } from '../html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, guard } from '../page.ts';
 import { audited, seg } from '../audiences/audit.ts';
+
+const FLASH = {
+  pause: 'The send is paused.',
+  resume: 'The send resumed.',
+  cancel: 'The send is cancelled: no more emails go out.',
+};
 
 const LIVE = ['scheduled', 'expanding', 'sending', 'paused'];
 
@@ -90,9 +96,13 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
             c.can('edit_content') &&
             (p.state === 'expanding' || p.state === 'sending' || p.state === 'paused')
               ? html`<div class="card">
-                  <form method="post" action="${base}/${p.state === 'paused' ? 'resume' : 'pause'}">
+                  <form class="inline" method="post" action="${base}/${p.state === 'paused' ? 'resume' : 'pause'}">
                     ${csrfField(c.csrfToken)}<button type="submit" class="button">${p.state === 'paused' ? 'Resume' : 'Pause'}</button>
                   </form>
+                  <form class="inline" method="post" action="${base}/cancel">
+                    ${csrfField(c.csrfToken)}<button type="submit" class="danger">Cancel the send</button>
+                  </form>
+                  <p class="muted">Cancelling stops every email not sent yet; it cannot be undone.</p>
                 </div>`
               : ''
           }`,
@@ -114,6 +124,7 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
   for (const [verb, run] of [
     ['pause', pauseSend],
     ['resume', resumeSend],
+    ['cancel', cancelSend],
   ] as const)
     consoleAction(app, ctx, {
       path: `/console/campaigns/sends/:id/${verb}`,
@@ -123,7 +134,7 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
         await audited(c, `send.${verb}`, `send:${s.id}`);
         return {
           redirect: `/console/campaigns/sends/${seg(String(s.id))}`,
-          flash: verb === 'pause' ? 'The send is paused.' : 'The send resumed.',
+          flash: FLASH[verb],
         };
       },
     });

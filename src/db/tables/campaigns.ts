@@ -118,6 +118,8 @@ export interface MarketingCapturedTable {
 export interface MarketingSettingsTable {
   customer_id: number;
   suppress_transactional: number;
+  /** The account's postal address, printed in the footer of the default campaign layout. */
+  postal_address?: string | null;
   updated_at: number;
 }
 

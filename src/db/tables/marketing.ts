@@ -9,6 +9,12 @@ export interface SubscriptionListsTable {
   is_default: number;
   /** Members of the list (subscribed or not); maintained with every membership change. */
   subscriber_count: number;
+  /** 1 when new members must confirm their address before they receive campaigns. */
+  double_opt_in: Generated<number>;
+  /** The From address of the list's confirmation emails (a verified domain of the account). */
+  confirm_from_email: string | null;
+  /** 1 when the list is offered on the public preference page. */
+  public: Generated<number>;
   created_at: number;
   updated_at: number;
 }
@@ -44,6 +50,12 @@ export interface SubscriptionListMembersTable {
   subscriber_id: number;
   /** 1 when unsubscribed from this list only. */
   unsubscribed: number;
+  /** When the member confirmed; null while a double opt-in list waits for the confirmation (or the list never asked). */
+  confirmed_at?: number | null;
+  /** SHA-256 of the nonce of the open confirmation link; null once used. */
+  confirm_hash?: string | null;
+  confirm_expires_at?: number | null;
+  confirm_sent_at?: number | null;
   created_at: number;
   updated_at: number;
 }

@@ -14,7 +14,8 @@ import { createTestApp, type TestAccount, type TestApp } from '../../test/harnes
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.ts';
 import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
-import { makeList, marketingClient } from '../marketing.test-support.ts';
+import { marketingClient } from '../marketing.test-support.ts';
+import { listOfMany, startSendOf } from './sends.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
 import { expandSlice } from './expand.ts';
 import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
@@ -54,26 +55,8 @@ afterAll(async () => {
   await t.close();
 });
 
-/** A list of `n` subscribers `<prefix>-<i>@patients.example`. */
-async function listOf(name: string, prefix: string, n: number): Promise<string> {
-  const list = await makeList(call, name);
-  const subscribers = Array.from({ length: n }, (_, i) => ({
-    email: `${prefix}-${i}@patients.example`,
-    first_name: `P${i}`,
-  }));
-  const res = await call('POST', '/subscribers_bulk_create', { subscribers, subscription_list_id: list });
-  expect(res.statusCode, res.body).toBe(200);
-  return list;
-}
-
-async function startSend(list: string): Promise<string> {
-  const res = await call('POST', '/campaign_mailing_sends', {
-    campaign_mailing_id: mailing,
-    campaign_mailing_send: { subscription_list_id: list, from_email: `news@${acct.domain}` },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return String(res.headers['sealpost-campaign-mailing-send-id']);
-}
+const listOf = (name: string, prefix: string, n: number) => listOfMany(call, name, prefix, n);
+const startSend = (list: string) => startSendOf(call, acct, mailing, list);
 
 const sendOf = async (id: string) =>
   (await call('GET', `/campaign_mailing_sends/${id}`)).json().data.attributes as Record<string, unknown>;

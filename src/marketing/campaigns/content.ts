@@ -1,6 +1,7 @@
 /**
  * What one marketing email says: the frozen content of its send (or, for a drip step, its mailing) rendered for one
- * subscriber, with tracked links, an unsubscribe link in the body and the List-Unsubscribe headers of RFC 2369 and
+ * subscriber, with tracked links, an unsubscribe link and a preference page link in the body (and the account's postal
+ * address when it has one) and the List-Unsubscribe headers of RFC 2369 and
  * RFC 8058 (one-click). Extra recipients of a send (addresses that are not subscribers) get the content untracked and
  * without an unsubscribe link.
  */
@@ -24,6 +25,7 @@ export function templateOfSource(source: TemplateSource): EmailTemplate {
     fromEmail: source.from_email ?? '',
     fromName: source.from_name ?? '',
     customerName: null,
+    postalAddress: source.postal_address ?? null,
   };
 }
 
@@ -51,9 +53,25 @@ export function renderEmail(
 ): MessageContent {
   const values: Personalisation = p ?? { ...EMPTY_PERSONALISATION, email: delivery.email };
   const unsubscribeUrl = p ? marketingUrls.unsubscribe(urls.publicUrl, urls.key, delivery.id) : undefined;
+  const preferencesUrl = p ? marketingUrls.preferences(urls.publicUrl, urls.key, delivery.id) : '';
+  const postal = template.postalAddress ?? '';
+  // As a merge field the address is one line (its lines joined by commas); the footer keeps its lines.
+  const postalLine = postal
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(', ');
   const withLink: Personalisation = unsubscribeUrl
-    ? { ...values, custom: { ...values.custom, unsubscribe_url: unsubscribeUrl } }
-    : values;
+    ? {
+        ...values,
+        custom: {
+          ...values.custom,
+          unsubscribe_url: unsubscribeUrl,
+          preferences_url: preferencesUrl,
+          postal_address: postalLine,
+        },
+      }
+    : { ...values, custom: { ...values.custom, postal_address: postalLine } };
   let html: string | undefined;
   if (template.html) {
     html = personalise(template.html, withLink, { html: true });
@@ -64,11 +82,13 @@ export function renderEmail(
       );
     }
     if (unsubscribeUrl && !mentionsUnsubscribe(template.html))
-      html = appendFooter(html, unsubscribeUrl, template.customerName);
+      html = appendFooter(html, { unsubscribeUrl, preferencesUrl, postal }, template.customerName);
   }
   let text = template.text ? personalise(template.text, withLink, { html: false }) : undefined;
   if (text !== undefined && unsubscribeUrl && !mentionsUnsubscribe(template.text!))
-    text += `\n\n--\nTo stop receiving these emails, unsubscribe: ${unsubscribeUrl}\n`;
+    text +=
+      `\n\n--\nTo stop receiving these emails, unsubscribe: ${unsubscribeUrl}\n` +
+      `Manage your subscriptions: ${preferencesUrl}\n${postal ? `${postal}\n` : ''}`;
   return {
     subject: personalise(template.subject, values, { html: false }),
     from: { address: template.fromEmail, name: template.fromName },
@@ -87,12 +107,21 @@ const mentionsUnsubscribe = (template: string) => /\{\{\{?\s*unsubscribe_url\s*\
 const escapeHtml = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-/** Puts the unsubscribe footer before `</body>`, or at the end when the HTML has no body tag. */
-function appendFooter(html: string, url: string, customerName: string | null): string {
+/**
+ * Puts the footer (unsubscribe and preference links, the account's postal address) before `</body>`, or at the end
+ * when the HTML has no body tag.
+ */
+function appendFooter(
+  html: string,
+  f: { unsubscribeUrl: string; preferencesUrl: string; postal: string },
+  customerName: string | null,
+): string {
   const who = customerName ? ` from ${escapeHtml(customerName)}` : '';
+  const address = f.postal ? `<br>${escapeHtml(f.postal).replace(/\r?\n/g, '<br>')}` : '';
   const footer =
     `<p style="font-size:12px;color:#666;margin-top:24px">You receive this email because you subscribed${who}. ` +
-    `<a href="${escapeHtml(url)}">Unsubscribe</a></p>`;
+    `<a href="${escapeHtml(f.unsubscribeUrl)}">Unsubscribe</a> · ` +
+    `<a href="${escapeHtml(f.preferencesUrl)}">Manage your subscriptions</a>${address}</p>`;
   const at = html.toLowerCase().lastIndexOf('</body');
   return at < 0 ? html + footer : html.slice(0, at) + footer + html.slice(at);
 }

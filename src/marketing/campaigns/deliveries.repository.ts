@@ -28,9 +28,17 @@ export async function findTemplateSource(
       .then((r) => r && { kind: 'send' as const, ...r });
   if (d.campaign_mailing_id === null) return undefined;
   return db
-    .selectFrom('campaign_mailings')
-    .select(['subject', 'html_part', 'text_part', 'from_email', 'from_name'])
-    .where('id', '=', d.campaign_mailing_id)
+    .selectFrom('campaign_mailings as cm')
+    .leftJoin('marketing_settings as ms', 'ms.customer_id', 'cm.customer_id')
+    .select([
+      'cm.subject',
+      'cm.html_part',
+      'cm.text_part',
+      'cm.from_email',
+      'cm.from_name',
+      'ms.postal_address',
+    ])
+    .where('cm.id', '=', d.campaign_mailing_id)
     .executeTakeFirst()
     .then((r) => r && { kind: 'mailing' as const, ...r });
 }
@@ -72,12 +80,14 @@ export async function subscriberReachable(
   if (!s || s.unsubscribed === 1) return false;
   if (listId === null) return true;
   const m = await db
-    .selectFrom('subscription_list_members')
-    .select('unsubscribed')
-    .where('list_id', '=', listId)
-    .where('subscriber_id', '=', subscriberId)
+    .selectFrom('subscription_list_members as m')
+    .innerJoin('subscription_lists as l', 'l.id', 'm.list_id')
+    .select(['m.unsubscribed', 'm.confirmed_at', 'l.double_opt_in'])
+    .where('m.list_id', '=', listId)
+    .where('m.subscriber_id', '=', subscriberId)
     .executeTakeFirst();
-  return m !== undefined && m.unsubscribed === 0;
+  // A member of a double opt-in list receives nothing until it confirmed.
+  return m !== undefined && m.unsubscribed === 0 && (m.double_opt_in === 0 || m.confirmed_at !== null);
 }
 
 /** Moves a delivery that is not final yet to a new status; returns whether it moved. */

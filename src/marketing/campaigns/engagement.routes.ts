@@ -19,7 +19,7 @@ import {
 
 const HTML = 'text/html; charset=utf-8';
 /** The page headers, with forms allowed to post back to this server. */
-const UNSUBSCRIBE_HEADERS = {
+export const UNSUBSCRIBE_HEADERS = {
   ...PAGE_HEADERS,
   'content-security-policy': PAGE_HEADERS['content-security-policy'].replace(
     "form-action 'none'",

@@ -2,6 +2,7 @@
  * SQL of campaign sends: the send rows, expanding a send's audience into delivery rows and their work rows batch by
  * batch, the send's links, and the counters kept on sends and mailings.
  */
+import { confirmedOrNotAsked } from '../optin/optin.repository.ts';
 import { sql, type Insertable, type Selectable } from 'kysely';
 import { filterSql, type Filters } from '../segments/filters.repository.ts';
 import type { Dialect } from '../../db/connect.ts';
@@ -227,6 +228,7 @@ export async function expandBatch(
     join subscribers s on s.id = m.subscriber_id
     where m.list_id = ${send.subscription_list_id} and m.subscriber_id > ${cursor} ${upper}
       and m.unsubscribed = 0 and s.unsubscribed = 0 and m.created_at <= cast(${send.frozen_at} as bigint) ${segment}
+      and ${confirmedOrNotAsked(send.subscription_list_id!)}
     ${onConflict}`.execute(db);
   const count = Number(inserted.numAffectedRows ?? 0);
   if (count === 0) return 0;

@@ -2,7 +2,7 @@
  * Campaign sends: one mailing to one list, now (`POST /campaign_mailing_sends`) or at a time
  * (`POST /campaign_mailing_schedules`). Starting a send freezes its content and, when expansion begins, its audience;
  * the expansion work row then turns the audience into delivery rows batch by batch (see expand.ts). A send can be
- * cancelled while scheduled and paused or resumed while it runs.
+ * cancelled while scheduled, paused or resumed while it runs, and cancelled while it runs.
  */
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
@@ -10,6 +10,7 @@ import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
 import { isVerifiedDomain } from '../../accounts/domains.service.ts';
+import { postalAddressOf } from '../../accounts/settings.service.ts';
 import { domainOf, parseMailbox } from '../../mail/addresses.ts';
 import { findLinks } from '../../mail/links.ts';
 import { parseId } from '../ids.ts';
@@ -45,6 +46,8 @@ export interface SendContent {
   fromEmail: string;
   fromName: string;
   customerName: string | null;
+  /** The account's postal address when the send started, for the footer and `{{postal_address}}`. */
+  postalAddress?: string | null;
   /** Extra recipients (not subscribers), written as deliveries when the send starts. */
   recipientEmails?: string[];
 }
@@ -159,6 +162,7 @@ export async function createSend(
     fromEmail,
     fromName: checkOverride('from_name', req.fromName?.trim() || mailing.from_name || '', false),
     customerName: req.customerName?.trim() || null,
+    postalAddress: await postalAddressOf(ctx, customerId),
     recipientEmails: extra,
   };
   const sendAt = req.sendAt ?? now;
@@ -265,6 +269,29 @@ export async function schedulesOf(ctx: AppContext, customerId: number): Promise<
 }
 
 /**
+ * Moves a send of the account from one of `from` to `to` with its state row locked, running `also` in the same
+ * transaction; a send in another state is 409 with `what` said.
+ */
+async function moveLocked(
+  ctx: AppContext,
+  customerId: number,
+  raw: string | number,
+  move: { from: string[]; to: string; what: string; now: number; finishedAt?: number },
+  also?: (trx: Queryable, sendId: number) => Promise<unknown>,
+): Promise<SendRow> {
+  const send = await requireSend(ctx.database.db, customerId, raw);
+  const moved = await ctx.database.db.transaction().execute(async (trx) => {
+    await lockSendState(trx, ctx.database.dialect, send.id);
+    const extra = move.finishedAt === undefined ? undefined : { finished_at: move.finishedAt };
+    if (!(await moveSend(trx, send.id, move.from, move.to, move.now, extra))) return false;
+    await also?.(trx, send.id);
+    return true;
+  });
+  if (!moved) throw new AppError('marketing.send_state', `the send is ${send.state}; ${move.what}`);
+  return (await findSend(ctx.database.db, customerId, send.id))!;
+}
+
+/**
  * Pauses a running send: no new delivery starts (waiting ones are parked as they come up) and expansion stops after
  * its current batch. A scheduled send cannot be paused (cancel it instead).
  */
@@ -274,17 +301,12 @@ export async function pauseSend(
   raw: string | number,
   now = Date.now(),
 ): Promise<SendRow> {
-  const send = await requireSend(ctx.database.db, customerId, raw);
-  const moved = await ctx.database.db.transaction().execute(async (trx) => {
-    await lockSendState(trx, ctx.database.dialect, send.id);
-    return moveSend(trx, send.id, ['expanding', 'sending'], 'paused', now);
+  return moveLocked(ctx, customerId, raw, {
+    from: ['expanding', 'sending'],
+    to: 'paused',
+    what: 'only an expanding or sending send can be paused',
+    now,
   });
-  if (!moved)
-    throw new AppError(
-      'marketing.send_state',
-      `the send is ${send.state}; only an expanding or sending send can be paused`,
-    );
-  return (await findSend(ctx.database.db, customerId, send.id))!;
 }
 
 /** Resumes a paused send: parked deliveries are queued again and expansion continues from where it stopped. */
@@ -318,6 +340,33 @@ export async function resumeSend(
   ctx.wake(EXPAND_QUEUE);
   ctx.wake(MARKETING_DELIVERY_QUEUE);
   return (await findSend(ctx.database.db, customerId, send.id))!;
+}
+
+/**
+ * Cancels a running (or paused) send: expansion stops after its current batch and every delivery not yet attempted is
+ * skipped when its turn comes (parked ones are released to be skipped). What was sent stays counted.
+ */
+export async function cancelSend(
+  ctx: AppContext,
+  customerId: number,
+  raw: string | number,
+  now = Date.now(),
+): Promise<SendRow> {
+  const send = await moveLocked(
+    ctx,
+    customerId,
+    raw,
+    {
+      from: ['expanding', 'sending', 'paused'],
+      to: 'cancelled',
+      what: 'only an expanding, sending or paused send can be cancelled',
+      now,
+      finishedAt: now,
+    },
+    (trx, id) => requeueParked(trx, id, now),
+  );
+  ctx.wake(MARKETING_DELIVERY_QUEUE);
+  return send;
 }
 
 /** The latest sends of a mailing, newest first. */

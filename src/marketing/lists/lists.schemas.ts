@@ -15,8 +15,24 @@ export const SubscriptionList = Type.Object({
     form_id: Type.Union([Type.String(), Type.Null()], {
       description: 'The form whose respondents join this list, if any',
     }),
+    double_opt_in: Type.Boolean({
+      description: 'New members must confirm by email before they receive campaigns',
+    }),
+    public: Type.Boolean({ description: "Offered on subscribers' preference page" }),
   }),
 });
+
+/** `PATCH /subscription_lists/<id>/settings`: absent settings stay. */
+export const ListSettingsBody = Type.Object(
+  {
+    double_opt_in: Type.Optional(Type.Boolean()),
+    confirm_from_email: Type.Optional(
+      Type.String({ maxLength: 320, description: 'From address of confirmation emails (a verified domain)' }),
+    ),
+    public: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
 
 /** `POST /subscription_lists` and `PATCH /subscription_lists/<id>`. */
 export const ListBody = Type.Object(

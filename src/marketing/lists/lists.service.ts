@@ -28,7 +28,14 @@ export const DEFAULT_LIST_NAME = 'All contacts';
 export interface ListView {
   id: string;
   type: 'subscription_list';
-  attributes: { name: string; is_default: boolean; subscriber_count: number; form_id: string | null };
+  attributes: {
+    name: string;
+    is_default: boolean;
+    subscriber_count: number;
+    form_id: string | null;
+    double_opt_in: boolean;
+    public: boolean;
+  };
 }
 
 /** The account's default list, created when it does not exist yet (safe under concurrent first use, and inside a transaction). */
@@ -158,6 +165,8 @@ export function listView(r: ListRow, forms: Map<string, string>): ListView {
       is_default: r.is_default === 1,
       subscriber_count: Number(r.subscriber_count),
       form_id: forms.get(String(r.id)) ?? null,
+      double_opt_in: r.double_opt_in === 1,
+      public: r.public === 1,
     },
   };
 }

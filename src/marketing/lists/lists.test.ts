@@ -27,7 +27,14 @@ describe('subscription lists', () => {
         {
           id: expect.any(String),
           type: 'subscription_list',
-          attributes: { name: 'All contacts', is_default: true, subscriber_count: 0, form_id: null },
+          attributes: {
+            name: 'All contacts',
+            is_default: true,
+            subscriber_count: 0,
+            form_id: null,
+            double_opt_in: false,
+            public: false,
+          },
         },
       ],
     });
@@ -38,7 +45,14 @@ describe('subscription lists', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toMatchObject({
       type: 'subscription_list',
-      attributes: { name: 'Newsletter', is_default: false, subscriber_count: 0, form_id: null },
+      attributes: {
+        name: 'Newsletter',
+        is_default: false,
+        subscriber_count: 0,
+        form_id: null,
+        double_opt_in: false,
+        public: false,
+      },
     });
     const listed = (await call('GET', '/subscription_lists'))
       .json()

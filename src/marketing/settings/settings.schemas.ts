@@ -9,6 +9,9 @@ export const MarketingSettings = Type.Object({
       description:
         'When true, transactional sends skip addresses whose subscriber unsubscribed from everything the account sends',
     }),
+    postal_address: Type.Union([Type.String(), Type.Null()], {
+      description: "The account's postal address, printed in the footer of campaign emails; null if none",
+    }),
     updated_at: Type.Union([Type.String(), Type.Null()], {
       description: 'When the settings last changed; null if never',
     }),
@@ -19,7 +22,10 @@ export const MarketingSettings = Type.Object({
 export const SettingsBody = Type.Object(
   {
     settings: Type.Object(
-      { suppress_transactional: Type.Optional(Type.Boolean()) },
+      {
+        suppress_transactional: Type.Optional(Type.Boolean()),
+        postal_address: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+      },
       { additionalProperties: false },
     ),
   },

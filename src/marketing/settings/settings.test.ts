@@ -21,8 +21,26 @@ describe('marketing settings', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data).toEqual({
       type: 'marketing_settings',
-      attributes: { suppress_transactional: false, updated_at: null },
+      attributes: { suppress_transactional: false, postal_address: null, updated_at: null },
     });
+  });
+
+  it('keeps the postal address for the footer of campaign emails, and removes it when emptied', async () => {
+    const set = await call('PATCH', '/settings', {
+      settings: { postal_address: '  Riverside Clinic\r\n1 River Road, Springfield  ' },
+    });
+    expect(set.statusCode, set.body).toBe(200);
+    expect(set.json().data.attributes.postal_address).toBe('Riverside Clinic\n1 River Road, Springfield');
+    expect(set.json().data.attributes.suppress_transactional).toBe(false);
+    const long = await call('PATCH', '/settings', { settings: { postal_address: 'x'.repeat(501) } });
+    expect(long.statusCode).toBe(400);
+    expect((await call('GET', '/settings')).json().data.attributes.postal_address).toBe(
+      'Riverside Clinic\n1 River Road, Springfield',
+    );
+    const cleared = await call('PATCH', '/settings', { settings: { postal_address: ' ' } });
+    expect(cleared.statusCode, cleared.body).toBe(200);
+    expect(cleared.json().data.attributes).toMatchObject({ postal_address: null });
+    expect((await call('GET', '/settings')).json().data.attributes.postal_address).toBeNull();
   });
 
   it('turns suppression on and off with PATCH, and GET under the bare prefix shows the change', async () => {

@@ -3,6 +3,7 @@
  * the database (SQLite `json_each`, PostgreSQL `jsonb_array_elements`). A request costs a few small statements, however
  * many subscribers it holds, instead of large multi-row VALUES lists built and prepared per chunk.
  */
+import { queueConfirmations } from '../optin/optin.repository.ts';
 import { sql, type RawBuilder } from 'kysely';
 import type { Dialect } from '../../db/connect.ts';
 import type { Queryable } from '../../db/types.ts';
@@ -77,5 +78,7 @@ export async function addMembersAtOnce(
       subscriberIds.map((id) => [id]),
     )} where true
     on conflict (list_id, subscriber_id) do nothing`.execute(db);
-  return Number(res.numAffectedRows ?? 0);
+  const added = Number(res.numAffectedRows ?? 0);
+  if (added > 0) await queueConfirmations(db, listId, now);
+  return added;
 }

@@ -1,4 +1,5 @@
 /** SQL for subscribers: the rows, their list memberships with the lists' member counters, and custom field values. */
+import { queueConfirmations } from '../optin/optin.repository.ts';
 import {
   sql,
   type Insertable,
@@ -174,6 +175,7 @@ export async function addMembers(
       .executeTakeFirst();
     added += Number(res.numInsertedOrUpdatedRows ?? 0);
   }
+  if (added > 0) await queueConfirmations(db, listId, now);
   return added;
 }
 

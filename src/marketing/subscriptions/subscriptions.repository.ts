@@ -2,7 +2,15 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Queryable } from '../../db/types.ts';
 
-const COLUMNS = ['m.list_id', 'm.subscriber_id', 'm.unsubscribed', 'm.created_at', 'm.updated_at'] as const;
+const COLUMNS = [
+  'm.list_id',
+  'm.subscriber_id',
+  'm.unsubscribed',
+  'm.confirmed_at',
+  'l.double_opt_in',
+  'm.created_at',
+  'm.updated_at',
+] as const;
 
 /** The account's memberships, oldest first. */
 export async function listSubscriptions(db: Queryable, customerId: number, limit: number, offset: number) {

@@ -25,6 +25,9 @@ const Subscription = Type.Object({
     subscription_list_id: Type.String(),
     unsubscribed: Type.Boolean(),
     unsubscribed_at: Type.Union([Type.String(), Type.Null()]),
+    confirmed: Type.Boolean({
+      description: 'False while a member of a double opt-in list has not confirmed by email',
+    }),
     created_at: Type.String(),
     updated_at: Type.String(),
   }),

@@ -28,6 +28,8 @@ type Membership = {
   list_id: number;
   subscriber_id: number;
   unsubscribed: number;
+  confirmed_at?: number | null;
+  double_opt_in: number;
   created_at: number;
   updated_at: number;
 };
@@ -43,6 +45,8 @@ function view(m: Membership) {
       subscription_list_id: String(m.list_id),
       unsubscribed: out,
       unsubscribed_at: out ? new Date(Number(m.updated_at)).toISOString() : null,
+      // False while the member of a double opt-in list has not confirmed (it receives no campaign until then).
+      confirmed: Number(m.double_opt_in) === 0 || (m.confirmed_at ?? null) !== null,
       created_at: new Date(Number(m.created_at)).toISOString(),
       updated_at: new Date(Number(m.updated_at)).toISOString(),
     },

@@ -1,0 +1,212 @@
+/**
+ * Double opt-in: a list that asks for it keeps new members unconfirmed (they receive no campaign or drip email) until
+ * they open the link of their confirmation email and press its button. The email goes through the transactional
+ * pipeline from the list's confirmation sender; its link carries a random nonce (only its hash is stored) under the
+ * tracking key's signature, works once and expires. Members the list had before it started asking count as confirmed.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { AppContext } from '../../context.ts';
+import { AppError } from '../../errors/app-error.ts';
+import { isVerifiedDomain } from '../../accounts/domains.service.ts';
+import { domainOf, parseMailbox } from '../../mail/addresses.ts';
+import { signPayload, verifyPayload } from '../../mail/tokens.ts';
+import { submitMessages } from '../../email/submit.ts';
+import type { QueueSpec } from '../../jobs/worker.ts';
+import { PermanentJobError } from '../../jobs/retry.ts';
+import { listView, requireList } from '../lists/lists.service.ts';
+import { findList, formsFeedingLists, type ListRow } from '../lists/lists.repository.ts';
+import {
+  CONFIRM_QUEUE,
+  claimConfirmation,
+  findListById,
+  confirmByHash,
+  confirmExisting,
+  findByConfirmHash,
+  membersToConfirm,
+  releaseConfirmation,
+  saveListOptIn,
+  unconfirmedAmong,
+} from './optin.repository.ts';
+import { parseId } from '../ids.ts';
+
+/** How long a confirmation link works. */
+export const CONFIRM_TTL_MS = 7 * 24 * 3_600_000;
+/** Confirmation emails one work row sends before it hands over to a successor. */
+const BATCH = 200;
+
+/** A list's double opt-in and preference-page settings, as the console changes them. */
+export interface ListOptIn {
+  doubleOptIn: boolean;
+  /** The From address of confirmation emails; required with double opt-in. */
+  fromEmail?: string;
+  public: boolean;
+}
+
+const invalid = (field: string, message: string) =>
+  new AppError('request.invalid', `${field}: ${message}`, { details: [{ field, message }] });
+
+/** Changes a list's settings. Turning double opt-in on counts the members it already has as confirmed. */
+export async function setListOptIn(
+  ctx: AppContext,
+  customerId: number,
+  rawListId: string | number,
+  input: ListOptIn,
+  now = Date.now(),
+): Promise<ListRow> {
+  const db = ctx.database.db;
+  const list = await requireList(db, customerId, rawListId);
+  let fromEmail: string | null = input.fromEmail?.trim() || list.confirm_from_email;
+  if (input.doubleOptIn) {
+    const box = fromEmail ? parseMailbox(fromEmail) : null;
+    if (!box || box.name !== '') throw invalid('confirm_from_email', 'an email address is required');
+    if (!(await isVerifiedDomain(ctx.database, customerId, domainOf(box.address))))
+      throw new AppError(
+        'marketing.sender_invalid',
+        `confirm_from_email: ${domainOf(box.address)} is not a verified domain of this account`,
+        { details: [{ field: 'confirm_from_email', message: 'domain is not verified' }] },
+      );
+    fromEmail = box.address;
+  }
+  await db.transaction().execute(async (trx) => {
+    if (input.doubleOptIn && list.double_opt_in !== 1) await confirmExisting(trx, list.id, now);
+    await saveListOptIn(
+      trx,
+      list.id,
+      { doubleOptIn: input.doubleOptIn, fromEmail, public: input.public },
+      now,
+    );
+  });
+  return (await findList(db, customerId, list.id))!;
+}
+
+/** `PATCH /subscription_lists/<id>/settings`: changes the settings given, keeps the others. */
+export async function patchListOptIn(
+  ctx: AppContext,
+  customerId: number,
+  rawListId: string,
+  patch: { double_opt_in?: boolean; confirm_from_email?: string; public?: boolean },
+) {
+  const list = await requireList(ctx.database.db, customerId, rawListId);
+  const row = await setListOptIn(ctx, customerId, rawListId, {
+    doubleOptIn: patch.double_opt_in ?? list.double_opt_in === 1,
+    public: patch.public ?? list.public === 1,
+    ...(patch.confirm_from_email !== undefined && { fromEmail: patch.confirm_from_email }),
+  });
+  return listView(row, await formsFeedingLists(ctx.database.reader, customerId));
+}
+
+const hashOf = (nonce: string) => createHash('sha256').update(nonce).digest('hex');
+const TOKEN_SHAPE = /^oc\.[0-9a-f]{32}$/;
+
+/** The public URL of a confirmation link. */
+export const confirmUrl = (ctx: AppContext, nonce: string) =>
+  `${ctx.publicUrl}/confirm/${signPayload(ctx.keys.tracking, `oc.${nonce}`)}`;
+
+/** The confirmation-email queue of the worker role. */
+export function confirmQueue(ctx: AppContext): Record<string, QueueSpec> {
+  return {
+    [CONFIRM_QUEUE]: {
+      concurrency: 1,
+      handler: async (job) => {
+        const listId = (job.data as { listId?: unknown } | null)?.listId;
+        if (typeof listId !== 'number') throw new PermanentJobError('confirmation work row without a listId');
+        await sendConfirmations(ctx, listId);
+      },
+    },
+  };
+}
+
+/** Sends the confirmation emails a list's new members still wait for; returns how many went. */
+export async function sendConfirmations(ctx: AppContext, listId: number, now = Date.now): Promise<number> {
+  const db = ctx.database.db;
+  const row = await findListById(db, listId);
+  if (!row || row.double_opt_in !== 1 || !row.confirm_from_email) return 0;
+  let sent = 0;
+  for (;;) {
+    const members = await membersToConfirm(db, listId, BATCH);
+    for (const m of members) {
+      const nonce = randomBytes(16).toString('hex');
+      const at = now();
+      const sid = Number(m.subscriber_id);
+      if (!(await claimConfirmation(db, listId, sid, hashOf(nonce), at + CONFIRM_TTL_MS, at))) continue;
+      try {
+        await submitMessages(
+          ctx,
+          { customerId: Number(row.customer_id), domain: null },
+          [confirmationEmail(row, m.email, confirmUrl(ctx, nonce))],
+          { source: 'system', tracking: { openTracking: false, linkTracking: false } },
+        );
+      } catch (err) {
+        await releaseConfirmation(db, listId, sid);
+        throw err;
+      }
+      sent++;
+    }
+    if (members.length < BATCH) return sent;
+  }
+}
+
+function confirmationEmail(list: ListRow, to: string, url: string) {
+  const name = list.name;
+  const text =
+    `Please confirm that you want to receive emails of the list "${name}".\n\n` +
+    `Confirm: ${url}\n\nIf you did not ask for this, ignore this email: nothing will be sent to you.\n`;
+  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
+  const html =
+    `<p>Please confirm that you want to receive emails of the list <strong>${esc(name)}</strong>.</p>` +
+    `<p><a href="${esc(url)}">Confirm my subscription</a></p>` +
+    `<p>If you did not ask for this, ignore this email: nothing will be sent to you.</p>`;
+  return {
+    to: [{ address: to, name: '' }],
+    cc: [],
+    bcc: [],
+    from: { address: list.confirm_from_email!, name: '' },
+    subject: `Confirm your subscription: ${name}`.replace(/[\r\n]+/g, ' '),
+    headers: {},
+    html,
+    text,
+    attachments: [],
+    allowNonTLS: false,
+    forceSecureNotification: false,
+  };
+}
+
+/** What the confirm page shows. */
+export interface ConfirmInfo {
+  email: string;
+  listName: string;
+}
+
+const notValid = () => new AppError('not_found', 'this confirmation link is not valid or has expired');
+
+async function membershipOf(ctx: AppContext, token: string, now: number) {
+  const payload = verifyPayload(ctx.keys.tracking, token, TOKEN_SHAPE);
+  if (payload === null) throw notValid();
+  const hash = hashOf(payload.slice(3));
+  const m = await findByConfirmHash(ctx.database.db, hash);
+  if (!m || Number(m.confirm_expires_at) <= now) throw notValid();
+  return { m, hash };
+}
+
+/** Reads what a confirmation link's page shows; changes nothing (mail scanners follow links). */
+export async function confirmInfo(ctx: AppContext, token: string, now = Date.now()): Promise<ConfirmInfo> {
+  const { m } = await membershipOf(ctx, token, now);
+  return { email: m.email, listName: m.list_name };
+}
+
+/** Confirms the membership of a link and spends the link. */
+export async function confirmByToken(ctx: AppContext, token: string, now = Date.now()): Promise<ConfirmInfo> {
+  const { m, hash } = await membershipOf(ctx, token, now);
+  if (!(await confirmByHash(ctx.database.db, hash, now))) throw notValid();
+  return { email: m.email, listName: m.list_name };
+}
+
+/** The ids (as shown) among `subscriberIds` that have not confirmed their membership of a double opt-in list. */
+export async function unconfirmedMembers(
+  ctx: AppContext,
+  listId: number,
+  subscriberIds: string[],
+): Promise<Set<string>> {
+  const ids = subscriberIds.map((s) => parseId(s)).filter((n): n is number => n !== null);
+  return new Set((await unconfirmedAmong(ctx.database.reader, listId, ids)).map(String));
+}
