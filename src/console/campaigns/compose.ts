@@ -13,7 +13,6 @@ import { assetUrl } from '../assets.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, guard, type ConsoleContext } from '../page.ts';
-import { audited, field, seg } from '../audiences/audit.ts';
 import { MAIL_FRAME_CSP } from '../captured.page.ts';
 
 /** The subscriber's own fields, with what the menu calls them. */
@@ -193,8 +192,12 @@ export function composeRoutes(app: FastifyInstance, ctx: AppContext): void {
     back: () => '/console/campaigns',
     handle: async (c) => {
       // A blank address removes it.
-      await changeSettings(ctx, c.account.customer_id, { postal_address: field(c, 'postal_address') || ' ' });
-      await audited(c, 'settings.postal_address', `account:${c.account.customer_id}`);
+      await changeSettings(
+        ctx,
+        c.account.customer_id,
+        { postal_address: field(c, 'postal_address') || ' ' },
+        c.by,
+      );
       return { redirect: '/console/campaigns', flash: 'The postal address was saved.' };
     },
   });
