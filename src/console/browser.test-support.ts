@@ -57,3 +57,15 @@ export async function axeViolations(page: Page): Promise<string[]> {
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
+
+/** Asserts the page does not scroll sideways on a 390 px phone (the viewport is put back to desktop width after). */
+export async function expectNoSidewaysScroll(page: Page, name: string): Promise<void> {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const wide = await page.evaluate(
+    () =>
+      (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+        .documentElement.scrollWidth,
+  );
+  await page.setViewportSize({ width: 1280, height: 800 });
+  expect(wide, `${name} is ${wide}px wide on a 390px phone`).toBeLessThanOrEqual(390);
+}

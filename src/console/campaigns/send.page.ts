@@ -11,6 +11,8 @@ import { html } from '../html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, guard } from '../page.ts';
 import { audited, seg } from '../audiences/audit.ts';
+import { sendAnalytics } from '../../marketing/analytics/timeline.service.ts';
+import { analyticsSection } from './analytics.view.ts';
 
 const LIVE = ['scheduled', 'expanding', 'sending', 'paused'];
 
@@ -44,6 +46,7 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
       const p = sendProgress(s);
       const base = `/console/campaigns/sends/${seg(String(s.id))}`;
       const live = !p.finished && p.state !== 'scheduled';
+      const analytics = await sendAnalytics(ctx, c.account.customer_id, String(s.id));
       return {
         title: `Send to ${s.subscription_list_name}`,
         body: html`<p><a href="/console/campaigns/mailings/${seg(String(s.campaign_mailing_id))}">← The mailing</a></p>
@@ -95,7 +98,8 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
                   </form>
                 </div>`
               : ''
-          }`,
+          }
+          ${analyticsSection(analytics, base)}`,
       };
     },
   });
