@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { expect } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { TEST_PASSWORD } from './console.test-support.ts';
 
 /** Debian's Chromium; browser tests are skipped without it. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -68,4 +69,15 @@ export async function expectNoSidewaysScroll(page: Page, name: string): Promise<
   );
   await page.setViewportSize({ width: 1280, height: 800 });
   expect(wide, `${name} is ${wide}px wide on a 390px phone`).toBeLessThanOrEqual(390);
+}
+
+/** A new page signed in as `email` (with the test password) on the console at `base`. */
+export async function signedInPage(browser: Browser, base: string, email: string): Promise<Page> {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(15_000);
+  await page.goto(`${base}/console/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(TEST_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  return page;
 }

@@ -22,6 +22,7 @@ import { importsPages } from './audiences/imports.page.ts';
 import { campaignsPages } from './campaigns/campaigns.page.ts';
 import { sendPages } from './campaigns/send.page.ts';
 import { analyticsPages } from './campaigns/analytics.page.ts';
+import { dripPages } from './campaigns/drips.page.ts';
 import { twoFactorPages } from './two-factor.page.ts';
 import { userPages } from './users.page.ts';
 import { auditPages } from './audit.page.ts';
@@ -49,6 +50,7 @@ const PAGES: ((app: FastifyInstance, ctx: AppContext, deps: ConsoleDeps) => void
   campaignsPages,
   sendPages,
   analyticsPages,
+  dripPages,
   domainPages,
   keyPages,
   webhookPages,

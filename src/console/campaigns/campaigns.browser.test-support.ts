@@ -3,14 +3,14 @@
  * listening on a loopback port, Chromium, a list of three patients, and a signed-in editor's page.
  */
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../browser.test-support.ts';
+import { launchChromium, signedInPage } from '../browser.test-support.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.ts';
 import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
 import type { Worker } from '../../jobs/worker.ts';
 import { createList } from '../../marketing/lists/lists.service.ts';
 import { createSubscriber } from '../../marketing/subscribers/subscribers.service.ts';
-import { createTestUser, TEST_PASSWORD } from '../console.test-support.ts';
+import { createTestUser } from '../console.test-support.ts';
 
 /** The running parts of a campaign browser test. */
 export interface CampaignRig {
@@ -62,11 +62,5 @@ export async function patientsAndEditor(rig: CampaignRig): Promise<Page> {
     ['cy@example.org', 'Cy'],
   ])
     await createSubscriber(t.ctx, a.account.customer_id, { email: email!, first_name: first! }, list.id);
-  const page = await browser.newPage();
-  page.setDefaultTimeout(15_000);
-  await page.goto(`${base}/console/sign-in`);
-  await page.getByLabel('Email').fill(editor.email);
-  await page.getByLabel('Password').fill(TEST_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  return page;
+  return signedInPage(browser, base, editor.email);
 }
