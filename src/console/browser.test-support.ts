@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { expect } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { TEST_PASSWORD } from './console.test-support.ts';
+import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 
 /** Debian's Chromium; browser tests are skipped without it. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -80,4 +81,33 @@ export async function signedInPage(browser: Browser, base: string, email: string
   await page.getByLabel('Password').fill(TEST_PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
   return page;
+}
+
+/** An app with one account listening on a loopback port, and Chromium. */
+export interface ConsoleBrowserRig {
+  t: TestApp;
+  a: TestAccount;
+  browser: Browser;
+  base: string;
+  close(): Promise<void>;
+}
+
+/** Starts an app (with `opts`), an account, a loopback listener and Chromium. */
+export async function startConsoleBrowser(
+  opts: Parameters<typeof createTestApp>[0] = {},
+): Promise<ConsoleBrowserRig> {
+  const t = await createTestApp(opts);
+  const a = await t.createAccount();
+  const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const browser = await launchChromium();
+  return {
+    t,
+    a,
+    browser,
+    base,
+    close: async () => {
+      await browser.close();
+      await t.close();
+    },
+  };
 }

@@ -17,6 +17,9 @@ import { html, type SafeHtml } from '../html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
 import { audited, field, seg } from './audit.ts';
+import { filterBuilder, filtersJson, readFilterRows } from './filter-builder.ts';
+import { createDynamicList } from '../../marketing/segments/segments.service.ts';
+import { AppError } from '../../errors/app-error.ts';
 
 const PAGE_SIZE = 50;
 
@@ -32,19 +35,37 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
       const status =
         c.query.status === 'subscribed' || c.query.status === 'unsubscribed' ? c.query.status : '';
       const page = Math.max(1, Number.parseInt(c.query.page ?? '1', 10) || 1);
-      const rows = await subscribersOf(ctx, c.account.customer_id, {
-        items: PAGE_SIZE,
-        page,
-        search,
-        order_by: 'created_at',
-        order: 'desc',
-        subscription_list_id: String(list.id),
-        ...(status && { unsubscribed: status === 'unsubscribed' }),
+      const filterRows = readFilterRows(c.query);
+      const filters = filtersJson(filterRows);
+      const ask = (withFilters: boolean) =>
+        subscribersOf(ctx, c.account.customer_id, {
+          items: PAGE_SIZE,
+          page,
+          search,
+          order_by: 'created_at',
+          order: 'desc',
+          subscription_list_id: String(list.id),
+          ...(status && { unsubscribed: status === 'unsubscribed' }),
+          ...(withFilters && filters && { filters }),
+        });
+      let filterError = '';
+      const rows = await ask(true).catch((err: unknown) => {
+        if (!(err instanceof AppError) || err.code !== 'marketing.filter_invalid') throw err;
+        filterError = err.message;
+        return ask(false);
       });
       const shown = rows.data;
       const base = `/console/audiences/lists/${seg(String(list.id))}`;
-      const qs = (p: number) =>
-        `${base}?${new URLSearchParams({ q: search, status, page: String(p) }).toString()}`;
+      const params = new URLSearchParams({ q: search, status });
+      for (const r of filterRows.filter((x) => x.field))
+        for (const [k, v] of [
+          ['f_group', String(r.group + 1)],
+          ['f_field', r.field],
+          ['f_op', r.op],
+          ['f_terms', r.terms],
+        ] as const)
+          params.append(k, v);
+      const qs = (p: number) => `${base}?${params.toString()}&page=${p}`;
       return {
         title: `List: ${list.name}`,
         body: html`<p><a href="/console/audiences">← All lists</a></p>
@@ -64,11 +85,27 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
                   )}
                 </select>
               </div>
+              ${filterBuilder(filterRows)}
               <button type="submit">Show</button>
             </form>
+            ${filterError ? html`<p class="flash flash-error" role="alert">The filters were not applied: ${filterError}</p>` : ''}
+            ${
+              filters && !filterError && c.can('edit_content')
+                ? html`<form class="filters" method="post" action="/console/audiences/dynamic-lists">
+                    ${csrfField(c.csrfToken)}
+                    <input type="hidden" name="filters" value="${onList(filters, list)}" />
+                    <input type="hidden" name="back" value="${base}" />
+                    <div class="field">
+                      <label for="dynamic-name">Save these filters as a dynamic list named</label>
+                      <input type="text" id="dynamic-name" name="name" required maxlength="255" />
+                    </div>
+                    <button type="submit">Save as dynamic list</button>
+                  </form>`
+                : ''
+            }
             <p class="muted">${Number(list.subscriber_count).toLocaleString('en')} subscribers on this list. Page ${page}.</p>
             <div class="table-wrap">
-              <table>
+              <table class="stack">
                 <thead>
                   <tr>
                     <th scope="col">Email</th>
@@ -87,9 +124,9 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
                   ${shown.map(
                     (s) =>
                       html`<tr>
-                        <td><a href="/console/audiences/subscribers/${seg(s.id)}">${s.attributes.email}</a></td>
-                        <td>${[s.attributes.first_name, s.attributes.last_name].filter(Boolean).join(' ')}</td>
-                        <td>${s.attributes.unsubscribed ? 'Unsubscribed from everything' : 'Subscribed'}</td>
+                        <td data-label="Email"><a href="/console/audiences/subscribers/${seg(s.id)}">${s.attributes.email}</a></td>
+                        <td data-label="Name">${[s.attributes.first_name, s.attributes.last_name].filter(Boolean).join(' ')}</td>
+                        <td data-label="Status">${s.attributes.unsubscribed ? 'Unsubscribed from everything' : 'Subscribed'}</td>
                       </tr>`,
                   )}
                 </tbody>
@@ -120,6 +157,23 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
       return {
         redirect: `/console/audiences/subscribers/${seg(s.id)}`,
         flash: `${s.attributes.email} was added.`,
+      };
+    },
+  });
+
+  consoleAction(app, ctx, {
+    path: '/console/audiences/dynamic-lists',
+    permission: 'edit_content',
+    back: (c) => backTo(field(c, 'back')),
+    handle: async (c) => {
+      const d = await createDynamicList(ctx, c.account.customer_id, {
+        name: field(c, 'name'),
+        filters: field(c, 'filters'),
+      });
+      await audited(c, 'dynamic_list.create', `dynamic_list:${d.id}`, { name: d.attributes.name });
+      return {
+        redirect: backTo(field(c, 'back')),
+        flash: `The dynamic list "${d.attributes.name}" was saved (${d.attributes.subscriber_count ?? 0} subscribers match now).`,
       };
     },
   });
@@ -173,6 +227,19 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
       };
     },
   });
+}
+
+/** Filters narrowed to the members of a list (every group gets the list condition), unless it is the default list. */
+function onList(filters: string, list: { id: number; is_default: number }): string {
+  if (list.is_default === 1) return filters;
+  const groups = JSON.parse(filters) as unknown[][];
+  const member = { field: 'subscription_list', op: 'is', terms: [String(list.id)] };
+  return JSON.stringify(groups.map((g) => [...g, member]));
+}
+
+/** A page inside the audiences pages to return to; anything else goes to the lists. */
+function backTo(path: string): string {
+  return /^\/console\/audiences\/lists\/[^/?#]+$/.test(path) ? path : '/console/audiences';
 }
 
 function addForm(c: ConsoleContext, listId: string): SafeHtml {

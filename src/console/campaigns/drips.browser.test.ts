@@ -4,15 +4,14 @@
  * width, axe, and no sideways scrolling on a phone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
 import {
   checkPage,
   chromiumPresent,
   expectNoSidewaysScroll,
-  launchChromium,
   signedInPage,
+  startConsoleBrowser,
+  type ConsoleBrowserRig,
 } from '../browser.test-support.ts';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { createWorker, type Worker } from '../../jobs/worker.ts';
 import { waitFor } from '../../test/wait.ts';
 import { createList } from '../../marketing/lists/lists.service.ts';
@@ -23,17 +22,13 @@ import { enrollNew } from '../../marketing/drips/drips.enroll.ts';
 import { branchingGraph, storeMailing } from '../../marketing/drips/drips.test-support.ts';
 import { createTestUser } from '../console.test-support.ts';
 
-let t: TestApp;
-let a: TestAccount;
-let browser: Browser;
+let rig: ConsoleBrowserRig;
 let worker: Worker;
-let base: string;
 
 describe.skipIf(!chromiumPresent)('drips in Chromium', () => {
   beforeAll(async () => {
-    t = await createTestApp();
-    a = await t.createAccount();
-    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    rig = await startConsoleBrowser();
+    const { t } = rig;
     worker = createWorker({
       database: t.ctx.database,
       log: t.ctx.log,
@@ -43,15 +38,14 @@ describe.skipIf(!chromiumPresent)('drips in Chromium', () => {
     });
     t.ctx.wake = (queue) => worker.nudge(queue);
     worker.start();
-    browser = await launchChromium();
   });
   afterAll(async () => {
-    await browser?.close();
     await worker?.stop(2000);
-    await t?.close();
+    await rig?.close();
   });
 
   it('draws a drip, starts it, shows the figures per node, and pauses it', async () => {
+    const { t, a, browser, base } = rig;
     const cid = a.account.customer_id;
     const [welcome, engaged, nudge] = [
       await storeMailing(t, cid, 'Welcome to the clinic'),
