@@ -20,6 +20,7 @@ import { messageLogBench } from './message-log.ts';
 import { segmentsBench } from './segments.ts';
 import { endToEndBench } from './e2e.ts';
 import { recipientsBench } from './recipients.ts';
+import { analyticsBench } from './analytics.ts';
 import { fmt, type BenchRow } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -42,6 +43,7 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
   'message-log': () => messageLogBench(Number(process.env.BENCH_MESSAGE_LOG_COUNT ?? 1_000_000)),
   segments: () => segmentsBench(Number(process.env.BENCH_SEGMENT_SIZE ?? 1_000_000)),
   e2e: () => endToEndBench(Number(process.env.BENCH_E2E_COUNT ?? 5000)),
+  analytics: () => analyticsBench(Number(process.env.BENCH_ANALYTICS_DELIVERIES ?? 100_000)),
 };
 
 const rows: BenchRow[] = [];

@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { expect } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { TEST_PASSWORD } from './console.test-support.ts';
+import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 
 /** Debian's Chromium; browser tests are skipped without it. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -56,4 +58,56 @@ export async function axeViolations(page: Page): Promise<string[]> {
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** Asserts the page does not scroll sideways on a 390 px phone (the viewport is put back to desktop width after). */
+export async function expectNoSidewaysScroll(page: Page, name: string): Promise<void> {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const wide = await page.evaluate(
+    () =>
+      (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+        .documentElement.scrollWidth,
+  );
+  await page.setViewportSize({ width: 1280, height: 800 });
+  expect(wide, `${name} is ${wide}px wide on a 390px phone`).toBeLessThanOrEqual(390);
+}
+
+/** A new page signed in as `email` (with the test password) on the console at `base`. */
+export async function signedInPage(browser: Browser, base: string, email: string): Promise<Page> {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(15_000);
+  await page.goto(`${base}/console/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(TEST_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  return page;
+}
+
+/** An app with one account listening on a loopback port, and Chromium. */
+export interface ConsoleBrowserRig {
+  t: TestApp;
+  a: TestAccount;
+  browser: Browser;
+  base: string;
+  close(): Promise<void>;
+}
+
+/** Starts an app (with `opts`), an account, a loopback listener and Chromium. */
+export async function startConsoleBrowser(
+  opts: Parameters<typeof createTestApp>[0] = {},
+): Promise<ConsoleBrowserRig> {
+  const t = await createTestApp(opts);
+  const a = await t.createAccount();
+  const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const browser = await launchChromium();
+  return {
+    t,
+    a,
+    browser,
+    base,
+    close: async () => {
+      await browser.close();
+      await t.close();
+    },
+  };
 }

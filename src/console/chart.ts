@@ -17,6 +17,10 @@ export interface ChartSpec {
   yLabel?: string;
   /** How an x value reads in the table (a date by default). */
   xText?: (ms: number) => string;
+  /** The heading of the table's first column ("Day" by default). */
+  xHeader?: string;
+  /** The x values are hours after a start, not points in time: the axis counts hours. */
+  hours?: boolean;
 }
 
 /** The stylesheet and scripts a page with charts includes once. */
@@ -29,7 +33,12 @@ export function chartAssets(): SafeHtml {
 /** A figure with the chart and its numbers as a table. */
 export function chart(spec: ChartSpec): SafeHtml {
   const xText = spec.xText ?? ((ms: number) => when(ms).slice(0, 10));
-  const data = JSON.stringify({ x: spec.x, series: spec.series, yLabel: spec.yLabel ?? '' });
+  const data = JSON.stringify({
+    x: spec.x,
+    series: spec.series,
+    yLabel: spec.yLabel ?? '',
+    ...(spec.hours && { hours: true }),
+  });
   return html`<figure class="chart" data-chart="${data}">
     <figcaption>${spec.title}</figcaption>
     <div class="chart-canvas" aria-hidden="true"></div>
@@ -37,7 +46,7 @@ export function chart(spec: ChartSpec): SafeHtml {
       <table class="chart-table">
         <thead>
           <tr>
-            <th scope="col">Day</th>
+            <th scope="col">${spec.xHeader ?? 'Day'}</th>
             ${spec.series.map((s) => html`<th scope="col">${s.label}</th>`)}
           </tr>
         </thead>

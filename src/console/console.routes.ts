@@ -21,6 +21,8 @@ import { subscribersPages } from './audiences/subscribers.page.ts';
 import { importsPages } from './audiences/imports.page.ts';
 import { campaignsPages } from './campaigns/campaigns.page.ts';
 import { sendPages } from './campaigns/send.page.ts';
+import { analyticsPages } from './campaigns/analytics.page.ts';
+import { dripPages } from './campaigns/drips.page.ts';
 import { twoFactorPages } from './two-factor.page.ts';
 import { userPages } from './users.page.ts';
 import { auditPages } from './audit.page.ts';
@@ -48,6 +50,8 @@ const PAGES: ((app: FastifyInstance, ctx: AppContext, deps: ConsoleDeps) => void
   subscribersPages,
   campaignsPages,
   sendPages,
+  analyticsPages,
+  dripPages,
   domainPages,
   keyPages,
   webhookPages,

@@ -3,6 +3,13 @@
 (function () {
   'use strict';
   var COLOURS = ['#1f5fa8', '#2e7d32', '#c77700', '#b3261e', '#6a1b9a', '#00838f'];
+  // One point alone would get an axis of years; give it an hour (or one step of an hours axis) either side.
+  function xScale(xs, hours) {
+    var pad = hours ? 1 : 3600;
+    var scale = { time: !hours };
+    if (xs.length === 1) scale.range = [xs[0] - pad, xs[0] + pad];
+    return scale;
+  }
   function draw(figure) {
     if (typeof window.uPlot !== 'function') return;
     var spec = JSON.parse(figure.getAttribute('data-chart'));
@@ -15,8 +22,8 @@
       }),
     );
     var data = [
-      spec.x.map(function (ms) {
-        return ms / 1000;
+      spec.x.map(function (x) {
+        return spec.hours ? x / 3600000 : x / 1000;
       }),
     ].concat(
       spec.series.map(function (s) {
@@ -25,7 +32,13 @@
     );
     holder.textContent = '';
     new window.uPlot(
-      { width: width, height: 220, series: series, axes: [{}, { label: spec.yLabel || '' }] },
+      {
+        width: width,
+        height: 220,
+        series: series,
+        scales: { x: xScale(data[0], spec.hours) },
+        axes: [spec.hours ? { label: 'Hours after the start' } : {}, { label: spec.yLabel || '' }],
+      },
       data,
       holder,
     );
@@ -37,4 +50,13 @@
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', all);
   else all();
+  // Redrawn at the new width when the window changes size (a phone turned, a window narrowed).
+  var timer = null;
+  var drawnWidth = window.innerWidth;
+  window.addEventListener('resize', function () {
+    if (window.innerWidth === drawnWidth) return;
+    drawnWidth = window.innerWidth;
+    clearTimeout(timer);
+    timer = setTimeout(all, 150);
+  });
 })();

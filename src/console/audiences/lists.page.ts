@@ -23,7 +23,7 @@ export function listsPages(app: FastifyInstance, ctx: AppContext): void {
       return html`<div class="card">
           <h2>Subscription lists</h2>
           <div class="table-wrap">
-            <table>
+            <table class="stack">
               <thead>
                 <tr>
                   <th scope="col">List</th>
@@ -35,14 +35,14 @@ export function listsPages(app: FastifyInstance, ctx: AppContext): void {
                 ${lists.map(
                   (l) =>
                     html`<tr>
-                      <td>
+                      <td data-label="List">
                         <a href="/console/audiences/lists/${seg(l.id)}">${l.attributes.name}</a
                         >${l.attributes.is_default ? html` <span class="muted">(default: every subscriber)</span>` : ''}
                       </td>
-                      <td>${l.attributes.subscriber_count.toLocaleString('en')}</td>
+                      <td data-label="Subscribers">${l.attributes.subscriber_count.toLocaleString('en')}</td>
                       ${
                         edit
-                          ? html`<td>
+                          ? html`<td data-label="Change">
                               ${
                                 l.attributes.is_default
                                   ? html`<span class="muted">cannot be renamed or deleted</span>`

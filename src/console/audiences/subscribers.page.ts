@@ -19,6 +19,9 @@ import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
 import { audited, field, seg } from './audit.ts';
 import { listSettingsAction, listSettingsCard } from './list-settings.ts';
 import { unconfirmedMembers } from '../../marketing/optin/optin.service.ts';
+import { filterBuilder, filtersJson, readFilterRows } from './filter-builder.ts';
+import { createDynamicList } from '../../marketing/segments/segments.service.ts';
+import { AppError } from '../../errors/app-error.ts';
 
 const PAGE_SIZE = 50;
 
@@ -35,14 +38,24 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
       const status =
         c.query.status === 'subscribed' || c.query.status === 'unsubscribed' ? c.query.status : '';
       const page = Math.max(1, Number.parseInt(c.query.page ?? '1', 10) || 1);
-      const rows = await subscribersOf(ctx, c.account.customer_id, {
-        items: PAGE_SIZE,
-        page,
-        search,
-        order_by: 'created_at',
-        order: 'desc',
-        subscription_list_id: String(list.id),
-        ...(status && { unsubscribed: status === 'unsubscribed' }),
+      const filterRows = readFilterRows(c.query);
+      const filters = filtersJson(filterRows);
+      const ask = (withFilters: boolean) =>
+        subscribersOf(ctx, c.account.customer_id, {
+          items: PAGE_SIZE,
+          page,
+          search,
+          order_by: 'created_at',
+          order: 'desc',
+          subscription_list_id: String(list.id),
+          ...(status && { unsubscribed: status === 'unsubscribed' }),
+          ...(withFilters && filters && { filters }),
+        });
+      let filterError = '';
+      const rows = await ask(true).catch((err: unknown) => {
+        if (!(err instanceof AppError) || err.code !== 'marketing.filter_invalid') throw err;
+        filterError = err.message;
+        return ask(false);
       });
       const shown = rows.data;
       const unconfirmed = await unconfirmedMembers(
@@ -51,8 +64,16 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
         shown.map((s) => s.id),
       );
       const base = `/console/audiences/lists/${seg(String(list.id))}`;
-      const qs = (p: number) =>
-        `${base}?${new URLSearchParams({ q: search, status, page: String(p) }).toString()}`;
+      const params = new URLSearchParams({ q: search, status });
+      for (const r of filterRows.filter((x) => x.field))
+        for (const [k, v] of [
+          ['f_group', String(r.group + 1)],
+          ['f_field', r.field],
+          ['f_op', r.op],
+          ['f_terms', r.terms],
+        ] as const)
+          params.append(k, v);
+      const qs = (p: number) => `${base}?${params.toString()}&page=${p}`;
       return {
         title: `List: ${list.name}`,
         body: html`<p><a href="/console/audiences">← All lists</a></p>
@@ -72,8 +93,24 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
                   )}
                 </select>
               </div>
+              ${filterBuilder(filterRows)}
               <button type="submit">Show</button>
             </form>
+            ${filterError ? html`<p class="flash flash-error" role="alert">The filters were not applied: ${filterError}</p>` : ''}
+            ${
+              filters && !filterError && c.can('edit_content')
+                ? html`<form class="filters" method="post" action="/console/audiences/dynamic-lists">
+                    ${csrfField(c.csrfToken)}
+                    <input type="hidden" name="filters" value="${onList(filters, list)}" />
+                    <input type="hidden" name="back" value="${base}" />
+                    <div class="field">
+                      <label for="dynamic-name">Save these filters as a dynamic list named</label>
+                      <input type="text" id="dynamic-name" name="name" required maxlength="255" />
+                    </div>
+                    <button type="submit">Save as dynamic list</button>
+                  </form>`
+                : ''
+            }
             <p class="muted">${Number(list.subscriber_count).toLocaleString('en')} subscribers on this list. Page ${page}.</p>
             <div class="table-wrap">
               <table class="stack">
@@ -150,6 +187,23 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
     },
   });
 
+  consoleAction(app, ctx, {
+    path: '/console/audiences/dynamic-lists',
+    permission: 'edit_content',
+    back: (c) => backTo(field(c, 'back')),
+    handle: async (c) => {
+      const d = await createDynamicList(ctx, c.account.customer_id, {
+        name: field(c, 'name'),
+        filters: field(c, 'filters'),
+      });
+      await audited(c, 'dynamic_list.create', `dynamic_list:${d.id}`, { name: d.attributes.name });
+      return {
+        redirect: backTo(field(c, 'back')),
+        flash: `The dynamic list "${d.attributes.name}" was saved (${d.attributes.subscriber_count ?? 0} subscribers match now).`,
+      };
+    },
+  });
+
   consolePage(app, ctx, {
     path: '/console/audiences/subscribers/:id',
     permission: 'read',
@@ -199,6 +253,19 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
       };
     },
   });
+}
+
+/** Filters narrowed to the members of a list (every group gets the list condition), unless it is the default list. */
+function onList(filters: string, list: { id: number; is_default: number }): string {
+  if (list.is_default === 1) return filters;
+  const groups = JSON.parse(filters) as unknown[][];
+  const member = { field: 'subscription_list', op: 'is', terms: [String(list.id)] };
+  return JSON.stringify(groups.map((g) => [...g, member]));
+}
+
+/** A page inside the audiences pages to return to; anything else goes to the lists. */
+function backTo(path: string): string {
+  return /^\/console\/audiences\/lists\/[^/?#]+$/.test(path) ? path : '/console/audiences';
 }
 
 function addForm(c: ConsoleContext, listId: string): SafeHtml {

@@ -4,63 +4,23 @@
  * the counters follow. Every page is screenshotted (desktop and phone) and checked with axe-core.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { checkPage, chromiumPresent, launchChromium } from '../browser.test-support.ts';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.ts';
-import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
-import type { Worker } from '../../jobs/worker.ts';
+import { checkPage, chromiumPresent } from '../browser.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
-import { createList } from '../../marketing/lists/lists.service.ts';
-import { createSubscriber } from '../../marketing/subscribers/subscribers.service.ts';
-import { createTestUser, TEST_PASSWORD } from '../console.test-support.ts';
+import { patientsAndEditor, startCampaignRig, type CampaignRig } from './campaigns.browser.test-support.ts';
 
 const present = chromiumPresent;
 
-let t: TestApp;
-let a: TestAccount;
-let sink: SmtpSink;
-let worker: Worker;
-let browser: Browser;
-let base: string;
-
-/** A URL from a received mail, pointed at the test server. */
-const local = (url: string) => {
-  const u = new URL(url.replace(/&amp;/g, '&'));
-  return base + u.pathname + u.search;
-};
+let rig: CampaignRig;
 
 describe.skipIf(!present)('campaigns in Chromium', () => {
   beforeAll(async () => {
-    sink = await startSmtpSink({ tls: 'starttls' });
-    t = await createTestApp({ config: { transport: 'relay', relayUrl: sink.url, tlsVerify: false } });
-    a = await t.createAccount();
-    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    worker = startDeliveryWorker(t);
-    browser = await launchChromium();
+    rig = await startCampaignRig();
   });
-  afterAll(async () => {
-    await browser?.close();
-    await worker?.stop(2000);
-    await t?.close();
-    await sink?.close();
-  });
+  afterAll(async () => rig?.close());
 
   it('composes, test-sends and sends a campaign, then follows its opens and clicks', async () => {
-    const editor = await createTestUser(t, a.account.customer_id, 'editor');
-    const list = await createList(t.ctx, a.account.customer_id, 'Patients');
-    for (const [email, first] of [
-      ['ana@example.org', 'Ana'],
-      ['bo@example.org', 'Bo'],
-      ['cy@example.org', 'Cy'],
-    ])
-      await createSubscriber(t.ctx, a.account.customer_id, { email: email!, first_name: first! }, list.id);
-    const page = await browser.newPage();
-    page.setDefaultTimeout(15_000);
-    await page.goto(`${base}/console/sign-in`);
-    await page.getByLabel('Email').fill(editor.email);
-    await page.getByLabel('Password').fill(TEST_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const { a, sink, local } = rig;
+    const page = await patientsAndEditor(rig);
     await page.getByRole('link', { name: 'Campaigns' }).click();
     await page.getByLabel('Subject').fill('Flu shots are here');
     await page.getByLabel('From address').fill(`news@${a.domain}`);

@@ -68,6 +68,10 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
               </tbody>
             </table>
           </div>
+          <p class="actions">
+            <a href="/console/campaigns/compare">Compare two sends</a>
+            <a href="/console/campaigns/drips">Drip campaigns</a>
+          </p>
         </div>
         ${c.can('edit_content') ? html`${composeForm(c, data)} ${postalCard(c, data.postalAddress)}` : ''}`;
     },

@@ -14,6 +14,7 @@ import { html, type SafeHtml } from '../html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, guard, type ConsoleContext } from '../page.ts';
 import { MAIL_FRAME_CSP } from '../captured.page.ts';
+import { field, seg } from '../audiences/audit.ts';
 
 /** The subscriber's own fields, with what the menu calls them. */
 const SUBSCRIBER_FIELDS: [string, string][] = [

@@ -11,6 +11,8 @@ import { html } from '../html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, guard } from '../page.ts';
 import { audited, seg } from '../audiences/audit.ts';
+import { sendAnalytics } from '../../marketing/analytics/timeline.service.ts';
+import { analyticsSection } from './analytics.view.ts';
 
 const FLASH = {
   pause: 'The send is paused.',
@@ -50,6 +52,7 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
       const p = sendProgress(s);
       const base = `/console/campaigns/sends/${seg(String(s.id))}`;
       const live = !p.finished && p.state !== 'scheduled';
+      const analytics = await sendAnalytics(ctx, c.account.customer_id, String(s.id));
       return {
         title: `Send to ${s.subscription_list_name}`,
         body: html`<p><a href="/console/campaigns/mailings/${seg(String(s.campaign_mailing_id))}">← The mailing</a></p>
@@ -105,7 +108,8 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
                   <p class="muted">Cancelling stops every email not sent yet; it cannot be undone.</p>
                 </div>`
               : ''
-          }`,
+          }
+          ${analyticsSection(analytics, base)}`,
       };
     },
   });

@@ -1,0 +1,70 @@
+/** Drip pages over HTTP: a viewer sees the graph but cannot start or pause; an editor starts through the drip service. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { createTestUser, signInClient, type ConsoleClient } from '../console.test-support.ts';
+import { createList } from '../../marketing/lists/lists.service.ts';
+import { createDrip, dripOf } from '../../marketing/drips/drips.service.ts';
+import { branchingGraph, storeMailing } from '../../marketing/drips/drips.test-support.ts';
+
+let t: TestApp;
+let a: TestAccount;
+let editor: ConsoleClient;
+let viewer: ConsoleClient;
+let dripId: string;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  a = await t.createAccount();
+  const cid = a.account.customer_id;
+  editor = await signInClient(t.app, (await createTestUser(t, cid, 'editor')).email);
+  viewer = await signInClient(t.app, (await createTestUser(t, cid, 'viewer')).email);
+  const m = [
+    await storeMailing(t, cid, 'A'),
+    await storeMailing(t, cid, 'B'),
+    await storeMailing(t, cid, 'C'),
+  ];
+  const list = await createList(t.ctx, cid, 'Patients');
+  dripId = (
+    await createDrip(t.ctx, cid, {
+      name: 'Welcome <series>',
+      subscription_list_id: list.id,
+      drip_campaign_nodes: branchingGraph(m[0]!, m[1]!, m[2]!),
+    })
+  ).id;
+});
+afterAll(async () => t?.close());
+
+describe('drip pages', () => {
+  it('lists drips and draws one without a form for a viewer', async () => {
+    expect((await viewer.get('/console/campaigns/drips')).body).toContain('Welcome &lt;series&gt;');
+    const res = await viewer.get(`/console/campaigns/drips/${dripId}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('<svg');
+    expect(res.body).toContain('Wait 2 days');
+    expect(res.body).not.toContain('/start"');
+    expect(res.body).not.toContain('style=');
+  });
+
+  it('refuses a start by a viewer and changes nothing', async () => {
+    const res = await viewer.post(`/console/campaigns/drips/${dripId}/start`, { _csrf: viewer.csrf });
+    expect(res.statusCode).toBe(403);
+    expect((await dripOf(t.ctx, a.account.customer_id, dripId)).attributes.state).toBe('draft');
+  });
+
+  it('starts and pauses for an editor, and says why a second pause is refused', async () => {
+    expect(
+      (await editor.post(`/console/campaigns/drips/${dripId}/start`, { _csrf: editor.csrf })).statusCode,
+    ).toBe(303);
+    expect((await dripOf(t.ctx, a.account.customer_id, dripId)).attributes.state).toBe('active');
+    await editor.post(`/console/campaigns/drips/${dripId}/pause`, { _csrf: editor.csrf });
+    expect((await dripOf(t.ctx, a.account.customer_id, dripId)).attributes.state).toBe('paused');
+    const again = await editor.post(`/console/campaigns/drips/${dripId}/pause`, { _csrf: editor.csrf });
+    expect(again.statusCode).toBe(303);
+    expect((await editor.get(again.headers.location as string)).body).toContain('cannot be paused');
+  });
+
+  it('answers not found for another account or a malformed id', async () => {
+    expect((await viewer.get('/console/campaigns/drips/999999')).statusCode).toBe(404);
+    expect((await viewer.get('/console/campaigns/drips/x')).statusCode).toBe(404);
+  });
+});
