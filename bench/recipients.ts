@@ -13,7 +13,15 @@ import { createAccount } from '../src/accounts/accounts.service.ts';
 import { addDomain } from '../src/accounts/domains.service.ts';
 import { createKey } from '../src/accounts/keys.service.ts';
 import { startSink } from './deliver.ts';
-import { BENCH_BY, embedded, fmt, load, type BenchInstance, type BenchRow, type LoadResult } from './support.ts';
+import {
+  BENCH_BY,
+  embedded,
+  fmt,
+  load,
+  type BenchInstance,
+  type BenchRow,
+  type LoadResult,
+} from './support.ts';
 
 const html =
   '<p>Your results are ready.</p><p><a href="https://portal.example.org/results">Open the portal</a></p>';
