@@ -38,11 +38,11 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
         search,
         order_by: 'created_at',
         order: 'desc',
-        subscription_list_id: String(list.id),
+        subscription_list_id: list.uuid,
         ...(status && { unsubscribed: status === 'unsubscribed' }),
       });
       const shown = rows.data;
-      const base = `/console/audiences/lists/${seg(String(list.id))}`;
+      const base = `/console/audiences/lists/${seg(list.uuid)}`;
       const qs = (p: number) =>
         `${base}?${new URLSearchParams({ q: search, status, page: String(p) }).toString()}`;
       return {
@@ -98,10 +98,10 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
             <p class="actions">
               ${page > 1 ? html`<a href="${qs(page - 1)}">← Previous page</a>` : ''}
               ${shown.length === PAGE_SIZE ? html`<a href="${qs(page + 1)}">Next page →</a>` : ''}
-              <a href="/console/audiences/lists/${seg(String(list.id))}/export.csv">Export this list as CSV</a>
+              <a href="/console/audiences/lists/${seg(list.uuid)}/export.csv">Export this list as CSV</a>
             </p>
           </div>
-          ${c.can('edit_content') ? addForm(c, String(list.id)) : ''}`,
+          ${c.can('edit_content') ? addForm(c, list.uuid) : ''}`,
       };
     },
   });

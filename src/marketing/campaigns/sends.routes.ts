@@ -18,7 +18,8 @@ import {
   requireSend,
   resumeSend,
   schedulesOf,
-  sendView,
+  sendViewOf,
+  sendViews,
   type SendView,
 } from './sends.service.ts';
 import type { SendRow } from './sends.repository.ts';
@@ -146,7 +147,7 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
           subject: b.subject,
           recipientEmails: b.recipient_emails,
         });
-        reply.header('sealpost-campaign-mailing-send-id', String(send.id));
+        reply.header('sealpost-campaign-mailing-send-id', send.uuid);
         return {};
       },
     );
@@ -175,7 +176,7 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
           recipientEmails: b.recipient_emails,
           sendAt: parseSendAt(b.send_at),
         });
-        reply.header('sealpost-campaign-mailing-send-id', String(send.id));
+        reply.header('sealpost-campaign-mailing-send-id', send.uuid);
         return { data: scheduleAnswer(send) };
       },
     );
@@ -189,7 +190,10 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
         },
       },
       async (req) => ({
-        data: (await schedulesOf(ctx, principalOf(req, 'marketing').customerId)).map(sendView),
+        data: await sendViews(
+          ctx.database.reader,
+          await schedulesOf(ctx, principalOf(req, 'marketing').customerId),
+        ),
       }),
     );
     app.delete(
@@ -203,7 +207,10 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
         },
       },
       async (req) => ({
-        data: sendView(await cancelSchedule(ctx, principalOf(req, 'marketing').customerId, req.params.jid)),
+        data: await sendViewOf(
+          ctx.database.reader,
+          await cancelSchedule(ctx, principalOf(req, 'marketing').customerId, req.params.jid),
+        ),
       }),
     );
     const one = (summary: string, run: (customerId: number, id: string) => Promise<SendRow>) => ({
@@ -214,7 +221,7 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
         response: { 200: Type.Object({ data: SendSchema }), ...MARKETING_ERRORS },
       },
       handler: async (req: { params: { id: string } }, customerId: number): Promise<{ data: SendView }> => ({
-        data: sendView(await run(customerId, req.params.id)),
+        data: await sendViewOf(ctx.database.reader, await run(customerId, req.params.id)),
       }),
     });
     const show = one('One send with its state and counters', (c, id) =>

@@ -209,7 +209,7 @@ export async function listsOfSubscriber(db: Queryable, subscriberId: number) {
   return db
     .selectFrom('subscription_list_members as m')
     .innerJoin('subscription_lists as l', 'l.id', 'm.list_id')
-    .select(['l.id', 'l.name', 'm.unsubscribed'])
+    .select(['l.id', 'l.uuid', 'l.name', 'm.unsubscribed'])
     .where('m.subscriber_id', '=', subscriberId)
     .orderBy('l.is_default', 'desc')
     .orderBy('l.id')
