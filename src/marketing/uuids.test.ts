@@ -125,4 +125,20 @@ describe('marketing ids', () => {
       expect(res.json().error_code).toBe(code);
     }
   });
+
+  it('are described as UUIDs in the served OpenAPI document', async () => {
+    const doc = (await t.app.inject('/openapi.json')).json();
+    const listed =
+      doc.paths['/v1/marketing/{username}/subscription_lists'].get.responses['200'].content[
+        'application/json'
+      ];
+    expect(JSON.stringify(listed.schema)).toContain('"format":"uuid"');
+    const send =
+      doc.paths['/v1/marketing/{username}/campaign_mailing_sends/{id}'].get.responses['200'].content[
+        'application/json'
+      ];
+    const attributes = send.schema.properties.data.properties.attributes.properties;
+    expect(send.schema.properties.data.properties.id.format).toBe('uuid');
+    expect(attributes.campaign_mailing_id.format).toBe('uuid');
+  });
 });

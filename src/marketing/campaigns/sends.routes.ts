@@ -9,7 +9,7 @@ import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
-import { Empty, IdValue } from '../lists/lists.schemas.ts';
+import { Empty, IdValue, Uuid } from '../lists/lists.schemas.ts';
 import { CAMPAIGN_COUNTER_SCHEMA } from '../counters.ts';
 import {
   cancelSchedule,
@@ -75,11 +75,11 @@ const ScheduleAnswer = Type.Object({
 
 /** A send in its envelope. */
 export const SendSchema = Type.Object({
-  id: Type.String(),
+  id: Uuid,
   type: Type.Literal('campaign_mailing_send'),
   attributes: Type.Object({
-    campaign_mailing_id: Type.String(),
-    subscription_list_id: Type.Union([Type.String(), Type.Null()]),
+    campaign_mailing_id: Uuid,
+    subscription_list_id: Type.Union([Uuid, Type.Null()]),
     subscription_list_name: Type.String(),
     state: Type.String({ description: 'scheduled, expanding, sending, paused, sent or cancelled' }),
     jid: Type.String(),
