@@ -54,7 +54,7 @@ describe('upgrading a database with data', () => {
 });
 
 describe('upgrading marketing rows to UUID ids', () => {
-  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
   it('gives every existing row a distinct random UUID, and every row written later one too', async () => {
     const open = await openScratch();
