@@ -1,6 +1,7 @@
 /** Opening a Sealpost: configuration → logger → database (migrated) → master key → context; and closing it. */
+import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type pretty from 'pino-pretty';
 import type { Config } from './config/schema.ts';
 import { databaseTarget, publicBaseUrl } from './config/load.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -33,7 +34,7 @@ export function createLogger(
   if (isTty)
     return pino(
       options,
-      pretty({
+      prettyStream()({
         destination: fd,
         sync: true,
         colorize: true,
@@ -42,6 +43,11 @@ export function createLogger(
       }),
     );
   return pino(options, pino.destination({ dest: fd, sync: stream === 'stderr' }));
+}
+
+/** pino-pretty, loaded only when a terminal will read the log (a server writing JSON to a pipe never loads it). */
+function prettyStream(): typeof pretty {
+  return createRequire(import.meta.url)('pino-pretty') as typeof pretty;
 }
 
 function isTerminal(stream: 'stdout' | 'stderr'): boolean {
