@@ -93,19 +93,6 @@ export async function updateMailing(
   await db.updateTable('campaign_mailings').set(patch).where('id', '=', id).execute();
 }
 
-/** Which of these ids are mailings of the account. */
-export async function mailingIdsOf(db: Queryable, customerId: number, ids: number[]): Promise<number[]> {
-  return inChunks(ids, async (chunk) => {
-    const rows = await db
-      .selectFrom('campaign_mailings')
-      .select('id')
-      .where('customer_id', '=', customerId)
-      .where('id', 'in', chunk)
-      .execute();
-    return rows.map((r) => Number(r.id));
-  });
-}
-
 /** Which of these mailings have a send that is expanding or sending. */
 export async function busyMailingIds(db: Queryable, ids: number[]): Promise<number[]> {
   const busy = await inChunks(ids, async (chunk) => {
