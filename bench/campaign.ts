@@ -18,7 +18,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import { createList } from '../src/marketing/lists/lists.service.ts';
+import { createList, requireList } from '../src/marketing/lists/lists.service.ts';
 import { embedded, fmt, load, type BenchInstance, type BenchRow, type LoadResult } from './support.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -94,7 +94,8 @@ async function startService(inst: BenchInstance, env: Record<string, string> = {
 async function seedAudience(inst: BenchInstance, n: number): Promise<number> {
   const db = inst.ctx.database.db;
   const customerId = (await db.selectFrom('customers').select('id').executeTakeFirstOrThrow()).id;
-  const list = Number((await createList(inst.ctx, customerId, `Audience of ${n}`)).id);
+  const view = await createList(inst.ctx, customerId, `Audience of ${n}`);
+  const list = Number((await requireList(db, customerId, view.id)).id);
   const at = Date.now() - 60_000;
   await sql`
     insert into subscribers (customer_id, email, email_key, first_name, created_at, updated_at)
@@ -172,12 +173,10 @@ async function startSend(service: Service, inst: BenchInstance, listId: number):
     },
   });
   const announced = send.headers.get('sealpost-campaign-mailing-send-id');
-  if (announced) return Number(announced);
   const row = await inst.ctx.database.reader
     .selectFrom('campaign_mailing_sends')
     .select('id')
-    .where('campaign_mailing_id', '=', Number(mailingId))
-    .orderBy('id', 'desc')
+    .where('uuid', '=', announced ?? '')
     .executeTakeFirstOrThrow();
   return Number(row.id);
 }

@@ -10,7 +10,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
-import { createList } from '../src/marketing/lists/lists.service.ts';
+import { createList, requireList } from '../src/marketing/lists/lists.service.ts';
 import {
   createDynamicList,
   matchCount,
@@ -33,8 +33,10 @@ const FILTERS = [
 async function seed(inst: BenchInstance, n: number) {
   const db = inst.ctx.database.db;
   const customerId = (await db.selectFrom('customers').select('id').executeTakeFirstOrThrow()).id;
-  const all = Number((await createList(inst.ctx, customerId, 'Everyone')).id);
-  const kims = Number((await createList(inst.ctx, customerId, 'Kims')).id);
+  const listKey = async (name: string) =>
+    Number((await requireList(db, customerId, (await createList(inst.ctx, customerId, name)).id)).id);
+  const all = await listKey('Everyone');
+  const kims = await listKey('Kims');
   const at = Date.now() - 60_000;
   await sql`
     insert into subscribers (customer_id, email, email_key, first_name, created_at, updated_at)
@@ -79,7 +81,7 @@ async function expansionSeconds(
   customerId: number,
   mailing: number,
   listId: number,
-  dynamicListId?: number,
+  dynamicListId?: string,
 ) {
   const send = await createSend(inst.ctx, customerId, {
     mailingId: mailing,
@@ -143,7 +145,7 @@ export async function segmentsBench(n: number): Promise<BenchRow[]> {
     const growthMb = (peak - base) / 1e6;
 
     const plain = await expansionSeconds(inst, customerId, mailing, kims);
-    const narrowed = await expansionSeconds(inst, customerId, mailing, all, Number(dyn.id));
+    const narrowed = await expansionSeconds(inst, customerId, mailing, all, dyn.id);
     const ratio = narrowed.seconds / plain.seconds;
     const size = fmt(n);
     return [

@@ -14,6 +14,7 @@ import * as m0010 from './migrations/0010_subscriber_imports.ts';
 import * as m0011 from './migrations/0011_console_pages.ts';
 import * as m0012 from './migrations/0012_form_numbers.ts';
 import * as m0013 from './migrations/0013_segments.ts';
+import * as m0014 from './migrations/0014_marketing_uuids.ts';
 import * as m0017 from './migrations/0017_totp_last_step.ts';
 import * as m0018 from './migrations/0018_opt_in.ts';
 
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0011_console_pages': m0011,
   '0012_form_numbers': m0012,
   '0013_segments': m0013,
+  '0014_marketing_uuids': m0014,
   '0017_totp_last_step': m0017,
   '0018_opt_in': m0018,
 };

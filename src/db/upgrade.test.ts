@@ -52,3 +52,60 @@ describe('upgrading a database with data', () => {
     expect(Number(next.rows[0]!.n)).toBeGreaterThanOrEqual(3);
   });
 });
+
+describe('upgrading marketing rows to UUID ids', () => {
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+  it('gives every existing row a distinct random UUID, and every row written later one too', async () => {
+    const open = await openScratch();
+    close = open.close;
+    const { database } = open;
+    await migrateTo(database, '0013_segments');
+    const db = database.db as unknown as import('kysely').Kysely<Record<string, Record<string, unknown>>>;
+    await db.insertInto('customers').values({ username: 'old', created_at: 1 }).execute();
+    const customer = Number((await db.selectFrom('customers').select('id').executeTakeFirstOrThrow()).id);
+    const at = { created_at: 1, updated_at: 1 };
+    await db
+      .insertInto('subscription_lists')
+      .values([
+        { customer_id: customer, name: 'All contacts', is_default: 1, ...at },
+        { customer_id: customer, name: 'News', is_default: 0, ...at },
+      ])
+      .execute();
+    await db
+      .insertInto('subscribers')
+      .values(
+        ['a', 'b', 'c'].map((n) => ({
+          customer_id: customer,
+          email: `${n}@x.example`,
+          email_key: `${n}@x.example`,
+          ...at,
+        })),
+      )
+      .execute();
+    await sql`insert into subscription_list_members (list_id, subscriber_id, created_at, updated_at)
+      select l.id, s.id, 1, 1 from subscription_lists l cross join subscribers s`.execute(db);
+    await migrateToLatest(database);
+
+    const uuids = async (table: string) =>
+      (await sql<{ uuid: string }>`select uuid from ${sql.table(table)}`.execute(database.db)).rows.map(
+        (r) => r.uuid,
+      );
+    for (const table of ['subscription_lists', 'subscribers', 'subscription_list_members']) {
+      const found = await uuids(table);
+      expect(found.length, table).toBeGreaterThan(1);
+      for (const u of found) expect(u, table).toMatch(UUID);
+      expect(new Set(found).size, table).toBe(found.length);
+    }
+    // A row written after the upgrade, by a plain insert that names no uuid, gets one from the database.
+    await db
+      .insertInto('subscribers')
+      .values({ customer_id: customer, email: 'd@x.example', email_key: 'd@x.example', ...at })
+      .execute();
+    const later = await sql<{
+      uuid: string;
+    }>`select uuid from subscribers where email = 'd@x.example'`.execute(database.db);
+    expect(later.rows[0]!.uuid).toMatch(UUID);
+    expect(new Set(await uuids('subscribers')).size).toBe(4);
+  });
+});

@@ -26,10 +26,13 @@ export function classify(method: string, url: string): Surface {
   if (second === 'forms' && (seg[2] === 'api' || seg[2] === 'public'))
     return formsSurface(method, seg.slice(2));
   if (second === 'marketing') {
-    // `/v1/marketing/<name>` alone is always an operation (an unknown one is 404 after authentication, never 403);
-    // a name that is not an operation names an account only when more of the path follows it.
+    // The second segment names an account only when a known operation follows it: anything else under
+    // `/v1/marketing` (`/<unknown>`, `/<unknown>/<more>`, `/<username>/<unknown>/<more>`) is an unknown
+    // operation of the key's own account, so 404 after authentication, never 403.
     const third = seg[2]?.toLowerCase();
-    const named = third !== undefined && !marketingOps.has(third) && seg.length > 3;
+    const fourth = seg[3]?.toLowerCase();
+    const named =
+      third !== undefined && !marketingOps.has(third) && fourth !== undefined && marketingOps.has(fourth);
     return named ? { kind: 'api', scope: 'marketing', username: third } : { kind: 'api', scope: 'marketing' };
   }
   if (second === undefined || second === 'email' || emailOps.has(second))

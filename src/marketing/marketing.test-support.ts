@@ -1,6 +1,9 @@
 /** Test helpers for the marketing routes: requests with an account's key, under the username prefix or the bare one. */
 import type { LightMyRequestResponse } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
 import type { TestAccount, TestApp } from '../test/harness.ts';
+import type { UuidTable } from './ids.repository.ts';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -55,3 +58,26 @@ export async function defaultListId(call: ReturnType<typeof marketingClient>): P
     (l) => l.attributes.is_default,
   )!.id;
 }
+
+/** The integer key of a row named by the UUID the API shows (for tests that look at rows directly). */
+export async function keyOf(t: TestApp, table: UuidTable, uuid: string): Promise<number> {
+  const row = await t.ctx.database.db
+    .selectFrom(table)
+    .select('id')
+    .where('uuid', '=', uuid)
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+/** The UUID the API shows for a row written directly by a test. */
+export async function uuidOf(db: Kysely<DB>, table: UuidTable, id: number | bigint): Promise<string> {
+  const row = await db
+    .selectFrom(table)
+    .select('uuid')
+    .where('id', '=', Number(id))
+    .executeTakeFirstOrThrow();
+  return row.uuid;
+}
+
+/** An RFC 9562 UUID in its textual form, as marketing ids are shown. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

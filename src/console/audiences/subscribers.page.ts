@@ -47,7 +47,7 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
           search,
           order_by: 'created_at',
           order: 'desc',
-          subscription_list_id: String(list.id),
+          subscription_list_id: list.uuid,
           ...(status && { unsubscribed: status === 'unsubscribed' }),
           ...(withFilters && filters && { filters }),
         });
@@ -63,7 +63,7 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
         list.id,
         shown.map((s) => s.id),
       );
-      const base = `/console/audiences/lists/${seg(String(list.id))}`;
+      const base = `/console/audiences/lists/${seg(list.uuid)}`;
       const params = new URLSearchParams({ q: search, status });
       for (const r of filterRows.filter((x) => x.field))
         for (const [k, v] of [
@@ -161,10 +161,10 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
             <p class="actions">
               ${page > 1 ? html`<a href="${qs(page - 1)}">← Previous page</a>` : ''}
               ${shown.length === PAGE_SIZE ? html`<a href="${qs(page + 1)}">Next page →</a>` : ''}
-              <a href="/console/audiences/lists/${seg(String(list.id))}/export.csv">Export this list as CSV</a>
+              <a href="/console/audiences/lists/${seg(list.uuid)}/export.csv">Export this list as CSV</a>
             </p>
           </div>
-          ${c.can('edit_content') ? addForm(c, String(list.id)) : ''} ${listSettingsCard(c, list)}`,
+          ${c.can('edit_content') ? addForm(c, list.uuid) : ''} ${listSettingsCard(c, list)}`,
       };
     },
   });

@@ -178,7 +178,7 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
                     (s) =>
                       html`<tr>
                         <td>
-                          <a href="/console/campaigns/sends/${seg(String(s.id))}"
+                          <a href="/console/campaigns/sends/${seg(s.uuid)}"
                             >${new Date(Number(s.send_at)).toISOString().slice(0, 16).replace('T', ' ')} UTC</a
                           >
                         </td>
@@ -223,12 +223,12 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
         listId: field(c, 'list'),
         sendAt,
       });
-      await audited(c, sendAt ? 'send.schedule' : 'send.start', `send:${s.id}`, {
+      await audited(c, sendAt ? 'send.schedule' : 'send.start', `send:${s.uuid}`, {
         mailing: c.params.id,
         list: field(c, 'list'),
       });
       return {
-        redirect: `/console/campaigns/sends/${seg(String(s.id))}`,
+        redirect: `/console/campaigns/sends/${seg(s.uuid)}`,
         flash: sendAt ? 'The send is scheduled.' : 'The send has started.',
       };
     },

@@ -4,7 +4,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { cancelSend, pauseSend, requireSend, resumeSend } from '../../marketing/campaigns/sends.service.ts';
+import {
+  cancelSend,
+  pauseSend,
+  requireSend,
+  resumeSend,
+  sendViewOf,
+} from '../../marketing/campaigns/sends.service.ts';
 import type { SendRow } from '../../marketing/campaigns/sends.repository.ts';
 import { assetUrl } from '../assets.ts';
 import { html } from '../html.ts';
@@ -49,13 +55,14 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
     title: 'Send',
     render: async (c) => {
       const s = await requireSend(ctx.database.reader, c.account.customer_id, c.params.id!);
+      const mailingId = (await sendViewOf(ctx.database.reader, s)).attributes.campaign_mailing_id;
       const p = sendProgress(s);
-      const base = `/console/campaigns/sends/${seg(String(s.id))}`;
+      const base = `/console/campaigns/sends/${seg(s.uuid)}`;
       const live = !p.finished && p.state !== 'scheduled';
       const analytics = await sendAnalytics(ctx, c.account.customer_id, String(s.id));
       return {
         title: `Send to ${s.subscription_list_name}`,
-        body: html`<p><a href="/console/campaigns/mailings/${seg(String(s.campaign_mailing_id))}">← The mailing</a></p>
+        body: html`<p><a href="/console/campaigns/mailings/${seg(mailingId)}">← The mailing</a></p>
           <div class="card" ${live ? html`data-poll="${base}/progress.json"` : ''}>
             <h2>Progress</h2>
             <p>
@@ -135,9 +142,9 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
       permission: 'edit_content',
       handle: async (c) => {
         const s = await run(ctx, c.account.customer_id, c.params.id!);
-        await audited(c, `send.${verb}`, `send:${s.id}`);
+        await audited(c, `send.${verb}`, `send:${s.uuid}`);
         return {
-          redirect: `/console/campaigns/sends/${seg(String(s.id))}`,
+          redirect: `/console/campaigns/sends/${seg(s.uuid)}`,
           flash: FLASH[verb],
         };
       },

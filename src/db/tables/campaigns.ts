@@ -16,6 +16,8 @@ export interface CampaignCounters {
 
 export interface CampaignMailingsTable extends CampaignCounters {
   id: Generated<number>;
+  /** Public id: a random RFC 9562 UUID, unique, filled by the database on insert. */
+  uuid: Generated<string>;
   customer_id: number;
   subject: string;
   /** Lower-cased, trimmed subject; unique per account. */
@@ -31,6 +33,8 @@ export interface CampaignMailingsTable extends CampaignCounters {
 
 export interface CampaignMailingSendsTable extends CampaignCounters {
   id: Generated<number>;
+  /** Public id: a random RFC 9562 UUID, unique, filled by the database on insert. */
+  uuid: Generated<string>;
   customer_id: number;
   campaign_mailing_id: number;
   subscription_list_id: number | null;
@@ -60,6 +64,8 @@ export interface CampaignMailingSendsTable extends CampaignCounters {
 
 export interface MarketingDeliveriesTable {
   id: Generated<number>;
+  /** Public id: a random RFC 9562 UUID, unique, filled by the database on insert. */
+  uuid: Generated<string>;
   customer_id: number;
   send_id: number | null;
   campaign_mailing_id: number | null;
@@ -125,6 +131,8 @@ export interface MarketingSettingsTable {
 
 export interface DripCampaignsTable {
   id: Generated<number>;
+  /** Public id: a random RFC 9562 UUID, unique, filled by the database on insert. */
+  uuid: Generated<string>;
   customer_id: number;
   name: string;
   subscription_list_id: number | null;

@@ -3,6 +3,8 @@ import type { Generated } from 'kysely';
 
 export interface SubscriptionListsTable {
   id: Generated<number>;
+  /** Public id: a random RFC 9562 UUID, unique, filled by the database on insert. */
+  uuid: Generated<string>;
   customer_id: number;
   name: string;
   /** 1 for the account's one list of all contacts. */
@@ -21,6 +23,8 @@ export interface SubscriptionListsTable {
 
 export interface SubscribersTable {
   id: Generated<number>;
+  /** Public id: a random RFC 9562 UUID, unique, filled by the database on insert. */
+  uuid: Generated<string>;
   customer_id: number;
   /** As given. */
   email: string;
@@ -46,6 +50,8 @@ export interface SubscribersTable {
 }
 
 export interface SubscriptionListMembersTable {
+  /** Public id: a random RFC 9562 UUID, unique, filled by the database on insert. */
+  uuid: Generated<string>;
   list_id: number;
   subscriber_id: number;
   /** 1 when unsubscribed from this list only. */
@@ -77,6 +83,8 @@ export interface SubscriberCustomFieldValuesTable {
 
 export interface DynamicListsTable {
   id: Generated<number>;
+  /** Public id: a random RFC 9562 UUID, unique, filled by the database on insert. */
+  uuid: Generated<string>;
   customer_id: number;
   name: string;
   /** Checked filters as JSON text (docs/marketing.md, Dynamic lists). */

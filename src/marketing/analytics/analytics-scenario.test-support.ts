@@ -4,7 +4,7 @@
  */
 import { expect } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { marketingClient } from '../marketing.test-support.ts';
+import { marketingClient, uuidOf } from '../marketing.test-support.ts';
 import { seedClicks, seedDelivery, seedMailing, seedSend, seedSubscriber } from './analytics.test-support.ts';
 
 /** Ids of what the scenario wrote, as the API shows them (strings). */
@@ -162,23 +162,27 @@ export async function seedScenario(t: TestApp, a: TestAccount, other: TestAccoun
     .where('name', '=', 'Clinic')
     .executeTakeFirstOrThrow();
   const s = String;
+  const m = (id: number) => uuidOf(db, 'campaign_mailings', id);
+  const send = (id: number) => uuidOf(db, 'campaign_mailing_sends', id);
+  const d = (id: number) => uuidOf(db, 'marketing_deliveries', id);
+  const p = (id: number) => uuidOf(db, 'subscribers', id);
   return {
-    springMailing: s(spring),
-    fluMailing: s(flu),
-    springSend: s(springSend),
-    fluSend: s(fluSend),
-    scheduledSend: s(scheduledSend),
-    foreignSend: s(foreignSend),
+    springMailing: await m(spring),
+    fluMailing: await m(flu),
+    springSend: await send(springSend),
+    fluSend: await send(fluSend),
+    scheduledSend: await send(scheduledSend),
+    foreignSend: await send(foreignSend),
     deliveries: {
-      alice: s(dAlice),
-      bob: s(dBob),
-      carol: s(dCarol),
-      dave: s(dDave),
-      carolFlu: s(dCarolFlu),
-      drip: s(dDrip),
-      foreign: s(foreign),
+      alice: await d(dAlice),
+      bob: await d(dBob),
+      carol: await d(dCarol),
+      dave: await d(dDave),
+      carolFlu: await d(dCarolFlu),
+      drip: await d(dDrip),
+      foreign: await d(foreign),
     },
-    subscribers: { alice: s(alice), bob: s(bob), carol: s(carol), dave: s(dave) },
+    subscribers: { alice: await p(alice), bob: await p(bob), carol: await p(carol), dave: await p(dave) },
     clicks: {
       aliceFirst: s(aliceFirst),
       aliceSecond: s(aliceSecond),

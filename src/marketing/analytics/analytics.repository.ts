@@ -4,6 +4,7 @@
  */
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Queryable } from '../../db/types.ts';
+import type { IdRef } from '../ids.ts';
 import type {
   DELIVERIES_TABLE_ORDER,
   LINK_SUBSCRIBER_ORDER,
@@ -35,7 +36,7 @@ export const TOTAL_COLUMNS = {
 /** A condition on the sends table: a text column containing a value (letter case ignored), or an id column equal to one. */
 export type SendsFilter =
   | { kind: 'contains'; column: 'subscription_list_name' | 'subject'; value: string }
-  | { kind: 'equals'; column: 'id' | 'campaign_mailing_id'; value: number };
+  | { kind: 'equals'; column: 'id' | 'campaign_mailing_id'; value: IdRef };
 
 /** A send of an account. */
 export async function findSend(db: Queryable, customerId: number, id: number) {
@@ -111,7 +112,15 @@ export async function pageOfClickedLinks(
   let q = db
     .selectFrom('marketing_link_clicks as c')
     .innerJoin('marketing_deliveries as d', 'd.id', 'c.delivery_id')
-    .select(['c.id', 'c.delivery_id', 'c.html_id', 'c.target_url', 'c.clicked', 'd.first_opened_at']);
+    .select([
+      'c.id',
+      'c.delivery_id',
+      'd.uuid as delivery_uuid',
+      'c.html_id',
+      'c.target_url',
+      'c.clicked',
+      'd.first_opened_at',
+    ]);
   q = 'sendId' in by ? q.where('c.send_id', '=', by.sendId) : q.where('c.delivery_id', '=', by.deliveryId);
   return q
     .orderBy(p.orderBy === 'target_url' ? byTarget('c.html_id', ranks) : CLICK_SORT[p.orderBy], p.direction)
@@ -147,6 +156,7 @@ export async function pageOfSendDeliveryLinks(
     )
     .select([
       'd.id as delivery_id',
+      'd.uuid as delivery_uuid',
       'l.html_id',
       'l.target_url',
       'd.first_opened_at',
@@ -205,6 +215,8 @@ export async function pageOfStartedSends(
     .innerJoin('campaign_mailings as m', 'm.id', 's.campaign_mailing_id')
     .select([
       's.id',
+      's.uuid',
+      'm.uuid as mailing_uuid',
       's.campaign_mailing_id',
       's.sent_at',
       's.subscription_list_name',
@@ -223,10 +235,14 @@ export async function pageOfStartedSends(
 
 /** The SQL condition of a sends search, over sends `s` joined with their mailing `m`. */
 export function sendsCondition(f: SendsFilter): Expression<SqlBool> {
-  if (f.kind === 'equals')
-    return f.column === 'id'
-      ? sql<SqlBool>`s.id = ${f.value}`
-      : sql<SqlBool>`s.campaign_mailing_id = ${f.value}`;
+  if (f.kind === 'equals') {
+    const v = f.value;
+    if (f.column === 'id')
+      return 'uuid' in v ? sql<SqlBool>`s.uuid = ${v.uuid}` : sql<SqlBool>`s.id = ${v.id}`;
+    return 'uuid' in v
+      ? sql<SqlBool>`s.campaign_mailing_id in (select id from campaign_mailings where uuid = ${v.uuid})`
+      : sql<SqlBool>`s.campaign_mailing_id = ${v.id}`;
+  }
   const pattern = `%${f.value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const column = f.column === 'subject' ? sql.ref('m.subject') : sql.ref('s.subscription_list_name');
   return sql<SqlBool>`lower(${column}) like ${pattern} escape '\\'`;
@@ -282,7 +298,7 @@ export async function pageOfLinkSubscribers(
     .selectFrom('marketing_link_clicks as c')
     .innerJoin('marketing_deliveries as d', 'd.id', 'c.delivery_id')
     .innerJoin('subscribers as s', 's.id', 'd.subscriber_id')
-    .select(['s.id', 's.email', 's.first_name', 's.last_name', 's.unsubscribed'])
+    .select(['s.id', 's.uuid', 's.email', 's.first_name', 's.last_name', 's.unsubscribed'])
     .where('c.send_id', '=', sendId)
     .where('c.html_id', '=', htmlId)
     .where('s.customer_id', '=', customerId)
@@ -339,6 +355,7 @@ export async function pageOfDeliveries(
     .selectFrom('marketing_deliveries')
     .select([
       'id',
+      'uuid',
       'email',
       'status',
       'created_at',

@@ -1,4 +1,5 @@
 /** Request and response schemas of the tracking link and analytics routes. */
+import { Uuid } from '../lists/lists.schemas.ts';
 import { Type, type TSchema } from '@sinclair/typebox';
 
 /** One of a fixed set of strings, with a default: validated as an enum, so a wrong value gives one clear problem. */
@@ -121,16 +122,16 @@ export const TrackingLink = Type.Object({
     target_url: Type.String(),
     opened_at: NullableString,
     clicked: Type.Integer(),
-    campaign_mailing_delivery_id: Type.String(),
+    campaign_mailing_delivery_id: Uuid,
     html_id: Type.Integer(),
   }),
 });
 
 /** A row of the sends table (spec 2.12). */
 export const SendsTableRow = Type.Object({
-  id: Type.String(),
-  marketing_email_id: Type.String(),
-  campaign_mailing_id: Type.String(),
+  id: Uuid,
+  marketing_email_id: Uuid,
+  campaign_mailing_id: Uuid,
   campaign_mailing_created_at: Type.String(),
   sent_at: Type.String(),
   subscription_list_name: Type.String(),
@@ -145,7 +146,7 @@ export const UniqueLinkRow = Type.Object({
 
 /** A subscriber who clicked a link (spec 2.9, custom fields as `{subscriber_custom_field_type_id, value}`). */
 export const LinkSubscriber = Type.Object({
-  id: Type.String(),
+  id: Uuid,
   type: Type.Literal('subscriber'),
   attributes: Type.Object({
     email: Type.String(),
@@ -172,7 +173,7 @@ export const Totals = Type.Object({
 
 /** A row of the deliveries table: one email of a campaign. */
 export const DeliveriesTableRow = Type.Object({
-  id: Type.String(),
+  id: Uuid,
   recipient: Type.String(),
   created_at: Type.String(),
   delivered: Type.Boolean(),

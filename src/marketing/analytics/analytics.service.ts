@@ -6,7 +6,7 @@
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { parseId } from '../ids.ts';
+import { resolveId } from '../ids.repository.ts';
 import {
   fieldValuesOfMany,
   findDelivery,
@@ -97,7 +97,7 @@ export function missing(field: string, message: string): AppError {
 
 /** A send of the account by an id as sent; otherwise not found. */
 export async function requireSend(db: Queryable, customerId: number, raw: string) {
-  const id = parseId(raw);
+  const id = await resolveId(db, 'campaign_mailing_sends', customerId, raw);
   const row = id === null ? undefined : await findSend(db, customerId, id);
   if (!row) throw new AppError('marketing.send_not_found', `campaign mailing send ${raw} was not found`);
   return { id: Number(row.id), mailingId: Number(row.campaign_mailing_id) };
@@ -105,12 +105,12 @@ export async function requireSend(db: Queryable, customerId: number, raw: string
 
 /** A delivery of the account (and of `sendId`, when given) by an id as sent; otherwise not found. */
 export async function requireDelivery(db: Queryable, customerId: number, raw: string, sendId?: number) {
-  const id = parseId(raw);
+  const id = await resolveId(db, 'marketing_deliveries', customerId, raw);
   const row = id === null ? undefined : await findDelivery(db, customerId, id);
   if (!row || (sendId !== undefined && Number(row.send_id) !== sendId))
     throw new AppError(
       'marketing.delivery_not_found',
-      `campaign mailing delivery ${raw} was not found${sendId === undefined ? '' : ` in send ${sendId}`}`,
+      `campaign mailing delivery ${raw} was not found${sendId === undefined ? '' : ' in this send'}`,
     );
   return { id: Number(row.id), sendId: row.send_id === null ? null : Number(row.send_id) };
 }
@@ -118,7 +118,7 @@ export async function requireDelivery(db: Queryable, customerId: number, raw: st
 /**
  * `GET /tracking_links`: every link of every email of a send (or of one email of it) with its tracking data, clicked
  * or not, computed from deliveries and link positions; for an email outside a send (a drip step), its clicked links.
- * A tracking link's id is `<delivery id>-<html_id>`.
+ * A tracking link's id is `<delivery id>-<html_id>` (the delivery's UUID).
  */
 export async function trackingLinksOf(
   ctx: AppContext,
@@ -143,7 +143,7 @@ export async function trackingLinksOf(
     const targets = await openTargets(ctx, db, owner);
     const rows = await pageOfClickedLinks(db, owner, pageOf(q), ranksOf(targets, q.order_by));
     const links = rows.map((r) =>
-      linkView(Number(r.delivery_id), Number(r.html_id), targets, r.first_opened_at, Number(r.clicked)),
+      linkView(r.delivery_uuid, Number(r.html_id), targets, r.first_opened_at, Number(r.clicked)),
     );
     return { data: links };
   }
@@ -153,7 +153,7 @@ export async function trackingLinksOf(
     countSendDeliveryLinks(db, sendId, delivery?.id ?? null),
   ]);
   const links = rows.map((r) =>
-    linkView(Number(r.delivery_id), Number(r.html_id), targets, r.first_opened_at, Number(r.clicked)),
+    linkView(r.delivery_uuid, Number(r.html_id), targets, r.first_opened_at, Number(r.clicked)),
   );
   return pagedAnswer(links, page, total);
 }
@@ -177,7 +177,7 @@ function ranksOf(targets: Map<number, string>, orderBy: string): TargetRanks {
 }
 
 function linkView(
-  deliveryId: number,
+  deliveryId: string,
   htmlId: number,
   targets: Map<number, string>,
   openedAt: number | null,
@@ -190,7 +190,7 @@ function linkView(
       target_url: targets.get(htmlId) ?? '',
       opened_at: iso(openedAt),
       clicked,
-      campaign_mailing_delivery_id: String(deliveryId),
+      campaign_mailing_delivery_id: deliveryId,
       html_id: htmlId,
     },
   };
@@ -205,9 +205,9 @@ export async function sendsTableOf(
   const filter = parseSendsSearch(q.search);
   const rows = await pageOfStartedSends(ctx.database.reader, customerId, filter, pageOf(q));
   return rows.map((r) => ({
-    id: String(r.id),
-    marketing_email_id: String(r.campaign_mailing_id),
-    campaign_mailing_id: String(r.campaign_mailing_id),
+    id: r.uuid,
+    marketing_email_id: r.mailing_uuid,
+    campaign_mailing_id: r.mailing_uuid,
     campaign_mailing_created_at: iso(r.mailing_created_at)!,
     sent_at: iso(r.sent_at)!,
     subscription_list_name: r.subscription_list_name,
@@ -245,7 +245,7 @@ export async function linkSubscribersOf(
   if (!(await sendLinkExists(db, send.id, q.html_id)))
     throw new AppError(
       'marketing.tracking_link_not_found',
-      `send ${send.id} has no link with html_id ${q.html_id}`,
+      `send ${q.campaign_mailing_send_id} has no link with html_id ${q.html_id}`,
     );
   const rows = await pageOfLinkSubscribers(db, customerId, send.id, q.html_id, pageOf(q));
   const fields = new Map<number, { subscriber_custom_field_type_id: string; value: string }[]>();
@@ -258,7 +258,7 @@ export async function linkSubscribersOf(
     fields.set(Number(f.subscriber_id), list);
   }
   return rows.map((r) => ({
-    id: String(r.id),
+    id: r.uuid,
     type: 'subscriber',
     attributes: {
       email: r.email,

@@ -59,7 +59,7 @@ describe('GET /analytics/campaign_mailing_sends_table', () => {
 
   it('accepts the search as a JSON object of one field', async () => {
     expect(await search('{"subject": "spring"}')).toEqual([s.springSend]);
-    expect(await search(`{"id": ${s.fluSend}}`)).toEqual([s.fluSend]);
+    expect(await search(`{"id": "${s.fluSend}"}`)).toEqual([s.fluSend]);
   });
 
   it.each([

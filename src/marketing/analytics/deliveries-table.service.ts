@@ -1,9 +1,9 @@
 /** `GET /analytics/campaign_mailing_deliveries_table`: one row per email of a send, or of every send and drip step of a mailing. */
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { parseId } from '../ids.ts';
+import { resolveId } from '../ids.repository.ts';
 import { openCampaignLink } from '../campaigns/link-targets.ts';
-import { clickedLinksOf, findMailing, pageOfDeliveries } from './analytics.repository.ts';
+import { clickedLinksOf, pageOfDeliveries } from './analytics.repository.ts';
 import type { DELIVERIES_TABLE_ORDER } from './analytics.schemas.ts';
 import { given, iso, missing, pageOf, requireSend, type ListQuery } from './analytics.service.ts';
 
@@ -42,8 +42,8 @@ export async function deliveriesTableOf(
     );
   let mailingId: number | undefined;
   if (mailingRaw !== undefined) {
-    const id = parseId(mailingRaw);
-    if (id === null || !(await findMailing(db, customerId, id)))
+    const id = await resolveId(db, 'campaign_mailings', customerId, mailingRaw);
+    if (id === null)
       throw new AppError('marketing.mailing_not_found', `campaign mailing ${mailingRaw} was not found`);
     mailingId = id;
   }
@@ -51,7 +51,7 @@ export async function deliveriesTableOf(
   if (send && mailingId !== undefined && send.mailingId !== mailingId)
     throw new AppError(
       'marketing.send_not_found',
-      `campaign mailing send ${sendRaw} is not a send of mailing ${mailingId}`,
+      `campaign mailing send ${sendRaw} is not a send of mailing ${mailingRaw}`,
     );
   const rows = await pageOfDeliveries(
     db,
@@ -76,7 +76,7 @@ export async function deliveriesTableOf(
     links.set(Number(l.delivery_id), of);
   }
   return rows.map((r) => ({
-    id: String(r.id),
+    id: r.uuid,
     recipient: r.email,
     created_at: iso(r.created_at)!,
     delivered: r.status === 'delivered',

@@ -4,7 +4,7 @@
  * case ignored; id fields match exactly.
  */
 import { AppError } from '../../errors/app-error.ts';
-import { parseId } from '../ids.ts';
+import { parseRef } from '../ids.ts';
 import type { SendsFilter } from './analytics.repository.ts';
 
 /** The fields a search may name, and the column each compares. */
@@ -27,8 +27,8 @@ export function parseSendsSearch(raw: string | undefined): SendsFilter | null {
   if (wanted === '') refuse(`gives no value for ${field}`);
   if (column === 'subscription_list_name' || column === 'subject')
     return { kind: 'contains', column, value: wanted };
-  const id = parseId(wanted);
-  if (id === null) refuse(`${field} must be a positive integer`);
+  const id = parseRef(wanted);
+  if (id === null) refuse(`${field} must be an id`);
   return { kind: 'equals', column, value: id };
 }
 

@@ -5,7 +5,7 @@ import { createTestApp, type TestAccount, type TestApp } from '../../test/harnes
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.ts';
 import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
-import { makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { keyOf, makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
 import { expandSlice } from './expand.ts';
 
@@ -61,7 +61,7 @@ it('counts a hard bounce and a soft bounce that is delivered on retry', async ()
   const rows = await t.ctx.database.db
     .selectFrom('marketing_deliveries')
     .select(['subscriber_id', 'status', 'attempts', 'last_response'])
-    .where('send_id', '=', Number(sendId))
+    .where('send_id', '=', await keyOf(t, 'campaign_mailing_sends', sendId))
     .orderBy('id')
     .execute();
   expect(rows.map((r) => r.status).sort()).toEqual(['delivered', 'delivered', 'failed']);
@@ -92,7 +92,11 @@ it('fails a delivery whose work row runs out of attempts on an error, and still 
     campaign_mailing_id: mailing,
     campaign_mailing_send: { subscription_list_id: list },
   });
-  const sendId = Number(res.headers['sealpost-campaign-mailing-send-id']);
+  const sendId = await keyOf(
+    t,
+    'campaign_mailing_sends',
+    String(res.headers['sealpost-campaign-mailing-send-id']),
+  );
   // The stored content is damaged after expansion, so every attempt throws before anything is sent.
   await expandSlice(t.ctx, sendId);
   await t.ctx.database.db

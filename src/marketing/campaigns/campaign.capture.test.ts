@@ -8,7 +8,7 @@ import { createTestApp, type TestAccount, type TestApp } from '../../test/harnes
 import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
 import { runSealpost } from '../../bin/cli.test-support.ts';
-import { makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { keyOf, makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
 import { capturedOfSend, marketingRetentionTask } from './captured.ts';
 
@@ -39,7 +39,11 @@ it('keeps each email of a send, shows them on the command line, and purges them 
     campaign_mailing_id: mailing,
     campaign_mailing_send: { subscription_list_id: list },
   });
-  const sendId = Number(res.headers['sealpost-campaign-mailing-send-id']);
+  const sendId = await keyOf(
+    t,
+    'campaign_mailing_sends',
+    String(res.headers['sealpost-campaign-mailing-send-id']),
+  );
   await waitFor(
     async () =>
       (await call('GET', `/campaign_mailing_sends/${sendId}`)).json().data.attributes.state === 'sent',

@@ -14,7 +14,7 @@ import { createTestApp, type TestAccount, type TestApp } from '../../test/harnes
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.ts';
 import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
-import { marketingClient } from '../marketing.test-support.ts';
+import { keyOf, makeList, marketingClient } from '../marketing.test-support.ts';
 import { listOfMany, startSendOf } from './sends.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
 import { expandSlice } from './expand.ts';
@@ -63,11 +63,15 @@ const sendOf = async (id: string) =>
 const receivedBy = (prefix: string) =>
   sink.received.map((m) => m.to[0]!).filter((to) => to.startsWith(`${prefix}-`));
 
-async function deliveryRows(sendId: string) {
+async function deliveryRows(sendId: string | number) {
   return t.ctx.database.db
     .selectFrom('marketing_deliveries')
     .select(['id', 'subscriber_id', 'status'])
-    .where('send_id', '=', Number(sendId))
+    .where(
+      'send_id',
+      '=',
+      typeof sendId === 'number' ? sendId : await keyOf(t, 'campaign_mailing_sends', sendId),
+    )
     .execute();
 }
 
@@ -123,7 +127,7 @@ it('delivers every subscriber exactly once after the worker is killed mid-campai
 
 it('resumes an expansion whose batch died before committing, without a second delivery for anyone', async () => {
   const list = await listOf('Expansion', 'expand', 25);
-  const sendId = Number(await startSend(list));
+  const sendId = await keyOf(t, 'campaign_mailing_sends', await startSend(list));
   let calls = 0;
   const dying = () => {
     if (++calls === 4) throw new Error('the process died here');
@@ -132,7 +136,7 @@ it('resumes an expansion whose batch died before committing, without a second de
   await expect(expandSlice(t.ctx, sendId, { batchSize: 10, now: dying })).rejects.toThrow(
     'the process died here',
   );
-  const partial = await deliveryRows(String(sendId));
+  const partial = await deliveryRows(sendId);
   expect(partial.length).toBeGreaterThan(0);
   expect(partial.length).toBeLessThan(25);
   // Someone joining after the audience froze is not part of this send.
@@ -143,7 +147,7 @@ it('resumes an expansion whose batch died before committing, without a second de
 
   expect(await expandSlice(t.ctx, sendId, { batchSize: 10 })).toBe(25 - partial.length);
   expect(await expandSlice(t.ctx, sendId, { batchSize: 10 })).toBe(0);
-  const rows = await deliveryRows(String(sendId));
+  const rows = await deliveryRows(sendId);
   expect(rows).toHaveLength(25);
   expect(new Set(rows.map((r) => r.subscriber_id)).size).toBe(25);
   const jobs = await t.ctx.database.db
@@ -165,7 +169,7 @@ it('resumes an expansion whose batch died before committing, without a second de
 
 it('finishes a send on resume when its last deliveries settled while it was paused', async () => {
   const list = await listOf('Settled while paused', 'settled', 2);
-  const sendId = Number(await startSend(list));
+  const sendId = await keyOf(t, 'campaign_mailing_sends', await startSend(list));
   await expandSlice(t.ctx, sendId);
   expect((await call('POST', `/campaign_mailing_sends/${sendId}/pause`)).statusCode).toBe(200);
   // Both deliveries finish while the send is paused (they were past the gate when it paused).

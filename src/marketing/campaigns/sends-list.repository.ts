@@ -87,11 +87,15 @@ export async function pageOfDeliveries(
   p: ListingPage<(typeof DELIVERY_LIST_ORDER)[number]>,
 ) {
   return deliveries(db, customerId, by)
+    .leftJoin('campaign_mailing_sends as cs', 'cs.id', 'd.send_id')
+    .leftJoin('campaign_mailings as cm', 'cm.id', 'd.campaign_mailing_id')
+    .leftJoin('subscribers as sb', 'sb.id', 'd.subscriber_id')
     .select([
       'd.id',
-      'd.send_id',
-      'd.campaign_mailing_id',
-      'd.subscriber_id',
+      'd.uuid',
+      'cs.uuid as send_uuid',
+      'cm.uuid as mailing_uuid',
+      'sb.uuid as subscriber_uuid',
       'd.email',
       'd.status',
       'd.delivery_status',

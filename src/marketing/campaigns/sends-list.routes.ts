@@ -1,4 +1,5 @@
 /** Listing routes under both marketing prefixes: `GET /campaign_mailing_sends` and `GET /campaign_mailing_deliveries`. */
+import { NullableUuid, Uuid } from '../lists/lists.schemas.ts';
 import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
@@ -20,12 +21,12 @@ const Paging = {
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
 const Delivery = Type.Object({
-  id: Type.String(),
+  id: Uuid,
   type: Type.Literal('campaign_mailing_delivery'),
   attributes: Type.Object({
-    campaign_mailing_send_id: NullableString,
-    campaign_mailing_id: NullableString,
-    subscriber_id: NullableString,
+    campaign_mailing_send_id: NullableUuid,
+    campaign_mailing_id: NullableUuid,
+    subscriber_id: NullableUuid,
     email: Type.String(),
     status: Type.String({ description: 'queued, deferred, delivered, failed or skipped' }),
     delivery_status: Type.String(),

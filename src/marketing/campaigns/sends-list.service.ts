@@ -13,7 +13,7 @@ import {
   type DeliverySelector,
   type SEND_LIST_ORDER,
 } from './sends-list.repository.ts';
-import { sendView } from './sends.service.ts';
+import { sendViews } from './sends.service.ts';
 
 /** Paging and order as the listings take them. */
 interface Listing<K extends string> {
@@ -45,7 +45,7 @@ export async function sendsListOf(
     pageOfSends(db, customerId, filter, page),
     countSends(db, customerId, filter),
   ]);
-  return pagedAnswer(rows.map(sendView), page, total);
+  return pagedAnswer(await sendViews(db, rows), page, total);
 }
 
 /** A page of deliveries: of a send, of a mailing, or of the whole account. */
@@ -72,12 +72,12 @@ export async function deliveriesListOf(
     countDeliveries(db, customerId, by),
   ]);
   const data = rows.map((d) => ({
-    id: String(d.id),
+    id: d.uuid,
     type: 'campaign_mailing_delivery' as const,
     attributes: {
-      campaign_mailing_send_id: d.send_id === null ? null : String(d.send_id),
-      campaign_mailing_id: d.campaign_mailing_id === null ? null : String(d.campaign_mailing_id),
-      subscriber_id: d.subscriber_id === null ? null : String(d.subscriber_id),
+      campaign_mailing_send_id: d.send_uuid,
+      campaign_mailing_id: d.mailing_uuid,
+      subscriber_id: d.subscriber_uuid,
       email: d.email,
       status: d.status,
       delivery_status: d.delivery_status,

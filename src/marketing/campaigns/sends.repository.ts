@@ -6,6 +6,7 @@ import { confirmedOrNotAsked } from '../optin/optin.repository.ts';
 import { sql, type Insertable, type Selectable } from 'kysely';
 import { filterSql, type Filters } from '../segments/filters.repository.ts';
 import type { Dialect } from '../../db/connect.ts';
+import { randomUuidSql } from '../../db/uuid-sql.ts';
 import type { CampaignMailingSendsTable, Queryable } from '../../db/types.ts';
 import { enqueueEach } from '../../jobs/jobs.repository.ts';
 import { enqueueDeliveries, MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
@@ -221,8 +222,8 @@ export async function expandBatch(
   const onConflict = dialect === 'postgres' ? sql`on conflict do nothing` : sql``;
   const inserted = await sql<{ id: number }>`
     insert ${orIgnore} into marketing_deliveries
-      (customer_id, send_id, campaign_mailing_id, subscriber_id, email, status, delivery_status, created_at, updated_at)
-    select s.customer_id, cast(${send.id} as bigint), cast(${send.campaign_mailing_id} as bigint), s.id, s.email, 'queued', 'queued',
+      (uuid, customer_id, send_id, campaign_mailing_id, subscriber_id, email, status, delivery_status, created_at, updated_at)
+    select ${randomUuidSql(dialect)}, s.customer_id, cast(${send.id} as bigint), cast(${send.campaign_mailing_id} as bigint), s.id, s.email, 'queued', 'queued',
       cast(${now} as bigint), cast(${now} as bigint)
     from subscription_list_members m
     join subscribers s on s.id = m.subscriber_id

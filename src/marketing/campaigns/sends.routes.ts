@@ -9,7 +9,7 @@ import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
-import { Empty, IdValue } from '../lists/lists.schemas.ts';
+import { Empty, IdValue, Uuid } from '../lists/lists.schemas.ts';
 import { CAMPAIGN_COUNTER_SCHEMA } from '../counters.ts';
 import {
   cancelSchedule,
@@ -18,7 +18,8 @@ import {
   requireSend,
   resumeSend,
   schedulesOf,
-  sendView,
+  sendViewOf,
+  sendViews,
   type SendView,
 } from './sends.service.ts';
 import type { SendRow } from './sends.repository.ts';
@@ -74,11 +75,11 @@ const ScheduleAnswer = Type.Object({
 
 /** A send in its envelope. */
 export const SendSchema = Type.Object({
-  id: Type.String(),
+  id: Uuid,
   type: Type.Literal('campaign_mailing_send'),
   attributes: Type.Object({
-    campaign_mailing_id: Type.String(),
-    subscription_list_id: Type.Union([Type.String(), Type.Null()]),
+    campaign_mailing_id: Uuid,
+    subscription_list_id: Type.Union([Uuid, Type.Null()]),
     subscription_list_name: Type.String(),
     state: Type.String({ description: 'scheduled, expanding, sending, paused, sent or cancelled' }),
     jid: Type.String(),
@@ -146,7 +147,7 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
           subject: b.subject,
           recipientEmails: b.recipient_emails,
         });
-        reply.header('sealpost-campaign-mailing-send-id', String(send.id));
+        reply.header('sealpost-campaign-mailing-send-id', send.uuid);
         return {};
       },
     );
@@ -175,7 +176,7 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
           recipientEmails: b.recipient_emails,
           sendAt: parseSendAt(b.send_at),
         });
-        reply.header('sealpost-campaign-mailing-send-id', String(send.id));
+        reply.header('sealpost-campaign-mailing-send-id', send.uuid);
         return { data: scheduleAnswer(send) };
       },
     );
@@ -189,7 +190,10 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
         },
       },
       async (req) => ({
-        data: (await schedulesOf(ctx, principalOf(req, 'marketing').customerId)).map(sendView),
+        data: await sendViews(
+          ctx.database.reader,
+          await schedulesOf(ctx, principalOf(req, 'marketing').customerId),
+        ),
       }),
     );
     app.delete(
@@ -203,7 +207,10 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
         },
       },
       async (req) => ({
-        data: sendView(await cancelSchedule(ctx, principalOf(req, 'marketing').customerId, req.params.jid)),
+        data: await sendViewOf(
+          ctx.database.reader,
+          await cancelSchedule(ctx, principalOf(req, 'marketing').customerId, req.params.jid),
+        ),
       }),
     );
     const one = (summary: string, run: (customerId: number, id: string) => Promise<SendRow>) => ({
@@ -214,7 +221,7 @@ export function sendRoutes(app: TypedApp, ctx: AppContext): void {
         response: { 200: Type.Object({ data: SendSchema }), ...MARKETING_ERRORS },
       },
       handler: async (req: { params: { id: string } }, customerId: number): Promise<{ data: SendView }> => ({
-        data: sendView(await run(customerId, req.params.id)),
+        data: await sendViewOf(ctx.database.reader, await run(customerId, req.params.id)),
       }),
     });
     const show = one('One send with its state and counters', (c, id) =>

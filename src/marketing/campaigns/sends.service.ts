@@ -13,7 +13,7 @@ import { isVerifiedDomain } from '../../accounts/domains.service.ts';
 import { postalAddressOf } from '../../accounts/settings.service.ts';
 import { domainOf, parseMailbox } from '../../mail/addresses.ts';
 import { findLinks } from '../../mail/links.ts';
-import { parseId } from '../ids.ts';
+import { resolveId, uuidsOf } from '../ids.repository.ts';
 import { counterView, type CampaignCounterView } from '../counters.ts';
 import { requireMailing } from '../mailings/mailings.service.ts';
 import { ensureDefaultList, requireList } from '../lists/lists.service.ts';
@@ -91,13 +91,36 @@ export interface SendView {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
 
-export function sendView(s: SendRow): SendView {
+/** Sends as shown, with the UUIDs of their mailings and lists (read in one query each). */
+export async function sendViews(db: Queryable, rows: SendRow[]): Promise<SendView[]> {
+  const [mailings, lists] = await Promise.all([
+    uuidsOf(
+      db,
+      'campaign_mailings',
+      rows.map((r) => r.campaign_mailing_id),
+    ),
+    uuidsOf(
+      db,
+      'subscription_lists',
+      rows.map((r) => r.subscription_list_id),
+    ),
+  ]);
+  return rows.map((s) => sendView(s, mailings, lists));
+}
+
+/** One send as shown. */
+export async function sendViewOf(db: Queryable, row: SendRow): Promise<SendView> {
+  return (await sendViews(db, [row]))[0]!;
+}
+
+function sendView(s: SendRow, mailings: Map<number, string>, lists: Map<number, string>): SendView {
   return {
-    id: String(s.id),
+    id: s.uuid,
     type: 'campaign_mailing_send',
     attributes: {
-      campaign_mailing_id: String(s.campaign_mailing_id),
-      subscription_list_id: s.subscription_list_id === null ? null : String(s.subscription_list_id),
+      campaign_mailing_id: mailings.get(Number(s.campaign_mailing_id)) ?? '',
+      subscription_list_id:
+        s.subscription_list_id === null ? null : (lists.get(Number(s.subscription_list_id)) ?? null),
       subscription_list_name: s.subscription_list_name,
       state: s.state,
       jid: s.jid,
@@ -239,7 +262,7 @@ async function resolveMailing(db: Queryable, customerId: number, req: SendReques
 
 /** A send of the account by id. */
 export async function requireSend(db: Queryable, customerId: number, raw: string | number): Promise<SendRow> {
-  const id = parseId(raw);
+  const id = await resolveId(db, 'campaign_mailing_sends', customerId, raw);
   const send = id === null ? undefined : await findSend(db, customerId, id);
   if (!send) throw new AppError('marketing.send_not_found', `no campaign mailing send ${String(raw)}`);
   return send;

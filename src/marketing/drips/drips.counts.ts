@@ -4,7 +4,7 @@
  */
 import type { AppContext } from '../../context.ts';
 import { mailingIds, parseGraph, type DripGraph } from './drips.graph.ts';
-import type { DripRow } from './drips.repository.ts';
+import { accountMailingIds, type DripRow } from './drips.repository.ts';
 import { requireDrip } from './drips.service.ts';
 import { emailsPerNode, enrollmentsPerNode, mailingSubjects } from './drips.counts.repository.ts';
 
@@ -23,8 +23,8 @@ export interface DripDiagram {
   drip: DripRow;
   graph: DripGraph;
   counts: Map<string, NodeCounts>;
-  /** Subjects of the mailings email nodes name, by mailing id. */
-  subjects: Map<number, string>;
+  /** Subjects of the mailings email nodes name, by the id the node gives. */
+  subjects: Map<string, string>;
 }
 
 /** The diagram of a drip of the account. */
@@ -35,7 +35,7 @@ export async function dripDiagram(ctx: AppContext, customerId: number, rawId: st
   const [enrollments, emails, subjects] = await Promise.all([
     enrollmentsPerNode(db, drip.id),
     emailsPerNode(db, drip.id),
-    mailingSubjects(db, customerId, mailingIds(graph)),
+    subjectsByRef(db, customerId, [...mailingIds(graph)]),
   ]);
   const counts = new Map<string, NodeCounts>();
   for (const id of graph.nodes.keys())
@@ -48,4 +48,20 @@ export async function dripDiagram(ctx: AppContext, customerId: number, rawId: st
     else c.enrolled += e.n;
   }
   return { drip, graph, counts, subjects };
+}
+
+/** The subjects of the account's mailings named by email nodes, keyed by the id as the node gives it. */
+async function subjectsByRef(
+  db: AppContext['database']['reader'],
+  customerId: number,
+  refs: string[],
+): Promise<Map<string, string>> {
+  const keys = await accountMailingIds(db, customerId, refs);
+  const subjects = await mailingSubjects(db, customerId, [...keys.values()]);
+  const byRef = new Map<string, string>();
+  for (const [ref, key] of keys) {
+    const subject = subjects.get(key);
+    if (subject !== undefined) byRef.set(ref, subject);
+  }
+  return byRef;
 }

@@ -9,8 +9,8 @@ import { createWorker, type Worker } from '../../jobs/worker.ts';
 import { createForm, GOOD } from '../../forms/forms.test-support.ts';
 import { handleSubmitted } from '../../forms/forms.worker.ts';
 import { addRespondentToList } from '../subscribers/form-respondents.ts';
-import { makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
-import { branchingGraph, makeDrip, storeMailing } from './drips.test-support.ts';
+import { keyOf, makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { branchingGraph, dripDeliveriesOf, makeDrip, storeMailing } from './drips.test-support.ts';
 import { DRIP_STEP_QUEUE, dripQueues } from './drips.engine.ts';
 import { dripTasks } from './drips.enroll.ts';
 
@@ -68,8 +68,8 @@ async function enrollment(dripId: string, subscriberId: string) {
   return t.ctx.database.db
     .selectFrom('drip_enrollments')
     .selectAll()
-    .where('drip_campaign_id', '=', Number(dripId))
-    .where('subscriber_id', '=', Number(subscriberId))
+    .where('drip_campaign_id', '=', await keyOf(t, 'drip_campaigns', dripId))
+    .where('subscriber_id', '=', await keyOf(t, 'subscribers', subscriberId))
     .executeTakeFirst();
 }
 
@@ -93,17 +93,7 @@ async function waitForEnrollment(
   );
 }
 
-/** The drip deliveries of a subscriber: [node, mailing id] in creation order. */
-async function deliveriesOf(subscriberId: string): Promise<[string, string][]> {
-  const rows = await t.ctx.database.db
-    .selectFrom('marketing_deliveries')
-    .select(['drip_node_id', 'campaign_mailing_id', 'email', 'status'])
-    .where('subscriber_id', '=', Number(subscriberId))
-    .where('drip_enrollment_id', 'is not', null)
-    .orderBy('id')
-    .execute();
-  return rows.map((r) => [r.drip_node_id!, String(r.campaign_mailing_id)]);
-}
+const deliveriesOf = (subscriberId: string) => dripDeliveriesOf(t, subscriberId);
 
 async function counters(dripId: string) {
   const attrs = (await call('GET', `/drip_campaigns/${dripId}`)).json().data.attributes;
@@ -143,7 +133,7 @@ describe('a drip start → email → wait 2 days → opened? → B / C → end',
     await t.ctx.database.db
       .updateTable('marketing_deliveries')
       .set({ first_opened_at: clock.now, open_count: 1 })
-      .where('subscriber_id', '=', Number(opener))
+      .where('subscriber_id', '=', await keyOf(t, 'subscribers', opener))
       .where('drip_node_id', '=', 'welcome')
       .execute();
     advance(2 * DAY - 60_000);
@@ -193,7 +183,7 @@ describe('a drip start → email → wait 2 days → opened? → B / C → end',
     await t.ctx.database.db
       .updateTable('marketing_deliveries')
       .set({ click_count: 2 })
-      .where('subscriber_id', '=', Number(clicker))
+      .where('subscriber_id', '=', await keyOf(t, 'subscribers', clicker))
       .execute();
 
     advance(2 * DAY);

@@ -155,14 +155,16 @@ async function sendEmail(
   s: StepContext,
   node: Extract<DripNode, { type: 'email' }>,
 ): Promise<StepOutcome> {
-  const exists = (await accountMailingIds(trx, s.drip.customer_id, [node.campaign_mailing_id])).size > 0;
+  const mailingId = (await accountMailingIds(trx, s.drip.customer_id, [node.campaign_mailing_id])).get(
+    node.campaign_mailing_id,
+  );
   let deliveryId = s.e.last_delivery_id;
-  if (exists) {
+  if (mailingId !== undefined) {
     deliveryId = await enqueueDripDelivery(
       trx,
       {
         customerId: s.drip.customer_id,
-        campaignMailingId: node.campaign_mailing_id,
+        campaignMailingId: mailingId,
         dripEnrollmentId: s.e.id,
         dripNodeId: node.id,
         subscriberId: s.e.subscriber_id,

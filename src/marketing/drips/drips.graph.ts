@@ -4,7 +4,7 @@
  */
 import { AppError } from '../../errors/app-error.ts';
 import { isPrototypeName, ownValue } from '../../own.ts';
-import { parseId } from '../ids.ts';
+import { parseRef } from '../ids.ts';
 
 /** How a drip enrolls subscribers. */
 export type StartTrigger = 'subscription' | 'form_submission';
@@ -12,7 +12,7 @@ export type StartTrigger = 'subscription' | 'form_submission';
 /** One node, normalised. */
 export type DripNode =
   | { id: string; type: 'start'; trigger?: StartTrigger; form_id?: string }
-  | { id: string; type: 'email'; campaign_mailing_id: number }
+  | { id: string; type: 'email'; campaign_mailing_id: string }
   | { id: string; type: 'wait'; ms: number; duration: unknown }
   | { id: string; type: 'condition'; condition: 'opened' | 'clicked' }
   | { id: string; type: 'end' };
@@ -74,8 +74,8 @@ export function parseGraph(text: string): DripGraph {
 }
 
 /** The mailing ids the graph's email nodes name. */
-export function mailingIds(graph: DripGraph): number[] {
-  const ids = new Set<number>();
+export function mailingIds(graph: DripGraph): string[] {
+  const ids = new Set<string>();
   for (const n of graph.nodes.values()) if (n.type === 'email') ids.add(n.campaign_mailing_id);
   return [...ids];
 }
@@ -124,10 +124,14 @@ function readNode(raw: unknown, index: number): DripNode {
     case 'start':
       return readStart(id, raw);
     case 'email': {
-      const mailing = parseId(raw.campaign_mailing_id as string | number | undefined);
+      const mailing = parseRef(raw.campaign_mailing_id as string | number | undefined);
       if (mailing === null)
         invalid('an email node needs "campaign_mailing_id" (the id of a campaign mailing)', id);
-      return { id, type: 'email', campaign_mailing_id: mailing };
+      return {
+        id,
+        type: 'email',
+        campaign_mailing_id: 'uuid' in mailing ? mailing.uuid : String(mailing.id),
+      };
     }
     case 'wait':
       return { id, type: 'wait', ms: durationMs(raw.duration, id), duration: raw.duration };

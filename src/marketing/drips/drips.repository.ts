@@ -2,6 +2,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { DripCampaignsTable, DripEnrollmentsTable, Queryable } from '../../db/types.ts';
 import { subscriberReachable } from '../campaigns/deliveries.repository.ts';
+import { keysByRef } from '../ids.repository.ts';
 
 export type DripRow = Selectable<DripCampaignsTable>;
 export type EnrollmentRow = Selectable<DripEnrollmentsTable>;
@@ -106,16 +107,9 @@ export async function deleteDrip(db: Queryable, id: number): Promise<void> {
 export async function accountMailingIds(
   db: Queryable,
   customerId: number,
-  ids: number[],
-): Promise<Set<number>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('campaign_mailings')
-    .select('id')
-    .where('customer_id', '=', customerId)
-    .where('id', 'in', ids)
-    .execute();
-  return new Set(rows.map((r) => Number(r.id)));
+  refs: string[],
+): Promise<Map<string, number>> {
+  return keysByRef(db, 'campaign_mailings', customerId, refs);
 }
 
 /** Enrolls subscribers at the start node, each at most once per drip; returns the ids of the enrollments created. */

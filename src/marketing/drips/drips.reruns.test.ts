@@ -6,8 +6,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { waitFor } from '../../test/wait.ts';
 import { createWorker, type Worker } from '../../jobs/worker.ts';
-import { makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
-import { branchingGraph, makeDrip, storeMailing } from './drips.test-support.ts';
+import { keyOf, makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { branchingGraph, dripDeliveriesOf, makeDrip, storeMailing } from './drips.test-support.ts';
 import { dripQueues, runDripStep } from './drips.engine.ts';
 import { dripTasks } from './drips.enroll.ts';
 import { periodicTasks, queueHandlers } from '../../app/workers.ts';
@@ -58,8 +58,8 @@ async function enrollment(dripId: string, subscriberId: string) {
   return t.ctx.database.db
     .selectFrom('drip_enrollments')
     .selectAll()
-    .where('drip_campaign_id', '=', Number(dripId))
-    .where('subscriber_id', '=', Number(subscriberId))
+    .where('drip_campaign_id', '=', await keyOf(t, 'drip_campaigns', dripId))
+    .where('subscriber_id', '=', await keyOf(t, 'subscribers', subscriberId))
     .executeTakeFirst();
 }
 
@@ -83,17 +83,7 @@ async function waitForEnrollment(
   );
 }
 
-/** The drip deliveries of a subscriber: [node, mailing id] in creation order. */
-async function deliveriesOf(subscriberId: string): Promise<[string, string][]> {
-  const rows = await t.ctx.database.db
-    .selectFrom('marketing_deliveries')
-    .select(['drip_node_id', 'campaign_mailing_id', 'email', 'status'])
-    .where('subscriber_id', '=', Number(subscriberId))
-    .where('drip_enrollment_id', 'is not', null)
-    .orderBy('id')
-    .execute();
-  return rows.map((r) => [r.drip_node_id!, String(r.campaign_mailing_id)]);
-}
+const deliveriesOf = (subscriberId: string) => dripDeliveriesOf(t, subscriberId);
 
 /** A started drip on a new list, with the branching graph. */
 async function startedDrip(condition = 'opened'): Promise<{ drip: string; list: string }> {

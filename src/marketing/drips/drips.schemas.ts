@@ -1,10 +1,10 @@
 /** Request and response schemas of the drip campaign routes (spec 2.10). */
 import { Type } from '@sinclair/typebox';
-import { IdValue } from '../lists/lists.schemas.ts';
+import { IdValue, Uuid } from '../lists/lists.schemas.ts';
 
 const attributes = {
   name: Type.String(),
-  subscription_list_id: Type.Union([Type.String(), Type.Null()]),
+  subscription_list_id: Type.Union([Uuid, Type.Null()]),
   subscription_list_name: Type.String(),
   state: Type.String({ description: 'draft, active or paused' }),
   created_at: Type.String(),
@@ -16,14 +16,14 @@ const attributes = {
 
 /** A drip in the list: without the graph fields. */
 export const DripShort = Type.Object({
-  id: Type.String(),
+  id: Uuid,
   type: Type.Literal('drip_campaign'),
   attributes: Type.Object(attributes),
 });
 
 /** One drip with the graph fields. */
 export const DripFull = Type.Object({
-  id: Type.String(),
+  id: Uuid,
   type: Type.Literal('drip_campaign'),
   attributes: Type.Object({
     ...attributes,
@@ -85,5 +85,5 @@ export const StartResponse = Type.Object({ data: Type.Object({ jids: Type.Array(
 
 /** `POST /drip_campaigns/<id>/pause`. */
 export const PauseResponse = Type.Object({
-  data: Type.Object({ drip_campaign_id: Type.String(), status: Type.String() }),
+  data: Type.Object({ drip_campaign_id: Uuid, status: Type.String() }),
 });

@@ -8,7 +8,7 @@ import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
 import { findFormOf } from '../../forms/definitions/forms.service.ts';
-import { parseId } from '../ids.ts';
+import { resolveId, uuidsOf } from '../ids.repository.ts';
 import { ensureDefaultList, requireList } from '../lists/lists.service.ts';
 import {
   invalid,
@@ -70,7 +70,13 @@ export async function dripsOf(ctx: AppContext, customerId: number, q: DripListQu
       )
     : null;
   const matching = hits ? rows.filter((_, i) => hits[i]) : rows;
-  return matching.slice((q.page - 1) * q.items, q.page * q.items).map(dripView);
+  const page = matching.slice((q.page - 1) * q.items, q.page * q.items);
+  const lists = await uuidsOf(
+    ctx.database.reader,
+    'subscription_lists',
+    page.map((r) => r.subscription_list_id),
+  );
+  return page.map((r) => dripView(r, lists));
 }
 
 /** One drip with its graph fields. */
@@ -79,7 +85,7 @@ export async function dripOf(
   customerId: number,
   rawId: string | number,
 ): Promise<DripFullView> {
-  return dripFullView(await requireDrip(ctx.database.reader, customerId, rawId));
+  return dripFullView(ctx.database.reader, await requireDrip(ctx.database.reader, customerId, rawId));
 }
 
 /** Creates a drip in the draft state. */
@@ -101,7 +107,7 @@ export async function createDrip(
     created_at: now,
     updated_at: now,
   });
-  return dripFullView((await findDrip(db, customerId, id))!);
+  return dripFullView(db, (await findDrip(db, customerId, id))!);
 }
 
 /**
@@ -127,7 +133,7 @@ export async function changeDrip(
   const now = Date.now();
   if (!changesRunning) {
     await updateDrip(db, row.id, { name, updated_at: now });
-    return dripFullView((await findDrip(db, customerId, row.id))!);
+    return dripFullView(db, (await findDrip(db, customerId, row.id))!);
   }
   const nodes = blank(input.drip_campaign_nodes) ? row.nodes : input.drip_campaign_nodes!;
   const settled = await settle(ctx, customerId, nodes, input.start_trigger, input.subscription_list_id, row);
@@ -140,7 +146,7 @@ export async function changeDrip(
     if (row.state !== 'draft')
       await stopEnrollmentsOffGraph(trx, row.id, [...settled.graph.nodes.keys()], now);
   });
-  return dripFullView((await findDrip(db, customerId, row.id))!);
+  return dripFullView(db, (await findDrip(db, customerId, row.id))!);
 }
 
 /** Starts a draft or paused drip; parked enrollments resume through one work row, whose id is answered. */
@@ -194,7 +200,7 @@ export async function pauseDrip(
       'marketing.drip_state',
       `a ${row.state} drip campaign cannot be paused; only an active one can`,
     );
-  return { drip_campaign_id: String(row.id), status: 'paused' };
+  return { drip_campaign_id: row.uuid, status: 'paused' };
 }
 
 /** Deletes a drip that is not active, with its enrollments (their deliveries stay in the mailing's analytics). */
@@ -217,20 +223,21 @@ export async function requireDrip(
   customerId: number,
   rawId: string | number,
 ): Promise<DripRow> {
-  const id = parseId(rawId);
+  const id = await resolveId(db, 'drip_campaigns', customerId, rawId);
   const row = id === null ? undefined : await findDrip(db, customerId, id);
   if (!row) throw new AppError('marketing.drip_not_found', `drip campaign ${String(rawId)} was not found`);
   return row;
 }
 
 /** A drip as the list shows it. */
-export function dripView(r: DripRow): DripView {
+export function dripView(r: DripRow, lists: Map<number, string>): DripView {
   return {
-    id: String(r.id),
+    id: r.uuid,
     type: 'drip_campaign',
     attributes: {
       name: r.name,
-      subscription_list_id: r.subscription_list_id === null ? null : String(r.subscription_list_id),
+      subscription_list_id:
+        r.subscription_list_id === null ? null : (lists.get(Number(r.subscription_list_id)) ?? null),
       subscription_list_name: r.subscription_list_name,
       state: r.state,
       created_at: new Date(Number(r.created_at)).toISOString(),
@@ -243,8 +250,8 @@ export function dripView(r: DripRow): DripView {
 }
 
 /** A drip with its graph fields. */
-export function dripFullView(r: DripRow): DripFullView {
-  const short = dripView(r);
+export async function dripFullView(db: Queryable, r: DripRow): Promise<DripFullView> {
+  const short = dripView(r, await uuidsOf(db, 'subscription_lists', [r.subscription_list_id]));
   return {
     ...short,
     attributes: { ...short.attributes, drip_campaign_nodes: r.nodes, drip_campaign_tree_blob: r.tree_blob },
@@ -277,7 +284,11 @@ async function settle(
         `form ${formId} does not feed a subscription list (a marketing_form with subscription_list_id)`,
         graph.startId!,
       );
-    if (!blank(rawListId) && parseId(rawListId!) !== parseId(form.subscription_list_id))
+    if (
+      !blank(rawListId) &&
+      (await resolveId(db, 'subscription_lists', customerId, rawListId)) !==
+        (await resolveId(db, 'subscription_lists', customerId, form.subscription_list_id))
+    )
       invalid(
         `subscription_list_id must be the list form ${formId} feeds (${form.subscription_list_id})`,
         graph.startId!,

@@ -1,10 +1,10 @@
 /** Test helpers for drip campaigns: mailings stored for an account, graphs, and drips created through the API. */
 import type { TestApp } from '../../test/harness.ts';
-import type { marketingClient } from '../marketing.test-support.ts';
+import { keyOf, uuidOf, type marketingClient } from '../marketing.test-support.ts';
 
 type Call = ReturnType<typeof marketingClient>;
 
-/** Stores a campaign mailing of the account (the content a drip's email node names) and returns its id as a string. */
+/** Stores a campaign mailing of the account (the content a drip's email node names) and returns its id (UUID). */
 export async function storeMailing(t: TestApp, customerId: number, subject: string): Promise<string> {
   const now = Date.now();
   const row = await t.ctx.database.db
@@ -23,7 +23,7 @@ export async function storeMailing(t: TestApp, customerId: number, subject: stri
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  return String(row.id);
+  return uuidOf(t.ctx.database.db, 'campaign_mailings', row.id);
 }
 
 /** The graph start → email A → wait → condition (opened?) → yes: email B / no: email C → end, as drip_campaign_nodes. */
@@ -61,4 +61,17 @@ export async function makeDrip(call: Call, fields: Record<string, unknown>): Pro
   const res = await call('POST', '/drip_campaigns', { drip_campaign: fields });
   if (res.statusCode !== 200) throw new Error(`drip create failed: ${res.statusCode} ${res.body}`);
   return res.json().data.id as string;
+}
+
+/** The drip deliveries of a subscriber: [node, mailing id] in creation order. */
+export async function dripDeliveriesOf(t: TestApp, subscriberId: string): Promise<[string, string][]> {
+  const rows = await t.ctx.database.db
+    .selectFrom('marketing_deliveries')
+    .innerJoin('campaign_mailings as m', 'm.id', 'marketing_deliveries.campaign_mailing_id')
+    .select(['drip_node_id', 'm.uuid as mailing'])
+    .where('subscriber_id', '=', await keyOf(t, 'subscribers', subscriberId))
+    .where('drip_enrollment_id', 'is not', null)
+    .orderBy('marketing_deliveries.id')
+    .execute();
+  return rows.map((r) => [r.drip_node_id!, r.mailing]);
 }

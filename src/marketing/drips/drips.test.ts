@@ -40,7 +40,7 @@ describe('drip campaign create and read', () => {
     const res = await call('POST', '/drip_campaigns', {
       drip_campaign: {
         name: 'Onboarding',
-        subscription_list_id: Number(list),
+        subscription_list_id: list,
         start_trigger: 'subscription',
         drip_campaign_nodes: graph,
       },

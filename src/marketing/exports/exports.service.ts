@@ -2,7 +2,8 @@
  * Exports as background jobs: a request records the job and its work row and answers at once with the job id and a
  * download key shown only then. The worker walks the matching subscribers in id order, a batch at a time, writing each
  * batch as one sealed CSV chunk together with the progress, so memory stays flat however long the list; the download
- * streams the chunks back one at a time.
+ * streams the chunks back one at a time. After the fixed columns comes one column per custom field type the account
+ * had when the job started (recorded with the job, so the header always matches the rows).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -18,6 +19,7 @@ import {
   subscribersAfter,
   type SubscriberMatch,
 } from '../subscribers/subscribers.repository.ts';
+import { fieldTypesOf, fieldValuesOfMany } from '../subscribers/csv.repository.ts';
 import { filterSql, parseFilters, type Filters } from '../segments/filters.repository.ts';
 import { filtersOf, requireDynamicList } from '../segments/segments.service.ts';
 import {
@@ -52,6 +54,8 @@ const HEADER = [
 interface ExportParams {
   listId: number | null;
   filters: Filters;
+  /** The account's custom field types, in column order, recorded when the job starts running. */
+  fieldTypes?: { id: number; name: string }[];
 }
 
 /** A job as shown. */
@@ -167,9 +171,10 @@ export async function downloadExport(
     throw new AppError('marketing.bulk_job_not_ready', `bulk job ${job.id} is ${job.state}`);
   const db = ctx.database.reader;
   const chunks = Number(job.chunks);
+  const fieldNames = ((JSON.parse(job.params) as ExportParams).fieldTypes ?? []).map((f) => f.name);
   return Readable.from(
     (async function* () {
-      yield `${HEADER.join(',')}\r\n`;
+      yield `${[...HEADER, ...fieldNames.map(csvCell)].join(',')}\r\n`;
       for (let seq = 0; seq < chunks; seq++) {
         const data = await findChunk(db, job.id, seq);
         if (data !== undefined) yield ctx.sealer.openText(data, `bulk_job:${job.id}:${seq}`);
@@ -192,7 +197,9 @@ export async function runExport(ctx: AppContext, jobId: number, batch = EXPORT_B
   };
   await clearChunks(db, jobId);
   const total = await countSubscribers(ctx.database.reader, customerId, match);
+  const fieldTypes = await fieldTypesOf(ctx.database.reader, customerId);
   await updateBulkJob(db, jobId, {
+    params: JSON.stringify({ ...params, fieldTypes }),
     state: 'running',
     rows_total: total,
     rows_done: 0,
@@ -204,6 +211,10 @@ export async function runExport(ctx: AppContext, jobId: number, batch = EXPORT_B
   for (let seq = 0; ; seq++) {
     const rows = await subscribersAfter(ctx.database.reader, customerId, match, after, batch);
     if (rows.length === 0) break;
+    const values = await fieldValuesOfMany(
+      ctx.database.reader,
+      rows.map((r) => Number(r.id)),
+    );
     const text = rows
       .map((s) =>
         [
@@ -215,6 +226,7 @@ export async function runExport(ctx: AppContext, jobId: number, batch = EXPORT_B
           s.unsubscribed === 1 ? 'true' : 'false',
           iso(s.created_at),
           iso(s.updated_at),
+          ...fieldTypes.map((f) => values.get(Number(s.id))?.get(f.id) ?? ''),
         ]
           .map(csvCell)
           .join(','),

@@ -62,6 +62,41 @@ describe('exports', () => {
     expect(listed.json().total_count).toBeGreaterThanOrEqual(1);
   });
 
+  it('carries one column per custom field type of the account, as the types were when the export ran', async () => {
+    const other = await t.createAccount();
+    await makeSubscriber(marketingClient(t, other), 'x@other.example', {
+      custom_fields: [{ name: 'Secret', value: 'no' }],
+    });
+    const fieldList = await makeList(call, 'With fields');
+    await makeSubscriber(
+      call,
+      'gold@fields.example',
+      { custom_fields: [{ name: 'Plan', value: 'Gold' }] },
+      fieldList,
+    );
+    await makeSubscriber(
+      call,
+      'north@fields.example',
+      { custom_fields: [{ name: 'Clinic', value: 'North, "East"' }] },
+      fieldList,
+    );
+    await makeSubscriber(call, 'none@fields.example', {}, fieldList);
+    const started = await call('POST', '/subscribers_export_csv', { subscription_list_id: fieldList });
+    const { id, download_key: key } = started.json().data;
+    await runExport(t.ctx, Number(id), 2);
+    await makeSubscriber(call, 'later@fields.example', { custom_fields: [{ name: 'Later', value: 'x' }] });
+
+    const lines = (await call('GET', `/bulk_jobs/${id}/download?key=${key}`)).body.trim().split('\r\n');
+    expect(lines[0]).toBe(
+      'id,email,first_name,last_name,phone_number,unsubscribed,created_at,updated_at,"Plan","Clinic"',
+    );
+    const byEmail = new Map(lines.slice(1).map((l) => [l.split(',')[1], l]));
+    expect(byEmail.get('"gold@fields.example"')).toMatch(/,"Gold",""$/);
+    expect(byEmail.get('"north@fields.example"')).toMatch(/,"","North, ""East"""$/);
+    expect(byEmail.get('"none@fields.example"')).toMatch(/,"",""$/);
+    expect(lines).toHaveLength(4);
+  });
+
   it('exports a dynamic list, and refuses an unknown one or bad filters', async () => {
     const dyn = await call('POST', '/dynamic_lists', {
       name: 'Out',

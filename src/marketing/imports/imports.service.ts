@@ -67,7 +67,7 @@ export async function uploadImport(
   const now = Date.now();
   const id = await insertImport(db, {
     customer_id: customerId,
-    list_id: String(list.id),
+    list_id: list.uuid,
     state: 'uploaded',
     dry_run: 0,
     file_name: input.fileName.slice(0, 255) || 'upload.csv',

@@ -2,11 +2,19 @@
 import { Type } from '@sinclair/typebox';
 
 /** A list id as clients send it: a string or a number. */
-export const IdValue = Type.Union([Type.String({ maxLength: 40 }), Type.Integer()]);
+export const IdValue = Type.Union([Type.String({ maxLength: 40 }), Type.Integer()], {
+  description: 'A UUID; the older integer form of an id is still read',
+});
+
+/** A marketing object's id as answered: a UUID (RFC 9562). */
+export const Uuid = Type.String({ format: 'uuid' });
+
+/** A marketing object's id as answered, or null. */
+export const NullableUuid = Type.Union([Uuid, Type.Null()]);
 
 /** A subscription list in its envelope (spec 2.8). */
 export const SubscriptionList = Type.Object({
-  id: Type.String(),
+  id: Uuid,
   type: Type.Literal('subscription_list'),
   attributes: Type.Object({
     name: Type.String(),

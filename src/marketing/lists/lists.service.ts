@@ -5,7 +5,7 @@
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { parseId } from '../ids.ts';
+import { resolveId } from '../ids.repository.ts';
 import { pageAsked, pagedAnswer } from '../paging.ts';
 import {
   countLists,
@@ -58,7 +58,7 @@ export async function requireList(
   customerId: number,
   rawId: string | number,
 ): Promise<ListRow> {
-  const id = parseId(rawId);
+  const id = await resolveId(db, 'subscription_lists', customerId, rawId);
   const row = id === null ? undefined : await findList(db, customerId, id);
   if (!row)
     throw new AppError('marketing.list_not_found', `subscription list ${String(rawId)} was not found`);
@@ -105,7 +105,7 @@ export async function subscribedCountOf(
       ? await ensureDefaultList(ctx.database.db, customerId)
       : await requireList(db, customerId, rawId);
   return {
-    data: { subscribed_count: await countSubscribed(db, list.id), subscription_list_id: String(list.id) },
+    data: { subscribed_count: await countSubscribed(db, list.id), subscription_list_id: list.uuid },
   };
 }
 
@@ -158,13 +158,13 @@ export async function removeList(
 /** A list as shown. */
 export function listView(r: ListRow, forms: Map<string, string>): ListView {
   return {
-    id: String(r.id),
+    id: r.uuid,
     type: 'subscription_list',
     attributes: {
       name: r.name,
       is_default: r.is_default === 1,
       subscriber_count: Number(r.subscriber_count),
-      form_id: forms.get(String(r.id)) ?? null,
+      form_id: forms.get(r.uuid) ?? forms.get(String(r.id)) ?? null,
       double_opt_in: r.double_opt_in === 1,
       public: r.public === 1,
     },

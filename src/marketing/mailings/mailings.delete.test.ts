@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { marketingClient } from '../marketing.test-support.ts';
+import { keyOf, marketingClient } from '../marketing.test-support.ts';
 import { makeMailing, storeSend } from './mailings.test-support.ts';
 
 let t: TestApp;
@@ -19,12 +19,12 @@ afterAll(() => t.close());
 const fresh = (who: TestAccount = a) => makeMailing(marketingClient(t, who), `Mailing ${++n}`);
 const exists = async (id: string, who: TestAccount = a) =>
   (await marketingClient(t, who)('GET', `/campaign_mailings/${id}`)).statusCode === 200;
-const rowsOf = async (table: 'campaign_mailing_sends' | 'marketing_deliveries', mailingId: string) =>
+const rowsOf = async (table: 'campaign_mailing_sends' | 'marketing_deliveries', mailingKey: number) =>
   (
     await t.ctx.database.db
       .selectFrom(table)
       .select('id')
-      .where('campaign_mailing_id', '=', Number(mailingId))
+      .where('campaign_mailing_id', '=', mailingKey)
       .execute()
   ).length;
 /** A DELETE with a JSON body, as clients send the bulk delete. */
@@ -40,11 +40,12 @@ describe('DELETE /campaign_mailings/<id>', () => {
   it('deletes the mailing with its sends and deliveries', async () => {
     const id = await fresh();
     await storeSend(t, a.account.customer_id, id, 'sent');
+    const key = await keyOf(t, 'campaign_mailings', id);
     const res = await call('DELETE', `/campaign_mailings/${id}`);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({});
     expect(await exists(id)).toBe(false);
-    expect([await rowsOf('campaign_mailing_sends', id), await rowsOf('marketing_deliveries', id)]).toEqual([
+    expect([await rowsOf('campaign_mailing_sends', key), await rowsOf('marketing_deliveries', key)]).toEqual([
       0, 0,
     ]);
   });
@@ -61,7 +62,7 @@ describe('DELETE /campaign_mailings/<id>', () => {
         campaign_mailing_ids: [id],
       });
       expect(await exists(id)).toBe(true);
-      expect(await rowsOf('marketing_deliveries', id)).toBe(1);
+      expect(await rowsOf('marketing_deliveries', await keyOf(t, 'campaign_mailings', id))).toBe(1);
     },
   );
 
@@ -83,9 +84,11 @@ describe('DELETE /campaign_mailings/<id>', () => {
 });
 
 describe('DELETE /campaign_mailings_bulk_delete', () => {
-  it('deletes the ids given in a JSON body, as strings or numbers', async () => {
+  it('deletes the ids given in a JSON body, also in the older integer form', async () => {
     const [x, y, keep] = [await fresh(), await fresh(), await fresh()];
-    const res = await deleteWithBody(JSON.stringify({ campaign_mailing_ids: [x, Number(y)] }));
+    const res = await deleteWithBody(
+      JSON.stringify({ campaign_mailing_ids: [x, await keyOf(t, 'campaign_mailings', y)] }),
+    );
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({});
     expect([await exists(x), await exists(y), await exists(keep)]).toEqual([false, false, true]);

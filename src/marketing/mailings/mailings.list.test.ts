@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { marketingClient } from '../marketing.test-support.ts';
+import { keyOf, marketingClient } from '../marketing.test-support.ts';
 import { makeMailing } from './mailings.test-support.ts';
 
 let t: TestApp;
@@ -31,7 +31,7 @@ beforeAll(async () => {
     await t.ctx.database.db
       .updateTable('campaign_mailings')
       .set({ created_at: at, updated_at: at, sent_count: sent })
-      .where('id', '=', Number(id))
+      .where('id', '=', await keyOf(t, 'campaign_mailings', id))
       .execute();
   }
 });

@@ -22,7 +22,7 @@ export const MAILING_ORDERS = [
 export type MailingOrder = (typeof MAILING_ORDERS)[number];
 
 /** The columns the list shows (everything but the content). */
-const LIST_COLUMNS = ['id', 'template_type', ...MAILING_ORDERS] as const;
+const LIST_COLUMNS = ['id', 'uuid', 'template_type', ...MAILING_ORDERS] as const;
 export type MailingListRow = Pick<MailingRow, (typeof LIST_COLUMNS)[number]>;
 
 /** Send states during which the mailing's content is being read and the mailing must stay. */
@@ -69,10 +69,10 @@ export async function findBySubjectKey(
   db: Queryable,
   customerId: number,
   subjectKey: string,
-): Promise<{ id: number } | undefined> {
+): Promise<{ id: number; uuid: string } | undefined> {
   return db
     .selectFrom('campaign_mailings')
-    .select('id')
+    .select(['id', 'uuid'])
     .where('customer_id', '=', customerId)
     .where('subject_key', '=', subjectKey)
     .executeTakeFirst();
@@ -91,19 +91,6 @@ export async function updateMailing(
   patch: Updateable<CampaignMailingsTable>,
 ): Promise<void> {
   await db.updateTable('campaign_mailings').set(patch).where('id', '=', id).execute();
-}
-
-/** Which of these ids are mailings of the account. */
-export async function mailingIdsOf(db: Queryable, customerId: number, ids: number[]): Promise<number[]> {
-  return inChunks(ids, async (chunk) => {
-    const rows = await db
-      .selectFrom('campaign_mailings')
-      .select('id')
-      .where('customer_id', '=', customerId)
-      .where('id', 'in', chunk)
-      .execute();
-    return rows.map((r) => Number(r.id));
-  });
 }
 
 /** Which of these mailings have a send that is expanding or sending. */

@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { parseId } from '../ids.ts';
+import { resolveId, resolveIds, uuidsOf } from '../ids.repository.ts';
 import {
   cleanMailingInput,
   matchSubjects,
@@ -22,7 +22,6 @@ import {
   findMailing,
   insertMailing,
   listMailings,
-  mailingIdsOf,
   updateMailing,
   type MailingListRow,
   type MailingOrder,
@@ -74,7 +73,7 @@ export async function requireMailing(
   customerId: number,
   rawId: string | number,
 ): Promise<MailingRow> {
-  const id = parseId(rawId);
+  const id = await resolveId(db, 'campaign_mailings', customerId, rawId);
   const row = id === null ? undefined : await findMailing(db, customerId, id);
   if (!row)
     throw new AppError('marketing.mailing_not_found', `campaign mailing ${String(rawId)} was not found`);
@@ -189,9 +188,8 @@ export async function bulkRemoveMailings(
   rawIds: string | (string | number)[] | undefined,
 ): Promise<Record<string, never>> {
   const list = rawIds === undefined ? [] : Array.isArray(rawIds) ? rawIds : rawIds.split(',');
-  const ids = [...new Set(list.map((v) => parseId(v)).filter((id): id is number => id !== null))];
-  if (ids.length > 0)
-    await deleteMailings(ctx, customerId, await mailingIdsOf(ctx.database.db, customerId, ids));
+  const ids = await resolveIds(ctx.database.db, 'campaign_mailings', customerId, list);
+  if (ids.length > 0) await deleteMailings(ctx, customerId, ids);
   return {};
 }
 
@@ -201,11 +199,12 @@ async function deleteMailings(ctx: AppContext, customerId: number, ids: number[]
   await ctx.database.db.transaction().execute(async (trx) => {
     const busy = await busyMailingIds(trx, ids);
     if (busy.length === 0 && (await deleteIdleMailings(trx, customerId, ids)) === ids.length) return;
-    const named = busy.length > 0 ? busy : ids;
+    const uuids = await uuidsOf(trx, 'campaign_mailings', busy.length > 0 ? busy : ids);
+    const named = [...uuids.values()];
     throw new AppError(
       'marketing.mailing_in_use',
       `campaign mailing ${named.join(', ')} is being sent; pause the send or let it finish before deleting`,
-      { extra: { campaign_mailing_ids: named.map(String) } },
+      { extra: { campaign_mailing_ids: named } },
     );
   });
 }
@@ -225,7 +224,7 @@ async function refuseTaken(db: Queryable, customerId: number, subjectKey: string
       'another campaign mailing of this account has the same subject',
       {
         details: [{ field: 'campaign_mailing.subject', message: 'is already used' }],
-        extra: { campaign_mailing_id: String(existing.id) },
+        extra: { campaign_mailing_id: existing.uuid },
       },
     );
 }
@@ -256,12 +255,12 @@ function attributesOf(r: MailingListRow): MailingAttributes {
 }
 
 function itemView(r: MailingListRow): MailingItem {
-  return { id: String(r.id), type: 'campaign_mailing', attributes: attributesOf(r) };
+  return { id: r.uuid, type: 'campaign_mailing', attributes: attributesOf(r) };
 }
 
 function fullView(r: MailingRow): MailingFull {
   return {
-    id: String(r.id),
+    id: r.uuid,
     type: 'campaign_mailing',
     attributes: {
       ...attributesOf(r),

@@ -1,6 +1,6 @@
 /** Test helpers for campaign mailings: creating one through the API, and putting a send of it in a state. */
 import type { TestApp } from '../../test/harness.ts';
-import type { marketingClient } from '../marketing.test-support.ts';
+import { keyOf, type marketingClient } from '../marketing.test-support.ts';
 
 /** Creates a mailing and returns its id. */
 export async function makeMailing(
@@ -33,11 +33,12 @@ export async function storeSend(
 ): Promise<number> {
   const db = t.ctx.database.db;
   const now = Date.now();
+  const mailingKey = await keyOf(t, 'campaign_mailings', mailingId);
   const send = await db
     .insertInto('campaign_mailing_sends')
     .values({
       customer_id: customerId,
-      campaign_mailing_id: Number(mailingId),
+      campaign_mailing_id: mailingKey,
       subscription_list_name: 'All contacts',
       state,
       jid: `jid-${mailingId}-${state}-${now}-${Math.random()}`,
@@ -53,7 +54,7 @@ export async function storeSend(
     .values({
       customer_id: customerId,
       send_id: Number(send.id),
-      campaign_mailing_id: Number(mailingId),
+      campaign_mailing_id: mailingKey,
       email: 'someone@example.net',
       status: 'queued',
       delivery_status: 'processing',

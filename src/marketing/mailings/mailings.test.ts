@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { marketingClient } from '../marketing.test-support.ts';
+import { marketingClient, UUID_PATTERN } from '../marketing.test-support.ts';
 import { makeMailing, rowCount } from './mailings.test-support.ts';
 
 let t: TestApp;
@@ -33,7 +33,7 @@ describe('POST /campaign_mailings', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({
       data: {
-        id: expect.stringMatching(/^\d+$/),
+        id: expect.stringMatching(UUID_PATTERN),
         type: 'campaign_mailing',
         attributes: {
           subject: 'March newsletter',
@@ -181,7 +181,7 @@ describe('POST /campaign_mailings', () => {
 
   it('allows the same subject in another account', async () => {
     await makeMailing(call, 'Shared subject');
-    expect(await makeMailing(marketingClient(t, other), 'Shared subject')).toMatch(/^\d+$/);
+    expect(await makeMailing(marketingClient(t, other), 'Shared subject')).toMatch(UUID_PATTERN);
   });
 });
 

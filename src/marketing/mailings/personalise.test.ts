@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { keyOf, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
 import {
   EMPTY_PERSONALISATION,
   TemplateError,
@@ -132,7 +132,7 @@ describe('loadPersonalisation', () => {
         { name: 'visits', value: 3 },
       ],
     });
-    expect(await loadPersonalisation(t.ctx.database.db, Number(id))).toEqual({
+    expect(await loadPersonalisation(t.ctx.database.db, await keyOf(t, 'subscribers', id))).toEqual({
       email: 'grace@example.net',
       first_name: 'Grace',
       last_name: null,

@@ -5,7 +5,7 @@ import { addDomain } from '../../accounts/domains.service.ts';
 import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
 import { TEST_BY, createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { waitFor } from '../../test/wait.ts';
-import { makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { keyOf, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
 import { makeMailing, rowCount } from './mailings.test-support.ts';
 
 let t: TestApp;
@@ -88,7 +88,7 @@ describe('GET /campaign_mailings/<id>/send_test_email', () => {
     const sends = await t.ctx.database.db
       .selectFrom('campaign_mailing_sends')
       .select('id')
-      .where('campaign_mailing_id', '=', Number(id))
+      .where('campaign_mailing_id', '=', await keyOf(t, 'campaign_mailings', id))
       .execute();
     expect(sends).toEqual([]);
     expect((await call('GET', `/campaign_mailings/${id}`)).json().data.attributes.sent_count).toBe(0);

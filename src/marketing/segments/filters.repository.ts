@@ -6,7 +6,7 @@
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { AppError } from '../../errors/app-error.ts';
-import { parseId } from '../ids.ts';
+import { parseRef } from '../ids.ts';
 
 const TEXT_OPS = [
   'is',
@@ -116,7 +116,7 @@ function checkTerms(kind: Kind, op: string, terms: string[], path: string): void
     throw invalid(path, `"${terms[0]}" is not a date (use ISO 8601, e.g. 2026-01-31)`);
   if (kind === 'flag' && !['true', 'false'].includes(terms[0]!)) throw invalid(path, 'must be true or false');
   if ((kind === 'list' || kind === 'engagement') && (op === 'is' || op === 'is_not')) {
-    const bad = terms.find((t) => parseId(t) === null);
+    const bad = terms.find((t) => parseRef(t) === null);
     if (bad !== undefined) throw invalid(path, `"${bad}" is not an id`);
   }
 }
@@ -188,17 +188,29 @@ function conditionSql(c: Condition, customerId: number, now: number): RawBuilder
       return NEGATED.has(c.op) ? sql`not ${found}` : found;
     }
     case 'list': {
-      const ids = c.terms.map((t) => parseId(t)!);
+      const lists = keysOf('subscription_lists', customerId, c.terms);
       const member = sql`exists (select 1 from subscription_list_members m
-        where m.subscriber_id = s.id and m.list_id in (${sql.join(ids)}) and m.unsubscribed = 0)`;
+        where m.subscriber_id = s.id and m.list_id in ${lists} and m.unsubscribed = 0)`;
       return c.op === 'is_not' ? sql`not ${member}` : member;
     }
     case 'engagement':
-      return engagementSql(c, now);
+      return engagementSql(c, customerId, now);
   }
 }
 
-function engagementSql(c: Condition, now: number): RawBuilder<unknown> {
+/** The account's rows named by ids as written in a filter (UUIDs, or the old integer form), as an SQL subquery. */
+function keysOf(table: 'subscription_lists' | 'campaign_mailing_sends', customerId: number, terms: string[]) {
+  const refs = terms.map((t) => parseRef(t)!);
+  const uuids = refs.flatMap((r) => ('uuid' in r ? [r.uuid] : []));
+  const ints = refs.flatMap((r) => ('id' in r ? [r.id] : []));
+  const named = [
+    ...(uuids.length > 0 ? [sql`uuid in (${sql.join(uuids)})`] : []),
+    ...(ints.length > 0 ? [sql`id in (${sql.join(ints)})`] : []),
+  ];
+  return sql`(select id from ${sql.table(table)} where customer_id = ${customerId} and (${sql.join(named, sql` or `)}))`;
+}
+
+function engagementSql(c: Condition, customerId: number, now: number): RawBuilder<unknown> {
   const happened = c.field === 'opened' ? sql`d.first_opened_at is not null` : sql`d.click_count > 0`;
   if (c.op === 'within_days') {
     const since = now - Number(c.terms[0]) * DAY_MS;
@@ -209,7 +221,7 @@ function engagementSql(c: Condition, now: number): RawBuilder<unknown> {
   }
   const sends =
     c.op === 'is' || c.op === 'is_not'
-      ? sql` and d.send_id in (${sql.join(c.terms.map((t) => parseId(t)!))})`
+      ? sql` and d.send_id in ${keysOf('campaign_mailing_sends', customerId, c.terms)}`
       : sql``;
   const found = sql`exists (select 1 from marketing_deliveries d where d.subscriber_id = s.id${sends} and ${happened})`;
   return NEGATED.has(c.op) ? sql`not ${found}` : found;

@@ -1,4 +1,5 @@
 /** Request and response schemas of dynamic lists and of `GET /lists`. */
+import { Uuid } from '../lists/lists.schemas.ts';
 import { Type } from '@sinclair/typebox';
 import { PaginationQuery } from '../paging.ts';
 
@@ -9,7 +10,7 @@ const Filters = Type.Unknown({
 
 /** A dynamic list in its envelope. */
 export const DynamicList = Type.Object({
-  id: Type.String(),
+  id: Uuid,
   type: Type.Literal('dynamic_list'),
   attributes: Type.Object({
     name: Type.String(),
@@ -45,7 +46,7 @@ export const DynamicListsQuery = Type.Object(
 
 /** One entry of `GET /lists`: a subscription list or a dynamic list. */
 export const AnyList = Type.Object({
-  id: Type.String(),
+  id: Uuid,
   type: Type.Union([Type.Literal('subscription_list'), Type.Literal('dynamic_list')]),
   attributes: Type.Object(
     { name: Type.String(), subscriber_count: Type.Optional(Type.Integer()) },

@@ -1,7 +1,7 @@
 /** Sends and schedules narrowed by a dynamic list: the audience is the list's members the filters match when it freezes. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { keyOf, makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
 import { expandSlice } from '../campaigns/expand.ts';
 
@@ -54,7 +54,11 @@ it('expands a send to the members a dynamic list matches when the audience freez
     dynamic_list_id: dynId,
   });
   expect(res.statusCode, res.body).toBe(200);
-  const sendId = Number(res.headers['sealpost-campaign-mailing-send-id']);
+  const sendId = await keyOf(
+    t,
+    'campaign_mailing_sends',
+    String(res.headers['sealpost-campaign-mailing-send-id']),
+  );
   // The dynamic list changes before the send goes out: the send uses the filters as they are when it freezes.
   await call('PATCH', `/dynamic_lists/${dynId}`, {
     filters: [[{ field: 'first_name', op: 'starts_with', terms: ['A'] }]],
@@ -88,7 +92,11 @@ it('sends to a dynamic list alone over all contacts, and refuses an unknown one 
     });
   const res = await send(dyn.json().data.id);
   expect(res.statusCode, res.body).toBe(200);
-  const sendId = Number(res.headers['sealpost-campaign-mailing-send-id']);
+  const sendId = await keyOf(
+    t,
+    'campaign_mailing_sends',
+    String(res.headers['sealpost-campaign-mailing-send-id']),
+  );
   await expandSlice(t.ctx, sendId);
   expect(await recipients(sendId)).toEqual(['ann@elsewhere.example']);
   expect((await send('999999')).json().error_code).toBe('marketing.dynamic_list_not_found');

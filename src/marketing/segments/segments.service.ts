@@ -5,7 +5,7 @@
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { parseId } from '../ids.ts';
+import { resolveId } from '../ids.repository.ts';
 import { pageAsked, pagedAnswer } from '../paging.ts';
 import { countSubscribers } from '../subscribers/subscribers.repository.ts';
 import { filterSql, parseFilters, type Filters } from './filters.repository.ts';
@@ -38,7 +38,7 @@ export async function requireDynamicList(
   customerId: number,
   raw: string | number,
 ): Promise<DynamicListRow> {
-  const id = parseId(raw);
+  const id = await resolveId(db, 'dynamic_lists', customerId, raw);
   const row = id === null ? undefined : await findDynamicList(db, customerId, id);
   if (!row)
     throw new AppError('marketing.dynamic_list_not_found', `dynamic list ${String(raw)} was not found`);
@@ -140,7 +140,7 @@ export async function removeDynamicList(
 async function view(ctx: AppContext, r: DynamicListRow, withCount: boolean): Promise<DynamicListView> {
   const filters = filtersOf(r);
   return {
-    id: String(r.id),
+    id: r.uuid,
     type: 'dynamic_list',
     attributes: {
       name: r.name,

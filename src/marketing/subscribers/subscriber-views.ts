@@ -48,18 +48,18 @@ export interface SubscriberFull {
 
 /** The short form. */
 export function shortView(r: SubscriberRow): SubscriberShort {
-  return { id: String(r.id), type: 'subscriber', attributes: shortAttributes(r) };
+  return { id: r.uuid, type: 'subscriber', attributes: shortAttributes(r) };
 }
 
 /** The full form, with the counters when asked. */
 export function fullView(
   r: SubscriberRow,
-  lists: { id: number; name: string; unsubscribed: number }[],
+  lists: { uuid: string; name: string; unsubscribed: number }[],
   fields: { id: number; name: string; value: string }[],
   withStats: boolean,
 ): SubscriberFull {
   return {
-    id: String(r.id),
+    id: r.uuid,
     type: 'subscriber',
     attributes: {
       ...shortAttributes(r),
@@ -72,7 +72,7 @@ export function fullView(
         custom_field_value: f.value,
       })),
       subscription_lists: lists.map((l) => ({
-        id: String(l.id),
+        id: l.uuid,
         name: l.name,
         unsubscribed: Number(l.unsubscribed) === 1,
       })),

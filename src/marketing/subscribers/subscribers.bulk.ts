@@ -5,7 +5,8 @@
  */
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { parseId } from '../ids.ts';
+import { parseRef } from '../ids.ts';
+import { resolveIds } from '../ids.repository.ts';
 import { bumpSubscriberCount } from '../lists/lists.repository.ts';
 import { requireList } from '../lists/lists.service.ts';
 import type { Queryable } from '../../db/types.ts';
@@ -19,7 +20,6 @@ import {
 import { checkEmail, cleanName, normalFields, type CustomFieldInput } from './subscriber-input.ts';
 import {
   deleteSubscribers,
-  existingIds,
   findByEmailKeys,
   membershipCounts,
   removeMembers,
@@ -137,7 +137,7 @@ export async function bulkDelete(
   const list = listRaw === undefined ? null : await requireList(db, customerId, listRaw);
   const now = Date.now();
   await db.transaction().execute(async (trx) => {
-    const mine = await existingIds(trx, customerId, ids);
+    const mine = await resolveIds(trx, 'subscribers', customerId, ids);
     if (mine.length === 0) return;
     if (list && list.is_default !== 1) {
       await bumpSubscriberCount(trx, list.id, -(await removeMembers(trx, list.id, mine)), now);
@@ -167,12 +167,12 @@ function checkEntries(entries: BulkEntry[]): Map<string, Checked> {
   return out;
 }
 
-function parseIdList(text: string): number[] {
+function parseIdList(text: string): string[] {
   const parts = text
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const ids = parts.map(parseId);
+  const ids = parts.map(parseRef);
   const bad = parts.find((_, i) => ids[i] === null);
   if (parts.length === 0 || bad !== undefined)
     throw new AppError(
@@ -182,5 +182,5 @@ function parseIdList(text: string): number[] {
         details: [{ field: 'subscriber_ids', message: 'must be comma-separated subscriber ids' }],
       },
     );
-  return [...new Set(ids as number[])];
+  return [...new Set(parts)];
 }

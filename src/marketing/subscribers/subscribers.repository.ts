@@ -211,7 +211,7 @@ export async function listsOfSubscriber(db: Queryable, subscriberId: number) {
   return db
     .selectFrom('subscription_list_members as m')
     .innerJoin('subscription_lists as l', 'l.id', 'm.list_id')
-    .select(['l.id', 'l.name', 'm.unsubscribed'])
+    .select(['l.id', 'l.uuid', 'l.name', 'm.unsubscribed'])
     .where('m.subscriber_id', '=', subscriberId)
     .orderBy('l.is_default', 'desc')
     .orderBy('l.id')
@@ -259,21 +259,6 @@ export async function deleteSubscribers(db: Queryable, customerId: number, ids: 
       .where('id', 'in', chunk)
       .execute();
   }
-}
-
-/** Which of these ids are subscribers of the account. */
-export async function existingIds(db: Queryable, customerId: number, ids: number[]): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    const rows = await db
-      .selectFrom('subscribers')
-      .select('id')
-      .where('customer_id', '=', customerId)
-      .where('id', 'in', ids.slice(i, i + CHUNK))
-      .execute();
-    out.push(...rows.map((r) => Number(r.id)));
-  }
-  return out;
 }
 
 /** The next `limit` subscribers after id `after` that match, in id order: one step of a keyset walk (exports). */

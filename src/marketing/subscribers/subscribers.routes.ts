@@ -5,7 +5,7 @@ import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
-import { Empty } from '../lists/lists.schemas.ts';
+import { Empty, Uuid } from '../lists/lists.schemas.ts';
 import {
   BulkCreateBody,
   BulkDeleteQuery,
@@ -66,7 +66,7 @@ export function subscriberRoutes(app: TypedApp, ctx: AppContext): void {
           querystring: SubscribedCountQuery,
           response: {
             200: Type.Object({
-              data: Type.Object({ subscribed_count: Type.Integer(), subscription_list_id: Type.String() }),
+              data: Type.Object({ subscribed_count: Type.Integer(), subscription_list_id: Uuid }),
             }),
             ...MARKETING_ERRORS,
           },

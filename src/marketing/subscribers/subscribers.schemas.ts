@@ -1,6 +1,6 @@
 /** Request and response schemas of the subscriber routes. Emails are checked by the service, which names the entry. */
 import { Type } from '@sinclair/typebox';
-import { IdValue } from '../lists/lists.schemas.ts';
+import { IdValue, Uuid } from '../lists/lists.schemas.ts';
 
 const Name = Type.String({ maxLength: 255 });
 const NullableString = Type.Union([Type.String(), Type.Null()]);
@@ -24,14 +24,14 @@ const ShortAttributes = {
 
 /** A subscriber in the list, create and update answers. */
 export const SubscriberShort = Type.Object({
-  id: Type.String(),
+  id: Uuid,
   type: Type.Literal('subscriber'),
   attributes: Type.Object(ShortAttributes),
 });
 
 /** One subscriber with every attribute (spec 2.9). */
 export const SubscriberFull = Type.Object({
-  id: Type.String(),
+  id: Uuid,
   type: Type.Literal('subscriber'),
   attributes: Type.Object({
     ...ShortAttributes,
@@ -46,7 +46,7 @@ export const SubscriberFull = Type.Object({
       }),
     ),
     subscription_lists: Type.Array(
-      Type.Object({ id: Type.String(), name: Type.String(), unsubscribed: Type.Boolean() }),
+      Type.Object({ id: Uuid, name: Type.String(), unsubscribed: Type.Boolean() }),
     ),
     statistics: Type.Optional(
       Type.Object({

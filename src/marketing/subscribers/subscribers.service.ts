@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { parseId } from '../ids.ts';
+import { resolveId } from '../ids.repository.ts';
 import { bumpSubscriberCount } from '../lists/lists.repository.ts';
 import { ensureDefaultList, requireList } from '../lists/lists.service.ts';
 import { ensureFieldTypes, fieldValuesOf, upsertFieldValues } from './custom-fields.repository.ts';
@@ -74,7 +74,7 @@ export async function requireSubscriber(
   customerId: number,
   rawId: RawId,
 ): Promise<SubscriberRow> {
-  const id = parseId(rawId);
+  const id = await resolveId(db, 'subscribers', customerId, rawId);
   const row = id === null ? undefined : await findSubscriber(db, customerId, id);
   if (!row) throw new AppError('marketing.subscriber_not_found', `subscriber ${String(rawId)} was not found`);
   return row;
@@ -306,7 +306,7 @@ async function refuseTaken(db: Queryable, customerId: number, emailKey: string):
       'marketing.subscriber_exists',
       `a subscriber with the email ${existing.email} already exists`,
       {
-        extra: { subscriber_id: String(existing.id) },
+        extra: { subscriber_id: existing.uuid },
       },
     );
 }

@@ -3,6 +3,7 @@ import { createTestApp, type TestAccount, type TestApp } from '../../test/harnes
 import {
   countOf,
   defaultListId,
+  keyOf,
   makeList,
   makeSubscriber,
   marketingClient,
@@ -25,7 +26,7 @@ describe('creating and changing subscribers', () => {
     const all = await defaultListId(call);
     const res = await call('POST', '/subscribers', {
       subscriber: { email: 'Ada@Example.org', first_name: 'Ada', last_name: 'Lovelace' },
-      subscription_list_id: Number(list),
+      subscription_list_id: list,
     });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
@@ -168,13 +169,20 @@ describe('subscribing and unsubscribing', () => {
   it('unsubscribes from one list, shown on the membership, and subscribes again', async () => {
     const list = await makeList(call, 'Weekly');
     const id = await makeSubscriber(call, 'member@example.org', {}, list);
-    const off = await call('POST', `/subscribers/${id}/unsubscribe`, { subscription_list_id: Number(list) });
+    const off = await call('POST', `/subscribers/${id}/unsubscribe`, { subscription_list_id: list });
     expect(off.statusCode).toBe(200);
     expect(
       off.json().data.attributes.subscription_lists.find((l: { id: string }) => l.id === list).unsubscribed,
     ).toBe(true);
     expect(off.json().data.attributes.unsubscribed).toBe(false);
-    expect(await isSuppressed(t.ctx, a.account.customer_id, 'MEMBER@example.org', Number(list))).toBe(true);
+    expect(
+      await isSuppressed(
+        t.ctx,
+        a.account.customer_id,
+        'MEMBER@example.org',
+        await keyOf(t, 'subscription_lists', list),
+      ),
+    ).toBe(true);
     expect(await isSuppressed(t.ctx, a.account.customer_id, 'member@example.org')).toBe(false);
     const on = await call('POST', `/subscribers/${id}/subscribe`, { subscription_list_id: list });
     expect(

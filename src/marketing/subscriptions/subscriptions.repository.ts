@@ -3,8 +3,11 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Queryable } from '../../db/types.ts';
 
 const COLUMNS = [
+  'm.uuid',
   'm.list_id',
   'm.subscriber_id',
+  'l.uuid as list_uuid',
+  's.uuid as subscriber_uuid',
   'm.unsubscribed',
   'm.confirmed_at',
   'l.double_opt_in',
@@ -17,6 +20,7 @@ export async function listSubscriptions(db: Queryable, customerId: number, limit
   return db
     .selectFrom('subscription_list_members as m')
     .innerJoin('subscription_lists as l', 'l.id', 'm.list_id')
+    .innerJoin('subscribers as s', 's.id', 'm.subscriber_id')
     .select(COLUMNS)
     .where('l.customer_id', '=', customerId)
     .orderBy('m.created_at')
@@ -38,21 +42,23 @@ export async function countSubscriptions(db: Queryable, customerId: number): Pro
   return Number(r.n);
 }
 
-/** One membership of the account. */
+/** One membership of the account, by its UUID or by its list and subscriber. */
 export async function findSubscription(
   db: Queryable,
   customerId: number,
-  listId: number,
-  subscriberId: number,
+  by: { uuid: string } | { listId: number; subscriberId: number },
 ) {
-  return db
+  const q = db
     .selectFrom('subscription_list_members as m')
     .innerJoin('subscription_lists as l', 'l.id', 'm.list_id')
+    .innerJoin('subscribers as s', 's.id', 'm.subscriber_id')
     .select(COLUMNS)
-    .where('l.customer_id', '=', customerId)
-    .where('m.list_id', '=', listId)
-    .where('m.subscriber_id', '=', subscriberId)
-    .executeTakeFirst();
+    .where('l.customer_id', '=', customerId);
+  return (
+    'uuid' in by
+      ? q.where('m.uuid', '=', by.uuid)
+      : q.where('m.list_id', '=', by.listId).where('m.subscriber_id', '=', by.subscriberId)
+  ).executeTakeFirst();
 }
 
 /** Sets the list-level opt-out of the memberships of these subscribers on these lists; returns how many changed. */

@@ -4,7 +4,7 @@ import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
-import { IdValue, ListParams } from '../lists/lists.schemas.ts';
+import { IdValue, ListParams, Uuid } from '../lists/lists.schemas.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 import { PagedAnswer, PaginationQuery } from '../paging.ts';
 import { SubscriberShort } from '../subscribers/subscribers.schemas.ts';
@@ -18,11 +18,11 @@ import {
 } from './subscriptions.service.ts';
 
 const Subscription = Type.Object({
-  id: Type.String({ description: '`<subscription_list_id>-<subscriber_id>`' }),
+  id: Uuid,
   type: Type.Literal('subscription'),
   attributes: Type.Object({
-    subscriber_id: Type.String(),
-    subscription_list_id: Type.String(),
+    subscriber_id: Uuid,
+    subscription_list_id: Uuid,
     unsubscribed: Type.Boolean(),
     unsubscribed_at: Type.Union([Type.String(), Type.Null()]),
     confirmed: Type.Boolean({

@@ -1,5 +1,6 @@
 /**
- * Subscriptions: a subscriber's membership of a list, as a record with its own id (`<list id>-<subscriber id>`).
+ * Subscriptions: a subscriber's membership of a list, as a record with its own id (a UUID; the older
+ * `<list id>-<subscriber id>` form is still read).
  * Creating one puts the subscriber on the list (which starts drips triggered by `subscription_created`); deleting one
  * stamps the list-level opt-out and keeps the record. Subscribe and unsubscribe take many subscribers: with list ids
  * they change those memberships, without them the global opt-out. Subscribing always clears the global opt-out.
@@ -8,7 +9,8 @@ import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { bumpSubscriberCount } from '../lists/lists.repository.ts';
 import { requireList } from '../lists/lists.service.ts';
-import { parseId } from '../ids.ts';
+import { parseId, parseRef } from '../ids.ts';
+import { resolveIds } from '../ids.repository.ts';
 import { pageAsked, pagedAnswer } from '../paging.ts';
 import { allOf, filterSql, onList, parseFilters } from '../segments/filters.repository.ts';
 import { filtersOf, requireDynamicList } from '../segments/segments.service.ts';
@@ -25,8 +27,9 @@ import {
 } from './subscriptions.repository.ts';
 
 type Membership = {
-  list_id: number;
-  subscriber_id: number;
+  uuid: string;
+  list_uuid: string;
+  subscriber_uuid: string;
   unsubscribed: number;
   confirmed_at?: number | null;
   double_opt_in: number;
@@ -38,11 +41,11 @@ type Membership = {
 function view(m: Membership) {
   const out = Number(m.unsubscribed) === 1;
   return {
-    id: `${m.list_id}-${m.subscriber_id}`,
+    id: m.uuid,
     type: 'subscription' as const,
     attributes: {
-      subscriber_id: String(m.subscriber_id),
-      subscription_list_id: String(m.list_id),
+      subscriber_id: m.subscriber_uuid,
+      subscription_list_id: m.list_uuid,
       unsubscribed: out,
       unsubscribed_at: out ? new Date(Number(m.updated_at)).toISOString() : null,
       // False while the member of a double opt-in list has not confirmed (it receives no campaign until then).
@@ -62,13 +65,17 @@ const notFound = (raw: string) =>
   new AppError('marketing.subscription_not_found', `subscription ${raw} was not found`);
 
 async function requireSubscription(ctx: AppContext, customerId: number, raw: string) {
+  const ref = parseRef(raw);
   const [listRaw, subRaw] = raw.split('-');
   const listId = parseId(listRaw);
   const subscriberId = parseId(subRaw);
-  const row =
-    listId === null || subscriberId === null
-      ? undefined
-      : await findSubscription(ctx.database.db, customerId, listId, subscriberId);
+  const by =
+    ref !== null && 'uuid' in ref
+      ? { uuid: ref.uuid }
+      : listId !== null && subscriberId !== null && raw.split('-').length === 2
+        ? { listId, subscriberId }
+        : null;
+  const row = by === null ? undefined : await findSubscription(ctx.database.db, customerId, by);
   if (!row) throw notFound(raw);
   return row;
 }
@@ -108,15 +115,14 @@ export async function createSubscription(
     await bumpSubscriberCount(trx, list.id, n, now);
     return n;
   });
+  const row = (await findSubscription(db, customerId, { listId: list.id, subscriberId: subscriber.id }))!;
   if (added === 0)
     throw new AppError(
       'marketing.subscription_exists',
-      `subscriber ${subscriber.id} is already on subscription list ${list.id}`,
-      {
-        extra: { subscription_id: `${list.id}-${subscriber.id}` },
-      },
+      `subscriber ${subscriber.uuid} is already on subscription list ${list.uuid}`,
+      { extra: { subscription_id: row.uuid } },
     );
-  return { data: view((await findSubscription(db, customerId, list.id, subscriber.id))!) };
+  return { data: view(row) };
 }
 
 /** `DELETE /subscriptions/<id>`: the list-level opt-out; the record stays. */
@@ -189,7 +195,7 @@ export async function bulkGlobal(
     const list = await requireList(db, customerId, body.from_subscription_list_id);
     condition = allOf(onList(list.id), filterSql(parseFilters(body.filters ?? []), customerId, now));
   }
-  const except = (body.except_ids ?? []).map((r) => parseId(r)).filter((n): n is number => n !== null);
+  const except = await resolveIds(db, 'subscribers', customerId, body.except_ids ?? []);
   const changed = await setGlobalOptOutWhere(db, customerId, condition, except, !subscribed, now);
   return { data: { num_subscribers_updated: changed } };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { keyOf, makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
 import { branchingGraph, makeDrip, storeMailing } from '../drips/drips.test-support.ts';
 import { enrollNew, LOOKBACK_MS } from '../drips/drips.enroll.ts';
 
@@ -123,8 +123,8 @@ describe('subscriptions', () => {
     const rows = await t.ctx.database.db
       .selectFrom('drip_enrollments')
       .select('subscriber_id')
-      .where('drip_campaign_id', '=', Number(drip))
+      .where('drip_campaign_id', '=', await keyOf(t, 'drip_campaigns', drip))
       .execute();
-    expect(rows.map((r) => String(r.subscriber_id))).toEqual([s.bo]);
+    expect(rows.map((r) => Number(r.subscriber_id))).toEqual([await keyOf(t, 'subscribers', s.bo)]);
   });
 });
