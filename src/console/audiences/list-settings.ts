@@ -22,7 +22,7 @@ export function listSettingsCard(c: ConsoleContext, list: ListRow): SafeHtml {
     </div>`;
   return html`<div class="card">
     <h2>Settings</h2>
-    <form method="post" action="/console/audiences/lists/${seg(String(list.id))}/settings">
+    <form method="post" action="/console/audiences/lists/${seg(list.uuid)}/settings">
       ${csrfField(c.csrfToken)}
       <div class="check">
         <input type="checkbox" id="double-opt-in" name="double_opt_in" value="yes" ${optIn ? html`checked` : ''} />
@@ -55,12 +55,12 @@ export function listSettingsAction(app: FastifyInstance, ctx: AppContext): void 
         public: field(c, 'public') === 'yes',
         ...(fromEmail && { fromEmail }),
       });
-      await audited(c, 'list.settings', `list:${list.id}`, {
+      await audited(c, 'list.settings', `list:${list.uuid}`, {
         double_opt_in: doubleOptIn,
         public: list.public === 1,
       });
       return {
-        redirect: `/console/audiences/lists/${seg(String(list.id))}`,
+        redirect: `/console/audiences/lists/${seg(list.uuid)}`,
         flash: 'The list settings were saved.',
       };
     },

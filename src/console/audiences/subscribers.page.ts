@@ -256,10 +256,10 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
 }
 
 /** Filters narrowed to the members of a list (every group gets the list condition), unless it is the default list. */
-function onList(filters: string, list: { id: number; is_default: number }): string {
+function onList(filters: string, list: { uuid: string; is_default: number }): string {
   if (list.is_default === 1) return filters;
   const groups = JSON.parse(filters) as unknown[][];
-  const member = { field: 'subscription_list', op: 'is', terms: [String(list.id)] };
+  const member = { field: 'subscription_list', op: 'is', terms: [list.uuid] };
   return JSON.stringify(groups.map((g) => [...g, member]));
 }
 

@@ -59,7 +59,7 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
       const p = sendProgress(s);
       const base = `/console/campaigns/sends/${seg(s.uuid)}`;
       const live = !p.finished && p.state !== 'scheduled';
-      const analytics = await sendAnalytics(ctx, c.account.customer_id, String(s.id));
+      const analytics = await sendAnalytics(ctx, c.account.customer_id, s.uuid);
       return {
         title: `Send to ${s.subscription_list_name}`,
         body: html`<p><a href="/console/campaigns/mailings/${seg(mailingId)}">← The mailing</a></p>

@@ -14,7 +14,7 @@ import { createTestApp, type TestAccount, type TestApp } from '../../test/harnes
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.ts';
 import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
-import { keyOf, makeList, marketingClient } from '../marketing.test-support.ts';
+import { keyOf, marketingClient } from '../marketing.test-support.ts';
 import { listOfMany, startSendOf } from './sends.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
 import { expandSlice } from './expand.ts';

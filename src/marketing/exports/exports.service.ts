@@ -218,7 +218,7 @@ export async function runExport(ctx: AppContext, jobId: number, batch = EXPORT_B
     const text = rows
       .map((s) =>
         [
-          String(s.id),
+          s.uuid,
           s.email,
           s.first_name ?? '',
           s.last_name ?? '',
