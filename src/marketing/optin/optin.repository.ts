@@ -188,17 +188,18 @@ export async function subscriberOfDelivery(db: Queryable, subscriberId: number) 
 export async function unconfirmedAmong(
   db: Queryable,
   listId: number,
-  subscriberIds: number[],
-): Promise<number[]> {
-  if (subscriberIds.length === 0) return [];
+  subscriberUuids: string[],
+): Promise<string[]> {
+  if (subscriberUuids.length === 0) return [];
   const rows = await db
     .selectFrom('subscription_list_members as m')
     .innerJoin('subscription_lists as l', 'l.id', 'm.list_id')
-    .select('m.subscriber_id')
+    .innerJoin('subscribers as s', 's.id', 'm.subscriber_id')
+    .select('s.uuid')
     .where('m.list_id', '=', listId)
     .where('l.double_opt_in', '=', 1)
     .where('m.confirmed_at', 'is', null)
-    .where('m.subscriber_id', 'in', subscriberIds)
+    .where('s.uuid', 'in', subscriberUuids)
     .execute();
-  return rows.map((r) => Number(r.subscriber_id));
+  return rows.map((r) => r.uuid);
 }

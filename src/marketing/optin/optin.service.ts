@@ -27,7 +27,6 @@ import {
   saveListOptIn,
   unconfirmedAmong,
 } from './optin.repository.ts';
-import { parseId } from '../ids.ts';
 
 /** How long a confirmation link works. */
 export const CONFIRM_TTL_MS = 7 * 24 * 3_600_000;
@@ -207,6 +206,5 @@ export async function unconfirmedMembers(
   listId: number,
   subscriberIds: string[],
 ): Promise<Set<string>> {
-  const ids = subscriberIds.map((s) => parseId(s)).filter((n): n is number => n !== null);
-  return new Set((await unconfirmedAmong(ctx.database.reader, listId, ids)).map(String));
+  return new Set(await unconfirmedAmong(ctx.database.reader, listId, subscriberIds));
 }
