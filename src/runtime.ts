@@ -21,18 +21,10 @@ export function createLogger(
   stream: 'stdout' | 'stderr' = 'stdout',
   isTty = isTerminal(stream),
 ): Logger {
-  const options = {
-    level: config.logLevel,
-    base: { service: 'sealpost' },
-    redact: {
-      paths: ['req.headers.authorization', 'headers.authorization', 'password', 'key'],
-      censor: '[redacted]',
-    },
-  };
   const fd = stream === 'stdout' ? 1 : 2;
   if (isTty)
     return pino(
-      options,
+      loggerOptions(config),
       pretty({
         destination: fd,
         sync: true,
@@ -41,7 +33,19 @@ export function createLogger(
         ignore: 'pid,hostname,service',
       }),
     );
-  return pino(options, pino.destination({ dest: fd, sync: stream === 'stderr' }));
+  return pino(loggerOptions(config), pino.destination({ dest: fd, sync: stream === 'stderr' }));
+}
+
+/** The options of every Sealpost logger: the configured level, the service name, and the fields never written. */
+export function loggerOptions(config: Config): pino.LoggerOptions {
+  return {
+    level: config.logLevel,
+    base: { service: 'sealpost' },
+    redact: {
+      paths: ['req.headers.authorization', 'headers.authorization', 'password', 'key'],
+      censor: '[redacted]',
+    },
+  };
 }
 
 function isTerminal(stream: 'stdout' | 'stderr'): boolean {
@@ -73,6 +77,16 @@ export async function openContext(
   return createContext(config, database, masterKey, log);
 }
 
+/**
+ * How many group-commit batches may run at once. SQLite has one writer. PostgreSQL runs transactions side by side, and
+ * a batch spends most of its time waiting for round trips and the commit's flush, so a third of the pool's connections
+ * write batches while the rest serve the reads of the requests that fill them.
+ */
+function parallelBatches(config: Config, database: Database): number {
+  if (database.dialect !== 'postgres') return 1;
+  return Number(process.env.SEALPOST_X_PAR ?? Math.max(1, Math.floor(config.databasePoolSize / 3)));
+}
+
 /** Builds the context over an open database. */
 export function createContext(
   config: Config,
@@ -86,7 +100,7 @@ export function createContext(
     sealer: createSealer(masterKey),
     log,
     publicUrl: publicBaseUrl(config),
-    committer: createGroupCommitter(database.db),
+    committer: createGroupCommitter(database.db, { parallel: parallelBatches(config, database) }),
     keys: { tracking: deriveKey(masterKey, 'tracking') },
     authThrottle: createAuthThrottle(config.authFailuresPerWindow, log),
     wake: () => undefined,
