@@ -79,12 +79,12 @@ export async function openContext(
 
 /**
  * How many group-commit batches may run at once. SQLite has one writer. PostgreSQL runs transactions side by side, and
- * a batch spends most of its time waiting for round trips and the commit's flush, so a third of the pool's connections
- * write batches while the rest serve the reads of the requests that fill them.
+ * a batch spends most of its time waiting for round trips and the commit's flush, so half of the pool's connections
+ * may write batches while the rest serve the reads of the requests that fill them (measured in bench/accept.ts).
  */
 function parallelBatches(config: Config, database: Database): number {
   if (database.dialect !== 'postgres') return 1;
-  return Number(process.env.SEALPOST_X_PAR ?? Math.max(1, Math.floor(config.databasePoolSize / 3)));
+  return Math.max(1, Math.floor(config.databasePoolSize / 2));
 }
 
 /** Builds the context over an open database. */

@@ -7,6 +7,7 @@
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/types.ts';
 import { AppError } from '../errors/app-error.ts';
+import { coalesced, type GroupLookup } from '../db/coalesce.ts';
 import {
   deleteSuppression,
   findSuppression,
@@ -72,6 +73,21 @@ export async function suppressAddress(
   });
 }
 
+const listedLookups = new WeakMap<object, GroupLookup<number, string, SuppressionRow>>();
+
+/** The listed addresses among those asked for: concurrent sends share one query per account (db/coalesce.ts). */
+function listedOf(ctx: AppContext): GroupLookup<number, string, SuppressionRow> {
+  let lookup = listedLookups.get(ctx.database);
+  if (!lookup) {
+    const reader = ctx.database.reader;
+    lookup = coalesced((customerId: number, addresses: string[]) =>
+      suppressedAmong(reader, customerId, addresses),
+    );
+    listedLookups.set(ctx.database, lookup);
+  }
+  return lookup;
+}
+
 /** Of the given lower-cased addresses, those the account's list suppresses, with the reply text to record for each. */
 export async function listedAmong(
   ctx: AppContext,
@@ -81,7 +97,7 @@ export async function listedAmong(
   const out = new Map<string, string>();
   if (addresses.length === 0) return out;
   // The list is read first: it is usually empty for these addresses, so the setting is only read when it matters.
-  const listed = await suppressedAmong(ctx.database.reader, customerId, addresses);
+  const listed = await listedOf(ctx)(customerId, addresses);
   if (listed.size === 0 || !(await suppressionListOn(ctx.database.reader, customerId))) return out;
   for (const [address, row] of listed)
     out.set(

@@ -19,7 +19,7 @@ import { lazyCompilersFactory } from '../http/lazy-compilers.ts';
 import type { TypedApp } from '../http/typed.ts';
 import type { TxtResolver } from '../accounts/domains.service.ts';
 import { loggableRequest } from '../http/log-redaction.ts';
-import { registerAccessLog } from '../http/access-log.ts';
+import { AccessLog } from '../http/access-log.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -36,7 +36,7 @@ export interface BuildOptions {
 export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log.child({}, { serializers: { req: loggableRequest } }) as FastifyBaseLogger,
-    disableRequestLogging: true,
+    logController: new AccessLog(),
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,
     requestIdHeader: false,
@@ -55,7 +55,6 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
   if (opts.onRoute) app.addHook('onRoute', opts.onRoute);
-  registerAccessLog(app, ctx.log);
 
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);

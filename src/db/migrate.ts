@@ -14,6 +14,7 @@ import * as m0010 from './migrations/0010_subscriber_imports.ts';
 import * as m0011 from './migrations/0011_console_pages.ts';
 import * as m0012 from './migrations/0012_form_numbers.ts';
 import * as m0013 from './migrations/0013_segments.ts';
+import * as m0019 from './migrations/0019_sealed_storage.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0011_console_pages': m0011,
   '0012_form_numbers': m0012,
   '0013_segments': m0013,
+  '0019_sealed_storage': m0019,
 };
 
 class StaticProvider implements MigrationProvider {

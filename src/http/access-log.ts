@@ -1,30 +1,24 @@
 /**
  * The access log: one line per request at `info`, written when the response has been sent, with the request id (the
  * request logger's binding), method, redacted URL and client address (the logger's `req` serializer, see
- * log-redaction.ts), status and time taken. At `debug` a line is also written when a request arrives, for requests
- * that never finish. Fastify's own request lines (two per request) are turned off; these hooks are not even added
- * when their level is off, so a quieter log costs a request nothing.
+ * log-redaction.ts), status and time taken. The line Fastify writes when a request arrives moves to `debug`, where it
+ * still helps with requests that never finish. Fastify's other lines (not found, errors) are left as they are.
  */
-import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
-/** Adds the access log's hooks for the levels `log` (the app's logger) has enabled. */
-export function registerAccessLog(app: FastifyInstance, log: Logger): void {
-  if (log.isLevelEnabled('debug'))
-    app.addHook('onRequest', (req, _reply, done) => {
-      req.log.debug({ req }, 'incoming request');
-      done();
-    });
-  if (!log.isLevelEnabled('info')) return;
-  app.addHook('onResponse', (req, reply, done) => {
-    req.log.info(
-      {
-        req,
-        res: { statusCode: reply.statusCode },
-        responseTime: Math.round(reply.elapsedTime * 10) / 10,
-      },
-      'request completed',
-    );
-    done();
-  });
+/** Fastify's request lines as Sealpost writes them. */
+export class AccessLog extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    const line = { req: request, res: reply, responseTime: Math.round(reply.elapsedTime * 10) / 10 };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
 }
