@@ -1,7 +1,9 @@
 /**
  * Accept benchmark: POST /messages (one recipient, about 2 KB) at concurrency 50 into the embedded default (SQLite,
  * synchronous=FULL, so every 200 is durable), beside a same-run baseline: a bare Fastify server answering the same
- * request with a constant. Target: at least 3,000 accepted/s with p99 at most 50 ms.
+ * request with a constant. Target: at least 3,000 accepted/s with p99 at most 50 ms. In the same run: the same load on
+ * PostgreSQL (the test server, SEALPOST_TEST_PG_URL) against SQLite, target at least 0.7 of SQLite; and the default
+ * `info` log against logging off, target under 5% more CPU per accepted message.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,6 +89,20 @@ async function countMessages(inst: BenchInstance): Promise<number> {
   return Number(row.n);
 }
 
+/** Runs of `seconds` each taken together: the rate over all, mean p50, worst p99, CPU per message over all. */
+function combined(list: Accepted[], seconds: number): Accepted {
+  const total = list.reduce((a, r) => a + r.total, 0);
+  return {
+    ...list[0]!,
+    total,
+    served: list.reduce((a, r) => a + r.served, 0),
+    requestsPerSec: total / (seconds * list.length),
+    p50Ms: list.reduce((a, r) => a + r.p50Ms, 0) / list.length,
+    p99Ms: Math.max(...list.map((r) => r.p99Ms)),
+    cpuUsPerMessage: list.reduce((a, r) => a + r.cpuUsPerMessage * r.total, 0) / total,
+  };
+}
+
 const rate = (r: Accepted) =>
   `${fmt(r.requestsPerSec)} /s, p50 ${fmt(r.p50Ms)} ms, p99 ${fmt(r.p99Ms)} ms, ${fmt(r.cpuUsPerMessage)} µs CPU/message`;
 
@@ -112,20 +128,15 @@ async function loggingCost(seconds: number): Promise<BenchRow> {
       }
     destination.flushSync();
     const lines = readFileSync(file, 'utf8').split('\n').length - 1;
-    const sum = (list: Accepted[]) => ({
-      rate: (list.reduce((a, r) => a + r.total, 0) / (seconds * list.length)) * 2,
-      cpu: list.reduce((a, r) => a + r.cpuUsPerMessage * r.total, 0) / list.reduce((a, r) => a + r.total, 0),
-      total: list.reduce((a, r) => a + r.total, 0),
-    });
-    const off = sum(runs.off);
-    const info = sum(runs.info);
+    const off = combined(runs.off, seconds / 2);
+    const info = combined(runs.info, seconds / 2);
     return {
       name: 'accept with the default `info` log (the logger of `sealpost start`, to a file) against logging off, API alone, SQLite durable; CPU of the server per accepted message',
-      measured: `${fmt(info.cpu)} µs CPU/message, ${fmt(info.rate)} /s (${fmt(lines / runs.info.reduce((a, r) => a + r.served, 0), 2)} log lines per request)`,
-      baseline: `${fmt(off.cpu)} µs CPU/message, ${fmt(off.rate)} /s, logging off`,
-      ratio: info.cpu / off.cpu,
+      measured: `${fmt(info.cpuUsPerMessage)} µs CPU/message, ${fmt(info.requestsPerSec)} /s (${fmt(lines / info.served, 2)} log lines per request)`,
+      baseline: `${fmt(off.cpuUsPerMessage)} µs CPU/message, ${fmt(off.requestsPerSec)} /s, logging off`,
+      ratio: info.cpuUsPerMessage / off.cpuUsPerMessage,
       target: 'log costs < 5% (CPU ratio ≤ 1.05)',
-      met: info.cpu <= 1.05 * off.cpu,
+      met: info.cpuUsPerMessage <= 1.05 * off.cpuUsPerMessage,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -151,17 +162,24 @@ export async function acceptBench(seconds: number): Promise<BenchRow[]> {
   } finally {
     await baseline.close();
   }
+  // SQLite and PostgreSQL are measured in alternating runs of half the time each, so a change in the machine's load
+  // during the run falls on both.
   const sqliteInst = await embedded(
     process.env.BENCH_SQLITE_SYNC === 'NORMAL' ? { sqliteSynchronous: 'NORMAL' } : {},
   );
-  let lite: Accepted;
+  const pgInst = await onPostgres();
+  const runs = { lite: [] as Accepted[], pg: [] as Accepted[] };
   try {
-    lite = await measureAccept(sqliteInst, seconds);
+    for (let round = 0; round < 2; round++) {
+      runs.lite.push(await measureAccept(sqliteInst, seconds / 2));
+      if (pgInst) runs.pg.push(await measureAccept(pgInst, seconds / 2));
+    }
   } finally {
     await sqliteInst.close();
+    await pgInst?.close();
   }
+  const lite = combined(runs.lite, seconds / 2);
   const rows: BenchRow[] = [
-    await loggingCost(seconds),
     {
       name: 'accept: POST /messages, 1 recipient, ~2 KB, concurrency 50, API alone, logging off, no rate limit, SQLite durable',
       measured: rate(lite),
@@ -171,21 +189,17 @@ export async function acceptBench(seconds: number): Promise<BenchRow[]> {
       met: lite.requestsPerSec >= 3000 && lite.p99Ms <= 50,
     },
   ];
-  const pgInst = await onPostgres();
   if (pgInst) {
-    try {
-      const onPg = await measureAccept(pgInst, seconds);
-      rows.push({
-        name: 'accept on PostgreSQL (same server on this machine): the same load, API alone, logging off',
-        measured: rate(onPg),
-        baseline: `${rate(lite)} (SQLite durable, above)`,
-        ratio: onPg.requestsPerSec / lite.requestsPerSec,
-        target: '≥ 0.7 of SQLite',
-        met: onPg.requestsPerSec >= 0.7 * lite.requestsPerSec,
-      });
-    } finally {
-      await pgInst.close();
-    }
+    const onPg = combined(runs.pg, seconds / 2);
+    rows.push({
+      name: 'accept on PostgreSQL (a server on the same machine, TCP): the same load, API alone, logging off',
+      measured: rate(onPg),
+      baseline: `${rate(lite)} (SQLite durable, above, in alternating runs)`,
+      ratio: onPg.requestsPerSec / lite.requestsPerSec,
+      target: '≥ 0.7 of SQLite',
+      met: onPg.requestsPerSec >= 0.7 * lite.requestsPerSec,
+    });
   } else process.stdout.write(`  accept on PostgreSQL skipped: ${BENCH_PG_URL} does not answer\n`);
+  rows.push(await loggingCost(seconds));
   return rows;
 }
