@@ -1,6 +1,7 @@
 /** Opening a Sealpost: configuration → logger → database (migrated) → master key → context; and closing it. */
+import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type pretty from 'pino-pretty';
 import type { Config } from './config/schema.ts';
 import { databaseTarget, publicBaseUrl } from './config/load.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -25,7 +26,7 @@ export function createLogger(
   if (isTty)
     return pino(
       loggerOptions(config),
-      pretty({
+      prettyStream()({
         destination: fd,
         sync: true,
         colorize: true,
@@ -46,6 +47,11 @@ export function loggerOptions(config: Config): pino.LoggerOptions {
       censor: '[redacted]',
     },
   };
+}
+
+/** pino-pretty, loaded only when a terminal will read the log (a server writing JSON to a pipe never loads it). */
+function prettyStream(): typeof pretty {
+  return createRequire(import.meta.url)('pino-pretty') as typeof pretty;
 }
 
 function isTerminal(stream: 'stdout' | 'stderr'): boolean {

@@ -1,0 +1,49 @@
+/** The logger's two faces: readable lines for a terminal, JSON lines for a pipe or a file. */
+import { execFileSync } from 'node:child_process';
+import { expect, it } from 'vitest';
+import { packageRoot } from './config/package-root.ts';
+
+/** Runs a logger in a child process (the pretty printer writes to the process's own stdout) and returns what it printed. */
+function logOnce(isTty: boolean): string {
+  const script = `
+    import { loadConfig } from './src/config/load.ts';
+    import { createLogger } from './src/runtime.ts';
+    const log = createLogger(loadConfig({ SEALPOST_LOG_LEVEL: 'info' }), 'stdout', ${isTty});
+    log.info({ queue: 'delivery' }, 'worker started');
+    log.flush?.();
+  `;
+  return execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: packageRoot(),
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    encoding: 'utf8',
+  });
+}
+
+it('prints readable lines to a terminal', () => {
+  // eslint-disable-next-line no-control-regex
+  const out = logOnce(true).replace(/\u001b\[[0-9;]*m/g, '');
+  expect(out).toMatch(/INFO.*worker started/);
+  expect(out).toContain('queue: "delivery"');
+  expect(() => JSON.parse(out.trim().split('\n')[0] ?? '')).toThrow();
+});
+
+it('prints one JSON object per line to a pipe', () => {
+  const line = JSON.parse(logOnce(false).trim());
+  expect(line).toMatchObject({ level: 30, msg: 'worker started', queue: 'delivery', service: 'sealpost' });
+});
+
+it('leaves the pretty printer unloaded when no terminal reads the log', () => {
+  const script = `
+    import { createRequire } from 'node:module';
+    import { loadConfig } from './src/config/load.ts';
+    import { createLogger } from './src/runtime.ts';
+    createLogger(loadConfig({}), 'stderr', false);
+    const loaded = Object.keys(createRequire(import.meta.url).cache).filter((f) => f.includes('pino-pretty'));
+    process.stdout.write(JSON.stringify(loaded));
+  `;
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: packageRoot(),
+    encoding: 'utf8',
+  });
+  expect(JSON.parse(out)).toEqual([]);
+});
