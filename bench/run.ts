@@ -19,6 +19,7 @@ import { messageLogBench } from './message-log.ts';
 import { segmentsBench } from './segments.ts';
 import { endToEndBench } from './e2e.ts';
 import { recipientsBench } from './recipients.ts';
+import { startBench } from './start.ts';
 import { fmt, type BenchRow } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -40,6 +41,7 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
   'message-log': () => messageLogBench(Number(process.env.BENCH_MESSAGE_LOG_COUNT ?? 1_000_000)),
   segments: () => segmentsBench(Number(process.env.BENCH_SEGMENT_SIZE ?? 1_000_000)),
   e2e: () => endToEndBench(Number(process.env.BENCH_E2E_COUNT ?? 5000)),
+  start: () => startBench(Number(process.env.BENCH_START_COUNT ?? 5)),
 };
 
 const rows: BenchRow[] = [];
