@@ -21,6 +21,7 @@ import { segmentsBench } from './segments.ts';
 import { endToEndBench } from './e2e.ts';
 import { recipientsBench } from './recipients.ts';
 import { analyticsBench } from './analytics.ts';
+import { startBench } from './start.ts';
 import { fmt, type BenchRow } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -44,6 +45,7 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
   segments: () => segmentsBench(Number(process.env.BENCH_SEGMENT_SIZE ?? 1_000_000)),
   e2e: () => endToEndBench(Number(process.env.BENCH_E2E_COUNT ?? 5000)),
   analytics: () => analyticsBench(Number(process.env.BENCH_ANALYTICS_DELIVERIES ?? 100_000)),
+  start: () => startBench(Number(process.env.BENCH_START_COUNT ?? 5)),
 };
 
 const rows: BenchRow[] = [];

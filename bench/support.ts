@@ -1,10 +1,12 @@
 /** Shared pieces of the benchmarks: an embedded Sealpost on a temp data directory, an account with a key, load generation, result formatting. */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createScratchDatabase, TEST_PG_ADMIN_URL, type ScratchDatabase } from '../src/test/database.ts';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { loadConfig } from '../src/config/load.ts';
 import type { Config } from '../src/config/schema.ts';
 import { openContext } from '../src/runtime.ts';
@@ -25,8 +27,39 @@ export interface BenchInstance {
   close(): Promise<void>;
 }
 
+/** The PostgreSQL server the benchmarks create their scratch databases on (as for the tests). */
+export const BENCH_PG_URL = TEST_PG_ADMIN_URL;
+
+/**
+ * Opens an instance on a fresh PostgreSQL database of SEALPOST_TEST_PG_URL's server (dropped on close), or returns
+ * undefined when that server does not answer.
+ */
+export async function onPostgres(overrides: Partial<Config> = {}): Promise<BenchInstance | undefined> {
+  let scratch: ScratchDatabase;
+  try {
+    scratch = await createScratchDatabase('postgres');
+  } catch {
+    return undefined;
+  }
+  const inst = await embedded({
+    databaseUrl: scratch.url,
+    masterKey: randomBytes(32).toString('base64'),
+    ...overrides,
+  });
+  return {
+    ...inst,
+    close: async () => {
+      await inst.close();
+      await scratch.drop();
+    },
+  };
+}
+
 /** Opens an embedded instance with benchmark-friendly configuration (no rate limit, silent logs). */
-export async function embedded(overrides: Partial<Config> = {}): Promise<BenchInstance> {
+export async function embedded(
+  overrides: Partial<Config> = {},
+  log: Logger = pino({ level: 'silent' }),
+): Promise<BenchInstance> {
   const dir = mkdtempSync(path.join(tmpdir(), 'sealpost-bench-'));
   const config = loadConfig(
     {},
@@ -39,7 +72,7 @@ export async function embedded(overrides: Partial<Config> = {}): Promise<BenchIn
       ...overrides,
     },
   );
-  const ctx = await openContext(config, pino({ level: 'silent' }));
+  const ctx = await openContext(config, log);
   const db = ctx.database.db;
   const account = await createAccount(db, 'bench');
   await addDomain(db, ctx.sealer, account.customer_id, 'bench.example', BENCH_BY, { verified: true });

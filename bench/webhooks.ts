@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { sealContent } from '../src/mail/content.ts';
-import { insertMessage, insertRecipients } from '../src/email/messages.repository.ts';
+import { insertMessages, insertRecipients } from '../src/email/messages.repository.ts';
 import { appendEvent } from '../src/webhooks/webhooks.outbox.ts';
 import { createWorker } from '../src/jobs/worker.ts';
 import { createEndpoint } from '../src/webhooks/webhooks.service.ts';
@@ -83,32 +83,34 @@ async function makeEvents(
         const id = randomUUID();
         const from = { address: `desk@${inst.domain}`, name: 'Clinic' };
         const to = [{ address: `patient${i}@example.org`, name: '' }];
-        await insertMessage(trx, {
-          id,
-          customer_id: customerId,
-          domain_id: null,
-          header_message_id: `<${id}@${inst.domain}>`,
-          from_addr: from.address,
-          source: 'api',
-          lane: 'transactional',
-          allow_non_tls: 0,
-          force_secure: 0,
-          open_tracking: 0,
-          link_tracking: 0,
-          custom_headers: JSON.stringify({ 'X-Clinic-Id': '42' }),
-          content: sealContent(ctx.sealer, id, {
-            subject: 'Appointment confirmation',
-            from,
-            to,
-            cc: [],
-            headers: {},
-            text: 'Your appointment is confirmed.',
-            attachments: [],
-          }),
-          recipient_count: 1,
-          pending_count: 0,
-          created_at: now,
-        });
+        await insertMessages(trx, [
+          {
+            id,
+            customer_id: customerId,
+            domain_id: null,
+            header_message_id: `<${id}@${inst.domain}>`,
+            from_addr: from.address,
+            source: 'api',
+            lane: 'transactional',
+            allow_non_tls: 0,
+            force_secure: 0,
+            open_tracking: 0,
+            link_tracking: 0,
+            custom_headers: JSON.stringify({ 'X-Clinic-Id': '42' }),
+            content: sealContent(ctx.sealer, id, {
+              subject: 'Appointment confirmation',
+              from,
+              to,
+              cc: [],
+              headers: {},
+              text: 'Your appointment is confirmed.',
+              attachments: [],
+            }),
+            recipient_count: 1,
+            pending_count: 0,
+            created_at: now,
+          },
+        ]);
         const [recipientId] = await insertRecipients(trx, [
           {
             message_id: id,

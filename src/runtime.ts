@@ -22,18 +22,10 @@ export function createLogger(
   stream: 'stdout' | 'stderr' = 'stdout',
   isTty = isTerminal(stream),
 ): Logger {
-  const options = {
-    level: config.logLevel,
-    base: { service: 'sealpost' },
-    redact: {
-      paths: ['req.headers.authorization', 'headers.authorization', 'password', 'key'],
-      censor: '[redacted]',
-    },
-  };
   const fd = stream === 'stdout' ? 1 : 2;
   if (isTty)
     return pino(
-      options,
+      loggerOptions(config),
       prettyStream()({
         destination: fd,
         sync: true,
@@ -42,7 +34,19 @@ export function createLogger(
         ignore: 'pid,hostname,service',
       }),
     );
-  return pino(options, pino.destination({ dest: fd, sync: stream === 'stderr' }));
+  return pino(loggerOptions(config), pino.destination({ dest: fd, sync: stream === 'stderr' }));
+}
+
+/** The options of every Sealpost logger: the configured level, the service name, and the fields never written. */
+export function loggerOptions(config: Config): pino.LoggerOptions {
+  return {
+    level: config.logLevel,
+    base: { service: 'sealpost' },
+    redact: {
+      paths: ['req.headers.authorization', 'headers.authorization', 'password', 'key'],
+      censor: '[redacted]',
+    },
+  };
 }
 
 /** pino-pretty, loaded only when a terminal will read the log (a server writing JSON to a pipe never loads it). */
@@ -79,6 +83,16 @@ export async function openContext(
   return createContext(config, database, masterKey, log);
 }
 
+/**
+ * How many group-commit batches may run at once. SQLite has one writer. PostgreSQL runs transactions side by side, and
+ * a batch spends most of its time waiting for round trips and the commit's flush, so half of the pool's connections
+ * may write batches while the rest serve the reads of the requests that fill them (measured in bench/accept.ts).
+ */
+function parallelBatches(config: Config, database: Database): number {
+  if (database.dialect !== 'postgres') return 1;
+  return Math.max(1, Math.floor(config.databasePoolSize / 2));
+}
+
 /** Builds the context over an open database. */
 export function createContext(
   config: Config,
@@ -92,7 +106,7 @@ export function createContext(
     sealer: createSealer(masterKey),
     log,
     publicUrl: publicBaseUrl(config),
-    committer: createGroupCommitter(database.db),
+    committer: createGroupCommitter(database.db, { parallel: parallelBatches(config, database) }),
     keys: { tracking: deriveKey(masterKey, 'tracking'), returnPath: deriveKey(masterKey, 'return-path') },
     authThrottle: createAuthThrottle(config.authFailuresPerWindow, log),
     wake: () => undefined,

@@ -8,6 +8,7 @@ import { record, type ChangeBy } from '../audit/audit.service.ts';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/types.ts';
 import { AppError } from '../errors/app-error.ts';
+import { coalesced, type GroupLookup } from '../db/coalesce.ts';
 import {
   deleteSuppression,
   findSuppression,
@@ -76,18 +77,38 @@ export async function suppressAddress(
   });
 }
 
-/** Of the given lower-cased addresses, those the account's list suppresses, with the reply text to record for each (read through `db`, the reader by default). */
+const listedLookups = new WeakMap<object, GroupLookup<number, string, SuppressionRow>>();
+
+/** The listed addresses among those asked for: concurrent sends share one query per account (db/coalesce.ts). */
+function listedOf(ctx: AppContext): GroupLookup<number, string, SuppressionRow> {
+  let lookup = listedLookups.get(ctx.database);
+  if (!lookup) {
+    const reader = ctx.database.reader;
+    lookup = coalesced((customerId: number, addresses: string[]) =>
+      suppressedAmong(reader, customerId, addresses),
+    );
+    listedLookups.set(ctx.database, lookup);
+  }
+  return lookup;
+}
+
+/**
+ * Of the given lower-cased addresses, those the account's list suppresses, with the reply text to record for each.
+ * Read through `db` when given (a transaction); otherwise through the reader, concurrent sends sharing one query.
+ */
 export async function listedAmong(
   ctx: AppContext,
   customerId: number,
   addresses: string[],
-  db: Queryable = ctx.database.reader,
+  db?: Queryable,
 ): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (addresses.length === 0) return out;
   // The list is read first: it is usually empty for these addresses, so the setting is only read when it matters.
-  const listed = await suppressedAmong(db, customerId, addresses);
-  if (listed.size === 0 || !(await suppressionListOn(db, customerId))) return out;
+  const listed = db
+    ? await suppressedAmong(db, customerId, addresses)
+    : await listedOf(ctx)(customerId, addresses);
+  if (listed.size === 0 || !(await suppressionListOn(db ?? ctx.database.reader, customerId))) return out;
   for (const [address, row] of listed)
     out.set(
       address,

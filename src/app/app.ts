@@ -21,6 +21,7 @@ import { lazyCompilersFactory } from '../http/lazy-compilers.ts';
 import type { TypedApp } from '../http/typed.ts';
 import type { TxtResolver } from '../accounts/domains.service.ts';
 import { loggableRequest } from '../http/log-redaction.ts';
+import { AccessLog } from '../http/access-log.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -37,6 +38,7 @@ export interface BuildOptions {
 export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log.child({}, { serializers: { req: loggableRequest } }) as FastifyBaseLogger,
+    logController: new AccessLog(),
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,
     requestIdHeader: false,

@@ -42,9 +42,11 @@ export interface ConnectOptions {
 /** Loads CommonJS drivers on first use: an embedded install never loads the PostgreSQL driver, nor a PostgreSQL one SQLite's. */
 const load = createRequire(import.meta.url);
 
-/** The PostgreSQL driver (node-postgres). */
+let pgModule: typeof pg | undefined;
+
+/** The PostgreSQL driver (node-postgres), loaded once: the type parsers ask for it for every column of every result. */
 export function pgDriver(): typeof pg {
-  return load('pg') as typeof pg;
+  return (pgModule ??= load('pg') as typeof pg);
 }
 
 /** Parses PostgreSQL int8 and numeric counts as JS numbers (ids and epoch-millisecond timestamps fit). */

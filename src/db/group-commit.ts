@@ -5,7 +5,12 @@
  * Lifecycle: run() queues a unit; a batch transaction is started after the current turn of the event loop (so units
  * submitted in the same turn share it) and takes the queued units once it holds a connection. When it has run them,
  * the next batch may start while this one commits: units arriving meanwhile form it, and with SQLite it can commit
- * while the one before is still being flushed to disk (see sqlite-commit.ts). Two batches never run units at once.
+ * while the one before is still being flushed to disk (see sqlite-commit.ts). With `parallel` above 1 (PostgreSQL,
+ * whose transactions run side by side on a pool), the next batch may also start as soon as this one has taken its
+ * units, up to that many batches running units at once; otherwise two batches never run units at once.
+ * Merged work: units of one kind that write the same tables (accepted messages) can be handed in as items of a
+ * Merger; a batch gives all its items of one merger to a single call, which writes them with multi-row statements
+ * (one round trip per table instead of one per row). Run again alone, an item is written by a call of its own.
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from './types.ts';
@@ -14,8 +19,15 @@ import { UnflushedCommitError } from './sqlite-commit.ts';
 /** A unit of work inside a transaction. */
 export type Unit<T> = (trx: Transaction<DB>) => Promise<T>;
 
+/** Writes many items of one kind in a transaction, returning one result per item in their order. */
+export interface Merger<I, R> {
+  write(trx: Transaction<DB>, items: I[]): Promise<R[]>;
+}
+
 interface Pending {
-  unit: Unit<unknown>;
+  unit?: Unit<unknown>;
+  merger?: Merger<unknown, unknown>;
+  item?: unknown;
   resolve(value: unknown): void;
   reject(err: unknown): void;
 }
@@ -23,17 +35,57 @@ interface Pending {
 /** Runs units of work in shared transactions. */
 export interface GroupCommitter {
   run<T>(unit: Unit<T>): Promise<T>;
+  /** Writes `item` with `merger`, together with the other items of the same merger in the batch. */
+  merge<I, R>(merger: Merger<I, R>, item: I): Promise<R>;
 }
 
-/** Creates a group committer over a database; `maxBatch` bounds how many units share one transaction. */
-export function createGroupCommitter(db: Kysely<DB>, maxBatch = 256): GroupCommitter {
+/** How a group committer batches. */
+export interface GroupCommitOptions {
+  /** How many units share one transaction at most. */
+  maxBatch?: number;
+  /** How many batches may run their units at once (each on its own connection). */
+  parallel?: number;
+}
+
+/** Runs the pending units of a batch in order; the items of each merger are written at the first one's place. */
+async function runUnits(trx: Transaction<DB>, batch: Pending[]): Promise<unknown[]> {
+  const out: unknown[] = new Array(batch.length);
+  const groups = new Map<Merger<unknown, unknown>, number[]>();
+  batch.forEach((p, i) => {
+    if (!p.merger) return;
+    const group = groups.get(p.merger);
+    if (group) group.push(i);
+    else groups.set(p.merger, [i]);
+  });
+  for (const [i, p] of batch.entries()) {
+    if (p.unit) {
+      out[i] = await p.unit(trx);
+      continue;
+    }
+    const group = groups.get(p.merger!);
+    if (!group || group[0] !== i) continue;
+    const results = await p.merger!.write(
+      trx,
+      group.map((j) => batch[j]!.item),
+    );
+    group.forEach((j, k) => (out[j] = results[k]));
+  }
+  return out;
+}
+
+/** Creates a group committer over a database. */
+export function createGroupCommitter(db: Kysely<DB>, opts: GroupCommitOptions = {}): GroupCommitter {
+  const maxBatch = opts.maxBatch ?? 256;
+  const parallel = opts.parallel ?? 1;
   const queue: Pending[] = [];
-  // A batch has been started and has not run its units yet.
+  // A batch has been started and has not taken its units yet.
   let forming = false;
+  // Batches that have taken their units and not run them all yet.
+  let running = 0;
 
   const runAlone = async (p: Pending): Promise<void> => {
     try {
-      p.resolve(await db.transaction().execute((trx) => p.unit(trx)));
+      p.resolve(await db.transaction().execute(async (trx) => (await runUnits(trx, [p]))[0]));
     } catch (err) {
       p.reject(err);
     }
@@ -45,19 +97,22 @@ export function createGroupCommitter(db: Kysely<DB>, maxBatch = 256): GroupCommi
     try {
       results = await db.transaction().execute(async (trx) => {
         batch = queue.splice(0, maxBatch);
-        const out: unknown[] = [];
+        forming = false;
+        running++;
+        schedule();
         try {
-          for (const p of batch) out.push(await p.unit(trx));
+          return await runUnits(trx, batch);
         } finally {
-          next();
+          running--;
+          schedule();
         }
-        return out;
       });
     } catch (err) {
       if (!batch) {
         // The transaction could not even begin: the units it would have taken fail with it.
         for (const p of queue.splice(0, maxBatch)) p.reject(err);
-        return next();
+        forming = false;
+        return schedule();
       }
       // A commit that was written but not flushed must not run again: its units' rows may already be there.
       if (batch.length === 1 || err instanceof UnflushedCommitError) for (const p of batch) p.reject(err);
@@ -67,24 +122,22 @@ export function createGroupCommitter(db: Kysely<DB>, maxBatch = 256): GroupCommi
     batch!.forEach((p, i) => p.resolve(results[i]));
   };
 
-  const schedule = (): void => {
-    if (forming || queue.length === 0) return;
+  // A batch forms when units wait, none is forming, and fewer than `parallel` batches are running their units.
+  function schedule(): void {
+    if (forming || queue.length === 0 || running >= parallel) return;
     forming = true;
     setImmediate(() => void runBatch());
-  };
+  }
 
-  // Once a batch has run its units, the next may start: it waits for the connection while this one commits.
-  const next = (): void => {
-    forming = false;
-    schedule();
-  };
+  const enqueue = (p: Omit<Pending, 'resolve' | 'reject'>) =>
+    new Promise<unknown>((resolve, reject) => {
+      queue.push({ ...p, resolve, reject });
+      schedule();
+    });
 
   return {
-    run<T>(unit: Unit<T>): Promise<T> {
-      return new Promise<T>((resolve, reject) => {
-        queue.push({ unit, resolve: resolve as (v: unknown) => void, reject });
-        schedule();
-      });
-    },
+    run: <T>(unit: Unit<T>) => enqueue({ unit }) as Promise<T>,
+    merge: <I, R>(merger: Merger<I, R>, item: I) =>
+      enqueue({ merger: merger as Merger<unknown, unknown>, item }) as Promise<R>,
   };
 }

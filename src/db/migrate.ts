@@ -17,6 +17,7 @@ import * as m0013 from './migrations/0013_segments.ts';
 import * as m0014 from './migrations/0014_marketing_uuids.ts';
 import * as m0017 from './migrations/0017_totp_last_step.ts';
 import * as m0018 from './migrations/0018_opt_in.ts';
+import * as m0019 from './migrations/0019_sealed_storage.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0014_marketing_uuids': m0014,
   '0017_totp_last_step': m0017,
   '0018_opt_in': m0018,
+  '0019_sealed_storage': m0019,
 };
 
 class StaticProvider implements MigrationProvider {

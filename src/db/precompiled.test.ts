@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openScratch } from '../test/database.ts';
 import { migrateToLatest } from './migrate.ts';
-import { precompile } from './precompiled.ts';
+import { precompile, precompileRows } from './precompiled.ts';
 import type { Database } from './connect.ts';
 
 let database: Database;
@@ -55,4 +55,55 @@ it('runs one compiled query with the values of each call, inside and outside tra
 it('binds a value left undefined as NULL', async () => {
   const { rows } = await insertJob(database.db, { queue: 'precompiled.b', payload: 'null', now: 3 });
   expect(rows[0]!.last_error).toBeNull();
+});
+
+const insertJobs = precompileRows(
+  (db, rows: { queue: string; payload: string; lastError?: string; now: number }[]) =>
+    db
+      .insertInto('jobs')
+      .values(
+        rows.map((j) => ({
+          queue: j.queue,
+          payload: j.payload,
+          state: 'queued',
+          run_at: j.now,
+          last_error: j.lastError,
+          created_at: j.now,
+          updated_at: j.now,
+        })),
+      )
+      .returning(['queue', 'payload', 'last_error']),
+);
+
+it('writes many rows with one compiled statement per row count, in chunks past the limit of one statement', async () => {
+  const rows = (queue: string, n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      queue,
+      payload: String(i),
+      now: i,
+      ...(i % 2 === 0 && { lastError: `e${i}` }),
+    }));
+  for (const [queue, n] of [
+    ['rows.a', 3],
+    ['rows.b', 1],
+    ['rows.c', 3],
+    ['rows.d', 1201],
+  ] as const) {
+    const returned = await insertJobs(database.db, rows(queue, n));
+    expect(returned).toHaveLength(n);
+    const stored = (await jobsOfQueue(database.reader, { queue })).rows.map((r) => Number(r.payload));
+    expect(stored).toEqual(Array.from({ length: n }, (_, i) => i));
+  }
+  const odd = await database.reader
+    .selectFrom('jobs')
+    .select(['payload', 'last_error'])
+    .where('queue', '=', 'rows.a')
+    .orderBy('id')
+    .execute();
+  expect(odd).toEqual([
+    { payload: '0', last_error: 'e0' },
+    { payload: '1', last_error: null },
+    { payload: '2', last_error: 'e2' },
+  ]);
+  expect(await insertJobs(database.db, [])).toEqual([]);
 });

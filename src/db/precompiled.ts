@@ -36,3 +36,56 @@ export function precompile<A extends Record<string, unknown>, R>(
     return db.executeQuery(CompiledQuery.raw(query.sql, parameters) as CompiledQuery<R>);
   };
 }
+
+/** Runs a precompiled multi-row statement over a list of rows (in chunks; nothing runs for an empty list). */
+export type PrecompiledRows<A, R> = (db: Queryable, rows: readonly A[]) => Promise<R[]>;
+
+/** Rows per statement: keeps every chunk under both dialects' limits on bound parameters. */
+const ROWS_PER_STATEMENT = 500;
+/** Row counts whose SQL is kept per statement and dialect (the oldest compiled is dropped first). */
+const SIZES_KEPT = 64;
+
+/**
+ * Precompiles a statement over many rows (a multi-row INSERT): `build` is given stand-in rows and must use every row,
+ * each column in the same way whatever the values. The SQL is compiled once for each row count a chunk has, so a
+ * batch of n rows costs one statement instead of n. Returns the rows the statements return, chunk after chunk.
+ */
+export function precompileRows<A extends Record<string, unknown>, R>(
+  build: (db: Queryable, rows: A[]) => Compilable<R>,
+): PrecompiledRows<A, R> {
+  // Each parameter is a constant of the builder or the place of a row's value: [row index, column].
+  type Compiled = { sql: string; parameters: readonly unknown[]; places: ([number, string] | null)[] };
+  const compiled = new WeakMap<object, Map<number, Compiled>>();
+  const standIns = (n: number): A[] =>
+    Array.from(
+      { length: n },
+      (_, i) => new Proxy({}, { get: (_target, name) => ({ [SLOT]: String(name), row: i }) }) as A,
+    );
+  const compile = (db: Queryable, n: number): Compiled => {
+    const { sql, parameters } = build(db, standIns(n)).compile();
+    const places = parameters.map((p) =>
+      isSlot(p) ? ([(p as Slot & { row: number }).row, p[SLOT]] as [number, string]) : null,
+    );
+    return { sql, parameters, places };
+  };
+  const run = async (db: Queryable, rows: readonly A[]): Promise<R[]> => {
+    const adapter = db.getExecutor().adapter;
+    let bySize = compiled.get(adapter);
+    if (!bySize) compiled.set(adapter, (bySize = new Map()));
+    let query = bySize.get(rows.length);
+    if (!query) {
+      if (bySize.size >= SIZES_KEPT) bySize.delete(bySize.keys().next().value!);
+      bySize.set(rows.length, (query = compile(db, rows.length)));
+    }
+    const parameters = query.places.map((place, i) =>
+      place ? (rows[place[0]]![place[1]] ?? null) : query.parameters[i],
+    );
+    return (await db.executeQuery(CompiledQuery.raw(query.sql, parameters) as CompiledQuery<R>)).rows;
+  };
+  return async (db, rows) => {
+    const out: R[] = [];
+    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT)
+      out.push(...(await run(db, rows.slice(i, i + ROWS_PER_STATEMENT))));
+    return out;
+  };
+}

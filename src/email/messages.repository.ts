@@ -1,7 +1,7 @@
 /** SQL for messages, their recipients, tracked links, events and idempotency keys. */
 import type { Insertable, Selectable } from 'kysely';
 import type { MessageLinksTable, MessageRecipientsTable, MessagesTable, Queryable } from '../db/types.ts';
-import { precompile } from '../db/precompiled.ts';
+import { precompileRows } from '../db/precompiled.ts';
 
 export type MessageRow = Selectable<MessagesTable>;
 export type RecipientRow = Selectable<MessageRecipientsTable>;
@@ -27,57 +27,64 @@ export type NewRecipient = Pick<
   | 'updated_at'
 >;
 
-// Every accepted message runs these two, so they are compiled once (see db/precompiled.ts).
-const insertMessageQuery = precompile((db, m: Required<NewMessage>) =>
-  db.insertInto('messages').values({
-    id: m.id,
-    customer_id: m.customer_id,
-    domain_id: m.domain_id,
-    header_message_id: m.header_message_id,
-    from_addr: m.from_addr,
-    source: m.source,
-    lane: m.lane,
-    allow_non_tls: m.allow_non_tls,
-    force_secure: m.force_secure,
-    open_tracking: m.open_tracking,
-    link_tracking: m.link_tracking,
-    custom_headers: m.custom_headers,
-    content: m.content,
-    recipient_count: m.recipient_count,
-    pending_count: m.pending_count,
-    created_at: m.created_at,
-    finished_at: m.finished_at,
-    subject_hash: m.subject_hash,
-  }),
+// Every accepted message runs these, so they are compiled once per row count (see db/precompiled.ts); a batch of
+// accepted messages writes each table with one statement.
+const insertMessagesQuery = precompileRows((db, rows: Required<NewMessage>[]) =>
+  db.insertInto('messages').values(
+    rows.map((m) => ({
+      id: m.id,
+      customer_id: m.customer_id,
+      domain_id: m.domain_id,
+      header_message_id: m.header_message_id,
+      from_addr: m.from_addr,
+      source: m.source,
+      lane: m.lane,
+      allow_non_tls: m.allow_non_tls,
+      force_secure: m.force_secure,
+      open_tracking: m.open_tracking,
+      link_tracking: m.link_tracking,
+      custom_headers: m.custom_headers,
+      content: m.content,
+      recipient_count: m.recipient_count,
+      pending_count: m.pending_count,
+      created_at: m.created_at,
+      finished_at: m.finished_at,
+      subject_hash: m.subject_hash,
+    })),
+  ),
 );
-const insertRecipientQuery = precompile((db, r: Required<NewRecipient>) =>
+const insertRecipientsQuery = precompileRows((db, rows: Required<NewRecipient>[]) =>
   db
     .insertInto('message_recipients')
-    .values({
-      message_id: r.message_id,
-      customer_id: r.customer_id,
-      address: r.address,
-      name: r.name,
-      kind: r.kind,
-      status: r.status,
-      delivery_status: r.delivery_status,
-      last_response: r.last_response,
-      updated_at: r.updated_at,
-    })
-    .returning('id'),
+    .values(
+      rows.map((r) => ({
+        message_id: r.message_id,
+        customer_id: r.customer_id,
+        address: r.address,
+        name: r.name,
+        kind: r.kind,
+        status: r.status,
+        delivery_status: r.delivery_status,
+        last_response: r.last_response,
+        updated_at: r.updated_at,
+      })),
+    )
+    .returning(['id', 'message_id', 'address']),
 );
 
-/** Inserts a message row. */
-export async function insertMessage(db: Queryable, row: NewMessage): Promise<void> {
-  await insertMessageQuery(db, row as Required<NewMessage>);
+/** Inserts message rows. */
+export async function insertMessages(db: Queryable, rows: readonly NewMessage[]): Promise<void> {
+  await insertMessagesQuery(db, rows as Required<NewMessage>[]);
 }
 
-/** Inserts recipient rows and returns their ids in order. */
-export async function insertRecipients(db: Queryable, rows: NewRecipient[]): Promise<number[]> {
-  const ids: number[] = [];
-  for (const row of rows)
-    ids.push((await insertRecipientQuery(db, row as Required<NewRecipient>)).rows[0]!.id);
-  return ids;
+/**
+ * Inserts recipient rows and returns their ids in the order of `rows`. The rows a multi-row insert returns are matched
+ * by message and address (unique among a message's recipients), not by position, which neither dialect promises.
+ */
+export async function insertRecipients(db: Queryable, rows: readonly NewRecipient[]): Promise<number[]> {
+  const inserted = await insertRecipientsQuery(db, rows as Required<NewRecipient>[]);
+  const ids = new Map(inserted.map((r) => [`${r.message_id}\u0000${r.address}`, r.id]));
+  return rows.map((r) => ids.get(`${r.message_id}\u0000${r.address}`)!);
 }
 
 /** Inserts the tracked links of a message. */

@@ -7,11 +7,13 @@
  */
 import { pipelineMetrics } from '../http/pipeline-metrics.ts';
 import type { AppContext } from '../context.ts';
-import type { Queryable } from '../db/types.ts';
+import type { Insertable } from 'kysely';
+import type { MessageLinksTable } from '../db/types.ts';
+import type { Merger } from '../db/group-commit.ts';
 import { AppError } from '../errors/app-error.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { verifiedDomainIds } from '../accounts/domains.service.ts';
-import { enqueueJob } from '../jobs/jobs.repository.ts';
+import { enqueueJobs, type NewJob } from '../jobs/jobs.repository.ts';
 import { findLinks } from '../mail/links.ts';
 import { domainOf, type Mailbox } from '../mail/addresses.ts';
 import { sealContent, sealCustomHeaders, sealLinkTarget } from '../mail/content.ts';
@@ -20,9 +22,11 @@ import type { NormalizedMessage, TrackingOptions } from './message-input.ts';
 import {
   findIdempotencyKey,
   insertLinks,
-  insertMessage,
+  insertMessages,
   insertRecipients,
   saveIdempotencyKey,
+  type NewMessage,
+  type NewRecipient,
 } from './messages.repository.ts';
 import { DELIVERY_QUEUES, type Lane } from './queues.ts';
 import { recipientStart, suppressedRecipients } from '../accounts/suppression.ts';
@@ -49,11 +53,65 @@ export interface SubmitOptions {
   paths?: string[];
 }
 
+/** The rows one message adds: the message, its recipients (each with whether a delivery is queued), its links. */
 interface Plan {
   id: string;
-  write(trx: Queryable): Promise<void>;
+  message: NewMessage;
+  recipients: { row: NewRecipient; deliver: boolean }[];
+  links: Insertable<MessageLinksTable>[];
+  lane: Lane;
+  now: number;
   response: SendResponse;
 }
+
+/** One accepted request: its messages and, with an Idempotency-Key, the record of its response. */
+interface Accepted {
+  plans: Plan[];
+  idempotency?: { customerId: number; key: string; requestHash: string; response: string; now: number };
+}
+
+/**
+ * Writes the accepted requests of a group-commit batch together: each table with one multi-row statement (messages,
+ * recipients, links, work rows), then the idempotency records one by one.
+ */
+const acceptedWriter: Merger<Accepted, void> = {
+  async write(trx, items) {
+    const plans = items.flatMap((a) => a.plans);
+    await insertMessages(
+      trx,
+      plans.map((p) => p.message),
+    );
+    const recipients = plans.flatMap((p) => p.recipients);
+    const ids = await insertRecipients(
+      trx,
+      recipients.map((r) => r.row),
+    );
+    await insertLinks(
+      trx,
+      plans.flatMap((p) => p.links),
+    );
+    const jobs: NewJob[] = [];
+    let i = 0;
+    for (const p of plans)
+      for (const r of p.recipients)
+        if (r.deliver)
+          jobs.push({ queue: DELIVERY_QUEUES[p.lane], payload: { recipientId: ids[i++] }, runAt: p.now });
+        else i++;
+    await enqueueJobs(trx, jobs, plans[0]?.now);
+    for (const { idempotency: k } of items)
+      if (k)
+        await saveIdempotencyKey(
+          trx,
+          k.customerId,
+          k.key,
+          k.requestHash,
+          k.response,
+          k.now,
+          k.now - IDEMPOTENCY_TTL_MS,
+        );
+    return items.map(() => undefined);
+  },
+};
 
 /** Submits messages: all are accepted and committed, or none is. Returns one send response per message. */
 export async function submitMessages(
@@ -74,18 +132,16 @@ export async function submitMessages(
   );
   const responses = plans.map((p) => p.response);
   try {
-    await ctx.committer.run(async (trx) => {
-      for (const plan of plans) await plan.write(trx);
-      if (opts.idempotency)
-        await saveIdempotencyKey(
-          trx,
-          who.customerId,
-          opts.idempotency.key,
-          opts.idempotency.requestHash,
-          JSON.stringify(responses),
+    await ctx.committer.merge(acceptedWriter, {
+      plans,
+      ...(opts.idempotency && {
+        idempotency: {
+          customerId: who.customerId,
+          ...opts.idempotency,
+          response: JSON.stringify(responses),
           now,
-          now - IDEMPOTENCY_TTL_MS,
-        );
+        },
+      }),
     });
   } catch (err) {
     if (opts.idempotency && isUniqueViolation(err)) {
@@ -234,50 +290,44 @@ function planMessage(
   return {
     id,
     response,
-    async write(trx) {
-      await insertMessage(trx, {
-        id,
-        customer_id: who.customerId,
-        domain_id: domainId,
-        header_message_id: `<${id}@${domainOf(m.from.address)}>`,
-        from_addr: m.from.address,
-        source: opts.source,
-        lane,
-        allow_non_tls: m.allowNonTLS ? 1 : 0,
-        force_secure: m.forceSecureNotification ? 1 : 0,
-        open_tracking: opts.tracking.openTracking && m.html ? 1 : 0,
-        link_tracking: links.length > 0 ? 1 : 0,
-        custom_headers: sealCustomHeaders(ctx.sealer, id, customHeaders),
-        content,
-        recipient_count: recipients.length,
-        pending_count: pending.length,
-        created_at: now,
-        subject_hash: subjectHash(ctx, m.subject),
-        ...(pending.length === 0 && { finished_at: now }),
-      });
-      const ids = await insertRecipients(
-        trx,
-        recipients.map((r) => ({
-          message_id: id,
-          customer_id: who.customerId,
-          address: r.box.address,
-          name: r.box.name || null,
-          kind: r.kind,
-          ...recipientStart(suppressed, r.box.address),
-          updated_at: now,
-        })),
-      );
-      await insertLinks(
-        trx,
-        links.map((l) => ({
-          message_id: id,
-          position: l.position,
-          target_url: sealLinkTarget(ctx.sealer, id, l.position, l.url),
-        })),
-      );
-      for (const [i, recipientId] of ids.entries())
-        if (!suppressed.has(recipients[i]!.box.address.toLowerCase()))
-          await enqueueJob(trx, { queue: DELIVERY_QUEUES[lane], payload: { recipientId } }, now);
+    lane,
+    now,
+    message: {
+      id,
+      customer_id: who.customerId,
+      domain_id: domainId,
+      header_message_id: `<${id}@${domainOf(m.from.address)}>`,
+      from_addr: m.from.address,
+      source: opts.source,
+      lane,
+      allow_non_tls: m.allowNonTLS ? 1 : 0,
+      force_secure: m.forceSecureNotification ? 1 : 0,
+      open_tracking: opts.tracking.openTracking && m.html ? 1 : 0,
+      link_tracking: links.length > 0 ? 1 : 0,
+      custom_headers: sealCustomHeaders(ctx.sealer, id, customHeaders),
+      content,
+      recipient_count: recipients.length,
+      pending_count: pending.length,
+      created_at: now,
+      subject_hash: subjectHash(ctx, m.subject),
+      ...(pending.length === 0 && { finished_at: now }),
     },
+    recipients: recipients.map((r) => ({
+      row: {
+        message_id: id,
+        customer_id: who.customerId,
+        address: r.box.address,
+        name: r.box.name || null,
+        kind: r.kind,
+        ...recipientStart(suppressed, r.box.address),
+        updated_at: now,
+      },
+      deliver: !suppressed.has(r.box.address.toLowerCase()),
+    })),
+    links: links.map((l) => ({
+      message_id: id,
+      position: l.position,
+      target_url: sealLinkTarget(ctx.sealer, id, l.position, l.url),
+    })),
   };
 }

@@ -6,7 +6,7 @@
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../db/connect.ts';
 import type { DB, JobsTable, Queryable } from '../db/types.ts';
-import { precompile } from '../db/precompiled.ts';
+import { precompile, precompileRows } from '../db/precompiled.ts';
 
 /** A work row. */
 export type JobRow = Selectable<JobsTable>;
@@ -54,28 +54,38 @@ export async function enqueueJob(db: Queryable, job: NewJob, now = Date.now()): 
   return rows[0]?.id ?? null;
 }
 
-/** Rows per insert statement (keeps under every dialect's parameter limit). */
-const CHUNK = 500;
+// Accepted messages enqueue their deliveries in batches, so the multi-row insert is compiled once per row count.
+const insertJobsQuery = precompileRows(
+  (db, rows: { queue: string; payload: string; run_at: number; unique_key: string | null; now: number }[]) =>
+    db
+      .insertInto('jobs')
+      .values(
+        rows.map((j) => ({
+          queue: j.queue,
+          payload: j.payload,
+          state: 'queued',
+          attempts: 0,
+          run_at: j.run_at,
+          unique_key: j.unique_key,
+          created_at: j.now,
+          updated_at: j.now,
+        })),
+      )
+      .onConflict((oc) => oc.column('unique_key').doNothing()),
+);
 
 /** Inserts queued rows for a list of jobs, in chunks; unique keys that already exist are skipped. */
 export async function enqueueJobs(db: Queryable, jobs: readonly NewJob[], now = Date.now()): Promise<void> {
-  for (let i = 0; i < jobs.length; i += CHUNK)
-    await db
-      .insertInto('jobs')
-      .values(
-        jobs.slice(i, i + CHUNK).map((job) => ({
-          queue: job.queue,
-          payload: JSON.stringify(job.payload ?? null),
-          state: 'queued',
-          attempts: 0,
-          run_at: job.runAt ?? now,
-          unique_key: job.uniqueKey ?? null,
-          created_at: now,
-          updated_at: now,
-        })),
-      )
-      .onConflict((oc) => oc.column('unique_key').doNothing())
-      .execute();
+  await insertJobsQuery(
+    db,
+    jobs.map((job) => ({
+      queue: job.queue,
+      payload: JSON.stringify(job.payload ?? null),
+      run_at: job.runAt ?? now,
+      unique_key: job.uniqueKey ?? null,
+      now,
+    })),
+  );
 }
 
 /** One work row per id a query selects. */
