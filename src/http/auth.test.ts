@@ -13,7 +13,6 @@ describe('authentication before route matching', () => {
       extraRoutes: (app) => {
         app.get('/v1/email/whoami', async (req) => ({ username: req.principal?.username }));
         app.get('/v1/:api_username/whoami', async (req) => ({ username: req.principal?.username }));
-        app.get('/v1/marketing/:username/whoami', async (req) => ({ username: req.principal?.username }));
         app.get('/v1/forms/api/forms/whoami', async (req) => ({ username: req.principal?.username }));
         app.get('/v1/forms/public/form_data/:id/probe', async (req) => ({
           principal: req.principal ?? null,
@@ -127,8 +126,8 @@ describe('authentication before route matching', () => {
     expect(res.statusCode).toBe(403);
     expect(res.json().error_code).toBe('auth.forbidden');
     expect((await get('/v1/acme/whoami', acme.auth)).json()).toEqual({ username: 'acme' });
-    expect((await get('/v1/marketing/acme/whoami', other.auth)).statusCode).toBe(403);
-    expect((await get('/v1/marketing/acme/whoami', acme.auth)).statusCode).toBe(200);
+    expect((await get('/v1/marketing/acme/current_customer', other.auth)).statusCode).toBe(403);
+    expect((await get('/v1/marketing/acme/current_customer', acme.auth)).statusCode).toBe(200);
   });
 
   it('keeps a forms-only key out of the email routes reached through /v1/forms/<op>', async () => {
