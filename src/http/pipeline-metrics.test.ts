@@ -74,7 +74,8 @@ describe(`pipeline metrics (${TEST_DIALECT})`, () => {
       campaign_mailing_id: mailing,
       campaign_mailing_send: { subscription_list_id: list },
     });
-    const sendId = Number(res.headers['sealpost-campaign-mailing-send-id']);
+    const sendId = String(res.headers['sealpost-campaign-mailing-send-id']);
+    expect(res.statusCode, res.body).toBe(200);
     const worker = startDeliveryWorker(t);
     try {
       await waitFor(

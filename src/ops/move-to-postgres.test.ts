@@ -1,7 +1,7 @@
 /**
  * `sealpost move-to-postgres` as a user runs it: an embedded install filled through the API is moved into an empty
  * PostgreSQL database; the service opened on PostgreSQL with the same master key gives the same answers, console users
- * sign in, and new rows get ids past the copied ones. The test uses both engines itself, so it runs once (in the
+ * sign in, and new rows get keys past the copied ones and UUIDs of their own. The test uses both engines itself, so it runs once (in the
  * SQLite run).
  */
 import pino from 'pino';
@@ -13,7 +13,8 @@ import { createContext } from '../runtime.ts';
 import { createScratchDatabase, TEST_DIALECT, type ScratchDatabase } from '../test/database.ts';
 import { createTestApp, testConfig, type TestAccount, type TestApp } from '../test/harness.ts';
 import { signInClient } from '../console/console.test-support.ts';
-import { makeSubscriber, marketingClient } from '../marketing/marketing.test-support.ts';
+import { keyOf, makeSubscriber, marketingClient } from '../marketing/marketing.test-support.ts';
+import { isUuid } from '../marketing/ids.ts';
 import { answers, seedEverything, type Seeded } from './move.test-support.ts';
 
 describe.runIf(TEST_DIALECT === 'sqlite')('moving an embedded install to PostgreSQL', () => {
@@ -83,15 +84,33 @@ describe.runIf(TEST_DIALECT === 'sqlite')('moving an embedded install to Postgre
       expect(await answers(app, acct, seeded.urls)).toEqual(before);
       // Sealed content opens with the same key: a receipt lists the message, a submission its form data.
       expect(JSON.stringify(before)).toContain('Grace');
+      // The opt-in settings of a list, a membership waiting for confirmation, and the postal address came along.
+      expect(JSON.stringify(before)).toContain('"double_opt_in":true');
+      expect(JSON.stringify(before)).toContain('"confirmed":false');
+      expect(JSON.stringify(before)).toContain('1 Harbour Road, Leith');
       const console = await signInClient(app, seeded.userEmail);
       expect((await console.get('/console/messages')).statusCode).toBe(200);
-      // Identity counters continue past the copied ids.
-      const call = marketingClient({ ...t, app }, acct);
-      const next = await makeSubscriber(call, 'cat@patients.example');
-      const ids = (
+      // Identity counters continue past the copied keys, and PostgreSQL gives the new row its own UUID.
+      const onPg = { ...t, app, ctx };
+      const call = marketingClient(onPg, acct);
+      const next = await makeSubscriber(call, 'cat@patients.example', {}, seeded.listId);
+      const copied = (
         before[`/v1/marketing/${acct.account.username}/subscribers`]!.body as { data: { id: string }[] }
-      ).data.map((s) => Number(s.id));
-      expect(Number(next)).toBeGreaterThan(Math.max(...ids));
+      ).data.map((s) => s.id);
+      expect(copied.length).toBeGreaterThan(1);
+      expect(isUuid(next), next).toBe(true);
+      expect(copied).not.toContain(next);
+      const copiedKeys = await Promise.all(copied.map((id) => keyOf(onPg, 'subscribers', id)));
+      expect(await keyOf(onPg, 'subscribers', next)).toBeGreaterThan(Math.max(...copiedKeys));
+      // The membership rows written with it (its list and the default list) got UUIDs from the column default too.
+      const members = await database.db
+        .selectFrom('subscription_list_members')
+        .select('uuid')
+        .where('subscriber_id', '=', await keyOf(onPg, 'subscribers', next))
+        .execute();
+      expect(members.length).toBe(2);
+      for (const m of members) expect(isUuid(m.uuid), m.uuid).toBe(true);
+      expect(new Set(members.map((m) => m.uuid)).size).toBe(2);
     } finally {
       await app.close();
       await database.close();

@@ -13,6 +13,8 @@ import { createTestUser } from '../console/console.test-support.ts';
 export interface Seeded {
   urls: string[];
   userEmail: string;
+  /** The list the first subscribers joined. */
+  listId: string;
 }
 
 /** Messages, a template, a form with submissions, lists, subscribers, a mailing and its send, a webhook and a user. */
@@ -58,6 +60,19 @@ export async function seedEverything(t: TestApp, a: TestAccount): Promise<Seeded
   const list = await makeList(call, 'Patients');
   const ann = await makeSubscriber(call, 'ann@patients.example', { first_name: 'Ann' }, list);
   await makeSubscriber(call, 'bob@patients.example', { first_name: 'Bob' }, list);
+  // A double opt-in public list with a member still to confirm, and the account's postal address.
+  const optIn = await makeList(call, 'Newsletter');
+  const patched = await call('PATCH', `/subscription_lists/${optIn}/settings`, {
+    double_opt_in: true,
+    public: true,
+    confirm_from_email: `news@${a.domain}`,
+  });
+  expect(patched.statusCode, patched.body).toBe(200);
+  const cy = await makeSubscriber(call, 'cy@patients.example', { first_name: 'Cy' }, optIn);
+  const settings = await call('PATCH', '/settings', {
+    settings: { postal_address: '1 Harbour Road, Leith' },
+  });
+  expect(settings.statusCode, settings.body).toBe(200);
   const mailing = await makeMailing(call, 'News', { from_email: `news@${a.domain}`, from_name: 'Clinic' });
   const send = await call('POST', '/campaign_mailing_sends', {
     campaign_mailing_id: mailing,
@@ -77,6 +92,7 @@ export async function seedEverything(t: TestApp, a: TestAccount): Promise<Seeded
   const mk = `/v1/marketing/${a.account.username}`;
   return {
     userEmail: user.email,
+    listId: list,
     urls: [
       ...ids.map((id) => `/v1/email/message_receipt?sourceTrackingId=${id}`),
       '/v1/email/dynamic_templates',
@@ -87,6 +103,10 @@ export async function seedEverything(t: TestApp, a: TestAccount): Promise<Seeded
       `${mk}/subscription_lists`,
       `${mk}/subscribers`,
       `${mk}/subscribers/${ann}`,
+      `${mk}/subscribers/${cy}`,
+      `${mk}/subscription_lists/${optIn}`,
+      `${mk}/subscriptions`,
+      `${mk}/settings`,
       `${mk}/campaign_mailings/${mailing}`,
       `${mk}/campaign_mailing_sends`,
       '/v1/email/webhook_endpoints',
