@@ -78,8 +78,11 @@ const htmlPage = (description: string): Schema => ({
   content: { 'text/html': { schema: { type: 'string' } } },
 });
 
-/** Client errors the handlers of pages and plain-text routes answer, which their schemas do not list. */
-const EXTRA_RESPONSES: { path: RegExp; status: string; response: Schema }[] = [
+/**
+ * Client errors the handlers of pages and plain-text routes answer, which their schemas do not list (for every method of
+ * the path unless `method` names one).
+ */
+const EXTRA_RESPONSES: { path: RegExp; method?: string; status: string; response: Schema }[] = [
   {
     path: /^\/f\/\{id\}(\/thanks)?$/,
     status: '404',
@@ -91,6 +94,22 @@ const EXTRA_RESPONSES: { path: RegExp; status: string; response: Schema }[] = [
     response: htmlPage('The link is unknown, expired or used up (an explanatory page)'),
   },
   { path: /^\/u\/\{token\}$/, status: '404', response: htmlPage('The unsubscribe link is unknown') },
+  {
+    path: /^\/confirm\/\{token\}$/,
+    status: '404',
+    response: htmlPage('The confirmation link is unknown, expired or already used (an explanatory page)'),
+  },
+  {
+    path: /^\/p\/\{token\}$/,
+    status: '404',
+    response: htmlPage('The preference link is not valid (an explanatory page)'),
+  },
+  {
+    path: /^\/p\/\{token\}$/,
+    method: 'post',
+    status: '403',
+    response: htmlPage('The form does not carry the key of this preference link, so nothing is saved'),
+  },
   {
     path: /^\/metrics$/,
     status: '401',
@@ -161,7 +180,7 @@ export function completeDocument<T>(input: T, docsBase: string): T {
       optionalDefaults(op);
       const publicRoute = classify(method.toUpperCase(), path).kind === 'public';
       op.security = publicRoute ? [] : (op.security ?? API_KEY);
-      addClientErrors(op, path, publicRoute);
+      addClientErrors(op, method, path, publicRoute);
       const body = MULTIPART_BODIES.find((b) => b.method === method && b.path.test(path));
       if (body && !op.requestBody) op.requestBody = body.body;
       addExamples(op, method, path);
@@ -184,9 +203,11 @@ function addExamples(op: Operation, method: string, path: string): void {
 }
 
 /** Lists the client errors an operation answers beyond its schema: 401 behind a key, and those of EXTRA_RESPONSES. */
-function addClientErrors(op: Operation, path: string, publicRoute: boolean): void {
+function addClientErrors(op: Operation, method: string, path: string, publicRoute: boolean): void {
   const responses = (op.responses ??= {});
-  for (const extra of EXTRA_RESPONSES) if (extra.path.test(path)) responses[extra.status] ??= extra.response;
+  for (const extra of EXTRA_RESPONSES)
+    if (extra.path.test(path) && (extra.method ?? method) === method)
+      responses[extra.status] ??= extra.response;
   if (!publicRoute) responses['401'] ??= UNAUTHORIZED;
 }
 

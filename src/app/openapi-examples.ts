@@ -13,6 +13,12 @@ export interface OperationExample {
 
 const AT = '2026-01-31T09:30:00.000Z';
 const TRACKING_ID = '019c1a2b-3c4d-7e5f-8a9b-0c1d2e3f4a5b';
+/** Marketing objects are named by UUIDs: the default list, a list, a subscriber, a mailing and its send. */
+const DEFAULT_LIST_ID = '01a2114c-6ec3-7838-8213-6158ded45d9a';
+const LIST_ID = '01a2114c-6ec8-79b0-add2-9b143531c484';
+const SUBSCRIBER_ID = '01a2114c-6ee8-7c81-89aa-6f560a3712df';
+const MAILING_ID = '01a2114c-6f19-79f5-a3f2-78a015502718';
+const SEND_ID = '01a2114c-6f58-77e0-935e-ee3d629d83a1';
 const TEMPLATE = {
   id: '1',
   name: 'welcome',
@@ -23,7 +29,7 @@ const TEMPLATE = {
 };
 /** A subscriber as a create or a list answers it. */
 const SUBSCRIBER_SHORT = {
-  id: '1',
+  id: SUBSCRIBER_ID,
   type: 'subscriber',
   attributes: { email: 'ann@patients.example', unsubscribed: false, first_name: 'Ann', last_name: null },
 };
@@ -37,8 +43,8 @@ const SUBSCRIBER = {
     updated_at: AT,
     custom_fields: [],
     subscription_lists: [
-      { id: '1', name: 'All contacts', unsubscribed: false },
-      { id: '2', name: 'Patients', unsubscribed: false },
+      { id: DEFAULT_LIST_ID, name: 'All contacts', unsubscribed: false },
+      { id: LIST_ID, name: 'Patients', unsubscribed: false },
     ],
   },
 };
@@ -56,7 +62,7 @@ const ENDPOINT = {
 };
 
 const MAILING = {
-  id: '1',
+  id: MAILING_ID,
   type: 'campaign_mailing',
   attributes: {
     subject: 'News',
@@ -190,9 +196,16 @@ export const EXAMPLES: OperationExample[] = [
     responses: {
       '200': {
         data: {
-          id: '2',
+          id: LIST_ID,
           type: 'subscription_list',
-          attributes: { name: 'Patients', is_default: false, subscriber_count: 0, form_id: null },
+          attributes: {
+            name: 'Patients',
+            is_default: false,
+            subscriber_count: 0,
+            form_id: null,
+            double_opt_in: false,
+            public: false,
+          },
         },
       },
     },
@@ -214,7 +227,7 @@ export const EXAMPLES: OperationExample[] = [
   {
     method: 'post',
     path: /\/campaign_mailing_sends$/,
-    request: { campaign_mailing_id: '1', campaign_mailing_send: { subscription_list_id: '2' } },
+    request: { campaign_mailing_id: MAILING_ID, campaign_mailing_send: { subscription_list_id: LIST_ID } },
     responses: { '200': {} },
   },
   {
@@ -224,11 +237,11 @@ export const EXAMPLES: OperationExample[] = [
       '200': {
         data: [
           {
-            id: '1',
+            id: SEND_ID,
             type: 'campaign_mailing_send',
             attributes: {
-              campaign_mailing_id: '1',
-              subscription_list_id: '2',
+              campaign_mailing_id: MAILING_ID,
+              subscription_list_id: LIST_ID,
               subscription_list_name: 'Patients',
               state: 'sent',
               jid: '3be475ee91182f68542ef89b',
@@ -287,14 +300,28 @@ export const EXAMPLES: OperationExample[] = [
       '200': {
         data: [
           {
-            id: '1',
+            id: DEFAULT_LIST_ID,
             type: 'subscription_list',
-            attributes: { name: 'All contacts', is_default: true, subscriber_count: 2, form_id: null },
+            attributes: {
+              name: 'All contacts',
+              is_default: true,
+              subscriber_count: 2,
+              form_id: null,
+              double_opt_in: false,
+              public: false,
+            },
           },
           {
-            id: '2',
+            id: LIST_ID,
             type: 'subscription_list',
-            attributes: { name: 'Patients', is_default: false, subscriber_count: 2, form_id: null },
+            attributes: {
+              name: 'Patients',
+              is_default: false,
+              subscriber_count: 2,
+              form_id: null,
+              double_opt_in: false,
+              public: false,
+            },
           },
         ],
       },
@@ -303,7 +330,10 @@ export const EXAMPLES: OperationExample[] = [
   {
     method: 'post',
     path: /\/subscribers$/,
-    request: { subscriber: { email: 'ann@patients.example', first_name: 'Ann' }, subscription_list_id: '2' },
+    request: {
+      subscriber: { email: 'ann@patients.example', first_name: 'Ann' },
+      subscription_list_id: LIST_ID,
+    },
     responses: { '200': { data: SUBSCRIBER_SHORT } },
   },
   { method: 'get', path: /\/subscribers\/\{id\}$/, responses: { '200': { data: SUBSCRIBER } } },
