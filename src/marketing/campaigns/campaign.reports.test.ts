@@ -143,6 +143,16 @@ describe(`bounces after delivery, campaigns (${TEST_DIALECT})`, () => {
       }),
     ]);
     expect(await suppressionOf(t, acct, 'gone@patients.example')).toMatchObject({ reason: 'hard_bounce' });
+    // The suppression names the delivery by its UUID, never by its internal key.
+    const goneDelivery = await t.ctx.database.db
+      .selectFrom('marketing_deliveries')
+      .select('uuid')
+      .where('send_id', '=', await keyOf(t, 'campaign_mailing_sends', first))
+      .where('email', '=', 'gone@patients.example')
+      .executeTakeFirstOrThrow();
+    expect((await suppressionOf(t, acct, 'gone@patients.example'))?.detail).toBe(
+      `550 5.1.1 User unknown, campaign delivery ${goneDelivery.uuid}`,
+    );
     expect(await suppressionOf(t, acct, 'annoyed@patients.example')).toMatchObject({ reason: 'complaint' });
     expect(await suppressionOf(t, acct, 'slow@patients.example')).toBeNull();
 
