@@ -117,7 +117,9 @@ export function analyticsPages(app: FastifyInstance, ctx: AppContext): void {
 }
 
 function comparison(a: SendAnalytics, b: SendAnalytics): SafeHtml {
-  const name = (x: SendAnalytics) => `${x.send.subscription_list_name} (send ${x.send.uuid})`;
+  // Named by list and place (a UUID means nothing to a reader); each heading links to its send.
+  const name = (x: SendAnalytics) =>
+    `${x.send.subscription_list_name} (${x === a ? 'first' : 'second'} send)`;
   const rows: [string, (x: SendAnalytics) => string][] = [
     ['Emails sent', (x) => x.totals.sent.toLocaleString('en')],
     [

@@ -72,8 +72,8 @@ describe('campaign analytics pages', () => {
   it('compares two sends side by side', async () => {
     const res = await viewer.get(`/console/campaigns/compare?a=${sendA}&b=${sendB}`);
     expect(res.statusCode).toBe(200);
-    expect(res.body).toContain('North (send');
-    expect(res.body).toContain('South (send');
+    expect(res.body).toContain('North (first send)');
+    expect(res.body).toContain('South (second send)');
     expect(res.body).toContain(`href="/console/campaigns/sends/${sendA}"`);
     expect(res.body).toContain(`href="/console/campaigns/sends/${sendB}"`);
     expect(res.body).toContain('1 (50.0%)');
