@@ -4,6 +4,7 @@ import { createTestApp, type TestAccount, type TestApp } from '../../test/harnes
 import { createTestUser, signInClient, type ConsoleClient } from '../console.test-support.ts';
 import { listsOf } from '../../marketing/lists/lists.service.ts';
 import { subscribersOf } from '../../marketing/subscribers/subscribers.service.ts';
+import { keyOf } from '../../marketing/marketing.test-support.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -138,11 +139,12 @@ describe('console audiences', () => {
     await editor.post('/console/audiences/lists', { _csrf: editor.csrf, name: 'Opt-in' });
     const list = (await listNamed('Opt-in'))!;
     const path = `/console/audiences/lists/${list.id}/settings`;
+    const listKey = await keyOf(t, 'subscription_lists', list.id);
     const stored = async () =>
       t.ctx.database.db
         .selectFrom('subscription_lists')
         .select(['double_opt_in', 'public', 'confirm_from_email'])
-        .where('id', '=', Number(list.id))
+        .where('id', '=', listKey)
         .executeTakeFirstOrThrow();
     const denied = await viewer.post(path, { _csrf: viewer.csrf, double_opt_in: 'yes', public: 'yes' });
     expect(denied.statusCode).toBe(403);

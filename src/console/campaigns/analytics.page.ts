@@ -29,14 +29,14 @@ export function analyticsPages(app: FastifyInstance, ctx: AppContext): void {
       const link = a.links.find((l) => String(l.html_id) === c.params.html);
       const page = Math.max(1, Number.parseInt(c.query.page ?? '1', 10) || 1);
       const clickers = await linkSubscribersOf(ctx, c.account.customer_id, {
-        campaign_mailing_send_id: String(a.send.id),
+        campaign_mailing_send_id: a.send.uuid,
         html_id: link?.html_id ?? -1,
         order_by: 'email',
         order: 'asc',
         items: PAGE_SIZE,
         page,
       });
-      const base = `/console/campaigns/sends/${seg(String(a.send.id))}`;
+      const base = `/console/campaigns/sends/${seg(a.send.uuid)}`;
       const here = `${base}/links/${seg(c.params.html!)}`;
       return {
         title: 'Who clicked a link',
@@ -117,7 +117,9 @@ export function analyticsPages(app: FastifyInstance, ctx: AppContext): void {
 }
 
 function comparison(a: SendAnalytics, b: SendAnalytics): SafeHtml {
-  const name = (x: SendAnalytics) => `${x.send.subscription_list_name} (send ${x.send.id})`;
+  // Named by list and place (a UUID means nothing to a reader); each heading links to its send.
+  const name = (x: SendAnalytics) =>
+    `${x.send.subscription_list_name} (${x === a ? 'first' : 'second'} send)`;
   const rows: [string, (x: SendAnalytics) => string][] = [
     ['Emails sent', (x) => x.totals.sent.toLocaleString('en')],
     [
@@ -152,8 +154,8 @@ function comparison(a: SendAnalytics, b: SendAnalytics): SafeHtml {
           <thead>
             <tr>
               <th scope="col">Figure</th>
-              <th scope="col"><a href="/console/campaigns/sends/${seg(String(a.send.id))}">${name(a)}</a></th>
-              <th scope="col"><a href="/console/campaigns/sends/${seg(String(b.send.id))}">${name(b)}</a></th>
+              <th scope="col"><a href="/console/campaigns/sends/${seg(a.send.uuid)}">${name(a)}</a></th>
+              <th scope="col"><a href="/console/campaigns/sends/${seg(b.send.uuid)}">${name(b)}</a></th>
             </tr>
           </thead>
           <tbody>

@@ -9,12 +9,13 @@ import {
   seedSend,
   seedSubscriber,
 } from '../../marketing/analytics/analytics.test-support.ts';
+import { uuidOf } from '../../marketing/marketing.test-support.ts';
 
 let t: TestApp;
 let a: TestAccount;
 let viewer: ConsoleClient;
-let sendA: number;
-let sendB: number;
+let sendA: string;
+let sendB: string;
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -24,7 +25,7 @@ beforeAll(async () => {
   const cid = a.account.customer_id;
   const mailing = await seedMailing(db, cid, { subject: 'Checkups' });
   const links = ['https://clinic.example/book'];
-  sendA = await seedSend(db, cid, {
+  const keyA = await seedSend(db, cid, {
     mailingId: mailing,
     listName: 'North',
     links,
@@ -33,16 +34,18 @@ beforeAll(async () => {
     viewed_count: 1,
     clicked_count: 1,
   });
-  sendB = await seedSend(db, cid, { mailingId: mailing, listName: 'South', links, sent_count: 4 });
+  const keyB = await seedSend(db, cid, { mailingId: mailing, listName: 'South', links, sent_count: 4 });
+  sendA = await uuidOf(db, 'campaign_mailing_sends', keyA);
+  sendB = await uuidOf(db, 'campaign_mailing_sends', keyB);
   const sub = await seedSubscriber(db, cid, { email: 'reader@example.org', first_name: 'Rea' });
   const d = await seedDelivery(db, cid, {
-    sendId: sendA,
+    sendId: keyA,
     mailingId: mailing,
     subscriberId: sub,
     email: 'reader@example.org',
     first_opened_at: Date.now(),
   });
-  await seedClicks(db, { deliveryId: d, sendId: sendA, htmlId: 0, targetUrl: links[0]!, times: 2 });
+  await seedClicks(db, { deliveryId: d, sendId: keyA, htmlId: 0, targetUrl: links[0]!, times: 2 });
 });
 afterAll(async () => t?.close());
 
@@ -62,14 +65,17 @@ describe('campaign analytics pages', () => {
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('reader@example.org');
     expect(res.body).toContain('1 person clicked this link');
+    expect(res.body).toContain(`href="/console/campaigns/sends/${sendA}"`);
     expect((await viewer.get(`/console/campaigns/sends/${sendA}/links/7`)).statusCode).toBe(404);
   });
 
   it('compares two sends side by side', async () => {
     const res = await viewer.get(`/console/campaigns/compare?a=${sendA}&b=${sendB}`);
     expect(res.statusCode).toBe(200);
-    expect(res.body).toContain('North (send');
-    expect(res.body).toContain('South (send');
+    expect(res.body).toContain('North (first send)');
+    expect(res.body).toContain('South (second send)');
+    expect(res.body).toContain(`href="/console/campaigns/sends/${sendA}"`);
+    expect(res.body).toContain(`href="/console/campaigns/sends/${sendB}"`);
     expect(res.body).toContain('1 (50.0%)');
     expect((await viewer.get('/console/campaigns/compare?a=999999&b=1')).statusCode).toBe(404);
   });

@@ -21,6 +21,7 @@ import { dripQueues } from '../../marketing/drips/drips.engine.ts';
 import { enrollNew } from '../../marketing/drips/drips.enroll.ts';
 import { branchingGraph, storeMailing } from '../../marketing/drips/drips.test-support.ts';
 import { createTestUser } from '../console.test-support.ts';
+import { keyOf } from '../../marketing/marketing.test-support.ts';
 
 let rig: ConsoleBrowserRig;
 let worker: Worker;
@@ -58,6 +59,7 @@ describe.skipIf(!chromiumPresent)('drips in Chromium', () => {
       subscription_list_id: list.id,
       drip_campaign_nodes: branchingGraph(welcome, engaged, nudge),
     });
+    const dripKey = await keyOf(t, 'drip_campaigns', drip.id);
     const editor = await createTestUser(t, cid, 'editor');
     const page = await signedInPage(browser, base, editor.email);
     await page.getByRole('link', { name: 'Campaigns' }).click();
@@ -83,7 +85,7 @@ describe.skipIf(!chromiumPresent)('drips in Chromium', () => {
         const r = await t.ctx.database.db
           .selectFrom('drip_enrollments')
           .select('node_id')
-          .where('drip_campaign_id', '=', Number(drip.id))
+          .where('drip_campaign_id', '=', dripKey)
           .execute();
         return r.length === 2 && r.every((e) => e.node_id === 'check');
       },

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { dripsOf, pauseDrip, startDrip } from '../../marketing/drips/drips.service.ts';
+import { dripsOf, pauseDrip, requireDrip, startDrip } from '../../marketing/drips/drips.service.ts';
 import { dripDiagram } from '../../marketing/drips/drips.counts.ts';
 import { html } from '../html.ts';
 import { csrfField, scrollTable } from '../layout.ts';
@@ -76,7 +76,7 @@ export function dripPages(app: FastifyInstance, ctx: AppContext): void {
     title: 'Drip',
     render: async (c) => {
       const d = await dripDiagram(ctx, c.account.customer_id, c.params.id!);
-      const base = `/console/campaigns/drips/${seg(String(d.drip.id))}`;
+      const base = `/console/campaigns/drips/${seg(d.drip.uuid)}`;
       const state = d.drip.state;
       const verb = state === 'active' ? 'pause' : 'start';
       return {
@@ -164,10 +164,11 @@ export function dripPages(app: FastifyInstance, ctx: AppContext): void {
       path: `/console/campaigns/drips/:id/${verb}`,
       permission: 'edit_content',
       handle: async (c) => {
-        await run(ctx, c.account.customer_id, c.params.id!);
-        await audited(c, `drip.${verb}`, `drip:${c.params.id!}`);
+        const drip = await requireDrip(ctx.database.db, c.account.customer_id, c.params.id!);
+        await run(ctx, c.account.customer_id, drip.uuid);
+        await audited(c, `drip.${verb}`, `drip:${drip.uuid}`);
         return {
-          redirect: `/console/campaigns/drips/${seg(c.params.id!)}`,
+          redirect: `/console/campaigns/drips/${seg(drip.uuid)}`,
           flash: verb === 'start' ? 'The drip is running.' : 'The drip is paused.',
         };
       },

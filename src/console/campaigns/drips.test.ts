@@ -5,6 +5,7 @@ import { createTestUser, signInClient, type ConsoleClient } from '../console.tes
 import { createList } from '../../marketing/lists/lists.service.ts';
 import { createDrip, dripOf } from '../../marketing/drips/drips.service.ts';
 import { branchingGraph, storeMailing } from '../../marketing/drips/drips.test-support.ts';
+import { keyOf } from '../../marketing/marketing.test-support.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -52,11 +53,17 @@ describe('drip pages', () => {
   });
 
   it('starts and pauses for an editor, and says why a second pause is refused', async () => {
+    expect((await editor.get(`/console/campaigns/drips/${dripId}`)).body).toContain(
+      `action="/console/campaigns/drips/${dripId}/start"`,
+    );
     expect(
       (await editor.post(`/console/campaigns/drips/${dripId}/start`, { _csrf: editor.csrf })).statusCode,
     ).toBe(303);
     expect((await dripOf(t.ctx, a.account.customer_id, dripId)).attributes.state).toBe('active');
-    await editor.post(`/console/campaigns/drips/${dripId}/pause`, { _csrf: editor.csrf });
+    // The older integer id still finds the drip; the page it leads back to is named by the UUID.
+    const key = await keyOf(t, 'drip_campaigns', dripId);
+    const paused = await editor.post(`/console/campaigns/drips/${key}/pause`, { _csrf: editor.csrf });
+    expect(paused.headers.location).toBe(`/console/campaigns/drips/${dripId}`);
     expect((await dripOf(t.ctx, a.account.customer_id, dripId)).attributes.state).toBe('paused');
     const again = await editor.post(`/console/campaigns/drips/${dripId}/pause`, { _csrf: editor.csrf });
     expect(again.statusCode).toBe(303);

@@ -10,7 +10,7 @@ import type { TestAccount, TestApp } from '../../test/harness.ts';
 import type { SmtpSink } from '../../test/smtp-sink.ts';
 import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
-import type { marketingClient } from '../marketing.test-support.ts';
+import { keyOf, type marketingClient } from '../marketing.test-support.ts';
 import { listOfMany, sinkApp, startSendOf } from './sends.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
 import { cancelSend, pauseSend } from './sends.service.ts';
@@ -67,7 +67,7 @@ it('stops a running send: nothing more goes out and the counts so far stay', asy
   const rows = await t.ctx.database.db
     .selectFrom('marketing_deliveries')
     .select(['status'])
-    .where('send_id', '=', Number(sendId))
+    .where('send_id', '=', await keyOf(t, 'campaign_mailing_sends', sendId))
     .execute();
   expect(rows.filter((r) => r.status === 'delivered')).toHaveLength(settled);
   expect(rows.every((r) => r.status === 'delivered' || r.status === 'skipped' || r.status === 'queued')).toBe(
@@ -92,7 +92,7 @@ it('cancels a paused send, and its parked deliveries never go out', async () => 
         await t.ctx.database.db
           .selectFrom('marketing_deliveries')
           .select('status')
-          .where('send_id', '=', Number(sendId))
+          .where('send_id', '=', await keyOf(t, 'campaign_mailing_sends', sendId))
           .where('status', 'in', ['paused', 'queued'])
           .execute()
       ).length === 0,

@@ -7,7 +7,7 @@ import { createTestApp, type TestAccount, type TestApp } from '../../test/harnes
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.ts';
 import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
-import { makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { keyOf, makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
 
 const HTML = `<html><body><p>Hello</p>
@@ -61,7 +61,8 @@ describe('campaign link targets', () => {
         campaign_mailing_send: { subscription_list_id: list, from_email: `news@${acct.domain}` },
       });
       expect(res.statusCode, res.body).toBe(200);
-      const sendId = Number(res.headers['sealpost-campaign-mailing-send-id']);
+      const sendId = String(res.headers['sealpost-campaign-mailing-send-id']);
+      const sendKey = await keyOf(t, 'campaign_mailing_sends', sendId);
       await waitFor(async () => sink.received.length === 1, 15_000, 50, 'the email arriving');
 
       const html = String((await sink.received[0]!.parsed()).html);
@@ -76,7 +77,7 @@ describe('campaign link targets', () => {
         'https://clinic.example.org/about',
       );
 
-      const stored = await rawTargets(sendId);
+      const stored = await rawTargets(sendKey);
       expect(stored).toHaveLength(4); // two links of the send, two clicked links of the delivery
       for (const raw of stored) {
         expect(raw).toMatch(/^v\d+\./);
@@ -115,7 +116,7 @@ describe('campaign link targets', () => {
       await t.ctx.database.db
         .updateTable('campaign_send_links')
         .set({ target_url: 'https://clinic.example.org/legacy' })
-        .where('send_id', '=', sendId)
+        .where('send_id', '=', sendKey)
         .where('html_id', '=', 1)
         .execute();
       const legacy = await call(

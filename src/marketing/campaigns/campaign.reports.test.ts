@@ -17,7 +17,7 @@ import {
 import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
 import type { RunningSmtp } from '../../smtp/smtp.server.ts';
-import { makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { keyOf, makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
 
 const BOUNCE_DOMAIN = 'bounces.sealpost.test';
@@ -63,7 +63,7 @@ describe(`bounces after delivery, campaigns (${TEST_DIALECT})`, () => {
       .selectFrom('marketing_captured as c')
       .innerJoin('marketing_deliveries as d', 'd.id', 'c.delivery_id')
       .select(['c.envelope_to', 'c.envelope_from'])
-      .where('d.send_id', '=', Number(sendId))
+      .where('d.send_id', '=', await keyOf(t, 'campaign_mailing_sends', sendId))
       .execute();
     return new Map(rows.map((r) => [r.envelope_to, r.envelope_from]));
   }
@@ -125,7 +125,7 @@ describe(`bounces after delivery, campaigns (${TEST_DIALECT})`, () => {
     const rows = await t.ctx.database.db
       .selectFrom('marketing_deliveries')
       .select(['email', 'status', 'delivery_status', 'last_response'])
-      .where('send_id', '=', Number(first))
+      .where('send_id', '=', await keyOf(t, 'campaign_mailing_sends', first))
       .orderBy('email')
       .execute();
     expect(rows).toEqual([
@@ -143,6 +143,16 @@ describe(`bounces after delivery, campaigns (${TEST_DIALECT})`, () => {
       }),
     ]);
     expect(await suppressionOf(t, acct, 'gone@patients.example')).toMatchObject({ reason: 'hard_bounce' });
+    // The suppression names the delivery by its UUID, never by its internal key.
+    const goneDelivery = await t.ctx.database.db
+      .selectFrom('marketing_deliveries')
+      .select('uuid')
+      .where('send_id', '=', await keyOf(t, 'campaign_mailing_sends', first))
+      .where('email', '=', 'gone@patients.example')
+      .executeTakeFirstOrThrow();
+    expect((await suppressionOf(t, acct, 'gone@patients.example'))?.detail).toBe(
+      `550 5.1.1 User unknown, campaign delivery ${goneDelivery.uuid}`,
+    );
     expect(await suppressionOf(t, acct, 'annoyed@patients.example')).toMatchObject({ reason: 'complaint' });
     expect(await suppressionOf(t, acct, 'slow@patients.example')).toBeNull();
 
@@ -152,7 +162,7 @@ describe(`bounces after delivery, campaigns (${TEST_DIALECT})`, () => {
     const next = await t.ctx.database.db
       .selectFrom('marketing_deliveries')
       .select(['email', 'status', 'delivery_status', 'last_response'])
-      .where('send_id', '=', Number(second))
+      .where('send_id', '=', await keyOf(t, 'campaign_mailing_sends', second))
       .orderBy('email')
       .execute();
     expect(next.map((r) => [r.email, r.status, r.delivery_status])).toEqual([

@@ -42,7 +42,7 @@ export async function applyMarketingReport(
         : report.permanent && isBadAddressStatus(report.status)
           ? 'hard_bounce'
           : null;
-    const detail = `${report.response}, campaign delivery ${d.id}`;
+    const detail = `${report.response}, campaign delivery ${d.uuid}`;
     if (listAs) await suppressAddress(trx, d.customer_id, d.email, listAs, detail, null, now);
     return report.type === 'complaint' ? 'complained' : report.permanent ? 'bounced' : 'delayed';
   });

@@ -167,7 +167,15 @@ export async function preferenceLists(db: Queryable, customerId: number, subscri
     .leftJoin('subscription_list_members as m', (j) =>
       j.onRef('m.list_id', '=', 'l.id').on('m.subscriber_id', '=', subscriberId),
     )
-    .select(['l.id', 'l.name', 'l.public', 'l.is_default', 'm.subscriber_id as member', 'm.unsubscribed'])
+    .select([
+      'l.id',
+      'l.uuid',
+      'l.name',
+      'l.public',
+      'l.is_default',
+      'm.subscriber_id as member',
+      'm.unsubscribed',
+    ])
     .where('l.customer_id', '=', customerId)
     .where((eb) => eb.or([eb('l.public', '=', 1), eb('m.subscriber_id', 'is not', null)]))
     .orderBy('l.is_default', 'desc')

@@ -11,7 +11,7 @@ import type { SmtpSink } from '../../test/smtp-sink.ts';
 import { sinkApp } from '../campaigns/sends.test-support.ts';
 import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
-import { makeList, makeSubscriber, type marketingClient } from '../marketing.test-support.ts';
+import { keyOf, makeList, makeSubscriber, type marketingClient } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
 import { subscriberReachable } from '../campaigns/deliveries.repository.ts';
 import { subscribersOf } from '../subscribers/subscribers.service.ts';
@@ -147,31 +147,40 @@ describe('double opt-in', () => {
         order: 'desc',
       })
     ).data[0]!.id;
-    expect([...(await unconfirmedMembers(t.ctx, Number(list), [old, fresh, csvId]))].sort()).toEqual(
+    const listKey = await keyOf(t, 'subscription_lists', list);
+    expect([...(await unconfirmedMembers(t.ctx, listKey, [old, fresh, csvId]))].sort()).toEqual(
       [fresh, csvId].sort(),
     );
 
-    const subscription = async (sid: string) =>
-      (await call('GET', `/subscriptions/${list}-${sid}`)).json().data.attributes.confirmed as boolean;
+    const subscription = async (sid: string) => {
+      const res = await call('GET', `/subscriptions?use_pagination=true&items=100`);
+      const all = res.json().data as {
+        attributes: { subscriber_id: string; subscription_list_id: string; confirmed: boolean };
+      }[];
+      const found = all.find(
+        (s) => s.attributes.subscription_list_id === list && s.attributes.subscriber_id === sid,
+      );
+      return found!.attributes.confirmed;
+    };
     expect(await subscription(fresh)).toBe(false);
     expect(await subscription(old)).toBe(true);
 
     // Unconfirmed members receive no campaign, and the gate of every delivery (drip steps too) turns them away.
     const db = t.ctx.database.db;
-    expect(await subscriberReachable(db, Number(fresh), Number(list))).toBe(false);
-    expect(await subscriberReachable(db, Number(old), Number(list))).toBe(true);
+    expect(await subscriberReachable(db, await keyOf(t, 'subscribers', fresh), listKey)).toBe(false);
+    expect(await subscriberReachable(db, await keyOf(t, 'subscribers', old), listKey)).toBe(true);
     expect(await sendTo(list, 'First issue')).toEqual(['old@patients.example']);
 
     // The link's page changes nothing (mail scanners open links); its button confirms, once.
     const page = await t.app.inject({ method: 'GET', url: local(newLink) });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('Yes, confirm my subscription');
-    expect(await unconfirmedMembers(t.ctx, Number(list), [fresh])).toEqual(new Set([fresh]));
+    expect(await unconfirmedMembers(t.ctx, listKey, [fresh])).toEqual(new Set([fresh]));
     const confirmed = await t.app.inject({ method: 'POST', url: local(newLink) });
     expect(confirmed.statusCode).toBe(200);
     expect(confirmed.body).toContain('Subscription confirmed');
-    expect(await unconfirmedMembers(t.ctx, Number(list), [fresh])).toEqual(new Set());
-    expect(await subscriberReachable(db, Number(fresh), Number(list))).toBe(true);
+    expect(await unconfirmedMembers(t.ctx, listKey, [fresh])).toEqual(new Set());
+    expect(await subscriberReachable(db, await keyOf(t, 'subscribers', fresh), listKey)).toBe(true);
     expect(await subscription(fresh)).toBe(true);
     expect((await t.app.inject({ method: 'POST', url: local(newLink) })).statusCode).toBe(404);
     const forged = local(newLink).replace(/.$/, (ch) => (ch === 'A' ? 'B' : 'A'));
@@ -182,7 +191,7 @@ describe('double opt-in', () => {
     await expect(confirmByToken(t.ctx, token, Date.now() + CONFIRM_TTL_MS + 1000)).rejects.toMatchObject({
       code: 'not_found',
     });
-    expect(await unconfirmedMembers(t.ctx, Number(list), [csvId])).toEqual(new Set([csvId]));
+    expect(await unconfirmedMembers(t.ctx, listKey, [csvId])).toEqual(new Set([csvId]));
 
     expect(await sendTo(list, 'Second issue')).toEqual(['new@patients.example', 'old@patients.example']);
   });

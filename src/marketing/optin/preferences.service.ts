@@ -17,6 +17,7 @@ import {
 } from '../subscribers/subscribers.repository.ts';
 import { setGlobalOptOut } from '../subscriptions/subscriptions.repository.ts';
 import { confirmMember, preferenceLists, subscriberOfDelivery } from './optin.repository.ts';
+import { refText } from '../ids.repository.ts';
 
 /** One list on the page. */
 export interface PreferenceList {
@@ -72,7 +73,7 @@ export async function preferencesOf(ctx: AppContext, token: string): Promise<Pre
     customerName,
     globallyUnsubscribed: s.unsubscribed === 1,
     lists: rows.map((r) => ({
-      id: String(r.id),
+      id: r.uuid,
       name: r.name,
       subscribed: r.member !== null && r.unsubscribed === 0,
     })),
@@ -93,7 +94,10 @@ export async function savePreferences(
   const { s } = await subscriberOf(ctx, token);
   const customerId = Number(s.customer_id);
   const subscriberId = Number(s.id);
-  const wanted = new Set(change.subscribed);
+  // Lists are named by their UUIDs (a page rendered before the UUIDs were shown names them by integer).
+  const wanted = new Set(change.subscribed.map((raw) => refText(raw)));
+  const isWanted = (r: { id: number | bigint; uuid: string }) =>
+    wanted.has(r.uuid) || wanted.has(String(r.id));
   await ctx.database.db.transaction().execute(async (trx) => {
     if (change.everything) {
       await unsubscribeEverywhere(trx, subscriberId, now);
@@ -106,14 +110,13 @@ export async function savePreferences(
       const member = r.member !== null;
       // Globally unsubscribed, no list counts as on: ticking one subscribes again.
       const on = member && r.unsubscribed === 0 && s.unsubscribed === 0;
-      if (wanted.has(String(r.id)) && !on) {
+      if (isWanted(r) && !on) {
         if (!member) {
           await bumpSubscriberCount(trx, id, await addMembers(trx, id, [subscriberId], now), now);
           await confirmMember(trx, id, subscriberId, now);
         } else await setMemberUnsubscribed(trx, id, subscriberId, false, now);
         joined = true;
-      } else if (!wanted.has(String(r.id)) && on)
-        await setMemberUnsubscribed(trx, id, subscriberId, true, now);
+      } else if (!isWanted(r) && on) await setMemberUnsubscribed(trx, id, subscriberId, true, now);
     }
     if (joined && s.unsubscribed === 1) await setGlobalOptOut(trx, customerId, [subscriberId], false, now);
   });
