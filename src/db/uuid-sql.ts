@@ -14,9 +14,10 @@ const SQLITE_UUID = sql.raw(
     '|| lower(hex(randomblob(6)))',
 );
 
-// PostgreSQL 15 has no uuidv7(): the random hex digits are taken from gen_random_uuid() (cryptographically random),
+// PostgreSQL 15 has no uuidv7(): the time is the statement's (read once, so the two halves of the time part always
+// agree, as SQLite's 'now' does within a statement); the random hex digits are taken from gen_random_uuid() (cryptographically random),
 // skipping its version and variant positions.
-const PG_MS = "lpad(to_hex(floor(extract(epoch from clock_timestamp()) * 1000)::bigint), 12, '0')";
+const PG_MS = "lpad(to_hex(floor(extract(epoch from statement_timestamp()) * 1000)::bigint), 12, '0')";
 const PG_HEX = "replace(gen_random_uuid()::text, '-', '')";
 const PG_UUID = sql.raw(
   `substr(${PG_MS}, 1, 8) || '-' || substr(${PG_MS}, 9, 4) || '-7' || substr(${PG_HEX}, 14, 3) || '-' ` +
