@@ -4,13 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import {
-  cancelSend,
-  pauseSend,
-  requireSend,
-  resumeSend,
-  sendViewOf,
-} from '../../marketing/campaigns/sends.service.ts';
+import { cancelSend, pauseSend, requireSend, resumeSend } from '../../marketing/campaigns/sends.service.ts';
+import { sendViewOf } from '../../marketing/campaigns/send-view.ts';
 import type { SendRow } from '../../marketing/campaigns/sends.repository.ts';
 import { assetUrl } from '../assets.ts';
 import { html } from '../html.ts';

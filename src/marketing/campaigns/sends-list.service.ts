@@ -13,7 +13,7 @@ import {
   type DeliverySelector,
   type SEND_LIST_ORDER,
 } from './sends-list.repository.ts';
-import { sendViews } from './sends.service.ts';
+import { sendViews } from './send-view.ts';
 
 /** Paging and order as the listings take them. */
 interface Listing<K extends string> {

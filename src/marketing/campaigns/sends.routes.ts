@@ -18,10 +18,8 @@ import {
   requireSend,
   resumeSend,
   schedulesOf,
-  sendViewOf,
-  sendViews,
-  type SendView,
 } from './sends.service.ts';
+import { sendViewOf, sendViews, type SendView } from './send-view.ts';
 import type { SendRow } from './sends.repository.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 

@@ -13,8 +13,7 @@ import { isVerifiedDomain } from '../../accounts/domains.service.ts';
 import { postalAddressOf } from '../../accounts/settings.service.ts';
 import { domainOf, parseMailbox } from '../../mail/addresses.ts';
 import { findLinks } from '../../mail/links.ts';
-import { resolveId, uuidsOf } from '../ids.repository.ts';
-import { counterView, type CampaignCounterView } from '../counters.ts';
+import { resolveId } from '../ids.repository.ts';
 import { requireMailing } from '../mailings/mailings.service.ts';
 import { ensureDefaultList, requireList } from '../lists/lists.service.ts';
 import { requireDynamicList } from '../segments/segments.service.ts';
@@ -71,67 +70,6 @@ export interface SendRequest {
 
 /** Most extra recipient addresses one send takes. */
 const MAX_EXTRA_RECIPIENTS = 50;
-
-/** A send view for the API. */
-export interface SendView {
-  id: string;
-  type: 'campaign_mailing_send';
-  attributes: CampaignCounterView & {
-    campaign_mailing_id: string;
-    subscription_list_id: string | null;
-    subscription_list_name: string;
-    state: string;
-    jid: string;
-    send_at: string;
-    sent_at: string | null;
-    finished_at: string | null;
-    audience_count: number;
-  };
-}
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
-
-/** Sends as shown, with the UUIDs of their mailings and lists (read in one query each). */
-export async function sendViews(db: Queryable, rows: SendRow[]): Promise<SendView[]> {
-  const [mailings, lists] = await Promise.all([
-    uuidsOf(
-      db,
-      'campaign_mailings',
-      rows.map((r) => r.campaign_mailing_id),
-    ),
-    uuidsOf(
-      db,
-      'subscription_lists',
-      rows.map((r) => r.subscription_list_id),
-    ),
-  ]);
-  return rows.map((s) => sendView(s, mailings, lists));
-}
-
-/** One send as shown. */
-export async function sendViewOf(db: Queryable, row: SendRow): Promise<SendView> {
-  return (await sendViews(db, [row]))[0]!;
-}
-
-function sendView(s: SendRow, mailings: Map<number, string>, lists: Map<number, string>): SendView {
-  return {
-    id: s.uuid,
-    type: 'campaign_mailing_send',
-    attributes: {
-      campaign_mailing_id: mailings.get(Number(s.campaign_mailing_id)) ?? '',
-      subscription_list_id:
-        s.subscription_list_id === null ? null : (lists.get(Number(s.subscription_list_id)) ?? null),
-      subscription_list_name: s.subscription_list_name,
-      state: s.state,
-      jid: s.jid,
-      send_at: iso(s.send_at)!,
-      sent_at: iso(s.sent_at),
-      finished_at: iso(s.finished_at),
-      audience_count: Number(s.audience_count),
-      ...counterView(s),
-    },
-  };
-}
 
 const invalid = (field: string, message: string) =>
   new AppError('request.invalid', `${field}: ${message}`, { details: [{ field, message }] });
