@@ -86,7 +86,7 @@ describe.skipIf(!chromiumPresent)('operator account switcher in Chromium', () =>
       home.account.customer_id,
     ]);
     await context.close();
-  });
+  }, 120_000);
 
   it('refuses a switch posted by a user who is not an operator', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
@@ -113,5 +113,5 @@ describe.skipIf(!chromiumPresent)('operator account switcher in Chromium', () =>
     await page.getByText(home.domain).first().waitFor();
     expect(await page.getByText(clinic.domain).count()).toBe(0);
     await context.close();
-  });
+  }, 120_000);
 });

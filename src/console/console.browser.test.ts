@@ -78,7 +78,7 @@ describe.skipIf(!present)('console in Chromium', () => {
     expect(await axeViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
-  });
+  }, 120_000);
 
   it('shows every page on a phone with no serious accessibility problem, and two-factor works end to end', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
@@ -156,7 +156,7 @@ describe.skipIf(!present)('console in Chromium', () => {
     await page.goto(`${base}/console/no-such-page`);
     await shot('not-found');
     await context.close();
-  });
+  }, 120_000);
 
   it('refuses a forged form token and a viewer change on the server, and locks out after repeated failures', async () => {
     const viewer = await createTestUser(t, a.account.customer_id, 'viewer', {
@@ -198,7 +198,7 @@ describe.skipIf(!present)('console in Chromium', () => {
     expect(new URL(lockPage.url()).pathname).toBe('/console/sign-in');
     await lockPage.screenshot({ path: `${SHOTS}/sign-in-locked.png`, fullPage: true });
     await lockPage.close();
-  });
+  }, 120_000);
 
   it('asks to sign in again after the idle timeout and returns to the page', async () => {
     const idle = await createTestApp({ config: { consoleIdleTimeoutSeconds: 1 } });
@@ -221,5 +221,5 @@ describe.skipIf(!present)('console in Chromium', () => {
     } finally {
       await idle.close();
     }
-  });
+  }, 120_000);
 });

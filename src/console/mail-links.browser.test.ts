@@ -108,7 +108,7 @@ describe.skipIf(!chromiumPresent)("links in Sealpost's own mail", () => {
       .execute();
     expect(viewed.map((v) => v.target)).toEqual([`form_submission:${link.split('/').pop()}`]);
     await context.close();
-  });
+  }, 120_000);
 
   it('an invitation links to the set-password page, and the password set there signs in', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -141,5 +141,5 @@ describe.skipIf(!chromiumPresent)("links in Sealpost's own mail", () => {
     await p.getByRole('button', { name: 'Sign in' }).click();
     await p.getByRole('heading', { name: 'Overview' }).waitFor();
     await invited.close();
-  });
+  }, 120_000);
 });

@@ -134,5 +134,5 @@ describe.skipIf(!present)('operations pages in Chromium', () => {
     ).toEqual([]);
     expect(errors.some((e) => /\/t\/o\/.*img-src data: cid:/.test(e))).toBe(true);
     await context.close();
-  });
+  }, 120_000);
 });

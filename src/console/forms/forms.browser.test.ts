@@ -156,7 +156,7 @@ describe.skipIf(!present)('forms pages in Chromium', () => {
     expect(download.suggestedFilename()).toMatch(/^submission-.+\.pdf$/);
     expect(errors).toEqual([]);
     await context.close();
-  });
+  }, 120_000);
 
   it('shows a viewer the form but the server refuses every change', async () => {
     const context = await browser.newContext({ viewport: DESKTOP });
@@ -191,5 +191,5 @@ describe.skipIf(!present)('forms pages in Chromium', () => {
     ).json() as { data?: unknown };
     expect(((form.data ?? form) as { title: string; active: boolean }).title).toBe('Patient intake');
     await context.close();
-  });
+  }, 120_000);
 });
