@@ -67,12 +67,7 @@ it('delivers exactly once after a worker dies mid-delivery and its lease expires
   const id = await sendMessage(t, acct, {});
   const doomed = spawnDoomedWorker();
   child = doomed.child;
-  await waitFor(
-    () => sink.dataCount() === 1,
-    15_000,
-    20,
-    `the doomed worker reaching DATA (${doomed.output()})`,
-  );
+  await waitFor(() => sink.dataCount() === 1, 45_000, 20, 'the doomed worker reaching DATA');
 
   const exited = once(child, 'exit');
   child.kill('SIGKILL');
@@ -103,4 +98,4 @@ it('delivers exactly once after a worker dies mid-delivery and its lease expires
   );
   expect(job).toMatchObject({ state: 'done', attempts: 2 });
   expect(job.lease_owner).not.toBe('doomed-worker');
-});
+}, 120_000);

@@ -88,7 +88,7 @@ it('runs every row exactly once when two worker processes share the queue', asyn
   const workers = [spawnWorker('proc-a'), spawnWorker('proc-b')];
   await waitFor(
     () => workers.every((w) => w.stdout.includes('ready')),
-    10_000,
+    40_000,
     20,
     'both worker processes ready',
   );
@@ -108,4 +108,4 @@ it('runs every row exactly once when two worker processes share the queue', asyn
   expect(runs.rows).toHaveLength(ROWS);
   expect(new Set(runs.rows.map((r) => r.owner))).toEqual(new Set(['proc-a', 'proc-b']));
   expect(jobs.filter((j) => j.state !== 'done' || j.attempts !== 1)).toEqual([]);
-});
+}, 90_000);

@@ -70,6 +70,39 @@ describe('createWorker', () => {
     expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i));
   });
 
+  it('marks rows whose handlers finish together done in one write', async () => {
+    // Counts the statements that settle rows: only they set finished_at.
+    let settles = 0;
+    const db = t.ctx.database.db.withPlugin({
+      transformQuery: ({ node }) => {
+        if (node.kind === 'UpdateQueryNode' && JSON.stringify(node.updates).includes('"finished_at"'))
+          settles++;
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    const held = gate();
+    let started = 0;
+    for (let i = 0; i < 10; i++) await enqueue('mail', i);
+    startWorker(
+      {
+        mail: {
+          concurrency: 10,
+          handler: async () => {
+            started++;
+            await held.promise;
+          },
+        },
+      },
+      { database: { ...t.ctx.database, db } },
+    );
+    await waitFor(() => started === 10, 5000, 10, 'all ten handlers running');
+    held.open();
+
+    await waitFor(async () => (await rowsIn('done')).length === 10, 5000, 10, 'all rows done');
+    expect(settles).toBe(1);
+  });
+
   it('retries a handler that throws once and records the row done after two attempts', async () => {
     let calls = 0;
     const id = await enqueue('mail', 'x');

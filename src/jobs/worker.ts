@@ -1,7 +1,8 @@
 /**
  * The worker engine: for each registered queue, a loop that claims due rows with a lease, runs the queue's handler on
  * each, and finishes the row (done, retry on the queue's schedule, or failed). Each queue has its own loop and its
- * own concurrency, so one lane (transactional mail) never waits behind another (campaigns).
+ * own concurrency, so one lane (transactional mail) never waits behind another (campaigns). Rows that finish together
+ * are marked done together, in one write (completions.ts).
  * Lifecycle: start() begins polling; nudge(queue) wakes a loop early after an enqueue; stop() stops claiming, waits for
  * running handlers up to a deadline, and leaves anything unfinished to lease expiry.
  */
@@ -10,7 +11,8 @@ import { leaseOwner, reclaimNodeLeases } from './reclaim.ts';
 import type { Logger } from 'pino';
 import type { LoopPacer } from './loop-pacer.ts';
 import type { Database } from '../db/connect.ts';
-import { claimJobs, completeJob, extendLease, failJob, type JobRow } from './jobs.repository.ts';
+import { claimJobs, extendLease, failJob, type JobRow } from './jobs.repository.ts';
+import { createCompletions, type Completions } from './completions.ts';
 import { DEFAULT_RETRY_SCHEDULE_MS, PermanentJobError, nextRetryAt } from './retry.ts';
 
 /** A handler for one queue's rows. Throw to retry; throw PermanentJobError to fail at once. */
@@ -60,8 +62,12 @@ export interface Worker {
 export function createWorker(opts: WorkerOptions): Worker {
   const owner = opts.owner ?? (opts.node ? leaseOwner(opts.node) : `worker-${randomUUID()}`);
   const now = opts.now ?? Date.now;
+  const completions = createCompletions(opts.database.db, owner, now);
   const loops = new Map(
-    Object.entries(opts.queues).map(([name, spec]) => [name, new QueueLoop(name, spec, opts, owner, now)]),
+    Object.entries(opts.queues).map(([name, spec]) => [
+      name,
+      new QueueLoop(name, spec, opts, owner, now, completions),
+    ]),
   );
   const reclaim = async () => {
     if (opts.node)
@@ -78,6 +84,7 @@ export function createWorker(opts: WorkerOptions): Worker {
     nudge: (queue) => loops.get(queue)?.wake(),
     stop: async (timeoutMs = 15_000) => {
       await Promise.all([...loops.values()].map((l) => l.stop(timeoutMs)));
+      await completions.flush();
     },
   };
 }
@@ -98,6 +105,7 @@ class QueueLoop {
     private readonly opts: WorkerOptions,
     private readonly owner: string,
     private readonly now: () => number,
+    private readonly completions: Completions,
   ) {
     this.concurrency = spec.concurrency ?? 4;
     this.leaseMs = spec.leaseMs ?? opts.leaseMs;
@@ -182,7 +190,7 @@ class QueueLoop {
     try {
       if (this.opts.pacer) await this.opts.pacer.pace();
       await this.spec.handler({ ...job, data: JSON.parse(job.payload) });
-      await completeJob(db, job.id, this.owner, this.now());
+      await this.completions.done(job.id);
     } catch (err) {
       await this.fail(job, err).catch((e) =>
         this.opts.log.error({ err: e, job: job.id }, 'recording a failed work row failed'),
