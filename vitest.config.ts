@@ -9,7 +9,8 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'bench/**/*.test.ts'],
     exclude: ['**/node_modules/**', ...(skipBrowser ? ['**/*.browser.test.ts'] : [])],
     pool: 'forks',
-    testTimeout: 30_000,
+    // Generous: CLI and process tests start real processes, and CI machines are shared (2 cores).
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: process.env.SEALPOST_TEST_REPORT
       ? ['default', ['json', { outputFile: process.env.SEALPOST_TEST_REPORT }]]
