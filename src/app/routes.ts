@@ -22,7 +22,6 @@ import { mailingRoutes } from '../marketing/mailings/mailings.routes.ts';
 import { settingsRoutes } from '../marketing/settings/settings.routes.ts';
 import { analyticsRoutes } from '../marketing/analytics/analytics.routes.ts';
 import { sendRoutes } from '../marketing/campaigns/sends.routes.ts';
-import { engagementRoutes } from '../marketing/campaigns/engagement.routes.ts';
 import { subscriberPageRoutes } from '../marketing/optin/public.routes.ts';
 import { consoleRoutes, type ConsoleDeps } from '../console/console.routes.ts';
 import { segmentRoutes } from '../marketing/segments/segments.routes.ts';
@@ -30,6 +29,7 @@ import { accountRoutes } from '../marketing/account/account.routes.ts';
 import { sendsListRoutes } from '../marketing/campaigns/sends-list.routes.ts';
 import { exportRoutes } from '../marketing/exports/exports.routes.ts';
 import { subscriptionRoutes } from '../marketing/subscriptions/subscriptions.routes.ts';
+import { mailKinds } from './mail-kinds.ts';
 
 /** Registers every route of the API. */
 export async function registerRoutes(
@@ -43,8 +43,9 @@ export async function registerRoutes(
   emailRoutes(app, ctx);
   capturedRoutes(app, ctx);
   suppressionRoutes(app, ctx);
-  trackingRoutes(app, ctx);
-  secureMessageRoutes(app, ctx);
+  const kinds = mailKinds(ctx);
+  trackingRoutes(app, kinds);
+  secureMessageRoutes(app, kinds);
   webhookRoutes(app, ctx);
   await formsSurface(app, ctx);
   marketingSurface(app, ctx);
@@ -59,7 +60,7 @@ async function formsSurface(app: TypedApp, ctx: AppContext): Promise<void> {
   await hostedRoutes(app, ctx, limiter);
 }
 
-/** Marketing: lists, subscribers, drips, mailings, settings, analytics, sends, and the public links of marketing mail. */
+/** Marketing: lists, subscribers, drips, mailings, settings, analytics, sends, and the subscriber pages. */
 function marketingSurface(app: TypedApp, ctx: AppContext): void {
   listRoutes(app, ctx);
   subscriberRoutes(app, ctx);
@@ -68,7 +69,6 @@ function marketingSurface(app: TypedApp, ctx: AppContext): void {
   settingsRoutes(app, ctx);
   analyticsRoutes(app, ctx);
   sendRoutes(app, ctx);
-  engagementRoutes(app, ctx);
   subscriberPageRoutes(app, ctx);
   segmentRoutes(app, ctx);
   accountRoutes(app, ctx);

@@ -3,11 +3,13 @@ import type { AppContext } from '../context.ts';
 import type { QueueSpec } from '../jobs/worker.ts';
 import type { PeriodicTask } from '../jobs/scheduler.ts';
 import { jobsWork, type BackgroundWork } from '../jobs/jobs.worker.ts';
-import { emailWork, type DeliveryOptions } from '../email/email.worker.ts';
+import type { DeliveryOptions } from '../delivery/delivery.worker.ts';
+import { emailWork } from '../email/email.worker.ts';
 import { webhookWork, type WebhookOptions } from '../webhooks/webhooks.worker.ts';
 import { formsWork } from '../forms/forms.worker.ts';
 import { marketingWork, respondentHandOver } from '../marketing/marketing.worker.ts';
 import { usersWork } from '../users/users.worker.ts';
+import { deliveryLanes } from './mail-kinds.ts';
 
 /** What the background work may be given besides the context (tests replace DNS here). */
 export type BackgroundOptions = DeliveryOptions & WebhookOptions;
@@ -15,6 +17,7 @@ export type BackgroundOptions = DeliveryOptions & WebhookOptions;
 /** Every feature's background work, in registration order. */
 const WORK: BackgroundWork<BackgroundOptions>[] = [
   jobsWork,
+  deliveryLanes,
   emailWork,
   webhookWork,
   formsWork(respondentHandOver),

@@ -58,6 +58,24 @@ export async function setSecureLink(
     .execute();
 }
 
+/** The recipient whose secure link token hashes to `tokenHash`, with the message fields the secure page shows. */
+export async function findBySecureTokenHash(db: Queryable, tokenHash: string) {
+  return db
+    .selectFrom('message_recipients as r')
+    .innerJoin('messages as m', 'm.id', 'r.message_id')
+    .select([
+      'r.id as recipient_id',
+      'r.address',
+      'r.secure_expires_at',
+      'm.id as message_id',
+      'm.created_at',
+      'm.content',
+      'm.content_purged_at',
+    ])
+    .where('r.secure_token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
 /** The recipient columns an attempt's outcome sets. */
 export interface RecipientOutcome {
   status: 'deferred' | 'delivered' | 'failed';

@@ -1,17 +1,14 @@
 /**
- * The email side of delivery: the store the delivery engine reads and records through (messages, recipients, events,
- * the capture store), the per-recipient HTML tracking it applies, the transactional delivery lane as a work-row queue, and the
- * retention task that purges the content of finished messages.
+ * The email side of delivery: the store the delivery engine reads and records through (messages, recipients, events),
+ * the capture store, the per-recipient HTML tracking it applies, and the retention task that purges the content of
+ * finished messages. `mail-kind.ts` hands them to the delivery lanes as the transactional kind.
  */
-import { countDeliveryOutcome, timedTransport } from '../http/pipeline-metrics.ts';
+import { countDeliveryOutcome } from '../http/pipeline-metrics.ts';
 import { isHardBounce, suppressAddress } from '../accounts/suppressions.service.ts';
 import type { AppContext } from '../context.ts';
-import type { QueueSpec } from '../jobs/worker.ts';
 import type { PeriodicTask } from '../jobs/scheduler.ts';
-import { createDeliveryEngine, deliveryQueue } from '../delivery/engine.ts';
 import type { DeliveryItem, DeliveryStore, HtmlTracker, RecordedOutcome } from '../delivery/model.ts';
-import { createTransport, type CaptureStore } from '../delivery/transport.ts';
-import type { MxResolver } from '../delivery/mx.ts';
+import type { CaptureStore } from '../delivery/transport.ts';
 import { rewriteLinks } from '../mail/links.ts';
 import { dkimKeyObject } from '../delivery/dkim-keys.ts';
 import { trackingUrls } from '../mail/tokens.ts';
@@ -29,40 +26,9 @@ import {
   setSecureLink,
   settleRecipient,
 } from './delivery.repository.ts';
-import { DELIVERY_QUEUES } from './queues.ts';
 import { IDEMPOTENCY_TTL_MS } from './submit.ts';
 
 const DAY_MS = 86_400_000;
-
-/** What the delivery lane may be given besides the context. */
-export interface DeliveryOptions {
-  /** DNS for the mx transport (tests point domains at loopback); node's resolver by default. */
-  resolver?: MxResolver;
-}
-
-/** The transactional delivery queue. */
-export function deliveryQueues(ctx: AppContext, opts: DeliveryOptions = {}): Record<string, QueueSpec> {
-  const transport = timedTransport(
-    createTransport(ctx.config, { capture: captureStore(ctx), resolver: opts.resolver }),
-  );
-  ctx.log.info({ transport: transport.name }, `delivery transport: ${transport.name}`);
-  const retrySchedule = ctx.config.deliveryRetrySchedule;
-  const engine = createDeliveryEngine({
-    store: deliveryStore(ctx),
-    transport,
-    tracker: htmlTracker(ctx),
-    publicUrl: ctx.publicUrl,
-    secureLinkTtlHours: ctx.config.secureLinkTtlHours,
-    retrySchedule,
-    log: ctx.log,
-  });
-  return {
-    [DELIVERY_QUEUES.transactional]: deliveryQueue(engine, {
-      concurrency: ctx.config.deliveryConcurrency,
-      retrySchedule,
-    }),
-  };
-}
 
 /** The periodic task that purges content of finished messages past retention, and expired idempotency keys. */
 export function contentRetentionTask(ctx: AppContext): PeriodicTask {
@@ -208,7 +174,7 @@ async function recordOutcome(
 }
 
 /** The capture store: raw messages sealed to their own message and recipient. */
-function captureStore(ctx: AppContext): CaptureStore {
+export function captureStore(ctx: AppContext): CaptureStore {
   return {
     save: (req) =>
       ctx.database.db.transaction().execute((trx) =>
@@ -226,7 +192,7 @@ function captureStore(ctx: AppContext): CaptureStore {
 }
 
 /** Click links and the open pixel under this server's public URL, signed with the tracking key. */
-function htmlTracker(ctx: AppContext): HtmlTracker {
+export function htmlTracker(ctx: AppContext): HtmlTracker {
   return {
     rewriteLinks: (html, recipientId) =>
       rewriteLinks(html, (position) =>

@@ -1,11 +1,8 @@
-/** The background work of transactional email: the delivery lanes and the retention of message content. */
+/** The background work of transactional email: the retention of message content. Its delivery lane is a mail kind's. */
 import type { BackgroundWork } from '../jobs/jobs.worker.ts';
-import { contentRetentionTask, deliveryQueues, type DeliveryOptions } from './delivery.service.ts';
+import { contentRetentionTask } from './delivery.service.ts';
 
-export type { DeliveryOptions };
-
-/** The delivery queues and the content retention task. */
-export const emailWork: BackgroundWork<DeliveryOptions> = {
-  queues: deliveryQueues,
+/** The content retention task. */
+export const emailWork: BackgroundWork = {
   tasks: (ctx) => [contentRetentionTask(ctx)],
 };

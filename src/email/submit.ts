@@ -28,7 +28,7 @@ import {
   type NewMessage,
   type NewRecipient,
 } from './messages.repository.ts';
-import { DELIVERY_QUEUES, type Lane } from './queues.ts';
+import { TRANSACTIONAL_QUEUE } from './queues.ts';
 import { recipientStart, suppressedRecipients } from '../accounts/suppression.ts';
 import type { SendResponse } from './email.schemas.ts';
 import { subjectHash } from './message-log.service.ts';
@@ -44,8 +44,7 @@ export interface Submitter {
 
 /** Options of one submission. */
 export interface SubmitOptions {
-  source: 'api' | 'template' | 'smtp' | 'system' | 'campaign';
-  lane?: Lane;
+  source: 'api' | 'template' | 'smtp' | 'system';
   tracking: TrackingOptions;
   /** The Idempotency-Key header and a hash of the request it came with. */
   idempotency?: { key: string; requestHash: string };
@@ -59,7 +58,6 @@ interface Plan {
   message: NewMessage;
   recipients: { row: NewRecipient; deliver: boolean }[];
   links: Insertable<MessageLinksTable>[];
-  lane: Lane;
   now: number;
   response: SendResponse;
 }
@@ -95,7 +93,7 @@ const acceptedWriter: Merger<Accepted, void> = {
     for (const p of plans)
       for (const r of p.recipients)
         if (r.deliver)
-          jobs.push({ queue: DELIVERY_QUEUES[p.lane], payload: { recipientId: ids[i++] }, runAt: p.now });
+          jobs.push({ queue: TRANSACTIONAL_QUEUE, payload: { recipientId: ids[i++] }, runAt: p.now });
         else i++;
     await enqueueJobs(trx, jobs, plans[0]?.now);
     for (const { idempotency: k } of items)
@@ -125,10 +123,9 @@ export async function submitMessages(
   const replay = await replayIdempotent(ctx, who, opts, now);
   if (replay) return replay;
   const domains = await verifiedFromDomains(ctx, who, messages, opts.paths);
-  const lane = opts.lane ?? 'transactional';
   const suppressed = await suppressedRecipients(ctx, who.customerId, opts.source, messages);
   const plans = messages.map((m) =>
-    planMessage(ctx, who, m, domains.get(domainOf(m.from.address))!, lane, opts, now, suppressed),
+    planMessage(ctx, who, m, domains.get(domainOf(m.from.address))!, opts, now, suppressed),
   );
   const responses = plans.map((p) => p.response);
   try {
@@ -150,7 +147,8 @@ export async function submitMessages(
     }
     throw err;
   }
-  ctx.wake(DELIVERY_QUEUES[lane]);
+  ctx.wake(TRANSACTIONAL_QUEUE);
+  const lane = 'transactional';
   pipelineMetrics.accepted.inc({ lane }, plans.length);
   if (suppressed.size > 0) pipelineMetrics.suppressed.inc({ lane }, countSuppressed(messages, suppressed));
   return responses;
@@ -258,7 +256,6 @@ function planMessage(
   who: Submitter,
   m: NormalizedMessage,
   domainId: string,
-  lane: Lane,
   opts: SubmitOptions,
   now: number,
   suppressed: ReadonlyMap<string, string>,
@@ -290,7 +287,6 @@ function planMessage(
   return {
     id,
     response,
-    lane,
     now,
     message: {
       id,
@@ -299,7 +295,7 @@ function planMessage(
       header_message_id: `<${id}@${domainOf(m.from.address)}>`,
       from_addr: m.from.address,
       source: opts.source,
-      lane,
+      lane: 'transactional',
       allow_non_tls: m.allowNonTLS ? 1 : 0,
       force_secure: m.forceSecureNotification ? 1 : 0,
       open_tracking: opts.tracking.openTracking && m.html ? 1 : 0,

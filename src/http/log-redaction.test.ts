@@ -6,7 +6,8 @@ import { createTestApp, type TestAccount, type TestApp } from '../test/harness.t
 import { startTestWorker } from '../test/worker.ts';
 import { waitFor } from '../test/wait.ts';
 import type { Worker } from '../jobs/worker.ts';
-import { deliveryQueues } from '../email/delivery.service.ts';
+import { kindQueues } from '../delivery/delivery.worker.ts';
+import { transactionalKind } from '../email/mail-kind.ts';
 import { recipientsOf } from '../email/email.test-support.ts';
 import { trackingUrls } from '../mail/tokens.ts';
 import { secureTokenHash } from '../web/secure-message.service.ts';
@@ -36,7 +37,7 @@ describe('the log of a full flow', () => {
     });
     t = await createTestApp({ log: pino({ level: 'debug' }, sink) });
     a = await t.createAccount();
-    worker = startTestWorker(t, {}, (ctx) => deliveryQueues(ctx));
+    worker = startTestWorker(t, {}, (ctx) => kindQueues(ctx, [transactionalKind(ctx)]));
     secrets.push(a.key);
   });
   afterAll(async () => {

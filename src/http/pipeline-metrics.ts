@@ -10,6 +10,7 @@ import type { AppContext } from '../context.ts';
 import { queueStats } from '../jobs/jobs.repository.ts';
 import type { Transport } from '../delivery/transport.ts';
 import type { RecordedOutcome } from '../delivery/model.ts';
+import type { MailKindName } from '../delivery/kind.ts';
 
 const pipeline = new Registry();
 
@@ -65,11 +66,8 @@ export const pipelineMetrics = {
   }),
 };
 
-/** The delivery lanes counters are labelled with. */
-export type PipelineLane = 'transactional' | 'marketing';
-
-/** Counts one recorded delivery outcome on its lane. */
-export function countDeliveryOutcome(lane: PipelineLane, status: RecordedOutcome['status']): void {
+/** Counts one recorded delivery outcome on the lane of its kind (the `lane` label is the kind's name). */
+export function countDeliveryOutcome(lane: MailKindName, status: RecordedOutcome['status']): void {
   if (status === 'delivered') pipelineMetrics.delivered.inc({ lane });
   else if (status === 'deferred') pipelineMetrics.deferred.inc({ lane });
   else pipelineMetrics.bounced.inc({ lane });

@@ -1,8 +1,11 @@
-/** The background work of marketing: drip steps and enrolment, campaign expansion and delivery, subscriber imports, exports, capture retention. */
+/**
+ * The background work of marketing: drip steps and enrolment, campaign expansion, subscriber imports, exports, capture
+ * retention. Its delivery lane is a mail kind's (`campaigns/mail-kind.ts`).
+ */
 import type { BackgroundWork } from '../jobs/jobs.worker.ts';
 import { dripQueues } from './drips/drips.engine.ts';
 import { dripTasks } from './drips/drips.enroll.ts';
-import { marketingQueues, type MarketingQueueOptions } from './campaigns/delivery.ts';
+import { expansionQueue, EXPAND_QUEUE } from './campaigns/expand.ts';
 import { marketingRetentionTask } from './campaigns/captured.ts';
 import { importQueue } from './imports/import.run.ts';
 import { EXPORT_QUEUE } from './exports/exports.service.ts';
@@ -14,10 +17,10 @@ import { addRespondentToList } from './subscribers/form-respondents.ts';
 export const respondentHandOver = addRespondentToList;
 
 /** The drip and campaign queues, the drip enrolment task and the retention of captured marketing mail. */
-export const marketingWork: BackgroundWork<MarketingQueueOptions> = {
-  queues: (ctx, opts) => ({
+export const marketingWork: BackgroundWork = {
+  queues: (ctx) => ({
     ...dripQueues(ctx),
-    ...marketingQueues(ctx, opts),
+    [EXPAND_QUEUE]: expansionQueue(ctx),
     ...importQueue(ctx),
     [EXPORT_QUEUE]: exportQueue(ctx),
     ...confirmQueue(ctx),

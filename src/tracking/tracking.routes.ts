@@ -1,9 +1,14 @@
-/** Public tracking routes: the open pixel `/t/o/<token>.gif` and the click redirect `/t/c/<token>`. No API key. */
+/**
+ * Public tracking routes of every kind of mail, reached from the mail itself with no API key: the open pixel
+ * `<prefix>/o/<token>.gif`, the click redirect `<prefix>/c/<token>` (`/t` for transactional mail, `/t/m` for marketing
+ * mail) and, for a kind that keeps subscriptions, the unsubscribe link `/u/<token>`.
+ */
 import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../http/typed.ts';
-import type { AppContext } from '../context.ts';
+import type { KindTracking, MailKind } from '../delivery/kind.ts';
 import { ErrorResponse } from '../mail/error-body.ts';
-import { recordClick, recordOpen } from '../email/tracking.service.ts';
+import { TokenParam } from './tracking.schemas.ts';
+import { unsubscribeRoutes } from './unsubscribe.routes.ts';
 
 /** A transparent 1x1 GIF. */
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
@@ -19,19 +24,16 @@ const NO_CACHE = {
 /** The GIF body, for the OpenAPI document (a Buffer is sent as is, never serialized). */
 const Gif = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'A transparent 1x1 GIF' });
 
-export const TokenParam = Type.Object({ token: Type.String() });
-
-/** What a pair of tracking routes counts: an open by its pixel token, a click by its token (answering the target). */
-export interface TrackingPair {
-  /** Path prefix: the pixel is `<prefix>/o/<token>.gif`, the click `<prefix>/c/<token>`. */
-  prefix: string;
-  tags: string[];
-  open(token: string): Promise<void>;
-  click(token: string): Promise<string>;
+/** Registers the tracking routes of each kind it is handed. */
+export function trackingRoutes(app: TypedApp, kinds: readonly MailKind[]): void {
+  for (const { tracking } of kinds) {
+    trackingPair(app, tracking);
+    if (tracking.unsubscribe) unsubscribeRoutes(app, tracking.unsubscribe, tracking.tags);
+  }
 }
 
-/** Registers an open pixel and a click redirect; transactional and marketing mail each have their own pair. */
-export function registerTrackingPair(app: TypedApp, pair: TrackingPair): void {
+/** Registers the open pixel and the click redirect of one kind. */
+function trackingPair(app: TypedApp, pair: KindTracking): void {
   const { tags } = pair;
   app.get(
     `${pair.prefix}/o/:token`,
@@ -64,14 +66,4 @@ export function registerTrackingPair(app: TypedApp, pair: TrackingPair): void {
     },
     async (req, reply) => reply.headers(NO_CACHE).redirect(await pair.click(req.params.token), 302),
   );
-}
-
-/** Registers the open pixel and the click redirect of transactional mail. */
-export function trackingRoutes(app: TypedApp, ctx: AppContext): void {
-  registerTrackingPair(app, {
-    prefix: '/t',
-    tags: ['tracking'],
-    open: (token) => recordOpen(ctx, token),
-    click: (token) => recordClick(ctx, token),
-  });
 }

@@ -1,14 +1,14 @@
 /** The secure message page `/s/<token>` and its attachment downloads. Public: the token is the credential. */
 import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../http/typed.ts';
-import type { AppContext } from '../context.ts';
+import type { MailKind } from '../delivery/kind.ts';
 import { attachmentDisposition, secureAttachment, securePage } from './secure-message.service.ts';
 import { PAGE_HEADERS } from '../http/page.ts';
 
 const HTML = 'text/html; charset=utf-8';
 
-/** Registers the secure message routes. */
-export function secureMessageRoutes(app: TypedApp, ctx: AppContext): void {
+/** Registers the secure message routes over the kinds of mail whose deliveries may have a secure link. */
+export function secureMessageRoutes(app: TypedApp, kinds: readonly MailKind[]): void {
   const tags = ['secure message'];
   app.get(
     '/s/:token',
@@ -21,7 +21,7 @@ export function secureMessageRoutes(app: TypedApp, ctx: AppContext): void {
       },
     },
     async (req, reply) => {
-      const page = await securePage(ctx, req.params.token);
+      const page = await securePage(kinds, req.params.token);
       return reply.code(page.status).headers(PAGE_HEADERS).type(HTML).send(page.html);
     },
   );
@@ -36,7 +36,7 @@ export function secureMessageRoutes(app: TypedApp, ctx: AppContext): void {
       },
     },
     async (req, reply) => {
-      const result = await secureAttachment(ctx, req.params.token, req.params.index);
+      const result = await secureAttachment(kinds, req.params.token, req.params.index);
       if (result.kind === 'page')
         return reply.code(result.page.status).headers(PAGE_HEADERS).type(HTML).send(result.page.html);
       return reply

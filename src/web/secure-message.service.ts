@@ -2,21 +2,15 @@
  * The secure message page: a recipient who got a secure notification instead of the message follows its link,
  * `/s/<token>`. Only the SHA-256 of the token is stored, so a database leak does not give working links.
  */
-import { createHash } from 'node:crypto';
-import type { AppContext } from '../context.ts';
-import { openContent, type StoredContent } from '../mail/content.ts';
+import type { MailKind, SecureCopy } from '../delivery/kind.ts';
+import { hashSecureToken } from '../delivery/notification.ts';
 import { formatMailbox } from '../mail/addresses.ts';
 import { rfc2822 } from '../mail/dates.ts';
-import { findBySecureTokenHash } from './secure-message.repository.ts';
-import { findMarketingBySecureTokenHash } from '../marketing/campaigns/deliveries.repository.ts';
-import { loadMarketingItem } from '../marketing/campaigns/delivery.ts';
 import { expiredPage, messagePage, notFoundPage, purgedPage } from './secure-message.view.ts';
 import type { HtmlPage } from '../http/page.ts';
 
-/** SHA-256 of a secure link token, hex: what `message_recipients.secure_token_hash` holds. */
-export function secureTokenHash(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
+/** SHA-256 of a secure link token, hex: what each kind keeps in its `secure_token_hash`. */
+export const secureTokenHash = hashSecureToken;
 
 /** A downloadable attachment, or an HTML page explaining why there is none. */
 export type AttachmentResult =
@@ -25,40 +19,29 @@ export type AttachmentResult =
 const TOKEN = /^[A-Za-z0-9._~-]{1,256}$/;
 const MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i;
 
-type Opened =
-  | { kind: 'content'; content: StoredContent; address: string; createdAt: number }
-  | { kind: 'page'; page: HtmlPage };
+type Opened = ({ kind: 'content' } & SecureCopy) | { kind: 'page'; page: HtmlPage };
 
-/** Finds the message behind a token and opens its content, or says which page to show instead. */
-async function openByToken(ctx: AppContext, token: string, now: number): Promise<Opened> {
+/** Asks each kind in turn for the delivery behind a token and reads its copy, or says which page to show instead. */
+async function openByToken(kinds: readonly MailKind[], token: string, now: number): Promise<Opened> {
   if (!TOKEN.test(token)) return { kind: 'page', page: notFoundPage() };
-  const row = await findBySecureTokenHash(ctx.database.db, secureTokenHash(token));
-  if (!row) return openMarketing(ctx, secureTokenHash(token), now);
-  if (row.secure_expires_at !== null && row.secure_expires_at < now)
-    return { kind: 'page', page: expiredPage() };
-  if (row.content === null || row.content_purged_at !== null) return { kind: 'page', page: purgedPage() };
-  return {
-    kind: 'content',
-    content: openContent(ctx.sealer, row.message_id, row.content),
-    address: row.address,
-    createdAt: row.created_at,
-  };
-}
-
-/** A marketing email behind a secure link: rendered again for its recipient, as it was sent. */
-async function openMarketing(ctx: AppContext, tokenHash: string, now: number): Promise<Opened> {
-  const row = await findMarketingBySecureTokenHash(ctx.database.db, tokenHash);
-  if (!row) return { kind: 'page', page: notFoundPage() };
-  if (row.secure_expires_at !== null && row.secure_expires_at < now)
-    return { kind: 'page', page: expiredPage() };
-  const item = await loadMarketingItem(ctx, row.id);
-  if (!item?.content) return { kind: 'page', page: purgedPage() };
-  return { kind: 'content', content: item.content, address: item.address, createdAt: row.created_at };
+  const tokenHash = secureTokenHash(token);
+  for (const kind of kinds) {
+    const link = await kind.secure.find(tokenHash);
+    if (!link) continue;
+    if (link.expiresAt !== null && link.expiresAt < now) return { kind: 'page', page: expiredPage() };
+    const copy = await link.read();
+    return copy ? { kind: 'content', ...copy } : { kind: 'page', page: purgedPage() };
+  }
+  return { kind: 'page', page: notFoundPage() };
 }
 
 /** The page for `/s/<token>`. */
-export async function securePage(ctx: AppContext, token: string, now = Date.now()): Promise<HtmlPage> {
-  const opened = await openByToken(ctx, token, now);
+export async function securePage(
+  kinds: readonly MailKind[],
+  token: string,
+  now = Date.now(),
+): Promise<HtmlPage> {
+  const opened = await openByToken(kinds, token, now);
   if (opened.kind === 'page') return opened.page;
   const c = opened.content;
   return messagePage({
@@ -79,12 +62,12 @@ export async function securePage(ctx: AppContext, token: string, now = Date.now(
 
 /** The attachment `index` (from 0) of the message behind a token. */
 export async function secureAttachment(
-  ctx: AppContext,
+  kinds: readonly MailKind[],
   token: string,
   index: string,
   now = Date.now(),
 ): Promise<AttachmentResult> {
-  const opened = await openByToken(ctx, token, now);
+  const opened = await openByToken(kinds, token, now);
   if (opened.kind === 'page') return opened;
   const attachment = /^\d{1,4}$/.test(index) ? opened.content.attachments[Number(index)] : undefined;
   if (!attachment) return { kind: 'page', page: notFoundPage() };

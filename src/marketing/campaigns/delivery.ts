@@ -1,17 +1,14 @@
 /**
- * Delivering marketing mail: the delivery engine of transactional mail, given a store over marketing deliveries, a
- * transport of its own and the marketing lane. Before each attempt a gate checks the send is not paused (parking the
- * delivery until it resumes) and the subscriber is still reachable (skipping the delivery otherwise). Each outcome
- * updates the delivery, the send's, mailing's and subscriber's counters, and completes the send, in one transaction.
+ * Delivering marketing mail: the store the delivery engine loads marketing deliveries from and records their outcomes
+ * into, the capture store, and the checks of the marketing lane. Before each attempt a gate checks the send is not
+ * paused (parking the delivery until it resumes) and the subscriber is still reachable (skipping the delivery
+ * otherwise). Each outcome updates the delivery, the send's, mailing's and subscriber's counters, and completes the
+ * send, in one transaction. `mail-kind.ts` hands them to the delivery lanes as the marketing kind.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../../context.ts';
-import type { QueueSpec } from '../../jobs/worker.ts';
-import { createDeliveryEngine, deliveryQueue } from '../../delivery/engine.ts';
 import type { DeliveryItem, DeliveryStore, MessageContent, RecordedOutcome } from '../../delivery/model.ts';
-import { createTransport, type CaptureStore } from '../../delivery/transport.ts';
-import { countDeliveryOutcome, timedTransport } from '../../http/pipeline-metrics.ts';
-import type { MxResolver } from '../../delivery/mx.ts';
+import type { CaptureStore } from '../../delivery/transport.ts';
+import { countDeliveryOutcome } from '../../http/pipeline-metrics.ts';
 import { dkimKeyObject } from '../../delivery/dkim-keys.ts';
 import { sendingDomain } from '../../accounts/domains.service.ts';
 import { isHardBounce, listedAmong, suppressAddress } from '../../accounts/suppressions.service.ts';
@@ -35,8 +32,6 @@ import {
   type DeliveryRow,
   type SubscriberStat,
 } from './deliveries.repository.ts';
-import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
-import { marketingUrls } from './tokens.ts';
 import {
   bumpCampaign,
   countSettled,
@@ -44,73 +39,13 @@ import {
   lockSendState,
   type CampaignCounter,
 } from './sends.repository.ts';
-import { expansionQueue, EXPAND_QUEUE, type ExpansionOptions } from './expand.ts';
-
-/** What the marketing queues may be given besides the context. */
-export interface MarketingQueueOptions {
-  resolver?: MxResolver;
-  expansion?: ExpansionOptions;
-}
-
-/** The marketing delivery lane and the expansion queue of the worker role. */
-export function marketingQueues(
-  ctx: AppContext,
-  opts: MarketingQueueOptions = {},
-): Record<string, QueueSpec> {
-  const transport = timedTransport(
-    createTransport(ctx.config, { capture: captureStore(ctx), resolver: opts.resolver }),
-  );
-  const engine = createDeliveryEngine({
-    store: marketingStore(ctx),
-    transport,
-    tracker: {
-      rewriteLinks: (html) => html,
-      openPixelUrl: (id) => marketingUrls.open(ctx.publicUrl, ctx.keys.tracking, id),
-    },
-    publicUrl: ctx.publicUrl,
-    secureLinkTtlHours: ctx.config.secureLinkTtlHours,
-    retrySchedule: ctx.config.deliveryRetrySchedule,
-    log: ctx.log,
-  });
-  const pace = pacer(ctx.config.marketingSendRate);
-  return {
-    [MARKETING_DELIVERY_QUEUE]: deliveryQueue(
-      engine,
-      { concurrency: ctx.config.marketingConcurrency, retrySchedule: ctx.config.deliveryRetrySchedule },
-      {
-        idField: 'deliveryId',
-        gate: async (id) => {
-          if (!(await gate(ctx, id))) return false;
-          await pace();
-          return true;
-        },
-        onSkipped: (id) => settleSkipped(ctx, id),
-        onFailed: (id, error) => settleFailed(ctx, id, error),
-      },
-    ),
-    [EXPAND_QUEUE]: expansionQueue(ctx, opts.expansion),
-  };
-}
-
-/** Spaces calls so that at most `perSecond` pass each second (0: no limit). */
-function pacer(perSecond: number): () => Promise<void> {
-  if (perSecond <= 0) return async () => undefined;
-  const gap = 1000 / perSecond;
-  let next = 0;
-  return async () => {
-    const now = Date.now();
-    const at = Math.max(now, next);
-    next = at + gap;
-    if (at > now) await sleep(at - now);
-  };
-}
 
 /**
  * Whether a delivery may be attempted now. A delivery of a paused send is parked (resume queues it again); one of a
  * cancelled send, or to a subscriber who is gone or unsubscribed, is skipped and counts as settled; one to an address
  * on the account's suppression list is skipped as `suppressed`.
  */
-async function gate(ctx: AppContext, id: number): Promise<boolean> {
+export async function gate(ctx: AppContext, id: number): Promise<boolean> {
   const { db, dialect } = ctx.database;
   return db.transaction().execute(async (trx) => {
     const d = await findDeliveryRow(trx, id);
@@ -139,7 +74,7 @@ async function gate(ctx: AppContext, id: number): Promise<boolean> {
 }
 
 /** A delivery the engine skipped without settling it (its subscriber vanished between the gate and the attempt). */
-async function settleSkipped(ctx: AppContext, id: number): Promise<void> {
+export async function settleSkipped(ctx: AppContext, id: number): Promise<void> {
   await ctx.database.db.transaction().execute(async (trx) => {
     const d = await findDeliveryRow(trx, id);
     if (d) await skip(trx, d, 'skipped: the subscriber was removed', Date.now());
@@ -147,7 +82,7 @@ async function settleSkipped(ctx: AppContext, id: number): Promise<void> {
 }
 
 /** A delivery whose work row failed for good without recording an outcome (an error, not an answer): it fails. */
-async function settleFailed(ctx: AppContext, id: number, error: string): Promise<void> {
+export async function settleFailed(ctx: AppContext, id: number, error: string): Promise<void> {
   await ctx.database.db.transaction().execute(async (trx) => {
     const d = await findDeliveryRow(trx, id);
     if (d) await skip(trx, d, error, Date.now(), 'failed');
@@ -248,7 +183,7 @@ export async function loadMarketingItem(ctx: AppContext, id: number): Promise<De
 }
 
 /** Loads marketing deliveries for the engine and records their outcomes. */
-function marketingStore(ctx: AppContext): DeliveryStore {
+export function marketingStore(ctx: AppContext): DeliveryStore {
   const { db } = ctx.database;
   return {
     load: (id) => loadMarketingItem(ctx, id),
@@ -310,7 +245,7 @@ async function recordOutcome(trx: Queryable, item: DeliveryItem, outcome: Record
 }
 
 /** Captured marketing mail, sealed to its delivery. */
-function captureStore(ctx: AppContext): CaptureStore {
+export function captureStore(ctx: AppContext): CaptureStore {
   return {
     save: (req) =>
       ctx.database.db.transaction().execute((trx) =>

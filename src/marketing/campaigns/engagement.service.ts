@@ -6,6 +6,7 @@
  * counted as opened (images blocked) counts as its open too.
  */
 import type { AppContext } from '../../context.ts';
+import type { UnsubscribeInfo } from '../../delivery/kind.ts';
 import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { linkTarget, templateOfSource } from './content.ts';
@@ -82,16 +83,6 @@ export async function recordMarketingClick(
     await bumpSubscriber(trx, d.subscriber_id!, ['stat_clicked']);
   });
   return url;
-}
-
-/** What the unsubscribe page shows about a delivery. */
-export interface UnsubscribeInfo {
-  email: string;
-  listName: string | null;
-  customerName: string | null;
-  /** Already unsubscribed from the list / from everything. */
-  unsubscribed: boolean;
-  globallyUnsubscribed: boolean;
 }
 
 /** Reads what the confirm page of an unsubscribe link shows; changes nothing. */

@@ -4,6 +4,7 @@ import { createTestApp, type TestAccount, type TestApp } from '../../test/harnes
 import { startSmtpSink, type SinkOptions, type SmtpSink } from '../../test/smtp-sink.ts';
 import type { Config } from '../../config/schema.ts';
 import { makeList, marketingClient } from '../marketing.test-support.ts';
+import { waitFor } from '../../test/wait.ts';
 
 /** An app whose mail goes to a STARTTLS SMTP sink, with one account and its marketing caller. */
 export async function sinkApp(sinkOpts: Partial<SinkOptions> = {}, config: Partial<Config> = {}) {
@@ -45,4 +46,15 @@ export async function startSendOf(
   });
   expect(res.statusCode, res.body).toBe(200);
   return String(res.headers['sealpost-campaign-mailing-send-id']);
+}
+
+/** Waits until a send's state is `sent`. */
+export async function waitUntilSent(call: ReturnType<typeof marketingClient>, sendId: string): Promise<void> {
+  await waitFor(
+    async () =>
+      (await call('GET', `/campaign_mailing_sends/${sendId}`)).json().data.attributes.state === 'sent',
+    15_000,
+    50,
+    'the send finishing',
+  );
 }

@@ -8,8 +8,8 @@ import formbody from '@fastify/formbody';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { escapeHtml, layout } from '../../http/page.ts';
-import { TokenParam } from '../../tracking/tracking.routes.ts';
-import { UNSUBSCRIBE_HEADERS } from '../campaigns/engagement.routes.ts';
+import { TokenParam } from '../../tracking/tracking.schemas.ts';
+import { UNSUBSCRIBE_HEADERS } from '../../tracking/unsubscribe.routes.ts';
 import { confirmByToken, confirmInfo } from './optin.service.ts';
 import { formKeyMatches, preferencesOf, savePreferences, type Preferences } from './preferences.service.ts';
 

@@ -1,21 +1,13 @@
 /**
- * Public routes of marketing mail, reached from the email itself with no API key (the signed token is the credential):
- * the open pixel `/t/m/o/<token>.gif`, tracked links `/t/m/c/<token>`, and the unsubscribe link `/u/<token>`, whose GET
- * only shows a confirm page (mail scanners follow links) and whose POST unsubscribes: the page's buttons, and mail
- * clients' RFC 8058 one-click `List-Unsubscribe=One-Click` POST.
+ * The unsubscribe link `/u/<token>` of a kind of mail that keeps subscriptions (marketing), reached from the email itself
+ * with no API key (the signed token is the credential). Its GET only shows a confirm page (mail scanners follow links);
+ * its POST unsubscribes: the page's buttons, and mail clients' RFC 8058 one-click `List-Unsubscribe=One-Click` POST.
  */
 import formbody from '@fastify/formbody';
-import type { TypedApp } from '../../http/typed.ts';
-import type { AppContext } from '../../context.ts';
-import { escapeHtml, layout, PAGE_HEADERS } from '../../http/page.ts';
-import { registerTrackingPair, TokenParam } from '../../tracking/tracking.routes.ts';
-import {
-  recordMarketingClick,
-  recordMarketingOpen,
-  unsubscribeByToken,
-  unsubscribeInfo,
-  type UnsubscribeInfo,
-} from './engagement.service.ts';
+import type { TypedApp } from '../http/typed.ts';
+import { escapeHtml, layout, PAGE_HEADERS } from '../http/page.ts';
+import type { KindUnsubscribe, UnsubscribeInfo } from '../delivery/kind.ts';
+import { TokenParam } from './tracking.schemas.ts';
 
 const HTML = 'text/html; charset=utf-8';
 /** The page headers, with forms allowed to post back to this server. */
@@ -27,15 +19,8 @@ export const UNSUBSCRIBE_HEADERS = {
   ),
 };
 
-/** Registers the open pixel, click redirect and unsubscribe routes of marketing mail. */
-export function engagementRoutes(app: TypedApp, ctx: AppContext): void {
-  const tags = ['marketing tracking'];
-  registerTrackingPair(app, {
-    prefix: '/t/m',
-    tags,
-    open: (token) => recordMarketingOpen(ctx, token),
-    click: (token) => recordMarketingClick(ctx, token),
-  });
+/** Registers the unsubscribe confirm page and the unsubscribe POST. */
+export function unsubscribeRoutes(app: TypedApp, unsubscribe: KindUnsubscribe, tags: string[]): void {
   app.get(
     '/u/:token',
     {
@@ -49,7 +34,7 @@ export function engagementRoutes(app: TypedApp, ctx: AppContext): void {
     },
     async (req, reply) => {
       const page = await pageOr404(
-        () => unsubscribeInfo(ctx, req.params.token),
+        () => unsubscribe.info(req.params.token),
         (info) => confirmPage(info),
       );
       return reply.code(page.status).headers(UNSUBSCRIBE_HEADERS).type(HTML).send(page.html);
@@ -64,11 +49,11 @@ export function engagementRoutes(app: TypedApp, ctx: AppContext): void {
       payload.on('end', () => done(null, undefined));
       payload.on('error', (err) => done(err, undefined));
     });
-    unsubscribePost(scope as unknown as TypedApp, ctx, tags);
+    unsubscribePost(scope as unknown as TypedApp, unsubscribe, tags);
   });
 }
 
-function unsubscribePost(app: TypedApp, ctx: AppContext, tags: string[]): void {
+function unsubscribePost(app: TypedApp, unsubscribe: KindUnsubscribe, tags: string[]): void {
   app.post(
     '/u/:token',
     {
@@ -85,7 +70,7 @@ function unsubscribePost(app: TypedApp, ctx: AppContext, tags: string[]): void {
       const body = (req.body ?? {}) as Record<string, unknown>;
       const global = body.scope === 'all';
       const page = await pageOr404(
-        () => unsubscribeByToken(ctx, req.params.token, global),
+        () => unsubscribe.apply(req.params.token, global),
         (info) => donePage(info, global),
       );
       return reply.code(page.status).headers(UNSUBSCRIBE_HEADERS).type(HTML).send(page.html);

@@ -1,0 +1,58 @@
+/**
+ * The delivery lanes of the worker role: one work-row queue per kind of outbound mail, each over a delivery engine
+ * given that kind's store and tracker and a transport of its own (capturing into that kind's capture store).
+ * Lifecycle: the worker role builds the lanes once from the kinds the composition root hands in.
+ */
+import type { AppContext } from '../context.ts';
+import type { BackgroundWork } from '../jobs/jobs.worker.ts';
+import type { QueueSpec } from '../jobs/worker.ts';
+import { createDeliveryEngine, deliveryQueue } from './engine.ts';
+import type { MailKind } from './kind.ts';
+import type { MxResolver } from './mx.ts';
+import { createTransport, type Transport } from './transport.ts';
+
+/** What the delivery lanes may be given besides the context. */
+export interface DeliveryOptions {
+  /** DNS for the mx transport (tests point domains at loopback); node's resolver by default. */
+  resolver?: MxResolver;
+}
+
+/** What the lanes are built from: the kinds of a context, and a wrapper around each transport (metrics). */
+export interface DeliveryLaneDeps {
+  kinds: (ctx: AppContext) => MailKind[];
+  transport?: (transport: Transport) => Transport;
+}
+
+/** One queue per kind, by its queue name. */
+export function kindQueues(
+  ctx: AppContext,
+  kinds: readonly MailKind[],
+  opts: DeliveryOptions & Pick<DeliveryLaneDeps, 'transport'> = {},
+): Record<string, QueueSpec> {
+  const wrap = opts.transport ?? ((t: Transport) => t);
+  const retrySchedule = ctx.config.deliveryRetrySchedule;
+  const queues: Record<string, QueueSpec> = {};
+  for (const kind of kinds) {
+    const transport = wrap(createTransport(ctx.config, { capture: kind.capture, resolver: opts.resolver }));
+    const engine = createDeliveryEngine({
+      store: kind.store,
+      transport,
+      tracker: kind.tracker,
+      publicUrl: ctx.publicUrl,
+      secureLinkTtlHours: ctx.config.secureLinkTtlHours,
+      retrySchedule,
+      log: ctx.log,
+    });
+    const { queue, concurrency, ...checks } = kind.lane;
+    queues[queue] = deliveryQueue(engine, { concurrency, retrySchedule }, checks);
+  }
+  ctx.log.info({ transport: ctx.config.transport }, `delivery transport: ${ctx.config.transport}`);
+  return queues;
+}
+
+/** The delivery lanes as background work. */
+export function deliveryWork(deps: DeliveryLaneDeps): BackgroundWork<DeliveryOptions> {
+  return {
+    queues: (ctx, opts) => kindQueues(ctx, deps.kinds(ctx), { ...opts, transport: deps.transport }),
+  };
+}
