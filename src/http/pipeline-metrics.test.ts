@@ -7,6 +7,7 @@ import { sendMessage, startDeliveryWorker, waitUntilFinished } from '../delivery
 import { waitFor } from '../test/wait.ts';
 import { makeList, makeSubscriber, marketingClient } from '../marketing/marketing.test-support.ts';
 import { makeMailing } from '../marketing/mailings/mailings.test-support.ts';
+import { addSuppression } from '../accounts/suppressions.service.ts';
 
 describe(`pipeline metrics (${TEST_DIALECT})`, () => {
   let t: TestApp;
@@ -89,9 +90,43 @@ describe(`pipeline metrics (${TEST_DIALECT})`, () => {
     }
     const after = await metrics();
     const delta = (name: string) => sample(after, name) - sample(before, name);
+    expect(delta('sealpost_messages_accepted_total{lane="marketing"}')).toBe(2);
+    expect(delta('sealpost_messages_accepted_total{lane="transactional"}')).toBe(0);
     expect(delta('sealpost_messages_delivered_total{lane="marketing"}')).toBe(2);
     expect(delta('sealpost_messages_delivered_total{lane="transactional"}')).toBe(0);
     expect(delta('sealpost_delivery_attempt_duration_seconds_count{transport="capture"}')).toBe(2);
+  });
+
+  it('counts a campaign delivery skipped for a suppressed address on the marketing lane', async () => {
+    const before = await metrics();
+    const call = marketingClient(t, acct);
+    const list = await makeList(call, 'Suppressed');
+    await makeSubscriber(call, 'kept@patients.example', {}, list);
+    await makeSubscriber(call, 'listed@patients.example', {}, list);
+    await addSuppression(t.ctx, acct.account.customer_id, 'listed@patients.example');
+    const mailing = await makeMailing(call, 'Hello again', { from_email: `news@${acct.domain}` });
+    const res = await call('POST', '/campaign_mailing_sends', {
+      campaign_mailing_id: mailing,
+      campaign_mailing_send: { subscription_list_id: list },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const sendId = String(res.headers['sealpost-campaign-mailing-send-id']);
+    const worker = startDeliveryWorker(t);
+    try {
+      await waitFor(
+        async () =>
+          (await call('GET', `/campaign_mailing_sends/${sendId}`)).json().data.attributes.state === 'sent',
+        15_000,
+        50,
+      );
+    } finally {
+      await worker.stop(2000);
+    }
+    const after = await metrics();
+    const delta = (name: string) => sample(after, name) - sample(before, name);
+    expect(delta('sealpost_messages_suppressed_total{lane="marketing"}')).toBe(1);
+    expect(delta('sealpost_messages_suppressed_total{lane="transactional"}')).toBe(0);
+    expect(delta('sealpost_messages_delivered_total{lane="marketing"}')).toBe(1);
   });
 
   it('has every metric the Grafana dashboard in docs/ queries', async () => {
