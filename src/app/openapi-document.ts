@@ -8,7 +8,7 @@
  */
 import { classify } from '../http/surfaces.ts';
 import { ErrorResponse } from '../mail/error-body.ts';
-import { EXAMPLES } from './openapi-examples.ts';
+import { EXAMPLES, RECORDED_EXAMPLES } from './openapi-examples.ts';
 
 type Schema = Record<string, unknown>;
 interface Parameter {
@@ -188,9 +188,18 @@ export function completeDocument<T>(input: T, docsBase: string): T {
   return input;
 }
 
+/** An operation's path without the prefix it is served under: `/v1/marketing/{username}/lists` → `/lists`. */
+const routeOf = (path: string) =>
+  path
+    .replace(/^\/v1\/(email|\{api_username\}|marketing\/\{username\}|marketing)(?=\/)/, '')
+    .replace(/^\/v1(?=\/(?!forms\/))/, '');
+
 /** Puts the example of an operation, if there is one, beside its JSON request and response schemas. */
 function addExamples(op: Operation, method: string, path: string): void {
-  const example = EXAMPLES.find((e) => e.method === method && e.path.test(path));
+  const route = routeOf(path);
+  const example =
+    EXAMPLES.find((e) => e.method === method && e.path.test(path)) ??
+    RECORDED_EXAMPLES.find((e) => e.method === method && e.route === route);
   if (!example) return;
   const jsonOf = (holder: unknown) =>
     (holder as { content?: Record<string, Schema> } | undefined)?.content?.['application/json'];

@@ -1,7 +1,11 @@
 /**
- * Request and response examples of the most used operations, taken from real answers of this server. They are added to
- * the served document for every prefix an operation is served under; a test checks each against its operation's schema.
+ * Request and response examples of the most used operations, written out from real answers of this server; those of
+ * the other operations were recorded from real requests and answers (a clinic's account with lists, subscribers, a
+ * sent campaign, a drip, a form, a webhook endpoint and a suppressed address) into openapi-examples.recorded.json.
+ * They are added to the served document for every prefix an operation is served under; a test checks each against its
+ * operation's schema, and that no operation lacks one.
  */
+import recorded from './openapi-examples.recorded.json' with { type: 'json' };
 
 /** An example request body and/or response bodies by status, for the operations whose path ends with `path`. */
 export interface OperationExample {
@@ -338,3 +342,14 @@ export const EXAMPLES: OperationExample[] = [
   },
   { method: 'get', path: /\/subscribers\/\{id\}$/, responses: { '200': { data: SUBSCRIBER } } },
 ];
+
+/** A recorded example: request body and/or response bodies by status of `method` `route` (the path without its prefix). */
+export interface RouteExample {
+  method: string;
+  route: string;
+  request?: unknown;
+  responses?: Record<string, unknown>;
+}
+
+/** The recorded examples. */
+export const RECORDED_EXAMPLES: RouteExample[] = recorded;

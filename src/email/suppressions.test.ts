@@ -161,5 +161,6 @@ describe(`suppression list (${TEST_DIALECT})`, () => {
     ]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('is not on the suppression list');
-  });
+    // Four runs of the command, each a process of its own.
+  }, 90_000);
 });

@@ -7,6 +7,7 @@ import { sendMessage, startDeliveryWorker, waitUntilFinished } from '../delivery
 import { waitFor } from '../test/wait.ts';
 import { makeList, makeSubscriber, marketingClient } from '../marketing/marketing.test-support.ts';
 import { makeMailing } from '../marketing/mailings/mailings.test-support.ts';
+import { addSuppression } from '../accounts/suppressions.service.ts';
 
 describe(`pipeline metrics (${TEST_DIALECT})`, () => {
   let t: TestApp;
@@ -63,19 +64,20 @@ describe(`pipeline metrics (${TEST_DIALECT})`, () => {
       expect(after).toContain(`# TYPE ${name} counter`);
   });
 
-  it('counts campaign deliveries on the marketing lane, not the transactional one', async () => {
+  /** Sends a campaign to a new list of `addresses` (those in `suppressed` on the suppression list) and waits until it is sent; returns the change of each sample. */
+  async function campaignDelta(addresses: string[], suppressed: string[] = []) {
     const before = await metrics();
     const call = marketingClient(t, acct);
-    const list = await makeList(call, 'Metrics');
-    await makeSubscriber(call, 'kim@patients.example', {}, list);
-    await makeSubscriber(call, 'lou@patients.example', {}, list);
-    const mailing = await makeMailing(call, 'Hello', { from_email: `news@${acct.domain}` });
+    const list = await makeList(call, `Metrics ${addresses[0]}`);
+    for (const address of addresses) await makeSubscriber(call, address, {}, list);
+    for (const address of suppressed) await addSuppression(t.ctx, acct.account.customer_id, address);
+    const mailing = await makeMailing(call, `Hello ${addresses[0]}`, { from_email: `news@${acct.domain}` });
     const res = await call('POST', '/campaign_mailing_sends', {
       campaign_mailing_id: mailing,
       campaign_mailing_send: { subscription_list_id: list },
     });
-    const sendId = String(res.headers['sealpost-campaign-mailing-send-id']);
     expect(res.statusCode, res.body).toBe(200);
+    const sendId = String(res.headers['sealpost-campaign-mailing-send-id']);
     const worker = startDeliveryWorker(t);
     try {
       await waitFor(
@@ -88,10 +90,26 @@ describe(`pipeline metrics (${TEST_DIALECT})`, () => {
       await worker.stop(2000);
     }
     const after = await metrics();
-    const delta = (name: string) => sample(after, name) - sample(before, name);
+    return (name: string) => sample(after, name) - sample(before, name);
+  }
+
+  it('counts campaign deliveries on the marketing lane, not the transactional one', async () => {
+    const delta = await campaignDelta(['kim@patients.example', 'lou@patients.example']);
+    expect(delta('sealpost_messages_accepted_total{lane="marketing"}')).toBe(2);
+    expect(delta('sealpost_messages_accepted_total{lane="transactional"}')).toBe(0);
     expect(delta('sealpost_messages_delivered_total{lane="marketing"}')).toBe(2);
     expect(delta('sealpost_messages_delivered_total{lane="transactional"}')).toBe(0);
     expect(delta('sealpost_delivery_attempt_duration_seconds_count{transport="capture"}')).toBe(2);
+  });
+
+  it('counts a campaign delivery skipped for a suppressed address on the marketing lane', async () => {
+    const delta = await campaignDelta(
+      ['kept@patients.example', 'listed@patients.example'],
+      ['listed@patients.example'],
+    );
+    expect(delta('sealpost_messages_suppressed_total{lane="marketing"}')).toBe(1);
+    expect(delta('sealpost_messages_suppressed_total{lane="transactional"}')).toBe(0);
+    expect(delta('sealpost_messages_delivered_total{lane="marketing"}')).toBe(1);
   });
 
   it('has every metric the Grafana dashboard in docs/ queries', async () => {

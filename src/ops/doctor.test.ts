@@ -136,6 +136,21 @@ describe(`sealpost doctor (${TEST_DIALECT})`, () => {
     });
   });
 
+  it('fails a database it cannot reach, naming it without its password, and skips the master key', async () => {
+    const report = await runDoctor(
+      config({ databaseUrl: 'postgres://sealpost:s3cret@127.0.0.1:1/sealpost' }),
+      {
+        resolver,
+      },
+    );
+    expect(byName(report, 'database')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(/^postgres:\/\/sealpost:\*+@127\.0\.0\.1:1\/sealpost unreachable: /),
+    });
+    expect(JSON.stringify(report)).not.toContain('s3cret');
+    expect(byName(report, 'master key')?.status).toBe('skip');
+  });
+
   it('warns of a certificate that expires soon and fails an expired one', async () => {
     const soon = path.join(dir, 'soon.pem');
     writeFileSync(soon, testCertificate().cert);

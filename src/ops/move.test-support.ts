@@ -8,6 +8,7 @@ import { makeList, makeSubscriber, marketingClient } from '../marketing/marketin
 import { makeMailing } from '../marketing/mailings/mailings.test-support.ts';
 import { multipart } from '../test/multipart.ts';
 import { createTestUser } from '../console/console.test-support.ts';
+import { addSuppression } from '../accounts/suppressions.service.ts';
 
 /** What the seeding made: the GET requests whose answers must not change, and a console user's email. */
 export interface Seeded {
@@ -17,7 +18,10 @@ export interface Seeded {
   listId: string;
 }
 
-/** Messages, a template, a form with submissions, lists, subscribers, a mailing and its send, a webhook and a user. */
+/**
+ * Messages, a template, a form with submissions, lists, subscribers, a mailing and its send, a webhook, a suppressed
+ * address, a custom field, a dynamic list, a drip and a user.
+ */
 export async function seedEverything(t: TestApp, a: TestAccount): Promise<Seeded> {
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) {
@@ -88,6 +92,18 @@ export async function seedEverything(t: TestApp, a: TestAccount): Promise<Seeded
     events: ['api_mail_log_delivered'],
   });
   expect(hook.statusCode, hook.body).toBe(201);
+  await addSuppression(t.ctx, a.account.customer_id, 'gone@patients.example', 'a hard bounce');
+  const field = await call('POST', '/subscriber_custom_field_types', {
+    subscriber_custom_field_type: { name: 'plan' },
+  });
+  expect(field.statusCode, field.body).toBe(200);
+  const segment = await call('POST', '/dynamic_lists', {
+    name: 'Gold plan',
+    filters: [[{ field: 'custom_field:plan', op: 'is', terms: ['gold'] }]],
+  });
+  expect(segment.statusCode, segment.body).toBe(200);
+  const drip = await call('POST', '/drip_campaigns', { drip_campaign: { name: 'Welcome series' } });
+  expect(drip.statusCode, drip.body).toBe(200);
   const user = await createTestUser(t, a.account.customer_id, 'owner', { canReadProtected: true });
   const mk = `/v1/marketing/${a.account.username}`;
   return {
@@ -111,6 +127,19 @@ export async function seedEverything(t: TestApp, a: TestAccount): Promise<Seeded
       `${mk}/campaign_mailing_sends`,
       '/v1/email/webhook_endpoints',
       `/v1/email/webhook_endpoints/${hook.json().id}`,
+      '/v1/email/suppressions',
+      '/v1/email/suppressions/gone@patients.example',
+      '/v1/forms/api/forms/stats',
+      `${mk}/campaign_mailings`,
+      `${mk}/campaign_mailing_sends/${String(send.headers['sealpost-campaign-mailing-send-id'])}`,
+      `${mk}/analytics/campaign_mailing_sends_table`,
+      `${mk}/subscriber_custom_field_types`,
+      `${mk}/dynamic_lists`,
+      `${mk}/dynamic_lists/${segment.json().data.id}`,
+      `${mk}/drip_campaigns`,
+      `${mk}/drip_campaigns/${drip.json().data.id}`,
+      `${mk}/lists`,
+      `${mk}/current_customer`,
     ],
   };
 }

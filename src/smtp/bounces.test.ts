@@ -138,6 +138,10 @@ describe(`bounces after delivery, transactional (${TEST_DIALECT})`, () => {
       diagnostic: '452 4.2.2 Mailbox full',
     });
     expect(await statusOf(id)).toBe('soft bounced');
+    // A delay is temporary: the recipient is not failed, and the report's text is kept.
+    const [row] = await recipientRows(t, id);
+    expect(row).toMatchObject({ last_response: '452 4.2.2 Mailbox full' });
+    expect(row!.status).not.toBe('failed');
     await waitFor(async () => hooksFor(id).length === 2, 10_000, 20, 'two webhooks');
     expect(hooksFor(id)).toEqual(['api_mail_log_delivered', 'api_mail_log_temporary_failure']);
     expect(await suppressionOf(t, acct, 'full@patients.example')).toBeNull();

@@ -11,6 +11,7 @@ import type { QueueSpec } from '../../jobs/worker.ts';
 import { PermanentJobError } from '../../jobs/retry.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
 import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
+import { pipelineMetrics } from '../../http/pipeline-metrics.ts';
 import {
   advanceExpansion,
   expandBatch,
@@ -75,17 +76,14 @@ export async function expandSlice(
       start.dynamic_list_id === null
         ? undefined
         : await currentFilters(ctx, start.customer_id, start.dynamic_list_id);
+    const extras = (JSON.parse(start.content) as SendContent).recipientEmails ?? [];
     const started = await db.transaction().execute(async (trx) => {
       if (!(await freezeSend(trx, sendId, at, filters))) return false;
-      await insertExtraDeliveries(
-        trx,
-        start,
-        (JSON.parse(start.content) as SendContent).recipientEmails ?? [],
-        at,
-      );
+      await insertExtraDeliveries(trx, start, extras, at);
       return true;
     });
     if (!started) return 0;
+    countAccepted(extras.length);
     ctx.wake(MARKETING_DELIVERY_QUEUE);
   }
   let created = 0;
@@ -118,9 +116,15 @@ export async function expandSlice(
       return { done: false, added };
     });
     created += step.added;
+    countAccepted(step.added);
     if (step.added > 0) ctx.wake(MARKETING_DELIVERY_QUEUE);
     if (step.done) break;
   }
   ctx.wake(EXPAND_QUEUE);
   return created;
+}
+
+/** Counts deliveries a send queued, once their transaction committed, as accepted on the marketing lane. */
+function countAccepted(deliveries: number): void {
+  if (deliveries > 0) pipelineMetrics.accepted.inc({ lane: 'marketing' }, deliveries);
 }

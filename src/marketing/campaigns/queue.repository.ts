@@ -35,13 +35,14 @@ export interface DripDeliveryInput {
 
 /**
  * Creates the delivery of one drip step's email to one subscriber and its work row, in the caller's transaction.
- * At most one delivery exists per (enrollment, step): a second call returns the first delivery's id and enqueues nothing.
+ * At most one delivery exists per (enrollment, step): a second call returns the first delivery's id, `created` false, and
+ * enqueues nothing.
  */
 export async function enqueueDripDelivery(
   db: Queryable,
   input: DripDeliveryInput,
   now = Date.now(),
-): Promise<number> {
+): Promise<{ id: number; created: boolean }> {
   const inserted = await db
     .insertInto('marketing_deliveries')
     .values({
@@ -79,7 +80,7 @@ export async function enqueueDripDelivery(
       },
       now,
     );
-    return inserted.id;
+    return { id: inserted.id, created: true };
   }
   const existing = await db
     .selectFrom('marketing_deliveries')
@@ -87,7 +88,7 @@ export async function enqueueDripDelivery(
     .where('drip_enrollment_id', '=', input.dripEnrollmentId)
     .where('drip_node_id', '=', input.dripNodeId)
     .executeTakeFirstOrThrow();
-  return existing.id;
+  return { id: existing.id, created: false };
 }
 
 /** What a drip condition reads of an earlier step's delivery: whether it was opened or clicked. */

@@ -13,6 +13,7 @@ import { keyOf, makeList, makeSubscriber, marketingClient } from '../marketing.t
 import { branchingGraph, dripDeliveriesOf, makeDrip, storeMailing } from './drips.test-support.ts';
 import { DRIP_STEP_QUEUE, dripQueues } from './drips.engine.ts';
 import { dripTasks } from './drips.enroll.ts';
+import { pipelineMetrics } from '../../http/pipeline-metrics.ts';
 
 const DAY = 86_400_000;
 
@@ -115,6 +116,7 @@ async function startedDrip(condition = 'opened'): Promise<{ drip: string; list: 
 describe('a drip start → email → wait 2 days → opened? → B / C → end', () => {
   it('sends A at once, B to the subscriber who opened and C to the one who did not, two days later, then completes both', async () => {
     const { drip, list } = await startedDrip();
+    const acceptedBefore = await acceptedOnMarketingLane();
     // Joining through the subscribe operation counts as joining the list too.
     const third = await makeSubscriber(call, `third-${Date.now()}@example.org`);
     await call('POST', `/subscribers/${third}/subscribe`, { subscription_list_id: list });
@@ -153,6 +155,8 @@ describe('a drip start → email → wait 2 days → opened? → B / C → end',
       ['nudge', mailings[2]],
     ]);
     expect(await counters(drip)).toEqual([3, 3]);
+    // Each of the six emails was counted once as accepted on the marketing lane.
+    expect((await acceptedOnMarketingLane()) - acceptedBefore).toBe(6);
   });
 
   it('enrolls only subscribers who join after the start, each once', async () => {
@@ -313,3 +317,9 @@ describe('form_submission trigger', () => {
     expect(await counters(drip)).toEqual([1, 0]);
   });
 });
+
+/** The accepted counter of the marketing lane in this process's pipeline metrics. */
+async function acceptedOnMarketingLane(): Promise<number> {
+  const { values } = await pipelineMetrics.accepted.get();
+  return values.find((v) => v.labels.lane === 'marketing')?.value ?? 0;
+}

@@ -10,6 +10,7 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
 import type { QueueSpec } from '../../jobs/worker.ts';
+import { pipelineMetrics } from '../../http/pipeline-metrics.ts';
 import {
   deliveryEngagement,
   enqueueDripDelivery,
@@ -86,6 +87,7 @@ export async function enqueueStep(
 export async function runDripStep(ctx: AppContext, job: DripStepJob, now: number): Promise<StepOutcome> {
   const { db, dialect } = ctx.database;
   const wakes = new Set<string>();
+  const accepted = { count: 0 };
   const outcome = await db.transaction().execute(async (trx): Promise<StepOutcome> => {
     const e = await lockEnrollment(trx, job.enrollmentId, dialect === 'postgres');
     if (!e || e.seq !== job.seq || e.state !== 'active') return 'stale';
@@ -98,8 +100,9 @@ export async function runDripStep(ctx: AppContext, job: DripStepJob, now: number
     const standing = await subscriberStanding(trx, e.subscriber_id, drip.subscription_list_id);
     if (!standing) return stop(trx, e, 'subscriber_gone', now);
     if (!standing.subscribed) return stop(trx, e, 'unsubscribed', now);
-    return runNode(trx, { drip, graph, node, e, email: standing.email, now, wakes });
+    return runNode(trx, { drip, graph, node, e, email: standing.email, now, wakes, accepted });
   });
+  if (accepted.count > 0) pipelineMetrics.accepted.inc({ lane: 'marketing' }, accepted.count);
   for (const q of wakes) ctx.wake(q);
   return outcome;
 }
@@ -129,6 +132,8 @@ interface StepContext {
   email: string;
   now: number;
   wakes: Set<string>;
+  /** Deliveries the step created, counted as accepted on the marketing lane once the step committed. */
+  accepted: { count: number };
 }
 
 async function runNode(trx: Queryable, s: StepContext): Promise<StepOutcome> {
@@ -160,7 +165,7 @@ async function sendEmail(
   );
   let deliveryId = s.e.last_delivery_id;
   if (mailingId !== undefined) {
-    deliveryId = await enqueueDripDelivery(
+    const delivery = await enqueueDripDelivery(
       trx,
       {
         customerId: s.drip.customer_id,
@@ -172,6 +177,8 @@ async function sendEmail(
       },
       s.now,
     );
+    deliveryId = delivery.id;
+    if (delivery.created) s.accepted.count++;
     s.wakes.add(MARKETING_DELIVERY_QUEUE);
   }
   return advance(trx, s, s.graph.next.get(node.id)!, s.now, deliveryId);
