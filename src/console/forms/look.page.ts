@@ -87,8 +87,8 @@ const MODES = [
 function botDefenceCard(c: ConsoleContext, id: string, s: FormSettings, ro: string) {
   const d = botDefenceOf(s);
   return html`<form method="post" action="/console/forms/${id}/bot-defence" class="card">
-    ${csrfField(c.csrfToken)}
     <h2>Bot defence</h2>
+    ${csrfField(c.csrfToken)}
     <p class="hint">No CAPTCHA: people see nothing. Submissions through the API then need a key of this account.</p>
     <fieldset class="field">
       <legend>Defence</legend>
