@@ -46,11 +46,8 @@ export async function hostedRoutes(app: TypedApp, ctx: AppContext, limiter: IpLi
     typed.get(
       BOT_SCRIPT_PATH,
       {
-        schema: {
-          tags,
-          summary: "The hosted page's proof-of-work solver script",
-          produces: ['text/javascript'],
-        },
+        // An asset of the hosted page, not an API operation.
+        schema: { hide: true },
       },
       async (_req, reply) =>
         reply
