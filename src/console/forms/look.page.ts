@@ -109,7 +109,7 @@ function botDefenceCard(c: ConsoleContext, id: string, s: FormSettings, ro: stri
     <div class="field">
       <label for="bot_difficulty">Puzzle difficulty (bits, proof of work only)</label>
       <input type="number" id="bot_difficulty" name="bot_difficulty" min="${DIFFICULTY.min}" max="${DIFFICULTY.max}" value="${d.difficulty}" aria-describedby="bot-difficulty-hint" ${ro} />
-      <p class="hint" id="bot-difficulty-hint">Default ${DIFFICULTY.default}: well under a second on a laptop, about a second on an older phone. Each bit more doubles the work.</p>
+      <p class="hint" id="bot-difficulty-hint">Default ${DIFFICULTY.default}: a fraction of a second in a desktop browser, around a second on an older phone. Each bit more doubles the work.</p>
     </div>
     ${ro ? '' : html`<button type="submit">Save the bot defence</button>`}
   </form>`;
