@@ -24,7 +24,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/console/assets/**/*.js'],
+    files: ['src/console/assets/**/*.js', 'src/forms/hosted/assets/**/*.js'],
     languageOptions: {
       globals: {
         window: 'readonly',

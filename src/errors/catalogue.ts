@@ -135,6 +135,7 @@ export const CATALOGUE = {
   'form.submission_invalid': { status: 422, smtp: '550 5.7.1', title: 'Invalid form submission' },
   'form.submission_not_found': { status: 404, smtp: '550 5.1.1', title: 'Form submission not found' },
   'form.file_not_found': { status: 404, smtp: '550 5.1.1', title: 'Uploaded file not found' },
+  'form.bot_check_failed': { status: 403, smtp: '550 5.7.1', title: 'Bot check failed' },
   'marketing.list_not_found': { status: 404, smtp: '550 5.1.1', title: 'Subscription list not found' },
   'marketing.list_name_invalid': { status: 400, smtp: '501 5.5.4', title: 'Invalid subscription list name' },
   'marketing.default_list_locked': {

@@ -53,6 +53,16 @@ export async function createForm(
   return (res.json() as { id: string }).id;
 }
 
+/** Posts `fields` to the hosted page of a form as a browser without JavaScript would. */
+export function postHosted(app: FastifyInstance, id: string, fields: Record<string, string>) {
+  return app.inject({
+    method: 'POST',
+    url: `/f/${id}`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams(fields).toString(),
+  });
+}
+
 /** A valid submission of the contact form. */
 export const GOOD = {
   name: 'Ada Lovelace',

@@ -74,6 +74,22 @@ async function authenticateThrottled(
   }
 }
 
+/**
+ * The account of a public request's API key when it carries one with `scope`, for public routes that grant a key's
+ * holder more (undefined without a key or without the scope); a wrong key is refused and throttled as anywhere else.
+ */
+export async function accountOfKey(
+  req: FastifyRequest,
+  database: Database,
+  throttle: AuthThrottle,
+  scope: Scope,
+): Promise<number | undefined> {
+  if (!req.headers.authorization) return undefined;
+  const key = keyFromHeader(req.headers.authorization);
+  const principal = await authenticateThrottled(database, throttle, key, req.ip);
+  return principal.scopes.has(scope) ? principal.customerId : undefined;
+}
+
 /** Installs authentication as the first onRequest hook of the root instance (it runs for unknown routes too). */
 export function registerAuth(app: FastifyInstance, database: Database, throttle: AuthThrottle): void {
   app.decorateRequest('principal', undefined);

@@ -256,4 +256,45 @@ describe('look page', () => {
       (await viewer.post(`/console/forms/${id}/look`, { _csrf: viewer.csrf, language: 'es' })).statusCode,
     ).toBe(403);
   });
+
+  it('turns the bot defence on for an editor, keeps it through a look save, and refuses a viewer and a bad value', async () => {
+    const id = await createForm(t.app, a.auth);
+    const settings = async () =>
+      ((await stored(id)).form_json as { settings?: Record<string, unknown> }).settings ?? {};
+    const saved = await editor.post(`/console/forms/${id}/bot-defence`, {
+      _csrf: editor.csrf,
+      bot_defence: 'proof_of_work',
+      bot_min_seconds: '4',
+      bot_difficulty: '16',
+    });
+    expect(saved.statusCode).toBe(303);
+    expect(await settings()).toEqual({
+      bot_defence: 'proof_of_work',
+      bot_min_seconds: 4,
+      bot_difficulty: 16,
+    });
+    expect((await t.app.inject({ method: 'GET', url: `/f/${id}` })).body).toContain('data-sp-pow-bits="16"');
+    await editor.post(`/console/forms/${id}/look`, { _csrf: editor.csrf, language: 'es' });
+    expect(await settings()).toMatchObject({ language: 'es', bot_defence: 'proof_of_work' });
+    const page = await editor.get(`/console/forms/${id}/look`);
+    expect(page.body).toMatch(/id="bot-proof_of_work"[^>]*checked/);
+
+    await editor.post(`/console/forms/${id}/bot-defence`, {
+      _csrf: editor.csrf,
+      bot_defence: 'time',
+      bot_min_seconds: '0',
+    });
+    expect((await editor.get(`/console/forms/${id}/look`)).body).toContain(
+      'bot_min_seconds must be a whole number from 1 to 600',
+    );
+    for (const [client, form] of [
+      [viewer, { _csrf: viewer.csrf, bot_defence: 'off' }],
+      [editor, { bot_defence: 'off' }],
+    ] as const)
+      expect((await client.post(`/console/forms/${id}/bot-defence`, form)).statusCode).toBe(403);
+    expect(await settings()).toMatchObject({ bot_defence: 'proof_of_work', bot_min_seconds: 4 });
+
+    await editor.post(`/console/forms/${id}/bot-defence`, { _csrf: editor.csrf, bot_defence: 'off' });
+    expect(await settings()).toEqual({ language: 'es' });
+  });
 });

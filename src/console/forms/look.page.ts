@@ -1,13 +1,21 @@
 /**
  * A form's Look page: logo, colours, thank-you text, a redirect after a response and the hosted page's language,
- * without writing CSS. Stored in `form_json.settings` through the same forms service as the API, so the same check
- * refuses a bad value (shown as a notice, nothing saved).
+ * without writing CSS, and the form's bot defence. Both are stored in `form_json.settings` through the same forms
+ * service as the API, so the same check refuses a bad value (shown as a notice, nothing saved); each save keeps the
+ * other's settings.
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { requireList } from '../../marketing/lists/lists.service.ts';
 import { changeForm, formOf } from '../../forms/definitions/forms.service.ts';
-import type { FormSettings } from '../../forms/definitions/settings.ts';
+import {
+  BOT_KEYS,
+  botDefenceOf,
+  DIFFICULTY,
+  LOOK_KEYS,
+  MIN_SECONDS,
+  type FormSettings,
+} from '../../forms/definitions/settings.ts';
 import { html } from '../html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
@@ -57,9 +65,72 @@ async function lookPage(c: ConsoleContext) {
         </div>
         ${ro ? '' : html`<button type="submit">Save the look</button>`}
       </form>
+      ${botDefenceCard(c, form.id, s, ro)}
       <p><a href="/console/forms/${form.id}/preview" target="_blank" rel="noopener">Open the preview</a></p>`,
   };
 }
+
+const MODES = [
+  ['off', 'Off', 'Only the hidden honeypot field and the per-address limit, as every form has.'],
+  [
+    'time',
+    'Time check',
+    'The page carries a signed, time-stamped token; a response sent sooner than the minimum below, or with an old, altered or reused token, is refused.',
+  ],
+  [
+    'proof_of_work',
+    'Proof of work',
+    "The time check, and the visitor's browser solves a small puzzle before sending. Without JavaScript the time check and the honeypot still apply.",
+  ],
+] as const;
+
+function botDefenceCard(c: ConsoleContext, id: string, s: FormSettings, ro: string) {
+  const d = botDefenceOf(s);
+  return html`<form method="post" action="/console/forms/${id}/bot-defence" class="card">
+    <h2>Bot defence</h2>
+    ${csrfField(c.csrfToken)}
+    <p class="hint">No CAPTCHA: people see nothing. Submissions through the API then need a key of this account.</p>
+    <fieldset class="field">
+      <legend>Defence</legend>
+      ${MODES.map(
+        ([value, label, hint]) =>
+          html`<div class="check">
+            <input type="radio" id="bot-${value}" name="bot_defence" value="${value}" aria-describedby="bot-${value}-hint" ${d.mode === value ? 'checked' : ''} ${ro} />
+            <label for="bot-${value}">${label}</label>
+          </div>
+          <p class="hint" id="bot-${value}-hint">${hint}</p>`,
+      )}
+    </fieldset>
+    <div class="field">
+      <label for="bot_min_seconds">Fewest seconds between showing the page and sending it</label>
+      <input type="number" id="bot_min_seconds" name="bot_min_seconds" min="${MIN_SECONDS.min}" max="${MIN_SECONDS.max}" value="${d.minSeconds}" aria-describedby="bot-seconds-hint" ${ro} />
+      <p class="hint" id="bot-seconds-hint">Default ${MIN_SECONDS.default}. A person rarely answers a form this fast; scripts do.</p>
+    </div>
+    <div class="field">
+      <label for="bot_difficulty">Puzzle difficulty (bits, proof of work only)</label>
+      <input type="number" id="bot_difficulty" name="bot_difficulty" min="${DIFFICULTY.min}" max="${DIFFICULTY.max}" value="${d.difficulty}" aria-describedby="bot-difficulty-hint" ${ro} />
+      <p class="hint" id="bot-difficulty-hint">Default ${DIFFICULTY.default}: a fraction of a second in a desktop browser, around a second on an older phone. Each bit more doubles the work.</p>
+    </div>
+    ${ro ? '' : html`<button type="submit">Save the bot defence</button>`}
+  </form>`;
+}
+
+/** The form's settings with the named ones replaced by the posted values (empty values dropped). */
+function withPosted(
+  formJson: unknown,
+  keys: readonly string[],
+  posted: Record<string, unknown>,
+): Record<string, unknown> {
+  const current = ((formJson as { settings?: Record<string, unknown> }).settings ?? {}) as Record<
+    string,
+    unknown
+  >;
+  const kept = Object.fromEntries(Object.entries(current).filter(([k]) => !keys.includes(k)));
+  const given = Object.fromEntries(Object.entries(posted).filter(([, v]) => v !== '' && v !== undefined));
+  return { ...(formJson as object), settings: { ...kept, ...given } };
+}
+
+const whole = (v: string) => (/^-?\d+$/.test(v) ? Number(v) : v);
 
 /** Registers the Look page and its save. */
 export function lookPages(app: FastifyInstance, ctx: AppContext): void {
@@ -72,32 +143,48 @@ export function lookPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/forms/:id/look',
     permission: 'edit_content',
-    handle: async (c) => {
-      const id = c.params.id!;
-      const form = await formOf(c.ctx, c.account.customer_id, id);
-      const field = (name: string) => String(c.form[name] ?? '').trim();
-      const settings = Object.fromEntries(
-        [
-          'logo_url',
-          'accent_color',
-          'background_color',
-          'text_color',
-          'thank_you_text',
-          'redirect_url',
-          'language',
-        ]
-          .map((k) => [k, field(k)])
-          .filter(([, v]) => v),
-      );
-      await changeForm(
-        c.ctx,
-        c.account.customer_id,
-        id,
-        { form_json: { ...(form.form_json as object), settings } },
-        requireList,
-      );
-      await auditForm(c, 'form.look', `form:${id}`, { settings: Object.keys(settings) });
-      return { redirect: `/console/forms/${id}/look`, flash: 'Look saved' };
-    },
+    handle: (c) =>
+      saveSettings(c, LOOK_KEYS, (field) => {
+        const posted = Object.fromEntries(LOOK_KEYS.map((k) => [k, field(k)]));
+        const audit = { action: 'form.look', detail: { settings: LOOK_KEYS.filter((k) => posted[k]) } };
+        return { posted, audit, flash: 'Look saved' };
+      }),
   });
+  consoleAction(app, ctx, {
+    path: '/console/forms/:id/bot-defence',
+    permission: 'edit_content',
+    handle: (c) =>
+      saveSettings(c, BOT_KEYS, (field) => {
+        const mode = field('bot_defence');
+        const posted =
+          mode === 'off'
+            ? {}
+            : {
+                bot_defence: mode,
+                bot_min_seconds: whole(field('bot_min_seconds')),
+                bot_difficulty: mode === 'proof_of_work' ? whole(field('bot_difficulty')) : '',
+              };
+        const audit = { action: 'form.bot_defence', detail: { mode: mode || 'off' } };
+        return { posted, audit, flash: 'Bot defence saved' };
+      }),
+  });
+}
+
+/** Stores the posted values of one group of settings through the forms service (keeping the others), then audits. */
+async function saveSettings(
+  c: ConsoleContext,
+  keys: readonly string[],
+  read: (field: (name: string) => string) => {
+    posted: Record<string, unknown>;
+    audit: { action: string; detail: Record<string, unknown> };
+    flash: string;
+  },
+) {
+  const id = c.params.id!;
+  const form = await formOf(c.ctx, c.account.customer_id, id);
+  const { posted, audit, flash } = read((name) => String(c.form[name] ?? '').trim());
+  const form_json = withPosted(form.form_json, keys, posted);
+  await changeForm(c.ctx, c.account.customer_id, id, { form_json }, requireList);
+  await auditForm(c, audit.action, `form:${id}`, audit.detail);
+  return { redirect: `/console/forms/${id}/look`, flash };
 }

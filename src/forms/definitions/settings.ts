@@ -1,7 +1,7 @@
 /**
  * A form's look and behaviour settings, kept in `form_json.settings` beside the components so that the API and the
  * console's Look page store them the same way and the same check refuses bad ones: logo, colours, thank-you text,
- * redirect after a response, and the language of the hosted page's fixed texts.
+ * redirect after a response, the language of the hosted page's fixed texts, and the bot defence.
  */
 import { AppError } from '../../errors/app-error.ts';
 
@@ -9,6 +9,28 @@ import { AppError } from '../../errors/app-error.ts';
 export const LANGUAGES = ['en', 'es'] as const;
 /** One shipped language. */
 export type Language = (typeof LANGUAGES)[number];
+
+/** The bot defences a form may have besides the honeypot. */
+export const BOT_DEFENCES = ['off', 'time', 'proof_of_work'] as const;
+/** One bot defence. */
+export type BotDefence = (typeof BOT_DEFENCES)[number];
+/** Default and limits of the seconds a person needs at least between seeing the page and posting it. */
+export const MIN_SECONDS = { default: 3, min: 1, max: 600 } as const;
+/** Default and limits of the proof of work's difficulty (leading zero bits of the SHA-256). */
+export const DIFFICULTY = { default: 18, min: 8, max: 24 } as const;
+
+/** The settings that belong to the Look page (the bot defence has its own). */
+export const LOOK_KEYS = [
+  'logo_url',
+  'accent_color',
+  'background_color',
+  'text_color',
+  'thank_you_text',
+  'redirect_url',
+  'language',
+] as const;
+/** The settings of the bot defence. */
+export const BOT_KEYS = ['bot_defence', 'bot_min_seconds', 'bot_difficulty'] as const;
 
 /** The checked settings (all optional). */
 export interface FormSettings {
@@ -19,6 +41,9 @@ export interface FormSettings {
   thank_you_text?: string;
   redirect_url?: string;
   language?: Language;
+  bot_defence?: Exclude<BotDefence, 'off'>;
+  bot_min_seconds?: number;
+  bot_difficulty?: number;
 }
 
 const COLOR = /^#[0-9a-f]{6}$/i;
@@ -60,7 +85,41 @@ export function parseSettings(raw: unknown): FormSettings {
   if (lang !== undefined && !(LANGUAGES as readonly string[]).includes(lang))
     throw invalid(`language must be one of ${LANGUAGES.join(', ')}`);
   if (lang) out.language = lang as Language;
+  return { ...out, ...parseBotSettings(s) };
+}
+
+/** The bot defence settings: a mode other than `off` and whole numbers within their limits. */
+function parseBotSettings(s: Record<string, unknown>): FormSettings {
+  const out: FormSettings = {};
+  const mode = s.bot_defence;
+  if (
+    mode !== undefined &&
+    mode !== null &&
+    mode !== '' &&
+    !(BOT_DEFENCES as readonly unknown[]).includes(mode)
+  )
+    throw invalid(`bot_defence must be one of ${BOT_DEFENCES.join(', ')}`);
+  if (mode === 'time' || mode === 'proof_of_work') out.bot_defence = mode;
+  for (const [name, limits] of [
+    ['bot_min_seconds', MIN_SECONDS],
+    ['bot_difficulty', DIFFICULTY],
+  ] as const) {
+    const v = s[name];
+    if (v === undefined || v === null || v === '') continue;
+    if (!Number.isInteger(v) || (v as number) < limits.min || (v as number) > limits.max)
+      throw invalid(`${name} must be a whole number from ${limits.min} to ${limits.max}`);
+    out[name] = v as number;
+  }
   return out;
+}
+
+/** The bot defence a form's settings ask for, with defaults filled in. */
+export function botDefenceOf(s: FormSettings): { mode: BotDefence; minSeconds: number; difficulty: number } {
+  return {
+    mode: s.bot_defence ?? 'off',
+    minSeconds: s.bot_min_seconds ?? MIN_SECONDS.default,
+    difficulty: s.bot_difficulty ?? DIFFICULTY.default,
+  };
 }
 
 /** The settings of a stored definition (checked when it was stored). */

@@ -7,6 +7,7 @@ import type { AppContext } from '../../context.ts';
 import { PAGE_HEADERS } from './page.html.ts';
 import { postForm, readPost, showForm, showThanks, type HostedAnswer } from './hosted.service.ts';
 import type { IpLimiter } from '../submissions/spam.ts';
+import { BOT_SCRIPT, BOT_SCRIPT_PATH } from './script.ts';
 
 const params = Type.Object({ id: Type.String() });
 const tags = ['hosted forms'];
@@ -41,6 +42,19 @@ export async function hostedRoutes(app: TypedApp, ctx: AppContext, limiter: IpLi
       },
       async (req, reply) =>
         send(reply, await postForm(ctx, req.params.id, await readPost(req, maxBytes), req.ip)),
+    );
+    typed.get(
+      BOT_SCRIPT_PATH,
+      {
+        // An asset of the hosted page, not an API operation.
+        schema: { hide: true },
+      },
+      async (_req, reply) =>
+        reply
+          .header('cache-control', 'public, max-age=31536000, immutable')
+          .header('x-content-type-options', 'nosniff')
+          .type('text/javascript; charset=utf-8')
+          .send(BOT_SCRIPT),
     );
     typed.get(
       '/f/:id/thanks',

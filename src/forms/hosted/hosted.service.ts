@@ -1,7 +1,8 @@
 /**
  * The hosted form page's flow: show the form, take its native post (urlencoded, or multipart when it has file fields)
  * through the same accept function as the JSON door, and answer with the form again (422, errors beside the fields,
- * entered values kept), a redirect to the thank-you page, or a not-found page.
+ * entered values kept; 403 with a notice when the bot defence refused it), a redirect to the thank-you page, or a
+ * not-found page.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
@@ -11,8 +12,11 @@ import type { Upload } from '../components/component-types.ts';
 import { componentsOf } from '../definitions/definition.ts';
 import { settingsOf } from '../definitions/settings.ts';
 import { formByVanity, openForm } from '../definitions/forms.service.ts';
-import { formPage, notFoundPage, thanksPage, TOKEN_FIELD } from './page.html.ts';
+import { CHECK_FIELD, formPage, notFoundPage, POW_FIELD, thanksPage, TOKEN_FIELD } from './page.html.ts';
 import { acceptSubmission } from '../submissions/submissions.service.ts';
+import { pageCheck, refusalOf, type BotRefusal } from '../submissions/bot-defence.ts';
+import type { FormRow } from '../definitions/forms.repository.ts';
+import { TEXTS, type PageTexts } from './texts.ts';
 
 /** A page to send, or a redirect. */
 export type HostedAnswer = { status: number; html: string } | { redirect: string };
@@ -36,13 +40,42 @@ async function openOrNull(ctx: AppContext, id: string) {
 export async function showForm(ctx: AppContext, id: string): Promise<HostedAnswer> {
   const form = (await openOrNull(ctx, id)) ?? (await formByVanity(ctx, id));
   if (!form) return NOT_FOUND;
+  const token = randomUUID();
   return {
     status: 200,
     html: formPage(form, componentsOf(form.form_json), {
-      token: randomUUID(),
+      token,
       settings: settingsOf(form.form_json),
+      check: pageCheck(ctx, form, token),
     }),
   };
+}
+
+const NOTICES: Record<BotRefusal, keyof PageTexts> = {
+  too_fast: 'tooFast',
+  replayed: 'replayed',
+  missing: 'expired',
+  forged: 'expired',
+  expired: 'expired',
+  wrong_solution: 'expired',
+  key_required: 'expired',
+};
+
+/** The page again after the bot defence refused a post: a notice, the answers kept, the token kept only when it was merely early. */
+function refusedPage(ctx: AppContext, form: FormRow, post: HostedPost, reason: BotRefusal): HostedAnswer {
+  const settings = settingsOf(form.form_json);
+  const early = reason === 'too_fast' && typeof post.fields[TOKEN_FIELD] === 'string';
+  const token = early ? (post.fields[TOKEN_FIELD] as string) : randomUUID();
+  const check = early ? keptCheck(ctx, form, post, token) : pageCheck(ctx, form, token);
+  const notice = TEXTS[settings.language ?? 'en'][NOTICES[reason]] as string;
+  const html = formPage(form, componentsOf(form.form_json), {
+    values: post.fields,
+    token,
+    settings,
+    check,
+    notice,
+  });
+  return { status: 403, html };
 }
 
 /** `POST /f/<id>`. */
@@ -64,9 +97,12 @@ export async function postForm(
       uploads: post.uploads,
       ip,
       idempotencyKey: token && `page:${token}`,
+      bot: { door: 'page', check: text(post.fields[CHECK_FIELD]), solution: text(post.fields[POW_FIELD]) },
     });
   } catch (err) {
     if (err instanceof AppError && err.code === 'form.not_found') return NOT_FOUND;
+    const refusal = refusalOf(err);
+    if (refusal) return refusedPage(ctx, form, post, refusal);
     if (!(err instanceof AppError) || err.code !== 'form.submission_invalid') throw err;
     const errors = Object.fromEntries(err.details.map((d) => [d.field ?? '', d.message]));
     const html = formPage(form, componentsOf(form.form_json), {
@@ -74,10 +110,20 @@ export async function postForm(
       errors,
       token: token ?? randomUUID(),
       settings: settingsOf(form.form_json),
+      check: keptCheck(ctx, form, post, token ?? ''),
     });
     return { status: 422, html };
   }
   return { redirect: `/f/${encodeURIComponent(id)}/thanks` };
+}
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** The form's check with the token the post carried (it passed, or was merely early), so the time counts on. */
+function keptCheck(ctx: AppContext, form: FormRow, post: HostedPost, nonce: string) {
+  const check = pageCheck(ctx, form, nonce);
+  const posted = text(post.fields[CHECK_FIELD]);
+  return check && posted ? { ...check, check: posted } : check;
 }
 
 /** `GET /f/<id>/thanks`. */

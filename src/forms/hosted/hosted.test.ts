@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { createForm } from '../forms.test-support.ts';
+import { createForm, postHosted } from '../forms.test-support.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -10,13 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const post = (id: string, fields: Record<string, string>) =>
-  t.app.inject({
-    method: 'POST',
-    url: `/f/${id}`,
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams(fields).toString(),
-  });
+const post = (id: string, fields: Record<string, string>) => postHosted(t.app, id, fields);
 const token = (html: string) => /name="_sp_token" value="([^"]+)"/.exec(html)![1]!;
 
 describe('hosted form page', () => {

@@ -1,7 +1,9 @@
 /**
  * The hosted form page `/f/<id>`: a complete HTML document rendered from the definition with the form's own CSS,
  * a native form post that works with JavaScript off, an error summary and per-field messages after a failed submit,
- * a honeypot field, and a per-render token that makes a double submit count once. Also the thank-you and not-found pages.
+ * a honeypot field, and a per-render token that makes a double submit count once. A form with a bot defence also
+ * carries its signed check token and, for proof of work, the installation's solver script. Also the thank-you and
+ * not-found pages.
  */
 import { ownValue } from '../../own.ts';
 import { COMPONENTS } from '../components/components.ts';
@@ -10,18 +12,26 @@ import { esc } from '../components/fields.html.ts';
 import { RESERVED_PREFIX } from '../definitions/definition.ts';
 import type { FormSettings } from '../definitions/settings.ts';
 import { TEXTS } from './texts.ts';
+import { BOT_SCRIPT_URL } from './script.ts';
 
 /** The honeypot field: hidden from people, filled in by naive bots. */
 export const HONEYPOT_FIELD = `${RESERVED_PREFIX}website`;
 /** The per-render token field, used as the submission's idempotency key. */
 export const TOKEN_FIELD = `${RESERVED_PREFIX}token`;
+/** The bot defence's signed check token. */
+export const CHECK_FIELD = `${RESERVED_PREFIX}check`;
+/** The proof of work's solution, filled in by the solver script. */
+export const POW_FIELD = `${RESERVED_PREFIX}pow`;
 
-/** Response headers of every hosted page. Form posts go only to this server; nothing is loaded from elsewhere except https images. */
+/**
+ * Response headers of every hosted page. Form posts go only to this server; nothing is loaded from elsewhere except
+ * https images; the only script is the installation's own solver file (never inline).
+ */
 export const PAGE_HEADERS = {
   'cache-control': 'no-store',
   'referrer-policy': 'no-referrer',
   'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
 };
@@ -54,7 +64,7 @@ const BASE_CSS = `body{font-family:system-ui,sans-serif;max-width:40rem;margin:2
 .sp-field input:not([type=checkbox]):not([type=radio]),.sp-field select,.sp-field textarea{display:block;width:100%;box-sizing:border-box;padding:.4rem}
 .sp-check,.sp-option{display:flex;align-items:center;gap:.5rem;margin:.25rem 0}.sp-field .sp-check label,.sp-field .sp-option label{display:inline;font-weight:normal;margin:0}
 .sp-affirmation{font-style:italic;margin:.25rem 0}.sp-error{color:#b00020;margin:.25rem 0 0}.sp-has-error input,.sp-has-error select,.sp-has-error textarea{border-color:#b00020}
-.sp-summary{border:2px solid #b00020;padding:.5rem 1rem;margin-bottom:1rem}.sp-hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}`;
+.sp-summary{border:2px solid #b00020;padding:.5rem 1rem;margin-bottom:1rem}.sp-check-status:empty{display:none}.sp-hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}`;
 
 /** Keeps the form's CSS inside its style element. */
 const cssText = (css: string) => css.replace(/<\/(style)/gi, '<\\/$1');
@@ -78,8 +88,11 @@ function documentHtml(
   body: string,
   settings: FormSettings = {},
   refresh?: string,
+  script?: string,
 ): string {
-  const meta = refresh ? `<meta http-equiv="refresh" content="2;url=${esc(refresh)}">` : '';
+  const meta =
+    (refresh ? `<meta http-equiv="refresh" content="2;url=${esc(refresh)}">` : '') +
+    (script ? `<script src="${esc(script)}" defer></script>` : '');
   const logo = settings.logo_url ? `<img class="sp-logo" src="${esc(settings.logo_url)}" alt="">` : '';
   return `<!doctype html><html lang="${settings.language ?? 'en'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex">${meta}<title>${esc(title)}</title><style>${BASE_CSS}${lookCss(settings)}</style>${css ? `<style>${cssText(css)}</style>` : ''}</head><body><main>${logo}${body}</main></body></html>`;
 }
@@ -128,6 +141,10 @@ export function formPage(
     errors?: Record<string, string>;
     token: string;
     settings?: FormSettings;
+    /** The bot defence's signed token, and the proof of work's difficulty when the form asks for one. */
+    check?: { check: string; difficulty?: number };
+    /** Why the last post was refused before its fields were checked (the bot defence). */
+    notice?: string;
   },
 ): string {
   const settings = state.settings ?? {};
@@ -143,18 +160,28 @@ export function formPage(
           ({ c, i }) => `<li><a href="#sp-${i}">${esc(labelFor(c))}: ${esc(errors[fieldName(c)]!)}</a></li>`,
         )
         .join('')}</ul></div>`
-    : '';
+    : state.notice
+      ? `<div class="sp-summary" role="alert"><p>${esc(state.notice)}</p></div>`
+      : '';
   const multipart = components.some((c) => c.type === 'FileUpload');
+  const pow = state.check?.difficulty;
   const head = `<h1>${esc(form.title)}</h1>${form.description ? `<p class="sp-description">${esc(form.description)}</p>` : ''}`;
   const hidden =
     `<div class="sp-hp" aria-hidden="true"><label for="${HONEYPOT_FIELD}">${esc(t.honeypot)}</label><input type="text" id="${HONEYPOT_FIELD}" name="${HONEYPOT_FIELD}" tabindex="-1" autocomplete="off"></div>` +
-    `<input type="hidden" name="${TOKEN_FIELD}" value="${esc(state.token)}">`;
-  const formTag = `<form method="post" action="/f/${esc(form.id)}"${multipart ? ' enctype="multipart/form-data"' : ''} novalidate>`;
+    `<input type="hidden" name="${TOKEN_FIELD}" value="${esc(state.token)}">` +
+    (state.check ? `<input type="hidden" name="${CHECK_FIELD}" value="${esc(state.check.check)}">` : '') +
+    (pow ? `<input type="hidden" name="${POW_FIELD}" value="">` : '');
+  const formTag = `<form method="post" action="/f/${esc(form.id)}"${multipart ? ' enctype="multipart/form-data"' : ''}${pow ? ` data-sp-pow-bits="${pow}"` : ''} novalidate>`;
+  const status = pow
+    ? `<p class="sp-check-status" id="sp-check-status" role="status" data-waiting="${esc(t.checking)}"></p>`
+    : '';
   return documentHtml(
     form.title,
     form.form_css,
-    `${head}${summary}${formTag}${hidden}${renderFragment(components, state.values ?? {}, errors, affirmationOf(form) ?? undefined)}</form>`,
+    `${head}${summary}${formTag}${hidden}${renderFragment(components, state.values ?? {}, errors, affirmationOf(form) ?? undefined)}${status}</form>`,
     settings,
+    undefined,
+    pow ? BOT_SCRIPT_URL : undefined,
   );
 }
 

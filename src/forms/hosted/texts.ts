@@ -11,6 +11,14 @@ export interface PageTexts {
   thanksTitle: string;
   received: (title: string) => string;
   next: string;
+  /** Shown while the proof of work finishes after an early click on the submit button. */
+  checking: string;
+  /** The bot defence refused the post: too soon after the page was shown. */
+  tooFast: string;
+  /** The bot defence refused the post: the page's token was old, broken or its check wrong. */
+  expired: string;
+  /** The bot defence refused the post: the page was already used for other answers. */
+  replayed: string;
 }
 
 /** Texts by language. */
@@ -24,6 +32,13 @@ export const TEXTS: Record<Language, PageTexts> = {
     thanksTitle: 'Thank you',
     received: (title) => `Your response to “${title}” was received.`,
     next: 'Continue',
+    checking: 'One moment: checking this browser before sending…',
+    tooFast:
+      'That was quicker than a person usually fills in this form. Please check your answers and send them again.',
+    expired:
+      'This page was open too long or could not be checked. Please check your answers and send them again.',
+    replayed:
+      'This page was already used to send other answers. Please check your answers and send them again.',
   },
   es: {
     submit: 'Enviar',
@@ -34,5 +49,12 @@ export const TEXTS: Record<Language, PageTexts> = {
     thanksTitle: 'Gracias',
     received: (title) => `Hemos recibido su respuesta a «${title}».`,
     next: 'Continuar',
+    checking: 'Un momento: comprobando este navegador antes de enviar…',
+    tooFast:
+      'Ha sido más rápido de lo que una persona suele rellenar este formulario. Revise sus respuestas y envíelas de nuevo.',
+    expired:
+      'Esta página estuvo abierta demasiado tiempo o no se pudo comprobar. Revise sus respuestas y envíelas de nuevo.',
+    replayed:
+      'Esta página ya se usó para enviar otras respuestas. Revise sus respuestas y envíelas de nuevo.',
   },
 };

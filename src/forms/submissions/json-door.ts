@@ -6,12 +6,19 @@ import type { SubmissionBody } from '../definitions/forms.schemas.ts';
 import { acceptSubmission } from './submissions.service.ts';
 import { uploadsFromJson } from './submission-check.ts';
 
-/** Accepts a JSON submission; the Idempotency-Key header (if any) makes a repeat count once. */
+/**
+ * Accepts a JSON submission; the Idempotency-Key header (if any) makes a repeat count once. `keyAccount` tells the
+ * account of the request's API key, asked only when the form has a bot defence.
+ */
 export async function acceptJsonSubmission(
   ctx: AppContext,
   formId: string,
   body: SubmissionBody,
-  opts: { ip: string; idempotencyKey?: string | string[] },
+  opts: {
+    ip: string;
+    idempotencyKey?: string | string[];
+    keyAccount: () => Promise<number | undefined>;
+  },
 ): Promise<void> {
   const key = Array.isArray(opts.idempotencyKey) ? opts.idempotencyKey[0] : opts.idempotencyKey;
   if (key !== undefined && (key.length === 0 || key.length > 200))
@@ -30,5 +37,11 @@ export async function acceptJsonSubmission(
     return { name, content: a.content, field_name: a.field_name };
   });
   const uploads = (components: Component[]) => uploadsFromJson(components, fields, attachments);
-  await acceptSubmission(ctx, formId, { fields, uploads, ip: opts.ip, idempotencyKey: key });
+  await acceptSubmission(ctx, formId, {
+    fields,
+    uploads,
+    ip: opts.ip,
+    idempotencyKey: key,
+    bot: { door: 'json', keyAccount: opts.keyAccount },
+  });
 }

@@ -22,6 +22,20 @@ export async function insertSubmission(
   return res !== undefined;
 }
 
+/** The submission a form stored under an idempotency key, if any. */
+export async function findSubmissionByKey(
+  db: Queryable,
+  formId: string,
+  key: string,
+): Promise<SubmissionRow | undefined> {
+  return db
+    .selectFrom('form_submissions')
+    .selectAll()
+    .where('form_id', '=', formId)
+    .where('idempotency_key', '=', key)
+    .executeTakeFirst();
+}
+
 /** Inserts the signature evidence of a submission. */
 export async function insertSignature(db: Queryable, row: Insertable<FormSignaturesTable>): Promise<void> {
   await db.insertInto('form_signatures').values(row).execute();

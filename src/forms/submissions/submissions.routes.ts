@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
-import { principalOf } from '../../http/auth.ts';
+import { accountOfKey, principalOf } from '../../http/auth.ts';
 import { ErrorResponse } from '../../mail/error-body.ts';
 import {
   FORMS_PREFIXES,
@@ -50,7 +50,8 @@ export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimi
         schema: {
           tags: ['form submissions'],
           hide: prefix === '/forms',
-          summary: 'Submit a response to an active form (no key; Idempotency-Key header optional)',
+          summary:
+            'Submit a response to an active form (no key, unless the form has a bot defence; Idempotency-Key header optional)',
           params: IdParam,
           body: SubmissionBody,
           response: { 201: Type.Null({ description: 'Accepted; the body is empty' }), ...errors },
@@ -60,6 +61,7 @@ export function submissionRoutes(app: TypedApp, ctx: AppContext, limiter: IpLimi
         await acceptJsonSubmission(ctx, req.params.id, req.body ?? {}, {
           ip: req.ip,
           idempotencyKey: req.headers['idempotency-key'],
+          keyAccount: () => accountOfKey(req, ctx.database, ctx.authThrottle, 'forms'),
         });
         return reply.code(201).send(undefined as unknown as null);
       },

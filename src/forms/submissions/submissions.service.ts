@@ -1,7 +1,8 @@
 /**
  * Submissions: the one accept function both doors (JSON and the hosted page) call, and the reads of stored submissions.
- * Accepting reads as its steps: find the open form, check every field, then in one transaction store the sealed data,
- * the signature evidence, the counters and the background work row, and wake the worker.
+ * Accepting reads as its steps: find the open form, drop a honeypot catch, apply the bot defence, check every field,
+ * then in one transaction store the sealed data, the signature evidence, the counters and the background work row, and
+ * wake the worker.
  */
 import { pipelineMetrics } from '../../http/pipeline-metrics.ts';
 import { randomUUID } from 'node:crypto';
@@ -15,9 +16,11 @@ import type { Component, Upload } from '../components/component-types.ts';
 import { openForm, requireForm } from '../definitions/forms.service.ts';
 import type { FormRow } from '../definitions/forms.repository.ts';
 import { checkSubmission, type CheckedSubmission, type StoredFile } from './submission-check.ts';
+import { botRefusal, checkBotDefence, type BotEvidence } from './bot-defence.ts';
 import {
   countSubmission,
   findSubmission,
+  findSubmissionByKey,
   insertSignature,
   insertSubmission,
   listSubmissions,
@@ -39,6 +42,8 @@ export interface SubmissionInput {
     | ((components: Component[]) => { uploads: Map<string, Upload>; errors: ErrorDetail[] });
   ip: string;
   idempotencyKey?: string;
+  /** What the door has for the form's bot defence (nothing: refused when the form has one). */
+  bot?: BotEvidence;
 }
 
 /** What a stored submission's sealed data holds. */
@@ -47,7 +52,10 @@ export interface SubmissionData {
   files: StoredFile[];
 }
 
-/** Accepts a submission of an open form; throws form.not_found or form.submission_invalid (listing every failing field). */
+/**
+ * Accepts a submission of an open form; throws form.not_found, form.bot_check_failed or form.submission_invalid
+ * (listing every failing field).
+ */
 export async function acceptSubmission(
   ctx: AppContext,
   formId: string,
@@ -55,14 +63,24 @@ export async function acceptSubmission(
 ): Promise<{ id: string; duplicate: boolean }> {
   const form = await openForm(ctx, formId);
   if (isBot(input.fields)) return { id: '', duplicate: true };
+  const nonce = await checkBotDefence(ctx, form, input.bot, Date.now());
   const components = componentsOf(form.form_json);
   const files =
     typeof input.uploads === 'function' ? input.uploads(components) : { uploads: input.uploads, errors: [] };
   const checked = checkSubmission(components, input.fields, files.uploads);
   rejectInvalid([...files.errors, ...checked.errors]);
-  const stored = await store(ctx, form, checked, input);
+  const key = nonce ? `page:${nonce}` : input.idempotencyKey;
+  const stored = await store(ctx, form, checked, { ...input, idempotencyKey: key });
+  if (stored.duplicate && nonce) await refuseReplay(ctx, form.id, key!, checked);
   if (!stored.duplicate) pipelineMetrics.formSubmissions.inc();
   return stored;
+}
+
+/** A check token already used: the same answers are a double submit (counted once), other answers a replay. */
+async function refuseReplay(ctx: AppContext, formId: string, key: string, checked: CheckedSubmission) {
+  const row = await findSubmissionByKey(ctx.database.db, formId, key);
+  if (row && JSON.stringify(openSubmission(ctx, row).form_data) === JSON.stringify(checked.values)) return;
+  throw botRefusal('replayed', 'the check token was already used for another response');
 }
 
 /** A filled-in honeypot field: the submission is answered as accepted and dropped. */
