@@ -164,7 +164,8 @@ describe.skipIf(!present)('console in Chromium', () => {
     await page.goto(`${base}/console/no-such-page`);
     await shot('not-found');
     await context.close();
-  });
+    // Every page of the console with axe-core on each: slower than one page on a shared machine.
+  }, 90_000);
 
   it('refuses a forged form token and a viewer change on the server, and locks out after repeated failures', async () => {
     const viewer = await createTestUser(t, a.account.customer_id, 'viewer', {
