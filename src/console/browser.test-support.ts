@@ -72,6 +72,29 @@ export async function expectNoSidewaysScroll(page: Page, name: string): Promise<
   expect(wide, `${name} is ${wide}px wide on a 390px phone`).toBeLessThanOrEqual(390);
 }
 
+/**
+ * Asserts what a phone user needs on a 390 px page: no table that must be scrolled sideways to reach a column (the
+ * chart's table of numbers excepted) and no text field smaller than a thumb.
+ */
+export async function expectPhoneReadable(page: Page, name: string): Promise<void> {
+  const found = await page.evaluate(() => {
+    type El = { scrollWidth: number; clientWidth: number; offsetHeight: number; id: string; name?: string };
+    const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): El[] } }).document;
+    const wide = [...doc.querySelectorAll('.table-wrap:not(:has(.chart-table))')]
+      .filter((w) => w.scrollWidth > w.clientWidth + 1)
+      .map((w) => `a table ${w.scrollWidth}px wide in ${w.clientWidth}px`);
+    const small = [
+      ...doc.querySelectorAll(
+        'input:not([type]), input[type="text"], input[type="email"], input[type="url"]',
+      ),
+    ]
+      .filter((i) => i.offsetHeight > 0 && i.offsetHeight < 36)
+      .map((i) => `field ${i.id || i.name} is ${i.offsetHeight}px tall`);
+    return [...wide, ...small];
+  });
+  expect(found, name).toEqual([]);
+}
+
 /** A new page signed in as `email` (with the test password) on the console at `base`. */
 export async function signedInPage(browser: Browser, base: string, email: string): Promise<Page> {
   const page = await browser.newPage();

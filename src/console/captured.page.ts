@@ -39,7 +39,7 @@ export function capturedPages(app: FastifyInstance, ctx: AppContext): void {
           list.length === 0
             ? html`<p>Nothing captured yet.</p>`
             : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Captured messages">
-                <table>
+                <table class="stack">
                   <thead>
                     <tr>
                       <th scope="col">Captured</th>
@@ -52,10 +52,10 @@ export function capturedPages(app: FastifyInstance, ctx: AppContext): void {
                     ${list.map(
                       (m) =>
                         html`<tr>
-                          <td>${when(m.created_at)}</td>
-                          <td>${m.envelope_from}</td>
-                          <td>${m.envelope_to}</td>
-                          <td>
+                          <td data-label="Captured">${when(m.created_at)}</td>
+                          <td data-label="From">${m.envelope_from}</td>
+                          <td data-label="To">${m.envelope_to}</td>
+                          <td data-label="Message">
                             ${
                               c.can('read_protected')
                                 ? html`<a href="/console/captured/${m.id}">Open</a>`

@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { chromiumPresent, launchChromium } from '../test/browser.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { createTestUser, TEST_PASSWORD } from './console.test-support.ts';
+import { expectPhoneReadable } from './browser.test-support.ts';
 import type { User } from '../users/users.service.ts';
 import { Secret, TOTP } from 'otpauth';
 import { issueUserLink } from '../users/users.service.ts';
@@ -126,6 +127,13 @@ describe.skipIf(!present)('console in Chromium', () => {
     await page.getByText('reception@northclinic.example').first().waitFor();
     await shot('users');
 
+    await page.goto(`${base}/console/settings/suppressions`);
+    await page.getByLabel('Email address').fill('gone@patients.example');
+    await page.getByRole('button', { name: 'Add to the list' }).click();
+    await page.getByText('Added gone@patients.example to the suppression list.').waitFor();
+    await shot('suppressions');
+    await expectPhoneReadable(page, 'suppressions');
+
     await page.goto(`${base}/console/settings/two-factor`);
     await page.getByRole('button', { name: 'Set up two-factor' }).click();
     const key = (await page.locator('#totp-key').textContent())!.trim();
@@ -156,6 +164,7 @@ describe.skipIf(!present)('console in Chromium', () => {
     await page.goto(`${base}/console/no-such-page`);
     await shot('not-found');
     await context.close();
+    // Every page of the console with axe-core on each: slower than one page on a shared machine.
   }, 120_000);
 
   it('refuses a forged form token and a viewer change on the server, and locks out after repeated failures', async () => {
@@ -221,5 +230,59 @@ describe.skipIf(!present)('console in Chromium', () => {
     } finally {
       await idle.close();
     }
+  }, 120_000);
+
+  it('can be used with the keyboard alone: sign in, skip to the content, open the menu and reach a page', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    page.setDefaultTimeout(8000);
+    /** What has the focus: its label, text or name, and whether the focus ring shows. */
+    const focused = () =>
+      page.evaluate(() => {
+        type El = {
+          id: string;
+          textContent: string | null;
+          getAttribute(n: string): string | null;
+          labels?: { textContent: string | null }[];
+        };
+        const g = globalThis as unknown as {
+          document: { activeElement: El | null };
+          getComputedStyle(e: El): { outlineStyle: string; outlineWidth: string };
+        };
+        const el = g.document.activeElement!;
+        const style = g.getComputedStyle(el);
+        const name = el.labels?.[0]?.textContent ?? el.getAttribute('aria-label') ?? el.textContent ?? '';
+        return { name: name.trim(), ring: style.outlineStyle !== 'none' && style.outlineWidth !== '0px' };
+      });
+    const tabTo = async (name: string | RegExp) => {
+      for (let i = 0; i < 40; i++) {
+        await page.keyboard.press('Tab');
+        const f = await focused();
+        if (typeof name === 'string' ? f.name === name : name.test(f.name)) {
+          expect(f.ring, `focus ring on ${f.name}`).toBe(true);
+          return;
+        }
+      }
+      throw new Error(`the keyboard never reached ${String(name)}`);
+    };
+    const editor = await createTestUser(t, a.account.customer_id, 'editor');
+    await page.goto(`${base}/console/messages`);
+    await tabTo('Email');
+    await page.keyboard.type(editor.email);
+    await tabTo('Password');
+    await page.keyboard.type(TEST_PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Messages' }).waitFor();
+
+    await tabTo('Skip to content');
+    await page.keyboard.press('Enter');
+    await tabTo('Recipient');
+    await page.goto(`${base}/console/messages`);
+    await tabTo(/^Menu/);
+    await page.keyboard.press('Enter');
+    await tabTo('Webhooks');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+    await context.close();
   }, 120_000);
 });

@@ -53,14 +53,14 @@ export interface ConsoleClient {
   post(url: string, form: Record<string, string>): Promise<LightMyRequestResponse>;
 }
 
-/** Signs in through the sign-in form and returns a client with the session. */
-export async function signInClient(
+/** Posts the sign-in form from a fresh browser: the form page's answer and the sign-in's. */
+export async function postSignIn(
   app: FastifyInstance,
   email: string,
   password = TEST_PASSWORD,
-): Promise<ConsoleClient> {
+): Promise<{ form: LightMyRequestResponse; res: LightMyRequestResponse; cookie: string }> {
   const form = await app.inject({ method: 'GET', url: '/console/sign-in' });
-  let cookie = mergeCookies('', form.headers['set-cookie']);
+  const cookie = mergeCookies('', form.headers['set-cookie']);
   const token = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!;
   const res = await app.inject({
     method: 'POST',
@@ -68,8 +68,17 @@ export async function signInClient(
     headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
     payload: new URLSearchParams({ _csrf: token, email, password, next: '/console' }).toString(),
   });
+  return { form, res, cookie: mergeCookies(cookie, res.headers['set-cookie']) };
+}
+
+/** Signs in through the sign-in form and returns a client with the session. */
+export async function signInClient(
+  app: FastifyInstance,
+  email: string,
+  password = TEST_PASSWORD,
+): Promise<ConsoleClient> {
+  const { res, cookie } = await postSignIn(app, email, password);
   if (res.statusCode !== 303) throw new Error(`sign-in failed: ${res.statusCode}`);
-  cookie = mergeCookies(cookie, res.headers['set-cookie']);
   const page = await app.inject({ method: 'GET', url: '/console/settings/two-factor', headers: { cookie } });
   const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
   return {

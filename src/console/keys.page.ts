@@ -31,12 +31,12 @@ async function creators(c: ConsoleContext): Promise<Map<string, string>> {
 function keyRow(c: ConsoleContext, k: ApiKeyInfo, who: Map<string, string>): SafeHtml {
   const by = k.created_by ? (who.get(k.created_by) ?? 'a removed user') : 'command line';
   return html`<tr>
-    <td><code>${k.prefix}…</code></td>
-    <td>${k.description || html`<span class="muted">none</span>`}${k.domain ? html`<br /><span class="muted">${k.domain}</span>` : ''}</td>
-    <td>${k.scopes.join(', ')}</td>
-    <td>${by}<br /><span class="muted">${when(k.created_at)}</span></td>
-    <td>${k.last_used_at ? when(k.last_used_at) : 'never'}</td>
-    <td>
+    <td data-label="Prefix"><code>${k.prefix}…</code></td>
+    <td data-label="Description">${k.description || html`<span class="muted">none</span>`}${k.domain ? html`<br /><span class="muted">${k.domain}</span>` : ''}</td>
+    <td data-label="Scopes">${k.scopes.join(', ')}</td>
+    <td data-label="Created by">${by}<br /><span class="muted">${when(k.created_at)}</span></td>
+    <td data-label="Last used">${k.last_used_at ? when(k.last_used_at) : 'never'}</td>
+    <td data-label="State">
       ${
         k.revoked_at
           ? html`Revoked ${when(k.revoked_at)}`
@@ -111,7 +111,7 @@ export function keyPages(app: FastifyInstance, ctx: AppContext): void {
             keys.length === 0
               ? html`<p>No keys yet.</p>`
               : html`<div class="table-wrap">
-                  <table>
+                  <table class="stack">
                     <caption class="muted">
                       The full value of a key is never shown after it is created.
                     </caption>

@@ -88,11 +88,13 @@ export function messagePages(app: FastifyInstance, ctx: AppContext): void {
       const rows = page.messages.map(
         (m) =>
           html`<tr>
-            <td>${when(m.created_at)}</td>
-            <td><a href="/console/messages/${m.id}" class="mono">${m.id}</a></td>
-            <td>${m.from_addr}</td>
-            <td>${m.recipients.map((r) => html`<div>${r.address} <span class="muted">${r.status}</span></div>`)}</td>
-            <td>${m.total_opens} / ${m.total_clicks}</td>
+            <td data-label="Accepted">${when(m.created_at)}</td>
+            <td data-label="Tracking id"><a href="/console/messages/${m.id}" class="mono">${m.id}</a></td>
+            <td data-label="From">${m.from_addr}</td>
+            <td data-label="Recipients">
+              ${m.recipients.map((r) => html`<div>${r.address} <span class="muted">${r.status}</span></div>`)}
+            </td>
+            <td data-label="Opens / clicks">${m.total_opens} / ${m.total_clicks}</td>
           </tr>`,
       );
       return html`${searchForm(c)}
@@ -101,7 +103,7 @@ export function messagePages(app: FastifyInstance, ctx: AppContext): void {
             rows.length === 0
               ? html`<p>No messages match.</p>`
               : html`<div class="table-wrap">
-                  <table>
+                  <table class="stack">
                     <thead>
                       <tr>
                         <th scope="col">Accepted</th>

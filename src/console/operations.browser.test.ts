@@ -12,7 +12,13 @@ import type { Worker } from '../jobs/worker.ts';
 import { sendMessage, startDeliveryWorker, waitUntilFinished } from '../delivery/delivery.test-support.ts';
 import { createTestUser, TEST_PASSWORD } from './console.test-support.ts';
 import type { User } from '../users/users.service.ts';
-import { axeViolations, chromiumPresent as present, launchChromium, SHOTS } from './browser.test-support.ts';
+import {
+  axeViolations,
+  chromiumPresent as present,
+  expectPhoneReadable,
+  launchChromium,
+  SHOTS,
+} from './browser.test-support.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -24,6 +30,7 @@ let messageId: string;
 async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
   expect(await axeViolations(page), name).toEqual([]);
+  if (page.viewportSize()!.width <= 390) await expectPhoneReadable(page, name);
 }
 
 describe.skipIf(!present)('operations pages in Chromium', () => {
@@ -134,5 +141,6 @@ describe.skipIf(!present)('operations pages in Chromium', () => {
     ).toEqual([]);
     expect(errors.some((e) => /\/t\/o\/.*img-src data: cid:/.test(e))).toBe(true);
     await context.close();
+    // A walk through eleven pages, each checked by axe-core: slower than one page on a shared machine.
   }, 120_000);
 });

@@ -4,6 +4,8 @@ import { createTestApp, type TestAccount, type TestApp } from '../test/harness.t
 import type { Worker } from '../jobs/worker.ts';
 import { sendMessage, startDeliveryWorker, waitUntilFinished } from '../delivery/delivery.test-support.ts';
 import { createTestUser, signInClient, type ConsoleClient } from './console.test-support.ts';
+import { message, postJson, recipientsOf } from '../email/email.test-support.ts';
+import { trackingUrls } from '../mail/tokens.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -66,6 +68,56 @@ describe('overview', () => {
     const page = await viewer.get('/console');
     expect(page.body).toContain('https://hooks.clinic.example/in');
     expect(page.body).toMatch(/failing<\/strong>: 4 failed\s+attempts in a row/);
+  });
+
+  it('counts opens and clicks from the tracking links, and deferrals and bounces from the delivery events', async () => {
+    const b = await t.createAccount();
+    const reader = await signInClient(
+      t.app,
+      (await createTestUser(t, b.account.customer_id, 'viewer')).email,
+    );
+    const res = await postJson(t, '/v1/email/messages', b.auth, {
+      data: {
+        message: message(`news@${b.domain}`, {
+          recipients: ['a@example.net', 'b@example.net'],
+          content: { 'text/html': '<p><a href="https://example.org/results">results</a></p>' },
+        }),
+      },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const id = res.json().sourceTrackingId as string;
+    const [first, second] = (await recipientsOf(t, id)).map((r) => r.id) as [number, number];
+    const path = (url: string) => new URL(url).pathname;
+    const key = t.ctx.keys.tracking;
+    await t.app.inject({ method: 'GET', url: path(trackingUrls.open(t.ctx.publicUrl, key, first)) });
+    await t.app.inject({ method: 'GET', url: path(trackingUrls.open(t.ctx.publicUrl, key, second)) });
+    await t.app.inject({ method: 'GET', url: path(trackingUrls.click(t.ctx.publicUrl, key, second, 0)) });
+    const now = Date.now();
+    await t.ctx.database.db
+      .insertInto('email_events')
+      .values(
+        [
+          [first, 'temporary_failure'],
+          [first, 'temporary_failure'],
+          [second, 'permanent_failure'],
+        ].map(([recipient, event]) => ({
+          customer_id: b.account.customer_id,
+          message_id: id,
+          recipient_id: recipient as number,
+          event: event as string,
+          data: '{}',
+          created_at: now,
+        })),
+      )
+      .execute();
+    const body = (await reader.get('/console')).body;
+    for (const section of ['Today', 'Last 7 days'])
+      expect(
+        Object.fromEntries(
+          ['Accepted', 'Opened', 'Clicked', 'Deferred', 'Bounced'].map((l) => [l, figure(body, section, l)]),
+        ),
+        section,
+      ).toEqual({ Accepted: 1, Opened: 2, Clicked: 1, Deferred: 2, Bounced: 1 });
   });
 
   it('draws its chart with uPlot served from the installation, with the numbers as a table', async () => {

@@ -1,8 +1,10 @@
-/** The settings hub at `/console/settings`: links to the account's settings pages a user may open. */
+/** The settings hub at `/console/settings`: links to the account's settings pages a user may open, and how long data is kept. */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { html } from './html.ts';
 import { consolePage } from './page.ts';
+
+const days = (n: number) => `${n.toLocaleString('en-US')} day${n === 1 ? '' : 's'}`;
 
 /** Registers the settings hub. */
 export function settingsPages(app: FastifyInstance, ctx: AppContext): void {
@@ -15,6 +17,31 @@ export function settingsPages(app: FastifyInstance, ctx: AppContext): void {
           <h2>Your sign-in</h2>
           <p><a href="/console/settings/two-factor">Two-factor authentication</a> — ${c.user.totpEnabled ? 'on' : 'off'}</p>
         </div>
+        <div class="card">
+          <h2>Mail</h2>
+          <p>
+            <a href="/console/settings/suppressions">Suppression list</a>: addresses that bounced for good or complained, which later
+            messages skip.
+          </p>
+        </div>
+        <section class="card" aria-labelledby="retention-heading">
+          <h2 id="retention-heading">Retention</h2>
+          <p class="muted">How long Sealpost keeps data, set for the whole installation by its operator.</p>
+          <dl class="retention">
+            <div>
+              <dt>Message content (bodies, attachments, captured copies)</dt>
+              <dd>${days(ctx.config.contentRetentionDays)} after the message is finished; receipts stay</dd>
+            </div>
+            <div>
+              <dt>Audit trail entries</dt>
+              <dd>${days(ctx.config.auditRetentionDays)}</dd>
+            </div>
+            <div>
+              <dt>Finished background work</dt>
+              <dd>${days(ctx.config.jobRetentionDays)}</dd>
+            </div>
+          </dl>
+        </section>
         ${
           c.can('manage_users')
             ? html`<div class="card">

@@ -4,7 +4,7 @@ import { Secret, TOTP } from 'otpauth';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import {
   createTestUser,
-  mergeCookies,
+  postSignIn,
   signInClient,
   TEST_PASSWORD,
   type ConsoleClient,
@@ -20,18 +20,7 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 /** Posts the sign-in form from a fresh browser; returns the response and the cookies. */
-async function trySignIn(email: string, password: string) {
-  const form = await t.app.inject({ method: 'GET', url: '/console/sign-in' });
-  const cookie = mergeCookies('', form.headers['set-cookie']);
-  const token = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!;
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/console/sign-in',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ _csrf: token, email, password, next: '/console' }).toString(),
-  });
-  return { res, cookie: mergeCookies(cookie, res.headers['set-cookie']) };
-}
+const trySignIn = (email: string, password: string) => postSignIn(t.app, email, password);
 
 function codeFor(secret: string, email: string, offset = 0): string {
   return new TOTP({ secret: Secret.fromBase32(secret), label: email, issuer: 'Sealpost' }).generate({
