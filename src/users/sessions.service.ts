@@ -58,7 +58,7 @@ export async function openSession(
 /**
  * How stale a session's last activity may be before a request writes it again: a tenth of the idle timeout, at most a
  * minute. A page that polls every second would otherwise write (and, on the embedded database, sync the disk) on every
- * poll; an idle session still ends within a tenth of the timeout of when it should.
+ * poll; an idle session ends at most a tenth of the timeout early.
  */
 function refreshAfterMs(config: Config): number {
   return Math.min(60_000, config.consoleIdleTimeoutSeconds * 100);
