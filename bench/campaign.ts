@@ -28,7 +28,7 @@ const LATENCY_RATE = 200;
 const LATENCY_P99_TARGET_MS = 50;
 
 /** The service in a process of its own, over the instance's data directory. */
-interface Service {
+export interface Service {
   url: string;
   /** Peak resident memory of the service process so far, in MB. */
   peakRssMb(): number;
@@ -44,7 +44,7 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts `sealpost start --roles api,worker` on the instance's data directory and waits until it is ready. */
-async function startService(inst: BenchInstance, env: Record<string, string> = {}): Promise<Service> {
+export async function startService(inst: BenchInstance, env: Record<string, string> = {}): Promise<Service> {
   const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
@@ -91,7 +91,7 @@ async function startService(inst: BenchInstance, env: Record<string, string> = {
 }
 
 /** Seeds `n` subscribers of the bench account, all on a new list, by direct SQL; returns the list's id. */
-async function seedAudience(inst: BenchInstance, n: number): Promise<number> {
+export async function seedAudience(inst: BenchInstance, n: number): Promise<number> {
   const db = inst.ctx.database.db;
   const customerId = (await db.selectFrom('customers').select('id').executeTakeFirstOrThrow()).id;
   const view = await createList(inst.ctx, customerId, `Audience of ${n}`);
@@ -149,7 +149,7 @@ async function post(
 }
 
 /** Creates a mailing and starts its send to the list through the API; returns the send's id. */
-async function startSend(service: Service, inst: BenchInstance, listId: number): Promise<number> {
+export async function startSend(service: Service, inst: BenchInstance, listId: number): Promise<number> {
   const from_email = `news@${inst.domain}`;
   const mailing = await post(service, inst, '/v1/marketing/campaign_mailings', {
     campaign_mailing: {
@@ -182,7 +182,7 @@ async function startSend(service: Service, inst: BenchInstance, listId: number):
 }
 
 /** The send's state and audience count, read from the database. */
-async function sendProgress(inst: BenchInstance, sendId: number) {
+export async function sendProgress(inst: BenchInstance, sendId: number) {
   return inst.ctx.database.reader
     .selectFrom('campaign_mailing_sends')
     .select(['state', 'audience_count', 'delivered_count'])

@@ -198,7 +198,7 @@ describe('outcomes', () => {
       .selectAll()
       .orderBy('id', 'desc')
       .executeTakeFirstOrThrow();
-    await queue.handler({ ...job, attempts: 2, data: { recipientId: row!.id } });
+    await queue.handler({ ...job, attempts: 2, data: { recipientId: row!.id } }, async () => undefined);
     expect(s.dataCount()).toBe(1);
     expect((await eventsOf(t, id)).map((e) => e.event)).toEqual(['delivered']);
     expect((await recipientRows(t, id))[0]).toEqual(row);

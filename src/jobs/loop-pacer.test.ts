@@ -73,4 +73,19 @@ describe('a paced worker', () => {
       pacer.stop();
     }
   });
+
+  it('waits no longer than a step asks while the loop lags', async () => {
+    const pacer = createLoopPacer({ budgetMs: 1, maxWaitMs: 10_000 });
+    // Another timer that keeps holding the loop, so the lag stays above the budget.
+    const busy = setInterval(() => hold(30), 5);
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      const started = performance.now();
+      await pacer.pace(40);
+      expect(performance.now() - started).toBeLessThan(1000);
+    } finally {
+      clearInterval(busy);
+      pacer.stop();
+    }
+  });
 });

@@ -4,6 +4,7 @@
  * starts, the worker yields one turn of the loop, so HTTP requests already waiting go first, and while the lag is above
  * the budget it waits before starting more, so a backlog of delivery cannot crowd out another account's requests.
  * Each work row is then one slice: one recipient's load, compose, sign, send and record, which yield at every await.
+ * A work row that runs long in steps (expanding a send) paces itself between steps through the worker's `pace`.
  * Lifecycle: createLoopPacer() when the roles start; pace() before each work row; stop() when the worker stops.
  */
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
@@ -11,7 +12,7 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 /** The pacer a worker consults before each work row. */
 export interface LoopPacer {
   /** Resolves once pending I/O has had a turn and the loop's lag is within budget (or `maxWaitMs` passed). */
-  pace(): Promise<void>;
+  pace(maxWaitMs?: number): Promise<void>;
   /** The loop's recent lag in milliseconds. */
   lagMs(): number;
   stop(): void;
@@ -40,9 +41,9 @@ export function createLoopPacer(opts: LoopPacerOptions = {}): LoopPacer {
   // A sample overdue now means the loop is held at this moment (by work that ran since the last turn of the timers).
   const current = () => Math.max(lag, performance.now() - expected);
   return {
-    async pace() {
+    async pace(wait = maxWaitMs) {
       await nextTurn();
-      const until = performance.now() + maxWaitMs;
+      const until = performance.now() + wait;
       while (current() > budgetMs && performance.now() < until) await sleep(sampleMs);
     },
     lagMs: current,

@@ -15,8 +15,16 @@ import { claimJobs, extendLease, failJob, type JobRow } from './jobs.repository.
 import { createCompletions, type Completions } from './completions.ts';
 import { DEFAULT_RETRY_SCHEDULE_MS, PermanentJobError, nextRetryAt } from './retry.ts';
 
+/**
+ * Yields the event loop between the steps of a long work row: one turn for waiting requests, then, when the API shares
+ * the process, a wait of at most `maxWaitMs` while the loop lags (see loop-pacer.ts).
+ */
+export type Pace = (maxWaitMs?: number) => Promise<void>;
+
 /** A handler for one queue's rows. Throw to retry; throw PermanentJobError to fail at once. */
-export type JobHandler = (job: JobRow & { data: unknown }) => Promise<void>;
+export type JobHandler = (job: JobRow & { data: unknown }, pace: Pace) => Promise<void>;
+
+const yieldTurn: Pace = () => new Promise((resolve) => setImmediate(resolve));
 
 /** How one queue is worked. */
 export interface QueueSpec {
@@ -188,8 +196,10 @@ class QueueLoop {
       Math.max(10, Math.floor(this.leaseMs / 3)),
     );
     try {
-      if (this.opts.pacer) await this.opts.pacer.pace();
-      await this.spec.handler({ ...job, data: JSON.parse(job.payload) });
+      const pacer = this.opts.pacer;
+      if (pacer) await pacer.pace();
+      const pace: Pace = pacer ? (maxWaitMs) => pacer.pace(maxWaitMs) : yieldTurn;
+      await this.spec.handler({ ...job, data: JSON.parse(job.payload) }, pace);
       await this.completions.done(job.id);
     } catch (err) {
       await this.fail(job, err).catch((e) =>

@@ -55,6 +55,15 @@ export async function openSession(
   return token;
 }
 
+/**
+ * How stale a session's last activity may be before a request writes it again: a tenth of the idle timeout, at most a
+ * minute. A page that polls every second would otherwise write (and, on the embedded database, sync the disk) on every
+ * poll; an idle session ends at most a tenth of the timeout early.
+ */
+function refreshAfterMs(config: Config): number {
+  return Math.min(60_000, config.consoleIdleTimeoutSeconds * 100);
+}
+
 /** The live session of a cookie token, its activity refreshed; undefined when unknown, idle too long, ended or disabled. */
 export async function resolveSession(
   db: Queryable,
@@ -78,7 +87,8 @@ export async function resolveSession(
     await deleteSession(db, id);
     return undefined;
   }
-  await updateSession(db, id, { last_seen_at: now });
+  if (now - Number(row.last_seen_at) >= refreshAfterMs(config))
+    await updateSession(db, id, { last_seen_at: now });
   return {
     id,
     state: row.state,

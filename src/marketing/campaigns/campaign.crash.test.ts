@@ -167,6 +167,19 @@ it('resumes an expansion whose batch died before committing, without a second de
   });
 });
 
+it('paces between expansion batches, asking to wait at most as long as the last batch took', async () => {
+  const list = await listOf('Paced expansion', 'paced', 25);
+  const sendId = await keyOf(t, 'campaign_mailing_sends', await startSend(list));
+  const asked: number[] = [];
+  const pace = async (maxWaitMs?: number) => {
+    asked.push(maxWaitMs ?? -1);
+  };
+  expect(await expandSlice(t.ctx, sendId, { batchSize: 10, pace })).toBe(25);
+  // Three batches (10, 10, 5): a pause before the second and the third, each bounded by a batch's own time.
+  expect(asked).toHaveLength(2);
+  expect(asked.every((ms) => ms > 0 && ms < 5000)).toBe(true);
+});
+
 it('finishes a send on resume when its last deliveries settled while it was paused', async () => {
   const list = await listOf('Settled while paused', 'settled', 2);
   const sendId = await keyOf(t, 'campaign_mailing_sends', await startSend(list));

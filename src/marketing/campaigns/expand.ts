@@ -7,7 +7,7 @@
  * committed with its last batch, so no single work row runs long.
  */
 import type { AppContext } from '../../context.ts';
-import type { QueueSpec } from '../../jobs/worker.ts';
+import type { Pace, QueueSpec } from '../../jobs/worker.ts';
 import { PermanentJobError } from '../../jobs/retry.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
 import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
@@ -41,6 +41,11 @@ export interface ExpansionOptions {
   batchSize?: number;
   /** How long one work row keeps expanding before it hands over to a successor. */
   sliceMs?: number;
+  /**
+   * Awaited between batches: yields the loop to waiting requests and, when the loop lags, waits for at most as long as
+   * the last batch took, so expansion takes at most about half of a busy loop and never stalls.
+   */
+  pace?: Pace;
   now?: () => number;
 }
 
@@ -48,10 +53,10 @@ export interface ExpansionOptions {
 export function expansionQueue(ctx: AppContext, opts: ExpansionOptions = {}): QueueSpec {
   return {
     concurrency: 2,
-    handler: async (job) => {
+    handler: async (job, pace) => {
       const sendId = (job.data as { sendId?: unknown } | null)?.sendId;
       if (typeof sendId !== 'number') throw new PermanentJobError('expansion work row without a sendId');
-      await expandSlice(ctx, sendId, opts);
+      await expandSlice(ctx, sendId, { pace, ...opts });
     },
   };
 }
@@ -87,7 +92,10 @@ export async function expandSlice(
     ctx.wake(MARKETING_DELIVERY_QUEUE);
   }
   let created = 0;
+  let lastBatchMs = 0;
   for (;;) {
+    if (lastBatchMs > 0) await opts.pace?.(lastBatchMs);
+    const batchStarted = performance.now();
     const step = await db.transaction().execute(async (trx) => {
       if ((await lockSendState(trx, dialect, sendId)) !== 'expanding') return { done: true, added: 0 };
       const send = (await findSendById(trx, sendId))!;
@@ -115,6 +123,7 @@ export async function expandSlice(
       }
       return { done: false, added };
     });
+    lastBatchMs = performance.now() - batchStarted;
     created += step.added;
     countAccepted(step.added);
     if (step.added > 0) ctx.wake(MARKETING_DELIVERY_QUEUE);
