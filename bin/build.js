@@ -6,7 +6,6 @@
 // rarely used feature needs. Chunks are named by their content and written before the entry file, which is written to a
 // temporary file and renamed: processes starting at the same time never load half a build, and a running process
 // still finds the chunks of the build it started from.
-import { build } from 'esbuild';
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +40,8 @@ function pruneChunks(keep) {
 
 /** Builds dist/sealpost.js (and its chunks) from src/bin/sealpost.ts. */
 export async function buildCommand() {
+  // Loaded here, not with this module: bin/sealpost.js imports this file on every start, and builds only when sources changed.
+  const { build } = await import('esbuild');
   const result = await build({
     entryPoints: { sealpost: path.join(ROOT, 'src/bin/sealpost.ts') },
     outdir: DIST,
