@@ -1,23 +1,54 @@
 #!/usr/bin/env node
-// Compiles the `sealpost` command once into dist/sealpost.js (one ES module; packages stay in node_modules), so a start
-// loads plain JavaScript instead of transpiling TypeScript. Run by `npm install` (the `prepare` script) and, when the
-// sources are newer than the build, by bin/sealpost.js itself. Written to a temporary file and renamed, so processes
-// starting at the same time never load half a file.
-import { build } from 'esbuild';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+// Compiles the `sealpost` command once into dist/ (ES modules; packages stay in node_modules), so a start loads plain
+// JavaScript instead of transpiling TypeScript. Run by `npm install` (the `prepare` script) and, when the sources are
+// newer than the build, by bin/sealpost.js itself. Modules the sources import with `import()` become chunks of their
+// own in dist/chunks/, parsed only when first used, so `sealpost start` does not load what only another command or a
+// rarely used feature needs. Chunks are named by their content and written before the entry file, which is written to a
+// temporary file and renamed: processes starting at the same time never load half a build, and a running process
+// still finds the chunks of the build it started from.
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const OUTFILE = path.join(ROOT, 'dist', 'sealpost.js');
+const DIST = path.join(ROOT, 'dist');
+const CHUNKS = path.join(DIST, 'chunks');
+export const OUTFILE = path.join(DIST, 'sealpost.js');
+/** Chunks no build has named for this long are removed (a process started from an older build may still load them). */
+const CHUNK_KEEP_MS = 7 * 24 * 3600_000;
 
-/** Builds dist/sealpost.js from src/bin/sealpost.ts. */
+/** Writes a file whole: to a temporary name first, then renamed into place. */
+function writeWhole(file, contents) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, contents);
+  renameSync(tmp, file);
+}
+
+/** Removes chunks the new build does not name and no build has named for CHUNK_KEEP_MS. */
+function pruneChunks(keep) {
+  const now = Date.now();
+  for (const name of readdirSync(CHUNKS)) {
+    const file = path.join(CHUNKS, name);
+    if (keep.has(file)) continue;
+    try {
+      if (now - statSync(file).mtimeMs > CHUNK_KEEP_MS) rmSync(file, { force: true });
+    } catch {
+      // removed by a build running at the same time
+    }
+  }
+}
+
+/** Builds dist/sealpost.js (and its chunks) from src/bin/sealpost.ts. */
 export async function buildCommand() {
+  // Loaded here, not with this module: bin/sealpost.js imports this file on every start, and builds only when sources changed.
+  const { build } = await import('esbuild');
   const result = await build({
-    entryPoints: [path.join(ROOT, 'src/bin/sealpost.ts')],
-    outfile: OUTFILE,
+    entryPoints: { sealpost: path.join(ROOT, 'src/bin/sealpost.ts') },
+    outdir: DIST,
+    chunkNames: 'chunks/[name]-[hash]',
     write: false,
     bundle: true,
+    splitting: true,
     packages: 'external',
     platform: 'node',
     format: 'esm',
@@ -25,14 +56,21 @@ export async function buildCommand() {
     sourcemap: 'linked',
     logLevel: 'error',
   });
-  mkdirSync(path.dirname(OUTFILE), { recursive: true });
-  // The map first, the module last: a module that is in place always has its map.
-  const files = [...result.outputFiles].sort((a, b) => (a.path === OUTFILE) - (b.path === OUTFILE));
+  mkdirSync(CHUNKS, { recursive: true });
+  const isEntry = (file) => file.path === OUTFILE || file.path === `${OUTFILE}.map`;
+  // Chunks first, the entry's map next, the entry last: a module that is in place always has its chunks and its map.
+  const files = [...result.outputFiles].sort(
+    (a, b) => isEntry(a) - isEntry(b) || (a.path === OUTFILE) - (b.path === OUTFILE),
+  );
+  const now = new Date();
   for (const file of files) {
-    const tmp = `${file.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, file.contents);
-    renameSync(tmp, file.path);
+    const chunk = !isEntry(file);
+    // A chunk's name is its content: one already there is kept (and marked as named by this build).
+    if (chunk && statSync(file.path, { throwIfNoEntry: false })?.size === file.contents.length)
+      utimesSync(file.path, now, now);
+    else writeWhole(file.path, file.contents);
   }
+  pruneChunks(new Set(files.map((f) => f.path)));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await buildCommand();

@@ -22,6 +22,8 @@ export function healthRoutes(app: TypedApp, ctx: AppContext, registry: Registry)
         summary: 'The process is alive',
         response: { 200: Status },
       },
+      // A constant answer: probes right after start do not wait for the response serializer compiler to load.
+      serializerCompiler: () => JSON.stringify,
     },
     async () => ({ status: 'ok' }),
   );

@@ -1,10 +1,12 @@
-/** Operational commands: `backup`, `restore` (and `doctor`, `move-to-postgres`). */
+/**
+ * Operational commands: `backup`, `restore` (and `doctor`, `move-to-postgres`). Each loads its implementation when it
+ * runs, so `sealpost start` does not load the PostgreSQL copy streams or the doctor's SMTP client.
+ */
 import { Command } from 'commander';
 import { action, output } from './cli-support.ts';
 import { loadConfig } from '../config/load.ts';
-import { backupDatabase, restoreDatabase, type BackupReport } from '../ops/backup.ts';
-import { reportTable, runDoctor } from '../ops/doctor.ts';
-import { moveToPostgres, type MoveReport } from '../ops/move-to-postgres.ts';
+import type { BackupReport } from '../ops/backup.ts';
+import type { MoveReport } from '../ops/move-to-postgres.ts';
 import { OpsError } from '../ops/ops-error.ts';
 import { progressDisplay } from './progress-display.ts';
 import { promises as dns } from 'node:dns';
@@ -35,6 +37,7 @@ export function backupCommand(): Command {
     .option('--json', 'print JSON')
     .action(
       action(async (o: { out: string; json?: boolean }) => {
+        const { backupDatabase } = await import('../ops/backup.ts');
         const r = await backupDatabase(loadConfig(), o.out);
         output(
           o.json,
@@ -55,6 +58,7 @@ export function restoreCommand(): Command {
     .option('--json', 'print JSON')
     .action(
       action(async (o: { from: string; force?: boolean; json?: boolean }) => {
+        const { restoreDatabase } = await import('../ops/backup.ts');
         const r = await restoreDatabase(loadConfig(), o.from, { force: o.force });
         const kept = r.previous ? `\nthe database it replaced is kept as ${r.previous}` : '';
         output(o.json, r, `restored ${r.file} from ${o.from} (schema ${r.schema})${kept}\n${keyLines(r)}`);
@@ -71,6 +75,7 @@ export function doctorCommand(): Command {
     .option('--json', 'print JSON')
     .action(
       action(async (o: { json?: boolean }) => {
+        const { reportTable, runDoctor } = await import('../ops/doctor.ts');
         const report = await runDoctor(loadConfig(), { resolver: dns });
         output(o.json, report, reportTable(report));
         if (report.some((c) => c.status === 'fail')) process.exitCode = 1;
@@ -97,6 +102,7 @@ export function moveCommand(): Command {
         const interrupt = () => stop.abort();
         process.once('SIGINT', interrupt);
         process.once('SIGTERM', interrupt);
+        const { moveToPostgres } = await import('../ops/move-to-postgres.ts');
         const display = progressDisplay(process.stderr);
         const r = await moveToPostgres(loadConfig(), o.to, {
           batchSize,

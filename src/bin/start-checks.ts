@@ -4,10 +4,10 @@
  */
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { ConfigError, databaseTarget } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { redactUrl } from '../ops/redact-url.ts';
+import { pgDriver } from '../db/connect.ts';
 
 /** A start that cannot go on, with the one line to show. */
 export class StartError extends Error {
@@ -57,7 +57,7 @@ export function checkWritable(dir: string, setting: string): void {
 
 /** Opens and closes one connection, failing with the database's address (never its password) when that does not work. */
 async function probePostgres(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  const client = new (pgDriver().Client)({ connectionString: url, connectionTimeoutMillis: 10_000 });
   try {
     await client.connect();
   } catch (err) {

@@ -5,7 +5,7 @@
  * the protected-content permission and is recorded in the audit trail (`captured.content_read`).
  */
 import type { FastifyInstance } from 'fastify';
-import { simpleParser, type ParsedMail } from 'mailparser';
+import type { ParsedMail } from 'mailparser';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { record } from '../audit/audit.service.ts';
@@ -22,6 +22,7 @@ async function openMessage(c: ConsoleContext): Promise<{ m: CapturedMessage; mai
   const m = await capturedById(c.ctx, c.params.id!, c.account.customer_id);
   if (m.raw === null)
     throw new AppError('email.content_purged', 'the content of this message was removed by retention');
+  const { simpleParser } = await import('mailparser');
   return { m, mail: await simpleParser(m.raw) };
 }
 

@@ -4,13 +4,19 @@
  * visible recipients only, and the envelope names the one recipient this copy is for.
  */
 import { randomInt } from 'node:crypto';
-import { createTransport } from 'nodemailer';
-import DKIM from 'nodemailer/lib/dkim/index.js';
+import type * as Nodemailer from 'nodemailer';
+import type DKIM from 'nodemailer/lib/dkim/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { DeliveryItem, DkimKey, HtmlTracker, Mailbox, MessageContent } from './model.ts';
+import { onFirstUse } from '../on-first-use.ts';
 
-// A stream transport only renders: it never connects anywhere.
-const renderer = createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+const nodemailer = onFirstUse<typeof Nodemailer>('nodemailer');
+const dkimSigner = onFirstUse<typeof DKIM>('nodemailer/lib/dkim/index.js');
+let rendering: Nodemailer.Transporter | undefined;
+
+/** A stream transport, made on first use: it only renders and never connects anywhere. */
+const renderer = () =>
+  (rendering ??= nodemailer().createTransport({ streamTransport: true, buffer: true, newline: 'windows' }));
 
 /** A mail to render. */
 interface MailSpec {
@@ -81,7 +87,7 @@ async function addressLines(content: MessageContent): Promise<string> {
   const hit = addressCache.get(content);
   if (hit !== undefined) return hit;
   const { to, cc } = content;
-  const info = await renderer.sendMail({
+  const info = await renderer().sendMail({
     to: to.length > 0 ? to : undefined,
     cc: cc.length > 0 ? cc : undefined,
     text: '',
@@ -100,7 +106,8 @@ async function addressLines(content: MessageContent): Promise<string> {
 /** Adds the DKIM-Signature of `raw` with the From domain's key. */
 function sign(raw: Buffer, key: DkimKey): Promise<Buffer> {
   // nodemailer's signer hands the key to crypto's signer, which takes a parsed key object as well as PEM text.
-  const signed = new DKIM(key as unknown as DKIM.Options).sign(raw);
+  const Signer = dkimSigner();
+  const signed = new Signer(key as unknown as DKIM.Options).sign(raw);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     signed.on('data', (c: Buffer) => chunks.push(c));
@@ -156,7 +163,7 @@ function appendPixel(html: string, url: string): string {
 }
 
 async function render(spec: MailSpec): Promise<Buffer> {
-  const info = await renderer.sendMail({
+  const info = await renderer().sendMail({
     from: spec.from,
     to: spec.to,
     cc: spec.cc && spec.cc.length > 0 ? spec.cc : undefined,

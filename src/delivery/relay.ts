@@ -5,7 +5,8 @@
  * secure notifications) use a session of their own, where TLS is used when offered and the outcome says whether it was.
  * Lifecycle: the pool opens on first use and closes after a quiet minute or on close().
  */
-import { createTransport as createMailer, type Transporter } from 'nodemailer';
+import type * as Nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type { Transport } from './transport.ts';
 import {
@@ -17,6 +18,9 @@ import {
   type SmtpSettings,
   type SmtpTarget,
 } from './smtp-client.ts';
+import { onFirstUse } from '../on-first-use.ts';
+
+const nodemailer = onFirstUse<typeof Nodemailer>('nodemailer');
 
 const POOL_IDLE_MS = 60_000;
 
@@ -78,7 +82,7 @@ function idleClosingPool(target: SmtpTarget, settings: SmtpSettings): IdleClosin
     transporter = undefined;
   };
   const open = () => {
-    const t = createMailer({
+    const t = nodemailer().createTransport({
       ...sessionOptions(target, settings, true),
       auth: target.auth,
       pool: true,

@@ -5,7 +5,10 @@
  * (refused, reset, timed out) is temporary and marked `unreachable` so the caller may try another host.
  */
 import { connect as tcpConnect, type Socket } from 'node:net';
-import SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
+import type SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
+import { onFirstUse } from '../on-first-use.ts';
+
+const smtpConnection = onFirstUse<typeof SMTPConnection>('nodemailer/lib/smtp-connection/index.js');
 
 /** What one attempt to hand a message to a next hop came to. */
 export interface SendOutcome {
@@ -152,7 +155,7 @@ function session(
       if (err || !socket) resolve(outcomeOfError(err, requireTls));
       else
         converse(
-          new SMTPConnection({ ...options, connection: socket.connection }),
+          new (smtpConnection())({ ...options, connection: socket.connection }),
           auth,
           envelope,
           raw,

@@ -1,7 +1,10 @@
 /** Renders a template body with sample values for a preview, or says where its syntax is wrong (line and column). */
-import Handlebars from 'handlebars';
+import type HandlebarsModule from 'handlebars';
 import { AppError } from '../errors/app-error.ts';
 import { parseTemplateValues } from './templates.service.ts';
+import { onFirstUse } from '../on-first-use.ts';
+
+const handlebars = onFirstUse<typeof HandlebarsModule>('handlebars');
 
 /** Where a template fails, and why. */
 export interface TemplateProblem {
@@ -18,6 +21,7 @@ type Located = Error & {
 
 /** Where the parser stopped: the parser reports a location only to its error hook, so the hook is set for this call. */
 function locate(body: string): TemplateProblem | null {
+  const Handlebars = handlebars();
   const parser = (Handlebars as unknown as { Parser: { parseError(str: string, hash: unknown): never } })
     .Parser;
   const own = Object.prototype.hasOwnProperty.call(parser, 'parseError') ? parser.parseError : undefined;
@@ -67,7 +71,7 @@ export function previewTemplate(
     };
   }
   try {
-    return { html: Handlebars.compile(body, { strict: false })(values) };
+    return { html: handlebars().compile(body, { strict: false })(values) };
   } catch (err) {
     return { problem: { message: (err as Error).message.split('\n')[0]!, line: null, column: null } };
   }

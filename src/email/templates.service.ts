@@ -1,5 +1,5 @@
 /** Dynamic templates: Handlebars bodies (HTML-escaped by default) stored per account, rendered for templated sends. */
-import Handlebars from 'handlebars';
+import type HandlebarsModule from 'handlebars';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { isUniqueViolation } from '../db/errors.ts';
@@ -12,6 +12,9 @@ import {
   updateTemplate,
   type TemplateRow,
 } from './templates.repository.ts';
+import { onFirstUse } from '../on-first-use.ts';
+
+const handlebars = onFirstUse<typeof HandlebarsModule>('handlebars');
 
 /** A template as the API shows it. */
 export interface DynamicTemplate {
@@ -41,7 +44,7 @@ function checkBody(body: string): void {
   if (body.length > MAX_BODY)
     throw new AppError('email.template_invalid', `data[body] is larger than ${MAX_BODY} characters`);
   try {
-    Handlebars.precompile(body);
+    handlebars().precompile(body);
   } catch (err) {
     throw new AppError(
       'email.template_invalid',
@@ -174,6 +177,7 @@ export async function renderTemplate(
     throw new AppError('email.template_not_found', `no dynamic template named ${JSON.stringify(name)}`);
   const values = parseTemplateValues(valuesText);
   try {
+    const Handlebars = handlebars();
     return {
       html: Handlebars.compile(row.body, { strict: false })(values),
       subject: Handlebars.compile(subject, { noEscape: true })(values),

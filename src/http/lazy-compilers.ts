@@ -4,9 +4,8 @@
  * on routes a given process may never serve. These factories hand Fastify the same compilers wrapped so that each
  * schema is compiled the first time a request needs it, and kept from then on.
  */
-import ValidatorSelector from '@fastify/ajv-compiler';
-import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';
+import { onFirstUse } from '../on-first-use.ts';
 
 type Validate = ((data: unknown, context?: unknown) => unknown) & { errors?: unknown; schemaEnv?: unknown };
 type Serialize = (doc: unknown) => string;
@@ -16,13 +15,19 @@ type CompilersFactory = NonNullable<
   NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']
 >;
 
+// The compilers themselves (Ajv, fast-json-stringify) are loaded with the first schema compiled, not at start.
+const validatorSelector = onFirstUse<() => ValidatorFactory>('@fastify/ajv-compiler');
+const serializerSelector = onFirstUse<() => SerializerFactory>('@fastify/fast-json-stringify-compiler');
+
 /** Fastify's `schemaController.compilersFactory`, compiling each route's schemas lazily. */
 export function lazyCompilersFactory(): CompilersFactory {
-  const validators = (ValidatorSelector as unknown as () => ValidatorFactory)();
-  const serializers = (SerializerSelector as unknown as () => SerializerFactory)();
+  let validators: ValidatorFactory | undefined;
+  let serializers: SerializerFactory | undefined;
   const factory: { buildValidator: ValidatorFactory; buildSerializer: SerializerFactory } = {
     buildValidator: (externalSchemas, options) => {
-      const compile = validators(externalSchemas, options);
+      let compiler: ((route: unknown) => Validate) | undefined;
+      const compile = (route: unknown) =>
+        (compiler ??= (validators ??= validatorSelector()())(externalSchemas, options))(route);
       return (route) => {
         let real: Validate | undefined;
         const validate: Validate = (data, context) => {
@@ -37,7 +42,9 @@ export function lazyCompilersFactory(): CompilersFactory {
       };
     },
     buildSerializer: (externalSchemas, options) => {
-      const compile = serializers(externalSchemas, options);
+      let compiler: ((route: unknown) => Serialize) | undefined;
+      const compile = (route: unknown) =>
+        (compiler ??= (serializers ??= serializerSelector()())(externalSchemas, options))(route);
       return (route) => {
         let real: Serialize | undefined;
         return (doc) => (real ??= compile(route))(doc);

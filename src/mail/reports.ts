@@ -5,7 +5,11 @@
  * each read by mailsplit's header parser, the one mailparser itself uses.
  */
 import type { ParsedMail } from 'mailparser';
-import { Headers } from '@zone-eu/mailsplit';
+import type { Headers } from '@zone-eu/mailsplit';
+import { onFirstUse } from '../on-first-use.ts';
+
+/** mailsplit is loaded with mailparser, which reads the report before this does. */
+const mailsplit = onFirstUse<{ Headers: typeof Headers }>('@zone-eu/mailsplit');
 
 /** What a report says about the delivery it came back for. */
 export type DeliveryReport =
@@ -38,6 +42,7 @@ export function readReport(mail: ParsedMail): DeliveryReport | null {
 
 /** The header blocks of a machine-readable report part, separated by empty lines. */
 function blocks(text: string): Headers[] {
+  const { Headers } = mailsplit();
   return text
     .replace(/\r\n/g, '\n')
     .split(/\n[ \t]*\n/)

@@ -2,10 +2,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import selfsigned from 'selfsigned';
+import type SelfSigned from 'selfsigned';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
 import { ConfigError } from '../config/load.ts';
+import { onFirstUse } from '../on-first-use.ts';
+
+/** Needed only the first time, to generate the pair; later starts read it from the data directory. */
+const selfsigned = onFirstUse<typeof SelfSigned>('selfsigned');
 
 /** A PEM key and certificate. */
 export interface TlsPair {
@@ -38,7 +42,7 @@ export function smtpTlsPair(config: Config, log: Logger): TlsPair {
   if (!existsSync(certFile) || !existsSync(keyFile)) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const host = config.heloName || os.hostname();
-    const pems = selfsigned.generate([{ name: 'commonName', value: host }], {
+    const pems = selfsigned().generate([{ name: 'commonName', value: host }], {
       keySize: 2048,
       days: 825,
       algorithm: 'sha256',

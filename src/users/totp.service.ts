@@ -3,8 +3,8 @@
  * otpauth URI, confirmed by a first code; the check at sign-in; turning it off; and an account's rule that makes it
  * mandatory. Secrets are sealed with the master key, bound to the user's id.
  */
-import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
+import type * as OtpAuth from 'otpauth';
+import type QRCodeModule from 'qrcode';
 import type { Sealer } from '../crypto/sealer.ts';
 import type { Queryable } from '../db/types.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -12,11 +12,16 @@ import { record, type AuditActor } from '../audit/audit.service.ts';
 import { findUserById, takeTotpStep, updateUser } from './users.repository.ts';
 import { selectRequireTotp, upsertRequireTotp } from './account-security.repository.ts';
 import type { User } from './users.service.ts';
+import { onFirstUse } from '../on-first-use.ts';
+
+const otpauth = onFirstUse<typeof OtpAuth>('otpauth');
+const qrcode = onFirstUse<typeof QRCodeModule>('qrcode');
 
 const ISSUER = 'Sealpost';
 const PERIOD = 30;
 
-function totpOf(email: string, secret: string): TOTP {
+function totpOf(email: string, secret: string): OtpAuth.TOTP {
+  const { Secret, TOTP } = otpauth();
   return new TOTP({
     issuer: ISSUER,
     label: email,
@@ -52,7 +57,7 @@ export async function checkTotp(db: Queryable, sealer: Sealer, user: User, code:
 /** Starts an enrolment: a fresh secret replaces any unconfirmed one. Refused while two-factor is on. */
 export async function startTotpEnrolment(db: Queryable, sealer: Sealer, user: User): Promise<void> {
   if (user.totpEnabled) throw new AppError('conflict', 'two-factor authentication is already on');
-  const secret = new Secret({ size: 20 }).base32;
+  const secret = new (otpauth().Secret)({ size: 20 }).base32;
   await updateUser(db, user.id, {
     totp_secret: sealer.seal(secret, `totp:${user.id}`),
     updated_at: Date.now(),
@@ -76,7 +81,7 @@ export async function pendingEnrolment(
   const secret = await secretOf(db, sealer, user.id);
   if (!secret) return undefined;
   const uri = totpOf(user.email, secret).toString();
-  const svg = await QRCode.toString(uri, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
+  const svg = await qrcode().toString(uri, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
   return { uri, secret, qrDataUri: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
 }
 

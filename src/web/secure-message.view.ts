@@ -3,8 +3,11 @@
  * external assets. The message's own HTML is sanitized and shown in a sandboxed frame, which inherits the page's
  * Content-Security-Policy, so it can neither run scripts nor load anything from elsewhere (remote images included).
  */
-import sanitizeHtml from 'sanitize-html';
+import type SanitizeHtml from 'sanitize-html';
 import { escapeHtml, layout, type HtmlPage } from '../http/page.ts';
+import { onFirstUse } from '../on-first-use.ts';
+
+const sanitizer = onFirstUse<typeof SanitizeHtml>('sanitize-html');
 
 /** What the message page shows. */
 export interface MessageView {
@@ -19,6 +22,7 @@ export interface MessageView {
 
 /** Cleans a message's HTML: no scripts, handlers, forms or embeds; links open outside the frame. */
 export function sanitizeMessageHtml(html: string): string {
+  const sanitizeHtml = sanitizer();
   return sanitizeHtml(html, {
     allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'style', 'center', 'font'],
     allowedAttributes: {

@@ -5,7 +5,7 @@
  * audited. A send's live page is in send.page.ts.
  */
 import type { FastifyInstance } from 'fastify';
-import { convert } from 'html-to-text';
+import type { convert as Convert } from 'html-to-text';
 import type { AppContext } from '../../context.ts';
 import { listsOf } from '../../marketing/lists/lists.service.ts';
 import { createMailing, mailingOf, mailingsOf } from '../../marketing/mailings/mailings.service.ts';
@@ -17,6 +17,9 @@ import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage } from '../page.ts';
 import { composeData, composeForm, composeRoutes, postalCard, previewCard } from './compose.ts';
 import { audited, field, seg } from '../audiences/audit.ts';
+import { onFirstUse } from '../../on-first-use.ts';
+
+const htmlToText = onFirstUse<{ convert: typeof Convert }>('html-to-text');
 
 /** Registers the campaigns pages and actions. */
 export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
@@ -238,7 +241,7 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
 /** The text part made from the HTML; headings keep their case so personalisation fields stay intact. */
 function textOf(htmlPart: string): string {
   const heading = { options: { uppercase: false } };
-  return convert(htmlPart, {
+  return htmlToText().convert(htmlPart, {
     wordwrap: 78,
     selectors: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, ...heading })),
   });

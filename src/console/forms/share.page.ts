@@ -3,7 +3,7 @@
  * use, an embed snippet, and (for editors) setting the vanity name through the same forms service as the API.
  */
 import type { FastifyInstance } from 'fastify';
-import QRCode from 'qrcode';
+import type QRCodeModule from 'qrcode';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { requireList } from '../../marketing/lists/lists.service.ts';
@@ -13,6 +13,9 @@ import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
 import { auditForm } from './form-audit.ts';
 import { formsAssets, formTabs } from './builder.view.ts';
+import { onFirstUse } from '../../on-first-use.ts';
+
+const qrcode = onFirstUse<typeof QRCodeModule>('qrcode');
 
 /** Letters, digits, dots, dashes and underscores: a vanity name that needs no escaping in a URL. */
 const VANITY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -31,7 +34,7 @@ async function sharePage(c: ConsoleContext) {
   const hosted = `${c.ctx.publicUrl}/f/${form.id}`;
   const vanity = form.vanity_url ? `${c.ctx.publicUrl}/f/${encodeURIComponent(form.vanity_url)}` : undefined;
   const best = vanity ?? hosted;
-  const qr = await QRCode.toString(best, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
+  const qr = await qrcode().toString(best, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
   const embed = `<a href="${best}" target="_blank" rel="noopener">${form.title.replace(/[<>&]/g, '')}</a>`;
   return {
     title: `Share: ${form.title}`,

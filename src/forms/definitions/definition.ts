@@ -1,5 +1,5 @@
 /** Validation of a form definition against the component registry, with component HTML sanitized to an allowlist. */
-import sanitizeHtml from 'sanitize-html';
+import type SanitizeHtml from 'sanitize-html';
 import { AppError } from '../../errors/app-error.ts';
 import { COMPONENTS, isField, type PropSpec } from '../components/components.ts';
 import type { Component } from '../components/component-types.ts';
@@ -7,6 +7,7 @@ import { MASKS } from '../components/masks.ts';
 import { isIsoDate } from '../components/masks.ts';
 import { parseSettings } from './settings.ts';
 import { isPrototypeName, ownValue } from '../../own.ts';
+import { onFirstUse } from '../../on-first-use.ts';
 
 /** A checked definition: the JSON to store and its components. */
 export interface Definition {
@@ -17,7 +18,10 @@ export interface Definition {
 /** Field names starting with this are the hosted page's own (honeypot, token) and may not be used by a form. */
 export const RESERVED_PREFIX = '_sp_';
 
-const SANITIZE: sanitizeHtml.IOptions = {
+const sanitizer = onFirstUse<typeof SanitizeHtml>('sanitize-html');
+
+/** The sanitizer's options, made on first use (the link transform is the package's own). */
+const sanitizeOptions = (): SanitizeHtml.IOptions => ({
   allowedTags: [
     'b',
     'strong',
@@ -39,12 +43,13 @@ const SANITIZE: sanitizeHtml.IOptions = {
   ],
   allowedAttributes: { a: ['href', 'title', 'target', 'rel'], span: ['class'], p: ['class'] },
   allowedSchemes: ['http', 'https', 'mailto', 'tel'],
-  transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: 'noopener noreferrer' }) },
-};
+  transformTags: { a: sanitizer().simpleTransform('a', { rel: 'noopener noreferrer' }) },
+});
+let options: SanitizeHtml.IOptions | undefined;
 
 /** Sanitizes component HTML. */
 export function sanitizeText(html: string): string {
-  return sanitizeHtml(html, SANITIZE);
+  return sanitizer()(html, (options ??= sanitizeOptions()));
 }
 
 const invalid = (message: string) => new AppError('form.invalid_definition', message);

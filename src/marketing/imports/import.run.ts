@@ -5,7 +5,7 @@
  * committed. A pass restarted after a crash skips the rows already committed.
  */
 import { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
+import type * as CsvParse from 'csv-parse';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import type { QueueSpec } from '../../jobs/worker.ts';
@@ -24,6 +24,9 @@ import {
   type ImportRow,
 } from './imports.repository.ts';
 import { IMPORT_QUEUE, type ImportMapping } from './imports.service.ts';
+import { onFirstUse } from '../../on-first-use.ts';
+
+const csvParse = onFirstUse<typeof CsvParse>('csv-parse');
 
 const BATCH = 1000;
 /** Rejected rows kept for the report; beyond this only the count grows. */
@@ -81,7 +84,13 @@ export async function runImport(
     bytes: row.read_bytes,
   };
   const parser = Readable.from(chunks(db, importId)).pipe(
-    parse({ bom: true, relax_column_count: true, skip_empty_lines: true, relax_quotes: true, info: true }),
+    csvParse().parse({
+      bom: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      relax_quotes: true,
+      info: true,
+    }),
   );
   let batch: Pending[] = [];
   const commit = async () => {

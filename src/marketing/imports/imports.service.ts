@@ -6,8 +6,8 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { Readable } from 'node:stream';
-import { parse as parseSync } from 'csv-parse/sync';
-import { stringify } from 'csv-stringify';
+import type * as CsvParseSync from 'csv-parse/sync';
+import type * as CsvStringify from 'csv-stringify';
 import type { AppContext } from '../../context.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
 import { AppError } from '../../errors/app-error.ts';
@@ -24,6 +24,10 @@ import {
   updateImport,
   type ImportRow,
 } from './imports.repository.ts';
+import { onFirstUse } from '../../on-first-use.ts';
+
+const csvParseSync = onFirstUse<typeof CsvParseSync>('csv-parse/sync');
+const csvStringify = onFirstUse<typeof CsvStringify>('csv-stringify');
 
 /** The queue import passes run on. */
 export const IMPORT_QUEUE = 'marketing.import';
@@ -177,7 +181,7 @@ export async function errorReport(
       after = rows[rows.length - 1]!.line;
     }
   }
-  return Readable.from(lines()).pipe(stringify());
+  return Readable.from(lines()).pipe(csvStringify().stringify());
 }
 
 async function requireImport(ctx: AppContext, customerId: number, rawId: string): Promise<ImportRow> {
@@ -190,7 +194,7 @@ async function requireImport(ctx: AppContext, customerId: number, rawId: string)
 function headerColumns(text: string): string[] {
   const firstLine = text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
   const columns = firstLine.trim()
-    ? ((parseSync(firstLine, { relax_quotes: true }) as string[][])[0] ?? [])
+    ? ((csvParseSync().parse(firstLine, { relax_quotes: true }) as string[][])[0] ?? [])
     : [];
   if (columns.length === 0)
     throw new AppError('marketing.import_invalid', 'the file is empty or has no header line');

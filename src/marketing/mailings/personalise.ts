@@ -4,11 +4,12 @@
  * Compiled templates are kept in a small bounded cache, since one campaign renders the same template for every
  * subscriber of its audience.
  */
-import Handlebars from 'handlebars';
+import type HandlebarsModule from 'handlebars';
 import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { fieldValuesOf } from '../subscribers/custom-fields.repository.ts';
 import { findSubscriberNames } from './mailings.repository.ts';
+import { onFirstUse } from '../../on-first-use.ts';
 
 /** The values one subscriber's mail is rendered with. */
 export interface Personalisation {
@@ -34,10 +35,17 @@ export const EMPTY_PERSONALISATION: Personalisation = Object.freeze({
   custom: {},
 });
 
-/** A private Handlebars environment: helpers registered elsewhere do not leak into marketing mail. */
-const hbs = Handlebars.create();
-// A template must not write to the server's output once per subscriber.
-hbs.unregisterHelper('log');
+const handlebars = onFirstUse<typeof HandlebarsModule>('handlebars');
+let environment: typeof HandlebarsModule | undefined;
+
+/** A private Handlebars environment, made on first use: helpers registered elsewhere do not leak into marketing mail. */
+function hbs(): typeof HandlebarsModule {
+  if (environment) return environment;
+  environment = handlebars().create();
+  // A template must not write to the server's output once per subscriber.
+  environment.unregisterHelper('log');
+  return environment;
+}
 
 /** How many compiled templates are kept, and their total size in characters. */
 const CACHE_ENTRIES = 64;
@@ -120,7 +128,7 @@ function compiledOf(template: string, html: boolean): Compiled {
 
 function compile(template: string, html: boolean): Compiled {
   try {
-    const render = hbs.compile(template, { noEscape: !html, strict: false });
+    const render = hbs().compile(template, { noEscape: !html, strict: false });
     // Handlebars compiles on first use: render once for no one so syntax errors surface here, once per template.
     render(contextOf(EMPTY_PERSONALISATION));
     return { render };

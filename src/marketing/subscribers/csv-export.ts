@@ -4,10 +4,13 @@
  * csv-stringify, so memory does not grow with the list.
  */
 import { Readable } from 'node:stream';
-import { stringify } from 'csv-stringify';
+import type * as CsvStringify from 'csv-stringify';
 import type { AppContext } from '../../context.ts';
 import { requireList } from '../lists/lists.service.ts';
 import { fieldTypesOf, fieldValuesOfMany, membersAfter } from './csv.repository.ts';
+import { onFirstUse } from '../../on-first-use.ts';
+
+const csvStringify = onFirstUse<typeof CsvStringify>('csv-stringify');
 
 const BATCH = 1000;
 
@@ -61,5 +64,5 @@ export async function exportListCsv(
       after = rows[rows.length - 1]!.id;
     }
   }
-  return { name: list.name, stream: Readable.from(lines()).pipe(stringify()) };
+  return { name: list.name, stream: Readable.from(lines()).pipe(csvStringify().stringify()) };
 }

@@ -1,0 +1,14 @@
+/**
+ * Packages loaded the first time they are needed instead of when the process starts (docs/decisions.md, "Start-up"):
+ * an idle `sealpost start` should not pay for a PDF library, an HTML sanitizer or a template engine that it may never
+ * use. `require` keeps the callers synchronous; the packages given here are CommonJS.
+ */
+import { createRequire } from 'node:module';
+
+const load = createRequire(import.meta.url);
+
+/** A function that returns the package `name`, required on its first call and kept. */
+export function onFirstUse<T>(name: string): () => T {
+  let loaded: T | undefined;
+  return () => (loaded ??= load(name) as T);
+}
