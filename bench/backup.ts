@@ -2,8 +2,8 @@
  * Backup benchmark: `backupDatabase` (SQLite's online backup API, then the integrity, schema and master-key checks) on
  * an embedded database of BENCH_BACKUP_MB megabytes of message-sized rows, beside a same-run baseline: copying the same
  * file with copyFileSync. The backup also reads the copy once more (quick_check), so it cannot match a plain copy.
- * Target: a 5 GB database backed up within 5 minutes, extrapolated from the measured rate (the machine is too small and
- * shared to hold and copy 5 GB in a run).
+ * Target: a 5 GB database backed up within 5 minutes; with BENCH_BACKUP_MB=5000 or more it is measured whole, with
+ * less extrapolated from the measured rate.
  */
 import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -53,13 +53,16 @@ export async function backupBench(mb: number): Promise<BenchRow[]> {
     const rate = size / 1e6 / seconds;
     const baseline = size / 1e6 / copySeconds;
     const ratio = rate / baseline;
+    const whole = size >= 5e9;
     return [
       {
-        name: `backup (${fmt(size / 1e6)} MB; 5 GB extrapolated: ${fmt(5000 / rate)} s)`,
+        name: whole
+          ? `backup (${fmt(size / 1e6)} MB, measured whole)`
+          : `backup (${fmt(size / 1e6)} MB; 5 GB extrapolated: ${fmt(5000 / rate)} s)`,
         measured: `${fmt(rate)} MB/s (${fmt(seconds, 1)} s)`,
         baseline: `${fmt(baseline)} MB/s file copy`,
         ratio,
-        target: '5 GB within 300 s (extrapolated)',
+        target: whole ? '5 GB within 300 s' : '5 GB within 300 s (extrapolated)',
         met: 5000 / rate <= 300,
       },
     ];

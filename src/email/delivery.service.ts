@@ -103,24 +103,42 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
  * is never changed once stored, only purged after the message is finished.
  */
 function contentCache(ctx: AppContext, maxEntries = 32, maxBytes = 64 * 1024 * 1024) {
-  const byMessage = new Map<string, { content: StoredContent; bytes: number }>();
+  interface Entry {
+    content: Promise<StoredContent | null>;
+    bytes: number;
+  }
+  const byMessage = new Map<string, Entry>();
   let bytes = 0;
+  const drop = (messageId: string, entry: Entry) => {
+    if (byMessage.get(messageId) !== entry) return;
+    byMessage.delete(messageId);
+    bytes -= entry.bytes;
+  };
+  /** Reads and opens the content; keeps it in `entry` unless it is too large to keep. */
+  async function open(messageId: string, entry: Entry): Promise<StoredContent | null> {
+    const sealed = await findContent(ctx.database.reader, messageId);
+    if (sealed === null || sealed.length > maxBytes / 4) drop(messageId, entry);
+    else if (byMessage.get(messageId) === entry) {
+      entry.bytes = sealed.length;
+      bytes += sealed.length;
+    }
+    return sealed === null ? null : openContent(ctx.sealer, messageId, sealed);
+  }
   return {
-    async of(messageId: string): Promise<StoredContent | null> {
+    /** Recipients of one message loaded side by side share one read: the first caller's, even while in flight. */
+    of(messageId: string): Promise<StoredContent | null> {
       const hit = byMessage.get(messageId);
       if (hit) return hit.content;
-      const sealed = await findContent(ctx.database.reader, messageId);
-      if (sealed === null) return null;
-      const content = openContent(ctx.sealer, messageId, sealed);
-      if (sealed.length > maxBytes / 4) return content;
-      while (byMessage.size > 0 && (byMessage.size >= maxEntries || bytes + sealed.length > maxBytes)) {
+      while (byMessage.size > 0 && (byMessage.size >= maxEntries || bytes > maxBytes)) {
         const [oldest, entry] = byMessage.entries().next().value!;
-        byMessage.delete(oldest);
-        bytes -= entry.bytes;
+        drop(oldest, entry);
       }
-      byMessage.set(messageId, { content, bytes: sealed.length });
-      bytes += sealed.length;
-      return content;
+      const entry: Entry = { content: Promise.resolve(null), bytes: 0 };
+      byMessage.set(messageId, entry);
+      entry.content = open(messageId, entry);
+      // A failed read is not kept: the next recipient reads again.
+      entry.content.catch(() => drop(messageId, entry));
+      return entry.content;
     },
   };
 }

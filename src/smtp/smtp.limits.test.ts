@@ -23,7 +23,14 @@ describe('SMTP limits', () => {
       },
     });
     acme = await t.createAccount();
-    smtp = await startSmtp(t.ctx, [{ name: 'submission', port: 0, secure: false }], pair);
+    smtp = await startSmtp(
+      t.ctx,
+      [
+        { name: 'submission', port: 0, secure: false },
+        { name: 'port25', port: 0, secure: false },
+      ],
+      pair,
+    );
   });
   afterAll(async () => {
     await smtp?.stop();
@@ -51,6 +58,16 @@ describe('SMTP limits', () => {
       text: 'x',
     });
     expect(info.response).toMatch(/^250 /);
+  });
+
+  it('does not advertise AUTH before STARTTLS on port 25 either, and refuses AUTH sent before it', async () => {
+    const ehlo = await ehloLines(smtp.ports.port25!);
+    expect(ehlo).toMatch(/STARTTLS/);
+    expect(ehlo).not.toMatch(/AUTH/);
+    for (const port of [smtp.ports.port25!, smtp.ports.submission!]) {
+      const plain = Buffer.from(`\0apikey\0${acme.key}`).toString('base64');
+      expect(await replyAfterEhlo(port, `AUTH PLAIN ${plain}`)).toMatch(/^5\d\d /);
+    }
   });
 
   it('answers 452 to the recipient past the cap, and delivers the message to those accepted', async () => {
@@ -133,4 +150,27 @@ async function ehloLines(port: number): Promise<string> {
   });
   socket.destroy();
   return all;
+}
+
+/** The reply to `command` sent right after EHLO, before any STARTTLS. */
+async function replyAfterEhlo(port: number, command: string): Promise<string> {
+  const socket = net.connect(port, '127.0.0.1');
+  let all = '';
+  let stage = 0;
+  const reply = await new Promise<string>((resolve) => {
+    socket.on('data', (d) => {
+      all += d.toString('utf8');
+      if (stage === 0 && all.includes('220 ')) {
+        stage = 1;
+        all = '';
+        socket.write('EHLO client.example\r\n');
+      } else if (stage === 1 && /(^|\r\n)250 [^\r\n]*\r\n$/.test(all)) {
+        stage = 2;
+        all = '';
+        socket.write(`${command}\r\n`);
+      } else if (stage === 2 && /\r\n$/.test(all)) resolve(all.trim());
+    });
+  });
+  socket.destroy();
+  return reply;
 }
