@@ -1,13 +1,13 @@
 /**
  * Building the raw MIME one recipient receives: the message with that recipient's tracking, or a secure notification.
- * Both are DKIM-signed with the From domain's key. Bcc recipients never appear in the headers: To and Cc show the
- * visible recipients only, and the envelope names the one recipient this copy is for.
+ * Both are DKIM-signed with each key of the From domain (see dkim-sign.ts). Bcc recipients never appear in the
+ * headers: To and Cc show the visible recipients only, and the envelope names the one recipient this copy is for.
  */
 import { randomInt } from 'node:crypto';
 import { createTransport } from 'nodemailer';
-import DKIM from 'nodemailer/lib/dkim/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
-import type { DeliveryItem, DkimKey, HtmlTracker, Mailbox, MessageContent } from './model.ts';
+import type { DeliveryItem, HtmlTracker, Mailbox, MessageContent } from './model.ts';
+import { signDkim } from './dkim-sign.ts';
 
 // A stream transport only renders: it never connects anywhere.
 const renderer = createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
@@ -27,7 +27,6 @@ interface MailSpec {
   attachments?: Mail.Attachment[];
   envelopeFrom: string;
   envelopeTo: string;
-  dkim: DkimKey | null;
 }
 
 /**
@@ -58,7 +57,6 @@ export async function composeMessage(
     })),
     envelopeFrom: item.envelopeFrom,
     envelopeTo: item.address,
-    dkim: null,
   });
   const at = raw.indexOf(`${PLACEHOLDER}: 1\r\n`);
   if (at < 0) throw new Error('composing a message: the address header position was not found');
@@ -67,7 +65,7 @@ export async function composeMessage(
     Buffer.from(addresses),
     raw.subarray(at + PLACEHOLDER.length + 5),
   ]);
-  return item.dkim ? sign(spliced, item.dkim) : spliced;
+  return signDkim(spliced, item.dkim);
 }
 
 // A header name no message carries, marking where the address lines go.
@@ -97,18 +95,6 @@ async function addressLines(content: MessageContent): Promise<string> {
   return text;
 }
 
-/** Adds the DKIM-Signature of `raw` with the From domain's key. */
-function sign(raw: Buffer, key: DkimKey): Promise<Buffer> {
-  // nodemailer's signer hands the key to crypto's signer, which takes a parsed key object as well as PEM text.
-  const signed = new DKIM(key as unknown as DKIM.Options).sign(raw);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    signed.on('data', (c: Buffer) => chunks.push(c));
-    signed.on('error', reject);
-    signed.on('end', () => resolve(Buffer.concat(chunks)));
-  });
-}
-
 /** A notification that holds no content of the message, addressed to the one recipient. */
 export interface NotificationMail {
   from: Mailbox;
@@ -119,7 +105,7 @@ export interface NotificationMail {
 
 /** The raw secure notification for one recipient. */
 export async function composeNotification(item: DeliveryItem, mail: NotificationMail): Promise<Buffer> {
-  return render({
+  const raw = await render({
     from: mail.from,
     to: [{ address: item.address, name: '' }],
     subject: mail.subject,
@@ -129,8 +115,8 @@ export async function composeNotification(item: DeliveryItem, mail: Notification
     html: mail.html,
     envelopeFrom: item.envelopeFrom,
     envelopeTo: item.address,
-    dkim: item.dkim,
   });
+  return signDkim(raw, item.dkim);
 }
 
 /** The headers the message carries through: X- headers, List-Unsubscribe(-Post), and List-Unsubscribe from the unsubscribe URL. */
@@ -169,8 +155,6 @@ async function render(spec: MailSpec): Promise<Buffer> {
     html: spec.html,
     attachments: spec.attachments,
     envelope: { from: spec.envelopeFrom, to: [spec.envelopeTo] },
-    // nodemailer hands the key to crypto's signer, which takes a parsed key object as well as PEM text.
-    dkim: (spec.dkim ?? undefined) as Mail.Options['dkim'],
   });
   return info.message as Buffer;
 }

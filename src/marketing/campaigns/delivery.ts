@@ -12,8 +12,8 @@ import type { DeliveryItem, DeliveryStore, MessageContent, RecordedOutcome } fro
 import { createTransport, type CaptureStore } from '../../delivery/transport.ts';
 import { countDeliveryOutcome, timedTransport } from '../../http/pipeline-metrics.ts';
 import type { MxResolver } from '../../delivery/mx.ts';
-import { dkimKeyObject } from '../../delivery/dkim-keys.ts';
-import { sendingDomain } from '../../accounts/domains.service.ts';
+import { domainSigningKeys } from '../../delivery/dkim-keys.ts';
+import { dkimSealContext, sendingDomain } from '../../accounts/domains.service.ts';
 import { isHardBounce, listedAmong, suppressAddress } from '../../accounts/suppressions.service.ts';
 import { SUPPRESSED_STATUS } from '../../accounts/suppression.ts';
 import { pipelineMetrics } from '../../http/pipeline-metrics.ts';
@@ -236,14 +236,10 @@ export async function loadMarketingItem(ctx: AppContext, id: number): Promise<De
     linkTracking: false,
     ...rendered(template, d, tracked ? personalisation : null, ctx),
     dkim: domain
-      ? {
-          domainName: domain.name,
-          keySelector: domain.dkim_selector,
-          privateKey: dkimKeyObject(domain.dkim_private_key, () =>
-            ctx.sealer.openText(domain.dkim_private_key, `dkim:${domain.id}`),
-          ),
-        }
-      : null,
+      ? domainSigningKeys(domain, (sealed, second) =>
+          ctx.sealer.openText(sealed, dkimSealContext(domain.id, second)),
+        )
+      : [],
   } satisfies DeliveryItem;
 }
 
