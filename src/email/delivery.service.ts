@@ -44,7 +44,11 @@ export interface DeliveryOptions {
 /** The transactional delivery queue. */
 export function deliveryQueues(ctx: AppContext, opts: DeliveryOptions = {}): Record<string, QueueSpec> {
   const transport = timedTransport(
-    createTransport(ctx.config, { capture: captureStore(ctx), resolver: opts.resolver }),
+    createTransport(ctx.config, {
+      capture: captureStore(ctx),
+      resolver: opts.resolver,
+      laneConcurrency: ctx.config.deliveryConcurrency,
+    }),
   );
   ctx.log.info({ transport: transport.name }, `delivery transport: ${transport.name}`);
   const retrySchedule = ctx.config.deliveryRetrySchedule;

@@ -58,7 +58,11 @@ export function marketingQueues(
   opts: MarketingQueueOptions = {},
 ): Record<string, QueueSpec> {
   const transport = timedTransport(
-    createTransport(ctx.config, { capture: captureStore(ctx), resolver: opts.resolver }),
+    createTransport(ctx.config, {
+      capture: captureStore(ctx),
+      resolver: opts.resolver,
+      laneConcurrency: ctx.config.marketingConcurrency,
+    }),
   );
   const engine = createDeliveryEngine({
     store: marketingStore(ctx),
