@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_BY, createTestContext, type TestContext } from '../test/harness.ts';
 import { createAccount, getAccount } from './accounts.service.ts';
-import { addDomain, verifyDomain, type TxtResolver } from './domains.service.ts';
+import { addDomain, dkimSealContext, verifyDomain, type TxtResolver } from './domains.service.ts';
+import { createPrivateKey } from 'node:crypto';
 import { accountKeys, authenticateKey, createKey, hashKey } from './keys.service.ts';
 import { AppError } from '../errors/app-error.ts';
 
@@ -89,6 +90,49 @@ describe('accounts, domains and keys', () => {
     const row = await db().selectFrom('domains').selectAll().where('id', '=', d.id).executeTakeFirstOrThrow();
     expect(row.dkim_private_key).not.toContain('PRIVATE KEY');
     expect(t.ctx.sealer.openText(row.dkim_private_key, `dkim:${d.id}`)).toContain('BEGIN PRIVATE KEY');
+  });
+
+  it('keeps both DKIM private keys of a dual-signing domain sealed, each bound to its place', async () => {
+    const a = await createAccount(db(), 'dualkeys');
+    const d = await addDomain(db(), t.ctx.sealer, a.customer_id, 'dual.example', TEST_BY, { dkim: 'both' });
+    expect(d.dkim_signing).toBe('both');
+    expect(d.dkim_keys.map((k) => k.algorithm)).toEqual(['rsa', 'ed25519']);
+    const row = await db().selectFrom('domains').selectAll().where('id', '=', d.id).executeTakeFirstOrThrow();
+    expect(row.dkim2_private_key).not.toContain('PRIVATE KEY');
+    const pem = t.ctx.sealer.openText(row.dkim2_private_key!, dkimSealContext(d.id, true));
+    expect(createPrivateKey(pem).asymmetricKeyType).toBe('ed25519');
+    expect(() => t.ctx.sealer.openText(row.dkim2_private_key!, dkimSealContext(d.id))).toThrow();
+  });
+
+  it('lists one DKIM record per key, and verifies a dual-signing domain only once both are published', async () => {
+    const a = await createAccount(db(), 'dualverify');
+    const d = await addDomain(db(), t.ctx.sealer, a.customer_id, 'dualverify.example', TEST_BY, {
+      dkim: 'both',
+    });
+    const dkim = d.dns_records.filter((r) => r.purpose === 'dkim');
+    expect(dkim.map((r) => r.value.split(';')[1]!.trim())).toEqual(['k=rsa', 'k=ed25519']);
+    expect(dkim[1]!.name).toBe(`${d.dkim_keys[1]!.selector}._domainkey.dualverify.example`);
+    // An Ed25519 record carries the bare 32-byte public key.
+    expect(Buffer.from(/p=(\S+)$/.exec(dkim[1]!.value)![1]!, 'base64')).toHaveLength(32);
+    const published = new Map<string, string[][]>();
+    const resolver: TxtResolver = {
+      resolveTxt: async (name) =>
+        published.get(name) ?? Promise.reject(Object.assign(new Error('ENODATA'), { code: 'ENODATA' })),
+    };
+    for (const r of d.dns_records.filter((r) => r.purpose !== 'dkim' || r.value.includes('k=rsa')))
+      published.set(r.name, [[r.value]]);
+    const failure = await verifyDomain(db(), resolver, a.customer_id, d.domain, TEST_BY).catch(
+      (e: AppError) => e,
+    );
+    expect((failure as AppError).message).toContain(
+      `${dkim[1]!.name} (dkim: DKIM public key (Ed25519) missing)`,
+    );
+    published.set(dkim[1]!.name, [[dkim[1]!.value]]);
+    const ok = await verifyDomain(db(), resolver, a.customer_id, d.domain, TEST_BY);
+    expect(ok.dns_checks?.filter((c) => c.purpose === 'dkim').map((c) => c.detail)).toEqual([
+      'DKIM public key (RSA) found',
+      'DKIM public key (Ed25519) found',
+    ]);
   });
 
   it('verifies a domain only when both DNS records are published', async () => {

@@ -38,9 +38,28 @@ export const REQUIRED_PURPOSES: readonly RecordPurpose[] = ['verification', 'dki
 /** The host name mail leaves from when nothing more precise is known. */
 export const defaultSendingHost = (): string => hostname();
 
-type RecordRow = Pick<DomainRow, 'name' | 'verification_token' | 'dkim_selector' | 'dkim_public_key'>;
+type RecordRow = Pick<
+  DomainRow,
+  | 'name'
+  | 'verification_token'
+  | 'dkim_selector'
+  | 'dkim_public_key'
+  | 'dkim_algorithm'
+  | 'dkim2_selector'
+  | 'dkim2_public_key'
+>;
 
-/** The records to publish: ownership and DKIM (required), SPF naming the sending host and DMARC (advised). */
+/** A domain's DKIM keys: algorithm, selector and the public key as published (`p=`). The second is always Ed25519. */
+export function dkimKeysOf(row: RecordRow): { algorithm: string; selector: string; publicKey: string }[] {
+  const keys = [
+    { algorithm: row.dkim_algorithm, selector: row.dkim_selector, publicKey: row.dkim_public_key },
+  ];
+  if (row.dkim2_selector && row.dkim2_public_key)
+    keys.push({ algorithm: 'ed25519', selector: row.dkim2_selector, publicKey: row.dkim2_public_key });
+  return keys;
+}
+
+/** The records to publish: ownership and DKIM, one per key (required), SPF naming the sending host and DMARC (advised). */
 export function dnsRecords(row: RecordRow, sendingHost = defaultSendingHost()): DnsRecord[] {
   return [
     {
@@ -49,12 +68,12 @@ export function dnsRecords(row: RecordRow, sendingHost = defaultSendingHost()): 
       value: `sealpost-verification=${row.verification_token}`,
       purpose: 'verification',
     },
-    {
+    ...dkimKeysOf(row).map((key): DnsRecord => ({
       type: 'TXT',
-      name: `${row.dkim_selector}._domainkey.${row.name}`,
-      value: `v=DKIM1; k=rsa; p=${row.dkim_public_key}`,
+      name: `${key.selector}._domainkey.${row.name}`,
+      value: `v=DKIM1; k=${key.algorithm}; p=${key.publicKey}`,
       purpose: 'dkim',
-    },
+    })),
     { type: 'TXT', name: row.name, value: `v=spf1 a:${sendingHost} ~all`, purpose: 'spf' },
     {
       type: 'TXT',
@@ -85,7 +104,7 @@ export async function checkDomainRecords(
     out.push({
       purpose: record.purpose,
       name: record.name,
-      ...(await judge(record, values, row, sendingHost, resolver)),
+      ...(await judge(record, values, sendingHost, resolver)),
     });
   }
   return out;
@@ -94,7 +113,6 @@ export async function checkDomainRecords(
 async function judge(
   record: DnsRecord,
   values: string[],
-  row: RecordRow,
   sendingHost: string,
   resolver: TxtResolver,
 ): Promise<{ ok: boolean; detail: string }> {
@@ -103,10 +121,13 @@ async function judge(
       return values.includes(record.value)
         ? { ok: true, detail: 'ownership token found' }
         : { ok: false, detail: 'ownership token missing' };
-    case 'dkim':
-      return values.some((v) => v.includes(`p=${row.dkim_public_key}`))
-        ? { ok: true, detail: 'DKIM public key found' }
-        : { ok: false, detail: 'DKIM public key missing' };
+    case 'dkim': {
+      const [, algorithm, key] = /k=(\S+); p=(\S+)$/.exec(record.value)!;
+      const name = algorithm === 'ed25519' ? 'Ed25519' : 'RSA';
+      return values.some((v) => v.includes(`p=${key}`))
+        ? { ok: true, detail: `DKIM public key (${name}) found` }
+        : { ok: false, detail: `DKIM public key (${name}) missing` };
+    }
     case 'spf': {
       const spf = values.filter((v) => /^v=spf1(\s|$)/i.test(v));
       if (spf.length === 0) return { ok: false, detail: 'no SPF record (v=spf1)' };

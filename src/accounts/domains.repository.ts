@@ -39,7 +39,7 @@ export async function markDomainVerified(db: Queryable, id: string, now: number)
 export async function findVerifiedDomain(db: Queryable, customerId: number, name: string) {
   return db
     .selectFrom('domains')
-    .select(['id', 'name', 'dkim_selector', 'dkim_private_key'])
+    .select(['id', 'name', 'dkim_selector', 'dkim_private_key', 'dkim2_selector', 'dkim2_private_key'])
     .where('customer_id', '=', customerId)
     .where('name', '=', name)
     .where('verified', '=', 1)

@@ -17,6 +17,7 @@ import { isUniqueViolation } from '../db/errors.ts';
 import { record as audit, type ChangeBy } from '../audit/audit.service.ts';
 import {
   checkDomainRecords,
+  dkimKeysOf,
   dnsRecords,
   REQUIRED_PURPOSES,
   type DnsCheck,
@@ -33,11 +34,21 @@ export interface Domain {
   verified: boolean;
   verified_at: string | null;
   dkim_selector: string;
+  /** The algorithms the domain's mail is signed with: `rsa`, `ed25519` or `both`. */
+  dkim_signing: DkimSigning;
+  /** Each DKIM key: its algorithm and selector (the key itself is in its DNS record). */
+  dkim_keys: { algorithm: string; selector: string }[];
   dns_records: DnsRecord[];
   created_at: string;
   /** After `verify`: each of the four records as found in DNS. */
   dns_checks?: DnsCheck[];
 }
+
+/** Which DKIM keys a domain signs with. RSA is the default; RFC 8463 recommends Ed25519 beside RSA (`both`). */
+export type DkimSigning = 'rsa' | 'ed25519' | 'both';
+
+/** The accepted values of a DKIM choice. */
+export const DKIM_SIGNING: readonly DkimSigning[] = ['rsa', 'ed25519', 'both'];
 
 const DOMAIN = /^(?=.{1,253}$)(?!-)([a-z0-9-]{1,63}(?<!-)\.)+[a-z]{2,63}$/;
 
@@ -55,18 +66,43 @@ function toDomain(row: DomainRow, sendingHost?: string): Domain {
     verified: row.verified === 1,
     verified_at: row.verified_at === null ? null : new Date(row.verified_at).toISOString(),
     dkim_selector: row.dkim_selector,
+    dkim_signing: row.dkim2_selector ? 'both' : row.dkim_algorithm === 'ed25519' ? 'ed25519' : 'rsa',
+    dkim_keys: dkimKeysOf(row).map((k) => ({ algorithm: k.algorithm, selector: k.selector })),
     dns_records: dnsRecords(row, sendingHost),
     created_at: new Date(row.created_at).toISOString(),
   };
 }
 
-function dkimKeyPair(): { publicKey: string; privateKeyPem: string } {
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-  });
+/** What a DKIM private key's sealing is bound to: its domain, and which of the domain's keys it is. */
+export const dkimSealContext = (domainId: string, second = false): string =>
+  `${second ? 'dkim2' : 'dkim'}:${domainId}`;
+
+/** A new key pair: the public key as its DNS record publishes it (`p=`), the private key as PEM. */
+function dkimKeyPair(algorithm: 'rsa' | 'ed25519'): { publicKey: string; privateKeyPem: string } {
+  const { publicKey, privateKey } =
+    algorithm === 'rsa'
+      ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+      : generateKeyPairSync('ed25519');
+  const der = publicKey.export({ type: 'spki', format: 'der' });
   return {
-    publicKey: publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
+    // RSA records carry the whole SubjectPublicKeyInfo; Ed25519 records the bare 32-byte key (RFC 8463 section 4.2).
+    publicKey: (algorithm === 'rsa' ? der : der.subarray(der.length - 32)).toString('base64'),
     privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  };
+}
+
+/** The sealed key columns of a new domain signing with `signing`; an Ed25519 selector ends in `e`. */
+function dkimColumns(sealer: Sealer, id: string, month: string, signing: DkimSigning) {
+  const first = dkimKeyPair(signing === 'ed25519' ? 'ed25519' : 'rsa');
+  const second = signing === 'both' ? dkimKeyPair('ed25519') : undefined;
+  return {
+    dkim_algorithm: signing === 'ed25519' ? 'ed25519' : 'rsa',
+    dkim_selector: signing === 'ed25519' ? `sp${month}e` : `sp${month}`,
+    dkim_public_key: first.publicKey,
+    dkim_private_key: sealer.seal(first.privateKeyPem, dkimSealContext(id)),
+    dkim2_selector: second ? `sp${month}e` : null,
+    dkim2_public_key: second?.publicKey ?? null,
+    dkim2_private_key: second ? sealer.seal(second.privateKeyPem, dkimSealContext(id, true)) : null,
   };
 }
 
@@ -84,12 +120,16 @@ export async function addDomain(
     verified?: boolean;
     now?: number;
     sendingHost?: string;
+    /** The DKIM keys to sign with; RSA when not given. */
+    dkim?: DkimSigning;
   } = {},
 ): Promise<Domain> {
   const name = normalizeDomain(input);
+  const signing = opts.dkim ?? 'rsa';
+  if (!DKIM_SIGNING.includes(signing))
+    throw new AppError('request.invalid', `DKIM signing must be one of ${DKIM_SIGNING.join(', ')}`);
   const now = opts.now ?? Date.now();
   const id = randomUUID();
-  const keys = dkimKeyPair();
   const month = new Date(now).toISOString().slice(0, 7).replace('-', '');
   try {
     const row = await insertDomain(db, {
@@ -99,9 +139,7 @@ export async function addDomain(
       verified: opts.verified ? 1 : 0,
       verified_at: opts.verified ? now : null,
       verification_token: randomBytes(18).toString('base64url'),
-      dkim_selector: `sp${month}`,
-      dkim_public_key: keys.publicKey,
-      dkim_private_key: sealer.seal(keys.privateKeyPem, `dkim:${id}`),
+      ...dkimColumns(sealer, id, month, signing),
       created_at: now,
     });
     await audit(db, {
@@ -110,7 +148,7 @@ export async function addDomain(
       action: 'domain.add',
       target: `domain:${id}`,
       ip: by.ip,
-      detail: { name, verified: opts.verified === true },
+      detail: { name, verified: opts.verified === true, dkim: signing },
     });
     return toDomain(row, opts.sendingHost);
   } catch (err) {

@@ -1,10 +1,17 @@
 /** Administration that has no API: accounts, domains and API keys. */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { promises as dns } from 'node:dns';
 import { action, output, withContext } from './cli-support.ts';
 import { CLI_CHANGE } from '../audit/audit.service.ts';
 import { allAccounts, createAccount, getAccount } from '../accounts/accounts.service.ts';
-import { accountDomains, addDomain, verifyDomain, type Domain } from '../accounts/domains.service.ts';
+import {
+  accountDomains,
+  addDomain,
+  DKIM_SIGNING,
+  verifyDomain,
+  type DkimSigning,
+  type Domain,
+} from '../accounts/domains.service.ts';
 import { accountKeys, createKey, revoke } from '../accounts/keys.service.ts';
 import { suppressTransactionalCommand } from './settings-commands.ts';
 import { checksText, sendingHostOf } from '../accounts/dns-checks.ts';
@@ -63,25 +70,39 @@ export function domainCommand(): Command {
     .requiredOption('--account <username>', 'account username or customer_id')
     .requiredOption('--domain <domain>', 'domain name')
     .option('--verified', 'mark verified without a DNS check (development and tests only)')
+    .addOption(
+      new Option('--dkim <keys>', 'DKIM keys to sign with: rsa, ed25519, or both (RSA and Ed25519)')
+        .choices([...DKIM_SIGNING])
+        .default('rsa'),
+    )
     .option('--json', 'print JSON')
     .action(
-      action(async (o: { account: string; domain: string; verified?: boolean; json?: boolean }) => {
-        const d = await withContext(async (ctx) => {
-          const account = await getAccount(ctx.database.db, o.account);
-          return addDomain(ctx.database.db, ctx.sealer, account.customer_id, o.domain, CLI_CHANGE, {
-            verified: o.verified,
-            sendingHost: sendingHostOf(ctx.config),
+      action(
+        async (o: {
+          account: string;
+          domain: string;
+          verified?: boolean;
+          dkim: DkimSigning;
+          json?: boolean;
+        }) => {
+          const d = await withContext(async (ctx) => {
+            const account = await getAccount(ctx.database.db, o.account);
+            return addDomain(ctx.database.db, ctx.sealer, account.customer_id, o.domain, CLI_CHANGE, {
+              verified: o.verified,
+              sendingHost: sendingHostOf(ctx.config),
+              dkim: o.dkim,
+            });
           });
-        });
-        const note = o.verified
-          ? `\nMarked verified WITHOUT a DNS check (--verified is for development and tests). Publish the records before sending real mail.`
-          : `\nPublish these records, then run: sealpost domain verify --account ${o.account} --domain ${d.domain}`;
-        output(
-          o.json,
-          { ...d, verified_without_dns: o.verified === true },
-          `added ${d.domain}\nDNS records:\n${recordsText(d)}${note}`,
-        );
-      }),
+          const note = o.verified
+            ? `\nMarked verified WITHOUT a DNS check (--verified is for development and tests). Publish the records before sending real mail.`
+            : `\nPublish these records, then run: sealpost domain verify --account ${o.account} --domain ${d.domain}`;
+          output(
+            o.json,
+            { ...d, verified_without_dns: o.verified === true },
+            `added ${d.domain}\nDNS records:\n${recordsText(d)}${note}`,
+          );
+        },
+      ),
     );
   cmd
     .command('verify')

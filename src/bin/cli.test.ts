@@ -226,6 +226,39 @@ describe.concurrent(`sealpost administration and start (${TEST_DIALECT})`, () =>
       expect(d.dns_records[3]!.value).toMatch(/^v=DMARC1; p=none;/);
     });
 
+    it('adds a domain signing with RSA and Ed25519 and prints both DKIM records', async () => {
+      const d = await sealpostJson<{
+        dkim_signing: string;
+        dns_records: { name: string; value: string; purpose: string }[];
+      }>(store, [
+        'domain',
+        'add',
+        '--account',
+        'acme',
+        '--domain',
+        'dual.acme.example.com',
+        '--dkim',
+        'both',
+      ]);
+      expect(d.dkim_signing).toBe('both');
+      expect(d.dns_records.filter((r) => r.purpose === 'dkim').map((r) => r.value)).toEqual([
+        expect.stringMatching(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/]+=*$/),
+        expect.stringMatching(/^v=DKIM1; k=ed25519; p=[A-Za-z0-9+/]{43}=$/),
+      ]);
+      const bad = await sealpost(store, [
+        'domain',
+        'add',
+        '--account',
+        'acme',
+        '--domain',
+        'x.example',
+        '--dkim',
+        'dsa',
+      ]);
+      expect(bad.code).not.toBe(0);
+      expect(bad.stderr).toContain('rsa, ed25519, both');
+    });
+
     it('adds a domain unverified without --verified', async () => {
       const d = await sealpostJson(store, [
         'domain',

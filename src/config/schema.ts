@@ -173,6 +173,14 @@ export const KEYS = {
     default: 25,
     doc: 'The port the `mx` transport connects to on MX hosts.',
   },
+  mxHostConcurrency: {
+    env: 'SEALPOST_MX_HOST_CONCURRENCY',
+    kind: 'integer',
+    min: 1,
+    max: 1000,
+    default: 5,
+    doc: 'Most connections the `mx` transport holds open at once to one mail host, per lane of each worker process; deliveries beyond it wait for a connection to that host.',
+  },
   heloName: {
     env: 'SEALPOST_HELO_NAME',
     kind: 'string',

@@ -87,4 +87,12 @@ describe('domains page', () => {
     expect(list.body).not.toContain('Add domain');
     expect((await viewer.get(`/console/domains/${a.domain}`)).body).not.toContain('>Verify<');
   });
+
+  it('adds a domain signing with RSA and Ed25519 and shows a DKIM record for each key', async () => {
+    await owner.post('/console/domains', { _csrf: owner.csrf, domain: 'dual.clinic.example', dkim: 'both' });
+    const c = cells((await owner.get('/console/domains/dual.clinic.example')).body);
+    expect(c[3]).toMatch(/^v=DKIM1; k=rsa; p=/);
+    expect(c[4]).toMatch(/^sp\d{6}e\._domainkey\.dual\.clinic\.example$/);
+    expect(c[5]).toMatch(/^v=DKIM1; k=ed25519; p=/);
+  });
 });

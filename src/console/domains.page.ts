@@ -6,7 +6,13 @@
 import { promises as nodeDns } from 'node:dns';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { accountDomains, addDomain, getDomainRow, verifyDomain } from '../accounts/domains.service.ts';
+import {
+  accountDomains,
+  addDomain,
+  getDomainRow,
+  verifyDomain,
+  type DkimSigning,
+} from '../accounts/domains.service.ts';
 import {
   checkDomainRecords,
   dnsRecords,
@@ -106,6 +112,14 @@ export function domainPages(app: FastifyInstance, ctx: AppContext, deps: Console
                   <label for="domain-name">Domain name</label>
                   <input id="domain-name" name="domain" required placeholder="clinic.example" autocomplete="off" />
                 </div>
+                <div class="field">
+                  <label for="domain-dkim">DKIM signing</label>
+                  <select id="domain-dkim" name="dkim">
+                    <option value="rsa" selected>RSA (understood by every receiver)</option>
+                    <option value="both">RSA and Ed25519 (two signatures)</option>
+                    <option value="ed25519">Ed25519 only (receivers without Ed25519 see no valid signature)</option>
+                  </select>
+                </div>
                 <button type="submit" class="button">Add domain</button>
               </form>`
             : ''
@@ -124,6 +138,7 @@ export function domainPages(app: FastifyInstance, ctx: AppContext, deps: Console
         c.account.customer_id,
         field(c, 'domain'),
         c.by,
+        { dkim: (field(c, 'dkim') || 'rsa') as DkimSigning },
       );
       return {
         redirect: `/console/domains/${d.domain}`,

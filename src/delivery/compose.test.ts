@@ -18,7 +18,7 @@ const item = (recipientId: number, address: string): DeliveryItem => ({
   openTracking: true,
   linkTracking: true,
   content: null,
-  dkim: null,
+  dkim: [],
 });
 
 const addresses = (field: AddressObject | AddressObject[] | undefined) =>

@@ -1,17 +1,16 @@
 /**
  * Building the raw MIME one recipient receives: the message with that recipient's tracking, or a secure notification.
- * Both are DKIM-signed with the From domain's key. Bcc recipients never appear in the headers: To and Cc show the
- * visible recipients only, and the envelope names the one recipient this copy is for.
+ * Both are DKIM-signed with each key of the From domain (see dkim-sign.ts). Bcc recipients never appear in the
+ * headers: To and Cc show the visible recipients only, and the envelope names the one recipient this copy is for.
  */
 import { randomInt } from 'node:crypto';
 import type * as Nodemailer from 'nodemailer';
-import type DKIM from 'nodemailer/lib/dkim/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
-import type { DeliveryItem, DkimKey, HtmlTracker, Mailbox, MessageContent } from './model.ts';
+import type { DeliveryItem, HtmlTracker, Mailbox, MessageContent } from './model.ts';
 import { onFirstUse } from '../on-first-use.ts';
+import { signDkim } from './dkim-sign.ts';
 
 const nodemailer = onFirstUse<typeof Nodemailer>('nodemailer');
-const dkimSigner = onFirstUse<typeof DKIM>('nodemailer/lib/dkim/index.js');
 let rendering: Nodemailer.Transporter | undefined;
 
 /** A stream transport, made on first use: it only renders and never connects anywhere. */
@@ -33,7 +32,6 @@ interface MailSpec {
   attachments?: Mail.Attachment[];
   envelopeFrom: string;
   envelopeTo: string;
-  dkim: DkimKey | null;
 }
 
 /**
@@ -64,7 +62,6 @@ export async function composeMessage(
     })),
     envelopeFrom: item.envelopeFrom,
     envelopeTo: item.address,
-    dkim: null,
   });
   const at = raw.indexOf(`${PLACEHOLDER}: 1\r\n`);
   if (at < 0) throw new Error('composing a message: the address header position was not found');
@@ -73,7 +70,7 @@ export async function composeMessage(
     Buffer.from(addresses),
     raw.subarray(at + PLACEHOLDER.length + 5),
   ]);
-  return item.dkim ? sign(spliced, item.dkim) : spliced;
+  return signDkim(spliced, item.dkim);
 }
 
 // A header name no message carries, marking where the address lines go.
@@ -103,19 +100,6 @@ async function addressLines(content: MessageContent): Promise<string> {
   return text;
 }
 
-/** Adds the DKIM-Signature of `raw` with the From domain's key. */
-function sign(raw: Buffer, key: DkimKey): Promise<Buffer> {
-  // nodemailer's signer hands the key to crypto's signer, which takes a parsed key object as well as PEM text.
-  const Signer = dkimSigner();
-  const signed = new Signer(key as unknown as DKIM.Options).sign(raw);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    signed.on('data', (c: Buffer) => chunks.push(c));
-    signed.on('error', reject);
-    signed.on('end', () => resolve(Buffer.concat(chunks)));
-  });
-}
-
 /** A notification that holds no content of the message, addressed to the one recipient. */
 export interface NotificationMail {
   from: Mailbox;
@@ -126,7 +110,7 @@ export interface NotificationMail {
 
 /** The raw secure notification for one recipient. */
 export async function composeNotification(item: DeliveryItem, mail: NotificationMail): Promise<Buffer> {
-  return render({
+  const raw = await render({
     from: mail.from,
     to: [{ address: item.address, name: '' }],
     subject: mail.subject,
@@ -136,8 +120,8 @@ export async function composeNotification(item: DeliveryItem, mail: Notification
     html: mail.html,
     envelopeFrom: item.envelopeFrom,
     envelopeTo: item.address,
-    dkim: item.dkim,
   });
+  return signDkim(raw, item.dkim);
 }
 
 /** The headers the message carries through: X- headers, List-Unsubscribe(-Post), and List-Unsubscribe from the unsubscribe URL. */
@@ -176,8 +160,6 @@ async function render(spec: MailSpec): Promise<Buffer> {
     html: spec.html,
     attachments: spec.attachments,
     envelope: { from: spec.envelopeFrom, to: [spec.envelopeTo] },
-    // nodemailer hands the key to crypto's signer, which takes a parsed key object as well as PEM text.
-    dkim: (spec.dkim ?? undefined) as Mail.Options['dkim'],
   });
   return info.message as Buffer;
 }

@@ -33,7 +33,14 @@ export function kindQueues(
   const retrySchedule = ctx.config.deliveryRetrySchedule;
   const queues: Record<string, QueueSpec> = {};
   for (const kind of kinds) {
-    const transport = wrap(createTransport(ctx.config, { capture: kind.capture, resolver: opts.resolver }));
+    // Each lane has a pool of its own, sized by its concurrency: one kind never waits for the other's connections.
+    const transport = wrap(
+      createTransport(ctx.config, {
+        capture: kind.capture,
+        resolver: opts.resolver,
+        laneConcurrency: kind.lane.concurrency,
+      }),
+    );
     const engine = createDeliveryEngine({
       store: kind.store,
       transport,

@@ -34,11 +34,13 @@ it('signs a composed message that the public key verifies', async () => {
     openTracking: false,
     linkTracking: false,
     content: null,
-    dkim: {
-      domainName: 'clinic.example',
-      keySelector: 'k1',
-      privateKey: dkimKeyObject('sealed-c', () => pem),
-    },
+    dkim: [
+      {
+        domainName: 'clinic.example',
+        keySelector: 'k1',
+        privateKey: dkimKeyObject('sealed-c', () => pem),
+      },
+    ],
   } satisfies DeliveryItem;
   const raw = await composeMessage(
     item,

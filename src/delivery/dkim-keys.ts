@@ -4,6 +4,7 @@
  * by the sealed key as stored, so a domain whose key changes gets a new entry, and the cache is bounded.
  */
 import { createPrivateKey, type KeyObject } from 'node:crypto';
+import type { DkimKey } from './model.ts';
 
 const MAX_KEYS = 1000;
 const keys = new Map<string, KeyObject>();
@@ -16,4 +17,36 @@ export function dkimKeyObject(sealed: string, open: () => string): KeyObject {
   if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value!);
   keys.set(sealed, key);
   return key;
+}
+
+/** A domain's DKIM columns as stored: its first key, and the Ed25519 key of a domain that signs with both. */
+export interface StoredDkimKeys {
+  id: string;
+  name: string;
+  dkim_selector: string;
+  dkim_private_key: string;
+  dkim2_selector: string | null;
+  dkim2_private_key: string | null;
+}
+
+/** The keys a domain's mail is signed with, first key first; `open(sealed, second)` unseals one of them to PEM. */
+export function domainSigningKeys(
+  domain: StoredDkimKeys,
+  open: (sealed: string, second: boolean) => string,
+): DkimKey[] {
+  const keys: DkimKey[] = [
+    {
+      domainName: domain.name,
+      keySelector: domain.dkim_selector,
+      privateKey: dkimKeyObject(domain.dkim_private_key, () => open(domain.dkim_private_key, false)),
+    },
+  ];
+  const second = domain.dkim2_private_key;
+  if (second && domain.dkim2_selector)
+    keys.push({
+      domainName: domain.name,
+      keySelector: domain.dkim2_selector,
+      privateKey: dkimKeyObject(second, () => open(second, true)),
+    });
+  return keys;
 }

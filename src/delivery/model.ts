@@ -61,7 +61,8 @@ export interface DeliveryItem {
   /** Null when retention has purged it, or when it could not be made (then `contentError` says why). */
   content: MessageContent | null;
   contentError?: string;
-  dkim: DkimKey | null;
+  /** The From domain's keys, each adding one signature (RSA, Ed25519 or both); empty for unsigned mail. */
+  dkim: DkimKey[];
 }
 
 /** What a recipient's row and event become after an attempt. */

@@ -2,12 +2,14 @@
  * The mx transport: direct delivery to the recipient domain's mail exchangers. Hosts are tried by MX priority; a domain
  * without MX records is its own mail host (RFC 5321 section 5.1); a null MX (RFC 7505) or a domain that does not exist
  * fails permanently. A host that cannot be reached hands over to the next; the first host that answers decides.
+ * At most `hostConcurrency` connections are open to one mail host at a time; deliveries beyond it wait for one to end.
  * DNS goes through an injectable resolver (node's by default) so that every lookup can be replaced.
  */
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import type { Transport } from './transport.ts';
 import { sendOnce, type SendOutcome, type SmtpSettings } from './smtp-client.ts';
+import { keyedLimit } from './host-limit.ts';
 
 /** The DNS lookups the mx transport makes; node's `dns.promises` fits. */
 export interface MxResolver {
@@ -19,12 +21,14 @@ export interface MxResolver {
 /** Most addresses one attempt tries before giving up until the next retry. */
 const MAX_ADDRESSES = 5;
 
-/** The mx transport connecting to `port` on each host. */
+/** The mx transport connecting to `port` on each host, at most `hostConcurrency` connections at once per host. */
 export function createMxTransport(
   settings: SmtpSettings,
   port: number,
   resolver: MxResolver = dns,
+  hostConcurrency = 5,
 ): Transport {
+  const perHost = keyedLimit(hostConcurrency);
   return {
     name: 'mx',
     async send(req) {
@@ -40,12 +44,14 @@ export function createMxTransport(
       for (const host of hosts) {
         for (const address of await addressesOf(resolver, host)) {
           if (tried++ >= MAX_ADDRESSES) return last;
-          const outcome = await sendOnce(
-            { host: address, port, secure: false, servername: isIP(host) ? undefined : host },
-            settings,
-            { from: req.from, to: req.to },
-            req.raw,
-            req.requireTls,
+          const outcome = await perHost(host.toLowerCase(), () =>
+            sendOnce(
+              { host: address, port, secure: false, servername: isIP(host) ? undefined : host },
+              settings,
+              { from: req.from, to: req.to },
+              req.raw,
+              req.requireTls,
+            ),
           );
           if (!outcome.unreachable) return outcome;
           last = { ...outcome, response: `${host} [${address}]: ${outcome.response}` };

@@ -181,7 +181,11 @@ function converse(
     settled = true;
     resolve(outcome);
   };
+  // Once the message is accepted the outcome is settled, but it is given only when the connection has closed, so a
+  // caller limiting connections per host never has more open than it counts.
+  let accepted: SendOutcome | undefined;
   const fail = (err: unknown) => {
+    if (accepted) return finish(accepted);
     // A socket error in the middle of the STARTTLS handshake (an unverifiable certificate, say) is a TLS failure.
     if (upgrading(conn) && typeof err === 'object' && err !== null) (err as SmtpErrorLike).code = 'ETLS';
     finish(outcomeOfError(err, requireTls, conn.secure));
@@ -189,13 +193,23 @@ function converse(
   };
   conn.on('error', fail);
   conn.once('end', () =>
-    finish({ result: 'temporary', response: 'connection closed before the message was accepted', tls: null }),
+    finish(
+      accepted ?? {
+        result: 'temporary',
+        response: 'connection closed before the message was accepted',
+        tls: null,
+      },
+    ),
   );
   conn.connect(() => {
     const send = () =>
       conn.send({ from: envelope.from, to: [envelope.to] }, raw, (err, info) => {
         if (err) return fail(err);
-        finish({ result: 'accepted', response: oneLine(info.response ?? '250 accepted'), tls: conn.secure });
+        accepted = {
+          result: 'accepted',
+          response: oneLine(info.response ?? '250 accepted'),
+          tls: conn.secure,
+        };
         conn.quit();
       });
     if (auth) conn.login(auth, (err) => (err ? fail(err) : send()));

@@ -39,20 +39,25 @@ export interface TransportDeps {
   capture: CaptureStore;
   /** DNS for the mx transport; node's resolver by default. */
   resolver?: MxResolver;
+  /** How many deliveries the lane using this transport runs at once: the size of its own relay pool. */
+  laneConcurrency: number;
 }
 
 type TransportConfig = Pick<
   Config,
-  'transport' | 'relayUrl' | 'tlsVerify' | 'mxPort' | 'heloName' | 'deliveryTimeoutMs' | 'deliveryConcurrency'
+  'transport' | 'relayUrl' | 'tlsVerify' | 'mxPort' | 'mxHostConcurrency' | 'heloName' | 'deliveryTimeoutMs'
 >;
 
-/** Builds the configured transport. Throws when the configuration is incomplete (relay without a URL). */
+/**
+ * Builds the configured transport for one lane. Each lane builds its own, so transactional and marketing mail never
+ * wait for each other's connections. Throws when the configuration is incomplete (relay without a URL).
+ */
 export function createTransport(config: TransportConfig, deps: TransportDeps): Transport {
   const settings: SmtpSettings = {
     heloName: config.heloName || hostname(),
     timeoutMs: config.deliveryTimeoutMs,
     tlsVerify: config.tlsVerify,
-    maxConnections: config.deliveryConcurrency,
+    maxConnections: deps.laneConcurrency,
   };
   switch (config.transport) {
     case 'capture':
@@ -61,7 +66,7 @@ export function createTransport(config: TransportConfig, deps: TransportDeps): T
       if (!config.relayUrl) throw new Error('the relay transport needs SEALPOST_RELAY_URL');
       return createRelayTransport(config.relayUrl, settings);
     case 'mx':
-      return createMxTransport(settings, config.mxPort, deps.resolver);
+      return createMxTransport(settings, config.mxPort, deps.resolver, config.mxHostConcurrency);
   }
 }
 

@@ -27,6 +27,8 @@ export async function findDelivery(db: Queryable, recipientId: number) {
       'd.name as domain_name',
       'd.dkim_selector',
       'd.dkim_private_key',
+      'd.dkim2_selector',
+      'd.dkim2_private_key',
     ])
     .where('r.id', '=', recipientId)
     .executeTakeFirst();

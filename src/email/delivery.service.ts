@@ -10,7 +10,8 @@ import type { PeriodicTask } from '../jobs/scheduler.ts';
 import type { DeliveryItem, DeliveryStore, HtmlTracker, RecordedOutcome } from '../delivery/model.ts';
 import type { CaptureStore } from '../delivery/transport.ts';
 import { rewriteLinks } from '../mail/links.ts';
-import { dkimKeyObject } from '../delivery/dkim-keys.ts';
+import { domainSigningKeys } from '../delivery/dkim-keys.ts';
+import { dkimSealContext } from '../accounts/domains.service.ts';
 import { trackingUrls } from '../mail/tokens.ts';
 import { envelopeSender } from '../mail/return-path.ts';
 import { openContent, type StoredContent } from '../mail/content.ts';
@@ -76,14 +77,18 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
         content,
         dkim:
           row.domain_id && row.domain_name && row.dkim_selector && row.dkim_private_key
-            ? {
-                domainName: row.domain_name,
-                keySelector: row.dkim_selector,
-                privateKey: dkimKeyObject(row.dkim_private_key, () =>
-                  ctx.sealer.openText(row.dkim_private_key!, `dkim:${row.domain_id}`),
-                ),
-              }
-            : null,
+            ? domainSigningKeys(
+                {
+                  id: row.domain_id,
+                  name: row.domain_name,
+                  dkim_selector: row.dkim_selector,
+                  dkim_private_key: row.dkim_private_key,
+                  dkim2_selector: row.dkim2_selector,
+                  dkim2_private_key: row.dkim2_private_key,
+                },
+                (sealed, second) => ctx.sealer.openText(sealed, dkimSealContext(row.domain_id!, second)),
+              )
+            : [],
       };
     },
     saveSecureLink: (recipientId, tokenHash, expiresAt) =>

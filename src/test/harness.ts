@@ -10,7 +10,7 @@ import { createContext } from '../runtime.ts';
 import type { AppContext } from '../context.ts';
 import { buildApp, type BuildOptions } from '../app/app.ts';
 import { createAccount, type Account } from '../accounts/accounts.service.ts';
-import { addDomain } from '../accounts/domains.service.ts';
+import { addDomain, type DkimSigning } from '../accounts/domains.service.ts';
 import { createKey } from '../accounts/keys.service.ts';
 import { TEST_DIALECT, createScratchDatabase, type ScratchDatabase } from './database.ts';
 import type { Dialect } from '../db/connect.ts';
@@ -80,8 +80,13 @@ export interface TestAccount {
 /** A test app: the context, the Fastify instance (not listening), and account helpers. */
 export interface TestApp extends TestContext {
   app: FastifyInstance;
-  /** Creates an account with a verified domain and a key of the given scopes (all by default). */
-  createAccount(opts?: { username?: string; scopes?: string; domain?: string }): Promise<TestAccount>;
+  /** Creates an account with a verified domain (RSA DKIM unless `dkim` says) and a key of the given scopes (all by default). */
+  createAccount(opts?: {
+    username?: string;
+    scopes?: string;
+    domain?: string;
+    dkim?: DkimSigning;
+  }): Promise<TestAccount>;
 }
 
 /** Builds a test app over a fresh migrated database. */
@@ -101,7 +106,10 @@ export async function createTestApp(opts: TestContextOptions & BuildOptions = {}
       const username = o.username ?? `acct${randomBytes(4).toString('hex')}`;
       const domain = o.domain ?? `${username}.example.com`;
       const account = await createAccount(db, username);
-      await addDomain(db, base.ctx.sealer, account.customer_id, domain, TEST_BY, { verified: true });
+      await addDomain(db, base.ctx.sealer, account.customer_id, domain, TEST_BY, {
+        verified: true,
+        dkim: o.dkim,
+      });
       const k = await createKey(db, account.customer_id, {
         by: TEST_BY,
         scopes: o.scopes ?? 'email,forms,marketing',

@@ -28,6 +28,8 @@ export interface SinkOptions {
   reply?: (n: number) => SinkReply;
   /** Credentials the sink requires; none by default. */
   auth?: { user: string; pass: string };
+  /** Milliseconds to hold each message before answering, so that concurrent sessions overlap. */
+  replyDelayMs?: number;
 }
 
 /** A running sink. */
@@ -38,6 +40,8 @@ export interface SmtpSink {
   received: ReceivedMail[];
   /** How many DATA commands arrived, answered or not. */
   dataCount(): number;
+  /** The most connections that were open at the same time. */
+  peakConnections(): number;
   close(): Promise<void>;
 }
 
@@ -61,6 +65,8 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
   const tls = opts.tls ?? 'starttls';
   const received: ReceivedMail[] = [];
   let data = 0;
+  let open = 0;
+  let peak = 0;
   const reply = opts.reply ?? (() => ({ code: 250 }) as const);
   const server = new SMTPServer({
     ...(tls === 'none' ? { disabledCommands: ['STARTTLS'], hideSTARTTLS: true } : testCertificate()),
@@ -69,6 +75,13 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
     allowInsecureAuth: true,
     logger: false,
     closeTimeout: 100,
+    onConnect(_session, cb) {
+      peak = Math.max(peak, ++open);
+      cb();
+    },
+    onClose() {
+      open--;
+    },
     onAuth(auth, _session, cb) {
       if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass)
         cb(null, { user: auth.username });
@@ -78,7 +91,8 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
       const n = ++data;
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
+      stream.on('end', () => setTimeout(respond, opts.replyDelayMs ?? 0));
+      const respond = () => {
         const answer = reply(n);
         if (answer === 'stall') return;
         const raw = Buffer.concat(chunks);
@@ -96,7 +110,7 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
           parsed: () => simpleParser(raw),
         });
         cb(null, `OK queued as sink-${n}`);
-      });
+      };
     },
   });
   server.on('error', () => undefined);
@@ -110,6 +124,7 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
     url: `${tls === 'implicit' ? 'smtps' : 'smtp'}://${auth}127.0.0.1:${port}`,
     received,
     dataCount: () => data,
+    peakConnections: () => peak,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

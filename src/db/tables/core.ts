@@ -18,6 +18,13 @@ export interface DomainsTable {
   dkim_public_key: string;
   /** Sealed with the master key. */
   dkim_private_key: string;
+  /** The algorithm of the key above: `rsa` or `ed25519`. */
+  dkim_algorithm: string;
+  /** A second key signing beside the first (the Ed25519 key of a domain that signs with both); null when none. */
+  dkim2_selector: string | null;
+  dkim2_public_key: string | null;
+  /** Sealed with the master key. */
+  dkim2_private_key: string | null;
   created_at: number;
 }
 

@@ -9,8 +9,8 @@ import type { AppContext } from '../../context.ts';
 import type { DeliveryItem, DeliveryStore, MessageContent, RecordedOutcome } from '../../delivery/model.ts';
 import type { CaptureStore } from '../../delivery/transport.ts';
 import { countDeliveryOutcome } from '../../http/pipeline-metrics.ts';
-import { dkimKeyObject } from '../../delivery/dkim-keys.ts';
-import { sendingDomain } from '../../accounts/domains.service.ts';
+import { domainSigningKeys } from '../../delivery/dkim-keys.ts';
+import { dkimSealContext, sendingDomain } from '../../accounts/domains.service.ts';
 import { isHardBounce, listedAmong, suppressAddress } from '../../accounts/suppressions.service.ts';
 import { SUPPRESSED_STATUS } from '../../accounts/suppression.ts';
 import { pipelineMetrics } from '../../http/pipeline-metrics.ts';
@@ -171,14 +171,10 @@ export async function loadMarketingItem(ctx: AppContext, id: number): Promise<De
     linkTracking: false,
     ...rendered(template, d, tracked ? personalisation : null, ctx),
     dkim: domain
-      ? {
-          domainName: domain.name,
-          keySelector: domain.dkim_selector,
-          privateKey: dkimKeyObject(domain.dkim_private_key, () =>
-            ctx.sealer.openText(domain.dkim_private_key, `dkim:${domain.id}`),
-          ),
-        }
-      : null,
+      ? domainSigningKeys(domain, (sealed, second) =>
+          ctx.sealer.openText(sealed, dkimSealContext(domain.id, second)),
+        )
+      : [],
   } satisfies DeliveryItem;
 }
 
