@@ -42,7 +42,7 @@ async function listPage(c: ConsoleContext) {
     </form>
     ${
       c.can('edit_content')
-        ? html`<form method="post" action="/console/forms/new" class="card inline">
+        ? html`<form method="post" action="/console/forms/new" class="card">
             ${csrfField(c.csrfToken)}
             <label for="new-title">New form title</label>
             <input type="text" id="new-title" name="title" required maxlength="200" />
