@@ -33,8 +33,11 @@ export function chartAssets(): SafeHtml {
 /** A figure with the chart and its numbers as a table. */
 export function chart(spec: ChartSpec): SafeHtml {
   const xText = spec.xText ?? ((ms: number) => when(ms).slice(0, 10));
+  const xHeader = spec.xHeader ?? 'Day';
   const data = JSON.stringify({
     x: spec.x,
+    xHeader,
+    xTexts: spec.x.map(xText),
     series: spec.series,
     yLabel: spec.yLabel ?? '',
     ...(spec.hours && { hours: true }),
@@ -43,10 +46,10 @@ export function chart(spec: ChartSpec): SafeHtml {
     <figcaption>${spec.title}</figcaption>
     <div class="chart-canvas" aria-hidden="true"></div>
     <div class="table-wrap" tabindex="0" role="region" aria-label="${spec.title}, as a table">
-      <table class="chart-table">
+      <table class="chart-table stack">
         <thead>
           <tr>
-            <th scope="col">${spec.xHeader ?? 'Day'}</th>
+            <th scope="col">${xHeader}</th>
             ${spec.series.map((s) => html`<th scope="col">${s.label}</th>`)}
           </tr>
         </thead>
@@ -54,8 +57,8 @@ export function chart(spec: ChartSpec): SafeHtml {
           ${spec.x.map(
             (x, i) =>
               html`<tr>
-                <th scope="row">${xText(x)}</th>
-                ${spec.series.map((s) => html`<td>${s.values[i] ?? 0}</td>`)}
+                <th scope="row" data-label="${xHeader}">${xText(x)}</th>
+                ${spec.series.map((s) => html`<td data-label="${s.label}">${s.values[i] ?? 0}</td>`)}
               </tr>`,
           )}
         </tbody>

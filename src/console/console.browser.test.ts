@@ -103,6 +103,7 @@ describe.skipIf(!present)('console in Chromium', () => {
     await signIn(page, owner.email, TEST_PASSWORD);
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await shot('overview');
+    await expectPhoneReadable(page, 'overview');
     for (const path of [
       'domains',
       'keys',

@@ -16,9 +16,32 @@
     var holder = figure.querySelector('.chart-canvas');
     if (!holder) return;
     var width = Math.max(280, Math.min(holder.clientWidth || 600, 900));
-    var series = [{}].concat(
+    // The legend shows the hovered point, and the latest one when nothing is hovered (rather than "--").
+    var last = spec.x.length - 1;
+    function at(idx) {
+      return idx === null || idx === undefined ? last : idx;
+    }
+    var xTexts = spec.xTexts || [];
+    var series = [
+      {
+        label: spec.xHeader || 'Day',
+        value: function (u, v, sidx, idx) {
+          var i = at(idx);
+          return i < 0 ? '' : xTexts[i] !== undefined ? xTexts[i] : String(spec.x[i]);
+        },
+      },
+    ].concat(
       spec.series.map(function (s, i) {
-        return { label: s.label, stroke: COLOURS[i % COLOURS.length], width: 2, points: { show: true } };
+        return {
+          label: s.label,
+          stroke: COLOURS[i % COLOURS.length],
+          width: 2,
+          points: { show: true },
+          value: function (u, v, sidx, idx) {
+            var n = s.values[at(idx)];
+            return n === undefined || n === null ? '' : String(n);
+          },
+        };
       }),
     );
     var data = [

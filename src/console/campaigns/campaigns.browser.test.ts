@@ -4,7 +4,7 @@
  * the counters follow. Every page is screenshotted (desktop and phone) and checked with axe-core.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkPage, chromiumPresent } from '../browser.test-support.ts';
+import { checkPage, chromiumPresent, expectPhoneReadable } from '../browser.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
 import { patientsAndEditor, startCampaignRig, type CampaignRig } from './campaigns.browser.test-support.ts';
 
@@ -33,6 +33,13 @@ describe.skipIf(!present)('campaigns in Chromium', () => {
     await checkPage(page, 'campaigns');
     await page.getByRole('button', { name: 'Save mailing' }).click();
     await page.getByText('The mailing was saved.').waitFor();
+    const mailingUrl = page.url();
+    await page.goto(new URL('/console/campaigns', mailingUrl).href);
+    await checkPage(page, 'campaigns-list');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expectPhoneReadable(page, 'campaigns-list');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(mailingUrl);
 
     await page.getByLabel('Send a test to').fill('ana@example.org');
     await page.getByRole('button', { name: 'Send test' }).click();

@@ -40,7 +40,7 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
       return html`<div class="card">
           <h2>Mailings</h2>
           <div class="table-wrap">
-            <table>
+            <table class="stack">
               <thead>
                 <tr>
                   <th scope="col">Subject</th>
@@ -61,11 +61,13 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
                 ${mailings.map(
                   (m) =>
                     html`<tr>
-                      <td><a href="/console/campaigns/mailings/${seg(m.id)}">${m.attributes.subject}</a></td>
-                      <td>${m.attributes.sent_count}</td>
-                      <td>${m.attributes.delivered_count}</td>
-                      <td>${m.attributes.viewed_count}</td>
-                      <td>${m.attributes.clicked_count}</td>
+                      <td data-label="Subject">
+                        <a href="/console/campaigns/mailings/${seg(m.id)}">${m.attributes.subject}</a>
+                      </td>
+                      <td data-label="Sent">${m.attributes.sent_count}</td>
+                      <td data-label="Delivered">${m.attributes.delivered_count}</td>
+                      <td data-label="Opened">${m.attributes.viewed_count}</td>
+                      <td data-label="Clicked">${m.attributes.clicked_count}</td>
                     </tr>`,
                 )}
               </tbody>
@@ -159,7 +161,7 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
           <div class="card">
             <h2>Sends</h2>
             <div class="table-wrap">
-              <table>
+              <table class="stack">
                 <thead>
                   <tr>
                     <th scope="col">Send</th>
@@ -180,15 +182,15 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
                   ${sends.map(
                     (s) =>
                       html`<tr>
-                        <td>
+                        <td data-label="Send">
                           <a href="/console/campaigns/sends/${seg(s.uuid)}"
                             >${new Date(Number(s.send_at)).toISOString().slice(0, 16).replace('T', ' ')} UTC</a
                           >
                         </td>
-                        <td>${s.subscription_list_name}</td>
-                        <td>${s.state}</td>
-                        <td>${Number(s.sent_count)}</td>
-                        <td>${Number(s.delivered_count)}</td>
+                        <td data-label="List">${s.subscription_list_name}</td>
+                        <td data-label="State">${s.state}</td>
+                        <td data-label="Sent">${Number(s.sent_count)}</td>
+                        <td data-label="Delivered">${Number(s.delivered_count)}</td>
                       </tr>`,
                   )}
                 </tbody>

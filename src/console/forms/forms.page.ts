@@ -42,7 +42,7 @@ async function listPage(c: ConsoleContext) {
     </form>
     ${
       c.can('edit_content')
-        ? html`<form method="post" action="/console/forms/new" class="card inline">
+        ? html`<form method="post" action="/console/forms/new" class="card">
             ${csrfField(c.csrfToken)}
             <label for="new-title">New form title</label>
             <input type="text" id="new-title" name="title" required maxlength="200" />
@@ -54,7 +54,7 @@ async function listPage(c: ConsoleContext) {
       rows.length === 0
         ? html`<p class="muted">No forms yet.</p>`
         : html`<div class="table-wrap">
-            <table>
+            <table class="stack">
               <caption class="muted">
                 ${rows.length} form${rows.length === 1 ? '' : 's'}
               </caption>
@@ -71,10 +71,10 @@ async function listPage(c: ConsoleContext) {
                 ${rows.map(
                   (f) =>
                     html`<tr>
-                      <td><a href="/console/forms/${f.id}">${f.title}</a></td>
-                      <td>${f.archived ? 'archived' : f.active ? 'published' : 'draft'}</td>
-                      <td>${f.submission_count}</td>
-                      <td>${f.updated_at.slice(0, 16).replace('T', ' ')}</td>
+                      <td data-label="Title"><a href="/console/forms/${f.id}">${f.title}</a></td>
+                      <td data-label="Status">${f.archived ? 'archived' : f.active ? 'published' : 'draft'}</td>
+                      <td data-label="Responses">${f.submission_count}</td>
+                      <td data-label="Changed">${f.updated_at.slice(0, 16).replace('T', ' ')}</td>
                       <td>
                         <a href="/console/forms/${f.id}/responses">Responses</a> ·
                         <a href="/console/forms/${f.id}/share">Share</a>
