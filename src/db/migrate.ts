@@ -18,6 +18,7 @@ import * as m0014 from './migrations/0014_marketing_uuids.ts';
 import * as m0017 from './migrations/0017_totp_last_step.ts';
 import * as m0018 from './migrations/0018_opt_in.ts';
 import * as m0019 from './migrations/0019_sealed_storage.ts';
+import * as m0020 from './migrations/0020_subscription_ids.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0017_totp_last_step': m0017,
   '0018_opt_in': m0018,
   '0019_sealed_storage': m0019,
+  '0020_subscription_ids': m0020,
 };
 
 class StaticProvider implements MigrationProvider {
