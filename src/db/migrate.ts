@@ -19,6 +19,7 @@ import * as m0017 from './migrations/0017_totp_last_step.ts';
 import * as m0018 from './migrations/0018_opt_in.ts';
 import * as m0019 from './migrations/0019_sealed_storage.ts';
 import * as m0020 from './migrations/0020_ed25519_dkim.ts';
+import * as m0021 from './migrations/0021_subscription_ids.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0018_opt_in': m0018,
   '0019_sealed_storage': m0019,
   '0020_ed25519_dkim': m0020,
+  '0021_subscription_ids': m0021,
 };
 
 class StaticProvider implements MigrationProvider {

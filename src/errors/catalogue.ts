@@ -206,7 +206,6 @@ export const CATALOGUE = {
     title: 'Invalid dynamic list name',
   },
   'marketing.subscription_not_found': { status: 404, smtp: '550 5.1.1', title: 'Subscription not found' },
-  'marketing.subscription_exists': { status: 409, smtp: '550 5.7.1', title: 'Subscription already exists' },
   'marketing.custom_field_not_found': {
     status: 404,
     smtp: '550 5.1.1',

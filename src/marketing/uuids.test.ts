@@ -77,12 +77,14 @@ describe('marketing ids', () => {
     const sub = await ok('POST', '/subscriptions', {
       subscription: { subscription_list_id: other, subscriber_id: subscriber },
     });
-    expect(sub.json().data.id).toMatch(UUID_PATTERN);
-    expect(sub.json().data.attributes).toMatchObject({
-      subscriber_id: subscriber,
+    expect(sub.json().data.uuid).toMatch(UUID_PATTERN);
+    expect(sub.json().data).toMatchObject({
+      subscriber_id: await keyOf(t, 'subscribers', subscriber),
       subscription_list_id: other,
     });
-    expect((await ok('GET', `/subscriptions/${sub.json().data.id}`)).json().data.id).toBe(sub.json().data.id);
+    expect((await ok('GET', `/subscriptions/${sub.json().data.uuid}`)).json().data.uuid).toBe(
+      sub.json().data.uuid,
+    );
   });
 
   it('still reads the older integer form of an id, answering with the UUID', async () => {

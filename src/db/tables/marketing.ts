@@ -50,6 +50,8 @@ export interface SubscribersTable {
 }
 
 export interface SubscriptionListMembersTable {
+  /** Internal numeric id, filled by the database on insert (a serial on PostgreSQL, a trigger on SQLite). */
+  id: Generated<number>;
   /** Public id: a random RFC 9562 UUID, unique, filled by the database on insert. */
   uuid: Generated<string>;
   list_id: number;

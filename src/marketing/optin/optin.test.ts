@@ -155,12 +155,13 @@ describe('double opt-in', () => {
     const subscription = async (sid: string) => {
       const res = await call('GET', `/subscriptions?use_pagination=true&items=100`);
       const all = res.json().data as {
-        attributes: { subscriber_id: string; subscription_list_id: string; confirmed: boolean };
+        subscriber_id: number;
+        subscription_list_id: string;
+        confirmed: boolean;
       }[];
-      const found = all.find(
-        (s) => s.attributes.subscription_list_id === list && s.attributes.subscriber_id === sid,
-      );
-      return found!.attributes.confirmed;
+      const key = await keyOf(t, 'subscribers', sid);
+      const found = all.find((s) => s.subscription_list_id === list && s.subscriber_id === key);
+      return found!.confirmed;
     };
     expect(await subscription(fresh)).toBe(false);
     expect(await subscription(old)).toBe(true);

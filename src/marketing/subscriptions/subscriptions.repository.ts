@@ -3,6 +3,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Queryable } from '../../db/types.ts';
 
 const COLUMNS = [
+  'm.id',
   'm.uuid',
   'm.list_id',
   'm.subscriber_id',
@@ -15,19 +16,27 @@ const COLUMNS = [
   'm.updated_at',
 ] as const;
 
-/** The account's memberships, oldest first. */
-export async function listSubscriptions(db: Queryable, customerId: number, limit: number, offset: number) {
+/** The account's memberships with the columns of a record, not yet ordered or limited. */
+function accountSubscriptions(db: Queryable, customerId: number) {
   return db
     .selectFrom('subscription_list_members as m')
     .innerJoin('subscription_lists as l', 'l.id', 'm.list_id')
     .innerJoin('subscribers as s', 's.id', 'm.subscriber_id')
     .select(COLUMNS)
-    .where('l.customer_id', '=', customerId)
-    .orderBy('m.created_at')
-    .orderBy('m.list_id')
-    .orderBy('m.subscriber_id')
+    .where('l.customer_id', '=', customerId);
+}
+
+/** A page of the account's memberships, oldest first. */
+export async function listSubscriptions(db: Queryable, customerId: number, limit: number, offset: number) {
+  return accountSubscriptions(db, customerId).orderBy('m.id').limit(limit).offset(offset).execute();
+}
+
+/** The account's memberships with an id above `afterId`, oldest first: one keyset batch of a full read. */
+export async function subscriptionsAfter(db: Queryable, customerId: number, afterId: number, limit: number) {
+  return accountSubscriptions(db, customerId)
+    .where('m.id', '>', afterId)
+    .orderBy('m.id')
     .limit(limit)
-    .offset(offset)
     .execute();
 }
 
@@ -48,12 +57,7 @@ export async function findSubscription(
   customerId: number,
   by: { uuid: string } | { listId: number; subscriberId: number },
 ) {
-  const q = db
-    .selectFrom('subscription_list_members as m')
-    .innerJoin('subscription_lists as l', 'l.id', 'm.list_id')
-    .innerJoin('subscribers as s', 's.id', 'm.subscriber_id')
-    .select(COLUMNS)
-    .where('l.customer_id', '=', customerId);
+  const q = accountSubscriptions(db, customerId);
   return (
     'uuid' in by
       ? q.where('m.uuid', '=', by.uuid)

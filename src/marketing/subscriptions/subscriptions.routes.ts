@@ -1,5 +1,6 @@
 /** Subscription routes under both marketing prefixes: `/subscriptions[/<id>]`, subscribe, unsubscribe and the bulk forms. */
-import { Type } from '@sinclair/typebox';
+import type { Readable } from 'node:stream';
+import { Type, type Static } from '@sinclair/typebox';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
@@ -17,21 +18,28 @@ import {
   subscriptionsOf,
 } from './subscriptions.service.ts';
 
+const Timestamp = Type.String({ format: 'date-time' });
 const Subscription = Type.Object({
-  id: Uuid,
-  type: Type.Literal('subscription'),
-  attributes: Type.Object({
-    subscriber_id: Uuid,
-    subscription_list_id: Uuid,
-    unsubscribed: Type.Boolean(),
-    unsubscribed_at: Type.Union([Type.String(), Type.Null()]),
-    confirmed: Type.Boolean({
-      description: 'False while a member of a double opt-in list has not confirmed by email',
-    }),
-    created_at: Type.String(),
-    updated_at: Type.String(),
+  id: Type.Integer({ description: 'Internal numeric id of the subscription' }),
+  uuid: Type.String({ description: 'Public id of the subscription: the `subscription_id` of paths' }),
+  subscription_list_id: Type.Union([Uuid, Type.Null()], { description: 'UUID of the subscription list' }),
+  dynamic_list_id: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Null: subscriptions here are always of subscription lists',
+  }),
+  subscriber_id: Type.Integer({ description: 'Internal numeric id of the subscriber' }),
+  unsubscribed_at: Type.Union([Timestamp, Type.Null()], {
+    description: 'When the subscriber left this list; null while subscribed',
+  }),
+  delete_at: Type.Union([Timestamp, Type.Null()], { description: 'Always null: records are kept' }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  confirmed: Type.Boolean({
+    description: 'False while a member of a double opt-in list has not confirmed by email',
   }),
 });
+const Paged = PagedAnswer(Subscription);
+/** The list answer: a page object, or the whole list as a stream of the same JSON (sent as is, not serialized). */
+const Listed = Type.Unsafe<Static<typeof Paged> | Readable>(Paged);
 const one = { 200: Type.Object({ data: Subscription }), ...MARKETING_ERRORS };
 const Ids = Type.Array(IdValue, { maxItems: 5000 });
 const ChangeBody = Type.Object(
@@ -70,12 +78,16 @@ export function subscriptionRoutes(app: TypedApp, ctx: AppContext): void {
       {
         schema: {
           ...common,
-          summary: 'Subscriptions (list memberships) of the account; the first 1000 unless paginated',
+          summary:
+            'Subscriptions (list memberships) of the account: all of them, streamed, unless use_pagination asks for a page',
           querystring: Type.Object(PaginationQuery, { additionalProperties: true }),
-          response: { 200: PagedAnswer(Subscription), ...MARKETING_ERRORS },
+          response: { 200: Listed, ...MARKETING_ERRORS },
         },
       },
-      (req) => subscriptionsOf(ctx, customerOf(req), req.query),
+      async (req, reply) =>
+        reply
+          .type('application/json; charset=utf-8')
+          .send(await subscriptionsOf(ctx, customerOf(req), req.query)),
     );
     app.post(
       base,
@@ -83,17 +95,27 @@ export function subscriptionRoutes(app: TypedApp, ctx: AppContext): void {
         schema: {
           ...common,
           summary:
-            'Subscribe an existing subscriber to a list (starts drips triggered by subscription_created)',
+            'Subscribe an existing subscriber to a list (starts drips triggered by subscription_created); a request that fails validation answers 200 with errors',
           body: Type.Object(
             {
-              subscription: Type.Object(
-                { subscription_list_id: IdValue, subscriber_id: IdValue },
-                { additionalProperties: true },
+              subscription: Type.Optional(
+                Type.Object(
+                  { subscription_list_id: Type.Optional(IdValue), subscriber_id: Type.Optional(IdValue) },
+                  { additionalProperties: true },
+                ),
               ),
             },
             { additionalProperties: true },
           ),
-          response: one,
+          response: {
+            200: Type.Union([
+              Type.Object({ data: Subscription }),
+              Type.Object({
+                errors: Type.Array(Type.String(), { description: 'Why nothing was created' }),
+              }),
+            ]),
+            ...MARKETING_ERRORS,
+          },
         },
       },
       (req) => createSubscription(ctx, customerOf(req), req.body.subscription),

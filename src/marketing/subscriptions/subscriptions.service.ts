@@ -5,7 +5,9 @@
  * stamps the list-level opt-out and keeps the record. Subscribe and unsubscribe take many subscribers: with list ids
  * they change those memberships, without them the global opt-out. Subscribing always clears the global opt-out.
  */
+import { Readable } from 'node:stream';
 import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { bumpSubscriberCount } from '../lists/lists.repository.ts';
 import { requireList } from '../lists/lists.service.ts';
@@ -24,12 +26,14 @@ import {
   setGlobalOptOut,
   setGlobalOptOutWhere,
   setListOptOut,
+  subscriptionsAfter,
 } from './subscriptions.repository.ts';
 
 type Membership = {
+  id: number | string;
   uuid: string;
   list_uuid: string;
-  subscriber_uuid: string;
+  subscriber_id: number | string;
   unsubscribed: number;
   confirmed_at?: number | null;
   double_opt_in: number;
@@ -37,27 +41,30 @@ type Membership = {
   updated_at: number;
 };
 
-/** A subscription as shown. */
+const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
+
+/** A subscription as shown: the reference's flat record, plus `confirmed` for double opt-in lists. */
 function view(m: Membership) {
   const out = Number(m.unsubscribed) === 1;
   return {
-    id: m.uuid,
-    type: 'subscription' as const,
-    attributes: {
-      subscriber_id: m.subscriber_uuid,
-      subscription_list_id: m.list_uuid,
-      unsubscribed: out,
-      unsubscribed_at: out ? new Date(Number(m.updated_at)).toISOString() : null,
-      // False while the member of a double opt-in list has not confirmed (it receives no campaign until then).
-      confirmed: Number(m.double_opt_in) === 0 || (m.confirmed_at ?? null) !== null,
-      created_at: new Date(Number(m.created_at)).toISOString(),
-      updated_at: new Date(Number(m.updated_at)).toISOString(),
-    },
+    id: Number(m.id),
+    uuid: m.uuid,
+    subscription_list_id: m.list_uuid,
+    // Memberships here are always of subscription lists; dynamic lists have no stored members.
+    dynamic_list_id: null,
+    subscriber_id: Number(m.subscriber_id),
+    unsubscribed_at: out ? iso(m.updated_at) : null,
+    // Records are kept, never scheduled for deletion.
+    delete_at: null,
+    created_at: iso(m.created_at),
+    updated_at: iso(m.updated_at),
+    // False while the member of a double opt-in list has not confirmed (it receives no campaign until then).
+    confirmed: Number(m.double_opt_in) === 0 || (m.confirmed_at ?? null) !== null,
   };
 }
 
-/** The most subscriptions one unpaginated read answers. */
-const UNPAGED_LIMIT = 1000;
+/** How many subscriptions one batch of a full read holds. */
+const BATCH = 500;
 /** The most subscriber ids one request names. */
 const MAX_IDS = 5000;
 
@@ -80,7 +87,10 @@ async function requireSubscription(ctx: AppContext, customerId: number, raw: str
   return row;
 }
 
-/** `GET /subscriptions`. */
+/**
+ * `GET /subscriptions`: one page when asked for, else every subscription of the account as a JSON stream
+ * (`{"data":[...]}`), read in keyset batches so memory does not grow with the account.
+ */
 export async function subscriptionsOf(
   ctx: AppContext,
   customerId: number,
@@ -88,11 +98,27 @@ export async function subscriptionsOf(
 ) {
   const page = pageAsked(q);
   const db = ctx.database.reader;
+  if (!page) return Readable.from(allSubscriptionsJson(db, customerId));
   const [rows, total] = await Promise.all([
-    listSubscriptions(db, customerId, page?.limit ?? UNPAGED_LIMIT, page?.offset ?? 0),
-    page ? countSubscriptions(db, customerId) : Promise.resolve(0),
+    listSubscriptions(db, customerId, page.limit, page.offset),
+    countSubscriptions(db, customerId),
   ]);
   return pagedAnswer(rows.map(view), page, total);
+}
+
+async function* allSubscriptionsJson(db: Queryable, customerId: number): AsyncGenerator<string> {
+  yield '{"data":[';
+  let after = 0;
+  let first = true;
+  for (;;) {
+    const rows = await subscriptionsAfter(db, customerId, after, BATCH);
+    if (rows.length === 0) break;
+    const items = rows.map((r) => JSON.stringify(view(r))).join(',');
+    yield first ? items : `,${items}`;
+    first = false;
+    after = Number(rows[rows.length - 1]!.id);
+  }
+  yield ']}';
 }
 
 /** `GET /subscriptions/<id>`. */
@@ -100,29 +126,56 @@ export async function subscriptionOf(ctx: AppContext, customerId: number, raw: s
   return { data: view(await requireSubscription(ctx, customerId, raw)) };
 }
 
-/** `POST /subscriptions`: puts an existing subscriber on an existing list; a second time is a conflict. */
+/**
+ * `POST /subscriptions`: puts an existing subscriber on an existing list. As in the reference, a request that fails
+ * validation (an id missing or unknown, the subscriber already on the list) changes nothing and answers
+ * `{errors: [...]}` with status 200.
+ */
 export async function createSubscription(
   ctx: AppContext,
   customerId: number,
-  body: { subscription_list_id: string | number; subscriber_id: string | number },
-) {
+  body: { subscription_list_id?: string | number; subscriber_id?: string | number } | undefined,
+): Promise<{ data: ReturnType<typeof view> } | { errors: string[] }> {
   const db = ctx.database.db;
-  const list = await requireList(db, customerId, body.subscription_list_id);
-  const subscriber = await requireSubscriber(db, customerId, body.subscriber_id);
+  const missing = (['subscription_list_id', 'subscriber_id'] as const).filter(
+    (k) => body?.[k] === undefined || body[k] === '',
+  );
+  if (missing.length > 0) return { errors: missing.map((k) => `${k} is required`) };
+  const found = await listAndSubscriber(ctx, customerId, body!.subscription_list_id!, body!.subscriber_id!);
+  if (found.errors) return { errors: found.errors };
+  const { list, subscriber } = found;
   const now = Date.now();
   const added = await db.transaction().execute(async (trx) => {
     const n = await addMembers(trx, list.id, [subscriber.id], now);
     await bumpSubscriberCount(trx, list.id, n, now);
     return n;
   });
-  const row = (await findSubscription(db, customerId, { listId: list.id, subscriberId: subscriber.id }))!;
   if (added === 0)
-    throw new AppError(
-      'marketing.subscription_exists',
-      `subscriber ${subscriber.uuid} is already on subscription list ${list.uuid}`,
-      { extra: { subscription_id: row.uuid } },
-    );
+    return {
+      errors: [`subscriber ${subscriber.uuid} is already subscribed to subscription list ${list.uuid}`],
+    };
+  const row = (await findSubscription(db, customerId, { listId: list.id, subscriberId: subscriber.id }))!;
   return { data: view(row) };
+}
+
+/** The list and subscriber a create names, or the readable messages of those that are not found. */
+async function listAndSubscriber(
+  ctx: AppContext,
+  customerId: number,
+  listRaw: string | number,
+  subscriberRaw: string | number,
+) {
+  const db = ctx.database.db;
+  const errors: string[] = [];
+  const readable = (e: unknown) => {
+    if (!(e instanceof AppError)) throw e;
+    errors.push(e.message);
+    return null;
+  };
+  const list = await requireList(db, customerId, listRaw).catch(readable);
+  const subscriber = await requireSubscriber(db, customerId, subscriberRaw).catch(readable);
+  if (!list || !subscriber) return { errors };
+  return { list, subscriber };
 }
 
 /** `DELETE /subscriptions/<id>`: the list-level opt-out; the record stays. */

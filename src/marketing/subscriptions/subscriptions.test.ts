@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { keyOf, makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { keyOf, makeList, makeSubscriber, marketingClient, UUID_PATTERN } from '../marketing.test-support.ts';
 import { branchingGraph, makeDrip, storeMailing } from '../drips/drips.test-support.ts';
 import { enrollNew, LOOKBACK_MS } from '../drips/drips.enroll.ts';
 
@@ -22,6 +22,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 const attrs = async (id: string) => (await call('GET', `/subscribers/${id}`)).json().data.attributes;
 const onList = async (id: string, listId: string) =>
   ((await attrs(id)).subscription_lists as { id: string; unsubscribed: boolean }[]).find(
@@ -29,31 +31,101 @@ const onList = async (id: string, listId: string) =>
   );
 
 describe('subscriptions', () => {
-  it('creates a subscription once, reads it, and deletes it as a list-level opt-out that keeps the record', async () => {
+  it('answers a created subscription as the flat record of the reference, field by field', async () => {
     const created = await call('POST', '/subscriptions', {
       subscription: { subscription_list_id: other, subscriber_id: s.cy },
     });
     expect(created.statusCode, created.body).toBe(200);
-    const id = created.json().data.id as string;
-    expect(created.json().data.attributes).toMatchObject({
-      subscriber_id: s.cy,
-      subscription_list_id: other,
-      unsubscribed: false,
+    const data = created.json().data as Record<string, unknown>;
+    expect(Object.keys(data).sort()).toEqual(
+      [
+        'confirmed',
+        'created_at',
+        'delete_at',
+        'dynamic_list_id',
+        'id',
+        'subscriber_id',
+        'subscription_list_id',
+        'uuid',
+        'unsubscribed_at',
+        'updated_at',
+      ].sort(),
+    );
+    expect(Number.isInteger(data.id)).toBe(true);
+    expect(data.uuid).toMatch(UUID_PATTERN);
+    expect(data.subscription_list_id).toBe(other);
+    expect(data.dynamic_list_id).toBeNull();
+    expect(Number.isInteger(data.subscriber_id)).toBe(true);
+    expect(data.subscriber_id).toBe(await keyOf(t, 'subscribers', s.cy));
+    expect(data.unsubscribed_at).toBeNull();
+    expect(data.delete_at).toBeNull();
+    expect(data.created_at).toMatch(ISO);
+    expect(data.updated_at).toMatch(ISO);
+    const got = await call('GET', `/subscriptions/${String(data.uuid)}`);
+    expect(got.json()).toEqual({ data });
+  });
+
+  it('answers a duplicate create with 200 and errors, changing nothing', async () => {
+    const body = { subscription: { subscription_list_id: other, subscriber_id: s.amy } };
+    expect((await call('POST', '/subscriptions', body)).statusCode).toBe(200);
+    const before = await call('GET', '/subscriptions');
+    const listBefore = (await call('GET', `/subscription_lists/${other}`)).json();
+    const again = await call('POST', '/subscriptions', body);
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toEqual({ errors: [expect.stringContaining('already subscribed')] });
+    expect((await call('GET', '/subscriptions')).json()).toEqual(before.json());
+    expect((await call('GET', `/subscription_lists/${other}`)).json()).toEqual(listBefore);
+  });
+
+  it('answers a create naming a missing or unknown list or subscriber with 200 and errors', async () => {
+    const missing = await call('POST', '/subscriptions', { subscription: { subscription_list_id: other } });
+    expect(missing.statusCode).toBe(200);
+    expect(missing.json()).toEqual({ errors: ['subscriber_id is required'] });
+    const unknown = await call('POST', '/subscriptions', {
+      subscription: { subscription_list_id: '999999', subscriber_id: s.amy },
     });
-    const again = await call('POST', '/subscriptions', {
-      subscription: { subscription_list_id: other, subscriber_id: s.cy },
+    expect(unknown.statusCode).toBe(200);
+    expect(unknown.json().errors).toHaveLength(1);
+    expect(unknown.json().data).toBeUndefined();
+    const bare = await t.app.inject({
+      method: 'POST',
+      url: '/v1/marketing/subscriptions',
+      payload: { subscription: { subscription_list_id: other, subscriber_id: s.amy } },
     });
-    expect(again.json().error_code).toBe('marketing.subscription_exists');
-    expect((await call('GET', `/subscriptions/${id}`)).json().data.id).toBe(id);
+    expect(bare.statusCode).toBe(401);
+  });
+
+  it('deletes a subscription as a list-level opt-out that keeps the record', async () => {
+    const made = await call('POST', '/subscriptions', {
+      subscription: { subscription_list_id: other, subscriber_id: s.bo },
+    });
+    const id = made.json().data.uuid as string;
     const deleted = await call('DELETE', `/subscriptions/${id}`);
-    expect(deleted.json().data.attributes).toMatchObject({
-      unsubscribed: true,
-      unsubscribed_at: expect.any(String),
-    });
-    expect((await attrs(s.cy)).unsubscribed).toBe(false);
-    const all = await call('GET', '/subscriptions?use_pagination=true&items=2');
-    expect(all.json()).toMatchObject({ page_info: { items: 2 }, total_count: expect.any(Number) });
+    expect(deleted.json().data).toMatchObject({ uuid: id, unsubscribed_at: expect.stringMatching(ISO) });
+    expect((await attrs(s.bo)).unsubscribed).toBe(false);
+    expect((await call('GET', `/subscriptions/${id}`)).json().data.unsubscribed_at).toMatch(ISO);
+    const page = await call('GET', '/subscriptions?use_pagination=true&items=2');
+    expect(page.json()).toMatchObject({ page_info: { items: 2 }, total_count: expect.any(Number) });
+    expect(page.json().data).toHaveLength(2);
     expect((await call('GET', '/subscriptions/1-999999')).statusCode).toBe(404);
+  });
+
+  it('answers every subscription of the account when not paginated, beyond 1000', async () => {
+    const b = await t.createAccount();
+    const callB = marketingClient(t, b);
+    const big = await makeList(callB, 'Big');
+    for (let part = 0; part < 2; part++) {
+      const subscribers = Array.from({ length: 600 }, (_, i) => ({ email: `p${part}-${i}@big.example` }));
+      const res = await callB('POST', '/subscribers_bulk_create', { subscribers, subscription_list_id: big });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const all = await callB('GET', '/subscriptions');
+    expect(all.statusCode).toBe(200);
+    expect(all.headers['content-type']).toContain('application/json');
+    const data = all.json().data as { id: number; subscription_list_id: string }[];
+    const onBig = data.filter((x) => x.subscription_list_id === big);
+    expect(onBig).toHaveLength(1200);
+    expect(new Set(data.map((x) => x.id)).size).toBe(data.length);
   });
 
   it('unsubscribes from named lists or globally, and subscribing clears the global opt-out', async () => {
