@@ -1,5 +1,6 @@
 /** Test helper: runs the `sealpost` command as a user runs it, on a test database, in a child process. */
 import { execFile } from 'node:child_process';
+import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -44,5 +45,18 @@ export function runSealpostWith(
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     );
     child.stdin?.end(stdin ?? '');
+  });
+}
+
+/** The first line an SMTP server sends on connect. */
+export function smtpBanner(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.setTimeout(5000, () => socket.destroy(new Error('no SMTP banner')));
+    socket.once('data', (d) => {
+      resolve(d.toString('utf8').split('\r\n')[0] ?? '');
+      socket.end('QUIT\r\n');
+    });
+    socket.once('error', reject);
   });
 }

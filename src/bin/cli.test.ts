@@ -13,6 +13,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECT, createScratchDatabase } from '../test/database.ts';
+import { smtpBanner } from './cli.test-support.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = 'bin/sealpost.js';
@@ -41,19 +42,6 @@ async function createStore(): Promise<Store> {
     dataDir,
     drop: async () => rmSync(dataDir, { recursive: true, force: true }),
   };
-}
-
-/** The first line an SMTP server sends on connect. */
-function smtpBanner(port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.setTimeout(5000, () => socket.destroy(new Error('no SMTP banner')));
-    socket.once('data', (d) => {
-      resolve(d.toString('utf8').split('\r\n')[0] ?? '');
-      socket.end('QUIT\r\n');
-    });
-    socket.once('error', reject);
-  });
 }
 
 /** This process's environment without any SEALPOST_ variable, plus the given ones. */
