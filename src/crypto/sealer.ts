@@ -1,22 +1,12 @@
 /** Encryption at rest: AES-256-GCM under the master key, with a fresh 96-bit nonce per value. */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { pooledRandomBytes } from './random-pool.ts';
 
 const VERSION = 'v1';
 const NONCE_BYTES = 12;
-const NONCES_PER_DRAW = 256;
 
-let noncePool = Buffer.alloc(0);
-let nonceOffset = 0;
-
-/** A fresh random nonce. Nonces are cut from a block of random bytes drawn at once (one draw per 256 values, not one each). */
-function nextNonce(): Buffer {
-  if (nonceOffset + NONCE_BYTES > noncePool.length) {
-    noncePool = randomBytes(NONCE_BYTES * NONCES_PER_DRAW);
-    nonceOffset = 0;
-  }
-  nonceOffset += NONCE_BYTES;
-  return noncePool.subarray(nonceOffset - NONCE_BYTES, nonceOffset);
-}
+/** A fresh random nonce, cut from a block of random bytes drawn at once. */
+const nextNonce = (): Buffer => pooledRandomBytes(NONCE_BYTES);
 
 /** Encrypts and decrypts values stored at rest. */
 export interface Sealer {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { DatabaseTarget } from '../config/load.ts';
 import type { DB } from './types.ts';
 import { FlushingSqliteDialect } from './sqlite-commit.ts';
@@ -26,6 +26,13 @@ export interface Database {
    * read it a moment before; an answer that acknowledges what a read found (an idempotent replay) waits for this.
    */
   flushed(): Promise<void>;
+  /**
+   * Runs `write`, one statement or a few, as bookkeeping whose loss in a machine crash is harmless: claiming work rows,
+   * extending and ending their leases. Work rows are run at least once, and a lost claim or completion only means a
+   * row runs again, which every handler allows. With SQLite's FULL, such a write commits without waiting for the disk
+   * (on the event loop), and the next synced commit carries it to disk with its own; elsewhere it runs as any write.
+   */
+  unsynced<T>(write: (db: Kysely<DB>) => Promise<T>): Promise<T>;
   /** The PostgreSQL URL, for features that need a dedicated connection (the scheduler's advisory lock). */
   pgUrl?: string;
   close(): Promise<void>;
@@ -94,6 +101,21 @@ export function sqliteDriver(): typeof SQLite {
 /** `flushed` of a database whose commits are on disk (or as durable as configured) when they return. */
 const settled = (): Promise<void> => Promise.resolve();
 
+const SYNC_NORMAL = CompiledQuery.raw('pragma synchronous = NORMAL');
+const SYNC_FULL = CompiledQuery.raw('pragma synchronous = FULL');
+
+/** Runs `write` on the SQLite connection with synchronous=NORMAL: its commit does not sync the disk. */
+function unsyncedWrite<T>(db: Kysely<DB>, write: (db: Kysely<DB>) => Promise<T>): Promise<T> {
+  return db.connection().execute(async (connection) => {
+    await connection.executeQuery(SYNC_NORMAL);
+    try {
+      return await write(connection);
+    } finally {
+      await connection.executeQuery(SYNC_FULL);
+    }
+  });
+}
+
 /**
  * Creates the database file's directory (0700) and the file itself (0600) before SQLite opens it, so neither is readable
  * by other users whatever the umask; SQLite gives its -wal and -shm files the database file's permissions.
@@ -117,7 +139,14 @@ export async function connect(target: DatabaseTarget, opts: ConnectOptions = {})
     sqlite.pragma('foreign_keys = ON');
     if (target.file === ':memory:') {
       const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-      return { db, reader: db, dialect: 'sqlite', flushed: settled, close: () => db.destroy() };
+      return {
+        db,
+        reader: db,
+        dialect: 'sqlite',
+        flushed: settled,
+        unsynced: (write) => write(db),
+        close: () => db.destroy(),
+      };
     }
     // With FULL (the default), transactions flush the WAL off the event loop before their commit returns (sqlite-commit.ts).
     const config = { database: withStatementCache(sqlite) };
@@ -133,6 +162,7 @@ export async function connect(target: DatabaseTarget, opts: ConnectOptions = {})
       reader,
       dialect: 'sqlite',
       flushed: flushing ? () => flushing.flushed() : settled,
+      unsynced: flushing ? (write) => unsyncedWrite(db, write) : (write) => write(db),
       close: async () => {
         await reader.destroy();
         await db.destroy();
@@ -154,6 +184,7 @@ export async function connect(target: DatabaseTarget, opts: ConnectOptions = {})
     reader: db,
     dialect: 'postgres',
     flushed: settled,
+    unsynced: (write) => write(db),
     pgUrl: target.url,
     close: () => db.destroy(),
   };

@@ -18,7 +18,7 @@ export type Precompiled<A, R> = (db: Queryable, values: A) => Promise<QueryResul
  * Precompiles the query `build` makes from `values`. `build` is called once per dialect with stand-ins that only
  * record where each value goes; it must not read or branch on them.
  */
-export function precompile<A extends Record<string, unknown>, R>(
+export function precompile<A extends object, R>(
   build: (db: Queryable, values: A) => Compilable<R>,
 ): Precompiled<A, R> {
   // Keyed by the dialect adapter, which a Kysely instance and its transactions share.
@@ -32,7 +32,9 @@ export function precompile<A extends Record<string, unknown>, R>(
       query = { sql, parameters };
       compiled.set(adapter, query);
     }
-    const parameters = query.parameters.map((p) => (isSlot(p) ? (values[p[SLOT]] ?? null) : p));
+    const parameters = query.parameters.map((p) =>
+      isSlot(p) ? ((values as Record<string, unknown>)[p[SLOT]] ?? null) : p,
+    );
     return db.executeQuery(CompiledQuery.raw(query.sql, parameters) as CompiledQuery<R>);
   };
 }

@@ -57,3 +57,31 @@ it.runIf(TEST_DIALECT === 'sqlite')(
     expect(await notes(database)).toEqual(['a', 'b']);
   },
 );
+
+it.runIf(TEST_DIALECT === 'sqlite')(
+  'runs bookkeeping writes without a sync of their own, commits them, and restores FULL after, also after a failure',
+  async () => {
+    const { database } = await freshSqlite();
+    const during = await database.unsynced(async (db) => {
+      await sql`insert into notes (body) values ('claimed')`.execute(db);
+      return (await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]!.synchronous;
+    });
+    expect(during).toBe(1); // NORMAL: the commit writes the log without waiting for the disk
+    expect(await synchronous(database)).toBe(2);
+    await expect(
+      database.unsynced(async (db) => {
+        await sql`insert into notes (body) values ('also')`.execute(db);
+        throw new Error('after the write');
+      }),
+    ).rejects.toThrow('after the write');
+    expect(await synchronous(database)).toBe(2);
+    // Autocommit statements: both are committed, and another connection reads them.
+    const read = await sql<{ body: string }>`select body from notes order by id`.execute(database.reader);
+    expect(read.rows.map((r) => r.body)).toEqual(['claimed', 'also']);
+    // The next transaction's flush carries them to disk with its own commit.
+    await database.db
+      .transaction()
+      .execute((trx) => sql`insert into notes (body) values ('synced')`.execute(trx));
+    expect(await notes(database)).toEqual(['claimed', 'also', 'synced']);
+  },
+);

@@ -6,11 +6,14 @@
 import { randomInt } from 'node:crypto';
 import type * as Nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
+import type MimeNode from 'nodemailer/lib/mime-node/index.js';
+import { pooledRandomBytes } from '../crypto/random-pool.ts';
 import type { DeliveryItem, HtmlTracker, Mailbox, MessageContent } from './model.ts';
 import { onFirstUse } from '../on-first-use.ts';
 import { signDkim } from './dkim-sign.ts';
 
 const nodemailer = onFirstUse<typeof Nodemailer>('nodemailer');
+const mimeNode = onFirstUse<typeof MimeNode>('nodemailer/lib/mime-node/index.js');
 let rendering: Nodemailer.Transporter | undefined;
 
 /** A stream transport, made on first use: it only renders and never connects anywhere. */
@@ -44,7 +47,7 @@ export async function composeMessage(
   content: MessageContent,
   tracker: HtmlTracker,
 ): Promise<Buffer> {
-  const addresses = await addressLines(content);
+  const addresses = addressLines(content);
   const raw = await render({
     from: content.from,
     to: [],
@@ -79,20 +82,21 @@ const PLACEHOLDER = `X-Sealpost-Addresses-${randomInt(1e9, 1e10)}`;
 // Kept as long as the opened content is (the delivery store keeps it for the message's other recipients).
 const addressCache = new WeakMap<MessageContent, string>();
 
-/** The folded To and Cc header lines of a message (each ending in CRLF), rendered once per opened content and kept for its other copies. */
-async function addressLines(content: MessageContent): Promise<string> {
+/**
+ * The folded To and Cc header lines of a message (each ending in CRLF), kept for its other copies. They are built by
+ * the same MIME node the renderer uses, so they read exactly as a rendered message's, without rendering one.
+ */
+function addressLines(content: MessageContent): string {
   const hit = addressCache.get(content);
   if (hit !== undefined) return hit;
   const { to, cc } = content;
-  const info = await renderer().sendMail({
-    to: to.length > 0 ? to : undefined,
-    cc: cc.length > 0 ? cc : undefined,
-    text: '',
-    envelope: { from: 'render@localhost', to: ['render@localhost'] },
-  });
-  const head = (info.message as Buffer).toString('utf8').split('\r\n\r\n', 1)[0]!;
+  const node = new (mimeNode())('text/plain', { newline: '\r\n' });
+  // The typings list strings only; the node takes address objects as the renderer passes them.
+  if (to.length > 0) node.setHeader('To', to as never);
+  if (cc.length > 0) node.setHeader('Cc', cc as never);
   let keep = false;
-  const lines = head
+  const lines = node
+    .buildHeaders()
     .split('\r\n')
     .filter((line) => (keep = /^[ \t]/.test(line) ? keep : /^(To|Cc):/i.test(line)));
   const text = lines.map((l) => `${l}\r\n`).join('');
@@ -160,6 +164,8 @@ async function render(spec: MailSpec): Promise<Buffer> {
     html: spec.html,
     attachments: spec.attachments,
     envelope: { from: spec.envelopeFrom, to: [spec.envelopeTo] },
-  });
+    // The renderer would draw a few random bytes from the system for each MIME part; one pooled value serves them all.
+    baseBoundary: pooledRandomBytes(8).toString('hex'),
+  } as Mail.Options);
   return info.message as Buffer;
 }

@@ -1,10 +1,10 @@
 /**
  * DKIM signing of a rendered message with each key of its From domain: `rsa-sha256` (RFC 6376) and `ed25519-sha256`
- * (RFC 8463), relaxed/relaxed. The body is canonicalized and hashed once for all keys. RSA signatures are made by
- * nodemailer's signer, as before Ed25519 existed; an Ed25519 signature covers the same header data with the same field
- * list, the data hashed with SHA-256 and the hash signed with PureEdDSA, as RFC 8463 section 3 asks.
+ * (RFC 8463), relaxed/relaxed. The body is canonicalized and hashed once for all keys; the headers are
+ * canonicalized by nodemailer's canonicalizer, and an RSA field is the one nodemailer's signer makes, byte for byte.
  */
 import { createHash, createPrivateKey, sign as cryptoSign, type KeyObject } from 'node:crypto';
+import { domainToASCII } from 'node:url';
 import rsaSign from 'nodemailer/lib/dkim/sign.js';
 import type MessageParser from 'nodemailer/lib/dkim/message-parser.js';
 import mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
@@ -33,42 +33,59 @@ export function dkimAlgorithm(key: DkimKey['privateKey']): 'rsa' | 'ed25519' {
   throw new Error(`DKIM keys are RSA or Ed25519, not ${type}`);
 }
 
-/** `raw` with one DKIM-Signature header per key in front, in the order of `keys`. */
-export function signDkim(raw: Buffer, keys: readonly DkimKey[]): Buffer {
+/**
+ * `raw` with one DKIM-Signature header per key in front, in the order of `keys`. The private-key operations run on
+ * libuv's thread pool, so a busy delivery lane signs on the other cores while the event loop goes on.
+ */
+export async function signDkim(raw: Buffer, keys: readonly DkimKey[]): Promise<Buffer> {
   if (keys.length === 0) return raw;
   const end = raw.indexOf('\r\n\r\n');
   const headerEnd = end < 0 ? raw.length : end + 2;
   const headers = parseHeaders(raw.subarray(0, headerEnd).toString('binary'));
   const bodyHash = relaxedBodyHash(end < 0 ? Buffer.alloc(0) : raw.subarray(end + 4));
-  const fields = keys.map((key) => signatureField(headers, bodyHash, key));
+  const fields = await Promise.all(keys.map((key) => signatureField(headers, bodyHash, key)));
   return Buffer.concat([Buffer.from(fields.join(''), 'binary'), raw]);
 }
 
-/** One DKIM-Signature header line (with its CRLF) for one key. */
-function signatureField(headers: MessageParser.Header[], bodyHash: string, key: DkimKey): string {
+/** Signs `data` on the thread pool: `algorithm` null for Ed25519 (PureEdDSA), a digest name for RSA. */
+function signOffLoop(algorithm: string | null, data: Buffer, key: KeyObject | string): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    cryptoSign(algorithm, data, key, (err, signature) => (err ? reject(err) : resolve(signature))),
+  );
+}
+
+/**
+ * One DKIM-Signature header line (with its CRLF) for one key. The RSA field is built as nodemailer's signer builds it
+ * (the same tags, folding and signed text), byte for byte; the Ed25519 field covers the same header data and field
+ * list, with the data hashed with SHA-256 and the hash signed with PureEdDSA, as RFC 8463 section 3 asks.
+ */
+async function signatureField(
+  headers: MessageParser.Header[],
+  bodyHash: string,
+  key: DkimKey,
+): Promise<string> {
   const privateKey: KeyObject | string = key.privateKey;
-  if (dkimAlgorithm(privateKey) === 'rsa') {
-    const field = rsaSign(headers, 'sha256', bodyHash, { ...key, privateKey } as never) as unknown;
-    if (typeof field !== 'string') throw new Error(`DKIM signing for ${key.domainName} failed`);
-    return `${field}\r\n`;
-  }
+  const rsa = dkimAlgorithm(privateKey) === 'rsa';
   const canonical = relaxedHeaders(headers, SIGNED_FIELDS);
   const tags = [
     'v=1',
-    'a=ed25519-sha256',
+    rsa ? 'a=rsa-sha256' : 'a=ed25519-sha256',
     'c=relaxed/relaxed',
-    `d=${new URL(`http://${key.domainName}`).hostname}`,
+    `d=${domainToASCII(key.domainName) || key.domainName}`,
     'q=dns/txt',
     `s=${key.keySelector}`,
     `bh=${bodyHash}`,
     `h=${canonical.fieldNames}`,
   ].join('; ');
-  // Folded before signing, as nodemailer does, so the signed text is what receivers canonicalize.
+  // Folded before signing, so the signed text is what receivers canonicalize.
   const unsigned = `${mimeFuncs.foldLines(`DKIM-Signature: ${tags}`, 76)};\r\n b=`;
   const data = `${canonical.headers}dkim-signature:${relaxedValue(unsigned)}`;
+  if (rsa) {
+    const signature = (await signOffLoop('sha256', Buffer.from(data), privateKey)).toString('base64');
+    return `${unsigned}${signature.replace(/(^.{73}|.{75}(?!\r?\n|\r))/g, '$&\r\n ').trim()}\r\n`;
+  }
   const hash = createHash('sha256').update(data, 'binary').digest();
-  const signature = cryptoSign(null, hash, privateKey).toString('base64');
-  return `${unsigned}${signature}\r\n`;
+  return `${unsigned}${(await signOffLoop(null, hash, privateKey)).toString('base64')}\r\n`;
 }
 
 /** Header fields as nodemailer's parser gives them: lower-cased name and the whole (unfolded-over-lines) field. */

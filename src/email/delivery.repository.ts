@@ -1,10 +1,11 @@
 /** SQL the delivery engine's store needs: a recipient's delivery, its outcome, its secure link, captured copies, and content retention. */
 import { sql, type Insertable } from 'kysely';
 import type { CapturedMessagesTable, Queryable } from '../db/types.ts';
+import { precompile } from '../db/precompiled.ts';
 
-/** A recipient with the message and sending-domain fields delivery needs, and whether the content was purged (not the content). */
-export async function findDelivery(db: Queryable, recipientId: number) {
-  return db
+// The queries of every delivery attempt are compiled once (see db/precompiled.ts).
+const findDeliveryQuery = precompile((db, v: { recipientId: number }) =>
+  db
     .selectFrom('message_recipients as r')
     .innerJoin('messages as m', 'm.id', 'r.message_id')
     .leftJoin('domains as d', 'd.id', 'm.domain_id')
@@ -30,18 +31,21 @@ export async function findDelivery(db: Queryable, recipientId: number) {
       'd.dkim2_selector',
       'd.dkim2_private_key',
     ])
-    .where('r.id', '=', recipientId)
-    .executeTakeFirst();
+    .where('r.id', '=', v.recipientId),
+);
+
+/** A recipient with the message and sending-domain fields delivery needs, and whether the content was purged (not the content). */
+export async function findDelivery(db: Queryable, recipientId: number) {
+  return (await findDeliveryQuery(db, { recipientId })).rows[0];
 }
+
+const findContentQuery = precompile((db, v: { messageId: string }) =>
+  db.selectFrom('messages').select('content').where('id', '=', v.messageId),
+);
 
 /** The sealed content of a message; null when purged. */
 export async function findContent(db: Queryable, messageId: string): Promise<string | null> {
-  const row = await db
-    .selectFrom('messages')
-    .select('content')
-    .where('id', '=', messageId)
-    .executeTakeFirst();
-  return row?.content ?? null;
+  return (await findContentQuery(db, { messageId })).rows[0]?.content ?? null;
 }
 
 /** Stores the hash and expiry of the secure link of a recipient not yet final (a settled recipient keeps the link it was sent). */
@@ -89,6 +93,23 @@ export interface RecipientOutcome {
   tls: number | null;
 }
 
+const settleRecipientQuery = precompile((db, v: RecipientOutcome & { recipientId: number; now: number }) =>
+  db
+    .updateTable('message_recipients')
+    .set({
+      status: v.status,
+      delivery_status: v.delivery_status,
+      delivered_at: v.delivered_at,
+      attempts: v.attempts,
+      last_response: v.last_response,
+      via: v.via,
+      tls: v.tls,
+      updated_at: v.now,
+    })
+    .where('id', '=', v.recipientId)
+    .where('status', 'in', ['queued', 'deferred']),
+);
+
 /** Applies an outcome to a recipient that is not final yet; returns false (and changes nothing) when it already was. */
 export async function settleRecipient(
   db: Queryable,
@@ -96,26 +117,24 @@ export async function settleRecipient(
   outcome: RecipientOutcome,
   now: number,
 ): Promise<boolean> {
-  const res = await db
-    .updateTable('message_recipients')
-    .set({ ...outcome, updated_at: now })
-    .where('id', '=', recipientId)
-    .where('status', 'in', ['queued', 'deferred'])
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+  const res = await settleRecipientQuery(db, { ...outcome, recipientId, now });
+  return Number(res.numAffectedRows ?? 0) > 0;
 }
 
-/** Counts one recipient of a message as final; the message is finished when none is left. */
-export async function countFinalRecipient(db: Queryable, messageId: string, now: number): Promise<void> {
-  await db
+const countFinalQuery = precompile((db, v: { messageId: string; now: number }) =>
+  db
     .updateTable('messages')
     .set((eb) => ({
       pending_count: eb('pending_count', '-', 1),
-      finished_at: eb.case().when('pending_count', '<=', 1).then(now).else(eb.ref('finished_at')).end(),
+      finished_at: eb.case().when('pending_count', '<=', 1).then(v.now).else(eb.ref('finished_at')).end(),
     }))
-    .where('id', '=', messageId)
-    .where('pending_count', '>', 0)
-    .execute();
+    .where('id', '=', v.messageId)
+    .where('pending_count', '>', 0),
+);
+
+/** Counts one recipient of a message as final; the message is finished when none is left. */
+export async function countFinalRecipient(db: Queryable, messageId: string, now: number): Promise<void> {
+  await countFinalQuery(db, { messageId, now });
 }
 
 /** Keeps a captured copy of one delivery, replacing an earlier copy of the same delivery (a retried attempt). */

@@ -1,10 +1,11 @@
 /**
  * Settles finished work rows in batches. Every handler that finishes asks for its row to be marked done; the rows
  * that finish while one write is in flight wait and are marked together by the next, so a lane delivering hundreds of
- * messages a second writes `jobs` a few times a second instead of once per message (group commit).
+ * messages a second writes `jobs` a few times a second instead of once per message (group commit). The write does
+ * not wait for the disk (Database.unsynced): a completion lost in a machine crash only runs its row again.
  * Lifecycle: one per worker; done(id) per finished row; flush() when the worker stops.
  */
-import type { Queryable } from '../db/types.ts';
+import type { Database } from '../db/connect.ts';
 import { completeJobs } from './jobs.repository.ts';
 
 /** Rows per statement, under both dialects' limits on bound parameters. */
@@ -25,7 +26,11 @@ export interface Completions {
 }
 
 /** Creates the batcher of one worker (`owner` is the lease owner of its rows). */
-export function createCompletions(db: Queryable, owner: string, now: () => number): Completions {
+export function createCompletions(
+  database: Pick<Database, 'unsynced'>,
+  owner: string,
+  now: () => number,
+): Completions {
   let pending: Waiter[] = [];
   let writing: Promise<void> | undefined;
 
@@ -34,11 +39,13 @@ export function createCompletions(db: Queryable, owner: string, now: () => numbe
       const batch = pending.slice(0, MAX_BATCH);
       pending = pending.slice(batch.length);
       try {
-        await completeJobs(
-          db,
-          batch.map((w) => w.id),
-          owner,
-          now(),
+        await database.unsynced((db) =>
+          completeJobs(
+            db,
+            batch.map((w) => w.id),
+            owner,
+            now(),
+          ),
         );
         for (const w of batch) w.resolve();
       } catch (err) {

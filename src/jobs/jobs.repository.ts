@@ -130,11 +130,60 @@ export async function enqueueEach(
   return Number(result.numInsertedOrUpdatedRows ?? 0);
 }
 
+interface ClaimValues extends Record<string, unknown> {
+  queue: string;
+  owner: string;
+  leaseUntil: number;
+  limit: number;
+  now: number;
+}
+
+/** The claim statement; on PostgreSQL rows locked by another claimer are skipped. Compiled once per dialect. */
+const claimQuery = (skipLocked: boolean) =>
+  precompile((db, v: ClaimValues) => {
+    const expired = db
+      .selectFrom('jobs')
+      .select('id')
+      .where('queue', '=', v.queue)
+      .where('state', '=', 'running')
+      .where('lease_until', '<', v.now)
+      .orderBy('lease_until')
+      .limit(v.limit)
+      .$if(skipLocked, (qb) => qb.forUpdate().skipLocked());
+    const queued = db
+      .selectFrom('jobs')
+      .select('id')
+      .where('queue', '=', v.queue)
+      .where('state', '=', 'queued')
+      .where('run_at', '<=', v.now)
+      .orderBy('run_at')
+      .orderBy('id')
+      .limit(v.limit)
+      .$if(skipLocked, (qb) => qb.forUpdate().skipLocked());
+    const due = db
+      .selectFrom(expired.as('e'))
+      .select('e.id')
+      .unionAll(db.selectFrom(queued.as('q')).select('q.id'))
+      .limit(v.limit);
+    return db
+      .updateTable('jobs')
+      .set((eb) => ({
+        state: 'running',
+        lease_owner: v.owner,
+        lease_until: v.leaseUntil,
+        attempts: eb('attempts', '+', 1),
+        updated_at: v.now,
+      }))
+      .where('id', 'in', due)
+      .returningAll();
+  });
+const claimQueries = { sqlite: claimQuery(false), postgres: claimQuery(true) };
+
 /**
  * Claims up to `limit` due rows of one queue for `owner`: running rows whose lease expired (their worker died) first,
  * then queued rows whose run_at has come, oldest first. Each kind is read through its own index with its own limit, so
  * a claim costs the same with a long backlog of due rows as with none. On PostgreSQL rows locked by another claimer are
- * skipped; SQLite serialises writers.
+ * skipped; SQLite serialises writers. The statement is compiled once: a busy lane claims many times a second.
  */
 export async function claimJobs(
   db: Queryable,
@@ -147,42 +196,14 @@ export async function claimJobs(
     now: number;
   },
 ): Promise<JobRow[]> {
-  const expired = db
-    .selectFrom('jobs')
-    .select('id')
-    .where('queue', '=', opts.queue)
-    .where('state', '=', 'running')
-    .where('lease_until', '<', opts.now)
-    .orderBy('lease_until')
-    .limit(opts.limit)
-    .$if(dialect === 'postgres', (qb) => qb.forUpdate().skipLocked());
-  const queued = db
-    .selectFrom('jobs')
-    .select('id')
-    .where('queue', '=', opts.queue)
-    .where('state', '=', 'queued')
-    .where('run_at', '<=', opts.now)
-    .orderBy('run_at')
-    .orderBy('id')
-    .limit(opts.limit)
-    .$if(dialect === 'postgres', (qb) => qb.forUpdate().skipLocked());
-  const due = db
-    .selectFrom(expired.as('e'))
-    .select('e.id')
-    .unionAll(db.selectFrom(queued.as('q')).select('q.id'))
-    .limit(opts.limit);
-  return db
-    .updateTable('jobs')
-    .set((eb) => ({
-      state: 'running',
-      lease_owner: opts.owner,
-      lease_until: opts.now + opts.leaseMs,
-      attempts: eb('attempts', '+', 1),
-      updated_at: opts.now,
-    }))
-    .where('id', 'in', due)
-    .returningAll()
-    .execute();
+  const { rows } = await claimQueries[dialect](db, {
+    queue: opts.queue,
+    owner: opts.owner,
+    leaseUntil: opts.now + opts.leaseMs,
+    limit: opts.limit,
+    now: opts.now,
+  });
+  return rows;
 }
 
 /** Marks a claimed row done, if `owner` still holds its lease. */

@@ -1,6 +1,8 @@
 /** The worker end to end against a real database: claiming, running, retrying, failing, lanes, leases and stopping. */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
+import type { Database } from '../db/connect.ts';
 import { createTestContext, type TestContext } from '../test/harness.ts';
 import { waitFor } from '../test/wait.ts';
 import { enqueueJob, findJob, type JobRow } from './jobs.repository.ts';
@@ -73,14 +75,18 @@ describe('createWorker', () => {
   it('marks rows whose handlers finish together done in one write', async () => {
     // Counts the statements that settle rows: only they set finished_at.
     let settles = 0;
-    const db = t.ctx.database.db.withPlugin({
-      transformQuery: ({ node }) => {
+    const counting = {
+      transformQuery: ({ node }: PluginTransformQueryArgs) => {
         if (node.kind === 'UpdateQueryNode' && JSON.stringify(node.updates).includes('"finished_at"'))
           settles++;
         return node;
       },
-      transformResult: async ({ result }) => result,
-    });
+      transformResult: async ({ result }: PluginTransformResultArgs) => result,
+    };
+    const { database } = t.ctx;
+    const db = database.db.withPlugin(counting);
+    const unsynced: Database['unsynced'] = (write) =>
+      database.unsynced((connection) => write(connection.withPlugin(counting)));
     const held = gate();
     let started = 0;
     for (let i = 0; i < 10; i++) await enqueue('mail', i);
@@ -94,7 +100,7 @@ describe('createWorker', () => {
           },
         },
       },
-      { database: { ...t.ctx.database, db } },
+      { database: { ...database, db, unsynced } },
     );
     await waitFor(() => started === 10, 5000, 10, 'all ten handlers running');
     held.open();

@@ -70,7 +70,7 @@ export interface Worker {
 export function createWorker(opts: WorkerOptions): Worker {
   const owner = opts.owner ?? (opts.node ? leaseOwner(opts.node) : `worker-${randomUUID()}`);
   const now = opts.now ?? Date.now;
-  const completions = createCompletions(opts.database.db, owner, now);
+  const completions = createCompletions(opts.database, owner, now);
   const loops = new Map(
     Object.entries(opts.queues).map(([name, spec]) => [
       name,
@@ -143,13 +143,16 @@ class QueueLoop {
       let claimed: JobRow[] = [];
       if (free > 0) {
         try {
-          claimed = await claimJobs(this.opts.database.db, this.opts.database.dialect, {
-            queue: this.queue,
-            owner: this.owner,
-            leaseMs: this.leaseMs,
-            limit: free,
-            now: this.now(),
-          });
+          const { database } = this.opts;
+          claimed = await database.unsynced((db) =>
+            claimJobs(db, database.dialect, {
+              queue: this.queue,
+              owner: this.owner,
+              leaseMs: this.leaseMs,
+              limit: free,
+              now: this.now(),
+            }),
+          );
         } catch (err) {
           this.opts.log.error({ err, queue: this.queue }, 'claiming work rows failed');
         }
@@ -184,14 +187,14 @@ class QueueLoop {
   }
 
   private async run(job: JobRow): Promise<void> {
-    const { db } = this.opts.database;
+    const { database } = this.opts;
     // Renew at a third of the lease so two renewals can be late before it lapses. No floor above that: a lapsed lease
     // lets the row be claimed again (even by this worker) and run a second time while the first run goes on.
     const heartbeat = setInterval(
       () => {
-        extendLease(db, job.id, this.owner, this.now() + this.leaseMs).catch((err) =>
-          this.opts.log.warn({ err, job: job.id }, 'lease extension failed'),
-        );
+        database
+          .unsynced((db) => extendLease(db, job.id, this.owner, this.now() + this.leaseMs))
+          .catch((err) => this.opts.log.warn({ err, job: job.id }, 'lease extension failed'));
       },
       Math.max(10, Math.floor(this.leaseMs / 3)),
     );
@@ -232,13 +235,8 @@ class QueueLoop {
       },
       retryAt ? 'work row will be retried' : 'work row failed',
     );
-    const recorded = await failJob(
-      this.opts.database.db,
-      job.id,
-      this.owner,
-      message.slice(0, 2000),
-      retryAt,
-      t,
+    const recorded = await this.opts.database.unsynced((db) =>
+      failJob(db, job.id, this.owner, message.slice(0, 2000), retryAt, t),
     );
     if (retryAt === null && recorded && this.spec.onFailed)
       await this.spec.onFailed({ ...job, data: JSON.parse(job.payload) }, message);

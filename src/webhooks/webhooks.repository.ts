@@ -1,6 +1,7 @@
 /** SQL for webhook endpoints: the endpoints, their run of failures, and reading their attempt log. */
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Queryable, WebhookEndpointsTable } from '../db/types.ts';
+import { precompile } from '../db/precompiled.ts';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 
@@ -58,14 +59,18 @@ export async function receivingEndpoints(
   db: Queryable,
   customerId: number,
 ): Promise<{ id: string; events: string }[]> {
-  return db
+  return (await receivingEndpointsQuery(db, { customerId })).rows;
+}
+
+// Asked for every event appended (each delivery outcome), so compiled once (see db/precompiled.ts).
+const receivingEndpointsQuery = precompile((db, v: { customerId: number }) =>
+  db
     .selectFrom('webhook_endpoints')
     .select(['id', 'events'])
-    .where('customer_id', '=', customerId)
+    .where('customer_id', '=', v.customerId)
     .where('active', '=', 1)
-    .where('disabled_at', 'is', null)
-    .execute();
-}
+    .where('disabled_at', 'is', null),
+);
 
 /** Ends an endpoint's run of failures (a no-op, without a write, when there is none). */
 export async function resetStreak(db: Queryable, endpointId: string, now: number): Promise<void> {
