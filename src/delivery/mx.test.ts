@@ -87,6 +87,33 @@ it("delivers over STARTTLS to the MX host the recipient's domain names", async (
   expect(lookups).toEqual(expect.arrayContaining(['MX clinic.test', 'A mx1.clinic.test']));
 });
 
+it('reuses one TLS session for messages that follow each other to the same mail host', async () => {
+  worker = startDeliveryWorker(t, {}, { resolver });
+  const before = { connections: sink.connections(), received: sink.received.length };
+  for (const patient of ['a', 'b', 'c']) {
+    const id = await sendMessage(t, acct, { recipients: [`${patient}@clinic.test`] });
+    await waitUntilFinished(t, id);
+    expect((await recipientRows(t, id))[0]).toMatchObject({ status: 'delivered', via: 'mx', tls: 1 });
+  }
+  expect(sink.received.slice(before.received).map((m) => [m.to, m.secure])).toEqual([
+    [['a@clinic.test'], true],
+    [['b@clinic.test'], true],
+    [['c@clinic.test'], true],
+  ]);
+  expect(sink.connections() - before.connections).toBe(1);
+});
+
+it('opens a session of its own for a message that may go in clear', async () => {
+  worker = startDeliveryWorker(t, {}, { resolver });
+  const before = sink.connections();
+  for (const patient of ['d', 'e']) {
+    const id = await sendMessage(t, acct, { recipients: [`${patient}@clinic.test`], allowNonTLS: true });
+    await waitUntilFinished(t, id);
+    expect((await recipientRows(t, id))[0]).toMatchObject({ status: 'delivered', tls: 1 });
+  }
+  expect(sink.connections() - before).toBe(2);
+});
+
 it("sends a secure notification instead when the MX host's certificate cannot be verified", async () => {
   worker = startDeliveryWorker(t, { tlsVerify: true }, { resolver });
   const before = sink.received.length;

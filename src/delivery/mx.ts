@@ -3,12 +3,16 @@
  * without MX records is its own mail host (RFC 5321 section 5.1); a null MX (RFC 7505) or a domain that does not exist
  * fails permanently. A host that cannot be reached hands over to the next; the first host that answers decides.
  * At most `hostConcurrency` connections are open to one mail host at a time; deliveries beyond it wait for one to end.
+ * Mail that requires TLS goes over pooled sessions per host address (session-pool.ts), so a busy destination pays for
+ * the TLS handshake once per connection; mail that may go in clear has a session of its own, whose outcome says
+ * whether TLS was used.
  * DNS goes through an injectable resolver (node's by default) so that every lookup can be replaced.
  */
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import type { Transport } from './transport.ts';
-import { sendOnce, type SendOutcome, type SmtpSettings } from './smtp-client.ts';
+import { sendOnce, type SendOutcome, type SmtpSettings, type SmtpTarget } from './smtp-client.ts';
+import { sessionPools } from './session-pool.ts';
 import { keyedLimit } from './host-limit.ts';
 
 /** The DNS lookups the mx transport makes; node's `dns.promises` fits. */
@@ -29,6 +33,7 @@ export function createMxTransport(
   hostConcurrency = 5,
 ): Transport {
   const perHost = keyedLimit(hostConcurrency);
+  const pools = sessionPools(settings, hostConcurrency);
   return {
     name: 'mx',
     async send(req) {
@@ -44,14 +49,17 @@ export function createMxTransport(
       for (const host of hosts) {
         for (const address of await addressesOf(resolver, host)) {
           if (tried++ >= MAX_ADDRESSES) return last;
+          const target: SmtpTarget = {
+            host: address,
+            port,
+            secure: false,
+            servername: isIP(host) ? undefined : host,
+          };
+          const envelope = { from: req.from, to: req.to };
           const outcome = await perHost(host.toLowerCase(), () =>
-            sendOnce(
-              { host: address, port, secure: false, servername: isIP(host) ? undefined : host },
-              settings,
-              { from: req.from, to: req.to },
-              req.raw,
-              req.requireTls,
-            ),
+            req.requireTls
+              ? pools.send(target, envelope, req.raw)
+              : sendOnce(target, settings, envelope, req.raw, false),
           );
           if (!outcome.unreachable) return outcome;
           last = { ...outcome, response: `${host} [${address}]: ${outcome.response}` };
@@ -59,7 +67,7 @@ export function createMxTransport(
       }
       return last;
     },
-    close: async () => undefined,
+    close: async () => pools.close(),
   };
 }
 

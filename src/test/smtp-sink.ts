@@ -42,6 +42,8 @@ export interface SmtpSink {
   dataCount(): number;
   /** The most connections that were open at the same time. */
   peakConnections(): number;
+  /** How many connections were opened in all. */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -67,6 +69,7 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
   let data = 0;
   let open = 0;
   let peak = 0;
+  let opened = 0;
   const reply = opts.reply ?? (() => ({ code: 250 }) as const);
   const server = new SMTPServer({
     ...(tls === 'none' ? { disabledCommands: ['STARTTLS'], hideSTARTTLS: true } : testCertificate()),
@@ -76,6 +79,7 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
     logger: false,
     closeTimeout: 100,
     onConnect(_session, cb) {
+      opened++;
       peak = Math.max(peak, ++open);
       cb();
     },
@@ -125,6 +129,7 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
     received,
     dataCount: () => data,
     peakConnections: () => peak,
+    connections: () => opened,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
