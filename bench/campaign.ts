@@ -14,12 +14,19 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { createList, requireList } from '../src/marketing/lists/lists.service.ts';
-import { embedded, fmt, load, type BenchInstance, type BenchRow, type LoadResult } from './support.ts';
+import {
+  embedded,
+  fmt,
+  freePort,
+  load,
+  type BenchInstance,
+  type BenchRow,
+  type LoadResult,
+} from './support.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EXPANSION_TARGET_S = 60;
@@ -35,20 +42,19 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
-
-/** Starts `sealpost start --roles api,worker` on the instance's data directory and waits until it is ready. */
-export async function startService(inst: BenchInstance, env: Record<string, string> = {}): Promise<Service> {
+/**
+ * Starts `sealpost start --roles <roles>` (api and worker by default) on the instance's data directory and waits until
+ * it is ready; `env` adds to or overrides its environment.
+ */
+export async function startService(
+  inst: BenchInstance,
+  env: Record<string, string> = {},
+  roles = 'api,worker',
+): Promise<Service> {
   const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.join(ROOT, 'bin/sealpost.js'), 'start', '--roles', 'api,worker'],
+    [path.join(ROOT, 'bin/sealpost.js'), 'start', '--roles', roles],
     {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'inherit'],

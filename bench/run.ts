@@ -15,6 +15,7 @@ import { bulkImportBench } from './bulk.ts';
 import { csvImportBench } from './csv-import.ts';
 import { campaignExpansionBench, transactionalLatencyBench } from './campaign.ts';
 import { campaignPollingBench } from './campaign-polling.ts';
+import { campaignDeliverBench } from './campaign-deliver.ts';
 import { backupBench } from './backup.ts';
 import { moveBench } from './move.ts';
 import { messageLogBench } from './message-log.ts';
@@ -41,6 +42,7 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
     campaignExpansionBench((process.env.BENCH_CAMPAIGN_SIZES ?? '100000,1000000').split(',').map(Number)),
   'campaign-latency': () => transactionalLatencyBench(seconds),
   'campaign-polling': () => campaignPollingBench(Number(process.env.BENCH_POLLING_SIZE ?? 100_000)),
+  'campaign-deliver': () => campaignDeliverBench(Number(process.env.BENCH_CAMPAIGN_DELIVER_SIZE ?? 100_000)),
   backup: () => backupBench(Number(process.env.BENCH_BACKUP_MB ?? 256)),
   move: () => moveBench(Number(process.env.BENCH_MOVE_MESSAGES ?? 1_000_000)),
   'message-log': () => messageLogBench(Number(process.env.BENCH_MESSAGE_LOG_COUNT ?? 1_000_000)),

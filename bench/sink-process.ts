@@ -2,9 +2,12 @@
  * The SMTP sink of the end-to-end benchmark, run as its own process so neither side's event loop slows the other:
  * `node bin/run-ts.js bench/sink-process.ts` listens on a loopback port with STARTTLS (a certificate made at start),
  * accepts every message, and prints one JSON line per second with the count received so far and the times of the first
- * and latest message: `{"port": …}` first, then `{"received": …, "firstAt": <ms>, "lastAt": <ms>}`.
+ * and latest message: `{"port": …}` first, then `{"received": …, "firstAt": <ms>, "lastAt": <ms>}`. A line `reset` on
+ * its standard input sets the count and both times back to zero and reports at once, so one sink can time several
+ * senders one after another.
  */
 import { SMTPServer } from 'smtp-server';
+import { createInterface } from 'node:readline';
 import selfsigned from 'selfsigned';
 
 const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
@@ -40,4 +43,9 @@ process.stdout.write(
 );
 const report = () => process.stdout.write(JSON.stringify({ received, firstAt, lastAt }) + '\n');
 setInterval(report, 200);
+createInterface({ input: process.stdin }).on('line', (line) => {
+  if (line.trim() !== 'reset') return;
+  received = firstAt = lastAt = 0;
+  report();
+});
 process.on('SIGTERM', () => process.exit(0));

@@ -2,8 +2,8 @@
  * The SMTP load generator of the SMTP benchmark, run as its own process so the server under test keeps its event loop:
  * `node bin/run-ts.js bench/smtp-load.ts '{"port":587,"user":"apikey","pass":"…","from":"…","count":1000,"connections":4}'`
  * prints `{"perSecond": …, "startedAt": <ms>, "endedAt": <ms>}` (the sending only, after the sessions are set up).
- * Each connection is a lean client (EHLO, STARTTLS, AUTH PLAIN unless `user` is empty, then MAIL/RCPT/DATA pipelined per
- * message) sending a
+ * Each connection is a lean client (EHLO, STARTTLS unless `"starttls": false`, AUTH PLAIN unless `user` is empty, then
+ * MAIL/RCPT/DATA pipelined per message) sending a
  * message composed once, so the generator spends as little CPU per message as a client can.
  */
 import net from 'node:net';
@@ -17,6 +17,7 @@ const opts = JSON.parse(process.argv[2] ?? '{}') as {
   from: string;
   count: number;
   connections: number;
+  starttls?: boolean;
 };
 
 /** A line-oriented SMTP conversation over a socket that can be upgraded to TLS. */
@@ -24,6 +25,8 @@ class Session {
   private buffer = '';
   private waiters: ((reply: string) => void)[] = [];
   private lines: string[] = [];
+  // Replies that arrived before anyone asked for them (a server may answer pipelined commands in one write).
+  private early: string[] = [];
   constructor(private socket: net.Socket) {
     this.listen();
   }
@@ -38,12 +41,16 @@ class Session {
         if (line[3] === ' ') {
           const reply = this.lines.join('\n');
           this.lines = [];
-          this.waiters.shift()?.(reply);
+          const waiter = this.waiters.shift();
+          if (waiter) waiter(reply);
+          else this.early.push(reply);
         }
       }
     });
   }
   reply(): Promise<string> {
+    const early = this.early.shift();
+    if (early !== undefined) return Promise.resolve(early);
     return new Promise((resolve) => this.waiters.push(resolve));
   }
   async expect(code: string): Promise<void> {
@@ -66,11 +73,13 @@ async function open(): Promise<Session> {
   await s.expect('220');
   s.send('EHLO load.example\r\n');
   await s.expect('250');
-  s.send('STARTTLS\r\n');
-  await s.expect('220');
-  await s.upgrade();
-  s.send('EHLO load.example\r\n');
-  await s.expect('250');
+  if (opts.starttls !== false) {
+    s.send('STARTTLS\r\n');
+    await s.expect('220');
+    await s.upgrade();
+    s.send('EHLO load.example\r\n');
+    await s.expect('250');
+  }
   if (opts.user) {
     s.send(`AUTH PLAIN ${Buffer.from(`\0${opts.user}\0${opts.pass}`).toString('base64')}\r\n`);
     await s.expect('235');

@@ -5,6 +5,7 @@ import { createScratchDatabase, TEST_PG_ADMIN_URL, type ScratchDatabase } from '
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
+import net from 'node:net';
 import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
 import { loadConfig } from '../src/config/load.ts';
@@ -173,3 +174,12 @@ export interface BenchRow {
 
 export const fmt = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** A loopback TCP port free at the time of asking. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
