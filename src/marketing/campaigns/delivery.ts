@@ -46,6 +46,30 @@ import {
  * on the account's suppression list is skipped as `suppressed`.
  */
 export async function gate(ctx: AppContext, id: number): Promise<boolean> {
+  return (await clearToSend(ctx, id)) || gateInTransaction(ctx, id);
+}
+
+/**
+ * The common case, read without a transaction or a lock: the delivery is open, its send running, its subscriber
+ * reachable and its address not suppressed. A state read a moment before the attempt is what the transaction gave
+ * too, since the attempt comes after its commit; anything else goes to the transaction, which reads again and settles.
+ */
+async function clearToSend(ctx: AppContext, id: number): Promise<boolean> {
+  const reader = ctx.database.reader;
+  const d = await findDeliveryRow(reader, id);
+  if (!d || d.status === 'delivered' || d.status === 'failed' || d.status === 'skipped') return false;
+  if (d.send_id !== null) {
+    const state = await lockSendState(reader, ctx.database.dialect, d.send_id, false);
+    if (state === 'paused' || state === 'cancelled') return false;
+  }
+  const listId = await listOfDelivery(reader, d);
+  if (d.subscriber_id !== null && !(await subscriberReachable(reader, d.subscriber_id, listId))) return false;
+  const address = d.email.toLowerCase();
+  return !(await listedAmong(ctx, d.customer_id, [address], reader)).get(address);
+}
+
+/** The gate's checks in one transaction, settling a delivery that may not be attempted. */
+async function gateInTransaction(ctx: AppContext, id: number): Promise<boolean> {
   const { db, dialect } = ctx.database;
   return db.transaction().execute(async (trx) => {
     const d = await findDeliveryRow(trx, id);

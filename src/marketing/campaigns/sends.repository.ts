@@ -113,14 +113,15 @@ export async function freezeSend(
   return Number(r.numUpdatedRows) > 0;
 }
 
-/** The send's state, locking its row on PostgreSQL so that pause and resume wait for this transaction. */
+/** The send's state, locking its row on PostgreSQL (unless `lock` is false) so that pause and resume wait for this transaction. */
 export async function lockSendState(
   db: Queryable,
   dialect: Dialect,
   id: number,
+  lock = true,
 ): Promise<string | undefined> {
   const q = db.selectFrom('campaign_mailing_sends').select('state').where('id', '=', id);
-  const row = await (dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+  const row = await (lock && dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
   return row?.state;
 }
 
