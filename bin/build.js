@@ -15,12 +15,32 @@ const DIST = path.join(ROOT, 'dist');
 const CHUNKS = path.join(DIST, 'chunks');
 export const OUTFILE = path.join(DIST, 'sealpost.js');
 /**
- * Packages compiled into the build instead of loaded from node_modules: both are ES modules of a few hundred small files
- * each (Kysely about 260, TypeBox about 200), which a start would otherwise resolve, read and link one by one. They hold
- * no files of their own to find at run time, and no package left in node_modules imports them at run time, so the one
- * copy in the build serves every caller.
+ * Packages compiled into the build instead of loaded from node_modules, because a start loads each of them file by file:
+ * Kysely and TypeBox (ES modules of about 260 and 200 files), Fastify with the parts it loads at start (its plugin loader
+ * and router, and semver, about 50 files), and prom-client with its optional tracing API (about 90 files). None of them
+ * looks for files of its own at run time, and no package left in node_modules loads them at run time, so the one copy
+ * in the build serves every caller. What they load later (Fastify's schema compilers and `inject`, pino) stays a
+ * package, loaded with `require` (the banner below gives each file one).
  */
-const BUNDLED = /^(kysely|@sinclair\/typebox)(\/|$)/;
+const BUNDLED = new RegExp(
+  `^(${[
+    'kysely',
+    '@sinclair/typebox',
+    'fastify',
+    'avvio',
+    'find-my-way',
+    'semver',
+    'prom-client',
+    '@opentelemetry/api',
+    'tdigest',
+    'bintrees',
+  ].join('|')})(/|$)`,
+);
+
+const REQUIRE_BANNER = [
+  "import { createRequire as __sealpostCreateRequire } from 'node:module';",
+  'const require = __sealpostCreateRequire(import.meta.url);',
+].join('\n');
 
 /** Leaves every other package (and node built-in) to be imported from node_modules at run time. */
 const externalPackages = {
@@ -68,6 +88,8 @@ export async function buildCommand() {
     bundle: true,
     splitting: true,
     plugins: [externalPackages],
+    // Compiled CommonJS packages call `require` for Node built-ins and the packages they leave out.
+    banner: { js: REQUIRE_BANNER },
     platform: 'node',
     format: 'esm',
     target: 'node20',
