@@ -17,10 +17,10 @@ export const OUTFILE = path.join(DIST, 'sealpost.js');
 /**
  * Packages compiled into the build instead of loaded from node_modules, because a start loads each of them file by file:
  * Kysely and TypeBox (ES modules of about 260 and 200 files), Fastify with the parts it loads at start (its plugin loader
- * and router, and semver, about 50 files), and prom-client with its optional tracing API (about 90 files). None of them
- * looks for files of its own at run time, and no package left in node_modules loads them at run time, so the one copy
- * in the build serves every caller. What they load later (Fastify's schema compilers and `inject`, pino) stays a
- * package, loaded with `require` (the banner below gives each file one).
+ * and router, and semver, about 50 files), prom-client with its optional tracing API (about 90 files) and the multipart
+ * body parser (about 20). None of them looks for files of its own at run time, and no package left in node_modules
+ * loads them at run time, so the one copy in the build serves every caller. What they load later (Fastify's schema
+ * compilers and `inject`, pino) stays a package, loaded with `require` (the banner below gives each file one).
  */
 const BUNDLED = new RegExp(
   `^(${[
@@ -34,6 +34,8 @@ const BUNDLED = new RegExp(
     '@opentelemetry/api',
     'tdigest',
     'bintrees',
+    '@fastify/multipart',
+    '@fastify/busboy',
   ].join('|')})(/|$)`,
 );
 
