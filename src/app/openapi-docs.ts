@@ -5,7 +5,9 @@
  * start never runs.
  *
  * The OpenAPI plugin is set up as its dynamic mode does it: its route collector hooks route registration from the
- * start, as it must see every route; the document builder is required on the first call of `app.swagger()`.
+ * start, as it must see every route; the document builder is required on the first call of `app.swagger()`. Both
+ * are the plugin's own files (`lib/util/add-hook.js`, `lib/util/resolve-swagger-function.js`, which its package does not
+ * export by name): a release that moves them fails the OpenAPI tests (src/app/openapi-lint.test.ts) at once.
  *
  * The Swagger UI routes are declared at start with the URLs the UI plugin gives them; the first request to one builds
  * a small private Fastify server holding the UI plugin (its `swagger()` is the app's) and each request is answered by
