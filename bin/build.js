@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Compiles the `sealpost` command once into dist/ (ES modules; packages stay in node_modules), so a start loads plain
-// JavaScript instead of transpiling TypeScript. Run by `npm install` (the `prepare` script) and, when the sources are
-// newer than the build, by bin/sealpost.js itself. Modules the sources import with `import()` become chunks of their
+// Compiles the `sealpost` command once into dist/ (ES modules; packages stay in node_modules, but for the two named in
+// BUNDLED), so a start loads plain JavaScript instead of transpiling TypeScript. Run by `npm install` (the `prepare`
+// script) and, when the sources are newer than the build, by bin/sealpost.js itself. Modules the sources import with `import()` become chunks of their
 // own in dist/chunks/, parsed only when first used, so `sealpost start` does not load what only another command or a
 // rarely used feature needs. Chunks are named by their content and written before the entry file, which is written to a
 // temporary file and renamed: processes starting at the same time never load half a build, and a running process
@@ -14,6 +14,46 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const DIST = path.join(ROOT, 'dist');
 const CHUNKS = path.join(DIST, 'chunks');
 export const OUTFILE = path.join(DIST, 'sealpost.js');
+/**
+ * Packages compiled into the build instead of loaded from node_modules, because a start loads each of them file by file:
+ * Kysely and TypeBox (ES modules of about 260 and 200 files), Fastify with the parts it loads at start (its plugin loader
+ * and router, and semver, about 50 files), prom-client with its optional tracing API (about 90 files) and the multipart
+ * body parser (about 20). None of them looks for files of its own at run time, and no package left in node_modules
+ * loads them at run time, so the one copy in the build serves every caller. What they load later (Fastify's schema
+ * compilers and `inject`, pino) stays a package, loaded with `require` (the banner below gives each file one).
+ */
+const BUNDLED = new RegExp(
+  `^(${[
+    'kysely',
+    '@sinclair/typebox',
+    'fastify',
+    'avvio',
+    'find-my-way',
+    'semver',
+    'prom-client',
+    '@opentelemetry/api',
+    'tdigest',
+    'bintrees',
+    '@fastify/multipart',
+    '@fastify/busboy',
+  ].join('|')})(/|$)`,
+);
+
+const REQUIRE_BANNER = [
+  "import { createRequire as __sealpostCreateRequire } from 'node:module';",
+  'const require = __sealpostCreateRequire(import.meta.url);',
+].join('\n');
+
+/** Leaves every other package (and node built-in) to be imported from node_modules at run time. */
+const externalPackages = {
+  name: 'external-packages',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]|^\.[^./]|^\.\.[^/]/ }, (args) =>
+      BUNDLED.test(args.path) ? undefined : { path: args.path, external: true },
+    );
+  },
+};
+
 /** Chunks no build has named for this long are removed (a process started from an older build may still load them). */
 const CHUNK_KEEP_MS = 7 * 24 * 3600_000;
 
@@ -49,7 +89,9 @@ export async function buildCommand() {
     write: false,
     bundle: true,
     splitting: true,
-    packages: 'external',
+    plugins: [externalPackages],
+    // Compiled CommonJS packages call `require` for Node built-ins and the packages they leave out.
+    banner: { js: REQUIRE_BANNER },
     platform: 'node',
     format: 'esm',
     target: 'node20',

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The `sealpost` command. It runs dist/sealpost.js, compiled from the TypeScript sources by `npm install`; when a source
 // file is newer than that build (a checkout being worked on), it compiles again first, which takes well under a second.
-// Without esbuild it falls back to transpiling on the fly through tsx.
+// Without esbuild it falls back to transpiling on the fly through tsx. On Node 22.1 and later, V8's compile cache keeps
+// the compiled code of the build and its packages between starts (Node 20 has no such cache and compiles each time).
+import module from 'node:module';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -25,6 +27,8 @@ function builtTime() {
     return 0;
   }
 }
+
+module.enableCompileCache?.();
 
 let entry = pathToFileURL(OUTFILE).href;
 if (builtTime() < newest(path.join(ROOT, 'src'))) {

@@ -1,8 +1,6 @@
 /** Assembles the HTTP server: logging and request ids, body rules, authentication, rate limit, errors, OpenAPI, and the route table. */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.ts';
@@ -12,6 +10,7 @@ import { registerErrorHandler } from '../http/error-handler.ts';
 import { registerRateLimit } from '../http/rate-limit.ts';
 import { registerMetrics } from '../http/metrics.ts';
 import { completeDocument } from './openapi-document.ts';
+import { registerOpenApi, registerSwaggerUi } from './openapi-docs.ts';
 import { GUIDE_BASE } from './guide.routes.ts';
 import { registerPipelineMetrics } from '../http/pipeline-metrics.ts';
 import { countSendsInProgress } from '../marketing/campaigns/sends.repository.ts';
@@ -71,7 +70,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   const registry = registerMetrics(app, [ctx.authThrottle.metric]);
   registerPipelineMetrics(registry, ctx, () => countSendsInProgress(ctx.database.reader));
 
-  await app.register(swagger, {
+  registerOpenApi(app, {
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -99,7 +98,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     transformObject: (doc) =>
       completeDocument('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject, GUIDE_BASE),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await registerSwaggerUi(app, '/docs');
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await registerRoutes(app, ctx, registry, { dns: opts.dns });

@@ -58,6 +58,18 @@ describe('operational routes', () => {
     expect(page.headers['content-type']).toMatch(/text\/html/);
   });
 
+  it("serves the docs page's files, the same document as /openapi.json, and the app's 404 for a file it lacks", async () => {
+    const css = await t.app.inject('/docs/static/swagger-ui.css');
+    expect(css.statusCode).toBe(200);
+    expect(css.headers['content-type']).toMatch(/text\/css/);
+    const head = await t.app.inject({ method: 'HEAD', url: '/docs/static/swagger-ui.css' });
+    expect(head.headers['content-length']).toBe(String(css.rawPayload.length));
+    expect((await t.app.inject('/docs/json')).json()).toEqual((await t.app.inject('/openapi.json')).json());
+    const missing = await t.app.inject('/docs/static/missing.js');
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({ error_code: 'not_found' });
+  });
+
   it('echoes a sane x-request-id and makes one up otherwise', async () => {
     expect(
       (await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'abc-123' } })).headers[
