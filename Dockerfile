@@ -1,20 +1,19 @@
-# Sealpost container image. Two stages: the builder compiles the SQLite driver (better-sqlite3) and installs the
-# production dependencies; the runtime stage copies the result and runs as an unprivileged user. No compile step is
-# needed for Sealpost itself: the TypeScript sources run through tsx.
+# Sealpost container image. Two stages: the builder compiles the SQLite driver (better-sqlite3), installs the
+# production dependencies and builds the command (`npm ci` runs `prepare`, which bundles src/ into dist/, so the
+# sources are copied in first); the runtime stage copies the result and runs as an unprivileged user.
 
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --build-from-source \
- && npm cache clean --force
-COPY LICENSE tsconfig.json ./
+COPY package.json package-lock.json LICENSE tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
 COPY docs ./docs
 RUN find src -name '*.test.ts' -delete -o -name '*.test-support.ts' -delete
+RUN npm ci --omit=dev --build-from-source \
+ && npm cache clean --force
 
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production \
