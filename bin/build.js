@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// Compiles the `sealpost` command once into dist/ (ES modules; packages stay in node_modules, but for the two named in
+// Compiles the `sealpost` command once into dist/ (ES modules; packages stay in node_modules, but for those named in
 // BUNDLED), so a start loads plain JavaScript instead of transpiling TypeScript. Run by `npm install` (the `prepare`
-// script) and, when the sources are newer than the build, by bin/sealpost.js itself. Modules the sources import with `import()` become chunks of their
-// own in dist/chunks/, parsed only when first used, so `sealpost start` does not load what only another command or a
-// rarely used feature needs. Chunks are named by their content and written before the entry file, which is written to a
-// temporary file and renamed: processes starting at the same time never load half a build, and a running process
-// still finds the chunks of the build it started from.
+// script) and, when the sources are newer than the build, by bin/sealpost.js itself. Modules the sources import with
+// `import()` become chunks of their own in dist/chunks/, parsed only when first used, so `sealpost start` does not load
+// what only another command or a rarely used feature needs. Chunks are named by their content and written before the
+// entry file, which is written to a temporary file and renamed: processes starting at the same time never load half a
+// build, and a running process still finds the chunks of the build it started from.
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
