@@ -1,8 +1,8 @@
 /**
  * Pools of TLS sessions with next hops (a smarthost, or each MX host), so that mail that requires TLS pays for the
  * handshake once per connection, not once per message. A pool per destination opens on first use, keeps at most
- * `maxConnections` sessions (the per-destination limit), and closes after a quiet minute; the set of pools is bounded,
- * the least recently used idle pool closing first.
+ * `maxConnections` sessions (the per-destination limit), and closes after a quiet minute. Past MAX_POOLS, a new
+ * destination closes the least recently used idle pool; pools in use stay, bounded by the deliveries running at once.
  * Lifecycle: sessionPools() per transport; send() per message; close() when the transport closes.
  */
 import type * as Nodemailer from 'nodemailer';
