@@ -23,6 +23,7 @@ import {
   fmt,
   freePort,
   load,
+  profileArgs,
   type BenchInstance,
   type BenchRow,
   type LoadResult,
@@ -54,7 +55,7 @@ export async function startService(
   const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.join(ROOT, 'bin/sealpost.js'), 'start', '--roles', roles],
+    [...profileArgs(), path.join(ROOT, 'bin/sealpost.js'), 'start', '--roles', roles],
     {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'inherit'],

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { postfixAvailable, startPostfixRelay } from './postfix.ts';
 import { leanClients, ROOT, RUN_TS, runProcess as run, startSink, until, type Sink } from './sink.ts';
-import { fmt, type BenchRow } from './support.ts';
+import { fmt, profileArgs, type BenchRow } from './support.ts';
 
 const HTTP_CONNECTIONS = 32;
 
@@ -51,7 +51,7 @@ async function startService(
     '--description',
     'e2e',
   )) as { key: string };
-  const child = spawn(process.execPath, [bin, 'start'], {
+  const child = spawn(process.execPath, [...profileArgs(), bin, 'start'], {
     cwd: dir,
     env,
     stdio: ['ignore', 'ignore', 'inherit'],

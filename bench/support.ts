@@ -183,3 +183,10 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((r) => server.close(() => r()));
   return port;
 }
+
+/**
+ * Node.js flags for a service process the benchmark starts: with `BENCH_PROFILE_DIR` set, each writes a CPU profile
+ * (`.cpuprofile`, readable in Chrome's DevTools) into that folder when it exits.
+ */
+export const profileArgs = (): string[] =>
+  process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];

@@ -4,21 +4,16 @@
  * headers: To and Cc show the visible recipients only, and the envelope names the one recipient this copy is for.
  */
 import { randomInt } from 'node:crypto';
-import type * as Nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
+import type MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type MimeNode from 'nodemailer/lib/mime-node/index.js';
 import { pooledRandomBytes } from '../crypto/random-pool.ts';
 import type { DeliveryItem, HtmlTracker, Mailbox, MessageContent } from './model.ts';
 import { onFirstUse } from '../on-first-use.ts';
 import { signDkim } from './dkim-sign.ts';
 
-const nodemailer = onFirstUse<typeof Nodemailer>('nodemailer');
+const mailComposer = onFirstUse<typeof MailComposer>('nodemailer/lib/mail-composer/index.js');
 const mimeNode = onFirstUse<typeof MimeNode>('nodemailer/lib/mime-node/index.js');
-let rendering: Nodemailer.Transporter | undefined;
-
-/** A stream transport, made on first use: it only renders and never connects anywhere. */
-const renderer = () =>
-  (rendering ??= nodemailer().createTransport({ streamTransport: true, buffer: true, newline: 'windows' }));
 
 /** A mail to render. */
 interface MailSpec {
@@ -79,6 +74,8 @@ export async function composeMessage(
 // A header name no message carries, marking where the address lines go.
 // Digits only: the renderer capitalises each dash-separated part of a header name.
 const PLACEHOLDER = `X-Sealpost-Addresses-${randomInt(1e9, 1e10)}`;
+// The address node has no parts: its boundary is never written.
+const ADDRESS_NODE_BOUNDARY = '0';
 // Kept as long as the opened content is (the delivery store keeps it for the message's other recipients).
 const addressCache = new WeakMap<MessageContent, string>();
 
@@ -90,7 +87,9 @@ function addressLines(content: MessageContent): string {
   const hit = addressCache.get(content);
   if (hit !== undefined) return hit;
   const { to, cc } = content;
-  const node = new (mimeNode())('text/plain', { newline: '\r\n' });
+  const node = new (mimeNode())('text/plain', { newline: '\r\n', baseBoundary: ADDRESS_NODE_BOUNDARY });
+  // Set, so the node does not draw a random one for lines that are dropped anyway.
+  node.setHeader('Message-ID', '<addresses@localhost>');
   // The typings list strings only; the node takes address objects as the renderer passes them.
   if (to.length > 0) node.setHeader('To', to as never);
   if (cc.length > 0) node.setHeader('Cc', cc as never);
@@ -150,10 +149,15 @@ function appendPixel(html: string, url: string): string {
   return at < 0 ? html + img : html.slice(0, at) + img + html.slice(at);
 }
 
-async function render(spec: MailSpec): Promise<Buffer> {
-  const info = await renderer().sendMail({
+/**
+ * Renders with nodemailer's composer, the part of `sendMail` that builds the MIME tree, without the transport around
+ * it: its plugin chain, address normalising and stream transport cost more than the rendering, and each drew random
+ * bytes from the system. The composer writes CRLF line ends, as a message on the wire has them.
+ */
+function render(spec: MailSpec): Promise<Buffer> {
+  const node = new (mailComposer())({
     from: spec.from,
-    to: spec.to,
+    to: spec.to.length > 0 ? spec.to : undefined,
     cc: spec.cc && spec.cc.length > 0 ? spec.cc : undefined,
     replyTo: spec.replyTo,
     subject: spec.subject,
@@ -164,8 +168,8 @@ async function render(spec: MailSpec): Promise<Buffer> {
     html: spec.html,
     attachments: spec.attachments,
     envelope: { from: spec.envelopeFrom, to: [spec.envelopeTo] },
-    // The renderer would draw a few random bytes from the system for each MIME part; one pooled value serves them all.
+    // The composer would draw a few random bytes from the system for each MIME part; one pooled value serves them all.
     baseBoundary: pooledRandomBytes(8).toString('hex'),
-  } as Mail.Options);
-  return info.message as Buffer;
+  } as Mail.Options).compile();
+  return node.build();
 }

@@ -109,6 +109,34 @@ describe('createWorker', () => {
     expect(settles).toBe(1);
   });
 
+  it('claims the rows of a busy lane a quarter of its slots at a time, not one each time a handler ends', async () => {
+    // Records how many rows each claim statement took: only a claim answers with whole work rows.
+    const claims: number[] = [];
+    const counting = {
+      transformQuery: ({ node }: PluginTransformQueryArgs) => node,
+      transformResult: async ({ result }: PluginTransformResultArgs) => {
+        const first = result.rows[0];
+        if (first && 'payload' in first && 'lease_owner' in first) claims.push(result.rows.length);
+        return result;
+      },
+    };
+    const { database } = t.ctx;
+    const unsynced: Database['unsynced'] = (write) =>
+      database.unsynced((connection) => write(connection.withPlugin(counting)));
+    for (let i = 0; i < 40; i++) await enqueue('mail', i);
+    startWorker(
+      // Handlers of different lengths, so they end one at a time.
+      { mail: { concurrency: 8, handler: (job) => sleep(2 + ((job.data as number) % 5) * 4) } },
+      { database: { ...database, unsynced } },
+    );
+
+    await waitFor(async () => (await rowsIn('done')).length === 40, 5000, 10, 'all rows done');
+    expect(claims.reduce((a, b) => a + b, 0)).toBe(40);
+    // Every claim took at least two rows (a quarter of eight slots), except the one that took the last row.
+    expect(claims.slice(0, -1).every((n) => n >= 2)).toBe(true);
+    expect(claims[0]).toBe(8);
+  });
+
   it('retries a handler that throws once and records the row done after two attempts', async () => {
     let calls = 0;
     const id = await enqueue('mail', 'x');

@@ -24,6 +24,9 @@ export type Pace = (maxWaitMs?: number) => Promise<void>;
 /** A handler for one queue's rows. Throw to retry; throw PermanentJobError to fail at once. */
 export type JobHandler = (job: JobRow & { data: unknown }, pace: Pace) => Promise<void>;
 
+/** A busy lane claims once a quarter of its slots (at least one) is free. */
+const CLAIM_BATCH_DIVISOR = 4;
+
 const yieldTurn: Pace = () => new Promise((resolve) => setImmediate(resolve));
 
 /** How one queue is worked. */
@@ -105,6 +108,7 @@ class QueueLoop {
   private woken = false;
   private loopDone: Promise<void> | undefined;
   private readonly concurrency: number;
+  private readonly claimBatch: number;
   private readonly leaseMs: number;
 
   constructor(
@@ -116,6 +120,7 @@ class QueueLoop {
     private readonly completions: Completions,
   ) {
     this.concurrency = spec.concurrency ?? 4;
+    this.claimBatch = Math.ceil(this.concurrency / CLAIM_BATCH_DIVISOR);
     this.leaseMs = spec.leaseMs ?? opts.leaseMs;
   }
 
@@ -141,7 +146,9 @@ class QueueLoop {
     while (!this.stopping) {
       const free = this.concurrency - this.running.size;
       let claimed: JobRow[] = [];
-      if (free > 0) {
+      // While handlers run, a claim waits until a batch of slots is free: each claim is a write, and a busy lane would
+      // otherwise claim one row each time one finishes.
+      if (free > 0 && (free >= this.claimBatch || this.running.size === 0)) {
         try {
           const { database } = this.opts;
           claimed = await database.unsynced((db) =>
@@ -158,7 +165,7 @@ class QueueLoop {
         }
       }
       for (const job of claimed) this.track(this.run(job));
-      if (claimed.length === 0 || this.running.size >= this.concurrency) await this.idle();
+      if (claimed.length === 0 || this.concurrency - this.running.size < this.claimBatch) await this.idle();
     }
   }
 
