@@ -103,7 +103,7 @@ it('reuses one TLS session for messages that follow each other to the same mail 
   expect(sink.connections() - before.connections).toBe(1);
 });
 
-it('opens a session of its own for a message that may go in clear', async () => {
+it('reuses one session for messages that may go in clear, over TLS when the host offers it', async () => {
   worker = startDeliveryWorker(t, {}, { resolver });
   const before = sink.connections();
   for (const patient of ['d', 'e']) {
@@ -111,6 +111,12 @@ it('opens a session of its own for a message that may go in clear', async () => 
     await waitUntilFinished(t, id);
     expect((await recipientRows(t, id))[0]).toMatchObject({ status: 'delivered', tls: 1 });
   }
+  expect(sink.connections() - before).toBe(1);
+  // That session's certificate was not checked (refusing it would only have led to clear text), so a message that
+  // requires TLS does not take it: it opens a session of its own, under the required policy.
+  const id = await sendMessage(t, acct, { recipients: ['f@clinic.test'] });
+  await waitUntilFinished(t, id);
+  expect((await recipientRows(t, id))[0]).toMatchObject({ status: 'delivered', tls: 1 });
   expect(sink.connections() - before).toBe(2);
 });
 

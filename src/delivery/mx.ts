@@ -3,15 +3,15 @@
  * without MX records is its own mail host (RFC 5321 section 5.1); a null MX (RFC 7505) or a domain that does not exist
  * fails permanently. A host that cannot be reached hands over to the next; the first host that answers decides.
  * At most `hostConcurrency` connections are open to one mail host at a time; deliveries beyond it wait for one to end.
- * Mail that requires TLS goes over pooled sessions per host address (session-pool.ts), so a busy destination pays for
- * the TLS handshake once per connection; mail that may go in clear has a session of its own, whose outcome says
- * whether TLS was used.
+ * Mail goes over pooled sessions per host address (session-pool.ts), so a busy destination pays for the TLS handshake
+ * once per session: mail that requires TLS only over sessions that negotiated it, mail that may go in clear over any,
+ * and each outcome says whether TLS was used.
  * DNS goes through an injectable resolver (node's by default) so that every lookup can be replaced.
  */
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import type { Transport } from './transport.ts';
-import { sendOnce, type SendOutcome, type SmtpSettings, type SmtpTarget } from './smtp-client.ts';
+import type { SendOutcome, SmtpSettings, SmtpTarget } from './smtp-client.ts';
 import { sessionPools } from './session-pool.ts';
 import { keyedLimit } from './host-limit.ts';
 
@@ -57,9 +57,7 @@ export function createMxTransport(
           };
           const envelope = { from: req.from, to: req.to };
           const outcome = await perHost(host.toLowerCase(), () =>
-            req.requireTls
-              ? pools.send(target, envelope, req.raw)
-              : sendOnce(target, settings, envelope, req.raw, false),
+            pools.send(target, envelope, req.raw, req.requireTls),
           );
           if (!outcome.unreachable) return outcome;
           last = { ...outcome, response: `${host} [${address}]: ${outcome.response}` };

@@ -1,12 +1,12 @@
 /**
  * The relay transport: every message goes to one smarthost, `smtp://` (STARTTLS) or `smtps://` (implicit TLS), with
- * optional AUTH from the URL. Messages that require TLS share a pool of connections that all negotiated TLS, so the
- * common case pays for a handshake once per connection, not once per message. Messages that may go in clear (allowNonTLS,
- * secure notifications) use a session of their own, where TLS is used when offered and the outcome says whether it was.
- * Lifecycle: the pool (session-pool.ts) opens on first use and closes after a quiet minute or on close().
+ * optional AUTH from the URL. Messages go over a pool of sessions (session-pool.ts), so the common case pays for a
+ * handshake once per session, not once per message: messages that require TLS only over sessions that negotiated it,
+ * messages that may go in clear (allowNonTLS, secure notifications) over any, and each outcome says whether TLS was used.
+ * Lifecycle: sessions open on first use and close when worn, after a quiet minute, or on close().
  */
 import type { Transport } from './transport.ts';
-import { sendOnce, type SmtpSettings, type SmtpTarget } from './smtp-client.ts';
+import type { SmtpSettings, SmtpTarget } from './smtp-client.ts';
 import { sessionPools } from './session-pool.ts';
 
 /** Parses a relay URL into a session target. */
@@ -36,9 +36,7 @@ export function createRelayTransport(url: string, settings: SmtpSettings): Trans
   return {
     name: 'relay',
     async send(req) {
-      const envelope = { from: req.from, to: req.to };
-      if (!req.requireTls && !target.secure) return sendOnce(target, settings, envelope, req.raw, false);
-      return pools.send(target, envelope, req.raw, req.requireTls);
+      return pools.send(target, { from: req.from, to: req.to }, req.raw, req.requireTls);
     },
     close: async () => pools.close(),
   };

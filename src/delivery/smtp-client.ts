@@ -1,14 +1,11 @@
 /**
- * One SMTP session with a next hop (a smarthost or an MX host): connect, STARTTLS as the TLS policy asks, optionally
- * authenticate, send one message to one recipient, quit. Every way it can end is turned into a SendOutcome, so the
- * engine never sees a socket error: a reply code decides between temporary and permanent, anything without a reply
- * (refused, reset, timed out) is temporary and marked `unreachable` so the caller may try another host.
+ * What SMTP sessions with a next hop (a smarthost or an MX host) are made of: the session options under the TLS policy,
+ * a no-delay socket, and the outcome every way a session can end is turned into, so the engine never sees a socket
+ * error: a reply code decides between temporary and permanent, anything without a reply (refused, reset, timed out) is
+ * temporary and marked `unreachable` so the caller may try another host. Sessions themselves live in session-pool.ts.
  */
 import { connect as tcpConnect, type Socket } from 'node:net';
 import type SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
-import { onFirstUse } from '../on-first-use.ts';
-
-const smtpConnection = onFirstUse<typeof SMTPConnection>('nodemailer/lib/smtp-connection/index.js');
 
 /** What one attempt to hand a message to a next hop came to. */
 export interface SendOutcome {
@@ -116,108 +113,6 @@ export function noDelaySocket(
     callback(null, { connection: socket });
   });
 }
-
-/** Sends one message in one session. Never throws. */
-export async function sendOnce(
-  target: SmtpTarget,
-  settings: SmtpSettings,
-  envelope: Envelope,
-  raw: Buffer,
-  requireTls: boolean,
-): Promise<SendOutcome> {
-  const first = await session(
-    sessionOptions(target, settings, requireTls),
-    target.auth,
-    envelope,
-    raw,
-    requireTls,
-  );
-  if (requireTls || first.result !== 'tls-unavailable') return first;
-  // TLS was offered but could not be set up, and the message does not require it: send in clear.
-  return session(
-    { ...sessionOptions(target, settings, false), ignoreTLS: true },
-    target.auth,
-    envelope,
-    raw,
-    false,
-  );
-}
-
-function session(
-  options: SMTPConnection.Options,
-  auth: SmtpTarget['auth'],
-  envelope: Envelope,
-  raw: Buffer,
-  requireTls: boolean,
-): Promise<SendOutcome> {
-  return new Promise((resolve) => {
-    noDelaySocket(options, (err, socket) => {
-      if (err || !socket) resolve(outcomeOfError(err, requireTls));
-      else
-        converse(
-          new (smtpConnection())({ ...options, connection: socket.connection }),
-          auth,
-          envelope,
-          raw,
-          requireTls,
-          resolve,
-        );
-    });
-  });
-}
-
-/** Runs one session over an open connection and resolves with its outcome. */
-function converse(
-  conn: SMTPConnection,
-  auth: SmtpTarget['auth'],
-  envelope: Envelope,
-  raw: Buffer,
-  requireTls: boolean,
-  resolve: (outcome: SendOutcome) => void,
-): void {
-  let settled = false;
-  const finish = (outcome: SendOutcome) => {
-    if (settled) return;
-    settled = true;
-    resolve(outcome);
-  };
-  // Once the message is accepted the outcome is settled, but it is given only when the connection has closed, so a
-  // caller limiting connections per host never has more open than it counts.
-  let accepted: SendOutcome | undefined;
-  const fail = (err: unknown) => {
-    if (accepted) return finish(accepted);
-    // A socket error in the middle of the STARTTLS handshake (an unverifiable certificate, say) is a TLS failure.
-    if (upgrading(conn) && typeof err === 'object' && err !== null) (err as SmtpErrorLike).code = 'ETLS';
-    finish(outcomeOfError(err, requireTls, conn.secure));
-    conn.close();
-  };
-  conn.on('error', fail);
-  conn.once('end', () =>
-    finish(
-      accepted ?? {
-        result: 'temporary',
-        response: 'connection closed before the message was accepted',
-        tls: null,
-      },
-    ),
-  );
-  conn.connect(() => {
-    const send = () =>
-      conn.send({ from: envelope.from, to: [envelope.to] }, raw, (err, info) => {
-        if (err) return fail(err);
-        accepted = {
-          result: 'accepted',
-          response: oneLine(info.response ?? '250 accepted'),
-          tls: conn.secure,
-        };
-        conn.quit();
-      });
-    if (auth) conn.login(auth, (err) => (err ? fail(err) : send()));
-    else send();
-  });
-}
-
-const upgrading = (conn: SMTPConnection) => (conn as unknown as { upgrading?: boolean }).upgrading === true;
 
 interface SmtpErrorLike {
   code?: string;

@@ -3,7 +3,7 @@
  * 5xx, or never answer the data). It offers STARTTLS with a self-signed certificate made at test time, or no TLS at all,
  * or implicit TLS. Lifecycle: startSmtpSink() listens on port 0; close() stops it and drops open connections.
  */
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import selfsigned from 'selfsigned';
@@ -44,6 +44,8 @@ export interface SmtpSink {
   peakConnections(): number;
   /** How many connections were opened in all. */
   connections(): number;
+  /** Drops every open connection without a word, as a server ending idle sessions does. */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
@@ -130,6 +132,10 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
     dataCount: () => data,
     peakConnections: () => peak,
     connections: () => opened,
+    dropConnections: () => {
+      for (const c of (server as unknown as { connections: Set<{ _socket: Socket }> }).connections)
+        c._socket.destroy();
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
