@@ -55,27 +55,20 @@ async function medianSendMs(relay: Transport, requireTls: boolean): Promise<numb
 }
 
 describe('outgoing SMTP sockets', () => {
-  it('send message after message on a pooled TLS connection without waiting for delayed acknowledgements', async () => {
-    const relay = await relayTo('starttls');
-    await relay.send({
-      from: 'a@sealpost.test',
-      to: 'b@example.org',
-      raw: raw(-1),
-      requireTls: true,
-      ref: REF,
-    });
-    expect(await medianSendMs(relay, true)).toBeLessThan(STALL_MS);
-  });
-
-  it('send message after message that may go in clear on a pooled plain session without waiting for delayed acknowledgements', async () => {
-    const relay = await relayTo('none');
-    await relay.send({
-      from: 'a@sealpost.test',
-      to: 'b@example.org',
-      raw: raw(-1),
+  it.each([
+    { session: 'a pooled TLS session', tls: 'starttls' as const, requireTls: true },
+    {
+      session: 'a pooled plain session, for mail that may go in clear',
+      tls: 'none' as const,
       requireTls: false,
-      ref: REF,
-    });
-    expect(await medianSendMs(relay, false)).toBeLessThan(STALL_MS);
-  });
+    },
+  ])(
+    'send message after message on $session without waiting for delayed acknowledgements',
+    async ({ tls, requireTls }) => {
+      const relay = await relayTo(tls);
+      // The first message opens the session; the median is of the messages that follow on it.
+      await relay.send({ from: 'a@sealpost.test', to: 'b@example.org', raw: raw(-1), requireTls, ref: REF });
+      expect(await medianSendMs(relay, requireTls)).toBeLessThan(STALL_MS);
+    },
+  );
 });
