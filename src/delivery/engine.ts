@@ -6,7 +6,7 @@
  * The engine imports no feature: its store, tracker and transport are handed in.
  */
 import type { Logger } from 'pino';
-import type { QueueSpec } from '../jobs/worker.ts';
+import type { FinishIn, QueueSpec } from '../jobs/worker.ts';
 import { PermanentJobError } from '../jobs/retry.ts';
 import type { DeliveryItem, DeliveryStore, HtmlTracker, MessageContent, RecordedOutcome } from './model.ts';
 import type { Transport } from './transport.ts';
@@ -38,8 +38,11 @@ export type DeliveryResult =
 
 /** A running engine. */
 export interface DeliveryEngine {
-  /** Delivers the recipient `recipientId`; `attempt` counts from 1. */
-  deliver(recipientId: number, attempt: number): Promise<DeliveryResult>;
+  /**
+   * Delivers the recipient `recipientId`; `attempt` counts from 1. `finishIn` ends the delivery's work row in the
+   * transaction that records a delivered outcome, so both are one commit.
+   */
+  deliver(recipientId: number, attempt: number, finishIn?: FinishIn): Promise<DeliveryResult>;
   close(): Promise<void>;
 }
 
@@ -52,7 +55,7 @@ interface Sent {
 export function createDeliveryEngine(deps: DeliveryDeps): DeliveryEngine {
   const now = deps.now ?? Date.now;
 
-  async function deliver(recipientId: number, attempt: number): Promise<DeliveryResult> {
+  async function deliver(recipientId: number, attempt: number, finishIn?: FinishIn): Promise<DeliveryResult> {
     const item = await deps.store.load(recipientId);
     if (!item || item.final) return { kind: 'skipped' };
     const sent = await sendUnderTlsPolicy(item);
@@ -60,7 +63,11 @@ export function createDeliveryEngine(deps: DeliveryDeps): DeliveryEngine {
       { ...sent, transport: deps.transport.name, number: attempt, at: now() },
       deps.retrySchedule,
     );
-    const recorded = await deps.store.record(item, outcome);
+    const recorded = await deps.store.record(
+      item,
+      outcome,
+      outcome.status === 'delivered' ? finishIn : undefined,
+    );
     logOutcome(item, outcome, recorded);
     return recorded ? { kind: 'recorded', outcome } : { kind: 'superseded' };
   }
@@ -167,11 +174,11 @@ export function deliveryQueue(
         if (typeof id === 'number') await onFailed(id, error);
       },
     }),
-    handler: async (job) => {
+    handler: async (job, _pace, finishIn) => {
       const id = idOf(job.data);
       if (typeof id !== 'number') throw new PermanentJobError(`delivery work row without a ${field}`);
       if (opts.gate && !(await opts.gate(id))) return;
-      const result = await engine.deliver(id, job.attempts);
+      const result = await engine.deliver(id, job.attempts, finishIn);
       if (result.kind === 'skipped') await opts.onSkipped?.(id);
       if (result.kind !== 'recorded') return;
       if (result.outcome.status === 'deferred') throw new Error(result.outcome.response);

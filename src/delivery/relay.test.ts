@@ -10,6 +10,7 @@ import { queueHandlers } from '../app/workers.ts';
 import { TEST_BY, createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { startSmtpSink, type SmtpSink } from '../test/smtp-sink.ts';
 import { waitFor } from '../test/wait.ts';
+import { countingSettles, startTestWorker } from '../test/worker.ts';
 import {
   eventsOf,
   receiptOf,
@@ -198,10 +199,38 @@ describe('outcomes', () => {
       .selectAll()
       .orderBy('id', 'desc')
       .executeTakeFirstOrThrow();
-    await queue.handler({ ...job, attempts: 2, data: { recipientId: row!.id } }, async () => undefined);
+    let finished = false;
+    await queue.handler(
+      { ...job, attempts: 2, data: { recipientId: row!.id } },
+      async () => undefined,
+      async () => void (finished = true),
+    );
+    expect(finished).toBe(false);
     expect(s.dataCount()).toBe(1);
     expect((await eventsOf(t, id)).map((e) => e.event)).toEqual(['delivered']);
     expect((await recipientRows(t, id))[0]).toEqual(row);
+  });
+});
+
+describe('work rows', () => {
+  it("ends a delivered recipient's work row in the commit that records the outcome, with no write of its own", async () => {
+    const s = await sink();
+    const watched = countingSettles(t.ctx.database);
+    worker = startTestWorker(t, { relayUrl: s.url }, (ctx) => queueHandlers(ctx), 25, watched.database);
+    const id = await sendMessage(t, acct, {});
+    await waitUntilFinished(t, id);
+    const [row] = await recipientRows(t, id);
+    expect(row).toMatchObject({ status: 'delivered' });
+    const job = await t.ctx.database.db
+      .selectFrom('jobs')
+      .select(['state', 'payload'])
+      .where('queue', '=', 'email.transactional')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(job).toEqual({ state: 'done', payload: JSON.stringify({ recipientId: row!.id }) });
+    await worker.stop(2000);
+    worker = undefined;
+    expect(watched.settles()).toBe(0);
   });
 });
 

@@ -94,8 +94,12 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
     saveSecureLink: (recipientId, tokenHash, expiresAt) =>
       setSecureLink(db, recipientId, tokenHash, expiresAt, Date.now()),
     // Outcomes of concurrent deliveries share commits (the group committer), as accepted messages do.
-    record: async (item, outcome) => {
-      const recorded = await ctx.committer.run((trx) => recordOutcome(trx, item, outcome));
+    record: async (item, outcome, alsoIn) => {
+      const recorded = await ctx.committer.run(async (trx) => {
+        const done = await recordOutcome(trx, item, outcome);
+        if (done && alsoIn) await alsoIn(trx);
+        return done;
+      });
       if (recorded) countDeliveryOutcome('transactional', outcome.status);
       return recorded;
     },

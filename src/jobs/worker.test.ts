@@ -5,6 +5,7 @@ import type { PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely
 import type { Database } from '../db/connect.ts';
 import { createTestContext, type TestContext } from '../test/harness.ts';
 import { waitFor } from '../test/wait.ts';
+import { countingSettles } from '../test/worker.ts';
 import { enqueueJob, findJob, type JobRow } from './jobs.repository.ts';
 import { PermanentJobError } from './retry.ts';
 import { createWorker, type QueueSpec, type Worker, type WorkerOptions } from './worker.ts';
@@ -73,20 +74,7 @@ describe('createWorker', () => {
   });
 
   it('marks rows whose handlers finish together done in one write', async () => {
-    // Counts the statements that settle rows: only they set finished_at.
-    let settles = 0;
-    const counting = {
-      transformQuery: ({ node }: PluginTransformQueryArgs) => {
-        if (node.kind === 'UpdateQueryNode' && JSON.stringify(node.updates).includes('"finished_at"'))
-          settles++;
-        return node;
-      },
-      transformResult: async ({ result }: PluginTransformResultArgs) => result,
-    };
-    const { database } = t.ctx;
-    const db = database.db.withPlugin(counting);
-    const unsynced: Database['unsynced'] = (write) =>
-      database.unsynced((connection) => write(connection.withPlugin(counting)));
+    const watched = countingSettles(t.ctx.database);
     const held = gate();
     let started = 0;
     for (let i = 0; i < 10; i++) await enqueue('mail', i);
@@ -100,13 +88,56 @@ describe('createWorker', () => {
           },
         },
       },
-      { database: { ...database, db, unsynced } },
+      { database: watched.database },
     );
     await waitFor(() => started === 10, 5000, 10, 'all ten handlers running');
     held.open();
 
     await waitFor(async () => (await rowsIn('done')).length === 10, 5000, 10, 'all rows done');
-    expect(settles).toBe(1);
+    expect(watched.settles()).toBe(1);
+  });
+
+  it('writes nothing more for a row its handler finished in its own transaction', async () => {
+    const { database } = t.ctx;
+    const watched = countingSettles(database);
+    const ids = [await enqueue('mail', 1), await enqueue('mail', 2)];
+    startWorker(
+      {
+        mail: {
+          handler: async (_job, _pace, finishIn) => {
+            await database.db.transaction().execute((trx) => finishIn(trx));
+          },
+        },
+      },
+      { database: watched.database },
+    );
+
+    await waitFor(async () => (await rowsIn('done')).length === 2, 5000, 10, 'both rows done');
+    expect((await rowsIn('done')).map((r) => r.id).sort()).toEqual(ids.sort());
+    expect(watched.settles()).toBe(0);
+  });
+
+  it('retries a row whose handler finished it in a transaction that rolled back', async () => {
+    const id = await enqueue('mail', 'x');
+    let calls = 0;
+    startWorker({
+      mail: {
+        retrySchedule: [20],
+        handler: async (_job, _pace, finishIn) => {
+          calls++;
+          await t.ctx.database.db.transaction().execute(async (trx) => {
+            await finishIn(trx);
+            if (calls === 1) throw new Error('the outcome could not be recorded');
+          });
+        },
+      },
+    });
+
+    const row = await waitFor(async () => {
+      const r = await findJob(t.ctx.database.db, id);
+      return r?.state === 'done' ? r : undefined;
+    }, 5000);
+    expect({ calls, attempts: row.attempts }).toEqual({ calls: 2, attempts: 2 });
   });
 
   it('claims the rows of a busy lane a quarter of its slots at a time, not one each time a handler ends', async () => {

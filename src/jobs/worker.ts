@@ -11,7 +11,8 @@ import { leaseOwner, reclaimNodeLeases } from './reclaim.ts';
 import type { Logger } from 'pino';
 import type { LoopPacer } from './loop-pacer.ts';
 import type { Database } from '../db/connect.ts';
-import { claimJobs, extendLease, failJob, type JobRow } from './jobs.repository.ts';
+import type { Queryable } from '../db/types.ts';
+import { claimJobs, completeJobs, extendLease, failJob, type JobRow } from './jobs.repository.ts';
 import { createCompletions, type Completions } from './completions.ts';
 import { DEFAULT_RETRY_SCHEDULE_MS, PermanentJobError, nextRetryAt } from './retry.ts';
 
@@ -21,8 +22,14 @@ import { DEFAULT_RETRY_SCHEDULE_MS, PermanentJobError, nextRetryAt } from './ret
  */
 export type Pace = (maxWaitMs?: number) => Promise<void>;
 
+/**
+ * Marks the row done inside the handler's own transaction, so that what the handler records and the end of its row
+ * are one commit. When the transaction commits and the handler returns, the worker writes nothing more for the row.
+ */
+export type FinishIn = (trx: Queryable) => Promise<void>;
+
 /** A handler for one queue's rows. Throw to retry; throw PermanentJobError to fail at once. */
-export type JobHandler = (job: JobRow & { data: unknown }, pace: Pace) => Promise<void>;
+export type JobHandler = (job: JobRow & { data: unknown }, pace: Pace, finishIn: FinishIn) => Promise<void>;
 
 /** A busy lane claims once a quarter of its slots (at least one) is free. */
 const CLAIM_BATCH_DIVISOR = 4;
@@ -209,8 +216,14 @@ class QueueLoop {
       const pacer = this.opts.pacer;
       if (pacer) await pacer.pace();
       const pace: Pace = pacer ? (maxWaitMs) => pacer.pace(maxWaitMs) : yieldTurn;
-      await this.spec.handler({ ...job, data: JSON.parse(job.payload) }, pace);
-      await this.completions.done(job.id);
+      let finishedIn: Queryable | undefined;
+      const finishIn: FinishIn = async (trx) => {
+        await completeJobs(trx, [job.id], this.owner, this.now());
+        finishedIn = trx;
+      };
+      await this.spec.handler({ ...job, data: JSON.parse(job.payload) }, pace, finishIn);
+      // A handler that returned after finishing its row in its transaction saw that transaction commit.
+      if (!finishedIn) await this.completions.done(job.id);
     } catch (err) {
       await this.fail(job, err).catch((e) =>
         this.opts.log.error({ err: e, job: job.id }, 'recording a failed work row failed'),

@@ -1,6 +1,8 @@
 /** A real worker for tests: over the queues the test chooses, with configuration overrides, polling fast and woken by in-process sends. */
+import type { PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
 import type { Config } from '../config/schema.ts';
 import type { AppContext } from '../context.ts';
+import type { Database } from '../db/connect.ts';
 import { createWorker, type QueueSpec, type Worker } from '../jobs/worker.ts';
 import type { TestApp } from './harness.ts';
 
@@ -10,10 +12,11 @@ export function startTestWorker(
   overrides: Partial<Config>,
   queues: (ctx: AppContext) => Record<string, QueueSpec>,
   pollMs = 25,
+  database: Database = t.ctx.database,
 ): Worker {
   const ctx: AppContext = { ...t.ctx, config: { ...t.ctx.config, ...overrides } };
   const worker = createWorker({
-    database: ctx.database,
+    database,
     log: ctx.log,
     queues: queues(ctx),
     pollMs,
@@ -22,4 +25,27 @@ export function startTestWorker(
   t.ctx.wake = (queue) => worker.nudge(queue);
   worker.start();
   return worker;
+}
+
+/**
+ * The database with its unsynced writes watched: `settles()` counts the statements among them that end work rows
+ * (only those set finished_at), which is how a worker marks rows done or failed outside a handler's transaction.
+ */
+export function countingSettles(database: Database): { database: Database; settles(): number } {
+  let settles = 0;
+  const counting = {
+    transformQuery: ({ node }: PluginTransformQueryArgs) => {
+      if (node.kind === 'UpdateQueryNode' && JSON.stringify(node.updates).includes('"finished_at"'))
+        settles++;
+      return node;
+    },
+    transformResult: async ({ result }: PluginTransformResultArgs) => result,
+  };
+  return {
+    database: {
+      ...database,
+      unsynced: (write) => database.unsynced((connection) => write(connection.withPlugin(counting))),
+    },
+    settles: () => settles,
+  };
 }

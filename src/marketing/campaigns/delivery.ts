@@ -209,8 +209,12 @@ export function marketingStore(ctx: AppContext): DeliveryStore {
     load: (id) => loadMarketingItem(ctx, id),
     saveSecureLink: (id, tokenHash, expiresAt) =>
       setDeliverySecureLink(db, id, tokenHash, expiresAt, Date.now()),
-    record: async (item, outcome) => {
-      const recorded = await ctx.committer.run((trx) => recordOutcome(trx, item, outcome));
+    record: async (item, outcome, alsoIn) => {
+      const recorded = await ctx.committer.run(async (trx) => {
+        const done = await recordOutcome(trx, item, outcome);
+        if (done && alsoIn) await alsoIn(trx);
+        return done;
+      });
       if (recorded) countDeliveryOutcome('marketing', outcome.status);
       return recorded;
     },
