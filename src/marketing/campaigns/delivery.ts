@@ -10,7 +10,7 @@ import type { DeliveryItem, DeliveryStore, MessageContent, RecordedOutcome } fro
 import type { CaptureStore } from '../../delivery/transport.ts';
 import { countDeliveryOutcome } from '../../http/pipeline-metrics.ts';
 import { domainSigningKeys } from '../../delivery/dkim-keys.ts';
-import { dkimSealContext, sendingDomain } from '../../accounts/domains.service.ts';
+import { dkimSealContext } from '../../accounts/domains.service.ts';
 import { isHardBounce, listedAmong, suppressAddress } from '../../accounts/suppressions.service.ts';
 import { SUPPRESSED_STATUS } from '../../accounts/suppression.ts';
 import { pipelineMetrics } from '../../http/pipeline-metrics.ts';
@@ -18,11 +18,11 @@ import type { Queryable } from '../../db/types.ts';
 import { domainOf } from '../../mail/addresses.ts';
 import { envelopeSender } from '../../mail/return-path.ts';
 import { loadPersonalisation, TemplateError, type Personalisation } from '../mailings/personalise.ts';
-import { renderEmail, templateOfSource, type EmailTemplate } from './content.ts';
+import { renderEmail, type EmailTemplate } from './content.ts';
+import { deliveryList, deliveryTemplate, handOver, signingDomain, takeOver } from './delivery-cache.ts';
 import {
   bumpSubscriber,
   findDeliveryRow,
-  findTemplateSource,
   listOfDelivery,
   moveDelivery,
   replaceMarketingCaptured,
@@ -62,10 +62,12 @@ async function clearToSend(ctx: AppContext, id: number): Promise<boolean> {
     const state = await lockSendState(reader, ctx.database.dialect, d.send_id, false);
     if (state === 'paused' || state === 'cancelled') return false;
   }
-  const listId = await listOfDelivery(reader, d);
+  const listId = await deliveryList(ctx, d);
   if (d.subscriber_id !== null && !(await subscriberReachable(reader, d.subscriber_id, listId))) return false;
   const address = d.email.toLowerCase();
-  return !(await listedAmong(ctx, d.customer_id, [address], reader)).get(address);
+  if ((await listedAmong(ctx, d.customer_id, [address], reader)).get(address)) return false;
+  handOver(ctx, d);
+  return true;
 }
 
 /** The gate's checks in one transaction, settling a delivery that may not be attempted. */
@@ -162,15 +164,15 @@ async function skip(
 /** A marketing delivery as the engine delivers it (also what the secure page shows); undefined when it does not exist. */
 export async function loadMarketingItem(ctx: AppContext, id: number): Promise<DeliveryItem | undefined> {
   const reader = ctx.database.reader;
-  const d = await findDeliveryRow(reader, id);
+  // The gate of this attempt has just read the row, unless the load is the secure page's.
+  const d = takeOver(ctx, id) ?? (await findDeliveryRow(reader, id));
   if (!d) return undefined;
-  const source = await findTemplateSource(reader, d);
   const final = d.status === 'delivered' || d.status === 'failed' || d.status === 'skipped';
-  const template = source ? templateOfSource(source) : null;
+  const template = await deliveryTemplate(ctx, d);
   const personalisation =
     d.subscriber_id === null ? null : ((await loadPersonalisation(reader, d.subscriber_id)) ?? null);
   const domainName = template ? domainOf(template.fromEmail) : '';
-  const domain = template ? await sendingDomain(reader, d.customer_id, domainName) : undefined;
+  const domain = template ? await signingDomain(ctx, d.customer_id, domainName) : undefined;
   const tracked = d.subscriber_id !== null;
   return {
     recipientId: d.id,
