@@ -19,7 +19,14 @@ import { domainOf } from '../../mail/addresses.ts';
 import { envelopeSender } from '../../mail/return-path.ts';
 import { loadPersonalisation, TemplateError, type Personalisation } from '../mailings/personalise.ts';
 import { renderEmail, type EmailTemplate } from './content.ts';
-import { deliveryList, deliveryTemplate, handOver, signingDomain, takeOver } from './delivery-cache.ts';
+import {
+  deliveryList,
+  deliveryTemplate,
+  handOver,
+  laneReader,
+  signingDomain,
+  takeOver,
+} from './delivery-cache.ts';
 import {
   bumpSubscriber,
   findDeliveryRow,
@@ -55,7 +62,7 @@ export async function gate(ctx: AppContext, id: number): Promise<boolean> {
  * too, since the attempt comes after its commit; anything else goes to the transaction, which reads again and settles.
  */
 async function clearToSend(ctx: AppContext, id: number): Promise<boolean> {
-  const reader = ctx.database.reader;
+  const reader = laneReader(ctx);
   const d = await findDeliveryRow(reader, id);
   if (!d || d.status === 'delivered' || d.status === 'failed' || d.status === 'skipped') return false;
   if (d.send_id !== null) {
@@ -163,7 +170,7 @@ async function skip(
 
 /** A marketing delivery as the engine delivers it (also what the secure page shows); undefined when it does not exist. */
 export async function loadMarketingItem(ctx: AppContext, id: number): Promise<DeliveryItem | undefined> {
-  const reader = ctx.database.reader;
+  const reader = laneReader(ctx);
   // The gate of this attempt has just read the row, unless the load is the secure page's.
   const d = takeOver(ctx, id) ?? (await findDeliveryRow(reader, id));
   if (!d) return undefined;
