@@ -205,7 +205,7 @@ export const KEYS = {
     kind: 'integer',
     min: 1,
     max: 1000,
-    default: 16,
+    default: 32,
     doc: 'Marketing deliveries each worker process runs at once, in a lane of their own so campaigns never delay transactional mail.',
   },
   marketingSendRate: {
