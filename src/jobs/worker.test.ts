@@ -1,11 +1,9 @@
 /** The worker end to end against a real database: claiming, running, retrying, failing, lanes, leases and stopping. */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
-import type { Database } from '../db/connect.ts';
 import { createTestContext, type TestContext } from '../test/harness.ts';
 import { waitFor } from '../test/wait.ts';
-import { countingSettles } from '../test/worker.ts';
+import { countingSettles, watchUnsynced } from '../test/worker.ts';
 import { enqueueJob, findJob, type JobRow } from './jobs.repository.ts';
 import { PermanentJobError } from './retry.ts';
 import { createWorker, type QueueSpec, type Worker, type WorkerOptions } from './worker.ts';
@@ -38,6 +36,14 @@ function startWorker(queues: Record<string, QueueSpec>, opts: Partial<WorkerOpti
   workers.push(worker);
   worker.start();
   return worker;
+}
+
+/** The work row `id` once it is done. */
+function untilDone(id: number): Promise<JobRow> {
+  return waitFor(async () => {
+    const r = await findJob(t.ctx.database.db, id);
+    return r?.state === 'done' ? r : undefined;
+  }, 5000);
 }
 
 async function enqueue(queue: string, payload: unknown): Promise<number> {
@@ -133,32 +139,26 @@ describe('createWorker', () => {
       },
     });
 
-    const row = await waitFor(async () => {
-      const r = await findJob(t.ctx.database.db, id);
-      return r?.state === 'done' ? r : undefined;
-    }, 5000);
+    const row = await untilDone(id);
     expect({ calls, attempts: row.attempts }).toEqual({ calls: 2, attempts: 2 });
   });
 
   it('claims the rows of a busy lane a quarter of its slots at a time, not one each time a handler ends', async () => {
     // Records how many rows each claim statement took: only a claim answers with whole work rows.
     const claims: number[] = [];
-    const counting = {
-      transformQuery: ({ node }: PluginTransformQueryArgs) => node,
-      transformResult: async ({ result }: PluginTransformResultArgs) => {
+    const database = watchUnsynced(t.ctx.database, {
+      transformQuery: ({ node }) => node,
+      transformResult: async ({ result }) => {
         const first = result.rows[0];
         if (first && 'payload' in first && 'lease_owner' in first) claims.push(result.rows.length);
         return result;
       },
-    };
-    const { database } = t.ctx;
-    const unsynced: Database['unsynced'] = (write) =>
-      database.unsynced((connection) => write(connection.withPlugin(counting)));
+    });
     for (let i = 0; i < 40; i++) await enqueue('mail', i);
     startWorker(
       // Handlers of different lengths, so they end one at a time.
       { mail: { concurrency: 8, handler: (job) => sleep(2 + ((job.data as number) % 5) * 4) } },
-      { database: { ...database, unsynced } },
+      { database },
     );
 
     await waitFor(async () => (await rowsIn('done')).length === 40, 5000, 10, 'all rows done');
@@ -181,10 +181,7 @@ describe('createWorker', () => {
       },
     });
 
-    const row = await waitFor(async () => {
-      const r = await findJob(t.ctx.database.db, id);
-      return r?.state === 'done' ? r : undefined;
-    }, 5000);
+    const row = await untilDone(id);
     expect({ calls, attempts: row.attempts, last_error: row.last_error }).toEqual({
       calls: 2,
       attempts: 2,
@@ -324,10 +321,7 @@ describe('createWorker', () => {
       },
     });
 
-    const row = await waitFor(async () => {
-      const r = await findJob(t.ctx.database.db, id);
-      return r?.state === 'done' ? r : undefined;
-    }, 5000);
+    const row = await untilDone(id);
     expect({ runs, attempts: row.attempts }).toEqual({ runs: 1, attempts: 1 });
   });
 

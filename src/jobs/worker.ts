@@ -216,14 +216,14 @@ class QueueLoop {
       const pacer = this.opts.pacer;
       if (pacer) await pacer.pace();
       const pace: Pace = pacer ? (maxWaitMs) => pacer.pace(maxWaitMs) : yieldTurn;
-      let finishedIn: Queryable | undefined;
+      let finished = false;
       const finishIn: FinishIn = async (trx) => {
         await completeJobs(trx, [job.id], this.owner, this.now());
-        finishedIn = trx;
+        finished = true;
       };
       await this.spec.handler({ ...job, data: JSON.parse(job.payload) }, pace, finishIn);
       // A handler that returned after finishing its row in its transaction saw that transaction commit.
-      if (!finishedIn) await this.completions.done(job.id);
+      if (!finished) await this.completions.done(job.id);
     } catch (err) {
       await this.fail(job, err).catch((e) =>
         this.opts.log.error({ err: e, job: job.id }, 'recording a failed work row failed'),

@@ -1,5 +1,5 @@
 /** A real worker for tests: over the queues the test chooses, with configuration overrides, polling fast and woken by in-process sends. */
-import type { PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
+import type { KyselyPlugin } from 'kysely';
 import type { Config } from '../config/schema.ts';
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/connect.ts';
@@ -27,25 +27,27 @@ export function startTestWorker(
   return worker;
 }
 
+/** The database with `plugin` on every connection its unsynced writes run on (claims, lease changes, settling rows). */
+export function watchUnsynced(database: Database, plugin: KyselyPlugin): Database {
+  return {
+    ...database,
+    unsynced: (write) => database.unsynced((connection) => write(connection.withPlugin(plugin))),
+  };
+}
+
 /**
  * The database with its unsynced writes watched: `settles()` counts the statements among them that end work rows
  * (only those set finished_at), which is how a worker marks rows done or failed outside a handler's transaction.
  */
 export function countingSettles(database: Database): { database: Database; settles(): number } {
   let settles = 0;
-  const counting = {
-    transformQuery: ({ node }: PluginTransformQueryArgs) => {
+  const watched = watchUnsynced(database, {
+    transformQuery: ({ node }) => {
       if (node.kind === 'UpdateQueryNode' && JSON.stringify(node.updates).includes('"finished_at"'))
         settles++;
       return node;
     },
-    transformResult: async ({ result }: PluginTransformResultArgs) => result,
-  };
-  return {
-    database: {
-      ...database,
-      unsynced: (write) => database.unsynced((connection) => write(connection.withPlugin(counting))),
-    },
-    settles: () => settles,
-  };
+    transformResult: async ({ result }) => result,
+  });
+  return { database: watched, settles: () => settles };
 }

@@ -6,7 +6,13 @@
  * send, in one transaction. `mail-kind.ts` hands them to the delivery lanes as the marketing kind.
  */
 import type { AppContext } from '../../context.ts';
-import type { DeliveryItem, DeliveryStore, MessageContent, RecordedOutcome } from '../../delivery/model.ts';
+import {
+  recordInGroupCommit,
+  type DeliveryItem,
+  type DeliveryStore,
+  type MessageContent,
+  type RecordedOutcome,
+} from '../../delivery/model.ts';
 import type { CaptureStore } from '../../delivery/transport.ts';
 import { countDeliveryOutcome } from '../../http/pipeline-metrics.ts';
 import { domainSigningKeys } from '../../delivery/dkim-keys.ts';
@@ -219,11 +225,11 @@ export function marketingStore(ctx: AppContext): DeliveryStore {
     saveSecureLink: (id, tokenHash, expiresAt) =>
       setDeliverySecureLink(db, id, tokenHash, expiresAt, Date.now()),
     record: async (item, outcome, alsoIn) => {
-      const recorded = await ctx.committer.run(async (trx) => {
-        const done = await recordOutcome(trx, item, outcome);
-        if (done && alsoIn) await alsoIn(trx);
-        return done;
-      });
+      const recorded = await recordInGroupCommit(
+        ctx.committer,
+        (trx) => recordOutcome(trx, item, outcome),
+        alsoIn,
+      );
       if (recorded) countDeliveryOutcome('marketing', outcome.status);
       return recorded;
     },
