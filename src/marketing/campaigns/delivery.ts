@@ -2,22 +2,15 @@
  * Delivering marketing mail: the store the delivery engine loads marketing deliveries from and records their outcomes
  * into, the capture store, and the checks of the marketing lane. Before each attempt a gate checks the send is not
  * paused (parking the delivery until it resumes) and the subscriber is still reachable (skipping the delivery
- * otherwise). Each outcome updates the delivery, the send's, mailing's and subscriber's counters, and completes the
- * send, in one transaction. `mail-kind.ts` hands them to the delivery lanes as the marketing kind.
+ * otherwise). Outcomes are recorded in group commits by outcomes.ts. `mail-kind.ts` hands them to the delivery lanes as the marketing kind.
  */
 import type { AppContext } from '../../context.ts';
-import {
-  recordInGroupCommit,
-  type DeliveryItem,
-  type DeliveryStore,
-  type MessageContent,
-  type RecordedOutcome,
-} from '../../delivery/model.ts';
+import type { DeliveryItem, DeliveryStore, MessageContent } from '../../delivery/model.ts';
 import type { CaptureStore } from '../../delivery/transport.ts';
 import { countDeliveryOutcome } from '../../http/pipeline-metrics.ts';
 import { domainSigningKeys } from '../../delivery/dkim-keys.ts';
 import { dkimSealContext } from '../../accounts/domains.service.ts';
-import { isHardBounce, listedAmong, suppressAddress } from '../../accounts/suppressions.service.ts';
+import { listedAmong } from '../../accounts/suppressions.service.ts';
 import { SUPPRESSED_STATUS } from '../../accounts/suppression.ts';
 import { pipelineMetrics } from '../../http/pipeline-metrics.ts';
 import type { Queryable } from '../../db/types.ts';
@@ -34,24 +27,16 @@ import {
   takeOver,
 } from './delivery-cache.ts';
 import {
-  bumpSubscriber,
   findDeliveryRow,
   listOfDelivery,
   moveDelivery,
   replaceMarketingCaptured,
   setDeliverySecureLink,
-  settleDelivery,
   subscriberReachable,
   type DeliveryRow,
-  type SubscriberStat,
 } from './deliveries.repository.ts';
-import {
-  bumpCampaign,
-  countSettled,
-  finishIfSettled,
-  lockSendState,
-  type CampaignCounter,
-} from './sends.repository.ts';
+import { addToSend, finishIfSettled, lockSendState } from './sends.repository.ts';
+import { outcomeMerger } from './outcomes.ts';
 
 /**
  * Whether a delivery may be attempted now. A delivery of a paused send is parked (resume queues it again); one of a
@@ -168,7 +153,7 @@ async function skip(
     d.send_id !== null &&
     d.subscriber_id !== null
   ) {
-    await countSettled(trx, d.send_id, now);
+    await addToSend(trx, d.send_id, {}, 1, now);
     await finishIfSettled(trx, d.send_id, now);
   }
   return false;
@@ -217,7 +202,7 @@ export async function loadMarketingItem(ctx: AppContext, id: number): Promise<De
   } satisfies DeliveryItem;
 }
 
-/** Loads marketing deliveries for the engine and records their outcomes. */
+/** Loads marketing deliveries for the engine and records their outcomes (see outcomes.ts). */
 export function marketingStore(ctx: AppContext): DeliveryStore {
   const { db } = ctx.database;
   return {
@@ -225,62 +210,11 @@ export function marketingStore(ctx: AppContext): DeliveryStore {
     saveSecureLink: (id, tokenHash, expiresAt) =>
       setDeliverySecureLink(db, id, tokenHash, expiresAt, Date.now()),
     record: async (item, outcome, alsoIn) => {
-      const recorded = await recordInGroupCommit(
-        ctx.committer,
-        (trx) => recordOutcome(trx, item, outcome),
-        alsoIn,
-      );
+      const recorded = await ctx.committer.merge(outcomeMerger, { item, outcome, alsoIn });
       if (recorded) countDeliveryOutcome('marketing', outcome.status);
       return recorded;
     },
   };
-}
-
-/** The delivery's new state, its counters and the send's completion, in one transaction. */
-async function recordOutcome(trx: Queryable, item: DeliveryItem, outcome: RecordedOutcome): Promise<boolean> {
-  const d = await findDeliveryRow(trx, item.recipientId);
-  if (!d) return false;
-  const softNow = outcome.status === 'deferred' && d.soft_bounced === 0;
-  const before = await settleDelivery(
-    trx,
-    d.id,
-    {
-      status: outcome.status,
-      delivery_status: outcome.deliveryStatus,
-      attempts: outcome.attempts,
-      last_response: outcome.response,
-      via: outcome.via,
-      tls: outcome.tls === null ? null : outcome.tls ? 1 : 0,
-      delivered_at: outcome.status === 'delivered' ? outcome.at : null,
-      header_message_id: item.headerMessageId,
-      ...(softNow && { soft_bounced: 1 }),
-    },
-    outcome.at,
-  );
-  if (!before || d.subscriber_id === null) return before !== undefined;
-  const counters: Partial<Record<CampaignCounter, number>> = {};
-  const stats: SubscriberStat[] = [];
-  if (outcome.status === 'delivered') {
-    counters.delivered_count = 1;
-    stats.push('stat_deliveries', 'stat_delivered');
-  } else if (outcome.status === 'failed') {
-    if (isHardBounce(outcome.response))
-      await suppressAddress(trx, d.customer_id, d.email, 'hard_bounce', outcome.response, null, outcome.at);
-    counters.bounced_count = 1;
-    counters.hard_bounced_count = 1;
-    stats.push('stat_deliveries', 'stat_hard_bounced');
-  } else if (softNow) {
-    counters.soft_bounced_count = 1;
-    stats.push('stat_soft_bounced');
-  }
-  await bumpSubscriber(trx, d.subscriber_id, stats);
-  if (d.campaign_mailing_id !== null)
-    await bumpCampaign(trx, d.send_id, d.campaign_mailing_id, counters, outcome.at);
-  if (outcome.status !== 'deferred' && d.send_id !== null) {
-    await countSettled(trx, d.send_id, outcome.at);
-    await finishIfSettled(trx, d.send_id, outcome.at);
-  }
-  return true;
 }
 
 /** Captured marketing mail, sealed to its delivery. */

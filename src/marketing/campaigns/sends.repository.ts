@@ -148,16 +148,44 @@ export async function bumpCampaign(
   counters: Partial<Record<CampaignCounter, number>>,
   now: number,
 ): Promise<void> {
-  const entries = Object.entries(counters).filter(([, v]) => v !== 0) as [CampaignCounter, number][];
-  if (entries.length === 0) return;
-  const set = Object.fromEntries(entries.map(([col, by]) => [col, sql`${sql.ref(col)} + ${by}`]));
-  if (sendId !== null)
-    await db
-      .updateTable('campaign_mailing_sends')
-      .set({ ...set, updated_at: now })
-      .where('id', '=', sendId)
-      .execute();
-  await db.updateTable('campaign_mailings').set(set).where('id', '=', mailingId).execute();
+  if (!Object.values(counters).some((v) => v !== 0)) return;
+  if (sendId !== null) await addToSend(db, sendId, counters, 0, now);
+  await addToMailing(db, mailingId, counters);
+}
+
+/** The SET of an increment of each non-zero counter. */
+function increments(counters: Partial<Record<string, number>>) {
+  return Object.fromEntries(
+    Object.entries(counters)
+      .filter(([, by]) => by !== 0)
+      .map(([col, by]) => [col, sql`${sql.ref(col)} + ${by}`]),
+  );
+}
+
+/** Adds to a send's counters and to its count of settled deliveries, in one statement. */
+export async function addToSend(
+  db: Queryable,
+  sendId: number,
+  counters: Partial<Record<CampaignCounter, number>>,
+  settled: number,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('campaign_mailing_sends')
+    .set({ ...increments({ ...counters, settled_count: settled }), updated_at: now })
+    .where('id', '=', sendId)
+    .execute();
+}
+
+/** Adds to a mailing's counters. */
+export async function addToMailing(
+  db: Queryable,
+  mailingId: number,
+  counters: Partial<Record<CampaignCounter, number>>,
+): Promise<void> {
+  const set = increments(counters);
+  if (Object.keys(set).length > 0)
+    await db.updateTable('campaign_mailings').set(set).where('id', '=', mailingId).execute();
 }
 
 /**
@@ -311,15 +339,6 @@ export async function finishIfSettled(db: Queryable, sendId: number, now: number
     .whereRef('settled_count', '>=', 'audience_count')
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
-}
-
-/** Counts one more settled audience delivery of a send. */
-export async function countSettled(db: Queryable, sendId: number, now: number): Promise<void> {
-  await db
-    .updateTable('campaign_mailing_sends')
-    .set({ settled_count: sql`settled_count + 1`, updated_at: now })
-    .where('id', '=', sendId)
-    .execute();
 }
 
 /** Parks the send's waiting deliveries (on pause) or queues them again with new work rows (on resume). */

@@ -1,0 +1,170 @@
+/**
+ * Outcomes of a send's deliveries recorded together in one group commit, on a real database: every delivery,
+ * subscriber, send and mailing counter is what recording them one by one gives, the send's row is written twice for
+ * the whole batch (its counters, its completion), and the send is complete once its last delivery settles.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { TableNode, UpdateQueryNode, type KyselyPlugin } from 'kysely';
+import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { createGroupCommitter } from '../../db/group-commit.ts';
+import type { RecordedOutcome } from '../../delivery/model.ts';
+import { keyOf, marketingClient } from '../marketing.test-support.ts';
+import { makeMailing } from '../mailings/mailings.test-support.ts';
+import { listOfMany, startSendOf } from './sends.test-support.ts';
+import { expandSlice } from './expand.ts';
+import { loadMarketingItem } from './delivery.ts';
+import { outcomeMerger } from './outcomes.ts';
+
+let t: TestApp;
+let acct: TestAccount;
+let call: ReturnType<typeof marketingClient>;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  acct = await t.createAccount();
+  call = marketingClient(t, acct);
+});
+afterAll(async () => t.close());
+
+/** A committer over the app's database that counts the statements updating each table. */
+function countingCommitter() {
+  const updates = new Map<string, number>();
+  const plugin: KyselyPlugin = {
+    transformQuery: ({ node }) => {
+      if (UpdateQueryNode.is(node) && node.table && TableNode.is(node.table)) {
+        const table = node.table.table.identifier.name;
+        updates.set(table, (updates.get(table) ?? 0) + 1);
+      }
+      return node;
+    },
+    transformResult: async ({ result }) => result,
+  };
+  return { committer: createGroupCommitter(t.ctx.database.db.withPlugin(plugin)), updates };
+}
+
+const sendCounters = (id: number) =>
+  t.ctx.database.db
+    .selectFrom('campaign_mailing_sends')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+
+const outcome = (status: RecordedOutcome['status'], response: string): RecordedOutcome => ({
+  status,
+  deliveryStatus: status,
+  event:
+    status === 'delivered' ? 'delivered' : status === 'failed' ? 'permanent_failure' : 'temporary_failure',
+  response,
+  via: 'relay',
+  tls: true,
+  attempts: 1,
+  at: Date.now(),
+});
+
+it("records a batch of a send's outcomes with the send's row written twice in all, and completes the send", async () => {
+  const list = await listOfMany(call, 'Batch outcomes', 'batch', 6);
+  const mailing = await makeMailing(call, 'Clinic news', { from_email: `news@${acct.domain}` });
+  const sendId = await keyOf(t, 'campaign_mailing_sends', await startSendOf(call, acct, mailing, list));
+  expect(await expandSlice(t.ctx, sendId)).toBe(6);
+  const { db } = t.ctx.database;
+  const deliveries = await db
+    .selectFrom('marketing_deliveries')
+    .select(['id', 'subscriber_id'])
+    .where('send_id', '=', sendId)
+    .orderBy('id')
+    .execute();
+  const items = await Promise.all(deliveries.map((d) => loadMarketingItem(t.ctx, d.id)));
+  const outcomes = [
+    outcome('delivered', '250 ok'),
+    outcome('delivered', '250 ok'),
+    outcome('delivered', '250 ok'),
+    outcome('failed', '550 5.1.1 no such user'),
+    outcome('deferred', '451 4.3.0 try later'),
+    outcome('delivered', '250 ok'),
+  ];
+
+  // Submitted in one turn of the loop, the six share one group commit.
+  const { committer, updates } = countingCommitter();
+  const recorded = await Promise.all(
+    items.map((item, i) => committer.merge(outcomeMerger, { item: item!, outcome: outcomes[i]! })),
+  );
+  expect(recorded).toEqual([true, true, true, true, true, true]);
+  // The send's row: its summed counters, then its completion check (recorded one by one: three per outcome).
+  expect(updates.get('campaign_mailing_sends')).toBe(2);
+  expect(updates.get('campaign_mailings')).toBe(1);
+
+  const send = await sendCounters(sendId);
+  expect(send).toMatchObject({
+    delivered_count: 4,
+    bounced_count: 1,
+    hard_bounced_count: 1,
+    soft_bounced_count: 1,
+    settled_count: 5,
+    state: 'sending',
+  });
+  const mailingRow = await db
+    .selectFrom('campaign_mailings')
+    .select(['delivered_count', 'hard_bounced_count', 'soft_bounced_count'])
+    .where('id', '=', send.campaign_mailing_id)
+    .executeTakeFirstOrThrow();
+  expect(mailingRow).toEqual({ delivered_count: 4, hard_bounced_count: 1, soft_bounced_count: 1 });
+  const stats = await db
+    .selectFrom('subscribers')
+    .select(['id', 'stat_deliveries', 'stat_delivered', 'stat_hard_bounced', 'stat_soft_bounced'])
+    .where(
+      'id',
+      'in',
+      deliveries.map((d) => d.subscriber_id!),
+    )
+    .orderBy('id')
+    .execute();
+  expect(stats.map(({ id: _, ...s }) => s)).toEqual([
+    { stat_deliveries: 1, stat_delivered: 1, stat_hard_bounced: 0, stat_soft_bounced: 0 },
+    { stat_deliveries: 1, stat_delivered: 1, stat_hard_bounced: 0, stat_soft_bounced: 0 },
+    { stat_deliveries: 1, stat_delivered: 1, stat_hard_bounced: 0, stat_soft_bounced: 0 },
+    { stat_deliveries: 1, stat_delivered: 0, stat_hard_bounced: 1, stat_soft_bounced: 0 },
+    { stat_deliveries: 0, stat_delivered: 0, stat_hard_bounced: 0, stat_soft_bounced: 1 },
+    { stat_deliveries: 1, stat_delivered: 1, stat_hard_bounced: 0, stat_soft_bounced: 0 },
+  ]);
+  const suppressed = await db
+    .selectFrom('email_suppressions')
+    .select('address')
+    .where('customer_id', '=', acct.account.customer_id)
+    .execute();
+  expect(suppressed.map((s) => s.address)).toEqual([items[3]!.address.toLowerCase()]);
+
+  // An outcome for a delivery already final changes nothing; the deferred one's retry settles the send.
+  const again = await committer.merge(outcomeMerger, {
+    item: items[0]!,
+    outcome: outcome('failed', '550 no'),
+  });
+  expect(again).toBe(false);
+  const last = await committer.merge(outcomeMerger, {
+    item: items[4]!,
+    outcome: { ...outcome('delivered', '250 ok'), attempts: 2 },
+  });
+  expect(last).toBe(true);
+  expect(await sendCounters(sendId)).toMatchObject({
+    delivered_count: 5,
+    bounced_count: 1,
+    hard_bounced_count: 1,
+    soft_bounced_count: 1,
+    settled_count: 6,
+    state: 'sent',
+  });
+  const rows = await db
+    .selectFrom('marketing_deliveries')
+    .select(['status', 'soft_bounced', 'attempts'])
+    .where('send_id', '=', sendId)
+    .orderBy('id')
+    .execute();
+  expect(rows.map((r) => r.status)).toEqual([
+    'delivered',
+    'delivered',
+    'delivered',
+    'failed',
+    'delivered',
+    'delivered',
+  ]);
+  expect(rows[4]).toEqual({ status: 'delivered', soft_bounced: 1, attempts: 2 });
+});
