@@ -159,6 +159,14 @@ export const KEYS = {
     kind: 'string',
     doc: 'The smarthost for the `relay` transport: `smtp://user:pass@host:587` (STARTTLS) or `smtps://user:pass@host:465` (implicit TLS).',
   },
+  relayConnections: {
+    env: 'SEALPOST_RELAY_CONNECTIONS',
+    kind: 'integer',
+    min: 1,
+    max: 1000,
+    default: 16,
+    doc: 'Most connections each delivery lane of a worker process keeps open to the relay (`relay` transport); deliveries beyond it wait for a connection. The two lanes together open at most twice this many.',
+  },
   tlsVerify: {
     env: 'SEALPOST_TLS_VERIFY',
     kind: 'boolean',
@@ -197,7 +205,7 @@ export const KEYS = {
     kind: 'integer',
     min: 1,
     max: 1000,
-    default: 16,
+    default: 32,
     doc: 'Transactional deliveries each worker process runs at once.',
   },
   marketingConcurrency: {

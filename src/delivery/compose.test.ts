@@ -1,6 +1,7 @@
 import { simpleParser, type AddressObject } from 'mailparser';
 import { expect, it } from 'vitest';
-import { composeMessage } from './compose.ts';
+import MimeNode from 'nodemailer/lib/mime-node/index.js';
+import { bodyPart, composeMessage } from './compose.ts';
 import type { DeliveryItem, MessageContent } from './model.ts';
 
 const item = (recipientId: number, address: string): DeliveryItem => ({
@@ -58,5 +59,32 @@ it('gives every copy of a many-recipient message the full To and Cc lists, with 
     expect(parsed.html).toContain(`https://t.example/c/${id}`);
     expect(parsed.html).toContain(`https://t.example/o/${id}.gif`);
     expect([...parsed.headers.keys()].filter((k) => k.startsWith('x-sealpost'))).toEqual([]);
+  }
+});
+
+it("gives each body the transfer encoding nodemailer's composer would choose for it", () => {
+  const long = 'word '.repeat(40);
+  const bodies = [
+    'Short lines\r\nof plain ASCII',
+    '',
+    long,
+    `<p>${long}</p>`,
+    'Grüße aus der Praxis, bitte bringen Sie Ihre Karte mit.',
+    '診察のご予約を承りました。ご来院をお待ちしております。',
+    'Mostly 日本語のテキストです text',
+    'A tab\there and a bell \u0007 and a form feed \u000c',
+    '\u0000\u0001 binary-ish ab',
+    `${'é'.repeat(10)}${'a'.repeat(10)}`,
+    `${'é'.repeat(10)}${'a'.repeat(11)}`,
+    '😀 emoji count as two code units each 😀😀😀',
+  ];
+  for (const body of bodies) {
+    const node = new MimeNode('text/html');
+    node.setContent(body);
+    const part = bodyPart(body);
+    const ours = typeof part === 'string' ? undefined : part.contentTransferEncoding;
+    const theirs = node.getTransferEncoding();
+    expect({ body, encoding: ours ?? theirs }).toEqual({ body, encoding: theirs });
+    if (ours === undefined) expect(['7bit', false]).toContain(theirs);
   }
 });

@@ -7,6 +7,7 @@ import { randomInt } from 'node:crypto';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type MimeNode from 'nodemailer/lib/mime-node/index.js';
+import mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
 import { pooledRandomBytes } from '../crypto/random-pool.ts';
 import type { DeliveryItem, HtmlTracker, Mailbox, MessageContent } from './model.ts';
 import { onFirstUse } from '../on-first-use.ts';
@@ -164,12 +165,33 @@ function render(spec: MailSpec): Promise<Buffer> {
     messageId: spec.messageId,
     date: spec.date,
     headers: spec.headers,
-    text: spec.text,
-    html: spec.html,
+    text: spec.text === undefined ? undefined : bodyPart(spec.text),
+    html: spec.html === undefined ? undefined : bodyPart(spec.html),
     attachments: spec.attachments,
     envelope: { from: spec.envelopeFrom, to: [spec.envelopeTo] },
     // The composer would draw a few random bytes from the system for each MIME part; one pooled value serves them all.
     baseBoundary: pooledRandomBytes(8).toString('hex'),
   } as Mail.Options).compile();
   return node.build();
+}
+
+/** A text or HTML body as the composer is given it: as is, or with the transfer encoding it would choose. */
+type BodyPart = string | { content: string; contentTransferEncoding: 'quoted-printable' | 'base64' };
+
+/**
+ * A body with the transfer encoding nodemailer's composer would choose for it, chosen without the composer's
+ * detection, which collects every letter of the body into an array to count them (a few percent of a delivery's CPU,
+ * and as much again in garbage): quoted-printable when ASCII letters outnumber control and non-ASCII characters,
+ * base64 otherwise. A body of plain ASCII text with short lines is left to the composer, which sends it as it is.
+ */
+export function bodyPart(content: string): BodyPart {
+  if (mimeFuncs.isPlainText(content) && !mimeFuncs.hasLongerLines(content, 76)) return content;
+  let letters = 0;
+  let others = 0;
+  for (let i = 0; i < content.length; i++) {
+    const c = content.charCodeAt(i);
+    if ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)) letters++;
+    else if (c <= 0x08 || c === 0x0b || c === 0x0c || (c >= 0x0e && c <= 0x1f) || c >= 0x80) others++;
+  }
+  return { content, contentTransferEncoding: others < letters ? 'quoted-printable' : 'base64' };
 }

@@ -1,6 +1,6 @@
 /**
  * Connections to next hops: the mx transport never holds more than its limit of connections to one mail host, and
- * each lane's transport has a relay pool of its own, so a marketing connection that hangs does not hold up
+ * each lane's transport has a relay pool of its own (no larger than SEALPOST_RELAY_CONNECTIONS), so a marketing connection that hangs does not hold up
  * transactional mail. Real SMTP servers on loopback count the connections; only DNS is replaced.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -97,6 +97,22 @@ it('sizes a lane’s relay pool by that lane’s concurrency', async () => {
     );
     expect(outcomes.every((o) => o.result === 'accepted')).toBe(true);
     expect(s.peakConnections()).toBe(3);
+  } finally {
+    await lane.close();
+  }
+});
+
+it('holds a lane’s relay pool to SEALPOST_RELAY_CONNECTIONS when the lane runs more deliveries at once', async () => {
+  const s = await sink({ tls: 'starttls', replyDelayMs: 150 });
+  const config = { ...t.ctx.config, transport: 'relay' as const, relayUrl: s.url, relayConnections: 2 };
+  const lane = createTransport(config, { capture: { save: async () => undefined }, laneConcurrency: 6 });
+  try {
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => lane.send(request(`q${i}@example.net`))),
+    );
+    expect(outcomes.every((o) => o.result === 'accepted')).toBe(true);
+    expect(s.received).toHaveLength(6);
+    expect(s.peakConnections()).toBe(2);
   } finally {
     await lane.close();
   }

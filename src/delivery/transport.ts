@@ -39,13 +39,20 @@ export interface TransportDeps {
   capture: CaptureStore;
   /** DNS for the mx transport; node's resolver by default. */
   resolver?: MxResolver;
-  /** How many deliveries the lane using this transport runs at once: the size of its own relay pool. */
+  /** How many deliveries the lane using this transport runs at once; its relay pool holds at most that many too. */
   laneConcurrency: number;
 }
 
 type TransportConfig = Pick<
   Config,
-  'transport' | 'relayUrl' | 'tlsVerify' | 'mxPort' | 'mxHostConcurrency' | 'heloName' | 'deliveryTimeoutMs'
+  | 'transport'
+  | 'relayUrl'
+  | 'relayConnections'
+  | 'tlsVerify'
+  | 'mxPort'
+  | 'mxHostConcurrency'
+  | 'heloName'
+  | 'deliveryTimeoutMs'
 >;
 
 /**
@@ -57,7 +64,9 @@ export function createTransport(config: TransportConfig, deps: TransportDeps): T
     heloName: config.heloName || hostname(),
     timeoutMs: config.deliveryTimeoutMs,
     tlsVerify: config.tlsVerify,
-    maxConnections: deps.laneConcurrency,
+    // A lane's deliveries spend most of their time off the connection (loading, composing, recording), so more of
+    // them run at once than the relay is asked to hold connections for.
+    maxConnections: Math.min(deps.laneConcurrency, config.relayConnections),
   };
   switch (config.transport) {
     case 'capture':
