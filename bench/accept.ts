@@ -11,7 +11,7 @@ import path from 'node:path';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { loadConfig } from '../src/config/load.ts';
-import { loggerOptions } from '../src/runtime.ts';
+import { loggerOptions, SERVER_LOG_STREAM } from '../src/runtime.ts';
 import { busyShare, profiled, type CpuProfile, type Frame } from './cpu-share.ts';
 import { buildApp } from '../src/app/app.ts';
 import {
@@ -113,7 +113,7 @@ const inAccessLog = (frame: Frame) =>
 
 /**
  * Accept with the default `info` log against logging off, on SQLite: the logger is the one `sealpost start` builds,
- * writing JSON lines to a file (as to a journal or a pipe). Two measurements: alternating runs of half the time each
+ * writing JSON lines to a file (as to a journal or a pipe) the way it writes them to its standard output. Two measurements: alternating runs of half the time each
  * with and without the log (recorded; the machine's noise between runs is larger than the 5% asked of the log), and
  * the judged one, a CPU profile of the server while it accepts with the log on, in which the access log's share of the
  * busy samples is its cost beside the rest of accepting, both measured in the same samples.
@@ -121,7 +121,7 @@ const inAccessLog = (frame: Frame) =>
 async function loggingCost(seconds: number): Promise<BenchRow[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'sealpost-bench-log-'));
   const file = path.join(dir, 'sealpost.log');
-  const destination = pino.destination({ dest: file, sync: false });
+  const destination = pino.destination({ dest: file, ...SERVER_LOG_STREAM });
   const logged = pino(loggerOptions(loadConfig({}, { logLevel: 'info' })), destination);
   const runs = { off: [] as Accepted[], info: [] as Accepted[] };
   try {

@@ -1,5 +1,5 @@
 /** The logger's two faces: readable lines for a terminal, JSON lines for a pipe or a file. */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { expect, it } from 'vitest';
 import { packageRoot } from './config/package-root.ts';
 
@@ -46,4 +46,62 @@ it('leaves the pretty printer unloaded when no terminal reads the log', () => {
     encoding: 'utf8',
   });
   expect(JSON.parse(out)).toEqual([]);
+});
+
+/** Starts a child process running `script` with the server's logger; resolves with what it printed and when. */
+function serverLogChild(
+  script: string,
+): Promise<{ out: string; firstOutputMs: number; readyAt: number; code: number }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      `import { loadConfig } from './src/config/load.ts';
+       import { createLogger } from './src/runtime.ts';
+       const log = createLogger(loadConfig({ SEALPOST_LOG_LEVEL: 'info' }), 'stdout', false);
+       ${script}`,
+    ],
+    { cwd: packageRoot(), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  let firstOutputMs = -1;
+  let readyAt = -1;
+  child.stderr.on('data', (d: Buffer) => {
+    if (d.toString().includes('ready') && readyAt < 0) readyAt = performance.now();
+  });
+  child.stdout.on('data', (d: Buffer) => {
+    if (firstOutputMs < 0) firstOutputMs = performance.now();
+    out += d.toString();
+  });
+  return new Promise((resolve) =>
+    child.on('close', (code) => resolve({ out, firstOutputMs, readyAt, code: code ?? -1 })),
+  );
+}
+
+it('writes a line of the running server within a fraction of a second, without waiting for more', async () => {
+  const r = await serverLogChild(`
+    log.info('one quiet line');
+    process.stderr.write('ready');
+    setTimeout(() => process.exit(0), 3000);
+  `);
+  expect(JSON.parse(r.out.trim())).toMatchObject({ msg: 'one quiet line' });
+  expect(r.readyAt).toBeGreaterThan(0);
+  expect(r.firstOutputMs - r.readyAt).toBeLessThan(1000);
+});
+
+it('writes the lines still gathered when the process dies of an uncaught error', async () => {
+  const r = await serverLogChild(`
+    for (let i = 0; i < 3; i++) log.info({ i }, 'before the crash');
+    setImmediate(() => { throw new Error('boom'); });
+  `);
+  expect(r.code).not.toBe(0);
+  expect(
+    r.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).i),
+  ).toEqual([0, 1, 2]);
 });

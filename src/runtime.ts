@@ -34,8 +34,18 @@ export function createLogger(
         ignore: 'pid,hostname,service',
       }),
     );
-  return pino(loggerOptions(config), pino.destination({ dest: fd, sync: stream === 'stderr' }));
+  return pino(
+    loggerOptions(config),
+    pino.destination(stream === 'stderr' ? { dest: fd, sync: true } : { dest: fd, ...SERVER_LOG_STREAM }),
+  );
 }
+
+/**
+ * How the server writes its log: without blocking the event loop, each line handed to the system as it is made (a
+ * line waits only while the previous write is under way). Lines not yet written when the process exits (also after
+ * an uncaught error) are written on the way out.
+ */
+export const SERVER_LOG_STREAM = { sync: false } as const;
 
 /** The options of every Sealpost logger: the configured level, the service name, and the fields never written. */
 export function loggerOptions(config: Config): pino.LoggerOptions {
