@@ -107,16 +107,17 @@ function combined(list: Accepted[], seconds: number): Accepted {
 const rate = (r: Accepted) =>
   `${fmt(r.requestsPerSec)} /s, p50 ${fmt(r.p50Ms)} ms, p99 ${fmt(r.p99Ms)} ms, ${fmt(r.cpuUsPerMessage)} µs CPU/message`;
 
-/** Frames of the access log: its line (serializers and formatting included) and the writes of the log's file. */
+/** Frames of the access log: its line (serializers and formatting included) and handing it to the log's file. */
 const inAccessLog = (frame: Frame) =>
   frame.url.endsWith('/src/http/access-log.ts') || frame.url.includes('/node_modules/sonic-boom/');
 
 /**
  * Accept with the default `info` log against logging off, on SQLite: the logger is the one `sealpost start` builds,
- * writing JSON lines to a file (as to a journal or a pipe) the way it writes them to its standard output. Two measurements: alternating runs of half the time each
- * with and without the log (recorded; the machine's noise between runs is larger than the 5% asked of the log), and
- * the judged one, a CPU profile of the server while it accepts with the log on, in which the access log's share of the
- * busy samples is its cost beside the rest of accepting, both measured in the same samples.
+ * writing JSON lines to a file (as to a journal or a pipe) the way it writes them to its standard output. Two measurements,
+ * each against the 5% target: alternating runs of half the time each with and without the log (the machine's noise
+ * between runs is about as large as the target), and a CPU profile of the server while it accepts with the log on, in
+ * which the access log's share of the event loop's busy samples is its cost beside the rest of accepting, both
+ * measured in the same samples (without the file writes on the thread pool and without garbage collection).
  */
 async function loggingCost(seconds: number): Promise<BenchRow[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'sealpost-bench-log-'));
@@ -154,11 +155,11 @@ async function loggingCost(seconds: number): Promise<BenchRow[]> {
         measured: `${fmt(info.cpuUsPerMessage)} µs CPU/message, ${fmt(info.requestsPerSec)} /s (${fmt(lines / served, 2)} log lines per request)`,
         baseline: `${fmt(off.cpuUsPerMessage)} µs CPU/message, ${fmt(off.requestsPerSec)} /s, logging off`,
         ratio: info.cpuUsPerMessage / off.cpuUsPerMessage,
-        target: 'recorded',
-        met: true,
+        target: 'log costs < 5% (CPU ratio ≤ 1.05)',
+        met: info.cpuUsPerMessage <= 1.05 * off.cpuUsPerMessage,
       },
       {
-        name: 'accept with the default `info` log: the CPU of the access log (its line and the writes of its file) in a CPU profile of the server accepting, against the rest of the server CPU in the same samples',
+        name: 'accept with the default `info` log: the event loop time of the access log (its line, handing it to the file) in a CPU profile of the server accepting, against the rest of the event loop in the same samples (file writes on the thread pool and garbage collection not counted)',
         measured: `${fmt(100 * share, 1)}% of the server's busy samples (${fmt(samples)} samples, ${fmt(sampled.result.requestsPerSec)} /s)`,
         baseline: `${fmt(100 * (1 - share), 1)}%: everything else the server did to accept`,
         ratio: cost,

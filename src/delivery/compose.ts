@@ -156,7 +156,7 @@ function appendPixel(html: string, url: string): string {
  * bytes from the system. The composer writes CRLF line ends, as a message on the wire has them.
  */
 function render(spec: MailSpec): Promise<Buffer> {
-  const node = new (mailComposer())({
+  return renderMime({
     from: spec.from,
     to: spec.to.length > 0 ? spec.to : undefined,
     cc: spec.cc && spec.cc.length > 0 ? spec.cc : undefined,
@@ -165,27 +165,51 @@ function render(spec: MailSpec): Promise<Buffer> {
     messageId: spec.messageId,
     date: spec.date,
     headers: spec.headers,
-    text: spec.text === undefined ? undefined : bodyPart(spec.text),
-    html: spec.html === undefined ? undefined : bodyPart(spec.html),
+    text: spec.text,
+    html: spec.html,
     attachments: spec.attachments,
     envelope: { from: spec.envelopeFrom, to: [spec.envelopeTo] },
     // The composer would draw a few random bytes from the system for each MIME part; one pooled value serves them all.
     baseBoundary: pooledRandomBytes(8).toString('hex'),
-  } as Mail.Options).compile();
-  return node.build();
+  } as Mail.Options);
 }
 
-/** A text or HTML body as the composer is given it: as is, or with the transfer encoding it would choose. */
-type BodyPart = string | { content: string; contentTransferEncoding: 'quoted-printable' | 'base64' };
+/**
+ * What nodemailer's composer renders from `options`, byte for byte, with each text part's transfer encoding chosen
+ * before the composer would detect it (see transferEncoding).
+ */
+export function renderMime(options: Mail.Options): Promise<Buffer> {
+  const root = new (mailComposer())(options).compile();
+  presetEncodings(root);
+  return root.build();
+}
 
 /**
- * A body with the transfer encoding nodemailer's composer would choose for it, chosen without the composer's
- * detection, which collects every letter of the body into an array to count them (a few percent of a delivery's CPU,
- * and as much again in garbage): quoted-printable when ASCII letters outnumber control and non-ASCII characters,
- * base64 otherwise. A body of plain ASCII text with short lines is left to the composer, which sends it as it is.
+ * Sets the transfer encoding of every text part with string content the composer would encode, as the composer
+ * would set it when building the headers. Set on the compiled tree, after the composer's own headers, the header
+ * lands where the composer puts it, also when the text part is the message itself.
  */
-export function bodyPart(content: string): BodyPart {
-  if (mimeFuncs.isPlainText(content) && !mimeFuncs.hasLongerLines(content, 76)) return content;
+function presetEncodings(node: MimeNode): void {
+  const content = node.content;
+  if (
+    typeof content === 'string' &&
+    !node.getHeader('Content-Transfer-Encoding') &&
+    /^text\//i.test(String(node.getHeader('Content-Type') ?? ''))
+  ) {
+    const encoding = transferEncoding(content);
+    if (encoding) node.setHeader('Content-Transfer-Encoding', encoding);
+  }
+  for (const child of node.childNodes) presetEncodings(child);
+}
+
+/**
+ * The transfer encoding nodemailer's composer would choose for a text body, chosen without the composer's detection,
+ * which collects every letter of the body into an array to count them (a few percent of a delivery's CPU, and as much
+ * again in garbage): quoted-printable when ASCII letters outnumber control and non-ASCII characters, base64 otherwise.
+ * Undefined for plain ASCII text with short lines, which the composer sends as it is.
+ */
+export function transferEncoding(content: string): 'quoted-printable' | 'base64' | undefined {
+  if (mimeFuncs.isPlainText(content) && !mimeFuncs.hasLongerLines(content, 76)) return undefined;
   let letters = 0;
   let others = 0;
   for (let i = 0; i < content.length; i++) {
@@ -193,5 +217,5 @@ export function bodyPart(content: string): BodyPart {
     if ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)) letters++;
     else if (c <= 0x08 || c === 0x0b || c === 0x0c || (c >= 0x0e && c <= 0x1f) || c >= 0x80) others++;
   }
-  return { content, contentTransferEncoding: others < letters ? 'quoted-printable' : 'base64' };
+  return others < letters ? 'quoted-printable' : 'base64';
 }

@@ -168,3 +168,80 @@ it("records a batch of a send's outcomes with the send's row written twice in al
   ]);
   expect(rows[4]).toEqual({ status: 'delivered', soft_bounced: 1, attempts: 2 });
 });
+
+it("counts a drip step's outcomes for its mailing alone, and writes a failed batch again one outcome at a time", async () => {
+  const list = await listOfMany(call, 'Drip outcomes', 'drip', 2);
+  const mailing = await keyOf(
+    t,
+    'campaign_mailings',
+    await makeMailing(call, 'Welcome', { from_email: `news@${acct.domain}` }),
+  );
+  const { db } = t.ctx.database;
+  const members = await db
+    .selectFrom('subscription_list_members')
+    .select('subscriber_id')
+    .where('list_id', '=', await keyOf(t, 'subscription_lists', list))
+    .orderBy('subscriber_id')
+    .execute();
+  const now = Date.now();
+  const ids: number[] = [];
+  for (const [i, m] of members.entries()) {
+    const row = await db
+      .insertInto('marketing_deliveries')
+      .values({
+        customer_id: acct.account.customer_id,
+        send_id: null,
+        campaign_mailing_id: mailing,
+        drip_enrollment_id: null,
+        drip_node_id: null,
+        subscriber_id: m.subscriber_id,
+        email: `drip-${i}@patients.example`,
+        status: 'queued',
+        delivery_status: 'queued',
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    ids.push(row.id);
+  }
+  const items = await Promise.all(ids.map((id) => loadMarketingItem(t.ctx, id)));
+  const { committer } = countingCommitter();
+  // The second outcome's companion write fails: the shared transaction rolls back and each outcome runs alone.
+  const results = await Promise.allSettled([
+    committer.merge(outcomeMerger, { item: items[0]!, outcome: outcome('delivered', '250 ok') }),
+    committer.merge(outcomeMerger, {
+      item: items[1]!,
+      outcome: outcome('delivered', '250 ok'),
+      alsoIn: async () => {
+        throw new Error('the work row could not be ended');
+      },
+    }),
+  ]);
+  expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+
+  const rows = await db
+    .selectFrom('marketing_deliveries')
+    .select(['status'])
+    .where('id', 'in', ids)
+    .orderBy('id')
+    .execute();
+  expect(rows.map((r) => r.status)).toEqual(['delivered', 'queued']);
+  const counted = await db
+    .selectFrom('campaign_mailings')
+    .select(['delivered_count'])
+    .where('id', '=', mailing)
+    .executeTakeFirstOrThrow();
+  expect(counted.delivered_count).toBe(1);
+  const stats = await db
+    .selectFrom('subscribers')
+    .select(['stat_delivered'])
+    .where(
+      'id',
+      'in',
+      members.map((m) => m.subscriber_id),
+    )
+    .orderBy('id')
+    .execute();
+  expect(stats.map((s) => s.stat_delivered)).toEqual([1, 0]);
+});

@@ -57,13 +57,18 @@ export class CampaignTally {
     }
   }
 
-  /** Writes the sums: one statement per send and per mailing, then each send's completion once its count moved. */
+  /**
+   * Writes the sums: one statement per send and per mailing, then each send's completion once its count moved. Rows
+   * are written in the order of their ids, so two batches committing at once (PostgreSQL) lock them in the same order.
+   */
   async flush(trx: Queryable): Promise<void> {
-    for (const [id, send] of this.sends)
+    const sends = [...this.sends].sort(([a], [b]) => a - b);
+    for (const [id, send] of sends)
       if (send.settled > 0 || Object.keys(send.counters).length > 0)
         await addToSend(trx, id, send.counters, send.settled, send.at);
-    for (const [id, counters] of this.mailings) await addToMailing(trx, id, counters);
-    for (const [id, send] of this.sends) if (send.settled > 0) await finishIfSettled(trx, id, send.at);
+    for (const [id, counters] of [...this.mailings].sort(([a], [b]) => a - b))
+      await addToMailing(trx, id, counters);
+    for (const [id, send] of sends) if (send.settled > 0) await finishIfSettled(trx, id, send.at);
     this.sends.clear();
     this.mailings.clear();
   }
