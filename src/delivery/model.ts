@@ -3,7 +3,6 @@
  * a store loads one recipient's delivery and records its outcome, a tracker decorates HTML, a transport moves bytes.
  */
 import type { KeyObject } from 'node:crypto';
-import type { GroupCommitter } from '../db/group-commit.ts';
 import type { Queryable } from '../db/types.ts';
 
 /** A mailbox as stored with a message. */
@@ -106,20 +105,4 @@ export interface HtmlTracker {
   rewriteLinks(html: string, recipientId: number): string;
   /** The URL of this recipient's open pixel. */
   openPixelUrl(recipientId: number): string;
-}
-
-/**
- * A store's `record` in a group commit: `write` records the outcome (false when the recipient was already final), and
- * `alsoIn`, when given, runs in the same transaction once the outcome is recorded.
- */
-export function recordInGroupCommit(
-  committer: GroupCommitter,
-  write: (trx: Queryable) => Promise<boolean>,
-  alsoIn?: (trx: Queryable) => Promise<void>,
-): Promise<boolean> {
-  return committer.run(async (trx) => {
-    const recorded = await write(trx);
-    if (recorded && alsoIn) await alsoIn(trx);
-    return recorded;
-  });
 }

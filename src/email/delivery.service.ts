@@ -7,13 +7,7 @@ import { countDeliveryOutcome } from '../http/pipeline-metrics.ts';
 import { isHardBounce, suppressAddress } from '../accounts/suppressions.service.ts';
 import type { AppContext } from '../context.ts';
 import type { PeriodicTask } from '../jobs/scheduler.ts';
-import {
-  recordInGroupCommit,
-  type DeliveryItem,
-  type DeliveryStore,
-  type HtmlTracker,
-  type RecordedOutcome,
-} from '../delivery/model.ts';
+import type { DeliveryItem, DeliveryStore, HtmlTracker, RecordedOutcome } from '../delivery/model.ts';
 import type { CaptureStore } from '../delivery/transport.ts';
 import { rewriteLinks } from '../mail/links.ts';
 import { domainSigningKeys } from '../delivery/dkim-keys.ts';
@@ -101,11 +95,11 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
       setSecureLink(db, recipientId, tokenHash, expiresAt, Date.now()),
     // Outcomes of concurrent deliveries share commits (the group committer), as accepted messages do.
     record: async (item, outcome, alsoIn) => {
-      const recorded = await recordInGroupCommit(
-        ctx.committer,
-        (trx) => recordOutcome(trx, item, outcome),
-        alsoIn,
-      );
+      const recorded = await ctx.committer.run(async (trx) => {
+        const done = await recordOutcome(trx, item, outcome);
+        if (done && alsoIn) await alsoIn(trx);
+        return done;
+      });
       if (recorded) countDeliveryOutcome('transactional', outcome.status);
       return recorded;
     },

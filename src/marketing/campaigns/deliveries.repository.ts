@@ -1,4 +1,7 @@
-/** SQL of marketing deliveries: loading one with what its email needs, settling it, and its engagement counters. */
+/**
+ * SQL of marketing deliveries: loading one with what its email needs, moving it between states, and its engagement
+ * counters. Recording an attempt's outcome is in outcomes.repository.ts.
+ */
 import { sql, type Selectable } from 'kysely';
 import type { MarketingDeliveriesTable, Queryable } from '../../db/types.ts';
 import { precompile } from '../../db/precompiled.ts';
@@ -8,8 +11,8 @@ export type DeliveryRow = Selectable<MarketingDeliveriesTable>;
 /** Statuses after which a delivery is never attempted again. */
 export const FINAL_STATUSES = ['delivered', 'failed', 'skipped'] as const;
 
-// The delivery lane reads a delivery, records its outcome and counts it for its subscriber for every recipient of a
-// send, so these statements are compiled once (see db/precompiled.ts).
+// The delivery lane reads a delivery for every recipient of a send, so the statement is compiled once (see
+// db/precompiled.ts).
 const findDeliveryQuery = precompile((db, v: { id: number }) =>
   db.selectFrom('marketing_deliveries').selectAll().where('id', '=', v.id),
 );
@@ -113,83 +116,6 @@ export async function moveDelivery(
   return Number(r.numUpdatedRows) > 0;
 }
 
-/** What recording an attempt's outcome needs to know of its delivery. */
-export type OutcomeTarget = Pick<
-  DeliveryRow,
-  | 'id'
-  | 'status'
-  | 'soft_bounced'
-  | 'customer_id'
-  | 'email'
-  | 'subscriber_id'
-  | 'send_id'
-  | 'campaign_mailing_id'
->;
-
-const findOutcomeTargetQuery = precompile((db, v: { id: number }) =>
-  db
-    .selectFrom('marketing_deliveries')
-    .select([
-      'id',
-      'status',
-      'soft_bounced',
-      'customer_id',
-      'email',
-      'subscriber_id',
-      'send_id',
-      'campaign_mailing_id',
-    ])
-    .where('id', '=', v.id),
-);
-
-/** The delivery an outcome is recorded on; undefined when it does not exist. */
-export async function findOutcomeTarget(db: Queryable, id: number): Promise<OutcomeTarget | undefined> {
-  return (await findOutcomeTargetQuery(db, { id })).rows[0];
-}
-
-/** An attempt's outcome as a delivery row keeps it. */
-export interface DeliveryOutcome {
-  status: string;
-  delivery_status: string;
-  attempts: number;
-  last_response: string;
-  via: string;
-  tls: number | null;
-  delivered_at: number | null;
-  header_message_id: string;
-  soft_bounced: number;
-}
-
-const settleDeliveryQuery = precompile((db, v: DeliveryOutcome & { id: number; now: number }) =>
-  db
-    .updateTable('marketing_deliveries')
-    .set({
-      status: v.status,
-      delivery_status: v.delivery_status,
-      attempts: v.attempts,
-      last_response: v.last_response,
-      via: v.via,
-      tls: v.tls,
-      delivered_at: v.delivered_at,
-      header_message_id: v.header_message_id,
-      soft_bounced: v.soft_bounced,
-      updated_at: v.now,
-    })
-    .where('id', '=', v.id)
-    .where('status', 'not in', FINAL_STATUSES),
-);
-
-/** Records an attempt's outcome on a delivery that is not final; false when it is final (or gone). */
-export async function settleDelivery(
-  db: Queryable,
-  id: number,
-  set: DeliveryOutcome,
-  now: number,
-): Promise<boolean> {
-  const r = await settleDeliveryQuery(db, { ...set, id, now });
-  return Number(r.numAffectedRows ?? 0) > 0;
-}
-
 /** The marketing delivery whose secure link token hashes to `tokenHash`. */
 export async function findMarketingBySecureTokenHash(db: Queryable, tokenHash: string) {
   return db
@@ -223,35 +149,6 @@ export type SubscriberStat =
   | 'stat_hard_bounced'
   | 'stat_unsubscribed'
   | 'stat_global_unsubscribed';
-
-/** What one outcome adds to its subscriber's delivery counters. */
-export interface SubscriberOutcomeCounts {
-  deliveries: number;
-  delivered: number;
-  hardBounced: number;
-  softBounced: number;
-}
-
-const countSubscriberOutcomeQuery = precompile((db, v: SubscriberOutcomeCounts & { id: number }) =>
-  db
-    .updateTable('subscribers')
-    .set({
-      stat_deliveries: sql`stat_deliveries + ${v.deliveries}`,
-      stat_delivered: sql`stat_delivered + ${v.delivered}`,
-      stat_hard_bounced: sql`stat_hard_bounced + ${v.hardBounced}`,
-      stat_soft_bounced: sql`stat_soft_bounced + ${v.softBounced}`,
-    })
-    .where('id', '=', v.id),
-);
-
-/** Adds an outcome to a subscriber's delivery counters. */
-export async function countSubscriberOutcome(
-  db: Queryable,
-  subscriberId: number,
-  counts: SubscriberOutcomeCounts,
-): Promise<void> {
-  await countSubscriberOutcomeQuery(db, { ...counts, id: subscriberId });
-}
 
 /** Adds `by` (one unless given) to each named counter of a subscriber. */
 export async function bumpSubscriber(

@@ -15,7 +15,7 @@ import {
   findOutcomeTarget,
   settleDelivery,
   type SubscriberOutcomeCounts,
-} from './deliveries.repository.ts';
+} from './outcomes.repository.ts';
 import { addToMailing, addToSend, finishIfSettled, type CampaignCounter } from './sends.repository.ts';
 
 type Counters = Partial<Record<CampaignCounter, number>>;
@@ -31,7 +31,7 @@ export interface PendingOutcome {
  * Counter increments of sends and mailings gathered over a transaction and written when it is about to commit.
  * Lifecycle: one per transaction; add() for each delivery settled in it, then flush() once, inside it.
  */
-export class CampaignTally {
+class CampaignTally {
   private readonly sends = new Map<number, { counters: Counters; settled: number; at: number }>();
   private readonly mailings = new Map<number, Counters>();
 
