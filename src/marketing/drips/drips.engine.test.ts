@@ -147,6 +147,7 @@ describe('a drip start → email → wait 2 days → opened? → B / C → end',
     advance(60_000);
     await waitForEnrollment(drip, opener, { state: 'completed' });
     await waitForEnrollment(drip, ignorer, { state: 'completed' });
+    await waitForEnrollment(drip, third, { state: 'completed' });
     expect(await deliveriesOf(opener)).toEqual([
       ['welcome', mailings[0]],
       ['engaged', mailings[1]],
