@@ -200,6 +200,14 @@ export const KEYS = {
     default: '1m,5m,15m,30m,1h,2h,4h,8h,8h',
     doc: 'Waits between delivery attempts after a temporary failure (4xx, timeout, connection failure), as a comma-separated list of durations (`500ms`, `30s`, `5m`, `2h`). After the last, the recipient fails permanently.',
   },
+  renderThreads: {
+    env: 'SEALPOST_RENDER_THREADS',
+    kind: 'integer',
+    min: 0,
+    max: 64,
+    default: 1,
+    doc: 'Threads of each worker process that render and DKIM-sign outgoing copies, beside the event loop that speaks SMTP and records outcomes; started with the first delivery, so a process that delivers nothing starts none. Each costs about 40 MB of memory under load. `0` renders on the event loop. More than one pays off only with more than two cores.',
+  },
   deliveryConcurrency: {
     env: 'SEALPOST_DELIVERY_CONCURRENCY',
     kind: 'integer',

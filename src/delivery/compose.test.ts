@@ -1,8 +1,10 @@
 import { simpleParser, type AddressObject } from 'mailparser';
-import { expect, it } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import MimeNode from 'nodemailer/lib/mime-node/index.js';
-import { composeMessage, renderMime, transferEncoding } from './compose.ts';
+import { composeMessage } from './compose.ts';
+import { renderMime, transferEncoding } from './render.ts';
+import { createRenderPool } from './render-pool.ts';
 import type { DeliveryItem, MessageContent } from './model.ts';
 
 const item = (recipientId: number, address: string): DeliveryItem => ({
@@ -47,12 +49,15 @@ it('gives every copy of a many-recipient message the full To and Cc lists, with 
       html.replace('https://portal.example/', `https://t.example/c/${recipientId}`),
     openPixelUrl: (recipientId: number) => `https://t.example/o/${recipientId}.gif`,
   };
+  // Rendered on a render thread, as a worker process renders.
+  const renderer = createRenderPool(1).open();
+  onTestFinished(() => renderer.close());
   for (const [id, address] of [
     [1, 'patient0@example.org'],
     [2, 'patient299@example.org'],
     [3, 'nurse5@example.org'],
   ] as const) {
-    const parsed = await simpleParser(await composeMessage(item(id, address), content, tracker));
+    const parsed = await simpleParser(await composeMessage(item(id, address), content, tracker, renderer));
     expect(addresses(parsed.to)).toEqual(to.map((m) => m.address));
     expect(addresses(parsed.cc)).toEqual(cc.map((m) => m.address));
     expect((parsed.to as AddressObject).value[1]!.name).toBe('Patient 1 Ünïcode');

@@ -1,26 +1,23 @@
 /**
- * Building the raw MIME one recipient receives: the message with that recipient's tracking, or a secure notification.
- * Both are DKIM-signed with each key of the From domain (see dkim-sign.ts). Bcc recipients never appear in the
- * headers: To and Cc show the visible recipients only, and the envelope names the one recipient this copy is for.
+ * What one recipient receives: the message with that recipient's tracking, or a secure notification, described for
+ * the renderer (render.ts), which renders it and DKIM-signs it with each key of the From domain. Bcc recipients never
+ * appear in the headers: To and Cc show the visible recipients only, and the envelope names the one recipient this
+ * copy is for.
  */
 import { randomInt } from 'node:crypto';
-import type Mail from 'nodemailer/lib/mailer/index.js';
-import type MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type MimeNode from 'nodemailer/lib/mime-node/index.js';
-import mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
 import { pooledRandomBytes } from '../crypto/random-pool.ts';
 import type { DeliveryItem, HtmlTracker, Mailbox, MessageContent } from './model.ts';
 import { onFirstUse } from '../on-first-use.ts';
-import { signDkim } from './dkim-sign.ts';
+import type { RenderJob } from './render.ts';
+import type { Renderer } from './render-pool.ts';
 
-const mailComposer = onFirstUse<typeof MailComposer>('nodemailer/lib/mail-composer/index.js');
 const mimeNode = onFirstUse<typeof MimeNode>('nodemailer/lib/mime-node/index.js');
 
 /** A mail to render. */
 interface MailSpec {
   from: Mailbox;
   to: Mailbox[];
-  cc?: Mailbox[];
   replyTo?: Mailbox;
   subject: string;
   messageId: string;
@@ -28,7 +25,6 @@ interface MailSpec {
   headers?: Record<string, string>;
   text?: string;
   html?: string;
-  attachments?: Mail.Attachment[];
   envelopeFrom: string;
   envelopeTo: string;
 }
@@ -38,38 +34,30 @@ interface MailSpec {
  * it. The To and Cc headers, which grow with the recipient list, are rendered once per message and spliced into each
  * copy, and the copy is DKIM-signed after, so a message to n recipients costs n times a one-recipient message, not n².
  */
-export async function composeMessage(
+export function composeMessage(
   item: DeliveryItem,
   content: MessageContent,
   tracker: HtmlTracker,
+  renderer: Pick<Renderer, 'render'>,
 ): Promise<Buffer> {
-  const addresses = addressLines(content);
-  const raw = await render({
-    from: content.from,
-    to: [],
-    replyTo: content.replyTo,
-    subject: content.subject,
-    messageId: item.headerMessageId,
-    date: new Date(item.createdAt),
-    headers: { ...headersOf(content), [PLACEHOLDER]: '1' },
-    text: content.text,
-    html: content.html === undefined ? undefined : trackedHtml(item, content.html, tracker),
-    attachments: content.attachments.map((a) => ({
-      filename: a.fileName,
-      contentType: a.contentType,
-      content: Buffer.from(a.content, 'base64'),
-    })),
-    envelopeFrom: item.envelopeFrom,
-    envelopeTo: item.address,
+  return renderer.render({
+    options: renderOptions({
+      from: content.from,
+      to: [],
+      replyTo: content.replyTo,
+      subject: content.subject,
+      messageId: item.headerMessageId,
+      date: new Date(item.createdAt),
+      headers: { ...headersOf(content), [PLACEHOLDER]: '1' },
+      text: content.text,
+      html: content.html === undefined ? undefined : trackedHtml(item, content.html, tracker),
+      envelopeFrom: item.envelopeFrom,
+      envelopeTo: item.address,
+    }),
+    attachments: content.attachments.length > 0 ? content.attachments : undefined,
+    splice: { header: PLACEHOLDER, lines: addressLines(content) },
+    dkim: item.dkim,
   });
-  const at = raw.indexOf(`${PLACEHOLDER}: 1\r\n`);
-  if (at < 0) throw new Error('composing a message: the address header position was not found');
-  const spliced = Buffer.concat([
-    raw.subarray(0, at),
-    Buffer.from(addresses),
-    raw.subarray(at + PLACEHOLDER.length + 5),
-  ]);
-  return signDkim(spliced, item.dkim);
 }
 
 // A header name no message carries, marking where the address lines go.
@@ -113,8 +101,12 @@ export interface NotificationMail {
 }
 
 /** The raw secure notification for one recipient. */
-export async function composeNotification(item: DeliveryItem, mail: NotificationMail): Promise<Buffer> {
-  const raw = await render({
+export function composeNotification(
+  item: DeliveryItem,
+  mail: NotificationMail,
+  renderer: Pick<Renderer, 'render'>,
+): Promise<Buffer> {
+  const options = renderOptions({
     from: mail.from,
     to: [{ address: item.address, name: '' }],
     subject: mail.subject,
@@ -125,7 +117,7 @@ export async function composeNotification(item: DeliveryItem, mail: Notification
     envelopeFrom: item.envelopeFrom,
     envelopeTo: item.address,
   });
-  return signDkim(raw, item.dkim);
+  return renderer.render({ options, dkim: item.dkim });
 }
 
 /** The headers the message carries through: X- headers, List-Unsubscribe(-Post), and List-Unsubscribe from the unsubscribe URL. */
@@ -150,16 +142,11 @@ function appendPixel(html: string, url: string): string {
   return at < 0 ? html + img : html.slice(0, at) + img + html.slice(at);
 }
 
-/**
- * Renders with nodemailer's composer, the part of `sendMail` that builds the MIME tree, without the transport around
- * it: its plugin chain, address normalising and stream transport cost more than the rendering, and each drew random
- * bytes from the system. The composer writes CRLF line ends, as a message on the wire has them.
- */
-function render(spec: MailSpec): Promise<Buffer> {
-  return renderMime({
+/** The composer's options for a mail (see render.ts). */
+function renderOptions(spec: MailSpec): RenderJob['options'] {
+  return {
     from: spec.from,
     to: spec.to.length > 0 ? spec.to : undefined,
-    cc: spec.cc && spec.cc.length > 0 ? spec.cc : undefined,
     replyTo: spec.replyTo,
     subject: spec.subject,
     messageId: spec.messageId,
@@ -167,55 +154,8 @@ function render(spec: MailSpec): Promise<Buffer> {
     headers: spec.headers,
     text: spec.text,
     html: spec.html,
-    attachments: spec.attachments,
     envelope: { from: spec.envelopeFrom, to: [spec.envelopeTo] },
     // The composer would draw a few random bytes from the system for each MIME part; one pooled value serves them all.
     baseBoundary: pooledRandomBytes(8).toString('hex'),
-  } as Mail.Options);
-}
-
-/**
- * What nodemailer's composer renders from `options`, byte for byte, with each text part's transfer encoding chosen
- * before the composer would detect it (see transferEncoding).
- */
-export function renderMime(options: Mail.Options): Promise<Buffer> {
-  const root = new (mailComposer())(options).compile();
-  presetEncodings(root);
-  return root.build();
-}
-
-/**
- * Sets the transfer encoding of every text part with string content the composer would encode, as the composer
- * would set it when building the headers. Set on the compiled tree, after the composer's own headers, the header
- * lands where the composer puts it, also when the text part is the message itself.
- */
-function presetEncodings(node: MimeNode): void {
-  const content = node.content;
-  if (
-    typeof content === 'string' &&
-    !node.getHeader('Content-Transfer-Encoding') &&
-    /^text\//i.test(String(node.getHeader('Content-Type') ?? ''))
-  ) {
-    const encoding = transferEncoding(content);
-    if (encoding) node.setHeader('Content-Transfer-Encoding', encoding);
-  }
-  for (const child of node.childNodes) presetEncodings(child);
-}
-
-/**
- * The transfer encoding nodemailer's composer would choose for a text body, chosen without the composer's detection,
- * which collects every letter of the body into an array to count them (a few percent of a delivery's CPU, and as much
- * again in garbage): quoted-printable when ASCII letters outnumber control and non-ASCII characters, base64 otherwise.
- * Undefined for plain ASCII text with short lines, which the composer sends as it is.
- */
-export function transferEncoding(content: string): 'quoted-printable' | 'base64' | undefined {
-  if (mimeFuncs.isPlainText(content) && !mimeFuncs.hasLongerLines(content, 76)) return undefined;
-  let letters = 0;
-  let others = 0;
-  for (let i = 0; i < content.length; i++) {
-    const c = content.charCodeAt(i);
-    if ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)) letters++;
-    else if (c <= 0x08 || c === 0x0b || c === 0x0c || (c >= 0x0e && c <= 0x1f) || c >= 0x80) others++;
-  }
-  return others < letters ? 'quoted-printable' : 'base64';
+  } as RenderJob['options'];
 }

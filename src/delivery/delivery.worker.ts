@@ -10,6 +10,7 @@ import { createDeliveryEngine, deliveryQueue } from './engine.ts';
 import type { MailKind } from './kind.ts';
 import type { MxResolver } from './mx.ts';
 import { createTransport, type Transport } from './transport.ts';
+import { createRenderPool } from './render-pool.ts';
 
 /** What the delivery lanes may be given besides the context. */
 export interface DeliveryOptions {
@@ -32,6 +33,8 @@ export function kindQueues(
   const wrap = opts.transport ?? ((t: Transport) => t);
   const retrySchedule = ctx.config.deliveryRetrySchedule;
   const queues: Record<string, QueueSpec> = {};
+  // One set of render threads serves every lane of the process.
+  const renders = createRenderPool(ctx.config.renderThreads);
   for (const kind of kinds) {
     // Each lane has a pool of its own, sized by its concurrency: one kind never waits for the other's connections.
     const transport = wrap(
@@ -45,6 +48,7 @@ export function kindQueues(
       store: kind.store,
       transport,
       tracker: kind.tracker,
+      renderer: renders.open(),
       publicUrl: ctx.publicUrl,
       secureLinkTtlHours: ctx.config.secureLinkTtlHours,
       retrySchedule,

@@ -1,8 +1,9 @@
 import { createVerify, generateKeyPairSync } from 'node:crypto';
 import { simpleParser } from 'mailparser';
-import { expect, it } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import { dkimKeyObject } from './dkim-keys.ts';
 import { composeMessage } from './compose.ts';
+import { createRenderPool } from './render-pool.ts';
 import type { DeliveryItem } from './model.ts';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -42,6 +43,9 @@ it('signs a composed message that the public key verifies', async () => {
       },
     ],
   } satisfies DeliveryItem;
+  // The parsed key crosses to a render thread with the copy.
+  const renderer = createRenderPool(1).open();
+  onTestFinished(() => renderer.close());
   const raw = await composeMessage(
     item,
     {
@@ -54,6 +58,7 @@ it('signs a composed message that the public key verifies', async () => {
       attachments: [],
     },
     { rewriteLinks: (h) => h, openPixelUrl: () => '' },
+    renderer,
   );
   const mail = await simpleParser(raw);
   const header = String(mail.headerLines.find((h) => h.key === 'dkim-signature')?.line);

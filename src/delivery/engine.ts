@@ -12,6 +12,7 @@ import type { DeliveryItem, DeliveryStore, HtmlTracker, MessageContent, Recorded
 import type { Transport } from './transport.ts';
 import type { SendOutcome } from './smtp-client.ts';
 import { composeMessage, composeNotification } from './compose.ts';
+import type { Renderer } from './render-pool.ts';
 import { issueSecureLink, notificationMail, type NotificationReason } from './notification.ts';
 import { judge } from './outcome.ts';
 
@@ -20,6 +21,8 @@ export interface DeliveryDeps {
   store: DeliveryStore;
   transport: Transport;
   tracker: HtmlTracker;
+  /** Renders and signs each copy (see render-pool.ts); closed with the engine. */
+  renderer: Renderer;
   /** Base URL of secure links. */
   publicUrl: string;
   secureLinkTtlHours: number;
@@ -85,7 +88,7 @@ export function createDeliveryEngine(deps: DeliveryDeps): DeliveryEngine {
         secure: false,
       };
     if (item.forceSecure) return sendNotification(item, content, 'sender-requested');
-    const raw = await composeMessage(item, content, deps.tracker);
+    const raw = await composeMessage(item, content, deps.tracker, deps.renderer);
     const outcome = await deps.transport.send({
       from: item.envelopeFrom,
       to: item.address,
@@ -105,7 +108,7 @@ export function createDeliveryEngine(deps: DeliveryDeps): DeliveryEngine {
   ): Promise<Sent> {
     const link = issueSecureLink(deps.publicUrl, deps.secureLinkTtlHours, now());
     await deps.store.saveSecureLink(item.recipientId, link.tokenHash, link.expiresAt);
-    const raw = await composeNotification(item, notificationMail(content, link, reason));
+    const raw = await composeNotification(item, notificationMail(content, link, reason), deps.renderer);
     const outcome = await deps.transport.send({
       from: item.envelopeFrom,
       to: item.address,
@@ -132,7 +135,13 @@ export function createDeliveryEngine(deps: DeliveryDeps): DeliveryEngine {
     else deps.log.warn(fields, outcome.status === 'failed' ? 'delivery failed' : 'delivery deferred');
   }
 
-  return { deliver, close: () => deps.transport.close() };
+  return {
+    deliver,
+    close: async () => {
+      await deps.renderer.close();
+      await deps.transport.close();
+    },
+  };
 }
 
 /** Lane settings of a delivery queue. */

@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, it, onTestFinished } from 'vitest';
+import { createRenderPool } from './render-pool.ts';
+import { renderSigned, type RenderJob } from './render.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+const ed = generateKeyPairSync('ed25519').privateKey;
+
+const job = (n: number): RenderJob => ({
+  options: {
+    from: { address: 'desk@clinic.example', name: 'Front Desk' },
+    replyTo: { address: 'care@clinic.example', name: '' },
+    subject: `Your results ${n} — Grüße`,
+    messageId: `<m${n}@clinic.example>`,
+    date: new Date(Date.UTC(2026, 10, 27, 9, 30)),
+    headers: { 'X-Ref': String(n), 'X-Addresses-Here': '1' },
+    text: `Hello ${n}, your results are ready.`,
+    html: `<p>Hello ${n}, your <a href="https://portal.example/">results</a> are ready.</p>`,
+    envelope: { from: 'desk@clinic.example', to: [`patient${n}@example.org`] },
+    baseBoundary: `b${n}`,
+  } as RenderJob['options'],
+  attachments: [{ fileName: 'results.pdf', contentType: 'application/pdf', content: 'JVBERi0xLjQK' }],
+  splice: { header: 'X-Addresses-Here', lines: `To: patient${n}@example.org\r\n` },
+  dkim: [
+    { domainName: 'clinic.example', keySelector: 'r1', privateKey: rsa },
+    { domainName: 'clinic.example', keySelector: 'r1e', privateKey: ed },
+  ],
+});
+
+it('renders and signs on its threads exactly what the event loop renders, each copy its own', async () => {
+  const renderer = createRenderPool(2).open();
+  onTestFinished(() => renderer.close());
+  const jobs = Array.from({ length: 12 }, (_, i) => job(i));
+  const threaded = await Promise.all(jobs.map((j) => renderer.render(j)));
+  const inline = await Promise.all(jobs.map((j) => renderSigned(j)));
+  for (let i = 0; i < jobs.length; i++) {
+    expect(threaded[i]!.equals(inline[i]!)).toBe(true);
+    const text = threaded[i]!.toString('binary');
+    expect(text.match(/^DKIM-Signature: /gm)).toHaveLength(2);
+    expect(text).toContain(`\r\nTo: patient${i}@example.org\r\n`);
+    expect(text).not.toContain('X-Addresses-Here');
+  }
+});
+
+it('fails a copy that cannot be rendered with its reason, and renders the next', async () => {
+  const renderer = createRenderPool(1).open();
+  onTestFinished(() => renderer.close());
+  const broken = { ...job(1), splice: { header: 'X-Not-There', lines: 'To: a@example.org\r\n' } };
+  await expect(renderer.render(broken)).rejects.toThrow('the address header position was not found');
+  expect((await renderer.render(job(2))).equals(await renderSigned(job(2)))).toBe(true);
+});
+
+it('renders on the event loop with no threads', async () => {
+  const renderer = createRenderPool(0).open();
+  expect((await renderer.render(job(3))).equals(await renderSigned(job(3)))).toBe(true);
+  await renderer.close();
+});
+
+it('keeps its threads while one user is open, stops them with the last, and starts again when needed', async () => {
+  const pool = createRenderPool(1);
+  const a = pool.open();
+  const b = pool.open();
+  expect(pool.running()).toBe(0);
+  await a.render(job(4));
+  expect(pool.running()).toBe(1);
+  const inFlight = b.render(job(5));
+  await a.close();
+  // b is still open: the thread finishes b's copy.
+  expect((await inFlight).equals(await renderSigned(job(5)))).toBe(true);
+  expect(pool.running()).toBe(1);
+  await b.close();
+  expect(pool.running()).toBe(0);
+  const c = pool.open();
+  onTestFinished(() => c.close());
+  expect((await c.render(job(7))).equals(await renderSigned(job(7)))).toBe(true);
+  expect(pool.running()).toBe(1);
+});
+
+it('keeps a process alive while a copy is on a thread, and lets it end once its threads are idle', async () => {
+  const child = spawn(process.execPath, ['bin/run-ts.js', 'src/delivery/fixtures/render-once.ts'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  expect(output).toMatch(/^rendered \d+ bytes: with body\n$/);
+  expect(code).toBe(0);
+}, 30_000);

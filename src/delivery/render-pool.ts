@@ -1,0 +1,129 @@
+/**
+ * Render threads: the copies a worker process delivers are rendered and DKIM-signed on worker threads, beside the
+ * event loop that speaks SMTP and writes outcomes, so a busy lane uses a second core for its share of the CPU (about
+ * a fifth of a delivery's; docs/decisions.md, "Render threads"). With no threads configured, copies render on the
+ * event loop, as the threads would render them (render.ts).
+ * Lifecycle: one pool per worker process, shared by its lanes, each of which holds it open; threads start with the
+ * first copy to render, so a process that delivers nothing starts none; a thread that dies fails the copies it had
+ * (their deliveries are tried again) and is replaced at the next copy; the last lane to close stops them.
+ */
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { renderSigned, type RenderJob } from './render.ts';
+import type { RenderReply, RenderRequest } from './render-thread.ts';
+
+/** Renders copies; `close` when done with it. */
+export interface Renderer {
+  render(job: RenderJob): Promise<Buffer>;
+  close(): Promise<void>;
+}
+
+/** A pool lanes share: each `open` gives a renderer, and the threads stop when every one is closed. */
+export interface RenderPool {
+  open(): Renderer;
+  /** How many threads run now. */
+  running(): number;
+}
+
+interface Pending {
+  resolve: (raw: Buffer) => void;
+  reject: (err: Error) => void;
+}
+
+interface Thread {
+  worker: Worker;
+  pending: Map<number, Pending>;
+}
+
+/** A pool of `threads` render threads; 0 renders on the event loop. */
+export function createRenderPool(threads: number): RenderPool {
+  const live: Thread[] = [];
+  let users = 0;
+  let nextId = 1;
+
+  function start(): Thread {
+    const thread: Thread = { worker: spawnRenderThread(), pending: new Map() };
+    const fail = (err: Error) => {
+      const at = live.indexOf(thread);
+      if (at >= 0) live.splice(at, 1);
+      for (const p of thread.pending.values()) p.reject(err);
+      thread.pending.clear();
+    };
+    thread.worker.on('message', (reply: RenderReply) => {
+      const p = thread.pending.get(reply.id);
+      if (!p) return;
+      thread.pending.delete(reply.id);
+      if (thread.pending.size === 0) thread.worker.unref();
+      if ('error' in reply) p.reject(new Error(reply.error));
+      else p.resolve(Buffer.from(reply.raw.buffer, reply.raw.byteOffset, reply.raw.byteLength));
+    });
+    thread.worker.on('error', (err) => fail(new Error(`render thread failed: ${err.message}`)));
+    thread.worker.on('exit', (code) => fail(new Error(`render thread stopped (exit code ${code})`)));
+    thread.worker.unref();
+    live.push(thread);
+    return thread;
+  }
+
+  /** The thread with the fewest copies in hand, or a new one while fewer than `threads` run. */
+  function pick(): Thread {
+    let best: Thread | undefined;
+    for (const t of live) if (!best || t.pending.size < best.pending.size) best = t;
+    return best && (best.pending.size === 0 || live.length >= threads) ? best : start();
+  }
+
+  function render(job: RenderJob): Promise<Buffer> {
+    if (threads === 0) return renderSigned(job);
+    const thread = pick();
+    const id = nextId++;
+    return new Promise<Buffer>((resolve, reject) => {
+      // A thread with copies in hand keeps the process running, as any pending I/O would; an idle one does not.
+      if (thread.pending.size === 0) thread.worker.ref();
+      thread.pending.set(id, { resolve, reject });
+      thread.worker.postMessage({ id, job } satisfies RenderRequest);
+    });
+  }
+
+  async function stop(): Promise<void> {
+    const stopping = live.splice(0).map(async (t) => {
+      await t.worker.terminate();
+      for (const p of t.pending.values()) p.reject(new Error('render threads stopped'));
+    });
+    await Promise.all(stopping);
+  }
+
+  return {
+    running: () => live.length,
+    open() {
+      users++;
+      let closed = false;
+      return {
+        render,
+        async close() {
+          if (closed) return;
+          closed = true;
+          if (--users === 0) await stop();
+        },
+      };
+    },
+  };
+}
+
+const THREAD_OPTIONS = { name: 'sealpost-render' };
+
+/**
+ * Starts a render thread: the compiled module beside the running build (dist/render-thread.js), or, when this process
+ * runs from the sources, the TypeScript module through tsx's loader (bin/ts-worker.js).
+ */
+function spawnRenderThread(): Worker {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith('.ts')) {
+    const tsModule = pathToFileURL(path.join(path.dirname(here), 'render-thread.ts')).href;
+    const boot = path.resolve(path.dirname(here), '../../bin/ts-worker.js');
+    return new Worker(boot, { workerData: { tsModule }, ...THREAD_OPTIONS });
+  }
+  // A built module sits in dist/ (the entry) or dist/chunks/; the thread's module is an entry of the build.
+  const dir = path.dirname(here);
+  const dist = path.basename(dir) === 'chunks' ? path.dirname(dir) : dir;
+  return new Worker(path.join(dist, 'render-thread.js'), THREAD_OPTIONS);
+}

@@ -1,0 +1,89 @@
+/**
+ * Rendering and signing one copy of a message: nodemailer's composer builds the MIME, the To and Cc lines prepared
+ * for the message are spliced in, and each DKIM key of the From domain signs the result (see dkim-sign.ts). A job is
+ * plain data, so it renders the same on the event loop as on a render thread (render-pool.ts).
+ */
+import type Mail from 'nodemailer/lib/mailer/index.js';
+import type MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import type MimeNode from 'nodemailer/lib/mime-node/index.js';
+import mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
+import { onFirstUse } from '../on-first-use.ts';
+import { signDkim } from './dkim-sign.ts';
+import type { DkimKey, StoredAttachment } from './model.ts';
+
+const mailComposer = onFirstUse<typeof MailComposer>('nodemailer/lib/mail-composer/index.js');
+
+/** One copy to render: the composer's options (without attachments), the attachments as stored, and the keys. */
+export interface RenderJob {
+  options: Omit<Mail.Options, 'attachments'>;
+  attachments?: StoredAttachment[];
+  /** Header lines that replace the header named `header` (rendered with the value `1`). */
+  splice?: { header: string; lines: string };
+  dkim: DkimKey[];
+}
+
+/** The raw, signed copy a job describes. */
+export async function renderSigned(job: RenderJob): Promise<Buffer> {
+  const raw = await renderMime({
+    ...job.options,
+    attachments: job.attachments?.map((a) => ({
+      filename: a.fileName,
+      contentType: a.contentType,
+      content: Buffer.from(a.content, 'base64'),
+    })),
+  });
+  return signDkim(job.splice ? splice(raw, job.splice.header, job.splice.lines) : raw, job.dkim);
+}
+
+/** `raw` with the header line `header: 1` replaced by `lines`. */
+function splice(raw: Buffer, header: string, lines: string): Buffer {
+  const at = raw.indexOf(`${header}: 1\r\n`);
+  if (at < 0) throw new Error('composing a message: the address header position was not found');
+  return Buffer.concat([raw.subarray(0, at), Buffer.from(lines), raw.subarray(at + header.length + 5)]);
+}
+
+/**
+ * What nodemailer's composer renders from `options`, byte for byte, with each text part's transfer encoding chosen
+ * before the composer would detect it (see transferEncoding).
+ */
+export function renderMime(options: Mail.Options): Promise<Buffer> {
+  const root = new (mailComposer())(options).compile();
+  presetEncodings(root);
+  return root.build();
+}
+
+/**
+ * Sets the transfer encoding of every text part with string content the composer would encode, as the composer
+ * would set it when building the headers. Set on the compiled tree, after the composer's own headers, the header
+ * lands where the composer puts it, also when the text part is the message itself.
+ */
+function presetEncodings(node: MimeNode): void {
+  const content = node.content;
+  if (
+    typeof content === 'string' &&
+    !node.getHeader('Content-Transfer-Encoding') &&
+    /^text\//i.test(String(node.getHeader('Content-Type') ?? ''))
+  ) {
+    const encoding = transferEncoding(content);
+    if (encoding) node.setHeader('Content-Transfer-Encoding', encoding);
+  }
+  for (const child of node.childNodes) presetEncodings(child);
+}
+
+/**
+ * The transfer encoding nodemailer's composer would choose for a text body, chosen without the composer's detection,
+ * which collects every letter of the body into an array to count them (a few percent of a delivery's CPU, and as much
+ * again in garbage): quoted-printable when ASCII letters outnumber control and non-ASCII characters, base64 otherwise.
+ * Undefined for plain ASCII text with short lines, which the composer sends as it is.
+ */
+export function transferEncoding(content: string): 'quoted-printable' | 'base64' | undefined {
+  if (mimeFuncs.isPlainText(content) && !mimeFuncs.hasLongerLines(content, 76)) return undefined;
+  let letters = 0;
+  let others = 0;
+  for (let i = 0; i < content.length; i++) {
+    const c = content.charCodeAt(i);
+    if ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)) letters++;
+    else if (c <= 0x08 || c === 0x0b || c === 0x0c || (c >= 0x0e && c <= 0x1f) || c >= 0x80) others++;
+  }
+  return others < letters ? 'quoted-printable' : 'base64';
+}
