@@ -14,8 +14,8 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const DIST = path.join(ROOT, 'dist');
 const CHUNKS = path.join(DIST, 'chunks');
 export const OUTFILE = path.join(DIST, 'sealpost.js');
-/** The render threads' module (src/delivery/render-pool.ts starts it from beside the build's other modules). */
-const RENDER_THREAD = path.join(DIST, 'render-thread.js');
+/** The modules of Sealpost's worker threads, each an entry of its own, started from dist/ (src/threads.ts). */
+const THREADS = ['delivery/render-thread'];
 /**
  * Packages compiled into the build instead of loaded from node_modules, because a start loads each of them file by file:
  * Kysely and TypeBox (ES modules of about 260 and 200 files), Fastify with the parts it loads at start (its plugin loader
@@ -80,14 +80,14 @@ function pruneChunks(keep) {
   }
 }
 
-/** Builds dist/sealpost.js (and its chunks) from src/bin/sealpost.ts, and the render threads' dist/render-thread.js. */
+/** Builds dist/sealpost.js (and its chunks) from src/bin/sealpost.ts, and each thread's module (dist/render-thread.js, …). */
 export async function buildCommand() {
   // Loaded here, not with this module: bin/sealpost.js imports this file on every start, and builds only when sources changed.
   const { build } = await import('esbuild');
   const result = await build({
     entryPoints: {
       sealpost: path.join(ROOT, 'src/bin/sealpost.ts'),
-      'render-thread': path.join(ROOT, 'src/delivery/render-thread.ts'),
+      ...Object.fromEntries(THREADS.map((t) => [path.basename(t), path.join(ROOT, `src/${t}.ts`)])),
     },
     outdir: DIST,
     chunkNames: 'chunks/[name]-[hash]',
@@ -104,10 +104,10 @@ export async function buildCommand() {
     logLevel: 'error',
   });
   mkdirSync(CHUNKS, { recursive: true });
-  const entries = [RENDER_THREAD, OUTFILE];
+  const entries = [...THREADS.map((t) => path.join(DIST, `${path.basename(t)}.js`)), OUTFILE];
   const isEntry = (file) => entries.some((e) => file.path === e || file.path === `${e}.map`);
   // Chunks first, the entries' maps next, the entries last (the command's own last of all): a module that is in place
-  // always has its chunks, its map and the render thread's module.
+  // always has its chunks, its map and its threads' modules.
   const rank = (file) => (isEntry(file) ? 1 + entries.indexOf(file.path) + 1 : 0);
   const files = [...result.outputFiles].sort((a, b) => rank(a) - rank(b));
   const now = new Date();

@@ -7,9 +7,8 @@
  * first copy to render, so a process that delivers nothing starts none; a thread that dies fails the copies it had
  * (their deliveries are tried again) and is replaced at the next copy; the last lane to close stops them.
  */
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startThread } from '../threads.ts';
 import { renderSigned, type RenderJob } from './render.ts';
 import type { RenderReply, RenderRequest } from './render-thread.ts';
 
@@ -43,7 +42,7 @@ export function createRenderPool(threads: number): RenderPool {
   let nextId = 1;
 
   function start(): Thread {
-    const thread: Thread = { worker: spawnRenderThread(), pending: new Map() };
+    const thread: Thread = { worker: startThread('delivery/render-thread'), pending: new Map() };
     const fail = (err: Error) => {
       const at = live.indexOf(thread);
       if (at >= 0) live.splice(at, 1);
@@ -107,23 +106,4 @@ export function createRenderPool(threads: number): RenderPool {
       };
     },
   };
-}
-
-const THREAD_OPTIONS = { name: 'sealpost-render' };
-
-/**
- * Starts a render thread: the compiled module beside the running build (dist/render-thread.js), or, when this process
- * runs from the sources, the TypeScript module through tsx's loader (bin/ts-worker.js).
- */
-function spawnRenderThread(): Worker {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.ts')) {
-    const tsModule = pathToFileURL(path.join(path.dirname(here), 'render-thread.ts')).href;
-    const boot = path.resolve(path.dirname(here), '../../bin/ts-worker.js');
-    return new Worker(boot, { workerData: { tsModule }, ...THREAD_OPTIONS });
-  }
-  // A built module sits in dist/ (the entry) or dist/chunks/; the thread's module is an entry of the build.
-  const dir = path.dirname(here);
-  const dist = path.basename(dir) === 'chunks' ? path.dirname(dir) : dir;
-  return new Worker(path.join(dist, 'render-thread.js'), THREAD_OPTIONS);
 }
