@@ -1,8 +1,8 @@
 /**
  * Render threads: the copies a worker process delivers are rendered and DKIM-signed on worker threads, beside the
  * event loop that speaks SMTP and writes outcomes, so a busy lane uses a second core for its share of the CPU (about
- * a fifth of a delivery's; docs/decisions.md, "Render threads"). With no threads configured, copies render on the
- * event loop, as the threads would render them (render.ts).
+ * a fifth of a delivery's; docs/decisions.md, "What a delivery costs the event loop"). With no threads configured,
+ * copies render on the event loop, as the threads would render them (render.ts).
  * Lifecycle: one pool per worker process, shared by its lanes, each of which holds it open; threads start with the
  * first copy to render, so a process that delivers nothing starts none; a thread that dies fails the copies it had
  * (their deliveries are tried again) and is replaced at the next copy; the last lane to close stops them.
