@@ -117,3 +117,92 @@ it("renders byte for byte what nodemailer's composer renders, whatever the parts
       expect({ parts, raw: ours.toString('binary') }).toEqual({ parts, raw: theirs.toString('binary') });
     }
 });
+
+it('renders a copy without tracking once for all recipients of a message, and a tracked copy for each', async () => {
+  const pool = createRenderPool(1).open();
+  onTestFinished(() => pool.close());
+  let renders = 0;
+  let failNext = false;
+  const renderer = {
+    render: (job: Parameters<typeof pool.render>[0]) => {
+      renders++;
+      if (failNext) {
+        failNext = false;
+        return Promise.reject(new Error('render thread ended'));
+      }
+      return pool.render(job);
+    },
+  };
+  const content = (): MessageContent => ({
+    subject: 'Clinic closed on Friday',
+    from: { address: 'desk@clinic.example', name: 'Desk' },
+    to: [{ address: 'a@example.org', name: '' }],
+    cc: [{ address: 'b@example.org', name: '' }],
+    headers: {},
+    text: 'Closed on Friday.',
+    html: '<p>Closed on <a href="https://clinic.example/hours">Friday</a>.</p>',
+    attachments: [],
+  });
+  const tracker = {
+    rewriteLinks: (html: string, id: number) =>
+      html.replace('https://clinic.example/hours', `https://t/${id}`),
+    openPixelUrl: (id: number) => `https://t/o/${id}`,
+  };
+  const untracked = (id: number, address: string, kind: DeliveryItem['kind'] = 'to'): DeliveryItem => ({
+    ...item(id, address),
+    kind,
+    createdAt: Date.parse('2026-11-27T08:00:00Z'),
+    openTracking: false,
+    linkTracking: false,
+  });
+
+  const plain = content();
+  const copies = [];
+  for (const [id, address, kind] of [
+    [1, 'a@example.org', 'to'],
+    [2, 'b@example.org', 'cc'],
+    [3, 'hidden@example.org', 'bcc'],
+  ] as const)
+    copies.push(await composeMessage(untracked(id, address, kind), plain, tracker, renderer));
+  expect(renders).toBe(1);
+  expect(copies[1]!.equals(copies[0]!)).toBe(true);
+  expect(copies[2]!.equals(copies[0]!)).toBe(true);
+  const parsed = await simpleParser(copies[0]!);
+  expect(parsed.html).toContain('https://clinic.example/hours');
+  expect(parsed.text).toBe('Closed on Friday.');
+  expect(copies[0]!.toString()).not.toContain('hidden@example.org');
+
+  // Another message with the same content gets its own copy (its own Message-ID).
+  const other = {
+    ...untracked(4, 'a@example.org'),
+    messageId: 'msg-other',
+    headerMessageId: '<other@clinic.example>',
+  };
+  const otherCopy = await composeMessage(other, plain, tracker, renderer);
+  expect(renders).toBe(2);
+  expect((await simpleParser(otherCopy)).messageId).toBe('<other@clinic.example>');
+
+  // Tracked copies are each recipient's own.
+  const tracked = content();
+  const a = await composeMessage(item(1, 'a@example.org'), tracked, tracker, renderer);
+  const b = await composeMessage(item(2, 'b@example.org'), tracked, tracker, renderer);
+  expect(renders).toBe(4);
+  expect(a.toString()).toContain('https://t/1');
+  expect(b.toString()).toContain('https://t/2');
+
+  // A one-recipient message keeps nothing.
+  const single = { ...content(), cc: [] };
+  await composeMessage(untracked(5, 'a@example.org'), single, tracker, renderer);
+  await composeMessage(untracked(5, 'a@example.org'), single, tracker, renderer);
+  expect(renders).toBe(6);
+
+  // A failed render is not kept: the next recipient renders again.
+  const retried = content();
+  failNext = true;
+  await expect(composeMessage(untracked(1, 'a@example.org'), retried, tracker, renderer)).rejects.toThrow(
+    'render thread ended',
+  );
+  const after = await composeMessage(untracked(2, 'b@example.org'), retried, tracker, renderer);
+  expect(renders).toBe(8);
+  expect((await simpleParser(after)).subject).toBe('Clinic closed on Friday');
+});

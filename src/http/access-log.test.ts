@@ -1,6 +1,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, expect, it } from 'vitest';
+import type { Config } from '../config/schema.ts';
+import { loggerOptions } from '../runtime.ts';
 import { createTestApp, type TestApp } from '../test/harness.ts';
 
 let t: TestApp | undefined;
@@ -18,7 +20,7 @@ async function appLoggingAt(level: string): Promise<{ t: TestApp; lines: Record<
       done();
     },
   });
-  t = await createTestApp({ log: pino({ level }, sink) });
+  t = await createTestApp({ log: pino(loggerOptions({ logLevel: level } as Config), sink) });
   return { t, lines };
 }
 
@@ -57,4 +59,23 @@ it('adds a line when the request arrives at debug, and writes none at warn', asy
   const warn = await appLoggingAt('warn');
   await warn.t.app.inject({ method: 'GET', url: '/healthz' });
   expect(requestLines(warn.lines)).toEqual([]);
+});
+
+it("writes the line pino itself would write for the same fields, field for field and in pino's order", async () => {
+  const { t, lines } = await appLoggingAt('info');
+  await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'req-access-3' } });
+  const [line] = requestLines(lines);
+  t.app.log.child({ reqId: 'req-access-3' }).info(
+    {
+      req: { method: 'GET', url: '/healthz', ip: '127.0.0.1' },
+      res: { statusCode: 200 },
+      responseTime: line!.responseTime,
+    },
+    'request completed',
+  );
+  const reference = lines.at(-1)!;
+  expect(Object.keys(line!)).toEqual(Object.keys(reference));
+  expect({ ...line, time: 0 }).toEqual({ ...reference, time: 0 });
+  expect(line!.service).toBe('sealpost');
+  expect(Math.abs((line!.time as number) - Date.now())).toBeLessThan(60_000);
 });
