@@ -5,13 +5,14 @@
  * PostgreSQL (the test server, SEALPOST_TEST_PG_URL) against SQLite, target at least 0.7 of SQLite; and the default
  * `info` log against logging off, target: the access log costs under 5% of the server's CPU for accepting.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { loadConfig } from '../src/config/load.ts';
-import { loggerOptions, SERVER_LOG_STREAM } from '../src/runtime.ts';
+import { loggerOptions } from '../src/runtime.ts';
+import { batchedLogStream } from '../src/log-stream.ts';
 import { busyShare, profiled, type CpuProfile, type Frame } from './cpu-share.ts';
 import { buildApp } from '../src/app/app.ts';
 import {
@@ -109,7 +110,9 @@ const rate = (r: Accepted) =>
 
 /** Frames of the access log: its line (serializers and formatting included) and handing it to the log's file. */
 const inAccessLog = (frame: Frame) =>
-  frame.url.endsWith('/src/http/access-log.ts') || frame.url.includes('/node_modules/sonic-boom/');
+  frame.url.endsWith('/src/http/access-log.ts') ||
+  frame.url.endsWith('/src/log-stream.ts') ||
+  frame.url.includes('/node_modules/sonic-boom/');
 
 /**
  * Accept with the default `info` log against logging off, on SQLite: the logger is the one `sealpost start` builds,
@@ -122,7 +125,8 @@ const inAccessLog = (frame: Frame) =>
 async function loggingCost(seconds: number): Promise<BenchRow[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'sealpost-bench-log-'));
   const file = path.join(dir, 'sealpost.log');
-  const destination = pino.destination({ dest: file, ...SERVER_LOG_STREAM });
+  const fd = openSync(file, 'a');
+  const destination = batchedLogStream(fd);
   const logged = pino(loggerOptions(loadConfig({}, { logLevel: 'info' })), destination);
   const runs = { off: [] as Accepted[], info: [] as Accepted[] };
   try {
@@ -168,6 +172,7 @@ async function loggingCost(seconds: number): Promise<BenchRow[]> {
       },
     ];
   } finally {
+    closeSync(fd);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -12,6 +12,7 @@ import { connect, type Database } from './db/connect.ts';
 import { createGroupCommitter } from './db/group-commit.ts';
 import { deriveKey } from './crypto/derive.ts';
 import { createAuthThrottle } from './auth-throttle.ts';
+import { batchedLogStream } from './log-stream.ts';
 
 /**
  * Creates the structured logger: JSON lines to stdout for the server, to stderr for command-line tools. When that stream
@@ -34,18 +35,12 @@ export function createLogger(
         ignore: 'pid,hostname,service',
       }),
     );
+  // The server gathers its lines into few writes without blocking (log-stream.ts); the tools write each line at once.
   return pino(
     loggerOptions(config),
-    pino.destination(stream === 'stderr' ? { dest: fd, sync: true } : { dest: fd, ...SERVER_LOG_STREAM }),
+    stream === 'stdout' ? batchedLogStream(fd) : pino.destination({ dest: fd, sync: true }),
   );
 }
-
-/**
- * How the server writes its log: without blocking the event loop, each line handed to the system as it is made (a
- * line waits only while the previous write is under way). Lines not yet written when the process exits (also after
- * an uncaught error) are written on the way out.
- */
-export const SERVER_LOG_STREAM = { sync: false } as const;
 
 /** The options of every Sealpost logger: the configured level, the service name, and the fields never written. */
 export function loggerOptions(config: Config): pino.LoggerOptions {
