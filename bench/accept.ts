@@ -5,7 +5,7 @@
  * PostgreSQL (the test server, SEALPOST_TEST_PG_URL) against SQLite, target at least 0.7 of SQLite; and the default
  * `info` log against logging off, target: the access log costs under 5% of the server's CPU for accepting.
  */
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
@@ -125,8 +125,7 @@ const inAccessLog = (frame: Frame) =>
 async function loggingCost(seconds: number): Promise<BenchRow[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'sealpost-bench-log-'));
   const file = path.join(dir, 'sealpost.log');
-  const fd = openSync(file, 'a');
-  const destination = batchedLogStream(fd);
+  const destination = batchedLogStream(openSync(file, 'a'));
   const logged = pino(loggerOptions(loadConfig({}, { logLevel: 'info' })), destination);
   const runs = { off: [] as Accepted[], info: [] as Accepted[] };
   try {
@@ -146,7 +145,7 @@ async function loggingCost(seconds: number): Promise<BenchRow[]> {
     } finally {
       await inst.close();
     }
-    destination.flushSync();
+    await destination.close();
     const lines = readFileSync(file, 'utf8').split('\n').length - 1;
     const off = combined(runs.off, seconds / 2);
     const info = combined(runs.info, seconds / 2);
@@ -172,7 +171,7 @@ async function loggingCost(seconds: number): Promise<BenchRow[]> {
       },
     ];
   } finally {
-    closeSync(fd);
+    await destination.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

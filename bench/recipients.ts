@@ -158,7 +158,11 @@ export async function recipientsBench(recipients: number, loadSeconds: number): 
     const unpaced = await phase(inst, recipients, loadSeconds, { body, headers }, false);
     const paced = await phase(inst, recipients, loadSeconds, { body, headers }, true);
     const many = await withRoles(inst, true, () => deliverAll(inst, 1, recipients));
-    const untracked = await withRoles(inst, true, () => deliverAll(inst, recipients, 1, false));
+    // Tracked and untracked alone, one after the other, so both run under the same conditions.
+    const [trackedAlone, untracked] = await withRoles(inst, true, async () => [
+      await deliverAll(inst, recipients, 1, true),
+      await deliverAll(inst, recipients, 1, false),
+    ]);
     const perBig = (paced.big / recipients) * 1000;
     const perMany = (many / recipients) * 1000;
     const perSmall = (paced.small / 10) * 1000;
@@ -192,12 +196,12 @@ export async function recipientsBench(recipients: number, loadSeconds: number): 
         met: perBig / perMany <= 2,
       },
       {
-        name: `recipients: the same ${recipients}-recipient message without open and click tracking (one copy for all), per recipient (paced)`,
+        name: `recipients: the same ${recipients}-recipient message without open and click tracking (one copy for all) against it tracked, each delivered with nothing else running, per recipient (paced)`,
         measured: `${fmt((untracked / recipients) * 1000, 2)} ms/recipient (${fmt(untracked, 1)} s)`,
-        baseline: `${fmt(perBig, 2)} ms/recipient (with tracking: a copy per recipient, ${fmt(paced.big, 1)} s)`,
-        ratio: untracked / paced.big,
+        baseline: `${fmt((trackedAlone / recipients) * 1000, 2)} ms/recipient (the same message tracked: a copy per recipient, ${fmt(trackedAlone, 1)} s)`,
+        ratio: untracked / trackedAlone,
         target: '< 1 (one copy costs less than a copy each)',
-        met: untracked < paced.big,
+        met: untracked < trackedAlone,
       },
       p99Row(unpaced, `work rows unpaced: ${fmt(unpaced.big, 1)} s for the delivery`),
       p99Row(

@@ -1,19 +1,19 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
-import { batchedLogStream } from './log-stream.ts';
+import { batchedLogStream, type LogStream } from './log-stream.ts';
 
-/** A log file to write to, removed after the test. */
-function logFile(): { fd: number; read: () => string } {
+/** A stream over a log file of its own, closed and removed after the test. */
+function logFile(delayMs?: number, maxBytes?: number): { stream: LogStream; read: () => string } {
   const dir = mkdtempSync(path.join(tmpdir(), 'sealpost-log-stream-'));
   const file = path.join(dir, 'server.log');
-  const fd = openSync(file, 'a');
-  onTestFinished(() => {
-    closeSync(fd);
+  const stream = batchedLogStream(openSync(file, 'a'), delayMs, maxBytes);
+  onTestFinished(async () => {
+    await stream.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  return { fd, read: () => readFileSync(file, 'utf8') };
+  return { stream, read: () => readFileSync(file, 'utf8') };
 }
 
 async function until(check: () => boolean, ms: number): Promise<void> {
@@ -25,9 +25,8 @@ async function until(check: () => boolean, ms: number): Promise<void> {
 }
 
 it('gathers lines for a moment and then writes them all, in order', async () => {
-  const { fd, read } = logFile();
   const delayMs = 300;
-  const stream = batchedLogStream(fd, delayMs);
+  const { stream, read } = logFile(delayMs);
   const start = performance.now();
   for (let i = 0; i < 5; i++) stream.write(`{"i":${i}}\n`);
   await new Promise((r) => setTimeout(r, 50));
@@ -38,8 +37,7 @@ it('gathers lines for a moment and then writes them all, in order', async () => 
 });
 
 it('writes at once when enough has gathered, without waiting for the delay', async () => {
-  const { fd, read } = logFile();
-  const stream = batchedLogStream(fd, 60_000, 1024);
+  const { stream, read } = logFile(60_000, 1024);
   const line = `{"msg":"${'x'.repeat(100)}"}\n`;
   // Ten lines reach 1 KB and go at once; the eleventh waits for the next batch.
   for (let i = 0; i < 11; i++) stream.write(line);
@@ -49,9 +47,17 @@ it('writes at once when enough has gathered, without waiting for the delay', asy
 });
 
 it('writes what has gathered when flushed synchronously, as on the way out', () => {
-  const { fd, read } = logFile();
-  const stream = batchedLogStream(fd, 60_000);
+  const { stream, read } = logFile(60_000);
   stream.write('{"msg":"last words"}\n');
   stream.flushSync();
   expect(read()).toBe('{"msg":"last words"}\n');
+});
+
+it('writes what has gathered when closed, and closes its file', async () => {
+  const { stream, read } = logFile(60_000);
+  for (let i = 0; i < 3; i++) stream.write(`{"i":${i}}\n`);
+  await stream.close();
+  expect(read()).toBe('{"i":0}\n{"i":1}\n{"i":2}\n');
+  // A line after the close is dropped, not written to a closed file.
+  expect(stream.write('{"i":3}\n')).toBe(false);
 });

@@ -148,22 +148,30 @@ it('renders a copy without tracking once for all recipients of a message, and a 
       html.replace('https://clinic.example/hours', `https://t/${id}`),
     openPixelUrl: (id: number) => `https://t/o/${id}`,
   };
-  const untracked = (id: number, address: string, kind: DeliveryItem['kind'] = 'to'): DeliveryItem => ({
+  // A transactional recipient: the message's own content, others of its recipients still to be delivered or not.
+  const untracked = (
+    id: number,
+    address: string,
+    kind: DeliveryItem['kind'] = 'to',
+    othersPending = true,
+  ): DeliveryItem => ({
     ...item(id, address),
     kind,
     createdAt: Date.parse('2026-11-27T08:00:00Z'),
+    envelopeFrom: `bounces+${id}@clinic.example`,
     openTracking: false,
     linkTracking: false,
+    othersPending,
   });
 
   const plain = content();
   const copies = [];
-  for (const [id, address, kind] of [
-    [1, 'a@example.org', 'to'],
-    [2, 'b@example.org', 'cc'],
-    [3, 'hidden@example.org', 'bcc'],
+  for (const [id, address, kind, othersPending] of [
+    [1, 'a@example.org', 'to', true],
+    [2, 'b@example.org', 'cc', true],
+    [3, 'hidden@example.org', 'bcc', false],
   ] as const)
-    copies.push(await composeMessage(untracked(id, address, kind), plain, tracker, renderer));
+    copies.push(await composeMessage(untracked(id, address, kind, othersPending), plain, tracker, renderer));
   expect(renders).toBe(1);
   expect(copies[1]!.equals(copies[0]!)).toBe(true);
   expect(copies[2]!.equals(copies[0]!)).toBe(true);
@@ -172,6 +180,10 @@ it('renders a copy without tracking once for all recipients of a message, and a 
   expect(parsed.text).toBe('Closed on Friday.');
   expect(copies[0]!.toString()).not.toContain('hidden@example.org');
 
+  // The last recipient let the copy go: a retry of one of them renders again.
+  await composeMessage(untracked(2, 'b@example.org', 'cc', false), plain, tracker, renderer);
+  expect(renders).toBe(2);
+
   // Another message with the same content gets its own copy (its own Message-ID).
   const other = {
     ...untracked(4, 'a@example.org'),
@@ -179,22 +191,33 @@ it('renders a copy without tracking once for all recipients of a message, and a 
     headerMessageId: '<other@clinic.example>',
   };
   const otherCopy = await composeMessage(other, plain, tracker, renderer);
-  expect(renders).toBe(2);
+  expect(renders).toBe(3);
   expect((await simpleParser(otherCopy)).messageId).toBe('<other@clinic.example>');
 
   // Tracked copies are each recipient's own.
   const tracked = content();
-  const a = await composeMessage(item(1, 'a@example.org'), tracked, tracker, renderer);
-  const b = await composeMessage(item(2, 'b@example.org'), tracked, tracker, renderer);
-  expect(renders).toBe(4);
+  const a = await composeMessage(
+    { ...item(1, 'a@example.org'), othersPending: true },
+    tracked,
+    tracker,
+    renderer,
+  );
+  const b = await composeMessage(
+    { ...item(2, 'b@example.org'), othersPending: true },
+    tracked,
+    tracker,
+    renderer,
+  );
+  expect(renders).toBe(5);
   expect(a.toString()).toContain('https://t/1');
   expect(b.toString()).toContain('https://t/2');
 
-  // A one-recipient message keeps nothing.
-  const single = { ...content(), cc: [] };
-  await composeMessage(untracked(5, 'a@example.org'), single, tracker, renderer);
-  await composeMessage(untracked(5, 'a@example.org'), single, tracker, renderer);
-  expect(renders).toBe(6);
+  // Content made for one recipient (a campaign copy) is never shared, tracked or not.
+  const campaign = content();
+  const made = { ...untracked(6, 'a@example.org'), othersPending: undefined };
+  await composeMessage(made, campaign, tracker, renderer);
+  await composeMessage(made, campaign, tracker, renderer);
+  expect(renders).toBe(7);
 
   // A failed render is not kept: the next recipient renders again.
   const retried = content();
@@ -203,6 +226,6 @@ it('renders a copy without tracking once for all recipients of a message, and a 
     'render thread ended',
   );
   const after = await composeMessage(untracked(2, 'b@example.org'), retried, tracker, renderer);
-  expect(renders).toBe(8);
+  expect(renders).toBe(9);
   expect((await simpleParser(after)).subject).toBe('Clinic closed on Friday');
 });

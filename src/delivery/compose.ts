@@ -33,8 +33,8 @@ interface MailSpec {
  * The raw message for one recipient: its content, with open and click tracking in the HTML when the message asked for
  * it. The To and Cc headers, which grow with the recipient list, are rendered once per message and spliced into each
  * copy, and the copy is DKIM-signed after, so a message to n recipients costs n times a one-recipient message, not n².
- * A copy with nothing of its recipient in it (no tracking) is rendered once and sent to all of the message's
- * recipients, as long as the message's content is kept for them.
+ * A copy with nothing of its recipient in it (no tracking, and content that is the message's own) is rendered once and
+ * sent to the message's other recipients, kept only while some of them are still to be delivered.
  */
 export function composeMessage(
   item: DeliveryItem,
@@ -45,28 +45,34 @@ export function composeMessage(
   if (!sameForEveryRecipient(item, content)) return renderCopy(item, content, tracker, renderer);
   const key = sharedCopyKey(item);
   const hit = sharedCopies.get(content);
-  if (hit?.key === key) return hit.raw;
-  const entry = { key, raw: renderCopy(item, content, tracker, renderer) };
-  sharedCopies.set(content, entry);
-  // A failed render is not kept: the next recipient renders again.
-  entry.raw.catch(() => sharedCopies.get(content) === entry && sharedCopies.delete(content));
-  return entry.raw;
+  if (hit?.key === key) {
+    // The last recipient to be delivered: nothing more to keep the copy for.
+    if (!item.othersPending) sharedCopies.delete(content);
+    return hit.raw;
+  }
+  const raw = renderCopy(item, content, tracker, renderer);
+  if (item.othersPending) {
+    const entry = { key, raw };
+    sharedCopies.set(content, entry);
+    // A failed render is not kept: the next recipient renders again.
+    raw.catch(() => sharedCopies.get(content) === entry && sharedCopies.delete(content));
+  }
+  return raw;
 }
 
-/** The rendered copy of each message whose copies are all alike, kept as long as its opened content is. */
+/** The rendered copy of messages whose copies are all alike, kept at most as long as their opened content is. */
 const sharedCopies = new WeakMap<MessageContent, { key: string; raw: Promise<Buffer> }>();
 
 /**
- * Whether this recipient's copy is every recipient's: nothing in it is the recipient's own when its HTML carries no
- * tracking (the envelope, which names the recipient, is not part of the copy). Only a message with more than one
- * recipient keeps its copy.
+ * Whether this recipient's copy is every recipient's: the content is the message's own (not made for this recipient)
+ * and its HTML carries no tracking (the envelope, which names the recipient, is not part of the copy).
  */
 function sameForEveryRecipient(item: DeliveryItem, content: MessageContent): boolean {
   const tracked = content.html !== undefined && (item.linkTracking || item.openTracking);
-  return !tracked && content.to.length + content.cc.length + (item.kind === 'bcc' ? 1 : 0) > 1;
+  return item.othersPending !== undefined && !tracked;
 }
 
-/** What else a shared copy depends on: the message's identity and date, and the keys that signed it. */
+/** What else a shared copy depends on: the message's identity and date, and the keys that sign it. */
 function sharedCopyKey(item: DeliveryItem): string {
   const keys = item.dkim.map((k) => `${k.domainName}/${k.keySelector}`).join(',');
   return `${item.messageId} ${item.headerMessageId} ${item.createdAt} ${keys}`;

@@ -64,6 +64,12 @@ export interface DeliveryItem {
   contentError?: string;
   /** The From domain's keys, each adding one signature (RSA, Ed25519 or both); empty for unsigned mail. */
   dkim: DkimKey[];
+  /**
+   * Set only where `content` is the message's own, the same for every recipient (transactional mail): whether other
+   * recipients of the message are still to be delivered, so a copy without tracking rendered for this one is kept
+   * for them. Undefined where the content was made for this recipient (campaign copies), whose copies are never shared.
+   */
+  othersPending?: boolean;
 }
 
 /** What a recipient's row and event become after an attempt. */

@@ -23,6 +23,7 @@ const findDeliveryQuery = precompile((db, v: { recipientId: number }) =>
       'm.force_secure',
       'm.open_tracking',
       'm.link_tracking',
+      'm.pending_count',
       sql<number | boolean>`m.content is null`.as('content_purged'),
       'd.id as domain_id',
       'd.name as domain_name',

@@ -75,6 +75,8 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
         openTracking: row.open_tracking === 1,
         linkTracking: row.link_tracking === 1,
         content,
+        // The pending count includes this recipient, which is not final yet.
+        othersPending: Number(row.pending_count) > 1,
         dkim:
           row.domain_id && row.domain_name && row.dkim_selector && row.dkim_private_key
             ? domainSigningKeys(

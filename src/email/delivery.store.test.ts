@@ -38,3 +38,26 @@ it('opens the content of a 40-recipient message once while loading every recipie
   expect(items.map((i) => i?.content?.subject)).toEqual(recipients.map(() => 'Hello'));
   expect(opened).toBe(1);
 });
+
+it('says whether other recipients of the message are still to be delivered', async () => {
+  const res = await postJson(t, '/v1/email/messages', acme.auth, {
+    data: { message: message(`desk@${acme.domain}`, { recipients: ['one@example.org', 'two@example.org'] }) },
+  });
+  const id = res.json<{ sourceTrackingId: string }>().sourceTrackingId;
+  const store = deliveryStore(t.ctx);
+  const [first, second] = await recipientsOf(t, id);
+  expect((await store.load(first!.id))?.othersPending).toBe(true);
+  const item = (await store.load(second!.id))!;
+  const outcome = {
+    status: 'delivered',
+    deliveryStatus: 'delivered',
+    event: 'delivered',
+    response: '250 ok',
+    via: 'relay',
+    tls: true,
+    attempts: 1,
+    at: Date.now(),
+  } as const;
+  expect(await store.record(item, outcome)).toBe(true);
+  expect((await store.load(first!.id))?.othersPending).toBe(false);
+});

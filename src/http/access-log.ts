@@ -6,7 +6,7 @@
  *
  * The line is the one pino would write for these fields, put together here and handed to the logger's own stream:
  * pino's general path (serializers, redaction of every object logged, formatting each field) cost a third more per
- * request, and the log is written for every request the service answers (docs/decisions.md, "The access log").
+ * request, and the log is written for every request the service answers (docs/decisions.md, "Access log").
  */
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino from 'pino';
@@ -43,12 +43,12 @@ export class AccessLog extends LogController {
       return;
     }
     const log = reply.log;
-    if (!(log as unknown as pino.Logger).isLevelEnabled('info')) return;
     const { stream, bindings } = pinoParts(log);
     if (!stream || typeof bindings !== 'string') {
       log.info({ req: request, res: reply, responseTime }, 'request completed');
       return;
     }
+    if (!(log as unknown as pino.Logger).isLevelEnabled('info')) return;
     stream.write(
       `{"level":${levelValue(log)},"time":${Date.now()}${bindings},"req":${JSON.stringify(loggableRequest(request))},` +
         `"res":{"statusCode":${reply.statusCode}},"responseTime":${responseTime},"msg":"request completed"}\n`,
