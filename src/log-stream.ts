@@ -44,16 +44,18 @@ export function batchedLogStream(fd: number, delayMs = 50, maxBytes = 64 * 1024)
   };
   const hand = () => {
     const chunk = take();
-    if (chunk) file.write(chunk);
+    if (!chunk) return;
+    try {
+      file.write(chunk);
+    } catch {
+      // pino ends its stream itself once the event loop has run dry; what comes after is written at once.
+      writeOrDrop(fd, chunk);
+    }
   };
   const flushSync = () => {
     const chunk = take();
-    try {
-      file.flushSync();
-      writeAllSync(fd, chunk);
-    } catch {
-      // The file is gone (a closed pipe or descriptor): there is nowhere left to write the log.
-    }
+    writeOrDrop(fd, '', () => file.flushSync());
+    writeOrDrop(fd, chunk);
   };
   process.once('exit', flushSync);
   return {
@@ -80,6 +82,16 @@ export function batchedLogStream(fd: number, delayMs = 50, maxBytes = 64 * 1024)
       return closing;
     },
   };
+}
+
+/** Writes `text` (after `first`) now; when the file is gone (a closed pipe or descriptor) there is nowhere to write. */
+function writeOrDrop(fd: number, text: string, first?: () => void): void {
+  try {
+    first?.();
+    writeAllSync(fd, text);
+  } catch {
+    // Nothing left to write the log to.
+  }
 }
 
 /** Writes all of `text` to `fd` now, waiting out a full non-blocking pipe. */
