@@ -158,11 +158,11 @@ export async function recipientsBench(recipients: number, loadSeconds: number): 
     const unpaced = await phase(inst, recipients, loadSeconds, { body, headers }, false);
     const paced = await phase(inst, recipients, loadSeconds, { body, headers }, true);
     const many = await withRoles(inst, true, () => deliverAll(inst, 1, recipients));
-    // Tracked and untracked alone, one after the other, so both run under the same conditions.
-    const [trackedAlone, untracked] = await withRoles(inst, true, async () => [
-      await deliverAll(inst, recipients, 1, true),
-      await deliverAll(inst, recipients, 1, false),
-    ]);
+    // Tracked and untracked alone, one after the other once warm, so both run under the same conditions.
+    const [trackedAlone, untracked] = await withRoles(inst, true, async () => {
+      await deliverAll(inst, 1, 10);
+      return [await deliverAll(inst, recipients, 1, true), await deliverAll(inst, recipients, 1, false)];
+    });
     const perBig = (paced.big / recipients) * 1000;
     const perMany = (many / recipients) * 1000;
     const perSmall = (paced.small / 10) * 1000;
@@ -200,8 +200,10 @@ export async function recipientsBench(recipients: number, loadSeconds: number): 
         measured: `${fmt((untracked / recipients) * 1000, 2)} ms/recipient (${fmt(untracked, 1)} s)`,
         baseline: `${fmt((trackedAlone / recipients) * 1000, 2)} ms/recipient (the same message tracked: a copy per recipient, ${fmt(trackedAlone, 1)} s)`,
         ratio: untracked / trackedAlone,
-        target: '< 1 (one copy costs less than a copy each)',
-        met: untracked < trackedAlone,
+        // Without tracking a copy is already a little cheaper to make (0.78 of a tracked one when each is rendered);
+        // rendered once for all, the delivery costs little more than the SMTP conversations.
+        target: '≤ 0.5 (one copy for all, against a copy each)',
+        met: untracked <= 0.5 * trackedAlone,
       },
       p99Row(unpaced, `work rows unpaced: ${fmt(unpaced.big, 1)} s for the delivery`),
       p99Row(
