@@ -14,7 +14,7 @@ import pino from 'pino';
 /** A destination pino writes to. */
 export interface LogStream {
   write(line: string): boolean;
-  /** Hands the waiting lines to the file; `done` runs once everything handed so far is written. */
+  /** Hands the waiting lines to the file (to be written without blocking), then calls `done`. */
   flush(done?: (err?: Error) => void): void;
   /** Writes every waiting line before returning, as on the way out. */
   flushSync(): void;
