@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
 import { batchedLogStream, type LogStream } from './log-stream.ts';
+import { waitFor } from './test/wait.ts';
 
 /** A stream over a log file of its own, closed and removed after the test. */
 function logFile(delayMs?: number, maxBytes?: number): { stream: LogStream; read: () => string } {
@@ -16,14 +17,6 @@ function logFile(delayMs?: number, maxBytes?: number): { stream: LogStream; read
   return { stream, read: () => readFileSync(file, 'utf8') };
 }
 
-async function until(check: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 it('gathers lines for a moment and then writes them all, in order', async () => {
   const delayMs = 300;
   const { stream, read } = logFile(delayMs);
@@ -32,7 +25,7 @@ it('gathers lines for a moment and then writes them all, in order', async () => 
   await new Promise((r) => setTimeout(r, 50));
   // Before the delay has passed, the gathering timer cannot have fired: nothing is written yet.
   if (performance.now() - start < delayMs) expect(read()).toBe('');
-  await until(() => read().split('\n').length === 6, 5_000);
+  await waitFor(() => read().split('\n').length === 6, 5_000);
   expect(read()).toBe([0, 1, 2, 3, 4].map((i) => `{"i":${i}}\n`).join(''));
 });
 
@@ -41,7 +34,7 @@ it('writes at once when enough has gathered, without waiting for the delay', asy
   const line = `{"msg":"${'x'.repeat(100)}"}\n`;
   // Ten lines reach 1 KB and go at once; the eleventh waits for the next batch.
   for (let i = 0; i < 11; i++) stream.write(line);
-  await until(() => read().length === 10 * line.length, 5_000);
+  await waitFor(() => read().length === 10 * line.length, 5_000);
   stream.flushSync();
   expect(read().length).toBe(11 * line.length);
 });
@@ -53,7 +46,7 @@ it('writes what has gathered when flushed synchronously, as on the way out', () 
   expect(read()).toBe('{"msg":"last words"}\n');
 });
 
-it('writes what has gathered when closed, and closes its file', async () => {
+it('writes what has gathered when closed, and takes no more lines after', async () => {
   const { stream, read } = logFile(60_000);
   for (let i = 0; i < 3; i++) stream.write(`{"i":${i}}\n`);
   await stream.close();

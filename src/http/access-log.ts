@@ -9,23 +9,11 @@
  * about four times as much CPU to make, and the log is written for every request the service answers
  * (docs/decisions.md, "Access log").
  */
-import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino from 'pino';
 import { loggableRequest } from './log-redaction.ts';
 
 const { streamSym, chindingsSym } = pino.symbols;
-
-/** A pino logger's stream and the JSON of its bindings (`,"reqId":"…"`), where the logger is one. */
-function pinoParts(log: FastifyBaseLogger): {
-  stream?: { write(line: string): unknown };
-  bindings?: unknown;
-} {
-  const fields = log as unknown as Record<symbol, unknown>;
-  return {
-    stream: fields[streamSym] as { write(line: string): unknown } | undefined,
-    bindings: fields[chindingsSym],
-  };
-}
 
 /** Fastify's request lines as Sealpost writes them. */
 export class AccessLog extends LogController {
@@ -43,20 +31,14 @@ export class AccessLog extends LogController {
       reply.log.error({ req: request, res: reply, responseTime, err: error }, 'request errored');
       return;
     }
-    const log = reply.log;
-    const { stream, bindings } = pinoParts(log);
-    if (!stream || typeof bindings !== 'string') {
-      log.info({ req: request, res: reply, responseTime }, 'request completed');
-      return;
-    }
-    if (!(log as unknown as pino.Logger).isLevelEnabled('info')) return;
+    // The app's logger is pino's: its stream, and its bindings as JSON (`,"reqId":"…"`).
+    const log = reply.log as unknown as pino.Logger & Record<symbol, unknown>;
+    if (!log.isLevelEnabled('info')) return;
+    const stream = log[streamSym] as { write(line: string): unknown };
     stream.write(
-      `{"level":${levelValue(log)},"time":${Date.now()}${bindings},"req":${JSON.stringify(loggableRequest(request))},` +
-        `"res":{"statusCode":${reply.statusCode}},"responseTime":${responseTime},"msg":"request completed"}\n`,
+      `{"level":${log.levels.values.info},"time":${Date.now()}${log[chindingsSym] as string},` +
+        `"req":${JSON.stringify(loggableRequest(request))},"res":{"statusCode":${reply.statusCode}},` +
+        `"responseTime":${responseTime},"msg":"request completed"}\n`,
     );
   }
-}
-
-function levelValue(log: FastifyBaseLogger): number {
-  return (log as unknown as pino.Logger).levels.values.info!;
 }
