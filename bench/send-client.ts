@@ -2,7 +2,8 @@
  * The HTTP load generator of the end-to-end benchmark, run as its own process:
  * `node bin/run-ts.js bench/send-client.ts '{"url":"http://127.0.0.1:8080","key":"…","from":"…","count":5000,"connections":32}'`
  * posts `count` one-recipient messages of about 2 KB to `/v1/email/messages` and prints
- * `{"perSecond": …, "startedAt": <ms>, "endedAt": <ms>, "failures": [...]}`.
+ * `{"perSecond": …, "startedAt": <ms>, "endedAt": <ms>, "cpuMs": …, "failures": [...]}` (`cpuMs`: the CPU time the
+ * process spent sending).
  */
 const opts = JSON.parse(process.argv[2] ?? '{}') as {
   url: string;
@@ -38,9 +39,11 @@ async function worker(): Promise<void> {
 }
 
 const startedAt = Date.now();
+const cpu = process.cpuUsage();
 await Promise.all(Array.from({ length: opts.connections }, worker));
 const endedAt = Date.now();
+const { user, system } = process.cpuUsage(cpu);
+const perSecond = opts.count / ((endedAt - startedAt) / 1000);
 process.stdout.write(
-  JSON.stringify({ perSecond: opts.count / ((endedAt - startedAt) / 1000), startedAt, endedAt, failures }) +
-    '\n',
+  JSON.stringify({ perSecond, startedAt, endedAt, cpuMs: (user + system) / 1000, failures }) + '\n',
 );

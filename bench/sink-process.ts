@@ -2,7 +2,8 @@
  * The SMTP sink of the end-to-end benchmark, run as its own process so neither side's event loop slows the other:
  * `node bin/run-ts.js bench/sink-process.ts` listens on a loopback port with STARTTLS (a certificate made at start),
  * accepts every message, and prints one JSON line per second with the count received so far and the times of the first
- * and latest message: `{"port": …}` first, then `{"received": …, "firstAt": <ms>, "lastAt": <ms>}`. A line `reset` on
+ * and latest message, with the CPU time the sink has used: `{"port": …}` first, then
+ * `{"received": …, "firstAt": <ms>, "lastAt": <ms>, "cpuMs": …}`. A line `reset` on
  * its standard input sets the count and both times back to zero and reports at once, so one sink can time several
  * senders one after another.
  */
@@ -41,7 +42,12 @@ const address = server.server.address();
 process.stdout.write(
   JSON.stringify({ port: typeof address === 'object' && address ? address.port : 0 }) + '\n',
 );
-const report = () => process.stdout.write(JSON.stringify({ received, firstAt, lastAt }) + '\n');
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+const report = () =>
+  process.stdout.write(JSON.stringify({ received, firstAt, lastAt, cpuMs: cpuMs() }) + '\n');
 setInterval(report, 200);
 createInterface({ input: process.stdin }).on('line', (line) => {
   if (line.trim() !== 'reset') return;

@@ -12,11 +12,12 @@ export const RUN_TS = path.join(ROOT, 'bin/run-ts.js');
 /** Connections of the lean SMTP clients. */
 export const LEAN_CONNECTIONS = 16;
 
-/** What the sink reported last: messages received, and the times (ms) of the first and the latest. */
+/** What the sink reported last: messages received, the times (ms) of the first and the latest, its CPU time (ms). */
 export interface SinkState {
   received: number;
   firstAt: number;
   lastAt: number;
+  cpuMs: number;
 }
 
 /** The sink process. */
@@ -35,7 +36,7 @@ export async function startSink(): Promise<Sink> {
   const child: ChildProcess = spawn(process.execPath, [RUN_TS, path.join(ROOT, 'bench/sink-process.ts')], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
-  let state: SinkState = { received: 0, firstAt: 0, lastAt: 0 };
+  let state: SinkState = { received: 0, firstAt: 0, lastAt: 0, cpuMs: 0 };
   let onReport: (() => void) | undefined;
   const lines = createInterface({ input: child.stdout! });
   const port = await new Promise<number>((resolve, reject) => {
@@ -93,15 +94,26 @@ export async function until(check: () => boolean, timeoutMs: number, what: strin
   }
 }
 
+/** Options of the lean clients: STARTTLS unless `starttls` is false, and how many connections. */
+export interface LeanOptions {
+  starttls?: boolean;
+  connections?: number;
+}
+
 /**
  * Lean pipelined SMTP clients (bench/smtp-load.ts, no AUTH) sending `count` messages of about 2 KB to `port`: messages
- * per second of their sending. STARTTLS unless `starttls` is false.
+ * per second of their sending.
  */
-export async function leanClients(
+export async function leanClients(port: number, count: number, opts: LeanOptions = {}): Promise<number> {
+  return (await leanClientsMeasured(port, count, opts)).perSecond;
+}
+
+/** The same, with the CPU time (ms) the clients' process spent sending. */
+export async function leanClientsMeasured(
   port: number,
   count: number,
-  opts: { starttls?: boolean; connections?: number } = {},
-): Promise<number> {
+  opts: LeanOptions = {},
+): Promise<{ perSecond: number; cpuMs: number }> {
   const spec = JSON.stringify({
     port,
     user: '',
@@ -111,8 +123,7 @@ export async function leanClients(
     connections: opts.connections ?? LEAN_CONNECTIONS,
     starttls: opts.starttls ?? true,
   });
-  const out = JSON.parse(
+  return JSON.parse(
     await runProcess(process.execPath, [RUN_TS, path.join(ROOT, 'bench/smtp-load.ts'), spec], process.env),
-  ) as { perSecond: number };
-  return out.perSecond;
+  ) as { perSecond: number; cpuMs: number };
 }
