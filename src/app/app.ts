@@ -31,6 +31,8 @@ export interface BuildOptions {
   dns?: TxtResolver;
   /** Called for every route as it is added (the route table snapshot reads them here). */
   onRoute?: (route: { method: string | string[]; url: string }) => void;
+  /** Called as each request arrives (the worker's pacer, when the worker shares the event loop). */
+  onRequest?: () => void;
 }
 
 /** Builds the Fastify app over a context. The caller listens (or injects) and closes it. */
@@ -56,6 +58,12 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
   if (opts.onRoute) app.addHook('onRoute', opts.onRoute);
+  const { onRequest } = opts;
+  if (onRequest)
+    app.addHook('onRequest', (_req, _reply, done) => {
+      onRequest();
+      done();
+    });
 
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);

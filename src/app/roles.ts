@@ -59,13 +59,14 @@ export async function startRoles(
     closeMetrics = () => server.close();
     ctx.log.info({ address: metricsAddress }, 'metrics listening');
   }
+  // Sharing the event loop with the API: work rows are paced by the loop's lag (docs/operations.md).
+  const pacer =
+    roles.includes('worker') && (opts.pace ?? roles.includes('api')) ? createLoopPacer() : undefined;
   if (roles.includes('worker')) {
-    // Sharing the event loop with the API: work rows are paced by the loop's lag (docs/operations.md).
-    const pacer = (opts.pace ?? roles.includes('api')) ? createLoopPacer() : undefined;
     const worker = createWorker({
       database: ctx.database,
       log: ctx.log,
-      queues: queueHandlers(ctx),
+      queues: queueHandlers(ctx, { contended: pacer?.contended }),
       pollMs: ctx.config.workerPollMs,
       leaseMs: ctx.config.jobLeaseMs,
       node: ctx.config.nodeName || os.hostname(),
@@ -92,7 +93,7 @@ export async function startRoles(
     stops.unshift(() => smtp.stop());
   }
   if (roles.includes('api')) {
-    const app = await buildApp(ctx);
+    const app = await buildApp(ctx, { onRequest: pacer?.noteRequest });
     httpAddress = await app.listen({
       host: ctx.config.httpHost,
       port: ctx.config.httpPort,

@@ -16,6 +16,8 @@ import { createRenderPool } from './render-pool.ts';
 export interface DeliveryOptions {
   /** DNS for the mx transport (tests point domains at loopback); node's resolver by default. */
   resolver?: MxResolver;
+  /** Whether API requests share the event loop now (render-pool.ts spreads rendered copies over its turns then). */
+  contended?: () => boolean;
 }
 
 /** What the lanes are built from: the kinds of a context, and a wrapper around each transport (metrics). */
@@ -34,7 +36,7 @@ export function kindQueues(
   const retrySchedule = ctx.config.deliveryRetrySchedule;
   const queues: Record<string, QueueSpec> = {};
   // One set of render threads serves every lane of the process.
-  const renders = createRenderPool(ctx.config.renderThreads);
+  const renders = createRenderPool(ctx.config.renderThreads, { contended: opts.contended });
   for (const kind of kinds) {
     // Each lane has a pool of its own, sized by its concurrency: one kind never waits for the other's connections.
     const transport = wrap(

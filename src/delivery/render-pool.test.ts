@@ -92,3 +92,41 @@ it('keeps a process alive while a copy is on a thread, and lets it end once its 
   expect(output).toMatch(/^rendered \d+ bytes: with body\n$/);
   expect(code).toBe(0);
 }, 30_000);
+
+/** Renders `n` copies while the event loop is held, so every reply is waiting when it turns; returns what ran in order. */
+async function handOnOrder(contended: boolean, n: number): Promise<string[]> {
+  const renderer = createRenderPool(1, { contended: () => contended }).open();
+  onTestFinished(() => renderer.close());
+  await renderer.render(job(0)); // the thread is up and its modules loaded
+  const order: string[] = [];
+  const copies = Array.from({ length: n }, (_, i) => renderer.render(job(i)).then(() => order.push('copy')));
+  // Hold the loop until the thread has rendered them all (a copy takes a few milliseconds).
+  const until = performance.now() + 1500;
+  while (performance.now() < until);
+  let turning = true;
+  const tick = () => {
+    order.push('turn');
+    if (turning) setImmediate(tick);
+  };
+  setImmediate(tick);
+  await Promise.all(copies);
+  turning = false;
+  return order;
+}
+
+/** The longest run of copies handed on without a turn of the loop between them. */
+const longestRun = (order: string[]) =>
+  Math.max(
+    ...order
+      .join(',')
+      .split('turn')
+      .map((run) => run.split('copy').length - 1),
+  );
+
+it('hands waiting copies on a few per turn of the event loop while the loop is contended', async () => {
+  expect(longestRun(await handOnOrder(true, 8))).toBeLessThanOrEqual(2);
+});
+
+it('hands waiting copies on all at once while the loop is not contended', async () => {
+  expect(longestRun(await handOnOrder(false, 8))).toBeGreaterThan(2);
+});

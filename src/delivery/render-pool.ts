@@ -6,6 +6,9 @@
  * Lifecycle: one pool per worker process, shared by its lanes, each of which holds it open; threads start with the
  * first copy to render, so a process that delivers nothing starts none; a thread that dies fails the copies it had
  * (their deliveries are tried again) and is replaced at the next copy; the last lane to close stops them.
+ * Replies that arrive together are handed on together, unless the pool is told the loop is contended (API requests
+ * are coming in, loop-pacer.ts): then a few per turn of the event loop, so each turn carries only a few copies' next
+ * steps and requests waiting for the loop get it between them.
  */
 import type { Worker } from 'node:worker_threads';
 import { startThread } from '../threads.ts';
@@ -35,11 +38,45 @@ interface Thread {
   pending: Map<number, Pending>;
 }
 
+/** Replies handed on per turn of the event loop while the loop is contended. */
+const REPLIES_PER_TURN = 2;
+
+/** How the pool hands replies on: `contended` says whether to spread them over turns of the loop. */
+export interface RenderPoolOptions {
+  contended?: () => boolean;
+}
+
 /** A pool of `threads` render threads; 0 renders on the event loop. */
-export function createRenderPool(threads: number): RenderPool {
+export function createRenderPool(threads: number, opts: RenderPoolOptions = {}): RenderPool {
   const live: Thread[] = [];
   let users = 0;
   let nextId = 1;
+  const waiting: [Thread, RenderReply][] = [];
+  let draining = false;
+
+  function handOn(thread: Thread, reply: RenderReply): void {
+    const p = thread.pending.get(reply.id);
+    if (!p) return;
+    thread.pending.delete(reply.id);
+    if (thread.pending.size === 0) thread.worker.unref();
+    if ('error' in reply) p.reject(new Error(reply.error));
+    else p.resolve(Buffer.from(reply.raw.buffer, reply.raw.byteOffset, reply.raw.byteLength));
+  }
+
+  function drain(): void {
+    for (const [thread, reply] of waiting.splice(0, REPLIES_PER_TURN)) handOn(thread, reply);
+    if (waiting.length > 0) setImmediate(drain);
+    else draining = false;
+  }
+
+  function received(thread: Thread, reply: RenderReply): void {
+    if (!draining && !opts.contended?.()) return handOn(thread, reply);
+    waiting.push([thread, reply]);
+    if (!draining) {
+      draining = true;
+      setImmediate(drain);
+    }
+  }
 
   function start(): Thread {
     const thread: Thread = { worker: startThread('delivery/render-thread'), pending: new Map() };
@@ -49,14 +86,7 @@ export function createRenderPool(threads: number): RenderPool {
       for (const p of thread.pending.values()) p.reject(err);
       thread.pending.clear();
     };
-    thread.worker.on('message', (reply: RenderReply) => {
-      const p = thread.pending.get(reply.id);
-      if (!p) return;
-      thread.pending.delete(reply.id);
-      if (thread.pending.size === 0) thread.worker.unref();
-      if ('error' in reply) p.reject(new Error(reply.error));
-      else p.resolve(Buffer.from(reply.raw.buffer, reply.raw.byteOffset, reply.raw.byteLength));
-    });
+    thread.worker.on('message', (reply: RenderReply) => received(thread, reply));
     thread.worker.on('error', (err) => fail(new Error(`render thread failed: ${err.message}`)));
     thread.worker.on('exit', (code) => fail(new Error(`render thread stopped (exit code ${code})`)));
     thread.worker.unref();

@@ -74,6 +74,36 @@ describe('a paced worker', () => {
     }
   });
 
+  it('holds work to the lower budget while API requests come in, and to the higher one after', async () => {
+    const pacer = createLoopPacer({
+      budgetMs: 400,
+      contendedBudgetMs: 50,
+      contendedMs: 300,
+      maxWaitMs: 10_000,
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 30));
+      expect(pacer.contended()).toBe(false);
+      hold(150);
+      await pacer.pace();
+      // No request lately: a lag of 150 ms is within the budget of 400, so the row starts at once.
+      expect(pacer.lagMs()).toBeGreaterThan(100);
+
+      await new Promise((r) => setTimeout(r, 100));
+      pacer.noteRequest();
+      expect(pacer.contended()).toBe(true);
+      hold(150);
+      await pacer.pace();
+      // A request just came in: the row waits until the lag is within 50 ms.
+      expect(pacer.lagMs()).toBeLessThanOrEqual(50);
+
+      await new Promise((r) => setTimeout(r, 350));
+      expect(pacer.contended()).toBe(false);
+    } finally {
+      pacer.stop();
+    }
+  });
+
   it('waits no longer than a step asks while the loop lags', async () => {
     const pacer = createLoopPacer({ budgetMs: 1, maxWaitMs: 10_000 });
     // Another timer that keeps holding the loop, so the lag stays above the budget.

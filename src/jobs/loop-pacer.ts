@@ -5,6 +5,9 @@
  * the budget it waits before starting more, so a backlog of delivery cannot crowd out another account's requests.
  * Each work row is then one slice: one recipient's load, compose, sign, send and record, which yield at every await.
  * A work row that runs long in steps (expanding a send) paces itself between steps through the worker's `pace`.
+ * While API requests are coming in (one arrived within the last second: `noteRequest`, `contended`), the budget is
+ * halved, and the delivery lanes hand rendered copies back to the loop a few per turn (render-pool.ts), so a request
+ * waits behind less background work at each step it takes; with no requests, background work runs at full speed.
  * Lifecycle: createLoopPacer() when the roles start; pace() before each work row; stop() when the worker stops.
  */
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
@@ -15,18 +18,29 @@ export interface LoopPacer {
   pace(maxWaitMs?: number): Promise<void>;
   /** The loop's recent lag in milliseconds. */
   lagMs(): number;
+  /** Records that an API request arrived. */
+  noteRequest(): void;
+  /** Whether an API request arrived within the last `contendedMs`. */
+  contended(): boolean;
   stop(): void;
 }
 
-/** Options of a pacer: the lag budget, how often the lag is sampled, and the longest one pace() waits. */
+/**
+ * Options of a pacer: the lag budget (and the lower one while requests come in), how long after a request the loop
+ * counts as contended, how often the lag is sampled, and the longest one pace() waits.
+ */
 export interface LoopPacerOptions {
   budgetMs?: number;
+  contendedBudgetMs?: number;
+  contendedMs?: number;
   sampleMs?: number;
   maxWaitMs?: number;
 }
 
 export function createLoopPacer(opts: LoopPacerOptions = {}): LoopPacer {
   const budgetMs = opts.budgetMs ?? 20;
+  const contendedBudgetMs = opts.contendedBudgetMs ?? 10;
+  const contendedMs = opts.contendedMs ?? 1000;
   const sampleMs = opts.sampleMs ?? 10;
   const maxWaitMs = opts.maxWaitMs ?? 250;
   // The lag decays by half each sample without a new late turn, so one long turn throttles briefly, not for long.
@@ -40,13 +54,20 @@ export function createLoopPacer(opts: LoopPacerOptions = {}): LoopPacer {
   timer.unref();
   // A sample overdue now means the loop is held at this moment (by work that ran since the last turn of the timers).
   const current = () => Math.max(lag, performance.now() - expected);
+  let lastRequest = -Infinity;
+  const contended = () => performance.now() - lastRequest < contendedMs;
   return {
     async pace(wait = maxWaitMs) {
       await nextTurn();
       const until = performance.now() + wait;
-      while (current() > budgetMs && performance.now() < until) await sleep(sampleMs);
+      while (current() > (contended() ? contendedBudgetMs : budgetMs) && performance.now() < until)
+        await sleep(sampleMs);
     },
     lagMs: current,
+    noteRequest: () => {
+      lastRequest = performance.now();
+    },
+    contended,
     stop: () => clearInterval(timer),
   };
 }

@@ -1,0 +1,12 @@
+/** The app's request hook: the worker's pacer learns of every request that arrives. */
+import { expect, it, onTestFinished } from 'vitest';
+import { createTestApp } from '../test/harness.ts';
+
+it('calls onRequest once for every request that arrives, answered or refused', async () => {
+  let seen = 0;
+  const t = await createTestApp({ onRequest: () => seen++ });
+  onTestFinished(() => t.close());
+  expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+  expect((await t.app.inject({ method: 'GET', url: '/v1/email/messages' })).statusCode).toBe(401);
+  expect(seen).toBe(2);
+});
