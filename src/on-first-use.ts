@@ -4,6 +4,7 @@
  * use. `require` keeps the callers synchronous; the packages given here are CommonJS.
  */
 import { createRequire } from 'node:module';
+import type HandlebarsModule from 'handlebars';
 
 const load = createRequire(import.meta.url);
 
@@ -12,3 +13,10 @@ export function onFirstUse<T>(name: string): () => T {
   let loaded: T | undefined;
   return () => (loaded ??= load(name) as T);
 }
+
+/**
+ * Handlebars, from its single-file build: the package's main entry loads the compiler as dozens of modules and the
+ * source-map library (about 60 ms and 9 MB at first use, on the event loop), the single file about half the time and
+ * a quarter of the memory, with the same compiler and runtime.
+ */
+export const handlebars = onFirstUse<typeof HandlebarsModule>('handlebars/dist/handlebars.js');

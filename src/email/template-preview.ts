@@ -1,10 +1,7 @@
 /** Renders a template body with sample values for a preview, or says where its syntax is wrong (line and column). */
-import type HandlebarsModule from 'handlebars';
 import { AppError } from '../errors/app-error.ts';
 import { parseTemplateValues } from './templates.service.ts';
-import { onFirstUse } from '../on-first-use.ts';
-
-const handlebars = onFirstUse<typeof HandlebarsModule>('handlebars');
+import { handlebars } from '../on-first-use.ts';
 
 /** Where a template fails, and why. */
 export interface TemplateProblem {

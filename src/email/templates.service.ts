@@ -1,5 +1,4 @@
 /** Dynamic templates: Handlebars bodies (HTML-escaped by default) stored per account, rendered for templated sends. */
-import type HandlebarsModule from 'handlebars';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { isUniqueViolation } from '../db/errors.ts';
@@ -12,9 +11,7 @@ import {
   updateTemplate,
   type TemplateRow,
 } from './templates.repository.ts';
-import { onFirstUse } from '../on-first-use.ts';
-
-const handlebars = onFirstUse<typeof HandlebarsModule>('handlebars');
+import { handlebars } from '../on-first-use.ts';
 
 /** A template as the API shows it. */
 export interface DynamicTemplate {

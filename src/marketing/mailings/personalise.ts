@@ -4,12 +4,12 @@
  * Compiled templates are kept in a small bounded cache, since one campaign renders the same template for every
  * subscriber of its audience.
  */
-import type HandlebarsModule from 'handlebars';
 import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { fieldValuesOf } from '../subscribers/custom-fields.repository.ts';
 import { findSubscriberNames } from './mailings.repository.ts';
-import { onFirstUse } from '../../on-first-use.ts';
+import type HandlebarsModule from 'handlebars';
+import { handlebars } from '../../on-first-use.ts';
 
 /** The values one subscriber's mail is rendered with. */
 export interface Personalisation {
@@ -35,7 +35,6 @@ export const EMPTY_PERSONALISATION: Personalisation = Object.freeze({
   custom: {},
 });
 
-const handlebars = onFirstUse<typeof HandlebarsModule>('handlebars');
 let environment: typeof HandlebarsModule | undefined;
 
 /** A private Handlebars environment, made on first use: helpers registered elsewhere do not leak into marketing mail. */
