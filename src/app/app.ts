@@ -31,9 +31,13 @@ export interface BuildOptions {
   dns?: TxtResolver;
   /** Called for every route as it is added (the route table snapshot reads them here). */
   onRoute?: (route: { method: string | string[]; url: string }) => void;
-  /** Called as each request arrives (the worker's pacer, when the worker shares the event loop). */
+  /** Called as each request arrives, except health probes and metrics scrapes (the worker's pacer, when the worker
+   * shares the event loop). */
   onRequest?: () => void;
 }
+
+/** Routes load balancers and monitoring call on a schedule. */
+const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** Builds the Fastify app over a context. The caller listens (or injects) and closes it. */
 export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
@@ -60,8 +64,9 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   if (opts.onRoute) app.addHook('onRoute', opts.onRoute);
   const { onRequest } = opts;
   if (onRequest)
-    app.addHook('onRequest', (_req, _reply, done) => {
-      onRequest();
+    app.addHook('onRequest', (req, _reply, done) => {
+      // Probes and scrapes come every few seconds whatever the load; they are not users waiting.
+      if (!PROBES.has(req.routeOptions.url ?? '')) onRequest();
       done();
     });
 

@@ -35,6 +35,9 @@ export interface RunningRoles {
   httpAddress?: string;
   /** The address of /metrics when the api role does not run and SEALPOST_METRICS_PORT is set. */
   metricsAddress?: string;
+  /** Whether delivery is giving API requests the event loop first now (requests came in within the last second); absent
+   * when the worker is not paced (docs/operations.md). */
+  contended?: () => boolean;
   stop(): Promise<void>;
 }
 
@@ -106,6 +109,7 @@ export async function startRoles(
   return {
     httpAddress,
     metricsAddress,
+    contended: pacer?.contended,
     async stop() {
       for (const stop of stops) await stop();
     },

@@ -98,10 +98,14 @@ async function handOnOrder(contended: boolean, n: number): Promise<string[]> {
   const renderer = createRenderPool(1, { contended: () => contended }).open();
   onTestFinished(() => renderer.close());
   await renderer.render(job(0)); // the thread is up and its modules loaded
+  // How long the thread takes for n copies on this machine now, with the loop free to take the replies.
+  const started = performance.now();
+  await Promise.all(Array.from({ length: n }, (_, i) => renderer.render(job(i))));
+  const took = performance.now() - started;
   const order: string[] = [];
   const copies = Array.from({ length: n }, (_, i) => renderer.render(job(i)).then(() => order.push('copy')));
-  // Hold the loop until the thread has rendered them all (a copy takes a few milliseconds).
-  const until = performance.now() + 1500;
+  // Hold the loop well past that, so every reply is waiting when the loop turns.
+  const until = performance.now() + 4 * took + 200;
   while (performance.now() < until);
   let turning = true;
   const tick = () => {

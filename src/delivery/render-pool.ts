@@ -51,27 +51,32 @@ export function createRenderPool(threads: number, opts: RenderPoolOptions = {}):
   const live: Thread[] = [];
   let users = 0;
   let nextId = 1;
-  const waiting: [Thread, RenderReply][] = [];
+  const waiting: (() => void)[] = [];
   let draining = false;
 
-  function handOn(thread: Thread, reply: RenderReply): void {
+  /** Takes the reply's copy out of the thread's hands at once (a thread that fails later no longer owns it) and
+   * returns how to settle it. */
+  function settleFor(thread: Thread, reply: RenderReply): (() => void) | undefined {
     const p = thread.pending.get(reply.id);
-    if (!p) return;
+    if (!p) return undefined;
     thread.pending.delete(reply.id);
     if (thread.pending.size === 0) thread.worker.unref();
-    if ('error' in reply) p.reject(new Error(reply.error));
-    else p.resolve(Buffer.from(reply.raw.buffer, reply.raw.byteOffset, reply.raw.byteLength));
+    if ('error' in reply) return () => p.reject(new Error(reply.error));
+    const raw = Buffer.from(reply.raw.buffer, reply.raw.byteOffset, reply.raw.byteLength);
+    return () => p.resolve(raw);
   }
 
   function drain(): void {
-    for (const [thread, reply] of waiting.splice(0, REPLIES_PER_TURN)) handOn(thread, reply);
+    for (const settle of waiting.splice(0, REPLIES_PER_TURN)) settle();
     if (waiting.length > 0) setImmediate(drain);
     else draining = false;
   }
 
   function received(thread: Thread, reply: RenderReply): void {
-    if (!draining && !opts.contended?.()) return handOn(thread, reply);
-    waiting.push([thread, reply]);
+    const settle = settleFor(thread, reply);
+    if (!settle) return;
+    if (!draining && !opts.contended?.()) return settle();
+    waiting.push(settle);
     if (!draining) {
       draining = true;
       setImmediate(drain);

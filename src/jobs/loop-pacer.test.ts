@@ -78,7 +78,7 @@ describe('a paced worker', () => {
     const pacer = createLoopPacer({
       budgetMs: 400,
       contendedBudgetMs: 50,
-      contendedMs: 300,
+      contendedMs: 2000,
       maxWaitMs: 10_000,
     });
     try {
@@ -97,7 +97,7 @@ describe('a paced worker', () => {
       // A request just came in: the row waits until the lag is within 50 ms.
       expect(pacer.lagMs()).toBeLessThanOrEqual(50);
 
-      await new Promise((r) => setTimeout(r, 350));
+      await new Promise((r) => setTimeout(r, 2100));
       expect(pacer.contended()).toBe(false);
     } finally {
       pacer.stop();
