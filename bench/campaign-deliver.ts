@@ -7,7 +7,7 @@
  * under 120 s (scaled for other sizes).
  */
 import { seedAudience, sendProgress, startSend, startService } from './campaign.ts';
-import { leanClients, startSink, until } from './sink.ts';
+import { leanClients, sinkWhere, startSink, until } from './sink.ts';
 import { embedded, fmt, type BenchRow } from './support.ts';
 
 const TARGET_S_PER_100K = 120;
@@ -67,7 +67,7 @@ export async function campaignDeliverBench(n: number): Promise<BenchRow[]> {
     const delivered = n / seconds;
     return [
       {
-        name: `campaign deliver: send to ${fmt(n)} subscribers started through the API → loopback STARTTLS sink (\`sealpost start\`, relay transport, defaults), until the sink has all`,
+        name: `campaign deliver: send to ${fmt(n)} subscribers started through the API → ${sinkWhere()} (\`sealpost start\`, relay transport, defaults), until the sink has all`,
         measured: `${fmt(seconds, 1)} s (${fmt(delivered)} delivered/s; ${fmt(atSink)} /s from the first message at the sink to the last), service peak RSS ${fmt(rss)} MB`,
         baseline: `${fmt(lean)} /s (${fmt(n / lean, 1)} s, lean pipelined SMTP clients into the same sink)`,
         ratio: delivered / lean,

@@ -22,6 +22,7 @@ import {
   ROOT,
   RUN_TS,
   runProcess as run,
+  sinkWhere,
   startSink,
   until,
   type Sink,
@@ -165,7 +166,7 @@ export async function endToEndBench(count: number): Promise<BenchRow[]> {
         met: true,
       },
       {
-        name: 'e2e: the same messages delivered over STARTTLS to a loopback sink',
+        name: `e2e: the same messages delivered to ${sinkWhere()}`,
         measured: `${fmt(delivered)} /s`,
         baseline: leanBaseline,
         ratio: delivered / lean,

@@ -5,9 +5,11 @@
  * and latest message, with the CPU time the sink has used: `{"port": …}` first, then
  * `{"received": …, "firstAt": <ms>, "lastAt": <ms>, "cpuMs": …}`. A line `reset` on
  * its standard input sets the count and both times back to zero and reports at once, so one sink can time several
- * senders one after another.
+ * senders one after another. With `BENCH_SINK_RTT_MS` set, the port it prints is a proxy in front of the server that
+ * holds every chunk half that long in each direction, as a relay that far away would.
  */
 import { SMTPServer } from 'smtp-server';
+import net from 'node:net';
 import { createInterface } from 'node:readline';
 import selfsigned from 'selfsigned';
 
@@ -38,10 +40,27 @@ const server = new SMTPServer({
   },
 });
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-const address = server.server.address();
-process.stdout.write(
-  JSON.stringify({ port: typeof address === 'object' && address ? address.port : 0 }) + '\n',
-);
+const portOf = (s: net.Server) => (s.address() as net.AddressInfo).port;
+const oneWayMs = Number(process.env.BENCH_SINK_RTT_MS ?? 0) / 2;
+
+/** Copies `from` to `to`, each chunk `oneWayMs` later (timers of one delay fire in order, so chunks stay in order). */
+function delayed(from: net.Socket, to: net.Socket): void {
+  from.on('data', (chunk: Buffer) => setTimeout(() => to.write(chunk), oneWayMs));
+  from.on('end', () => setTimeout(() => to.end(), oneWayMs));
+  from.on('error', () => to.destroy());
+}
+
+let port = portOf(server.server);
+if (oneWayMs > 0) {
+  const proxy = net.createServer({ noDelay: true }, (client) => {
+    const upstream = net.connect({ host: '127.0.0.1', port: portOf(server.server), noDelay: true });
+    delayed(client, upstream);
+    delayed(upstream, client);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', () => resolve()));
+  port = portOf(proxy);
+}
+process.stdout.write(JSON.stringify({ port }) + '\n');
 const cpuMs = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;

@@ -12,6 +12,12 @@ export const RUN_TS = path.join(ROOT, 'bin/run-ts.js');
 /** Connections of the lean SMTP clients. */
 export const LEAN_CONNECTIONS = 16;
 
+/** The sink as benchmark labels name it: on loopback, or as far away as `BENCH_SINK_RTT_MS` puts it. */
+export const sinkWhere = (): string =>
+  Number(process.env.BENCH_SINK_RTT_MS ?? 0) > 0
+    ? `a STARTTLS sink ${process.env.BENCH_SINK_RTT_MS} ms away (loopback, delayed)`
+    : 'a loopback STARTTLS sink';
+
 /** What the sink reported last: messages received, the times (ms) of the first and the latest, its CPU time (ms). */
 export interface SinkState {
   received: number;

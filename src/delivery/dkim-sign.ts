@@ -7,7 +7,7 @@ import { createHash, createPrivateKey, sign as cryptoSign, type KeyObject } from
 import { domainToASCII } from 'node:url';
 import rsaSign from 'nodemailer/lib/dkim/sign.js';
 import type MessageParser from 'nodemailer/lib/dkim/message-parser.js';
-import mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
+import * as mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
 import type { DkimKey } from './model.ts';
 
 /** The header fields signed when present (nodemailer's list, RFC 6376 section 5.4.1). */

@@ -6,7 +6,7 @@
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type MimeNode from 'nodemailer/lib/mime-node/index.js';
-import mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
+import * as mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
 import { onFirstUse } from '../on-first-use.ts';
 import { signDkim } from './dkim-sign.ts';
 import type { DkimKey, StoredAttachment } from './model.ts';

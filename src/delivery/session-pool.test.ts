@@ -2,6 +2,7 @@
  * Pooled SMTP sessions against real SMTP servers on loopback ports: reuse, the per-destination limit, a refused
  * message, a session the server dropped, and the TLS policy of each message.
  */
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startSmtpSink, type SinkOptions, type SmtpSink } from '../test/smtp-sink.ts';
@@ -22,12 +23,12 @@ async function poolTo(opts: SinkOptions, maxConnections = 4) {
     pools.send(target, ENVELOPE, Buffer.from(`Subject: ${n}\r\n\r\nletter ${n}\r\n`), requireTls);
 }
 
-afterEach(async () => {
-  pools.close();
-  await sink.close();
-});
-
 describe('session pools', () => {
+  afterEach(async () => {
+    pools.close();
+    await sink.close();
+  });
+
   it('send message after message over one session, which a refused message does not end', async () => {
     const send = await poolTo({
       reply: (n) => (n === 2 ? { code: 550, message: 'mailbox unknown' } : { code: 250 }),
@@ -95,5 +96,76 @@ describe('session pools', () => {
     expect(await send(2, false)).toMatchObject({ result: 'accepted', tls: true });
     expect(sink.connections()).toBe(1);
     expect(sink.received.map((m) => m.secure)).toEqual([true, true]);
+  });
+});
+
+/**
+ * A plain SMTP server that offers PIPELINING and answers the envelope only once MAIL FROM, RCPT TO and DATA have all
+ * arrived: a client that waits for each reply before its next command never gets one. `rcpt` is the reply to RCPT TO.
+ */
+async function pipeliningServer(rcpt: (n: number) => string) {
+  const received: string[] = [];
+  const server = net.createServer((socket) => {
+    let buffer = '';
+    let pending: string[] = [];
+    let inData = false;
+    let n = 0;
+    let rcptOk = true;
+    socket.write('220 pipelining.test ESMTP\r\n');
+    socket.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('binary');
+      let at: number;
+      while ((at = buffer.indexOf('\r\n')) >= 0) {
+        const line = buffer.slice(0, at);
+        buffer = buffer.slice(at + 2);
+        if (inData) {
+          if (line === '.') {
+            inData = false;
+            socket.write('250 queued\r\n');
+          } else received.push(line);
+          continue;
+        }
+        const verb = line.slice(0, 4).toUpperCase();
+        if (verb === 'EHLO') socket.write('250-pipelining.test\r\n250 PIPELINING\r\n');
+        else if (verb === 'RSET') socket.write('250 reset\r\n');
+        else if (verb === 'QUIT') socket.end('221 bye\r\n');
+        else if (verb === 'MAIL' || verb === 'RCPT') pending.push(verb);
+        else if (verb === 'DATA') {
+          n++;
+          const rcptReply = rcpt(n);
+          rcptOk = rcptReply.startsWith('2');
+          socket.write(`250 sender ok\r\n${rcptReply}\r\n`);
+          socket.write(rcptOk ? '354 go ahead\r\n' : '554 no valid recipients\r\n');
+          inData = rcptOk;
+          pending = [];
+        } else socket.write('502 not here\r\n');
+      }
+    });
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    target: relayTarget(`smtp://127.0.0.1:${port}`),
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('pipelining', () => {
+  it('sends the envelope and DATA without waiting for the replies between them, and carries on after a refused recipient', async () => {
+    const server = await pipeliningServer((n) => (n === 2 ? '550 mailbox unknown' : '250 recipient ok'));
+    const pooled = sessionPools({ ...SETTINGS, timeoutMs: 2000 }, 1);
+    try {
+      const send = (n: number) =>
+        pooled.send(server.target, ENVELOPE, Buffer.from(`Subject: ${n}\r\n\r\nletter ${n}\r\n`), false);
+      const outcomes = [await send(1), await send(2), await send(3)];
+      expect(outcomes.map((o) => o.result)).toEqual(['accepted', 'permanent', 'accepted']);
+      expect(outcomes[1]!.response).toContain('550 mailbox unknown');
+      expect(server.received.filter((l) => l.startsWith('Subject:'))).toEqual(['Subject: 1', 'Subject: 3']);
+    } finally {
+      pooled.close();
+      await server.close();
+    }
   });
 });

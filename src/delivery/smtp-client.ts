@@ -85,7 +85,7 @@ export function sessionOptions(
 /** Where and how long to try when opening a connection (a subset of nodemailer's options). */
 interface SocketRequest {
   host?: string;
-  port?: number;
+  port?: number | string;
   connectionTimeout?: number;
 }
 
@@ -97,7 +97,7 @@ export function noDelaySocket(
   request: SocketRequest,
   callback: (err: Error | null, socket?: { connection: Socket }) => void,
 ): void {
-  const socket = tcpConnect({ host: request.host, port: request.port ?? 25, noDelay: true });
+  const socket = tcpConnect({ host: request.host, port: Number(request.port ?? 25), noDelay: true });
   const timer = setTimeout(
     () => socket.destroy(Object.assign(new Error('Connection timeout'), { code: 'ETIMEDOUT' })),
     request.connectionTimeout ?? 30_000,
