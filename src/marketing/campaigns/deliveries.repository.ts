@@ -76,28 +76,44 @@ export async function listOfDelivery(
   return drip?.subscription_list_id ?? null;
 }
 
+// The gate reads these for every delivery of a send (see db/precompiled.ts).
+const subscriberStateQuery = precompile((db, v: { subscriberId: number }) =>
+  db.selectFrom('subscribers').select('unsubscribed').where('id', '=', v.subscriberId),
+);
+const memberStateQuery = precompile((db, v: { subscriberId: number; listId: number }) =>
+  db
+    .selectFrom('subscribers as s')
+    .leftJoin('subscription_list_members as m', (j) =>
+      j.onRef('m.subscriber_id', '=', 's.id').on('m.list_id', '=', v.listId),
+    )
+    .leftJoin('subscription_lists as l', 'l.id', 'm.list_id')
+    .select([
+      's.unsubscribed as globally',
+      'm.unsubscribed as unsubscribed',
+      'm.confirmed_at as confirmed_at',
+      'l.double_opt_in as double_opt_in',
+    ])
+    .where('s.id', '=', v.subscriberId),
+);
+
 /** Whether a subscriber may get mail of a list now: exists, not globally unsubscribed and (with a list) subscribed to it. */
 export async function subscriberReachable(
   db: Queryable,
   subscriberId: number,
   listId: number | null,
 ): Promise<boolean> {
-  const s = await db
-    .selectFrom('subscribers')
-    .select('unsubscribed')
-    .where('id', '=', subscriberId)
-    .executeTakeFirst();
-  if (!s || s.unsubscribed === 1) return false;
-  if (listId === null) return true;
-  const m = await db
-    .selectFrom('subscription_list_members as m')
-    .innerJoin('subscription_lists as l', 'l.id', 'm.list_id')
-    .select(['m.unsubscribed', 'm.confirmed_at', 'l.double_opt_in'])
-    .where('m.list_id', '=', listId)
-    .where('m.subscriber_id', '=', subscriberId)
-    .executeTakeFirst();
+  if (listId === null) {
+    const s = (await subscriberStateQuery(db, { subscriberId })).rows[0];
+    return s !== undefined && s.unsubscribed !== 1;
+  }
+  const m = (await memberStateQuery(db, { subscriberId, listId })).rows[0];
   // A member of a double opt-in list receives nothing until it confirmed.
-  return m !== undefined && m.unsubscribed === 0 && (m.double_opt_in === 0 || m.confirmed_at !== null);
+  return (
+    m !== undefined &&
+    m.globally !== 1 &&
+    m.unsubscribed === 0 &&
+    (m.double_opt_in === 0 || m.confirmed_at !== null)
+  );
 }
 
 /** Moves a delivery that is not final yet to a new status; returns whether it moved. */

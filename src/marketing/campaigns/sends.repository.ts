@@ -7,6 +7,7 @@ import { sql, type Insertable, type Selectable } from 'kysely';
 import { filterSql, type Filters } from '../segments/filters.repository.ts';
 import type { Dialect } from '../../db/connect.ts';
 import { randomUuidSql } from '../../db/uuid-sql.ts';
+import { precompile } from '../../db/precompiled.ts';
 import type { CampaignMailingSendsTable, Queryable } from '../../db/types.ts';
 import { enqueueEach } from '../../jobs/jobs.repository.ts';
 import { enqueueDeliveries, MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
@@ -113,6 +114,11 @@ export async function freezeSend(
   return Number(r.numUpdatedRows) > 0;
 }
 
+// The marketing gate reads it for every delivery of a send (see db/precompiled.ts).
+const sendStateQuery = precompile((db, v: { id: number }) =>
+  db.selectFrom('campaign_mailing_sends').select('state').where('id', '=', v.id),
+);
+
 /** The send's state, locking its row on PostgreSQL (unless `lock` is false) so that pause and resume wait for this transaction. */
 export async function lockSendState(
   db: Queryable,
@@ -120,8 +126,13 @@ export async function lockSendState(
   id: number,
   lock = true,
 ): Promise<string | undefined> {
-  const q = db.selectFrom('campaign_mailing_sends').select('state').where('id', '=', id);
-  const row = await (lock && dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+  if (!(lock && dialect === 'postgres')) return (await sendStateQuery(db, { id })).rows[0]?.state;
+  const row = await db
+    .selectFrom('campaign_mailing_sends')
+    .select('state')
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
   return row?.state;
 }
 

@@ -1,6 +1,7 @@
 /** SQL for campaign mailings: the rows of an account, their pages, the sends that block a delete, and subscriber values for personalisation. */
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { CampaignMailingsTable, Queryable } from '../../db/types.ts';
+import { precompile } from '../../db/precompiled.ts';
 
 export type MailingRow = Selectable<CampaignMailingsTable>;
 
@@ -133,16 +134,17 @@ export async function deleteIdleMailings(db: Queryable, customerId: number, ids:
   return counts.reduce((a, b) => a + b, 0);
 }
 
+// Read for every marketing delivery (see db/precompiled.ts).
+const subscriberNamesQuery = precompile((db, v: { subscriberId: number }) =>
+  db.selectFrom('subscribers').select(['email', 'first_name', 'last_name']).where('id', '=', v.subscriberId),
+);
+
 /** A subscriber's email and names, by id alone (the caller already knows the subscriber's account). */
 export async function findSubscriberNames(
   db: Queryable,
   subscriberId: number,
 ): Promise<{ email: string; first_name: string | null; last_name: string | null } | undefined> {
-  return db
-    .selectFrom('subscribers')
-    .select(['email', 'first_name', 'last_name'])
-    .where('id', '=', subscriberId)
-    .executeTakeFirst();
+  return (await subscriberNamesQuery(db, { subscriberId })).rows[0];
 }
 
 /** Runs a statement per chunk of ids (keeping under every dialect's parameter limit) and joins the results. */

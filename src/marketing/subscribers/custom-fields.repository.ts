@@ -1,5 +1,6 @@
 /** SQL for subscriber custom fields: the account's field types (name → id) and each subscriber's values. */
 import type { Queryable } from '../../db/types.ts';
+import { precompile } from '../../db/precompiled.ts';
 
 /** The ids of the account's field types with these names (lower-cased keys), creating the missing ones. */
 export async function ensureFieldTypes(
@@ -49,15 +50,19 @@ export async function upsertFieldValues(
   }
 }
 
-/** The custom field values of a subscriber, with their field names, in field creation order. */
-export async function fieldValuesOf(db: Queryable, subscriberId: number) {
-  return db
+// Read for every marketing delivery (see db/precompiled.ts).
+const fieldValuesQuery = precompile((db, v: { subscriberId: number }) =>
+  db
     .selectFrom('subscriber_custom_field_values as v')
     .innerJoin('subscriber_custom_field_types as t', 't.id', 'v.field_type_id')
     .select(['t.id', 't.name', 'v.value'])
-    .where('v.subscriber_id', '=', subscriberId)
-    .orderBy('t.id')
-    .execute();
+    .where('v.subscriber_id', '=', v.subscriberId)
+    .orderBy('t.id'),
+);
+
+/** The custom field values of a subscriber, with their field names, in field creation order. */
+export async function fieldValuesOf(db: Queryable, subscriberId: number) {
+  return (await fieldValuesQuery(db, { subscriberId })).rows;
 }
 
 /** The account's custom field types, oldest first. */
