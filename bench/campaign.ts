@@ -23,6 +23,7 @@ import {
   fmt,
   freePort,
   load,
+  processCpuMs,
   profileArgs,
   type BenchInstance,
   type BenchRow,
@@ -40,6 +41,8 @@ export interface Service {
   url: string;
   /** Peak resident memory of the service process so far, in MB. */
   peakRssMb(): number;
+  /** CPU time (ms) the service process has used so far, all its threads, user and system. */
+  cpuMs(): number;
   stop(): Promise<void>;
 }
 
@@ -86,6 +89,7 @@ export async function startService(
     url,
     peakRssMb: () =>
       Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
+    cpuMs: () => processCpuMs(child.pid!),
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));

@@ -1,6 +1,6 @@
 /** Shared pieces of the benchmarks: an embedded Sealpost on a temp data directory, an account with a key, load generation, result formatting. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { createScratchDatabase, TEST_PG_ADMIN_URL, type ScratchDatabase } from '../src/test/database.ts';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -190,3 +190,24 @@ export async function freePort(): Promise<number> {
  */
 export const profileArgs = (): string[] =>
   process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ): 100 on Linux everywhere Sealpost's benchmarks run. */
+const USER_HZ = 100;
+
+/** CPU time (ms) process `pid` has used so far, all its threads, user and system, from /proc. */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command name (which may hold spaces), from field 3 (state) on: utime and stime are 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+}
+
+/** CPU time (ms) of one RSA-2048 SHA-256 signature on this machine now (what each DKIM-signed copy costs at least). */
+export function rsaSignatureCpuMs(samples = 300): number {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const data = Buffer.alloc(700, 'h');
+  const before = process.cpuUsage();
+  for (let i = 0; i < samples; i++) sign('sha256', data, privateKey);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000 / samples;
+}
