@@ -3,7 +3,7 @@
  * a store loads one recipient's delivery and records its outcome, a tracker decorates HTML, a transport moves bytes.
  */
 import type { KeyObject } from 'node:crypto';
-import type { Queryable } from '../db/types.ts';
+import type { FinishIn } from '../jobs/worker.ts';
 
 /** A mailbox as stored with a message. */
 export interface Mailbox {
@@ -95,14 +95,11 @@ export interface DeliveryStore {
   /** Stores the hash and expiry of the secure link about to be sent to the recipient. */
   saveSecureLink(recipientId: number, tokenHash: string, expiresAt: number): Promise<void>;
   /**
-   * Records an outcome, its event and (when final) the message's pending count in one transaction, with `alsoIn` (the
-   * end of the delivery's work row) when given. Returns false and changes nothing when the recipient was already final.
+   * Records an outcome, its event and (when final) the message's pending count in one transaction, with the end of
+   * the delivery's work row (`finish`) when given. Returns false and changes nothing when the recipient was already
+   * final.
    */
-  record(
-    item: DeliveryItem,
-    outcome: RecordedOutcome,
-    alsoIn?: (trx: Queryable) => Promise<void>,
-  ): Promise<boolean>;
+  record(item: DeliveryItem, outcome: RecordedOutcome, finish?: FinishIn): Promise<boolean>;
 }
 
 /** Per-recipient open and click tracking of HTML bodies. */

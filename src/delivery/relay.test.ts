@@ -10,7 +10,7 @@ import { queueHandlers } from '../app/workers.ts';
 import { TEST_BY, createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { startSmtpSink, type SmtpSink } from '../test/smtp-sink.ts';
 import { waitFor } from '../test/wait.ts';
-import { countingSettles, startTestWorker } from '../test/worker.ts';
+import { countingSettles, startTestWorker, testFinish } from '../test/worker.ts';
 import {
   eventsOf,
   receiptOf,
@@ -199,13 +199,13 @@ describe('outcomes', () => {
       .selectAll()
       .orderBy('id', 'desc')
       .executeTakeFirstOrThrow();
-    let finished = false;
+    const finishing = testFinish(job.id);
     await queue.handler(
       { ...job, attempts: 2, data: { recipientId: row!.id } },
       async () => undefined,
-      async () => void (finished = true),
+      finishing.finish,
     );
-    expect(finished).toBe(false);
+    expect(finishing.used()).toBe(false);
     expect(s.dataCount()).toBe(1);
     expect((await eventsOf(t, id)).map((e) => e.event)).toEqual(['delivered']);
     expect((await recipientRows(t, id))[0]).toEqual(row);

@@ -7,6 +7,8 @@ import { countDeliveryOutcome } from '../http/pipeline-metrics.ts';
 import { isHardBounce, suppressAddress } from '../accounts/suppressions.service.ts';
 import type { AppContext } from '../context.ts';
 import type { PeriodicTask } from '../jobs/scheduler.ts';
+import { finishAllIn, type FinishIn } from '../jobs/worker.ts';
+import type { Merger } from '../db/group-commit.ts';
 import type { DeliveryItem, DeliveryStore, HtmlTracker, RecordedOutcome } from '../delivery/model.ts';
 import type { CaptureStore } from '../delivery/transport.ts';
 import { rewriteLinks } from '../mail/links.ts';
@@ -96,12 +98,8 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
     saveSecureLink: (recipientId, tokenHash, expiresAt) =>
       setSecureLink(db, recipientId, tokenHash, expiresAt, Date.now()),
     // Outcomes of concurrent deliveries share commits (the group committer), as accepted messages do.
-    record: async (item, outcome, alsoIn) => {
-      const recorded = await ctx.committer.run(async (trx) => {
-        const done = await recordOutcome(trx, item, outcome);
-        if (done && alsoIn) await alsoIn(trx);
-        return done;
-      });
+    record: async (item, outcome, finish) => {
+      const recorded = await ctx.committer.merge(outcomeMerger, { item, outcome, finish });
       if (recorded) countDeliveryOutcome('transactional', outcome.status);
       return recorded;
     },
@@ -153,6 +151,31 @@ function contentCache(ctx: AppContext, maxEntries = 32, maxBytes = 64 * 1024 * 1
     },
   };
 }
+
+/** An outcome waiting for a group commit, with the end of its work row when the commit is to write that too. */
+interface PendingOutcome {
+  item: DeliveryItem;
+  outcome: RecordedOutcome;
+  finish?: FinishIn;
+}
+
+/**
+ * Records the outcomes of a group commit, each as recordOutcome does, and ends the work rows of those recorded in one
+ * statement; true for each that was recorded.
+ */
+const outcomeMerger: Merger<PendingOutcome, boolean> = {
+  async write(trx, pending) {
+    const recorded: boolean[] = [];
+    const finishes: FinishIn[] = [];
+    for (const p of pending) {
+      const ok = await recordOutcome(trx, p.item, p.outcome);
+      if (ok && p.finish) finishes.push(p.finish);
+      recorded.push(ok);
+    }
+    await finishAllIn(trx, finishes);
+    return recorded;
+  },
+};
 
 /** The state change, the pending count and the event of one outcome; run inside one transaction. */
 async function recordOutcome(

@@ -1,12 +1,20 @@
 /** The worker end to end against a real database: claiming, running, retrying, failing, lanes, leases and stopping. */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { TableNode, UpdateQueryNode, type KyselyPlugin } from 'kysely';
 import { createTestContext, type TestContext } from '../test/harness.ts';
 import { waitFor } from '../test/wait.ts';
 import { countingSettles, watchUnsynced } from '../test/worker.ts';
 import { enqueueJob, findJob, type JobRow } from './jobs.repository.ts';
 import { PermanentJobError } from './retry.ts';
-import { createWorker, type QueueSpec, type Worker, type WorkerOptions } from './worker.ts';
+import {
+  createWorker,
+  finishAllIn,
+  type FinishIn,
+  type QueueSpec,
+  type Worker,
+  type WorkerOptions,
+} from './worker.ts';
 
 let t: TestContext;
 let workers: Worker[];
@@ -120,6 +128,49 @@ describe('createWorker', () => {
 
     await waitFor(async () => (await rowsIn('done')).length === 2, 5000, 10, 'both rows done');
     expect((await rowsIn('done')).map((r) => r.id).sort()).toEqual(ids.sort());
+    expect(watched.settles()).toBe(0);
+  });
+
+  it('ends the rows of handlers recorded in one transaction with one statement, and writes nothing more for them', async () => {
+    const watched = countingSettles(t.ctx.database);
+    const ids: number[] = [];
+    for (let i = 0; i < 4; i++) ids.push(await enqueue('mail', i));
+    // The four handlers hand their rows to one shared write, as deliveries recorded in one group commit do.
+    const handed: FinishIn[] = [];
+    const written = gate();
+    let jobUpdates = 0;
+    const counting: KyselyPlugin = {
+      transformQuery: ({ node }) => {
+        if (UpdateQueryNode.is(node) && node.table && TableNode.is(node.table))
+          if (node.table.table.identifier.name === 'jobs') jobUpdates++;
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    };
+    startWorker(
+      {
+        mail: {
+          concurrency: 4,
+          handler: async (_job, _pace, finishIn) => {
+            handed.push(finishIn);
+            if (handed.length === 4) {
+              await t.ctx.database.db
+                .withPlugin(counting)
+                .transaction()
+                .execute((trx) => finishAllIn(trx, handed));
+              written.open();
+            }
+            await written.promise;
+          },
+        },
+      },
+      { database: watched.database },
+    );
+
+    await waitFor(async () => (await rowsIn('done')).length === 4, 5000, 10, 'all four rows done');
+    expect((await rowsIn('done')).map((r) => r.id)).toEqual(ids);
+    expect(jobUpdates).toBe(1);
+    await sleep(50);
     expect(watched.settles()).toBe(0);
   });
 

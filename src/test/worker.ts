@@ -3,7 +3,7 @@ import type { KyselyPlugin } from 'kysely';
 import type { Config } from '../config/schema.ts';
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/connect.ts';
-import { createWorker, type QueueSpec, type Worker } from '../jobs/worker.ts';
+import { createWorker, type FinishIn, type QueueSpec, type Worker } from '../jobs/worker.ts';
 import type { TestApp } from './harness.ts';
 
 /** Starts a worker over `queues(ctx)`, where ctx is the test's context with `overrides` applied; the caller stops it. */
@@ -50,4 +50,30 @@ export function countingSettles(database: Database): { database: Database; settl
     transformResult: async ({ result }) => result,
   });
   return { database: watched, settles: () => settles };
+}
+
+/**
+ * A handler's way to end its row, for calling a handler without a worker: `used()` tells whether the handler ended
+ * the row in its transaction; `failing` makes ending it fail, as a write that fails inside that transaction.
+ */
+export function testFinish(jobId: number, failing?: Error): { finish: FinishIn; used(): boolean } {
+  let used = false;
+  const finish: FinishIn = Object.assign(
+    async () => {
+      if (failing) throw failing;
+      used = true;
+    },
+    {
+      jobId,
+      owner: 'test',
+      now: () => {
+        if (failing) throw failing;
+        return Date.now();
+      },
+      ended: () => {
+        used = true;
+      },
+    },
+  );
+  return { finish, used: () => used };
 }

@@ -209,8 +209,8 @@ export function marketingStore(ctx: AppContext): DeliveryStore {
     load: (id) => loadMarketingItem(ctx, id),
     saveSecureLink: (id, tokenHash, expiresAt) =>
       setDeliverySecureLink(db, id, tokenHash, expiresAt, Date.now()),
-    record: async (item, outcome, alsoIn) => {
-      const recorded = await ctx.committer.merge(outcomeMerger, { item, outcome, alsoIn });
+    record: async (item, outcome, finish) => {
+      const recorded = await ctx.committer.merge(outcomeMerger, { item, outcome, finish });
       if (recorded) countDeliveryOutcome('marketing', outcome.status);
       return recorded;
     },

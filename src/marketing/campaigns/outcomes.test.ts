@@ -14,6 +14,7 @@ import { listOfMany, startSendOf } from './sends.test-support.ts';
 import { expandSlice } from './expand.ts';
 import { loadMarketingItem } from './delivery.ts';
 import { outcomeMerger } from './outcomes.ts';
+import { testFinish } from '../../test/worker.ts';
 
 let t: TestApp;
 let acct: TestAccount;
@@ -213,9 +214,7 @@ it("counts a drip step's outcomes for its mailing alone, and writes a failed bat
     committer.merge(outcomeMerger, {
       item: items[1]!,
       outcome: outcome('delivered', '250 ok'),
-      alsoIn: async () => {
-        throw new Error('the work row could not be ended');
-      },
+      finish: testFinish(1, new Error('the work row could not be ended')).finish,
     }),
   ]);
   expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);

@@ -3,12 +3,14 @@
  * (db/group-commit.ts) as items of one merger: each outcome updates its delivery and its subscriber's counters, and
  * the counters of the sends and mailings they belong to are summed over the batch and written once per send and
  * mailing, with each send's completion checked once. During a campaign every outcome of a batch belongs to the same
- * send, so a batch of n outcomes costs three statements per outcome and three in all for the send, instead of eight
- * per outcome. Run again alone after a failed batch, an outcome is a batch of one and writes the same rows.
+ * send, so a batch of n outcomes costs three statements per outcome and four in all (the send's counters, the
+ * mailing's, the send's completion, and the end of the work rows of the batch's delivered outcomes, jobs/worker.ts).
+ * Run again alone after a failed batch, an outcome is a batch of one and writes the same rows.
  */
 import type { Merger } from '../../db/group-commit.ts';
 import type { Queryable } from '../../db/types.ts';
 import type { DeliveryItem, RecordedOutcome } from '../../delivery/model.ts';
+import { finishAllIn, type FinishIn } from '../../jobs/worker.ts';
 import { isHardBounce, suppressAddress } from '../../accounts/suppressions.service.ts';
 import {
   countSubscriberOutcome,
@@ -20,11 +22,11 @@ import { addToMailing, addToSend, finishIfSettled, type CampaignCounter } from '
 
 type Counters = Partial<Record<CampaignCounter, number>>;
 
-/** One outcome in a group commit, with what else its transaction must write once it is recorded. */
+/** One outcome in a group commit, with the end of its work row when its transaction is to write that too. */
 export interface PendingOutcome {
   item: DeliveryItem;
   outcome: RecordedOutcome;
-  alsoIn?: (trx: Queryable) => Promise<void>;
+  finish?: FinishIn;
 }
 
 /**
@@ -83,12 +85,14 @@ export const outcomeMerger: Merger<PendingOutcome, boolean> = {
   async write(trx, pending) {
     const tally = new CampaignTally();
     const recorded: boolean[] = [];
+    const finishes: FinishIn[] = [];
     for (const p of pending) {
       const ok = await recordOutcome(trx, p.item, p.outcome, tally);
-      if (ok && p.alsoIn) await p.alsoIn(trx);
+      if (ok && p.finish) finishes.push(p.finish);
       recorded.push(ok);
     }
     await tally.flush(trx);
+    await finishAllIn(trx, finishes);
     return recorded;
   },
 };
