@@ -4,6 +4,7 @@ import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { createScratchDatabase, TEST_PG_ADMIN_URL, type ScratchDatabase } from '../src/test/database.ts';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { execFile } from 'node:child_process';
 import net from 'node:net';
 import { createRequire } from 'node:module';
@@ -186,10 +187,15 @@ export async function freePort(): Promise<number> {
 
 /**
  * Node.js flags for a service process the benchmark starts: with `BENCH_PROFILE_DIR` set, each writes a CPU profile
- * (`.cpuprofile`, readable in Chrome's DevTools) into that folder when it exits.
+ * (`.cpuprofile`, readable in Chrome's DevTools) into that folder when it exits; with `BENCH_SQL_TIMES_DIR` set, each
+ * writes the time its SQLite statements took there (bench/sql-times.mjs).
  */
-export const profileArgs = (): string[] =>
-  process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+export const profileArgs = (): string[] => [
+  ...(process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []),
+  ...(process.env.BENCH_SQL_TIMES_DIR
+    ? ['--import', pathToFileURL(path.join(import.meta.dirname, 'sql-times.mjs')).href]
+    : []),
+];
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ): 100 on Linux everywhere Sealpost's benchmarks run. */
 const USER_HZ = 100;
