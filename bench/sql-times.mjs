@@ -10,6 +10,8 @@ import Module from 'node:module';
 
 const dir = process.env.BENCH_SQL_TIMES_DIR;
 const totals = new Map();
+/** Runs longer than this are counted apart (a checkpoint inside a commit, a scan). */
+const SLOW_NS = 2_000_000n;
 const originalLoad = Module._load;
 let patched = false;
 
@@ -29,9 +31,14 @@ Module._load = function load(request, ...rest) {
           try {
             return original.apply(this, args);
           } finally {
-            const t = totals.get(key) ?? { count: 0, ns: 0n };
+            const t = totals.get(key) ?? { count: 0, ns: 0n, slow: 0, slowNs: 0n };
+            const ns = process.hrtime.bigint() - start;
             t.count++;
-            t.ns += process.hrtime.bigint() - start;
+            t.ns += ns;
+            if (ns > SLOW_NS) {
+              t.slow++;
+              t.slowNs += ns;
+            }
             totals.set(key, t);
           }
         };
@@ -48,11 +55,17 @@ function write() {
   const all = rows.reduce((sum, [, t]) => sum + t.ns, 0n);
   const lines = [
     `total ${(Number(all) / 1e6).toFixed(0)} ms in ${rows.length} statements`,
-    'ms\tcount\tµs each\tstatement',
+    'ms\tcount\tµs each\tover 2 ms (count, ms)\tstatement',
   ];
   for (const [sql, t] of rows)
     lines.push(
-      `${(Number(t.ns) / 1e6).toFixed(0)}\t${t.count}\t${(Number(t.ns) / 1e3 / t.count).toFixed(1)}\t${sql.slice(0, 300)}`,
+      [
+        (Number(t.ns) / 1e6).toFixed(0),
+        t.count,
+        (Number(t.ns) / 1e3 / t.count).toFixed(1),
+        `${t.slow}, ${(Number(t.slowNs) / 1e6).toFixed(0)}`,
+        sql.slice(0, 300),
+      ].join('\t'),
     );
   fs.writeFileSync(path.join(dir, `sql-times.${process.pid}.txt`), `${lines.join('\n')}\n`);
 }
