@@ -100,8 +100,11 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
     // Outcomes of concurrent deliveries share commits (the group committer), as accepted messages do.
     record: async (item, outcome, finish) => {
       const recorded = await ctx.committer.merge(outcomeMerger, { item, outcome, finish });
-      if (recorded) countDeliveryOutcome('transactional', outcome.status);
-      return recorded;
+      if (!recorded) return false;
+      // Its row ended in the commit that recorded it (see the merger).
+      finish?.ended();
+      countDeliveryOutcome('transactional', outcome.status);
+      return true;
     },
   };
 }
@@ -161,7 +164,7 @@ interface PendingOutcome {
 
 /**
  * Records the outcomes of a group commit, each as recordOutcome does, and ends the work rows of those recorded in one
- * statement; true for each that was recorded.
+ * statement; true for each that was recorded (and whose work row, when it came with one, was ended with it).
  */
 const outcomeMerger: Merger<PendingOutcome, boolean> = {
   async write(trx, pending) {

@@ -158,6 +158,7 @@ describe('createWorker', () => {
                 .withPlugin(counting)
                 .transaction()
                 .execute((trx) => finishAllIn(trx, handed));
+              for (const f of handed) f.ended();
               written.open();
             }
             await written.promise;

@@ -24,8 +24,10 @@ export type Pace = (maxWaitMs?: number) => Promise<void>;
 
 /**
  * Marks the row done inside the handler's own transaction, so that what the handler records and the end of its row
- * are one commit. When the transaction commits and the handler returns, the worker writes nothing more for the row.
- * A write that records the work of many handlers at once ends all their rows with finishAllIn.
+ * are one commit. Called, it ends the row in `trx` and tells the worker at once: the handler must not return normally
+ * unless that transaction committed. A write that records the work of many handlers at once ends all their rows with
+ * finishAllIn and calls `ended()` of each once its transaction has committed. Either way the worker writes nothing
+ * more for the row.
  */
 export interface FinishIn {
   (trx: Queryable): Promise<void>;
@@ -34,11 +36,14 @@ export interface FinishIn {
   readonly owner: string;
   /** The clock of the row's worker. */
   readonly now: () => number;
-  /** Tells the row's worker that its end is written in the handler's transaction. */
+  /** Tells the row's worker that a committed transaction ended the row. */
   readonly ended: () => void;
 }
 
-/** Ends the rows of `finishes` in `trx` with one statement per worker instead of one per row. */
+/**
+ * Ends the rows of `finishes` in `trx` with one statement per worker instead of one per row. The caller calls `ended()`
+ * of each once `trx` has committed.
+ */
 export async function finishAllIn(trx: Queryable, finishes: readonly FinishIn[]): Promise<void> {
   const byOwner = new Map<string, FinishIn[]>();
   for (const f of finishes) {
@@ -53,7 +58,6 @@ export async function finishAllIn(trx: Queryable, finishes: readonly FinishIn[])
       owner,
       group[0]!.now(),
     );
-  for (const f of finishes) f.ended();
 }
 
 /** A handler for one queue's rows. Throw to retry; throw PermanentJobError to fail at once. */
@@ -245,14 +249,20 @@ class QueueLoop {
       if (pacer) await pacer.pace();
       const pace: Pace = pacer ? (maxWaitMs) => pacer.pace(maxWaitMs) : yieldTurn;
       let finished = false;
-      const finishIn: FinishIn = Object.assign((trx: Queryable) => finishAllIn(trx, [finishIn]), {
-        jobId: job.id,
-        owner: this.owner,
-        now: this.now,
-        ended: () => {
-          finished = true;
+      const finishIn: FinishIn = Object.assign(
+        async (trx: Queryable) => {
+          await finishAllIn(trx, [finishIn]);
+          finishIn.ended();
         },
-      });
+        {
+          jobId: job.id,
+          owner: this.owner,
+          now: this.now,
+          ended: () => {
+            finished = true;
+          },
+        },
+      );
       await this.spec.handler({ ...job, data: JSON.parse(job.payload) }, pace, finishIn);
       // A handler that returned after finishing its row in its transaction saw that transaction commit.
       if (!finished) await this.completions.done(job.id);

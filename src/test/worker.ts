@@ -53,8 +53,9 @@ export function countingSettles(database: Database): { database: Database; settl
 }
 
 /**
- * A handler's way to end its row, for calling a handler without a worker: `used()` tells whether the handler ended
- * the row in its transaction; `failing` makes ending it fail, as a write that fails inside that transaction.
+ * A handler's way to end its row, for calling a handler or a store without a worker: `used()` tells whether a
+ * transaction ended the row (the finish was called, or its `ended()` was). With `failing`, the write that ends it
+ * fails with that error (its clock throws; it is its worker's only row, so the write reads it).
  */
 export function testFinish(jobId: number, failing?: Error): { finish: FinishIn; used(): boolean } {
   let used = false;
@@ -65,7 +66,7 @@ export function testFinish(jobId: number, failing?: Error): { finish: FinishIn; 
     },
     {
       jobId,
-      owner: 'test',
+      owner: failing ? `test-failing-${jobId}` : 'test',
       now: () => {
         if (failing) throw failing;
         return Date.now();

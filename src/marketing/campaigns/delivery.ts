@@ -211,8 +211,11 @@ export function marketingStore(ctx: AppContext): DeliveryStore {
       setDeliverySecureLink(db, id, tokenHash, expiresAt, Date.now()),
     record: async (item, outcome, finish) => {
       const recorded = await ctx.committer.merge(outcomeMerger, { item, outcome, finish });
-      if (recorded) countDeliveryOutcome('marketing', outcome.status);
-      return recorded;
+      if (!recorded) return false;
+      // Its row ended in the commit that recorded it (see the merger).
+      finish?.ended();
+      countDeliveryOutcome('marketing', outcome.status);
+      return true;
     },
   };
 }

@@ -4,9 +4,8 @@
  * the whole batch (its counters, its completion), and the send is complete once its last delivery settles.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { TableNode, UpdateQueryNode, type KyselyPlugin } from 'kysely';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { createGroupCommitter } from '../../db/group-commit.ts';
+import { countingCommitter } from '../../test/committer.ts';
 import type { RecordedOutcome } from '../../delivery/model.ts';
 import { keyOf, marketingClient } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
@@ -26,22 +25,6 @@ beforeAll(async () => {
   call = marketingClient(t, acct);
 });
 afterAll(async () => t.close());
-
-/** A committer over the app's database that counts the statements updating each table. */
-function countingCommitter() {
-  const updates = new Map<string, number>();
-  const plugin: KyselyPlugin = {
-    transformQuery: ({ node }) => {
-      if (UpdateQueryNode.is(node) && node.table && TableNode.is(node.table)) {
-        const table = node.table.table.identifier.name;
-        updates.set(table, (updates.get(table) ?? 0) + 1);
-      }
-      return node;
-    },
-    transformResult: async ({ result }) => result,
-  };
-  return { committer: createGroupCommitter(t.ctx.database.db.withPlugin(plugin)), updates };
-}
 
 const sendCounters = (id: number) =>
   t.ctx.database.db
@@ -85,11 +68,19 @@ it("records a batch of a send's outcomes with the send's row written twice in al
   ];
 
   // Submitted in one turn of the loop, the six share one group commit.
-  const { committer, updates } = countingCommitter();
+  const { committer, updates } = countingCommitter(t.ctx.database.db);
   const recorded = await Promise.all(
-    items.map((item, i) => committer.merge(outcomeMerger, { item: item!, outcome: outcomes[i]! })),
+    items.map((item, i) =>
+      committer.merge(outcomeMerger, {
+        item: item!,
+        outcome: outcomes[i]!,
+        finish: testFinish(i + 1).finish,
+      }),
+    ),
   );
   expect(recorded).toEqual([true, true, true, true, true, true]);
+  // The six work rows end in one statement.
+  expect(updates.get('jobs')).toBe(1);
   // The send's row: its summed counters, then its completion check (recorded one by one: three per outcome).
   expect(updates.get('campaign_mailing_sends')).toBe(2);
   expect(updates.get('campaign_mailings')).toBe(1);
@@ -207,7 +198,7 @@ it("counts a drip step's outcomes for its mailing alone, and writes a failed bat
     ids.push(row.id);
   }
   const items = await Promise.all(ids.map((id) => loadMarketingItem(t.ctx, id)));
-  const { committer } = countingCommitter();
+  const { committer } = countingCommitter(t.ctx.database.db);
   // The second outcome's companion write fails: the shared transaction rolls back and each outcome runs alone.
   const results = await Promise.allSettled([
     committer.merge(outcomeMerger, { item: items[0]!, outcome: outcome('delivered', '250 ok') }),

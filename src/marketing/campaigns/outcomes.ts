@@ -3,9 +3,10 @@
  * (db/group-commit.ts) as items of one merger: each outcome updates its delivery and its subscriber's counters, and
  * the counters of the sends and mailings they belong to are summed over the batch and written once per send and
  * mailing, with each send's completion checked once. During a campaign every outcome of a batch belongs to the same
- * send, so a batch of n outcomes costs three statements per outcome and four in all (the send's counters, the
- * mailing's, the send's completion, and the end of the work rows of the batch's delivered outcomes, jobs/worker.ts).
- * Run again alone after a failed batch, an outcome is a batch of one and writes the same rows.
+ * send, so a batch of n outcomes costs three statements per outcome and, in all, one each for the send's counters,
+ * the mailing's and (once something settled) the send's completion, and one per worker for the work rows of the
+ * outcomes that came with theirs (jobs/worker.ts). Run again alone after a failed batch, an outcome is a batch of one
+ * and writes the same rows.
  */
 import type { Merger } from '../../db/group-commit.ts';
 import type { Queryable } from '../../db/types.ts';
@@ -80,7 +81,10 @@ function addInto(sum: Counters, add: Counters): void {
   for (const [col, by] of Object.entries(add) as [CampaignCounter, number][]) sum[col] = (sum[col] ?? 0) + by;
 }
 
-/** Records a group commit's marketing outcomes; true for each that was recorded (its delivery was not final). */
+/**
+ * Records a group commit's marketing outcomes; true for each that was recorded (its delivery was not final), whose work
+ * row, when it came with one, was ended in the same transaction.
+ */
 export const outcomeMerger: Merger<PendingOutcome, boolean> = {
   async write(trx, pending) {
     const tally = new CampaignTally();
