@@ -9,7 +9,12 @@
 import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/connect.ts';
 import { sendingDomain } from '../../accounts/domains.service.ts';
-import { findTemplateSource, listOfDelivery, type DeliveryRow } from './deliveries.repository.ts';
+import {
+  findTemplateSource,
+  listOfDelivery,
+  type DeliveryRow,
+  type LaneDelivery,
+} from './deliveries.repository.ts';
 import { templateOfSource, type EmailTemplate } from './content.ts';
 
 const MAX_SENDS = 32;
@@ -28,7 +33,7 @@ interface SendFacts {
 interface Caches {
   sends: Map<number, Promise<SendFacts>>;
   domains: Map<string, { at: number; domain: Promise<Domain> }>;
-  handed: Map<number, { at: number; row: DeliveryRow }>;
+  handed: Map<number, { at: number; row: LaneDelivery }>;
 }
 
 const byDatabase = new WeakMap<Database, Caches>();
@@ -105,12 +110,12 @@ export function signingDomain(ctx: AppContext, customerId: number, name: string)
 }
 
 /** Hands the row the gate read to the load of the same attempt. */
-export function handOver(ctx: AppContext, row: DeliveryRow): void {
+export function handOver(ctx: AppContext, row: LaneDelivery): void {
   remember(cachesOf(ctx).handed, row.id, { at: Date.now(), row }, MAX_HANDED);
 }
 
 /** The row the gate handed over for delivery `id`, once; undefined when there is none. */
-export function takeOver(ctx: AppContext, id: number): DeliveryRow | undefined {
+export function takeOver(ctx: AppContext, id: number): LaneDelivery | undefined {
   const { handed } = cachesOf(ctx);
   const hit = handed.get(id);
   handed.delete(id);

@@ -28,12 +28,13 @@ import {
 } from './delivery-cache.ts';
 import {
   findDeliveryRow,
+  findLaneDelivery,
   listOfDelivery,
   moveDelivery,
   replaceMarketingCaptured,
   setDeliverySecureLink,
   subscriberReachable,
-  type DeliveryRow,
+  type LaneDelivery,
 } from './deliveries.repository.ts';
 import { addToSend, finishIfSettled, lockSendState } from './sends.repository.ts';
 import { outcomeMerger } from './outcomes.ts';
@@ -54,7 +55,7 @@ export async function gate(ctx: AppContext, id: number): Promise<boolean> {
  */
 async function clearToSend(ctx: AppContext, id: number): Promise<boolean> {
   const reader = laneReader(ctx);
-  const d = await findDeliveryRow(reader, id);
+  const d = await findLaneDelivery(reader, id);
   if (!d || d.status === 'delivered' || d.status === 'failed' || d.status === 'skipped') return false;
   if (d.send_id !== null) {
     const state = await lockSendState(reader, ctx.database.dialect, d.send_id, false);
@@ -116,7 +117,7 @@ export async function settleFailed(ctx: AppContext, id: number, error: string): 
 /** The email of a delivery, or why it cannot be made (a template that fails to render for this subscriber). */
 function rendered(
   template: EmailTemplate | null,
-  d: DeliveryRow,
+  d: LaneDelivery,
   p: Personalisation | null,
   ctx: AppContext,
 ): { content: MessageContent | null; contentError?: string } {
@@ -137,7 +138,7 @@ function rendered(
 /** Ends a delivery that was not sent (skipped, or failed by an error) and counts it as settled for its send. */
 async function skip(
   trx: Queryable,
-  d: DeliveryRow,
+  d: LaneDelivery,
   why: string,
   now: number,
   status: 'skipped' | 'failed' = 'skipped',
@@ -163,7 +164,7 @@ async function skip(
 export async function loadMarketingItem(ctx: AppContext, id: number): Promise<DeliveryItem | undefined> {
   const reader = laneReader(ctx);
   // The gate of this attempt has just read the row, unless the load is the secure page's.
-  const d = takeOver(ctx, id) ?? (await findDeliveryRow(reader, id));
+  const d = takeOver(ctx, id) ?? (await findLaneDelivery(reader, id));
   if (!d) return undefined;
   const final = d.status === 'delivered' || d.status === 'failed' || d.status === 'skipped';
   const template = await deliveryTemplate(ctx, d);
