@@ -3,12 +3,12 @@
  * the capture store, the per-recipient HTML tracking it applies, and the retention task that purges the content of
  * finished messages. `mail-kind.ts` hands them to the delivery lanes as the transactional kind.
  */
-import { countDeliveryOutcome } from '../http/pipeline-metrics.ts';
 import { isHardBounce, suppressAddress } from '../accounts/suppressions.service.ts';
 import type { AppContext } from '../context.ts';
 import type { PeriodicTask } from '../jobs/scheduler.ts';
 import { finishAllIn, type FinishIn } from '../jobs/worker.ts';
 import type { Merger } from '../db/group-commit.ts';
+import { recordMerged, type PendingOutcome } from '../delivery/record.ts';
 import type { DeliveryItem, DeliveryStore, HtmlTracker, RecordedOutcome } from '../delivery/model.ts';
 import type { CaptureStore } from '../delivery/transport.ts';
 import { rewriteLinks } from '../mail/links.ts';
@@ -98,14 +98,8 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
     saveSecureLink: (recipientId, tokenHash, expiresAt) =>
       setSecureLink(db, recipientId, tokenHash, expiresAt, Date.now()),
     // Outcomes of concurrent deliveries share commits (the group committer), as accepted messages do.
-    record: async (item, outcome, finish) => {
-      const recorded = await ctx.committer.merge(outcomeMerger, { item, outcome, finish });
-      if (!recorded) return false;
-      // Its row ended in the commit that recorded it (see the merger).
-      finish?.ended();
-      countDeliveryOutcome('transactional', outcome.status);
-      return true;
-    },
+    record: (item, outcome, finish) =>
+      recordMerged(ctx.committer, outcomeMerger, 'transactional', { item, outcome, finish }),
   };
 }
 
@@ -153,13 +147,6 @@ function contentCache(ctx: AppContext, maxEntries = 32, maxBytes = 64 * 1024 * 1
       return entry.content;
     },
   };
-}
-
-/** An outcome waiting for a group commit, with the end of its work row when the commit is to write that too. */
-interface PendingOutcome {
-  item: DeliveryItem;
-  outcome: RecordedOutcome;
-  finish?: FinishIn;
 }
 
 /**

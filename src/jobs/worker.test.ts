@@ -1,75 +1,13 @@
 /** The worker end to end against a real database: claiming, running, retrying, failing, lanes, leases and stopping. */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TableNode, UpdateQueryNode, type KyselyPlugin } from 'kysely';
-import { createTestContext, type TestContext } from '../test/harness.ts';
 import { waitFor } from '../test/wait.ts';
-import { countingSettles, watchUnsynced } from '../test/worker.ts';
-import { enqueueJob, findJob, type JobRow } from './jobs.repository.ts';
+import { watchUnsynced } from '../test/worker.ts';
+import { findJob } from './jobs.repository.ts';
 import { PermanentJobError } from './retry.ts';
-import {
-  createWorker,
-  finishAllIn,
-  type FinishIn,
-  type QueueSpec,
-  type Worker,
-  type WorkerOptions,
-} from './worker.ts';
+import { gate, workerTestBed } from './worker.test-support.ts';
 
-let t: TestContext;
-let workers: Worker[];
-
-// One database per file (creating one per test is slow on PostgreSQL); every test starts with no rows.
-beforeAll(async () => {
-  t = await createTestContext();
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  await t.ctx.database.db.deleteFrom('jobs').execute();
-  workers = [];
-});
-afterEach(async () => {
-  await Promise.all(workers.map((w) => w.stop(1000)));
-});
-
-function startWorker(queues: Record<string, QueueSpec>, opts: Partial<WorkerOptions> = {}): Worker {
-  const worker = createWorker({
-    database: t.ctx.database,
-    log: t.ctx.log,
-    queues,
-    pollMs: 20,
-    leaseMs: 30_000,
-    ...opts,
-  });
-  workers.push(worker);
-  worker.start();
-  return worker;
-}
-
-/** The work row `id` once it is done. */
-function untilDone(id: number): Promise<JobRow> {
-  return waitFor(async () => {
-    const r = await findJob(t.ctx.database.db, id);
-    return r?.state === 'done' ? r : undefined;
-  }, 5000);
-}
-
-async function enqueue(queue: string, payload: unknown): Promise<number> {
-  const id = await enqueueJob(t.ctx.database.db, { queue, payload });
-  if (id === null) throw new Error('enqueue returned null');
-  return id;
-}
-
-async function rowsIn(state: JobRow['state']): Promise<JobRow[]> {
-  return t.ctx.database.db.selectFrom('jobs').selectAll().where('state', '=', state).orderBy('id').execute();
-}
-
-/** A promise with its resolve function, for holding a handler until the test lets it go. */
-function gate(): { promise: Promise<void>; open(): void } {
-  let open!: () => void;
-  const promise = new Promise<void>((r) => (open = r));
-  return { promise, open };
-}
+const { ctx, startWorker, untilDone, enqueue, rowsIn } = workerTestBed();
 
 describe('createWorker', () => {
   it('runs every row enqueued after a nudge once and marks them all done', async () => {
@@ -87,118 +25,10 @@ describe('createWorker', () => {
     expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i));
   });
 
-  it('marks rows whose handlers finish together done in one write', async () => {
-    const watched = countingSettles(t.ctx.database);
-    const held = gate();
-    let started = 0;
-    for (let i = 0; i < 10; i++) await enqueue('mail', i);
-    startWorker(
-      {
-        mail: {
-          concurrency: 10,
-          handler: async () => {
-            started++;
-            await held.promise;
-          },
-        },
-      },
-      { database: watched.database },
-    );
-    await waitFor(() => started === 10, 5000, 10, 'all ten handlers running');
-    held.open();
-
-    await waitFor(async () => (await rowsIn('done')).length === 10, 5000, 10, 'all rows done');
-    expect(watched.settles()).toBe(1);
-  });
-
-  it('writes nothing more for a row its handler finished in its own transaction', async () => {
-    const { database } = t.ctx;
-    const watched = countingSettles(database);
-    const ids = [await enqueue('mail', 1), await enqueue('mail', 2)];
-    startWorker(
-      {
-        mail: {
-          handler: async (_job, _pace, finishIn) => {
-            await database.db.transaction().execute((trx) => finishIn(trx));
-          },
-        },
-      },
-      { database: watched.database },
-    );
-
-    await waitFor(async () => (await rowsIn('done')).length === 2, 5000, 10, 'both rows done');
-    expect((await rowsIn('done')).map((r) => r.id).sort()).toEqual(ids.sort());
-    expect(watched.settles()).toBe(0);
-  });
-
-  it('ends the rows of handlers recorded in one transaction with one statement, and writes nothing more for them', async () => {
-    const watched = countingSettles(t.ctx.database);
-    const ids: number[] = [];
-    for (let i = 0; i < 4; i++) ids.push(await enqueue('mail', i));
-    // The four handlers hand their rows to one shared write, as deliveries recorded in one group commit do.
-    const handed: FinishIn[] = [];
-    const written = gate();
-    let jobUpdates = 0;
-    const counting: KyselyPlugin = {
-      transformQuery: ({ node }) => {
-        if (UpdateQueryNode.is(node) && node.table && TableNode.is(node.table))
-          if (node.table.table.identifier.name === 'jobs') jobUpdates++;
-        return node;
-      },
-      transformResult: async ({ result }) => result,
-    };
-    startWorker(
-      {
-        mail: {
-          concurrency: 4,
-          handler: async (_job, _pace, finishIn) => {
-            handed.push(finishIn);
-            if (handed.length === 4) {
-              await t.ctx.database.db
-                .withPlugin(counting)
-                .transaction()
-                .execute((trx) => finishAllIn(trx, handed));
-              for (const f of handed) f.ended();
-              written.open();
-            }
-            await written.promise;
-          },
-        },
-      },
-      { database: watched.database },
-    );
-
-    await waitFor(async () => (await rowsIn('done')).length === 4, 5000, 10, 'all four rows done');
-    expect((await rowsIn('done')).map((r) => r.id)).toEqual(ids);
-    expect(jobUpdates).toBe(1);
-    await sleep(50);
-    expect(watched.settles()).toBe(0);
-  });
-
-  it('retries a row whose handler finished it in a transaction that rolled back', async () => {
-    const id = await enqueue('mail', 'x');
-    let calls = 0;
-    startWorker({
-      mail: {
-        retrySchedule: [20],
-        handler: async (_job, _pace, finishIn) => {
-          calls++;
-          await t.ctx.database.db.transaction().execute(async (trx) => {
-            await finishIn(trx);
-            if (calls === 1) throw new Error('the outcome could not be recorded');
-          });
-        },
-      },
-    });
-
-    const row = await untilDone(id);
-    expect({ calls, attempts: row.attempts }).toEqual({ calls: 2, attempts: 2 });
-  });
-
   it('claims the rows of a busy lane a quarter of its slots at a time, not one each time a handler ends', async () => {
     // Records how many rows each claim statement took: only a claim answers with whole work rows.
     const claims: number[] = [];
-    const database = watchUnsynced(t.ctx.database, {
+    const database = watchUnsynced(ctx().database, {
       transformQuery: ({ node }) => node,
       transformResult: async ({ result }) => {
         const first = result.rows[0];
@@ -270,7 +100,7 @@ describe('createWorker', () => {
     });
 
     const row = await waitFor(async () => {
-      const r = await findJob(t.ctx.database.db, id);
+      const r = await findJob(ctx().database.db, id);
       return r?.state === 'failed' ? r : undefined;
     }, 5000);
     expect({ attempts: row.attempts, last_error: row.last_error }).toEqual({
@@ -318,7 +148,7 @@ describe('createWorker', () => {
     });
 
     const row = await waitFor(async () => {
-      const r = await findJob(t.ctx.database.db, id);
+      const r = await findJob(ctx().database.db, id);
       return r?.state === 'failed' ? r : undefined;
     }, 5000);
     expect({ attempts: row.attempts, last_error: row.last_error }).toEqual({
@@ -395,7 +225,7 @@ describe('createWorker', () => {
     await worker.stop(5000);
 
     expect(finished).toBe(true);
-    expect((await findJob(t.ctx.database.db, id))?.state).toBe('done');
+    expect((await findJob(ctx().database.db, id))?.state).toBe('done');
   });
 
   it('gives up waiting in stop() after its timeout and leaves the row to its lease', async () => {
@@ -416,9 +246,9 @@ describe('createWorker', () => {
     await worker.stop(100);
 
     expect(Date.now() - before).toBeLessThan(2000);
-    expect((await findJob(t.ctx.database.db, id))?.state).toBe('running');
+    expect((await findJob(ctx().database.db, id))?.state).toBe('running');
     release.open();
-    await waitFor(async () => (await findJob(t.ctx.database.db, id))?.state === 'done', 5000);
+    await waitFor(async () => (await findJob(ctx().database.db, id))?.state === 'done', 5000);
   });
 
   it('claims nothing after stop()', async () => {

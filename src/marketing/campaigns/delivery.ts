@@ -7,7 +7,6 @@
 import type { AppContext } from '../../context.ts';
 import type { DeliveryItem, DeliveryStore, MessageContent } from '../../delivery/model.ts';
 import type { CaptureStore } from '../../delivery/transport.ts';
-import { countDeliveryOutcome } from '../../http/pipeline-metrics.ts';
 import { domainSigningKeys } from '../../delivery/dkim-keys.ts';
 import { dkimSealContext } from '../../accounts/domains.service.ts';
 import { listedAmong } from '../../accounts/suppressions.service.ts';
@@ -38,6 +37,7 @@ import {
 } from './deliveries.repository.ts';
 import { addToSend, finishIfSettled, lockSendState } from './sends.repository.ts';
 import { outcomeMerger } from './outcomes.ts';
+import { recordMerged } from '../../delivery/record.ts';
 
 /**
  * Whether a delivery may be attempted now. A delivery of a paused send is parked (resume queues it again); one of a
@@ -210,14 +210,8 @@ export function marketingStore(ctx: AppContext): DeliveryStore {
     load: (id) => loadMarketingItem(ctx, id),
     saveSecureLink: (id, tokenHash, expiresAt) =>
       setDeliverySecureLink(db, id, tokenHash, expiresAt, Date.now()),
-    record: async (item, outcome, finish) => {
-      const recorded = await ctx.committer.merge(outcomeMerger, { item, outcome, finish });
-      if (!recorded) return false;
-      // Its row ended in the commit that recorded it (see the merger).
-      finish?.ended();
-      countDeliveryOutcome('marketing', outcome.status);
-      return true;
-    },
+    record: (item, outcome, finish) =>
+      recordMerged(ctx.committer, outcomeMerger, 'marketing', { item, outcome, finish }),
   };
 }
 

@@ -11,6 +11,7 @@
 import type { Merger } from '../../db/group-commit.ts';
 import type { Queryable } from '../../db/types.ts';
 import type { DeliveryItem, RecordedOutcome } from '../../delivery/model.ts';
+import type { PendingOutcome } from '../../delivery/record.ts';
 import { finishAllIn, type FinishIn } from '../../jobs/worker.ts';
 import { isHardBounce, suppressAddress } from '../../accounts/suppressions.service.ts';
 import {
@@ -22,13 +23,6 @@ import {
 import { addToMailing, addToSend, finishIfSettled, type CampaignCounter } from './sends.repository.ts';
 
 type Counters = Partial<Record<CampaignCounter, number>>;
-
-/** One outcome in a group commit, with the end of its work row when its transaction is to write that too. */
-export interface PendingOutcome {
-  item: DeliveryItem;
-  outcome: RecordedOutcome;
-  finish?: FinishIn;
-}
 
 /**
  * Counter increments of sends and mailings gathered over a transaction and written when it is about to commit.
