@@ -4,8 +4,6 @@
  */
 import type { GroupCommitter, Merger } from '../db/group-commit.ts';
 import type { FinishIn } from '../jobs/worker.ts';
-import { countDeliveryOutcome } from '../http/pipeline-metrics.ts';
-import type { MailKindName } from './kind.ts';
 import type { DeliveryItem, RecordedOutcome } from './model.ts';
 
 /** An outcome waiting for a group commit, with the end of its work row when the commit is to write that too. */
@@ -17,16 +15,14 @@ export interface PendingOutcome {
 
 /**
  * Records `pending` with `merger`, which answers whether it was recorded and, if so, ended its work row in the same
- * transaction; once that commit returned, tells the row's worker and counts the outcome for `lane`.
+ * transaction; once that commit returned, tells the row's worker.
  */
 export async function recordMerged(
   committer: GroupCommitter,
   merger: Merger<PendingOutcome, boolean>,
-  lane: MailKindName,
   pending: PendingOutcome,
 ): Promise<boolean> {
   if (!(await committer.merge(merger, pending))) return false;
   pending.finish?.ended();
-  countDeliveryOutcome(lane, pending.outcome.status);
   return true;
 }

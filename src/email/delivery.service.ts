@@ -3,6 +3,7 @@
  * the capture store, the per-recipient HTML tracking it applies, and the retention task that purges the content of
  * finished messages. `mail-kind.ts` hands them to the delivery lanes as the transactional kind.
  */
+import { countDeliveryOutcome } from '../http/pipeline-metrics.ts';
 import { isHardBounce, suppressAddress } from '../accounts/suppressions.service.ts';
 import type { AppContext } from '../context.ts';
 import type { PeriodicTask } from '../jobs/scheduler.ts';
@@ -98,8 +99,11 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
     saveSecureLink: (recipientId, tokenHash, expiresAt) =>
       setSecureLink(db, recipientId, tokenHash, expiresAt, Date.now()),
     // Outcomes of concurrent deliveries share commits (the group committer), as accepted messages do.
-    record: (item, outcome, finish) =>
-      recordMerged(ctx.committer, outcomeMerger, 'transactional', { item, outcome, finish }),
+    record: async (item, outcome, finish) => {
+      const recorded = await recordMerged(ctx.committer, outcomeMerger, { item, outcome, finish });
+      if (recorded) countDeliveryOutcome('transactional', outcome.status);
+      return recorded;
+    },
   };
 }
 

@@ -4,6 +4,7 @@
  * paused (parking the delivery until it resumes) and the subscriber is still reachable (skipping the delivery
  * otherwise). Outcomes are recorded in group commits by outcomes.ts. `mail-kind.ts` hands them to the delivery lanes as the marketing kind.
  */
+import { countDeliveryOutcome } from '../../http/pipeline-metrics.ts';
 import type { AppContext } from '../../context.ts';
 import type { DeliveryItem, DeliveryStore, MessageContent } from '../../delivery/model.ts';
 import type { CaptureStore } from '../../delivery/transport.ts';
@@ -210,8 +211,11 @@ export function marketingStore(ctx: AppContext): DeliveryStore {
     load: (id) => loadMarketingItem(ctx, id),
     saveSecureLink: (id, tokenHash, expiresAt) =>
       setDeliverySecureLink(db, id, tokenHash, expiresAt, Date.now()),
-    record: (item, outcome, finish) =>
-      recordMerged(ctx.committer, outcomeMerger, 'marketing', { item, outcome, finish }),
+    record: async (item, outcome, finish) => {
+      const recorded = await recordMerged(ctx.committer, outcomeMerger, { item, outcome, finish });
+      if (recorded) countDeliveryOutcome('marketing', outcome.status);
+      return recorded;
+    },
   };
 }
 
