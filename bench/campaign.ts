@@ -25,6 +25,7 @@ import {
   load,
   processCpuMs,
   profileArgs,
+  serviceEnvOverrides,
   type BenchInstance,
   type BenchRow,
   type LoadResult,
@@ -70,6 +71,7 @@ export async function startService(
         SEALPOST_LOG_LEVEL: 'warn',
         SEALPOST_RATE_LIMIT_PER_MINUTE: '0',
         ...env,
+        ...serviceEnvOverrides(),
       },
     },
   );

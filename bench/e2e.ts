@@ -29,7 +29,7 @@ import {
   until,
   type Sink,
 } from './sink.ts';
-import { fmt, profileArgs, rsaSignatureCpuMs, type BenchRow } from './support.ts';
+import { fmt, profileArgs, rsaSignatureCpuMs, serviceEnvOverrides, type BenchRow } from './support.ts';
 
 const HTTP_CONNECTIONS = 32;
 const FLOOR = 0.15;
@@ -60,6 +60,7 @@ async function startService(
     SEALPOST_TLS_VERIFY: 'false',
     SEALPOST_RATE_LIMIT_PER_MINUTE: '10000000',
     SEALPOST_METRICS_TOKEN: '', // the benchmark reads /metrics for the service's CPU time
+    ...serviceEnvOverrides(),
   };
   const bin = path.join(ROOT, 'bin/sealpost.js');
   const cli = async (...args: string[]) =>
@@ -159,6 +160,7 @@ export async function endToEndBench(count: number): Promise<BenchRow[]> {
     const cores = availableParallelism();
     const ceiling = (cores * 1000) / perMessage;
     const leanBaseline = `${fmt(lean)} /s (lean pipelined SMTP clients into the same sink)`;
+    const peer = postfixAvailable();
     const rows: BenchRow[] = [
       {
         name: `e2e: ${count} messages of ~2 KB over HTTP into \`sealpost start\` (default logging), accepted`,
@@ -173,8 +175,11 @@ export async function endToEndBench(count: number): Promise<BenchRow[]> {
         measured: `${fmt(delivered)} /s`,
         baseline: leanBaseline,
         ratio: delivered / lean,
-        target: `≥ ${FLOOR} of the lean clients`,
-        met: delivered / lean >= FLOOR,
+        // The floor stands in for the Postfix peer: where Postfix runs, Sealpost ≥ Postfix is the target.
+        target: peer.ok
+          ? 'recorded (Postfix runs here: the target is Sealpost ≥ Postfix, below)'
+          : `≥ ${FLOOR} of the lean clients`,
+        met: peer.ok || delivered / lean >= FLOOR,
       },
       {
         name: 'e2e: CPU time per message delivered: service (all threads) + HTTP feeder + sink',
@@ -201,7 +206,6 @@ export async function endToEndBench(count: number): Promise<BenchRow[]> {
         met: true,
       },
     ];
-    const peer = postfixAvailable();
     if (!peer.ok) {
       process.stdout.write(`  e2e: the Postfix peer is skipped (${peer.why})\n`);
       return rows;

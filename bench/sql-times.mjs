@@ -67,6 +67,7 @@ function write() {
         sql.slice(0, 300),
       ].join('\t'),
     );
+  fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, `sql-times.${process.pid}.txt`), `${lines.join('\n')}\n`);
 }
 

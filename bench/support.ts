@@ -197,6 +197,21 @@ export const profileArgs = (): string[] => [
     : []),
 ];
 
+/**
+ * Settings a benchmark's service process is started with on top of its own, from `BENCH_SERVICE_ENV` (space-separated
+ * `KEY=value` pairs, for example `SEALPOST_MARKETING_CONCURRENCY=64`): an A/B of a setting in one command.
+ */
+export function serviceEnvOverrides(): Record<string, string> {
+  const pairs = (process.env.BENCH_SERVICE_ENV ?? '').split(/\s+/).filter(Boolean);
+  return Object.fromEntries(
+    pairs.map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`BENCH_SERVICE_ENV: expected KEY=value, got ${pair}`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+}
+
 /** Clock ticks per second of /proc's CPU times (USER_HZ): 100 on Linux everywhere Sealpost's benchmarks run. */
 const USER_HZ = 100;
 

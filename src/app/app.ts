@@ -38,6 +38,7 @@ export interface BuildOptions {
 
 /** Routes load balancers and monitoring call on a schedule. */
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
+const onSchedule = (route: string) => PROBES.has(route) || route.endsWith('/progress.json');
 
 /** Builds the Fastify app over a context. The caller listens (or injects) and closes it. */
 export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
@@ -65,8 +66,9 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   const { onRequest } = opts;
   if (onRequest)
     app.addHook('onRequest', (req, _reply, done) => {
-      // Probes and scrapes come every few seconds whatever the load; they are not users waiting.
-      if (!PROBES.has(req.routeOptions.url ?? '')) onRequest();
+      // Probes, scrapes and the console's live-progress polls come every second or few whatever the load; they are
+      // not users waiting.
+      if (!onSchedule(req.routeOptions.url ?? '')) onRequest();
       done();
     });
 

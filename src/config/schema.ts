@@ -221,8 +221,8 @@ export const KEYS = {
     kind: 'integer',
     min: 1,
     max: 1000,
-    default: 32,
-    doc: 'Marketing deliveries each worker process runs at once, in a lane of their own so campaigns never delay transactional mail.',
+    default: 128,
+    doc: 'Marketing deliveries each worker process runs at once, in a lane of their own so campaigns never delay transactional mail. While API requests come in to the same process (`sealpost start` with the api and worker roles together), a quarter of them.',
   },
   marketingSendRate: {
     env: 'SEALPOST_MARKETING_SEND_RATE',

@@ -56,8 +56,8 @@ export function kindQueues(
       retrySchedule,
       log: ctx.log,
     });
-    const { queue, concurrency, ...checks } = kind.lane;
-    queues[queue] = deliveryQueue(engine, { concurrency, retrySchedule }, checks);
+    const { queue, concurrency, contendedConcurrency, ...checks } = kind.lane;
+    queues[queue] = deliveryQueue(engine, { concurrency, contendedConcurrency, retrySchedule }, checks);
   }
   ctx.log.info({ transport: ctx.config.transport }, `delivery transport: ${ctx.config.transport}`);
   return queues;

@@ -147,6 +147,8 @@ export function createDeliveryEngine(deps: DeliveryDeps): DeliveryEngine {
 /** Lane settings of a delivery queue. */
 export interface LaneSettings {
   concurrency: number;
+  /** Deliveries at once while API requests share the loop; `concurrency` when not given. */
+  contendedConcurrency?: number;
   retrySchedule: readonly number[];
 }
 
@@ -176,6 +178,7 @@ export function deliveryQueue(
   const onFailed = opts.onFailed;
   return {
     concurrency: lane.concurrency,
+    contendedConcurrency: lane.contendedConcurrency,
     retrySchedule: lane.retrySchedule,
     ...(onFailed && {
       onFailed: async (job, error) => {

@@ -30,6 +30,8 @@ export interface KindLane extends DeliveryQueueOptions {
   queue: string;
   /** Deliveries each worker process runs at once. */
   concurrency: number;
+  /** Deliveries at once while API requests share the worker's loop; `concurrency` when not given. */
+  contendedConcurrency?: number;
 }
 
 /** The public links of a kind's mail. A bad token and a token of a delivery that is gone throw the same not-found. */

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { waitFor } from '../test/wait.ts';
 import { watchUnsynced } from '../test/worker.ts';
 import { findJob } from './jobs.repository.ts';
+import { createLoopPacer } from './loop-pacer.ts';
 import { PermanentJobError } from './retry.ts';
 import { gate, workerTestBed } from './worker.test-support.ts';
 
@@ -174,6 +175,39 @@ describe('createWorker', () => {
 
     await waitFor(async () => (await rowsIn('done')).length === 12, 5000);
     expect(most).toBe(3);
+  });
+
+  it('runs fewer handlers at once while API requests share the loop, and all its slots once they stop', async () => {
+    const pacer = createLoopPacer({ contendedMs: 100 });
+    let active = 0;
+    const most = { contended: 0, free: 0 };
+    for (let i = 0; i < 60; i++) await enqueue('mail', i);
+    pacer.noteRequest();
+    const requests = setInterval(() => pacer.noteRequest(), 20);
+    try {
+      startWorker(
+        {
+          mail: {
+            concurrency: 8,
+            contendedConcurrency: 2,
+            handler: async () => {
+              active++;
+              const when = pacer.contended() ? 'contended' : 'free';
+              most[when] = Math.max(most[when], active);
+              await sleep(10);
+              active--;
+            },
+          },
+        },
+        { pacer },
+      );
+      await waitFor(async () => (await rowsIn('done')).length >= 20, 5000);
+    } finally {
+      clearInterval(requests);
+    }
+    await waitFor(async () => (await rowsIn('done')).length === 60, 5000);
+    pacer.stop();
+    expect(most).toEqual({ contended: 2, free: 8 });
   });
 
   it('keeps working one queue while another queue is busy with slow rows', async () => {

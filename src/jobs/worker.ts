@@ -73,6 +73,11 @@ export interface QueueSpec {
   handler: JobHandler;
   /** Rows of this queue run at once in this process. */
   concurrency?: number;
+  /**
+   * Rows run at once while API requests share the loop (the pacer's `contended()`), when fewer than `concurrency`: a
+   * lane that fills idle cores with many rows in flight holds fewer while requests wait for the same loop.
+   */
+  contendedConcurrency?: number;
   /** Delays between attempts; the row fails after the last. */
   retrySchedule?: readonly number[];
   /** Fraction of each delay added at random (0..1). */
@@ -147,7 +152,7 @@ class QueueLoop {
   private woken = false;
   private loopDone: Promise<void> | undefined;
   private readonly concurrency: number;
-  private readonly claimBatch: number;
+  private readonly contendedConcurrency: number;
   private readonly leaseMs: number;
 
   constructor(
@@ -159,7 +164,7 @@ class QueueLoop {
     private readonly completions: Completions,
   ) {
     this.concurrency = spec.concurrency ?? 4;
-    this.claimBatch = Math.ceil(this.concurrency / CLAIM_BATCH_DIVISOR);
+    this.contendedConcurrency = Math.min(spec.contendedConcurrency ?? this.concurrency, this.concurrency);
     this.leaseMs = spec.leaseMs ?? opts.leaseMs;
   }
 
@@ -181,13 +186,20 @@ class QueueLoop {
     clearTimeout(timeout);
   }
 
+  /** Slots of the lane now: fewer while API requests share the loop. */
+  private limit(): number {
+    return this.opts.pacer?.contended() ? this.contendedConcurrency : this.concurrency;
+  }
+
   private async loop(): Promise<void> {
     while (!this.stopping) {
-      const free = this.concurrency - this.running.size;
+      const limit = this.limit();
+      const claimBatch = Math.ceil(limit / CLAIM_BATCH_DIVISOR);
+      const free = limit - this.running.size;
       let claimed: JobRow[] = [];
       // While handlers run, a claim waits until a batch of slots is free: each claim is a write, and a busy lane would
       // otherwise claim one row each time one finishes.
-      if (free > 0 && (free >= this.claimBatch || this.running.size === 0)) {
+      if (free > 0 && (free >= claimBatch || this.running.size === 0)) {
         try {
           const { database } = this.opts;
           claimed = await database.unsynced((db) =>
@@ -204,7 +216,7 @@ class QueueLoop {
         }
       }
       for (const job of claimed) this.track(this.run(job));
-      if (claimed.length === 0 || this.concurrency - this.running.size < this.claimBatch) await this.idle();
+      if (claimed.length === 0 || limit - this.running.size < claimBatch) await this.idle();
     }
   }
 
