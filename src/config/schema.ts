@@ -222,7 +222,7 @@ export const KEYS = {
     min: 1,
     max: 1000,
     default: 128,
-    doc: 'Marketing deliveries each worker process runs at once, in a lane of their own so campaigns never delay transactional mail. While API requests come in to the same process (`sealpost start` with the api and worker roles together), a quarter of them.',
+    doc: 'Marketing deliveries each worker process runs at once, in a lane of their own so campaigns never delay transactional mail. While API requests come in to the same process (`sealpost start` with the api and worker roles together), at most 8.',
   },
   marketingSendRate: {
     env: 'SEALPOST_MARKETING_SEND_RATE',

@@ -24,8 +24,8 @@ import {
   unsubscribeInfo,
 } from './engagement.service.ts';
 
-/** The marketing lane runs 1/CONTENDED_SHARE of its deliveries at once while API requests share its loop. */
-const CONTENDED_SHARE = 4;
+/** Marketing deliveries at once while API requests share the lane's event loop (docs/decisions.md). */
+const CONTENDED_CONCURRENCY = 8;
 
 /** The marketing kind over a context. */
 export function marketingKind(ctx: AppContext): MailKind {
@@ -35,8 +35,8 @@ export function marketingKind(ctx: AppContext): MailKind {
     lane: {
       queue: MARKETING_DELIVERY_QUEUE,
       concurrency: ctx.config.marketingConcurrency,
-      // While API requests come in, a quarter of the slots: a campaign fills idle cores, not a busy loop.
-      contendedConcurrency: Math.ceil(ctx.config.marketingConcurrency / CONTENDED_SHARE),
+      // While API requests come in, a few: a campaign fills idle cores, not a busy loop.
+      contendedConcurrency: Math.min(CONTENDED_CONCURRENCY, ctx.config.marketingConcurrency),
       idField: 'deliveryId',
       gate: async (id) => {
         if (!(await gate(ctx, id))) return false;
