@@ -6,8 +6,9 @@
  * Each work row is then one slice: one recipient's load, compose, sign, send and record, which yield at every await.
  * A work row that runs long in steps (expanding a send) paces itself between steps through the worker's `pace`.
  * While API requests are coming in (one arrived within the last second: `noteRequest`, `contended`), the budget is
- * halved, and the delivery lanes hand rendered copies back to the loop a few per turn (render-pool.ts), so a request
- * waits behind less background work at each step it takes; with no requests, background work runs at full speed.
+ * halved, a queue with a `contendedConcurrency` (the marketing lane) runs fewer rows at once (worker.ts), and the
+ * delivery lanes hand rendered copies back to the loop a few per turn (render-pool.ts), so a request waits behind
+ * less background work at each step it takes; with no requests, background work runs at full speed.
  * Lifecycle: createLoopPacer() when the roles start; pace() before each work row; stop() when the worker stops.
  */
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { waitFor } from '../test/wait.ts';
 import { watchUnsynced } from '../test/worker.ts';
 import { findJob } from './jobs.repository.ts';
-import { createLoopPacer } from './loop-pacer.ts';
+import type { LoopPacer } from './loop-pacer.ts';
 import { PermanentJobError } from './retry.ts';
 import { gate, workerTestBed } from './worker.test-support.ts';
 
@@ -178,36 +178,54 @@ describe('createWorker', () => {
   });
 
   it('runs fewer handlers at once while API requests share the loop, and all its slots once they stop', async () => {
-    const pacer = createLoopPacer({ contendedMs: 100 });
+    let contended = true;
+    const pacer: LoopPacer = {
+      pace: async () => undefined,
+      lagMs: () => 0,
+      noteRequest: () => undefined,
+      contended: () => contended,
+      stop: () => undefined,
+    };
+    let held = gate();
     let active = 0;
-    const most = { contended: 0, free: 0 };
-    for (let i = 0; i < 60; i++) await enqueue('mail', i);
-    pacer.noteRequest();
-    const requests = setInterval(() => pacer.noteRequest(), 20);
-    try {
-      startWorker(
-        {
-          mail: {
-            concurrency: 8,
-            contendedConcurrency: 2,
-            handler: async () => {
-              active++;
-              const when = pacer.contended() ? 'contended' : 'free';
-              most[when] = Math.max(most[when], active);
-              await sleep(10);
+    for (let i = 0; i < 20; i++) await enqueue('mail', i);
+    const worker = startWorker(
+      {
+        mail: {
+          concurrency: 8,
+          contendedConcurrency: 2,
+          handler: async () => {
+            active++;
+            try {
+              await held.promise;
+            } finally {
               active--;
-            },
+            }
           },
         },
-        { pacer },
-      );
-      await waitFor(async () => (await rowsIn('done')).length >= 20, 5000);
-    } finally {
-      clearInterval(requests);
-    }
-    await waitFor(async () => (await rowsIn('done')).length === 60, 5000);
-    pacer.stop();
-    expect(most).toEqual({ contended: 2, free: 8 });
+      },
+      { pacer },
+    );
+    // Reaches `n` handlers running and stays there while the worker polls a few times.
+    const settlesAt = async (n: number) => {
+      await waitFor(async () => active === n, 5000, 10, `${n} running`);
+      await sleep(100);
+      expect(active).toBe(n);
+    };
+
+    await settlesAt(2);
+    contended = false;
+    worker.nudge('mail');
+    await settlesAt(8);
+    // Requests come in again while eight run: as those end, only two start.
+    contended = true;
+    const running = held;
+    held = gate();
+    running.open();
+    await settlesAt(2);
+    contended = false;
+    held.open();
+    await waitFor(async () => (await rowsIn('done')).length === 20, 5000, 10, 'all rows done');
   });
 
   it('keeps working one queue while another queue is busy with slow rows', async () => {

@@ -164,7 +164,10 @@ class QueueLoop {
     private readonly completions: Completions,
   ) {
     this.concurrency = spec.concurrency ?? 4;
-    this.contendedConcurrency = Math.min(spec.contendedConcurrency ?? this.concurrency, this.concurrency);
+    this.contendedConcurrency = Math.max(
+      1,
+      Math.min(spec.contendedConcurrency ?? this.concurrency, this.concurrency),
+    );
     this.leaseMs = spec.leaseMs ?? opts.leaseMs;
   }
 
