@@ -12,17 +12,14 @@ import { PermanentJobError } from '../../jobs/retry.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
 import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
 import { pipelineMetrics } from '../../http/pipeline-metrics.ts';
+import { findSendById, finishIfSettled, freezeSend, lockSendState } from './sends.repository.ts';
 import {
   advanceExpansion,
   expandBatch,
-  findSendById,
-  finishIfSettled,
-  freezeSend,
   insertExtraDeliveries,
-  lockSendState,
   markExpanded,
   nextBatchBound,
-} from './sends.repository.ts';
+} from './expansion.repository.ts';
 import type { SendContent } from './sends.service.ts';
 import { currentFilters } from '../segments/segments.service.ts';
 
