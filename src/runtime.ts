@@ -111,7 +111,10 @@ export function createContext(
     sealer: createSealer(masterKey),
     log,
     publicUrl: publicBaseUrl(config),
-    committer: createGroupCommitter(database.db, { parallel: parallelBatches(config, database) }),
+    committer: createGroupCommitter(database.db, {
+      parallel: parallelBatches(config, database),
+      statements: database.dialect === 'postgres',
+    }),
     keys: { tracking: deriveKey(masterKey, 'tracking'), returnPath: deriveKey(masterKey, 'return-path') },
     authThrottle: createAuthThrottle(config.authFailuresPerWindow, log),
     wake: () => undefined,

@@ -1,8 +1,8 @@
 import { sql, type Transaction } from 'kysely';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openScratch, TEST_DIALECT } from '../test/database.ts';
 import { connect, type Database } from './connect.ts';
-import { createGroupCommitter, type Merger } from './group-commit.ts';
+import { createGroupCommitter, type GroupCommitter, type Merger } from './group-commit.ts';
 import type { DB } from './types.ts';
 
 let close: (() => Promise<void>) | undefined;
@@ -57,19 +57,28 @@ function noteWriter(): Merger<Note, string> & { calls: number[] } {
   };
 }
 
+/** Merges a note, then counts it from another connection: acknowledged means another process reads it at once. */
+async function mergeAndSee(
+  committer: GroupCommitter,
+  writer: Merger<Note, string>,
+  observer: Database,
+  note: Note,
+): Promise<[string, number]> {
+  const out = await committer.merge(writer, note);
+  const seen = await sql<{ n: number }>`select count(*) as n from notes where body = ${note.body}`.execute(
+    observer.db,
+  );
+  return [out, Number(seen.rows[0]!.n)];
+}
+
 it('writes the items of one merger in a batch with one call, and each is committed when acknowledged', async () => {
   const { database, observer } = await fresh();
   const committer = createGroupCommitter(database.db);
   const writer = noteWriter();
   const results = await Promise.all(
-    ['a', 'b', 'c', 'd'].map(async (body) => {
-      const out = await committer.merge(writer, { body, tags: [`${body}1`, `${body}2`] });
-      // Acknowledged: another connection reads it at once.
-      const seen = await sql<{ n: number }>`select count(*) as n from notes where body = ${body}`.execute(
-        observer.db,
-      );
-      return [out, Number(seen.rows[0]!.n)];
-    }),
+    ['a', 'b', 'c', 'd'].map((body) =>
+      mergeAndSee(committer, writer, observer, { body, tags: [`${body}1`, `${body}2`] }),
+    ),
   );
   expect(results).toEqual([
     ['stored a', 1],
@@ -160,4 +169,72 @@ it('runs one batch at a time by default: a unit waits while a batch runs its uni
   release();
   await Promise.all([first, second]);
   expect(order).toEqual(['first', 'second']);
+});
+
+/** A note writer that, besides `write`, writes notes without tags with one statement. */
+function statementWriter(): ReturnType<typeof noteWriter> & { statements: number[] } {
+  const writer = noteWriter();
+  const statements: number[] = [];
+  return {
+    ...writer,
+    statements,
+    statement(db, items) {
+      if (items.some((n) => n.tags.length > 0)) return undefined;
+      statements.push(items.length);
+      const list = items.map((n) => n.body);
+      return sql`insert into notes (body) select unnest(${list}::text[])`
+        .execute(db)
+        .then(() => items.map((n) => `stated ${n.body}`));
+    },
+  };
+}
+
+describe.runIf(TEST_DIALECT === 'postgres')('single statements on PostgreSQL', () => {
+  it('writes a batch of one merger with its statement alone, committed when acknowledged', async () => {
+    const { database, observer } = await fresh();
+    const committer = createGroupCommitter(database.db, { statements: true });
+    const writer = statementWriter();
+    const results = await Promise.all(
+      ['a', 'b', 'c'].map((body) => mergeAndSee(committer, writer, observer, { body, tags: [] })),
+    );
+    expect(results).toEqual([
+      ['stated a', 1],
+      ['stated b', 1],
+      ['stated c', 1],
+    ]);
+    expect(writer.statements).toEqual([3]);
+    expect(writer.calls).toEqual([]);
+  });
+
+  it('uses a transaction for a batch the statement declines or that holds other units', async () => {
+    const { database } = await fresh();
+    const committer = createGroupCommitter(database.db, { statements: true });
+    const writer = statementWriter();
+    await Promise.all([
+      committer.merge(writer, { body: 'x', tags: [] }),
+      committer.merge(writer, { body: 'y', tags: ['t'] }),
+    ]);
+    await Promise.all([
+      committer.merge(writer, { body: 'z', tags: [] }),
+      committer.run((trx) => sql`insert into notes (body) values ('plain')`.execute(trx)),
+    ]);
+    expect(writer.statements).toEqual([]);
+    expect(writer.calls).toEqual([2, 1]);
+    expect(await bodies(database, 'notes')).toEqual(['plain', 'x', 'y', 'z']);
+  });
+
+  it('refuses only the item whose statement fails: the others are written alone', async () => {
+    const { database } = await fresh();
+    const committer = createGroupCommitter(database.db, { statements: true });
+    const writer = statementWriter();
+    await committer.merge(writer, { body: 'taken', tags: [] });
+    const outcomes = await Promise.allSettled(
+      ['first', 'taken', 'last'].map((body) => committer.merge(writer, { body, tags: [] })),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await bodies(database, 'notes')).toEqual(['first', 'last', 'taken']);
+    // The batch's statement failed as a whole; then each item was written alone, in a transaction of its own.
+    expect(writer.statements).toEqual([1, 3]);
+    expect(writer.calls).toEqual([1, 1, 1]);
+  });
 });

@@ -11,6 +11,9 @@
  * Merged work: units of one kind that write the same tables (accepted messages) can be handed in as items of a
  * Merger; a batch gives all its items of one merger to a single call, which writes them with multi-row statements
  * (one round trip per table instead of one per row). Run again alone, an item is written by a call of its own.
+ * Single statements: on a database whose data-modifying WITH statements are atomic on their own (PostgreSQL, option
+ * `statements`), a batch that holds only items of one merger offering `statement` is written by that one statement, on
+ * a connection of the pool with no BEGIN and COMMIT around it: one round trip for the whole batch.
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from './types.ts';
@@ -22,6 +25,11 @@ export type Unit<T> = (trx: Transaction<DB>) => Promise<T>;
 /** Writes many items of one kind in a transaction, returning one result per item in their order. */
 export interface Merger<I, R> {
   write(trx: Transaction<DB>, items: I[]): Promise<R[]>;
+  /**
+   * Writes the items with one statement that is atomic without a transaction, or returns undefined for items it
+   * cannot write so (then `write` runs in a transaction). Only called by a committer with `statements`.
+   */
+  statement?(db: Kysely<DB>, items: I[]): Promise<R[]> | undefined;
 }
 
 interface Pending {
@@ -45,6 +53,18 @@ export interface GroupCommitOptions {
   maxBatch?: number;
   /** How many batches may run their units at once (each on its own connection). */
   parallel?: number;
+  /** The database runs a statement atomically outside a transaction, so mergers' `statement` may be used. */
+  statements?: boolean;
+}
+
+/** The one statement that writes a batch, when every pending item belongs to one merger that offers it. */
+function asStatement(db: Kysely<DB>, batch: Pending[]): Promise<unknown[]> | undefined {
+  const merger = batch[0]?.merger;
+  if (!merger?.statement || batch.some((p) => p.merger !== merger)) return undefined;
+  return merger.statement(
+    db,
+    batch.map((p) => p.item),
+  );
 }
 
 /** Runs the pending units of a batch in order; the items of each merger are written at the first one's place. */
@@ -94,19 +114,30 @@ export function createGroupCommitter(db: Kysely<DB>, opts: GroupCommitOptions = 
   const runBatch = async (): Promise<void> => {
     let batch: Pending[] | undefined;
     let results: unknown[];
-    try {
-      results = await db.transaction().execute(async (trx) => {
-        batch = queue.splice(0, maxBatch);
-        forming = false;
-        running++;
+    // Takes the waiting units once a connection is held, and runs them: `run` gets the batch.
+    const take = async (run: (units: Pending[]) => Promise<unknown[]>): Promise<unknown[]> => {
+      const units = (batch = queue.splice(0, maxBatch));
+      forming = false;
+      running++;
+      schedule();
+      try {
+        return await run(units);
+      } finally {
+        running--;
         schedule();
-        try {
-          return await runUnits(trx, batch);
-        } finally {
-          running--;
-          schedule();
-        }
-      });
+      }
+    };
+    try {
+      results = opts.statements
+        ? await db
+            .connection()
+            .execute((conn) =>
+              take(
+                (units) =>
+                  asStatement(conn, units) ?? conn.transaction().execute((trx) => runUnits(trx, units)),
+              ),
+            )
+        : await db.transaction().execute((trx) => take((units) => runUnits(trx, units)));
     } catch (err) {
       if (!batch) {
         // The transaction could not even begin: the units it would have taken fail with it.

@@ -1,5 +1,5 @@
 /** SQL for messages, their recipients, tracked links, events and idempotency keys. */
-import type { Insertable, Selectable } from 'kysely';
+import { CompiledQuery, type Insertable, type Selectable } from 'kysely';
 import type { MessageLinksTable, MessageRecipientsTable, MessagesTable, Queryable } from '../db/types.ts';
 import { precompileRows } from '../db/precompiled.ts';
 
@@ -85,6 +85,85 @@ export async function insertRecipients(db: Queryable, rows: readonly NewRecipien
   const inserted = await insertRecipientsQuery(db, rows as Required<NewRecipient>[]);
   const ids = new Map(inserted.map((r) => [`${r.message_id}\u0000${r.address}`, r.id]));
   return rows.map((r) => ids.get(`${r.message_id}\u0000${r.address}`)!);
+}
+
+/** The columns a statement of accepted mail fills, with their PostgreSQL types. */
+const MESSAGE_COLUMNS = {
+  id: 'text',
+  customer_id: 'integer',
+  domain_id: 'text',
+  header_message_id: 'text',
+  from_addr: 'text',
+  source: 'text',
+  lane: 'text',
+  allow_non_tls: 'integer',
+  force_secure: 'integer',
+  open_tracking: 'integer',
+  link_tracking: 'integer',
+  custom_headers: 'text',
+  content: 'text',
+  recipient_count: 'integer',
+  pending_count: 'integer',
+  created_at: 'bigint',
+  finished_at: 'bigint',
+  subject_hash: 'text',
+} satisfies Record<keyof Required<NewMessage>, string>;
+const RECIPIENT_COLUMNS = {
+  message_id: 'text',
+  customer_id: 'integer',
+  address: 'text',
+  name: 'text',
+  kind: 'text',
+  status: 'text',
+  delivery_status: 'text',
+  last_response: 'text',
+  updated_at: 'bigint',
+} satisfies Record<keyof Required<NewRecipient>, string>;
+const LINK_COLUMNS = { message_id: 'text', position: 'integer', target_url: 'text' } satisfies Partial<
+  Record<keyof Insertable<MessageLinksTable>, string>
+>;
+
+/** `insert into table (columns) select … from` the rows of a JSON array parameter. */
+function insertFromJson(table: string, columns: Record<string, string>, param: string): string {
+  const names = Object.keys(columns)
+    .map((c) => `"${c}"`)
+    .join(', ');
+  const typed = Object.entries(columns)
+    .map(([c, type]) => `"${c}" ${type}`)
+    .join(', ');
+  return `insert into ${table} (${names}) select ${names} from json_to_recordset(${param}::json) as x(${typed})`;
+}
+
+// One text whatever the row counts: the rows travel as JSON arrays, one parameter per table.
+const ACCEPTED_SQL = `with m as (${insertFromJson('messages', MESSAGE_COLUMNS, '$1')}),
+r as (${insertFromJson('message_recipients', RECIPIENT_COLUMNS, '$2')} returning id, status, updated_at),
+l as (${insertFromJson('message_links', LINK_COLUMNS, '$3')})
+insert into jobs (queue, payload, state, attempts, run_at, created_at, updated_at)
+select $4, cast(json_build_object('recipientId', id) as text), 'queued', 0, updated_at, updated_at, updated_at
+from r where status = 'queued' order by id`;
+
+/** The rows of accepted messages, and the queue of their deliveries. */
+export interface AcceptedRows {
+  messages: readonly NewMessage[];
+  recipients: readonly NewRecipient[];
+  links: readonly Insertable<MessageLinksTable>[];
+  queue: string;
+}
+
+/**
+ * PostgreSQL only: inserts accepted messages, their recipients and links, and a queued work row (`{recipientId}`) for
+ * each recipient inserted as `queued`, with one statement. Its data-modifying WITH clauses make it atomic on its own,
+ * so it needs no transaction: one round trip writes a whole group-commit batch.
+ */
+export async function insertAcceptedStatement(db: Queryable, rows: AcceptedRows): Promise<void> {
+  await db.executeQuery(
+    CompiledQuery.raw(ACCEPTED_SQL, [
+      JSON.stringify(rows.messages),
+      JSON.stringify(rows.recipients),
+      JSON.stringify(rows.links),
+      rows.queue,
+    ]),
+  );
 }
 
 /** Inserts the tracked links of a message. */

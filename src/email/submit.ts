@@ -21,6 +21,7 @@ import { newMessageId } from '../mail/message-ids.ts';
 import type { NormalizedMessage, TrackingOptions } from './message-input.ts';
 import {
   findIdempotencyKey,
+  insertAcceptedStatement,
   insertLinks,
   insertMessages,
   insertRecipients,
@@ -52,11 +53,11 @@ export interface SubmitOptions {
   paths?: string[];
 }
 
-/** The rows one message adds: the message, its recipients (each with whether a delivery is queued), its links. */
+/** The rows one message adds: the message, its recipients (those `queued` get a delivery work row), its links. */
 interface Plan {
   id: string;
   message: NewMessage;
-  recipients: { row: NewRecipient; deliver: boolean }[];
+  recipients: NewRecipient[];
   links: Insertable<MessageLinksTable>[];
   now: number;
   response: SendResponse;
@@ -70,7 +71,8 @@ interface Accepted {
 
 /**
  * Writes the accepted requests of a group-commit batch together: each table with one multi-row statement (messages,
- * recipients, links, work rows), then the idempotency records one by one.
+ * recipients, links, work rows), then the idempotency records one by one. On PostgreSQL a batch without idempotency
+ * records is written by a single statement instead, outside a transaction (see db/group-commit.ts).
  */
 const acceptedWriter: Merger<Accepted, void> = {
   async write(trx, items) {
@@ -80,10 +82,7 @@ const acceptedWriter: Merger<Accepted, void> = {
       plans.map((p) => p.message),
     );
     const recipients = plans.flatMap((p) => p.recipients);
-    const ids = await insertRecipients(
-      trx,
-      recipients.map((r) => r.row),
-    );
+    const ids = await insertRecipients(trx, recipients);
     await insertLinks(
       trx,
       plans.flatMap((p) => p.links),
@@ -92,7 +91,7 @@ const acceptedWriter: Merger<Accepted, void> = {
     let i = 0;
     for (const p of plans)
       for (const r of p.recipients)
-        if (r.deliver)
+        if (r.status === 'queued')
           jobs.push({ queue: TRANSACTIONAL_QUEUE, payload: { recipientId: ids[i++] }, runAt: p.now });
         else i++;
     await enqueueJobs(trx, jobs, plans[0]?.now);
@@ -109,6 +108,17 @@ const acceptedWriter: Merger<Accepted, void> = {
         );
     return items.map(() => undefined);
   },
+  // Requests with an Idempotency-Key keep the transaction: their records are written one by one.
+  statement(db, items) {
+    if (items.some((a) => a.idempotency)) return undefined;
+    const plans = items.flatMap((a) => a.plans);
+    return insertAcceptedStatement(db, {
+      messages: plans.map((p) => p.message),
+      recipients: plans.flatMap((p) => p.recipients),
+      links: plans.flatMap((p) => p.links),
+      queue: TRANSACTIONAL_QUEUE,
+    }).then(() => items.map(() => undefined));
+  },
 };
 
 /** Submits messages: all are accepted and committed, or none is. Returns one send response per message. */
@@ -122,8 +132,11 @@ export async function submitMessages(
   const now = Date.now();
   const replay = await replayIdempotent(ctx, who, opts, now);
   if (replay) return replay;
-  const domains = await verifiedFromDomains(ctx, who, messages, opts.paths);
-  const suppressed = await suppressedRecipients(ctx, who.customerId, opts.source, messages);
+  // Two independent reads, side by side: on PostgreSQL each waits for a round trip.
+  const [domains, suppressed] = await Promise.all([
+    verifiedFromDomains(ctx, who, messages, opts.paths),
+    suppressedRecipients(ctx, who.customerId, opts.source, messages),
+  ]);
   const plans = messages.map((m) =>
     planMessage(ctx, who, m, domains.get(domainOf(m.from.address))!, opts, now, suppressed),
   );
@@ -309,16 +322,13 @@ function planMessage(
       ...(pending.length === 0 && { finished_at: now }),
     },
     recipients: recipients.map((r) => ({
-      row: {
-        message_id: id,
-        customer_id: who.customerId,
-        address: r.box.address,
-        name: r.box.name || null,
-        kind: r.kind,
-        ...recipientStart(suppressed, r.box.address),
-        updated_at: now,
-      },
-      deliver: !suppressed.has(r.box.address.toLowerCase()),
+      message_id: id,
+      customer_id: who.customerId,
+      address: r.box.address,
+      name: r.box.name || null,
+      kind: r.kind,
+      ...recipientStart(suppressed, r.box.address),
+      updated_at: now,
     })),
     links: links.map((l) => ({
       message_id: id,

@@ -1,7 +1,8 @@
 /**
- * SQL for work rows: enqueue, claim with a lease, finish, retry, extend, prune. The only module that writes `jobs`:
- * features enqueue through enqueueJob (one row), enqueueJobs (a list) or enqueueEach (one row per id a query selects),
- * inside their own transaction.
+ * SQL for work rows: enqueue, claim with a lease, finish, retry, extend, prune. Features enqueue through enqueueJob
+ * (one row), enqueueJobs (a list) or enqueueEach (one row per id a query selects), inside their own transaction. The
+ * one other writer of `jobs` is accepted mail on PostgreSQL, whose single statement inserts the rows of a batch
+ * together with their work rows (email/messages.repository.ts, insertAcceptedStatement).
  */
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../db/connect.ts';
