@@ -115,10 +115,16 @@ const inAccessLog = (frame: Frame) =>
   frame.url.includes('/node_modules/sonic-boom/');
 
 /**
+ * The order of the runs with and without the log: each side four times, mirrored (ABBA), so a machine that grows
+ * steadily busier or quieter during the measurement weighs on both sides alike.
+ */
+const LOG_ORDER = ['off', 'info', 'info', 'off', 'off', 'info', 'info', 'off'] as const;
+
+/**
  * Accept with the default `info` log against logging off, on SQLite: the logger is the one `sealpost start` builds,
  * writing JSON lines to a file (as to a journal or a pipe) the way it writes them to its standard output. Two measurements,
- * each against the 5% target: alternating runs of half the time each with and without the log (the machine's noise
- * between runs is about as large as the target), and a CPU profile of the server while it accepts with the log on, in
+ * each against the 5% target: four runs of half the time each with and without the log, in mirrored order (LOG_ORDER;
+ * the machine's noise between runs is about as large as the target), and a CPU profile of the server while it accepts with the log on, in
  * which the access log's share of the event loop's busy samples is its cost beside the rest of accepting, both
  * measured in the same samples (without the file writes on the thread pool and without garbage collection).
  */
@@ -129,15 +135,14 @@ async function loggingCost(seconds: number): Promise<BenchRow[]> {
   const logged = pino(loggerOptions(loadConfig({}, { logLevel: 'info' })), destination);
   const runs = { off: [] as Accepted[], info: [] as Accepted[] };
   try {
-    for (let round = 0; round < 2; round++)
-      for (const level of ['off', 'info'] as const) {
-        const inst = await embedded({}, level === 'info' ? logged : undefined);
-        try {
-          runs[level].push(await measureAccept(inst, seconds / 2));
-        } finally {
-          await inst.close();
-        }
+    for (const level of LOG_ORDER) {
+      const inst = await embedded({}, level === 'info' ? logged : undefined);
+      try {
+        runs[level].push(await measureAccept(inst, seconds / 2));
+      } finally {
+        await inst.close();
       }
+    }
     const inst = await embedded({}, logged);
     let sampled: { result: Accepted; profile: CpuProfile };
     try {
@@ -149,14 +154,15 @@ async function loggingCost(seconds: number): Promise<BenchRow[]> {
     const lines = readFileSync(file, 'utf8').split('\n').length - 1;
     const off = combined(runs.off, seconds / 2);
     const info = combined(runs.info, seconds / 2);
+    const each = (list: Accepted[]) => list.map((r) => fmt(r.cpuUsPerMessage)).join(', ');
     const served = info.served + sampled.result.served;
     const { share, samples } = busyShare(sampled.profile, inAccessLog);
     const cost = share / (1 - share);
     return [
       {
         name: 'accept with the default `info` log (the logger of `sealpost start`, to a file) against logging off, API alone, SQLite durable; CPU of the server per accepted message, in alternating runs',
-        measured: `${fmt(info.cpuUsPerMessage)} µs CPU/message, ${fmt(info.requestsPerSec)} /s (${fmt(lines / served, 2)} log lines per request)`,
-        baseline: `${fmt(off.cpuUsPerMessage)} µs CPU/message, ${fmt(off.requestsPerSec)} /s, logging off`,
+        measured: `${fmt(info.cpuUsPerMessage)} µs CPU/message (runs: ${each(runs.info)}), ${fmt(info.requestsPerSec)} /s (${fmt(lines / served, 2)} log lines per request)`,
+        baseline: `${fmt(off.cpuUsPerMessage)} µs CPU/message (runs: ${each(runs.off)}), ${fmt(off.requestsPerSec)} /s, logging off`,
         ratio: info.cpuUsPerMessage / off.cpuUsPerMessage,
         target: 'log costs < 5% (CPU ratio ≤ 1.05)',
         met: info.cpuUsPerMessage <= 1.05 * off.cpuUsPerMessage,
@@ -195,18 +201,17 @@ export async function acceptBench(seconds: number): Promise<BenchRow[]> {
   } finally {
     await baseline.close();
   }
-  // SQLite and PostgreSQL are measured in alternating runs of half the time each, so a change in the machine's load
-  // during the run falls on both.
+  // SQLite and PostgreSQL are measured in alternating runs of half the time each, in mirrored order (SQLite,
+  // PostgreSQL, PostgreSQL, SQLite), so a change in the machine's load during the run falls on both.
   const sqliteInst = await embedded(
     process.env.BENCH_SQLITE_SYNC === 'NORMAL' ? { sqliteSynchronous: 'NORMAL' } : {},
   );
   const pgInst = await onPostgres();
   const runs = { lite: [] as Accepted[], pg: [] as Accepted[] };
   try {
-    for (let round = 0; round < 2; round++) {
-      runs.lite.push(await measureAccept(sqliteInst, seconds / 2));
-      if (pgInst) runs.pg.push(await measureAccept(pgInst, seconds / 2));
-    }
+    for (const side of ['lite', 'pg', 'pg', 'lite'] as const)
+      if (side === 'lite') runs.lite.push(await measureAccept(sqliteInst, seconds / 2));
+      else if (pgInst) runs.pg.push(await measureAccept(pgInst, seconds / 2));
   } finally {
     await sqliteInst.close();
     await pgInst?.close();
