@@ -160,7 +160,7 @@ async function loggingCost(seconds: number): Promise<BenchRow[]> {
     const cost = share / (1 - share);
     return [
       {
-        name: 'accept with the default `info` log (the logger of `sealpost start`, to a file) against logging off, API alone, SQLite durable; CPU of the server per accepted message, in alternating runs',
+        name: 'accept with the default `info` log (the logger of `sealpost start`, to a file) against logging off, API alone, SQLite durable; CPU of the server per accepted message, four runs of each side in mirrored order',
         measured: `${fmt(info.cpuUsPerMessage)} µs CPU/message (runs: ${each(runs.info)}), ${fmt(info.requestsPerSec)} /s (${fmt(lines / served, 2)} log lines per request)`,
         baseline: `${fmt(off.cpuUsPerMessage)} µs CPU/message (runs: ${each(runs.off)}), ${fmt(off.requestsPerSec)} /s, logging off`,
         ratio: info.cpuUsPerMessage / off.cpuUsPerMessage,

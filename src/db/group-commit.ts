@@ -1,7 +1,7 @@
 /**
  * Group commit: concurrent units of work that each need their own transaction are run together in one transaction,
- * so a burst of requests costs one commit (one fsync) instead of one each. If the shared transaction fails, each unit
- * is run again alone, so one failing unit never fails the others.
+ * so a burst of requests costs one commit (one fsync) instead of one each (or one statement: see Single statements).
+ * If the shared transaction fails, each unit is run again alone, so one failing unit never fails the others.
  * Lifecycle: run() queues a unit; a batch transaction is started after the current turn of the event loop (so units
  * submitted in the same turn share it) and takes the queued units once it holds a connection. When it has run them,
  * the next batch may start while this one commits: units arriving meanwhile form it, and with SQLite it can commit
@@ -13,7 +13,9 @@
  * (one round trip per table instead of one per row). Run again alone, an item is written by a call of its own.
  * Single statements: on a database whose data-modifying WITH statements are atomic on their own (PostgreSQL, option
  * `statements`), a batch that holds only items of one merger offering `statement` is written by that one statement, on
- * a connection of the pool with no BEGIN and COMMIT around it: one round trip for the whole batch.
+ * a connection of the pool with no BEGIN and COMMIT around it: one round trip for the whole batch. A batch that mixes
+ * them with other units (delivery outcomes share the committer in a process that also delivers) runs in a
+ * transaction. If the statement fails, each item is written again alone, in a transaction.
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from './types.ts';
@@ -113,43 +115,57 @@ export function createGroupCommitter(db: Kysely<DB>, opts: GroupCommitOptions = 
 
   const runBatch = async (): Promise<void> => {
     let batch: Pending[] | undefined;
+    let stated = false;
     let results: unknown[];
-    // Takes the waiting units once a connection is held, and runs them: `run` gets the batch.
-    const take = async (run: (units: Pending[]) => Promise<unknown[]>): Promise<unknown[]> => {
-      const units = (batch = queue.splice(0, maxBatch));
+    // Takes the waiting units once a connection is held; `release` frees the batch's place once its units have run
+    // (before the commit, so the next batch may form meanwhile), at the latest when the batch has ended.
+    let released = false;
+    const take = (): Pending[] => {
+      batch = queue.splice(0, maxBatch);
       forming = false;
       running++;
       schedule();
+      return batch;
+    };
+    const release = () => {
+      if (!batch || released) return;
+      released = true;
+      running--;
+      schedule();
+    };
+    const inTransaction = async (trx: Transaction<DB>, units: Pending[]) => {
       try {
-        return await run(units);
+        return await runUnits(trx, units);
       } finally {
-        running--;
-        schedule();
+        release();
       }
     };
     try {
       results = opts.statements
-        ? await db
-            .connection()
-            .execute((conn) =>
-              take(
-                (units) =>
-                  asStatement(conn, units) ?? conn.transaction().execute((trx) => runUnits(trx, units)),
-              ),
-            )
-        : await db.transaction().execute((trx) => take((units) => runUnits(trx, units)));
+        ? await db.connection().execute((conn) => {
+            const units = take();
+            const statement = asStatement(conn, units);
+            stated = statement !== undefined;
+            return statement ?? conn.transaction().execute((trx) => inTransaction(trx, units));
+          })
+        : await db.transaction().execute((trx) => inTransaction(trx, take()));
     } catch (err) {
+      release();
       if (!batch) {
-        // The transaction could not even begin: the units it would have taken fail with it.
+        // No connection, or the transaction could not even begin: the units it would have taken fail with it.
         for (const p of queue.splice(0, maxBatch)) p.reject(err);
         forming = false;
         return schedule();
       }
-      // A commit that was written but not flushed must not run again: its units' rows may already be there.
-      if (batch.length === 1 || err instanceof UnflushedCommitError) for (const p of batch) p.reject(err);
+      // A commit that was written but not flushed must not run again: its units' rows may already be there. A failed
+      // statement wrote nothing, and may fail where the transaction does not (its rows travel as JSON): each unit is
+      // written again alone, in a transaction.
+      if (!stated && (batch.length === 1 || err instanceof UnflushedCommitError))
+        for (const p of batch) p.reject(err);
       else for (const p of batch) await runAlone(p);
       return;
     }
+    release();
     batch!.forEach((p, i) => p.resolve(results[i]));
   };
 

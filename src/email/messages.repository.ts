@@ -119,8 +119,9 @@ const RECIPIENT_COLUMNS = {
   last_response: 'text',
   updated_at: 'bigint',
 } satisfies Record<keyof Required<NewRecipient>, string>;
-const LINK_COLUMNS = { message_id: 'text', position: 'integer', target_url: 'text' } satisfies Partial<
-  Record<keyof Insertable<MessageLinksTable>, string>
+const LINK_COLUMNS = { message_id: 'text', position: 'integer', target_url: 'text' } satisfies Record<
+  keyof Omit<Insertable<MessageLinksTable>, 'id' | 'click_count'>,
+  string
 >;
 
 /** `insert into table (columns) select … from` the rows of a JSON array parameter. */
@@ -139,7 +140,7 @@ const ACCEPTED_SQL = `with m as (${insertFromJson('messages', MESSAGE_COLUMNS, '
 r as (${insertFromJson('message_recipients', RECIPIENT_COLUMNS, '$2')} returning id, status, updated_at),
 l as (${insertFromJson('message_links', LINK_COLUMNS, '$3')})
 insert into jobs (queue, payload, state, attempts, run_at, created_at, updated_at)
-select $4, cast(json_build_object('recipientId', id) as text), 'queued', 0, updated_at, updated_at, updated_at
+select $4, '{"recipientId":' || id || '}', 'queued', 0, updated_at, updated_at, updated_at
 from r where status = 'queued' order by id`;
 
 /** The rows of accepted messages, and the queue of their deliveries. */
@@ -151,8 +152,8 @@ export interface AcceptedRows {
 }
 
 /**
- * PostgreSQL only: inserts accepted messages, their recipients and links, and a queued work row (`{recipientId}`) for
- * each recipient inserted as `queued`, with one statement. Its data-modifying WITH clauses make it atomic on its own,
+ * PostgreSQL only: inserts accepted messages, their recipients and links, and a queued work row (`{"recipientId":N}`,
+ * the same text as enqueueJobs writes) for each recipient inserted as `queued`, with one statement. Its data-modifying WITH clauses make it atomic on its own,
  * so it needs no transaction: one round trip writes a whole group-commit batch.
  */
 export async function insertAcceptedStatement(db: Queryable, rows: AcceptedRows): Promise<void> {

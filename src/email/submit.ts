@@ -1,8 +1,8 @@
 /**
  * The one submit function of transactional mail: every door (HTTP single, bulk and templated sends, SMTP submission,
  * form notifications, marketing test emails) hands normalized messages here. It checks the From domains and which
- * recipients are suppressed, then commits each message with its recipients, tracked links and delivery work rows in
- * one transaction before anything is acknowledged. Campaign and drip mail do not pass here: marketing expands a send
+ * recipients are suppressed, then commits each message with its recipients, tracked links and delivery work rows
+ * atomically (one transaction, or on PostgreSQL one statement) before anything is acknowledged. Campaign and drip mail do not pass here: marketing expands a send
  * into delivery rows of its own.
  */
 import { pipelineMetrics } from '../http/pipeline-metrics.ts';
@@ -132,7 +132,7 @@ export async function submitMessages(
   const now = Date.now();
   const replay = await replayIdempotent(ctx, who, opts, now);
   if (replay) return replay;
-  // Two independent reads, side by side: on PostgreSQL each waits for a round trip.
+  // Two independent reads, side by side: on PostgreSQL each may wait for a round trip (the domains are cached).
   const [domains, suppressed] = await Promise.all([
     verifiedFromDomains(ctx, who, messages, opts.paths),
     suppressedRecipients(ctx, who.customerId, opts.source, messages),
