@@ -153,8 +153,9 @@ export interface AcceptedRows {
 
 /**
  * PostgreSQL only: inserts accepted messages, their recipients and links, and a queued work row (`{"recipientId":N}`,
- * the same text as enqueueJobs writes) for each recipient inserted as `queued`, with one statement. Its data-modifying WITH clauses make it atomic on its own,
- * so it needs no transaction: one round trip writes a whole group-commit batch.
+ * the same text as enqueueJobs writes) for each recipient inserted as `queued`, with one statement. Its
+ * data-modifying WITH clauses make it atomic on its own, so it needs no transaction: one round trip writes a whole
+ * group-commit batch.
  */
 export async function insertAcceptedStatement(db: Queryable, rows: AcceptedRows): Promise<void> {
   await db.executeQuery(

@@ -2,8 +2,8 @@
  * The one submit function of transactional mail: every door (HTTP single, bulk and templated sends, SMTP submission,
  * form notifications, marketing test emails) hands normalized messages here. It checks the From domains and which
  * recipients are suppressed, then commits each message with its recipients, tracked links and delivery work rows
- * atomically (one transaction, or on PostgreSQL one statement) before anything is acknowledged. Campaign and drip mail do not pass here: marketing expands a send
- * into delivery rows of its own.
+ * atomically (one transaction, or on PostgreSQL one statement) before anything is acknowledged. Campaign and drip
+ * mail do not pass here: marketing expands a send into delivery rows of its own.
  */
 import { pipelineMetrics } from '../http/pipeline-metrics.ts';
 import type { AppContext } from '../context.ts';
@@ -108,7 +108,7 @@ const acceptedWriter: Merger<Accepted, void> = {
         );
     return items.map(() => undefined);
   },
-  // Requests with an Idempotency-Key keep the transaction: their records are written one by one.
+  // A batch holding a request with an Idempotency-Key keeps the transaction: its record is written on its own.
   statement(db, items) {
     if (items.some((a) => a.idempotency)) return undefined;
     const plans = items.flatMap((a) => a.plans);
