@@ -208,7 +208,7 @@ describe.runIf(TEST_DIALECT === 'postgres')('single statements on PostgreSQL', (
     expect(writer.calls).toEqual([]);
   });
 
-  it('uses a transaction for a batch the statement declines or that holds other units', async () => {
+  it('uses a transaction for a batch the statement declines', async () => {
     const { database } = await fresh();
     const committer = createGroupCommitter(database.db, { statements: true });
     const writer = statementWriter();
@@ -216,13 +216,32 @@ describe.runIf(TEST_DIALECT === 'postgres')('single statements on PostgreSQL', (
       committer.merge(writer, { body: 'x', tags: [] }),
       committer.merge(writer, { body: 'y', tags: ['t'] }),
     ]);
-    await Promise.all([
-      committer.merge(writer, { body: 'z', tags: [] }),
-      committer.run((trx) => sql`insert into notes (body) values ('plain')`.execute(trx)),
-    ]);
     expect(writer.statements).toEqual([]);
-    expect(writer.calls).toEqual([2, 1]);
-    expect(await bodies(database, 'notes')).toEqual(['plain', 'x', 'y', 'z']);
+    expect(writer.calls).toEqual([2]);
+    expect(await bodies(database, 'tags')).toEqual(['t']);
+  });
+
+  it('batches the items of a merger with a statement apart from other units, the longer waiting first', async () => {
+    const { database } = await fresh();
+    const committer = createGroupCommitter(database.db, { statements: true });
+    const writer = statementWriter();
+    const plain = noteWriter();
+    const order: string[] = [];
+    await Promise.all([
+      committer.run(async (trx) => {
+        await sql`insert into notes (body) values ('unit')`.execute(trx);
+        order.push('unit');
+      }),
+      committer.merge(writer, { body: 'a', tags: [] }).then(() => order.push('stated')),
+      committer.merge(plain, { body: 'b', tags: [] }),
+      committer.merge(writer, { body: 'c', tags: [] }),
+    ]);
+    // The unit and the plain merger's item share a transaction; the two items with a statement are one statement.
+    expect(writer.statements).toEqual([2]);
+    expect(writer.calls).toEqual([]);
+    expect(plain.calls).toEqual([1]);
+    expect(order).toEqual(['unit', 'stated']);
+    expect(await bodies(database, 'notes')).toEqual(['a', 'b', 'c', 'unit']);
   });
 
   it('refuses only the item whose statement fails: the others are written alone', async () => {

@@ -12,10 +12,11 @@
  * Merger; a batch gives all its items of one merger to a single call, which writes them with multi-row statements
  * (one round trip per table instead of one per row). Run again alone, an item is written by a call of its own.
  * Single statements: on a database whose data-modifying WITH statements are atomic on their own (PostgreSQL, option
- * `statements`), a batch that holds only items of one merger offering `statement` is written by that one statement, on
- * a connection of the pool with no BEGIN and COMMIT around it: one round trip for the whole batch. A batch that mixes
- * them with other units (delivery outcomes share the committer in a process that also delivers) runs in a
- * transaction. If the statement fails, each item is written again alone, in a transaction.
+ * `statements`), the items of mergers offering `statement` wait in a queue of their own, so their batches hold nothing
+ * else (in a process that also delivers, delivery outcomes share the committer); the next batch takes from the queue
+ * whose first unit has waited longer. A batch of one such merger's items is written by its statement, on a connection
+ * of the pool with no BEGIN and COMMIT around it: one round trip for the whole batch. If the statement declines the
+ * items, they run in a transaction; if it fails, each item is written again alone, in a transaction.
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from './types.ts';
@@ -35,6 +36,8 @@ export interface Merger<I, R> {
 }
 
 interface Pending {
+  /** The order units came in, across queues. */
+  seq: number;
   unit?: Unit<unknown>;
   merger?: Merger<unknown, unknown>;
   item?: unknown;
@@ -100,6 +103,14 @@ export function createGroupCommitter(db: Kysely<DB>, opts: GroupCommitOptions = 
   const maxBatch = opts.maxBatch ?? 256;
   const parallel = opts.parallel ?? 1;
   const queue: Pending[] = [];
+  // With `statements`: the items of mergers that offer a statement, batched apart from everything else.
+  const statementQueue: Pending[] = [];
+  let seq = 0;
+  // The queue the next batch takes from: the one whose first unit has waited longer.
+  const nextQueue = (): Pending[] =>
+    statementQueue.length > 0 && (queue.length === 0 || statementQueue[0]!.seq < queue[0]!.seq)
+      ? statementQueue
+      : queue;
   // A batch has been started and has not taken its units yet.
   let forming = false;
   // Batches that have taken their units and not run them all yet.
@@ -121,7 +132,7 @@ export function createGroupCommitter(db: Kysely<DB>, opts: GroupCommitOptions = 
     // (before the commit, so the next batch may form meanwhile), at the latest when the batch has ended.
     let released = false;
     const take = (): Pending[] => {
-      batch = queue.splice(0, maxBatch);
+      batch = nextQueue().splice(0, maxBatch);
       forming = false;
       running++;
       schedule();
@@ -153,7 +164,7 @@ export function createGroupCommitter(db: Kysely<DB>, opts: GroupCommitOptions = 
       release();
       if (!batch) {
         // No connection, or the transaction could not even begin: the units it would have taken fail with it.
-        for (const p of queue.splice(0, maxBatch)) p.reject(err);
+        for (const p of nextQueue().splice(0, maxBatch)) p.reject(err);
         forming = false;
         return schedule();
       }
@@ -171,14 +182,19 @@ export function createGroupCommitter(db: Kysely<DB>, opts: GroupCommitOptions = 
 
   // A batch forms when units wait, none is forming, and fewer than `parallel` batches are running their units.
   function schedule(): void {
-    if (forming || queue.length === 0 || running >= parallel) return;
+    if (forming || queue.length + statementQueue.length === 0 || running >= parallel) return;
     forming = true;
     setImmediate(() => void runBatch());
   }
 
-  const enqueue = (p: Omit<Pending, 'resolve' | 'reject'>) =>
+  const enqueue = (p: Omit<Pending, 'seq' | 'resolve' | 'reject'>) =>
     new Promise<unknown>((resolve, reject) => {
-      queue.push({ ...p, resolve, reject });
+      (opts.statements && p.merger?.statement ? statementQueue : queue).push({
+        ...p,
+        seq: seq++,
+        resolve,
+        reject,
+      });
       schedule();
     });
 
