@@ -14,8 +14,8 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const DIST = path.join(ROOT, 'dist');
 const CHUNKS = path.join(DIST, 'chunks');
 export const OUTFILE = path.join(DIST, 'sealpost.js');
-/** The modules of Sealpost's worker threads, each an entry of its own, started from dist/ (src/threads.ts). */
-const THREADS = ['delivery/render-thread'];
+/** The modules of Sealpost's worker threads, each an entry of its own, started from dist/ (src/threads/threads.ts). */
+const THREADS = ['delivery/render-thread', 'db/checkpoint-thread'];
 /**
  * Packages compiled into the build instead of loaded from node_modules, because a start loads each of them file by file:
  * Kysely and TypeBox (ES modules of about 260 and 200 files), Fastify with the parts it loads at start (its plugin loader

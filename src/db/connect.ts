@@ -8,6 +8,7 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kyse
 import type { DatabaseTarget } from '../config/load.ts';
 import type { DB } from './types.ts';
 import { FlushingSqliteDialect } from './sqlite-commit.ts';
+import { checkpointOffLoop } from './checkpoints.ts';
 
 /** Which SQL engine a handle talks to. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -152,6 +153,8 @@ export async function connect(target: DatabaseTarget, opts: ConnectOptions = {})
     const config = { database: withStatementCache(sqlite) };
     const flushing = synchronous === 'FULL' ? new FlushingSqliteDialect(config, target.file) : undefined;
     const db = new Kysely<DB>({ dialect: flushing ?? new SqliteDialect(config) });
+    // The log is copied into the file on a thread of its own, not inside a commit on the event loop.
+    const checkpoints = checkpointOffLoop(target.file, sqlite);
     const readConnection = new Driver(target.file);
     readConnection.pragma('busy_timeout = 10000');
     const reader = new Kysely<DB>({
@@ -164,6 +167,7 @@ export async function connect(target: DatabaseTarget, opts: ConnectOptions = {})
       flushed: flushing ? () => flushing.flushed() : settled,
       unsynced: flushing ? (write) => unsyncedWrite(db, write) : (write) => write(db),
       close: async () => {
+        await checkpoints.stop();
         await reader.destroy();
         await db.destroy();
       },

@@ -11,7 +11,7 @@
  * steps and requests waiting for the loop get it between them.
  */
 import type { Worker } from 'node:worker_threads';
-import { startThread } from '../threads.ts';
+import { startThread } from '../threads/threads.ts';
 import { renderSigned, type RenderJob } from './render.ts';
 import type { RenderReply, RenderRequest } from './render-thread.ts';
 

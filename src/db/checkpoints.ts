@@ -1,0 +1,104 @@
+/**
+ * Checkpoints of an SQLite database file, off the event loop. In WAL mode every commit appends to the write-ahead log,
+ * and by default the commit that takes the log past 1,000 pages also copies the log into the database file, syncing
+ * the log before and the file after: on better-sqlite3 that is the event loop's thread, held for the copy and two disk
+ * syncs while requests wait. Here the connection's own checkpoints only come as a backstop (at ten times the default),
+ * and a thread with a connection of its own copies the log instead, with passive checkpoints, which wait for no reader
+ * or writer: the writer appends on while a checkpoint copies, and starts the log over at its next commit once a
+ * checkpoint has copied it all and no reader still needs it.
+ * Lifecycle: created with the connection; the thread starts the first time the log reaches the default's size (most
+ * databases never start one), then checkpoints each half second the log changed; stopped before the connection
+ * closes. A thread that fails or ends unasked hands the checkpoints back to the connection at SQLite's default.
+ */
+import { stat } from 'node:fs/promises';
+import type { Worker } from 'node:worker_threads';
+import type SQLite from 'better-sqlite3';
+import { startThread } from '../threads/threads.ts';
+import type { CheckpointReply, CheckpointRequest } from './checkpoint-thread.ts';
+
+/** SQLite's default automatic checkpoint, in pages of the log. */
+const DEFAULT_PAGES = 1000;
+/** The connection's own checkpoints while the thread runs: a backstop for a log the thread cannot keep up with. */
+const BACKSTOP_PAGES = 10 * DEFAULT_PAGES;
+const TICK_MS = 500;
+
+/** The checkpoints of one database file. */
+export interface Checkpoints {
+  /** Whether the thread runs (for tests and the operations page). */
+  running(): boolean;
+  /** How many checkpoints the thread has made. */
+  made(): number;
+  stop(): Promise<void>;
+}
+
+/** Takes over the checkpoints of `writer`, the connection that writes `file`. */
+export function checkpointOffLoop(file: string, writer: SQLite.Database): Checkpoints {
+  const walPath = `${file}-wal`;
+  const startAt = DEFAULT_PAGES * Number(writer.pragma('page_size', { simple: true }));
+  writer.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+  let thread: Worker | undefined;
+  let asked = false;
+  let failed = false;
+  let stopped = false;
+  let made = 0;
+  // What the log looked like when the last checkpoint was asked for; a log that changed since needs another.
+  let seen = '';
+  let pending = false;
+
+  function handBack(): void {
+    failed = true;
+    thread = undefined;
+    if (!stopped) writer.pragma(`wal_autocheckpoint = ${DEFAULT_PAGES}`);
+  }
+
+  function start(): Worker {
+    const worker = startThread('db/checkpoint-thread', { workerData: { file } });
+    worker.on('message', (reply: CheckpointReply) => {
+      asked = false;
+      // A stopping checkpointer holds the thread until it ends.
+      if (!stopped) worker.unref();
+      if ('error' in reply) return;
+      made++;
+      // Frames a reader still needed stay in the log: the next tick tries again.
+      pending = reply.copied < reply.frames;
+    });
+    worker.on('error', handBack);
+    worker.on('exit', () => stopped || handBack());
+    worker.unref();
+    return worker;
+  }
+
+  async function tick(): Promise<void> {
+    if (asked || failed || stopped) return;
+    const log = await stat(walPath).catch(() => undefined);
+    if (!log || stopped) return;
+    const now = `${log.size}/${log.mtimeMs}`;
+    if (now === seen && !pending) return;
+    if (!thread && log.size < startAt) return;
+    seen = now;
+    thread ??= start();
+    asked = true;
+    // A checkpoint in hand keeps the process running, as pending I/O would.
+    thread.ref();
+    thread.postMessage('checkpoint' satisfies CheckpointRequest);
+  }
+
+  const timer = setInterval(() => void tick(), TICK_MS).unref();
+  return {
+    running: () => thread !== undefined,
+    made: () => made,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      const worker = thread;
+      thread = undefined;
+      if (!worker) return;
+      const ended = new Promise((resolve) => worker.once('exit', resolve));
+      // Held until it ends: an unreferenced thread would not keep the process waiting for its exit.
+      worker.ref();
+      worker.postMessage('close' satisfies CheckpointRequest);
+      await ended;
+    },
+  };
+}
