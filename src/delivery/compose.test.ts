@@ -68,6 +68,43 @@ it('gives every copy of a many-recipient message the full To and Cc lists, with 
   }
 });
 
+it('folds the To and Cc lines alike whether the event loop builds them for a message or the render thread for a copy', async () => {
+  const to = Array.from({ length: 40 }, (_, i) => ({ address: `p${i}@example.org`, name: `Pätient ${i}` }));
+  const cc = [{ address: 'nurse@example.org', name: 'Nurse, "Day" shift' }];
+  const content = (): MessageContent => ({
+    subject: 'Results',
+    from: { address: 'desk@clinic.example', name: 'Desk' },
+    to,
+    cc,
+    headers: {},
+    text: 'Hello',
+    attachments: [],
+  });
+  const tracker = { rewriteLinks: (html: string) => html, openPixelUrl: () => '' };
+  const renderer = createRenderPool(1).open();
+  onTestFinished(() => renderer.close());
+  const headerLines = (raw: Buffer) => {
+    const head = raw.toString('utf8', 0, raw.indexOf('\r\n\r\n'));
+    return head.split(/\r\n(?=\S)/).filter((l) => /^(To|Cc):/.test(l));
+  };
+  // A message with other copies to come: the lines are built once here and kept; its only copy: built on the thread.
+  const kept = await composeMessage(
+    { ...item(1, 'p0@example.org'), othersPending: true },
+    content(),
+    tracker,
+    renderer,
+  );
+  const alone = await composeMessage(
+    { ...item(1, 'p0@example.org'), othersPending: false },
+    content(),
+    tracker,
+    renderer,
+  );
+  expect(headerLines(alone)).toEqual(headerLines(kept));
+  expect(headerLines(alone)).toHaveLength(2);
+  expect(headerLines(alone)[0]!.split('\r\n').length).toBeGreaterThan(10);
+});
+
 const BODIES = [
   'Short lines\r\nof plain ASCII',
   'word '.repeat(40),

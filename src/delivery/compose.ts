@@ -5,14 +5,10 @@
  * copy is for.
  */
 import { randomInt } from 'node:crypto';
-import type MimeNode from 'nodemailer/lib/mime-node/index.js';
 import { pooledRandomBytes } from '../crypto/random-pool.ts';
 import type { DeliveryItem, HtmlTracker, Mailbox, MessageContent } from './model.ts';
-import { onFirstUse } from '../on-first-use.ts';
-import type { RenderJob } from './render.ts';
+import { addressLines, type RenderJob } from './render.ts';
 import type { Renderer } from './render-pool.ts';
-
-const mimeNode = onFirstUse<typeof MimeNode>('nodemailer/lib/mime-node/index.js');
 
 /** A mail to render. */
 interface MailSpec {
@@ -99,7 +95,7 @@ function renderCopy(
       envelopeTo: item.address,
     }),
     attachments: content.attachments.length > 0 ? content.attachments : undefined,
-    splice: { header: PLACEHOLDER, lines: addressLines(content) },
+    splice: addressSplice(item, content),
     dkim: item.dkim,
   });
 }
@@ -107,33 +103,22 @@ function renderCopy(
 // A header name no message carries, marking where the address lines go.
 // Digits only: the renderer capitalises each dash-separated part of a header name.
 const PLACEHOLDER = `X-Sealpost-Addresses-${randomInt(1e9, 1e10)}`;
-// The address node has no parts: its boundary is never written.
-const ADDRESS_NODE_BOUNDARY = '0';
 // Kept as long as the opened content is (the delivery store keeps it for the message's other recipients).
 const addressCache = new WeakMap<MessageContent, string>();
 
 /**
- * The folded To and Cc header lines of a message (each ending in CRLF), kept for its other copies. They are built by
- * the same MIME node the renderer uses, so they read exactly as a rendered message's, without rendering one.
+ * Where the To and Cc lines of a copy come from. They grow with the recipient list, so for a message with other copies
+ * to come they are built here once and kept for those copies; a copy that is its message's only one leaves them to the
+ * renderer, off the event loop.
  */
-function addressLines(content: MessageContent): string {
-  const hit = addressCache.get(content);
-  if (hit !== undefined) return hit;
+function addressSplice(item: DeliveryItem, content: MessageContent): RenderJob['splice'] {
   const { to, cc } = content;
-  const node = new (mimeNode())('text/plain', { newline: '\r\n', baseBoundary: ADDRESS_NODE_BOUNDARY });
-  // Set, so the node does not draw a random one for lines that are dropped anyway.
-  node.setHeader('Message-ID', '<addresses@localhost>');
-  // The typings list strings only; the node takes address objects as the renderer passes them.
-  if (to.length > 0) node.setHeader('To', to as never);
-  if (cc.length > 0) node.setHeader('Cc', cc as never);
-  let keep = false;
-  const lines = node
-    .buildHeaders()
-    .split('\r\n')
-    .filter((line) => (keep = /^[ \t]/.test(line) ? keep : /^(To|Cc):/i.test(line)));
-  const text = lines.map((l) => `${l}\r\n`).join('');
-  addressCache.set(content, text);
-  return text;
+  const hit = addressCache.get(content);
+  if (hit !== undefined) return { header: PLACEHOLDER, lines: hit };
+  if (!item.othersPending) return { header: PLACEHOLDER, to, cc };
+  const lines = addressLines(to, cc);
+  addressCache.set(content, lines);
+  return { header: PLACEHOLDER, lines };
 }
 
 /** A notification that holds no content of the message, addressed to the one recipient. */

@@ -1,6 +1,6 @@
 /**
  * Rendering and signing one copy of a message: nodemailer's composer builds the MIME, the To and Cc lines prepared
- * for the message are spliced in, and each DKIM key of the From domain signs the result (see dkim-sign.ts). A job is
+ * for the message (or built here from its addresses) are spliced in, and each DKIM key of the From domain signs the result (see dkim-sign.ts). A job is
  * plain data, so it renders the same on the event loop as on a render thread (render-pool.ts).
  */
 import type Mail from 'nodemailer/lib/mailer/index.js';
@@ -9,16 +9,20 @@ import type MimeNode from 'nodemailer/lib/mime-node/index.js';
 import * as mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
 import { onFirstUse } from '../on-first-use.ts';
 import { signDkim } from './dkim-sign.ts';
-import type { DkimKey, StoredAttachment } from './model.ts';
+import type { DkimKey, Mailbox, StoredAttachment } from './model.ts';
 
 const mailComposer = onFirstUse<typeof MailComposer>('nodemailer/lib/mail-composer/index.js');
+const mimeNode = onFirstUse<typeof MimeNode>('nodemailer/lib/mime-node/index.js');
 
 /** One copy to render: the composer's options (without attachments), the attachments as stored, and the keys. */
 export interface RenderJob {
   options: Omit<Mail.Options, 'attachments'>;
   attachments?: StoredAttachment[];
-  /** Header lines that replace the header named `header` (rendered with the value `1`). */
-  splice?: { header: string; lines: string };
+  /**
+   * The To and Cc lines, in place of the header named `header` (rendered with the value `1`): as lines, or as the
+   * addresses to build them from (see addressLines).
+   */
+  splice?: { header: string; lines: string } | { header: string; to: Mailbox[]; cc: Mailbox[] };
   dkim: DkimKey[];
 }
 
@@ -32,7 +36,32 @@ export async function renderSigned(job: RenderJob): Promise<Buffer> {
       content: Buffer.from(a.content, 'base64'),
     })),
   });
-  return signDkim(job.splice ? splice(raw, job.splice.header, job.splice.lines) : raw, job.dkim);
+  const { splice: at } = job;
+  if (!at) return signDkim(raw, job.dkim);
+  return signDkim(splice(raw, at.header, 'lines' in at ? at.lines : addressLines(at.to, at.cc)), job.dkim);
+}
+
+// The address node has no parts: its boundary is never written.
+const ADDRESS_NODE_BOUNDARY = '0';
+
+/**
+ * The folded To and Cc header lines of a message (each ending in CRLF). They are built by the same MIME node the
+ * composer uses, so they read exactly as a rendered message's, without rendering one.
+ */
+export function addressLines(to: readonly Mailbox[], cc: readonly Mailbox[]): string {
+  const node = new (mimeNode())('text/plain', { newline: '\r\n', baseBoundary: ADDRESS_NODE_BOUNDARY });
+  // Set, so the node does not draw a random one for lines that are dropped anyway.
+  node.setHeader('Message-ID', '<addresses@localhost>');
+  // The typings list strings only; the node takes address objects as the composer passes them.
+  if (to.length > 0) node.setHeader('To', to as never);
+  if (cc.length > 0) node.setHeader('Cc', cc as never);
+  let keep = false;
+  return node
+    .buildHeaders()
+    .split('\r\n')
+    .filter((line) => (keep = /^[ \t]/.test(line) ? keep : /^(To|Cc):/i.test(line)))
+    .map((l) => `${l}\r\n`)
+    .join('');
 }
 
 /** `raw` with the header line `header: 1` replaced by `lines`. */
