@@ -8,7 +8,8 @@
  * checkpoint has copied it all and no reader still needs it.
  * Lifecycle: created with the connection; the thread starts the first time the log reaches the default's size (most
  * databases never start one), then checkpoints each half second the log changed; stopped before the connection
- * closes. A thread that fails or ends unasked hands the checkpoints back to the connection at SQLite's default.
+ * closes. A thread that fails, ends unasked or reports a failed checkpoint hands the checkpoints back to the connection
+ * at SQLite's default.
  */
 import { stat } from 'node:fs/promises';
 import type { Worker } from 'node:worker_threads';
@@ -24,7 +25,7 @@ const TICK_MS = 500;
 
 /** The checkpoints of one database file. */
 export interface Checkpoints {
-  /** Whether the thread runs (for tests and the operations page). */
+  /** Whether the thread runs. */
   running(): boolean;
   /** How many checkpoints the thread has made. */
   made(): number;
@@ -46,9 +47,12 @@ export function checkpointOffLoop(file: string, writer: SQLite.Database): Checkp
   let pending = false;
 
   function handBack(): void {
+    if (failed) return;
     failed = true;
+    const worker = thread;
     thread = undefined;
-    if (!stopped) writer.pragma(`wal_autocheckpoint = ${DEFAULT_PAGES}`);
+    if (!stopped && writer.open) writer.pragma(`wal_autocheckpoint = ${DEFAULT_PAGES}`);
+    void worker?.terminate();
   }
 
   function start(): Worker {
@@ -57,7 +61,8 @@ export function checkpointOffLoop(file: string, writer: SQLite.Database): Checkp
       asked = false;
       // A stopping checkpointer holds the thread until it ends.
       if (!stopped) worker.unref();
-      if ('error' in reply) return;
+      // A checkpoint that failed (the disk, not a busy reader or writer) is not tried again from here.
+      if ('error' in reply) return handBack();
       made++;
       // Frames a reader still needed stay in the log: the next tick tries again.
       pending = reply.copied < reply.frames;
