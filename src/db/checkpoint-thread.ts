@@ -5,7 +5,7 @@
  * Asked to close, it closes its connection and ends.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { sqliteDriver } from './connect.ts';
+import { sqliteDriver } from './sqlite-driver.ts';
 
 /** What the thread answers after each checkpoint. */
 export type CheckpointReply = { frames: number; copied: number } | { error: string };

@@ -9,6 +9,9 @@ import type { DatabaseTarget } from '../config/load.ts';
 import type { DB } from './types.ts';
 import { FlushingSqliteDialect } from './sqlite-commit.ts';
 import { checkpointOffLoop } from './checkpoints.ts';
+import { sqliteDriver } from './sqlite-driver.ts';
+
+export { sqliteDriver };
 
 /** Which SQL engine a handle talks to. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -87,16 +90,6 @@ function withStatementCache(sqlite: SQLite.Database, max = 500): SQLite.Database
       };
     },
   });
-}
-
-/**
- * The SQLite driver for this Node.js. better-sqlite3 12 and 13 share one API; 13 (Node-API) is used from Node 22 on,
- * because 12's statement destructors can abort the process under Node 24 when a statement is collected outside a
- * Node context (at exit, notably); 13 does not load on Node 20, where 12 is used.
- */
-export function sqliteDriver(): typeof SQLite {
-  const major = Number(process.versions.node.split('.')[0]);
-  return (major >= 22 ? load('better-sqlite3-napi') : load('better-sqlite3')) as typeof SQLite;
 }
 
 /** `flushed` of a database whose commits are on disk (or as durable as configured) when they return. */

@@ -108,8 +108,8 @@ const addressCache = new WeakMap<MessageContent, string>();
 
 /**
  * Where the To and Cc lines of a copy come from. They grow with the recipient list, so for a message with other copies
- * to come they are built here once and kept for those copies; a copy that is its message's only one leaves them to the
- * renderer, off the event loop.
+ * to come they are built here once and kept for those copies; a copy with no others to come (a one-recipient message,
+ * each campaign copy) leaves them to the renderer, which is off the event loop when render threads run.
  */
 function addressSplice(item: DeliveryItem, content: MessageContent): RenderJob['splice'] {
   const { to, cc } = content;
