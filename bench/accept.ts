@@ -122,11 +122,12 @@ const LOG_ORDER = ['off', 'info', 'info', 'off', 'off', 'info', 'info', 'off'] a
 
 /**
  * Accept with the default `info` log against logging off, on SQLite: the logger is the one `sealpost start` builds,
- * writing JSON lines to a file (as to a journal or a pipe) the way it writes them to its standard output. Two measurements,
- * each against the 5% target: four runs of half the time each with and without the log, in mirrored order (LOG_ORDER;
- * the machine's noise between runs is about as large as the target), and a CPU profile of the server while it accepts with the log on, in
- * which the access log's share of the event loop's busy samples is its cost beside the rest of accepting, both
- * measured in the same samples (without the file writes on the thread pool and without garbage collection).
+ * writing JSON lines to a file (as to a journal or a pipe) the way it writes them to its standard output. Two
+ * measurements, each against the 5% target: four runs of half the time each with and without the log, in mirrored order
+ * (LOG_ORDER; the machine's noise between runs is about as large as the target), and a CPU profile of the server while
+ * it accepts with the log on, in which the access log's share of the event loop's busy samples is its cost beside the
+ * rest of accepting, both measured in the same samples (without the file writes on the thread pool and without garbage
+ * collection).
  */
 async function loggingCost(seconds: number): Promise<BenchRow[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'sealpost-bench-log-'));

@@ -27,67 +27,10 @@ export type NewRecipient = Pick<
   | 'updated_at'
 >;
 
-// Every accepted message runs these, so they are compiled once per row count (see db/precompiled.ts); a batch of
-// accepted messages writes each table with one statement.
-const insertMessagesQuery = precompileRows((db, rows: Required<NewMessage>[]) =>
-  db.insertInto('messages').values(
-    rows.map((m) => ({
-      id: m.id,
-      customer_id: m.customer_id,
-      domain_id: m.domain_id,
-      header_message_id: m.header_message_id,
-      from_addr: m.from_addr,
-      source: m.source,
-      lane: m.lane,
-      allow_non_tls: m.allow_non_tls,
-      force_secure: m.force_secure,
-      open_tracking: m.open_tracking,
-      link_tracking: m.link_tracking,
-      custom_headers: m.custom_headers,
-      content: m.content,
-      recipient_count: m.recipient_count,
-      pending_count: m.pending_count,
-      created_at: m.created_at,
-      finished_at: m.finished_at,
-      subject_hash: m.subject_hash,
-    })),
-  ),
-);
-const insertRecipientsQuery = precompileRows((db, rows: Required<NewRecipient>[]) =>
-  db
-    .insertInto('message_recipients')
-    .values(
-      rows.map((r) => ({
-        message_id: r.message_id,
-        customer_id: r.customer_id,
-        address: r.address,
-        name: r.name,
-        kind: r.kind,
-        status: r.status,
-        delivery_status: r.delivery_status,
-        last_response: r.last_response,
-        updated_at: r.updated_at,
-      })),
-    )
-    .returning(['id', 'message_id', 'address']),
-);
-
-/** Inserts message rows. */
-export async function insertMessages(db: Queryable, rows: readonly NewMessage[]): Promise<void> {
-  await insertMessagesQuery(db, rows as Required<NewMessage>[]);
-}
-
 /**
- * Inserts recipient rows and returns their ids in the order of `rows`. The rows a multi-row insert returns are matched
- * by message and address (unique among a message's recipients), not by position, which neither dialect promises.
+ * The columns accepted mail fills, with their PostgreSQL types: the inserts below and the single statement on
+ * PostgreSQL write the same columns.
  */
-export async function insertRecipients(db: Queryable, rows: readonly NewRecipient[]): Promise<number[]> {
-  const inserted = await insertRecipientsQuery(db, rows as Required<NewRecipient>[]);
-  const ids = new Map(inserted.map((r) => [`${r.message_id}\u0000${r.address}`, r.id]));
-  return rows.map((r) => ids.get(`${r.message_id}\u0000${r.address}`)!);
-}
-
-/** The columns a statement of accepted mail fills, with their PostgreSQL types. */
 const MESSAGE_COLUMNS = {
   id: 'text',
   customer_id: 'integer',
@@ -123,6 +66,38 @@ const LINK_COLUMNS = { message_id: 'text', position: 'integer', target_url: 'tex
   keyof Omit<Insertable<MessageLinksTable>, 'id' | 'click_count'>,
   string
 >;
+
+/** The row's values of `columns`, in their order. */
+function columnsOf<T>(row: T, columns: Record<keyof T & string, string>): T {
+  return Object.fromEntries(Object.keys(columns).map((c) => [c, row[c as keyof T]])) as T;
+}
+
+// Every accepted message runs these, so they are compiled once per row count (see db/precompiled.ts); a batch of
+// accepted messages writes each table with one statement.
+const insertMessagesQuery = precompileRows((db, rows: Required<NewMessage>[]) =>
+  db.insertInto('messages').values(rows.map((m) => columnsOf(m, MESSAGE_COLUMNS))),
+);
+const insertRecipientsQuery = precompileRows((db, rows: Required<NewRecipient>[]) =>
+  db
+    .insertInto('message_recipients')
+    .values(rows.map((r) => columnsOf(r, RECIPIENT_COLUMNS)))
+    .returning(['id', 'message_id', 'address']),
+);
+
+/** Inserts message rows. */
+export async function insertMessages(db: Queryable, rows: readonly NewMessage[]): Promise<void> {
+  await insertMessagesQuery(db, rows as Required<NewMessage>[]);
+}
+
+/**
+ * Inserts recipient rows and returns their ids in the order of `rows`. The rows a multi-row insert returns are matched
+ * by message and address (unique among a message's recipients), not by position, which neither dialect promises.
+ */
+export async function insertRecipients(db: Queryable, rows: readonly NewRecipient[]): Promise<number[]> {
+  const inserted = await insertRecipientsQuery(db, rows as Required<NewRecipient>[]);
+  const ids = new Map(inserted.map((r) => [`${r.message_id}\u0000${r.address}`, r.id]));
+  return rows.map((r) => ids.get(`${r.message_id}\u0000${r.address}`)!);
+}
 
 /** `insert into table (columns) select … from` the rows of a JSON array parameter. */
 function insertFromJson(table: string, columns: Record<string, string>, param: string): string {
