@@ -12,7 +12,7 @@ import path from 'node:path';
 import { loadConfig } from '../src/config/load.ts';
 import { connect } from '../src/db/connect.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import { sqliteDriver } from '../src/db/connect.ts';
+import { sqliteDriver } from '../src/db/sqlite-driver.ts';
 import { backupDatabase } from '../src/ops/backup.ts';
 import { fmt, type BenchRow } from './support.ts';
 

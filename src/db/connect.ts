@@ -11,8 +11,6 @@ import { FlushingSqliteDialect } from './sqlite-commit.ts';
 import { checkpointOffLoop } from './checkpoints.ts';
 import { sqliteDriver } from './sqlite-driver.ts';
 
-export { sqliteDriver };
-
 /** Which SQL engine a handle talks to. */
 export type Dialect = 'sqlite' | 'postgres';
 

@@ -11,7 +11,7 @@ import type SQLite from 'better-sqlite3';
 import { databaseTarget } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { resolveMasterKey } from '../crypto/master-key.ts';
-import { sqliteDriver } from '../db/connect.ts';
+import { sqliteDriver } from '../db/sqlite-driver.ts';
 import { checkKeyOnSqlite, masterKeySource, type MasterKeyCheck } from './master-key-check.ts';
 import { OpsError } from './ops-error.ts';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { sqliteDriver } from '../db/connect.ts';
+import { sqliteDriver } from '../db/sqlite-driver.ts';
 import { createScratchDatabase, TEST_DIALECT, type ScratchDatabase } from '../test/database.ts';
 import { createTestApp, testConfig, type TestAccount, type TestApp } from '../test/harness.ts';
 import { moveToPostgres, type MoveProgress } from './move-to-postgres.ts';

@@ -7,7 +7,8 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSealpostWith } from '../bin/cli.test-support.ts';
-import { connect, sqliteDriver, type Database } from '../db/connect.ts';
+import { connect, type Database } from '../db/connect.ts';
+import { sqliteDriver } from '../db/sqlite-driver.ts';
 import { buildApp } from '../app/app.ts';
 import { createContext } from '../runtime.ts';
 import { createScratchDatabase, TEST_DIALECT, type ScratchDatabase } from '../test/database.ts';

@@ -11,7 +11,8 @@ import type pg from 'pg';
 import { databaseTarget } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { resolveMasterKey } from '../crypto/master-key.ts';
-import { connect, sqliteDriver } from '../db/connect.ts';
+import { connect } from '../db/connect.ts';
+import { sqliteDriver } from '../db/sqlite-driver.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import {
   SchemaMismatch,
