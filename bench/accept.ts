@@ -21,6 +21,7 @@ import {
   fmt,
   load,
   onPostgres,
+  postgresCpuMs,
   type BenchInstance,
   type BenchRow,
   type LoadResult,
@@ -49,8 +50,11 @@ function messageBody(domain: string): string {
   });
 }
 
-/** An accept measurement, with the server's CPU time per accepted message (less sensitive to a busy machine). */
-type Accepted = LoadResult & { cpuUsPerMessage: number; served: number };
+/**
+ * An accept measurement, with the server's CPU time per accepted message (less sensitive to a busy machine) and, on
+ * PostgreSQL, the database server's.
+ */
+type Accepted = LoadResult & { cpuUsPerMessage: number; served: number; dbCpuUsPerMessage?: number };
 
 /** One accept measurement: a server on the instance, loaded for `seconds`, checked that every 200 is stored. */
 async function measureAccept(inst: BenchInstance, seconds: number): Promise<Accepted> {
@@ -66,9 +70,12 @@ async function measureAccept(inst: BenchInstance, seconds: number): Promise<Acce
       headers,
     });
     const before = await countMessages(inst);
+    const onPg = inst.ctx.database.dialect === 'postgres';
+    const dbCpu = onPg ? postgresCpuMs() : undefined;
     const cpu = process.cpuUsage();
     const ours = await load(`${url}/v1/email/messages`, { connections: CONNECTIONS, seconds, body, headers });
     const used = process.cpuUsage(cpu);
+    const dbUsedMs = dbCpu === undefined ? undefined : postgresCpuMs()! - dbCpu;
     const stored = (await countMessages(inst)) - before;
     if (ours.non2xx > 0 || ours.errors > 0)
       throw new Error(`accept benchmark saw ${ours.non2xx} non-2xx responses and ${ours.errors} errors`);
@@ -76,6 +83,7 @@ async function measureAccept(inst: BenchInstance, seconds: number): Promise<Acce
     return {
       ...ours,
       cpuUsPerMessage: (used.user + used.system) / ours.total,
+      ...(dbUsedMs === undefined ? {} : { dbCpuUsPerMessage: (dbUsedMs * 1000) / ours.total }),
       served: warm.total + ours.total,
     };
   } finally {
@@ -102,11 +110,15 @@ function combined(list: Accepted[], seconds: number): Accepted {
     p50Ms: list.reduce((a, r) => a + r.p50Ms, 0) / list.length,
     p99Ms: Math.max(...list.map((r) => r.p99Ms)),
     cpuUsPerMessage: list.reduce((a, r) => a + r.cpuUsPerMessage * r.total, 0) / total,
+    ...(list.every((r) => r.dbCpuUsPerMessage !== undefined)
+      ? { dbCpuUsPerMessage: list.reduce((a, r) => a + r.dbCpuUsPerMessage! * r.total, 0) / total }
+      : {}),
   };
 }
 
 const rate = (r: Accepted) =>
-  `${fmt(r.requestsPerSec)} /s, p50 ${fmt(r.p50Ms)} ms, p99 ${fmt(r.p99Ms)} ms, ${fmt(r.cpuUsPerMessage)} µs CPU/message`;
+  `${fmt(r.requestsPerSec)} /s, p50 ${fmt(r.p50Ms)} ms, p99 ${fmt(r.p99Ms)} ms, ${fmt(r.cpuUsPerMessage)} µs CPU/message` +
+  (r.dbCpuUsPerMessage === undefined ? '' : ` (+ PostgreSQL's processes ${fmt(r.dbCpuUsPerMessage)} µs)`);
 
 /** Frames of the access log: its line (serializers and formatting included) and handing it to the log's file. */
 const inAccessLog = (frame: Frame) =>

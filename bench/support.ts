@@ -1,5 +1,5 @@
 /** Shared pieces of the benchmarks: an embedded Sealpost on a temp data directory, an account with a key, load generation, result formatting. */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { createScratchDatabase, TEST_PG_ADMIN_URL, type ScratchDatabase } from '../src/test/database.ts';
 import { tmpdir } from 'node:os';
@@ -221,6 +221,28 @@ export function processCpuMs(pid: number): number {
   // The fields after the command name (which may hold spaces), from field 3 (state) on: utime and stime are 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+}
+
+/**
+ * CPU time (ms) all of this machine's PostgreSQL server processes have used so far (processes named `postgres` in
+ * /proc; a process that ends between two readings takes its time with it). Undefined where /proc cannot be read.
+ */
+export function postgresCpuMs(): number | undefined {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return undefined;
+  }
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += processCpuMs(Number(pid));
+    } catch {
+      // the process ended while being read
+    }
+  }
+  return total;
 }
 
 /** CPU time (ms) of one RSA-2048 SHA-256 signature on this machine now (what each DKIM-signed copy costs at least). */

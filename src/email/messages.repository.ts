@@ -99,24 +99,41 @@ export async function insertRecipients(db: Queryable, rows: readonly NewRecipien
   return rows.map((r) => ids.get(`${r.message_id}\u0000${r.address}`)!);
 }
 
-/** `insert into table (columns) select … from` the rows of a JSON array parameter. */
-function insertFromJson(table: string, columns: Record<string, string>, param: string): string {
-  const names = Object.keys(columns)
-    .map((c) => `"${c}"`)
-    .join(', ');
-  const typed = Object.entries(columns)
+const quoted = (columns: readonly string[]) => columns.map((c) => `"${c}"`).join(', ');
+const typedList = (columns: Record<string, string>) =>
+  Object.entries(columns)
     .map(([c, type]) => `"${c}" ${type}`)
     .join(', ');
-  return `insert into ${table} (${names}) select ${names} from json_to_recordset(${param}::json) as x(${typed})`;
+
+/** `insert into table (columns) select … from` the rows of a JSON array parameter. */
+function insertFromJson(table: string, columns: Record<string, string>, param: string): string {
+  const names = quoted(Object.keys(columns));
+  return `insert into ${table} (${names}) select ${names} from json_to_recordset(${param}::json) as x(${typedList(columns)})`;
 }
 
-// One text whatever the row counts: the rows travel as JSON arrays, one parameter per table.
-const ACCEPTED_SQL = `with m as (${insertFromJson('messages', MESSAGE_COLUMNS, '$1')}),
+/**
+ * The message rows without their `content`, which travels beside the JSON array as one parameter per message: it is
+ * most of a batch's bytes, and PostgreSQL takes a parameter as it comes where it reads a JSON string character by
+ * character. `rows from` pairs the n-th JSON row with the n-th content.
+ */
+const { content: _content, ...MESSAGE_JSON_COLUMNS } = MESSAGE_COLUMNS;
+function insertMessagesFromJson(param: string, contents: readonly string[]): string {
+  const json = Object.keys(MESSAGE_JSON_COLUMNS);
+  return `insert into messages (${quoted([...json, 'content'])}) select ${quoted([...json, 'content'])}
+from rows from (json_to_recordset(${param}::json) as (${typedList(MESSAGE_JSON_COLUMNS)}),
+unnest(array[${contents.join(', ')}]::text[])) as x(${quoted([...json, 'content'])})`;
+}
+
+/** One statement per number of messages: the rows travel as JSON arrays, one parameter per table, the contents apart. */
+function acceptedSql(messages: number): string {
+  const contents = Array.from({ length: messages }, (_, i) => `$${i + 5}`);
+  return `with m as (${insertMessagesFromJson('$1', contents)}),
 r as (${insertFromJson('message_recipients', RECIPIENT_COLUMNS, '$2')} returning id, status, updated_at),
 l as (${insertFromJson('message_links', LINK_COLUMNS, '$3')})
 insert into jobs (queue, payload, state, attempts, run_at, created_at, updated_at)
 select $4, '{"recipientId":' || id || '}', 'queued', 0, updated_at, updated_at, updated_at
 from r where status = 'queued' order by id`;
+}
 
 /** The rows of accepted messages, and the queue of their deliveries. */
 export interface AcceptedRows {
@@ -134,11 +151,12 @@ export interface AcceptedRows {
  */
 export async function insertAcceptedStatement(db: Queryable, rows: AcceptedRows): Promise<void> {
   await db.executeQuery(
-    CompiledQuery.raw(ACCEPTED_SQL, [
-      JSON.stringify(rows.messages),
+    CompiledQuery.raw(acceptedSql(rows.messages.length), [
+      JSON.stringify(rows.messages.map(({ content: _, ...row }) => row)),
       JSON.stringify(rows.recipients),
       JSON.stringify(rows.links),
       rows.queue,
+      ...rows.messages.map((m) => m.content),
     ]),
   );
 }
