@@ -124,6 +124,9 @@ from rows from (json_to_recordset(${param}::json) as (${typedList(MESSAGE_JSON_C
 unnest(array[${contents.join(', ')}]::text[])) as x(${quoted([...json, 'content'])})`;
 }
 
+/** Most messages one statement carries: with their contents as parameters, under PostgreSQL's 65,535 parameters. */
+export const ACCEPTED_STATEMENT_MAX_MESSAGES = 60_000;
+
 /** One statement per number of messages: the rows travel as JSON arrays, one parameter per table, the contents apart. */
 function acceptedSql(messages: number): string {
   const contents = Array.from({ length: messages }, (_, i) => `$${i + 5}`);

@@ -21,6 +21,7 @@ import { newMessageId } from '../mail/message-ids.ts';
 import type { NormalizedMessage, TrackingOptions } from './message-input.ts';
 import {
   findIdempotencyKey,
+  ACCEPTED_STATEMENT_MAX_MESSAGES,
   insertAcceptedStatement,
   insertLinks,
   insertMessages,
@@ -108,10 +109,12 @@ const acceptedWriter: Merger<Accepted, void> = {
         );
     return items.map(() => undefined);
   },
-  // A batch holding a request with an Idempotency-Key keeps the transaction: its record is written on its own.
+  // A batch holding a request with an Idempotency-Key keeps the transaction: its record is written on its own. So does
+  // one with more messages than a statement's parameters carry (large bulk requests), whose inserts go in chunks.
   statement(db, items) {
     if (items.some((a) => a.idempotency)) return undefined;
     const plans = items.flatMap((a) => a.plans);
+    if (plans.length > ACCEPTED_STATEMENT_MAX_MESSAGES) return undefined;
     return insertAcceptedStatement(db, {
       messages: plans.map((p) => p.message),
       recipients: plans.flatMap((p) => p.recipients),
