@@ -1,20 +1,21 @@
 /**
- * End-to-end benchmark: the whole service as a user starts it (`sealpost start`, all roles, default logging and limits
- * but a high rate limit, the worker delivering through the relay transport) is fed messages over HTTP while it delivers
- * them to a loopback STARTTLS sink in another process. It reports accepted/s and delivered/s (from the first message
- * the sink receives to the last), beside a same-run baseline: lean pipelined SMTP clients (bench/smtp-load.ts, 16
- * connections) sending the same number of messages straight into the same sink. Target: delivered at 0.15 of the lean
- * clients' rate or better. Where Debian's Postfix is installed, a private Postfix instance relaying to the same sink with
- * TLS connections reused (bench/postfix.ts) is fed the same messages over SMTP by the lean clients, and the service's
- * delivered rate is compared with Postfix's, each run twice in mirrored order (the service, Postfix, Postfix, the
- * service: the machine's noise between runs is as large as the margin). Each run takes two batches of the messages,
- * one after the other: the first after the start (cold: V8 still compiles the service's hot paths) is recorded, the
- * second (warm, as the service runs for the rest of its life) is held to the target: Sealpost ≥ Postfix.
- * Every process of both runs shares the machine's cores, so the benchmark also records the CPU time each spent per
- * message (the service from its own metrics, the feeder, the lean clients and the sink from theirs), and the most
- * messages per second the cores could carry at that cost, beside the 0.15 floor, with what one RSA-2048 signature (each
- * message's DKIM signature, which neither the lean clients nor Postfix make) costs on the machine in the same run. The
- * feeder is lean too (bench/send-client.ts): kept-alive node:http connections, one request at a time on each.
+ * End-to-end benchmark: the whole service as a user starts it (`sealpost start`, all roles, default logging and
+ * limits but a high rate limit, the worker delivering through the relay transport) is fed messages over HTTP while it
+ * delivers them to a loopback STARTTLS sink in another process. It reports accepted/s and delivered/s (from the first
+ * message the sink receives to the last), beside a same-run baseline: lean pipelined SMTP clients
+ * (bench/smtp-load.ts, 16 connections) sending the same number of messages straight into the same sink. Target:
+ * delivered at 0.15 of the lean clients' rate or better. Where Debian's Postfix is installed, a private Postfix
+ * instance relaying to the same sink with TLS connections reused (bench/postfix.ts) is fed the same messages over
+ * SMTP by the lean clients, and the service's delivered rate is compared with Postfix's, each run twice in mirrored
+ * order (the service, Postfix, Postfix, the service: the machine's noise between runs is as large as the margin).
+ * Each run takes two batches of the messages, one after the other: the first after the start (cold: V8 still compiles
+ * the service's hot paths) is recorded, the second (warm, as the service runs for the rest of its life) is held to
+ * the target: Sealpost ≥ Postfix. Every process of both runs shares the machine's cores, so the benchmark also
+ * records the CPU time each spent per message (the service from its own metrics, the feeder, the lean clients and the
+ * sink from theirs), and the most messages per second the cores could carry at that cost, beside the 0.15 floor, with
+ * what one RSA-2048 signature (each message's DKIM signature, which neither the lean clients nor Postfix make) costs
+ * on the machine in the same run. The feeder is lean too (bench/send-client.ts): kept-alive node:http connections,
+ * one request at a time on each.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -111,9 +112,9 @@ interface Rates {
 }
 
 /**
- * The Postfix peer: a private instance relaying to the sink with TLS connections reused, fed `count` messages by the lean
- * clients over plain SMTP (as the service is fed over plain HTTP), twice; its delivered rates at the sink, each from the
- * first message received to the last, and the TLS handshakes its log shows.
+ * The Postfix peer: a private instance relaying to the sink with TLS connections reused, fed `count` messages by the
+ * lean clients over plain SMTP (as the service is fed over plain HTTP), twice; its delivered rates at the sink, each
+ * from the first message received to the last, and the TLS handshakes its log shows.
  */
 async function postfixDelivered(sink: Sink, count: number): Promise<Rates & { handshakes: number }> {
   const relay = await startPostfixRelay(sink.port);
@@ -142,9 +143,9 @@ interface Measured {
 }
 
 /**
- * Starts a fresh service relaying to the sink and feeds it `count` messages over HTTP twice, waiting each time for their
- * delivery: the first batch is what a fresh process does (V8 is still compiling its hot paths), the second the service
- * warmed up, as it runs for the rest of its life.
+ * Starts a fresh service relaying to the sink and feeds it `count` messages over HTTP twice, waiting each time for
+ * their delivery: the first batch is what a fresh process does (V8 is still compiling its hot paths), the second the
+ * service warmed up, as it runs for the rest of its life.
  */
 async function serviceRun(sink: Sink, count: number): Promise<{ cold: Measured; warm: Measured }> {
   const service = await startService(sink.port);
@@ -188,10 +189,11 @@ const each = (rates: number[]) => rates.map((r) => fmt(r)).join(', ');
 const runsOf = (rates: number[]) => (rates.length > 1 ? ` (runs: ${each(rates)})` : '');
 
 /**
- * Runs the end-to-end benchmark with `count` messages per batch. Where the Postfix peer runs, the service and Postfix run
- * twice each in mirrored order (service, Postfix, Postfix, service), so a machine that grows busier or quieter during
- * the benchmark weighs on both alike; each side's rate is its messages over its time in both runs. Each run takes two
- * batches (cold, then warm: see serviceRun); the target is on the warm batches, and the cold ones are recorded.
+ * Runs the end-to-end benchmark with `count` messages per batch. Where the Postfix peer runs, the service and Postfix
+ * run twice each in mirrored order (service, Postfix, Postfix, service), so a machine that grows busier or quieter
+ * during the benchmark weighs on both alike; each side's rate is its messages over its time in both runs. Each run
+ * takes two batches (cold, then warm: see serviceRun); the target is on the warm batches, and the cold ones are
+ * recorded.
  */
 export async function endToEndBench(count: number): Promise<BenchRow[]> {
   const sink = await startSink();
@@ -232,7 +234,9 @@ export async function endToEndBench(count: number): Promise<BenchRow[]> {
     const inRuns = runsOf(warm.map((r) => r.delivered));
     const rows: BenchRow[] = [
       {
-        name: `e2e: ${count} messages of ~2 KB over HTTP into \`sealpost start\` (default logging), warmed up by ${count} before, accepted`,
+        name:
+          `e2e: ${count} messages of ~2 KB over HTTP into \`sealpost start\` (default logging), ` +
+          `warmed up by ${count} before, accepted`,
         measured: `${fmt(accepted)} /s${runsOf(warm.map((r) => r.accepted))}`,
         baseline: leanBaseline,
         ratio: accepted / lean,
@@ -259,7 +263,9 @@ export async function endToEndBench(count: number): Promise<BenchRow[]> {
         met: true,
       },
       {
-        name: `e2e: the service's CPU time per message for the first ${count} messages after its start (cold), against warm`,
+        name:
+          `e2e: the service's CPU time per message for the first ${count} messages after its start (cold), ` +
+          'against warm',
         measured: `${fmt(coldServiceCpu, 2)} ms`,
         baseline: `${fmt(cpu.service, 2)} ms (warm)`,
         ratio: coldServiceCpu / cpu.service,
@@ -292,8 +298,12 @@ export async function endToEndBench(count: number): Promise<BenchRow[]> {
     const handshakes = postfixRuns.map((r) => fmt(r.handshakes)).join(' and ');
     rows.push(
       {
-        name: `e2e: Postfix with TLS connection reuse, same sink (${count} messages fed over SMTP by the lean clients, warmed up by ${count} before), two runs between the service's two`,
-        measured: `${fmt(postfix)} /s${runsOf(postfixRuns.map((r) => r.warm))}; ${handshakes} TLS handshakes for ${fmt(2 * count)} messages`,
+        name:
+          `e2e: Postfix with TLS connection reuse, same sink (${count} messages fed over SMTP by the lean clients, ` +
+          `warmed up by ${count} before), two runs between the service's two`,
+        measured:
+          `${fmt(postfix)} /s${runsOf(postfixRuns.map((r) => r.warm))}; ` +
+          `${handshakes} TLS handshakes for ${fmt(2 * count)} messages`,
         baseline: leanBaseline,
         ratio: postfix / lean,
         target: 'recorded',

@@ -225,7 +225,8 @@ export function processCpuMs(pid: number): number {
 
 /**
  * CPU time (ms) all of this machine's PostgreSQL server processes have used so far (processes named `postgres` in
- * /proc; a process that ends between two readings takes its time with it). Undefined where /proc cannot be read.
+ * /proc, of every cluster running here; a process that ends between two readings takes its time with it). Undefined
+ * where /proc cannot be read or shows no such process (a server on another machine or in a container).
  */
 export function postgresCpuMs(): number | undefined {
   let pids: string[];
@@ -235,14 +236,17 @@ export function postgresCpuMs(): number | undefined {
     return undefined;
   }
   let total = 0;
+  let found = false;
   for (const pid of pids) {
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += processCpuMs(Number(pid));
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+      total += processCpuMs(Number(pid));
+      found = true;
     } catch {
       // the process ended while being read
     }
   }
-  return total;
+  return found ? total : undefined;
 }
 
 /** CPU time (ms) of one RSA-2048 SHA-256 signature on this machine now (what each DKIM-signed copy costs at least). */

@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../test/harness.ts';
 import { TEST_DIALECT } from '../test/database.ts';
 import { createAccount } from '../accounts/accounts.service.ts';
-import { insertAcceptedStatement, type NewMessage, type NewRecipient } from './messages.repository.ts';
+import {
+  ACCEPTED_STATEMENT_MAX_MESSAGES,
+  insertAcceptedStatement,
+  type NewMessage,
+  type NewRecipient,
+} from './messages.repository.ts';
+import { acceptedWriter } from './submit.ts';
 
 const NOW = 1_800_000_000_000;
 
@@ -51,13 +57,15 @@ describe.skipIf(TEST_DIALECT !== 'postgres')('insertAcceptedStatement (PostgreSQ
   it('pairs each message with its own content and queues work for queued recipients only', async () => {
     const contents = [
       'v1.first',
+      null,
       'quotes " and \\ backslashes, a newline\n, a tab\t, ünïcødé and {"json":[1]}',
       'x'.repeat(100_000),
-      null,
     ];
     const ids = contents.map((_, i) => `0194f7a0-0000-7000-8000-00000000000${i}`);
+    // Handed over in an order that is neither the ids' nor the contents' list order.
+    const order = [2, 0, 3, 1];
     await insertAcceptedStatement(t.ctx.database.db, {
-      messages: ids.map((id, i) => message(id, contents[i]!)),
+      messages: order.map((i) => message(ids[i]!, contents[i] ?? null)),
       recipients: [
         recipient(ids[0]!, 'a@example.org', 'queued'),
         recipient(ids[1]!, 'b@example.org', 'failed'),
@@ -83,5 +91,14 @@ describe.skipIf(TEST_DIALECT !== 'postgres')('insertAcceptedStatement (PostgreSQ
     expect(jobs).toEqual(
       recipients.map((r) => ({ queue: 'email.test', payload: `{"recipientId":${r.id}}`, state: 'queued' })),
     );
+  });
+});
+
+describe('the statement for a batch of accepted mail', () => {
+  it('is not used for more messages than its parameters carry: the batch is written in a transaction', () => {
+    const many = Array.from({ length: ACCEPTED_STATEMENT_MAX_MESSAGES + 1 }, () => ({}));
+    // No database is needed to decline; one that was asked would fail the call.
+    const declined = acceptedWriter.statement!(undefined as never, [{ plans: many as never }]);
+    expect(declined).toBeUndefined();
   });
 });

@@ -108,7 +108,8 @@ const typedList = (columns: Record<string, string>) =>
 /** `insert into table (columns) select … from` the rows of a JSON array parameter. */
 function insertFromJson(table: string, columns: Record<string, string>, param: string): string {
   const names = quoted(Object.keys(columns));
-  return `insert into ${table} (${names}) select ${names} from json_to_recordset(${param}::json) as x(${typedList(columns)})`;
+  const rows = `json_to_recordset(${param}::json) as x(${typedList(columns)})`;
+  return `insert into ${table} (${names}) select ${names} from ${rows}`;
 }
 
 /**
@@ -127,8 +128,22 @@ unnest(array[${contents.join(', ')}]::text[])) as x(${quoted([...json, 'content'
 /** Most messages one statement carries: with their contents as parameters, under PostgreSQL's 65,535 parameters. */
 export const ACCEPTED_STATEMENT_MAX_MESSAGES = 60_000;
 
-/** One statement per number of messages: the rows travel as JSON arrays, one parameter per table, the contents apart. */
+/** The statement's text for each number of messages up to a group commit's usual batch, built once. */
+const acceptedSqlByCount = new Map<number, string>();
+const CACHED_COUNTS = 256;
+
+/** One statement per number of messages: the rows travel as JSON arrays, one parameter per table, contents apart. */
 function acceptedSql(messages: number): string {
+  if (messages > CACHED_COUNTS) return buildAcceptedSql(messages);
+  let text = acceptedSqlByCount.get(messages);
+  if (text === undefined) {
+    text = buildAcceptedSql(messages);
+    acceptedSqlByCount.set(messages, text);
+  }
+  return text;
+}
+
+function buildAcceptedSql(messages: number): string {
   const contents = Array.from({ length: messages }, (_, i) => `$${i + 5}`);
   return `with m as (${insertMessagesFromJson('$1', contents)}),
 r as (${insertFromJson('message_recipients', RECIPIENT_COLUMNS, '$2')} returning id, status, updated_at),

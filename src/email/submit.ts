@@ -20,8 +20,8 @@ import { sealContent, sealCustomHeaders, sealLinkTarget } from '../mail/content.
 import { newMessageId } from '../mail/message-ids.ts';
 import type { NormalizedMessage, TrackingOptions } from './message-input.ts';
 import {
-  findIdempotencyKey,
   ACCEPTED_STATEMENT_MAX_MESSAGES,
+  findIdempotencyKey,
   insertAcceptedStatement,
   insertLinks,
   insertMessages,
@@ -75,7 +75,7 @@ interface Accepted {
  * recipients, links, work rows), then the idempotency records one by one. On PostgreSQL a batch without idempotency
  * records is written by a single statement instead, outside a transaction (see db/group-commit.ts).
  */
-const acceptedWriter: Merger<Accepted, void> = {
+export const acceptedWriter: Merger<Accepted, void> = {
   async write(trx, items) {
     const plans = items.flatMap((a) => a.plans);
     await insertMessages(
