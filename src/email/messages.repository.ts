@@ -119,10 +119,10 @@ function insertFromJson(table: string, columns: Record<string, string>, param: s
  */
 const { content: _content, ...MESSAGE_JSON_COLUMNS } = MESSAGE_COLUMNS;
 function insertMessagesFromJson(param: string, contents: readonly string[]): string {
-  const json = Object.keys(MESSAGE_JSON_COLUMNS);
-  return `insert into messages (${quoted([...json, 'content'])}) select ${quoted([...json, 'content'])}
+  const names = quoted([...Object.keys(MESSAGE_JSON_COLUMNS), 'content']);
+  return `insert into messages (${names}) select ${names}
 from rows from (json_to_recordset(${param}::json) as (${typedList(MESSAGE_JSON_COLUMNS)}),
-unnest(array[${contents.join(', ')}]::text[])) as x(${quoted([...json, 'content'])})`;
+unnest(array[${contents.join(', ')}]::text[])) as x(${names})`;
 }
 
 /** Most messages one statement carries: with their contents as parameters, under PostgreSQL's 65,535 parameters. */
