@@ -6,7 +6,8 @@
  * The engine imports no feature: its store, tracker and transport are handed in.
  */
 import type { Logger } from 'pino';
-import type { FinishIn, QueueSpec } from '../jobs/worker.ts';
+import type { FinishIn } from '../jobs/finish.ts';
+import type { QueueSpec } from '../jobs/worker.ts';
 import { PermanentJobError } from '../jobs/retry.ts';
 import type { DeliveryItem, DeliveryStore, HtmlTracker, MessageContent, RecordedOutcome } from './model.ts';
 import type { Transport } from './transport.ts';

@@ -3,7 +3,7 @@
  * a store loads one recipient's delivery and records its outcome, a tracker decorates HTML, a transport moves bytes.
  */
 import type { KeyObject } from 'node:crypto';
-import type { FinishIn } from '../jobs/worker.ts';
+import type { FinishIn } from '../jobs/finish.ts';
 
 /** A mailbox as stored with a message. */
 export interface Mailbox {

@@ -3,7 +3,7 @@
  * with the end of the delivery's work row when the engine hands one over, so outcome and row end are one commit.
  */
 import type { GroupCommitter, Merger } from '../db/group-commit.ts';
-import type { FinishIn } from '../jobs/worker.ts';
+import type { FinishIn } from '../jobs/finish.ts';
 import type { DeliveryItem, RecordedOutcome } from './model.ts';
 
 /** An outcome waiting for a group commit, with the end of its work row when the commit is to write that too. */

@@ -7,7 +7,7 @@ import { countDeliveryOutcome } from '../http/pipeline-metrics.ts';
 import { isHardBounce, suppressAddress } from '../accounts/suppressions.service.ts';
 import type { AppContext } from '../context.ts';
 import type { PeriodicTask } from '../jobs/scheduler.ts';
-import { finishAllIn, type FinishIn } from '../jobs/worker.ts';
+import { finishAllIn, type FinishIn } from '../jobs/finish.ts';
 import type { Merger } from '../db/group-commit.ts';
 import { recordMerged, type PendingOutcome } from '../delivery/record.ts';
 import type { DeliveryItem, DeliveryStore, HtmlTracker, RecordedOutcome } from '../delivery/model.ts';

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TableNode, UpdateQueryNode, type KyselyPlugin } from 'kysely';
 import { waitFor } from '../test/wait.ts';
-import { countingSettles } from '../test/worker.ts';
-import { finishAllIn, type FinishIn } from './worker.ts';
+import { countingSettles, watchUnsynced } from '../test/worker.ts';
+import { finishAllIn, type FinishIn } from './finish.ts';
 import { gate, workerTestBed } from './worker.test-support.ts';
 
 const { ctx, startWorker, untilDone, enqueue, rowsIn } = workerTestBed();
@@ -118,5 +118,134 @@ describe('finishing work rows', () => {
 
     const row = await untilDone(id);
     expect({ calls, attempts: row.attempts }).toEqual({ calls: 2, attempts: 2 });
+  });
+
+  it("claims the lane's next rows in the transaction that ends its rows, and starts them once it commits", async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 8; i++) ids.push(await enqueue('mail', i));
+    // Claims the worker makes by itself, outside any handler's transaction, that found rows.
+    let ownClaims = 0;
+    const database = watchUnsynced(ctx().database, {
+      transformQuery: ({ node }) => node,
+      transformResult: async ({ result }) => {
+        if (result.rows.some((r) => 'lease_owner' in r && 'attempts' in r)) ownClaims++;
+        return result;
+      },
+    });
+    const handed: FinishIn[] = [];
+    const written = gate();
+    const calls = new Map<number, number>();
+    let claimedInTransaction: unknown[] = [];
+    let startedAtCommit = 0;
+    const worker = startWorker(
+      {
+        mail: {
+          concurrency: 4,
+          handler: async (job, _pace, finishIn) => {
+            calls.set(job.id, (calls.get(job.id) ?? 0) + 1);
+            if ((job.data as number) >= 4) return;
+            handed.push(finishIn);
+            if (handed.length < 4) return written.promise;
+            await ctx()
+              .database.db.transaction()
+              .execute(async (trx) => {
+                await finishAllIn(trx, handed);
+                claimedInTransaction = await trx
+                  .selectFrom('jobs')
+                  .select(['id', 'state', 'lease_owner'])
+                  .where('id', 'in', ids.slice(4))
+                  .orderBy('id')
+                  .execute();
+                startedAtCommit = calls.size;
+              });
+            for (const f of handed) f.ended();
+            written.open();
+          },
+        },
+      },
+      { database },
+    );
+
+    await waitFor(async () => (await rowsIn('done')).length === 8, 5000, 10, 'all eight rows done');
+    expect(claimedInTransaction).toEqual(
+      ids.slice(4).map((id) => ({ id, state: 'running', lease_owner: worker.owner })),
+    );
+    expect(startedAtCommit).toBe(4);
+    expect([...calls.values()]).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
+    expect(ownClaims).toBe(1);
+  });
+
+  it('runs once, claimed anew, a row claimed in a transaction that rolled back, and keeps its place free', async () => {
+    const first = await enqueue('mail', 'first');
+    const second = await enqueue('mail', 'second');
+    const calls: string[] = [];
+    startWorker({
+      mail: {
+        concurrency: 1,
+        retrySchedule: [20],
+        handler: async (job, _pace, finishIn) => {
+          calls.push(job.data as string);
+          if (job.id !== first || calls.length > 1) return;
+          await ctx()
+            .database.db.transaction()
+            .execute(async (trx) => {
+              await finishAllIn(trx, [finishIn]);
+              throw new Error('the outcome could not be recorded');
+            });
+        },
+      },
+    });
+
+    // Had the claim of the second row in the rolled-back transaction kept the lane's one place, nothing would run.
+    await untilDone(first);
+    await untilDone(second);
+    expect(calls.sort()).toEqual(['first', 'first', 'second']);
+  });
+
+  it('never runs more rows at once than the lane has slots while its claims ride in shared commits', async () => {
+    for (let i = 0; i < 40; i++) await enqueue('mail', i);
+    let running = 0;
+    let most = 0;
+    const calls = new Map<number, number>();
+    let pair: { finish: FinishIn; done: () => void }[] = [];
+    startWorker({
+      mail: {
+        concurrency: 4,
+        handler: async (job, _pace, finishIn) => {
+          calls.set(job.id, (calls.get(job.id) ?? 0) + 1);
+          most = Math.max(most, ++running);
+          try {
+            // Rows end two by two, each pair in one transaction, as outcomes recorded in one group commit do.
+            const ended = new Promise<void>((done) => pair.push({ finish: finishIn, done }));
+            if (pair.length === 2) {
+              const both = pair;
+              pair = [];
+              await ctx()
+                .database.db.transaction()
+                .execute((trx) =>
+                  finishAllIn(
+                    trx,
+                    both.map((p) => p.finish),
+                  ),
+                );
+              for (const p of both) p.finish.ended();
+              for (const p of both) p.done();
+            }
+            await ended;
+          } finally {
+            running--;
+          }
+        },
+      },
+    });
+
+    await waitFor(
+      async () => (await rowsIn('done')).length >= 38,
+      10_000,
+      10,
+      'the rows ended in pairs done',
+    );
+    expect(most).toBeLessThanOrEqual(4);
+    expect([...calls.values()].every((n) => n === 1)).toBe(true);
   });
 });

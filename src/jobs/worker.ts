@@ -2,7 +2,8 @@
  * The worker engine: for each registered queue, a loop that claims due rows with a lease, runs the queue's handler on
  * each, and finishes the row (done, retry on the queue's schedule, or failed). Each queue has its own loop and its
  * own concurrency, so one lane (transactional mail) never waits behind another (campaigns). Rows that finish together
- * are marked done together, in one write (completions.ts).
+ * are marked done together, in one write (completions.ts). A write that ends many rows of a lane together (finishAllIn)
+ * also claims that lane's next rows, so a busy lane's claims ride in the commits of its outcomes.
  * Lifecycle: start() begins polling; nudge(queue) wakes a loop early after an enqueue; stop() stops claiming, waits for
  * running handlers up to a deadline, and leaves anything unfinished to lease expiry.
  */
@@ -13,6 +14,7 @@ import type { LoopPacer } from './loop-pacer.ts';
 import type { Database } from '../db/connect.ts';
 import type { Queryable } from '../db/types.ts';
 import { claimJobs, completeJobs, extendLease, failJob, type JobRow } from './jobs.repository.ts';
+import type { FinishIn, Lane } from './finish.ts';
 import { createCompletions, type Completions } from './completions.ts';
 import { DEFAULT_RETRY_SCHEDULE_MS, PermanentJobError, nextRetryAt } from './retry.ts';
 
@@ -21,44 +23,6 @@ import { DEFAULT_RETRY_SCHEDULE_MS, PermanentJobError, nextRetryAt } from './ret
  * the process, a wait of at most `maxWaitMs` while the loop lags (see loop-pacer.ts).
  */
 export type Pace = (maxWaitMs?: number) => Promise<void>;
-
-/**
- * Marks the row done inside the handler's own transaction, so that what the handler records and the end of its row
- * are one commit. Called, it ends the row in `trx` and tells the worker at once: the handler must not return normally
- * unless that transaction committed. A write that records the work of many handlers at once ends all their rows with
- * finishAllIn and calls `ended()` of each once its transaction has committed. Either way the worker writes nothing
- * more for the row.
- */
-export interface FinishIn {
-  (trx: Queryable): Promise<void>;
-  readonly jobId: number;
-  /** The lease owner the row is ended under (its worker). */
-  readonly owner: string;
-  /** The clock of the row's worker. */
-  readonly now: () => number;
-  /** Tells the row's worker that a committed transaction ended the row. */
-  readonly ended: () => void;
-}
-
-/**
- * Ends the rows of `finishes` in `trx` with one statement per worker instead of one per row. The caller calls `ended()`
- * of each once `trx` has committed.
- */
-export async function finishAllIn(trx: Queryable, finishes: readonly FinishIn[]): Promise<void> {
-  const byOwner = new Map<string, FinishIn[]>();
-  for (const f of finishes) {
-    const group = byOwner.get(f.owner);
-    if (group) group.push(f);
-    else byOwner.set(f.owner, [f]);
-  }
-  for (const [owner, group] of byOwner)
-    await completeJobs(
-      trx,
-      group.map((f) => f.jobId),
-      owner,
-      group[0]!.now(),
-    );
-}
 
 /** A handler for one queue's rows. Throw to retry; throw PermanentJobError to fail at once. */
 export type JobHandler = (job: JobRow & { data: unknown }, pace: Pace, finishIn: FinishIn) => Promise<void>;
@@ -154,6 +118,10 @@ class QueueLoop {
   private readonly concurrency: number;
   private readonly contendedConcurrency: number;
   private readonly leaseMs: number;
+  /** Rows claimed in transactions that end rows of this lane, not yet started or let go (see claimIn). */
+  private reserved = 0;
+  private readonly claimedFor = new Map<FinishIn, { row: JobRow; committed: boolean }>();
+  private readonly lane: Lane = { claimIn: (trx, finishes) => this.claimIn(trx, finishes) };
 
   constructor(
     private readonly queue: string,
@@ -185,8 +153,55 @@ class QueueLoop {
     this.wake();
     await this.loopDone;
     let timeout: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(this.running), new Promise((r) => (timeout = setTimeout(r, timeoutMs)))]);
+    let timedOut = false;
+    const deadline = new Promise<void>(
+      (r) => (timeout = setTimeout(() => r(void (timedOut = true)), timeoutMs)),
+    );
+    // Rows claimed in an outcome's commit just before the stop may still start: wait for those too.
+    while (this.running.size > 0 && !timedOut) await Promise.race([Promise.all(this.running), deadline]);
     clearTimeout(timeout);
+  }
+
+  /**
+   * Claims in `trx`, which ends the rows of `finishes`, up to as many rows as end, within the room the lane will have
+   * once they have: its slots less the rows running (these included) and the rows other such transactions claimed.
+   */
+  private async claimIn(trx: Queryable, finishes: readonly FinishIn[]): Promise<void> {
+    // A row claimed for one of these before was claimed by a transaction that did not commit (this one runs them again).
+    for (const f of finishes) this.letGo(f);
+    if (this.stopping) return;
+    const wanted = Math.min(
+      finishes.length,
+      this.limit() - this.running.size + finishes.length - this.reserved,
+    );
+    if (wanted <= 0) return;
+    this.reserved += wanted;
+    let rows: JobRow[] = [];
+    try {
+      rows = await claimJobs(trx, this.opts.database.dialect, {
+        queue: this.queue,
+        owner: this.owner,
+        leaseMs: this.leaseMs,
+        limit: wanted,
+        now: this.now(),
+      });
+    } finally {
+      this.reserved -= wanted - rows.length;
+    }
+    rows.forEach((row, i) => this.claimedFor.set(finishes[i]!, { row, committed: false }));
+  }
+
+  /**
+   * Lets go of the row claimed for `finish`, if any, and starts it if its transaction committed. One that did not
+   * commit rolled back, and the row is still due. (A commit that failed after it was written, which the committer
+   * reports rather than runs again, leaves the row leased to this worker: it runs again once the lease lapses.)
+   */
+  private letGo(finish: FinishIn): void {
+    const claimed = this.claimedFor.get(finish);
+    if (!claimed) return;
+    this.claimedFor.delete(finish);
+    this.reserved--;
+    if (claimed.committed) this.track(this.run(claimed.row));
   }
 
   /** Slots of the lane now: fewer while API requests share the loop. */
@@ -198,7 +213,7 @@ class QueueLoop {
     while (!this.stopping) {
       const limit = this.limit();
       const claimBatch = Math.ceil(limit / CLAIM_BATCH_DIVISOR);
-      const free = limit - this.running.size;
+      const free = limit - this.running.size - this.reserved;
       let claimed: JobRow[] = [];
       // While handlers run, a claim waits until a batch of slots is free: each claim is a write, and a busy lane would
       // otherwise claim one row each time one finishes.
@@ -266,7 +281,8 @@ class QueueLoop {
       let finished = false;
       const finishIn: FinishIn = Object.assign(
         async (trx: Queryable) => {
-          await finishAllIn(trx, [finishIn]);
+          // Called before its transaction commits: claims nothing, since a claimed row would start before the commit.
+          await completeJobs(trx, [job.id], this.owner, this.now());
           finishIn.ended();
         },
         {
@@ -275,10 +291,18 @@ class QueueLoop {
           now: this.now,
           ended: () => {
             finished = true;
+            const claimed = this.claimedFor.get(finishIn);
+            if (claimed) claimed.committed = true;
           },
+          lane: this.lane,
         },
       );
-      await this.spec.handler({ ...job, data: JSON.parse(job.payload) }, pace, finishIn);
+      try {
+        await this.spec.handler({ ...job, data: JSON.parse(job.payload) }, pace, finishIn);
+      } finally {
+        // The row claimed in the commit that ended this one takes its place once its handler is done.
+        this.letGo(finishIn);
+      }
       // A handler that returned after finishing its row in its transaction saw that transaction commit.
       if (!finished) await this.completions.done(job.id);
     } catch (err) {

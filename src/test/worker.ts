@@ -3,7 +3,8 @@ import type { KyselyPlugin } from 'kysely';
 import type { Config } from '../config/schema.ts';
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/connect.ts';
-import { createWorker, type FinishIn, type QueueSpec, type Worker } from '../jobs/worker.ts';
+import type { FinishIn } from '../jobs/finish.ts';
+import { createWorker, type QueueSpec, type Worker } from '../jobs/worker.ts';
 import type { TestApp } from './harness.ts';
 
 /** Starts a worker over `queues(ctx)`, where ctx is the test's context with `overrides` applied; the caller stops it. */

@@ -12,7 +12,7 @@ import type { Merger } from '../../db/group-commit.ts';
 import type { Queryable } from '../../db/types.ts';
 import type { DeliveryItem, RecordedOutcome } from '../../delivery/model.ts';
 import type { PendingOutcome } from '../../delivery/record.ts';
-import { finishAllIn, type FinishIn } from '../../jobs/worker.ts';
+import { finishAllIn, type FinishIn } from '../../jobs/finish.ts';
 import { isHardBounce, suppressAddress } from '../../accounts/suppressions.service.ts';
 import {
   countSubscriberOutcome,
