@@ -118,9 +118,9 @@ class QueueLoop {
   private readonly concurrency: number;
   private readonly contendedConcurrency: number;
   private readonly leaseMs: number;
-  /** Rows claimed in transactions that end rows of this lane, not yet started or let go (see claimIn). */
+  /** Rows claimed (or being claimed) that are not running yet: by the lane itself, or by commits (see claimIn). */
   private reserved = 0;
-  private readonly claimedFor = new Map<FinishIn, { row: JobRow; committed: boolean }>();
+  private readonly claimedFor = new Map<FinishIn, { rows: JobRow[]; committed: boolean }>();
   private readonly lane: Lane = { claimIn: (trx, finishes) => this.claimIn(trx, finishes) };
 
   constructor(
@@ -163,18 +163,17 @@ class QueueLoop {
   }
 
   /**
-   * Claims in `trx`, which ends the rows of `finishes`, up to as many rows as end, within the room the lane will have
-   * once they have: its slots less the rows running (these included) and the rows other such transactions claimed.
+   * Claims in `trx`, which ends the rows of `finishes`, as many rows as the lane will have room for once they have
+   * ended (its slots less the rows running, these not counted, and the rows other such transactions claimed), if that
+   * is a batch of slots: as with the lane's own claims, a smaller room waits for the next commit or for the lane.
    */
   private async claimIn(trx: Queryable, finishes: readonly FinishIn[]): Promise<void> {
     // A row claimed for one of these before was claimed by a transaction that did not commit (this one runs them again).
     for (const f of finishes) this.letGo(f);
     if (this.stopping) return;
-    const wanted = Math.min(
-      finishes.length,
-      this.limit() - this.running.size + finishes.length - this.reserved,
-    );
-    if (wanted <= 0) return;
+    const limit = this.limit();
+    const wanted = limit - this.running.size + finishes.length - this.reserved;
+    if (wanted < Math.ceil(limit / CLAIM_BATCH_DIVISOR)) return;
     this.reserved += wanted;
     let rows: JobRow[] = [];
     try {
@@ -188,20 +187,27 @@ class QueueLoop {
     } finally {
       this.reserved -= wanted - rows.length;
     }
-    rows.forEach((row, i) => this.claimedFor.set(finishes[i]!, { row, committed: false }));
+    // Each row takes the place of one that ends, or a place that was free: spread over the finishes, it starts when the
+    // handler of its finish returns.
+    rows.forEach((row, i) => {
+      const finish = finishes[i % finishes.length]!;
+      const claimed = this.claimedFor.get(finish);
+      if (claimed) claimed.rows.push(row);
+      else this.claimedFor.set(finish, { rows: [row], committed: false });
+    });
   }
 
   /**
-   * Lets go of the row claimed for `finish`, if any, and starts it if its transaction committed. One that did not
-   * commit rolled back, and the row is still due. (A commit that failed after it was written, which the committer
-   * reports rather than runs again, leaves the row leased to this worker: it runs again once the lease lapses.)
+   * Lets go of the rows claimed for `finish`, if any, and starts them if their transaction committed. One that did not
+   * commit rolled back, and the rows are still due. (A commit that failed after it was written, which the committer
+   * reports rather than runs again, leaves the rows leased to this worker: they run again once the lease lapses.)
    */
   private letGo(finish: FinishIn): void {
     const claimed = this.claimedFor.get(finish);
     if (!claimed) return;
     this.claimedFor.delete(finish);
-    this.reserved--;
-    if (claimed.committed) this.track(this.run(claimed.row));
+    this.reserved -= claimed.rows.length;
+    if (claimed.committed) for (const row of claimed.rows) this.track(this.run(row));
   }
 
   /** Slots of the lane now: fewer while API requests share the loop. */
@@ -218,6 +224,8 @@ class QueueLoop {
       // While handlers run, a claim waits until a batch of slots is free: each claim is a write, and a busy lane would
       // otherwise claim one row each time one finishes.
       if (free > 0 && (free >= claimBatch || this.running.size === 0)) {
+        // Held while the claim runs, so a commit that claims meanwhile leaves these slots alone.
+        this.reserved += free;
         try {
           const { database } = this.opts;
           claimed = await database.unsynced((db) =>
@@ -231,6 +239,8 @@ class QueueLoop {
           );
         } catch (err) {
           this.opts.log.error({ err, queue: this.queue }, 'claiming work rows failed');
+        } finally {
+          this.reserved -= free;
         }
       }
       for (const job of claimed) this.track(this.run(job));
