@@ -10,6 +10,7 @@ import type MimeNode from 'nodemailer/lib/mime-node/index.js';
 import * as mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
 import { onFirstUse } from '../on-first-use.ts';
 import { signDkim } from './dkim-sign.ts';
+import { buildMime } from './mime-build.ts';
 import type { DkimKey, Mailbox, StoredAttachment } from './model.ts';
 
 const mailComposer = onFirstUse<typeof MailComposer>('nodemailer/lib/mail-composer/index.js');
@@ -79,7 +80,7 @@ function splice(raw: Buffer, header: string, lines: string): Buffer {
 export function renderMime(options: Mail.Options): Promise<Buffer> {
   const root = new (mailComposer())(options).compile();
   presetEncodings(root);
-  return root.build();
+  return buildMime(root);
 }
 
 /**
