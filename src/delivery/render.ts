@@ -75,7 +75,7 @@ function splice(raw: Buffer, header: string, lines: string): Buffer {
 
 /**
  * What nodemailer's composer renders from `options`, byte for byte, with each text part's transfer encoding chosen
- * before the composer would detect it (see transferEncoding).
+ * before the composer would detect it (see transferEncoding), and the tree written without streams (mime-build.ts).
  */
 export function renderMime(options: Mail.Options): Promise<Buffer> {
   const root = new (mailComposer())(options).compile();
