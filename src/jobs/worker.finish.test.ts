@@ -1,13 +1,51 @@
 /** How the worker ends the rows its handlers finished: together, in the handler's own transaction, or with others. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TableNode, UpdateQueryNode, type KyselyPlugin } from 'kysely';
 import { waitFor } from '../test/wait.ts';
 import { countingSettles, watchUnsynced } from '../test/worker.ts';
 import { finishAllIn, type FinishIn } from './finish.ts';
 import { gate, workerTestBed } from './worker.test-support.ts';
+import type { QueueSpec } from './worker.ts';
+import type { TestContext } from '../test/harness.ts';
+import type { Transaction } from 'kysely';
+import type { DB } from '../db/types.ts';
+import { createLoopPacer } from './loop-pacer.ts';
 
 const { ctx, startWorker, untilDone, enqueue, rowsIn } = workerTestBed();
+
+/**
+ * A lane of four slots whose handlers end the rows of payloads 0–3 together, in one transaction that also runs `look`
+ * (the rows it reads are kept in `seen`), and return at once for the others; `calls` counts each row's runs.
+ */
+function fourEndedTogether(
+  ctx: () => TestContext['ctx'],
+  look: (trx: Transaction<DB>) => Promise<unknown[]>,
+) {
+  const handed: FinishIn[] = [];
+  const written = gate();
+  const calls = new Map<number, number>();
+  const state = { seen: [] as unknown[], startedAtCommit: 0, calls };
+  const spec: QueueSpec = {
+    concurrency: 4,
+    handler: async (job, _pace, finishIn) => {
+      calls.set(job.id, (calls.get(job.id) ?? 0) + 1);
+      if ((job.data as number) >= 4) return;
+      handed.push(finishIn);
+      if (handed.length < 4) return written.promise;
+      await ctx()
+        .database.db.transaction()
+        .execute(async (trx) => {
+          await finishAllIn(trx, handed);
+          state.seen = await look(trx);
+          state.startedAtCommit = calls.size;
+        });
+      for (const f of handed) f.ended();
+      written.open();
+    },
+  };
+  return { spec, state };
+}
 
 describe('finishing work rows', () => {
   it('marks rows whose handlers finish together done in one write', async () => {
@@ -132,46 +170,22 @@ describe('finishing work rows', () => {
         return result;
       },
     });
-    const handed: FinishIn[] = [];
-    const written = gate();
-    const calls = new Map<number, number>();
-    let claimedInTransaction: unknown[] = [];
-    let startedAtCommit = 0;
-    const worker = startWorker(
-      {
-        mail: {
-          concurrency: 4,
-          handler: async (job, _pace, finishIn) => {
-            calls.set(job.id, (calls.get(job.id) ?? 0) + 1);
-            if ((job.data as number) >= 4) return;
-            handed.push(finishIn);
-            if (handed.length < 4) return written.promise;
-            await ctx()
-              .database.db.transaction()
-              .execute(async (trx) => {
-                await finishAllIn(trx, handed);
-                claimedInTransaction = await trx
-                  .selectFrom('jobs')
-                  .select(['id', 'state', 'lease_owner'])
-                  .where('id', 'in', ids.slice(4))
-                  .orderBy('id')
-                  .execute();
-                startedAtCommit = calls.size;
-              });
-            for (const f of handed) f.ended();
-            written.open();
-          },
-        },
-      },
-      { database },
+    const { spec, state } = fourEndedTogether(ctx, (trx) =>
+      trx
+        .selectFrom('jobs')
+        .select(['id', 'state', 'lease_owner'])
+        .where('id', 'in', ids.slice(4))
+        .orderBy('id')
+        .execute(),
     );
+    const worker = startWorker({ mail: spec }, { database });
 
     await waitFor(async () => (await rowsIn('done')).length === 8, 5000, 10, 'all eight rows done');
-    expect(claimedInTransaction).toEqual(
+    expect(state.seen).toEqual(
       ids.slice(4).map((id) => ({ id, state: 'running', lease_owner: worker.owner })),
     );
-    expect(startedAtCommit).toBe(4);
-    expect([...calls.values()]).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
+    expect(state.startedAtCommit).toBe(4);
+    expect([...state.calls.values()]).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
     expect(ownClaims).toBe(1);
   });
 
@@ -247,5 +261,23 @@ describe('finishing work rows', () => {
     );
     expect(most).toBeLessThanOrEqual(4);
     expect([...calls.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('leaves claims out of the shared commits while API requests come in, and claims on its own', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 8; i++) ids.push(await enqueue('mail', i));
+    const pacer = createLoopPacer({ contendedMs: 60_000 });
+    onTestFinished(() => pacer.stop());
+    pacer.noteRequest();
+    const { spec, state } = fourEndedTogether(ctx, async (trx) =>
+      (await trx.selectFrom('jobs').select('state').where('id', 'in', ids.slice(4)).execute()).map(
+        (r) => r.state,
+      ),
+    );
+    startWorker({ mail: spec }, { pacer });
+
+    await waitFor(async () => (await rowsIn('done')).length === 8, 5000, 10, 'all eight rows done');
+    expect(state.seen).toEqual(['queued', 'queued', 'queued', 'queued']);
+    expect([...state.calls.values()]).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
   });
 });

@@ -3,7 +3,8 @@
  * each, and finishes the row (done, retry on the queue's schedule, or failed). Each queue has its own loop and its
  * own concurrency, so one lane (transactional mail) never waits behind another (campaigns). Rows that finish together
  * are marked done together, in one write (completions.ts). A write that ends many rows of a lane together (finishAllIn)
- * also claims that lane's next rows, so a busy lane's claims ride in the commits of its outcomes.
+ * also claims that lane's next rows, so a busy lane's claims ride in the commits of its outcomes (except while API
+ * requests share the process: their writes share those commits).
  * Lifecycle: start() begins polling; nudge(queue) wakes a loop early after an enqueue; stop() stops claiming, waits for
  * running handlers up to a deadline, and leaves anything unfinished to lease expiry.
  */
@@ -170,7 +171,8 @@ class QueueLoop {
   private async claimIn(trx: Queryable, finishes: readonly FinishIn[]): Promise<void> {
     // A row claimed for one of these before was claimed by a transaction that did not commit (this one runs them again).
     for (const f of finishes) this.letGo(f);
-    if (this.stopping) return;
+    // While API requests share the loop, claims stay out of the commits the requests' writes wait for.
+    if (this.stopping || this.opts.pacer?.contended()) return;
     const limit = this.limit();
     const wanted = limit - this.running.size + finishes.length - this.reserved;
     if (wanted < Math.ceil(limit / CLAIM_BATCH_DIVISOR)) return;
