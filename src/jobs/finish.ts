@@ -28,17 +28,18 @@ export interface FinishIn {
 /** A lane of a worker, as finishAllIn sees it. */
 export interface Lane {
   /**
-   * Claims in `trx` up to one row for each of `finishes` (rows of this lane ending in `trx`), as far as the lane has
-   * room once they end. A row claimed for a finish takes its place when the finish's handler returns, if `ended()` was
-   * called (`trx` committed); if `trx` rolled back, the row was never claimed and is let go.
+   * Claims in `trx`, which ends the rows of `finishes` (rows of this lane), as many rows as the lane will have room for
+   * once they have ended, or none. Each row claimed is given to one of the finishes and starts when that finish's
+   * handler returns, if `ended()` was called (`trx` committed); if `trx` rolled back, the row was never claimed and is
+   * let go.
    */
   claimIn(trx: Queryable, finishes: readonly FinishIn[]): Promise<void>;
 }
 
 /**
- * Ends the rows of `finishes` in `trx` with one statement per worker instead of one per row, and claims in `trx` the
- * next rows of their lanes, as many as end (claim, outcome and row end: one commit). The caller calls `ended()` of each
- * once `trx` has committed, and only then: a row claimed for a finish starts only if it was.
+ * Ends the rows of `finishes` in `trx` with one statement per worker instead of one per row, and lets their lanes claim
+ * their next rows in `trx` (claim, outcome and row end: one commit). The caller calls `ended()` of each once `trx` has
+ * committed, and only then: a row claimed for a finish starts only if it was.
  */
 export async function finishAllIn(trx: Queryable, finishes: readonly FinishIn[]): Promise<void> {
   for (const [owner, group] of groupBy(finishes, (f) => f.owner))
