@@ -3,7 +3,8 @@ import { expect, it, onTestFinished } from 'vitest';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import MimeNode from 'nodemailer/lib/mime-node/index.js';
 import { composeMessage } from './compose.ts';
-import { renderMime, transferEncoding, type RenderJob } from './render.ts';
+import { transferEncoding } from './mime-build.ts';
+import { renderMime, type RenderJob } from './render.ts';
 import { createRenderPool } from './render-pool.ts';
 import type { DeliveryItem, MessageContent } from './model.ts';
 

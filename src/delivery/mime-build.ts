@@ -8,6 +8,7 @@
  * A tree this does not cover (content from a stream, a file or a URL, raw nodes, transforms) is built by the tree.
  */
 import type { Transform } from 'node:stream';
+import * as mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
 import type MimeNode from 'nodemailer/lib/mime-node/index.js';
 import { onFirstUse } from '../on-first-use.ts';
 
@@ -34,6 +35,12 @@ interface Node {
 
 /** What `root.build()` resolves to. */
 export function buildMime(root: MimeNode): Promise<Buffer> {
+  const raw = buildMimeSync(root);
+  return raw ? Promise.resolve(raw) : root.build();
+}
+
+/** What `root.build()` would resolve to, written at once; undefined for a tree this does not cover. */
+export function buildMimeSync(root: MimeNode): Buffer | undefined {
   const node = root as unknown as Node;
   // The tree's `newline` option: none (the composer's default) leaves line ends as they are; Windows ones end every
   // line in CRLF; Unix ones are left to the tree.
@@ -46,9 +53,9 @@ export function buildMime(root: MimeNode): Promise<Buffer> {
     (newline && !windows) ||
     !write(node, chunks)
   )
-    return root.build();
+    return undefined;
   const raw = through(new (lastNewline().default)(), chunks);
-  return Promise.resolve(windows ? through(new (windowsLineEnds().default)(), [raw]) : raw);
+  return windows ? through(new (windowsLineEnds().default)(), [raw]) : raw;
 }
 
 /** Appends what the node streams (headers, content, children) to `out`; false for a node this does not cover. */
@@ -91,4 +98,27 @@ function through(transform: Transform, input: Buffer[]): Buffer {
   if (whole.length > 0) transform._transform(whole, 'buffer' as BufferEncoding, fail);
   transform._flush?.(fail);
   return Buffer.concat(output);
+}
+
+/**
+ * The transfer encoding nodemailer's composer would choose for a text body, chosen without the composer's detection,
+ * which collects every letter of the body into an array to count them (a few percent of a delivery's CPU, and as much
+ * again in garbage): quoted-printable when ASCII letters outnumber control and non-ASCII characters, base64 otherwise.
+ * Undefined for plain ASCII text with short lines, which the composer sends as it is.
+ */
+export function transferEncoding(content: string): 'quoted-printable' | 'base64' | undefined {
+  if (mimeFuncs.isPlainText(content) && !mimeFuncs.hasLongerLines(content, 76)) return undefined;
+  return countedEncoding(content);
+}
+
+/** The encoding of a text body that cannot go as it is, chosen as the composer chooses it (see transferEncoding). */
+export function countedEncoding(content: string): 'quoted-printable' | 'base64' {
+  let letters = 0;
+  let others = 0;
+  for (let i = 0; i < content.length; i++) {
+    const c = content.charCodeAt(i);
+    if ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)) letters++;
+    else if (c <= 0x08 || c === 0x0b || c === 0x0c || (c >= 0x0e && c <= 0x1f) || c >= 0x80) others++;
+  }
+  return others < letters ? 'quoted-printable' : 'base64';
 }

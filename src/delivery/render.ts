@@ -1,16 +1,16 @@
 /**
- * Rendering and signing one copy of a message: nodemailer's composer builds the MIME, the To and Cc lines prepared
- * for the message (or built here from its addresses) are spliced in, and each DKIM key of the From domain signs the
- * result (see dkim-sign.ts). A job is plain data, so it renders the same on the event loop as on a render thread
+ * Rendering and signing one copy of a message: nodemailer's composer builds the MIME (a copy without attachments is
+ * written from the kept frame of its shape, mime-frame.ts), the To and Cc lines prepared for the message (or built
+ * here from its addresses) are spliced in, and each DKIM key of the From domain signs the result (see dkim-sign.ts). A job is plain data, so it renders the same on the event loop as on a render thread
  * (render-pool.ts).
  */
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type MimeNode from 'nodemailer/lib/mime-node/index.js';
-import * as mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
 import { onFirstUse } from '../on-first-use.ts';
 import { signDkim } from './dkim-sign.ts';
-import { buildMime } from './mime-build.ts';
+import { buildMime, transferEncoding } from './mime-build.ts';
+import { renderFromFrame } from './mime-frame.ts';
 import type { DkimKey, Mailbox, StoredAttachment } from './model.ts';
 
 const mailComposer = onFirstUse<typeof MailComposer>('nodemailer/lib/mail-composer/index.js');
@@ -30,14 +30,16 @@ export interface RenderJob {
 
 /** The raw, signed copy a job describes. */
 export async function renderSigned(job: RenderJob): Promise<Buffer> {
-  const raw = await renderMime({
-    ...job.options,
-    attachments: job.attachments?.map((a) => ({
-      filename: a.fileName,
-      contentType: a.contentType,
-      content: Buffer.from(a.content, 'base64'),
-    })),
-  });
+  const raw =
+    (!job.attachments && renderFromFrame(job.options)) ||
+    (await renderMime({
+      ...job.options,
+      attachments: job.attachments?.map((a) => ({
+        filename: a.fileName,
+        contentType: a.contentType,
+        content: Buffer.from(a.content, 'base64'),
+      })),
+    }));
   const { splice: at } = job;
   if (!at) return signDkim(raw, job.dkim);
   return signDkim(splice(raw, at.header, 'lines' in at ? at.lines : addressLines(at.to, at.cc)), job.dkim);
@@ -99,22 +101,4 @@ function presetEncodings(node: MimeNode): void {
     if (encoding) node.setHeader('Content-Transfer-Encoding', encoding);
   }
   for (const child of node.childNodes) presetEncodings(child);
-}
-
-/**
- * The transfer encoding nodemailer's composer would choose for a text body, chosen without the composer's detection,
- * which collects every letter of the body into an array to count them (a few percent of a delivery's CPU, and as much
- * again in garbage): quoted-printable when ASCII letters outnumber control and non-ASCII characters, base64 otherwise.
- * Undefined for plain ASCII text with short lines, which the composer sends as it is.
- */
-export function transferEncoding(content: string): 'quoted-printable' | 'base64' | undefined {
-  if (mimeFuncs.isPlainText(content) && !mimeFuncs.hasLongerLines(content, 76)) return undefined;
-  let letters = 0;
-  let others = 0;
-  for (let i = 0; i < content.length; i++) {
-    const c = content.charCodeAt(i);
-    if ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)) letters++;
-    else if (c <= 0x08 || c === 0x0b || c === 0x0c || (c >= 0x0e && c <= 0x1f) || c >= 0x80) others++;
-  }
-  return others < letters ? 'quoted-printable' : 'base64';
 }
