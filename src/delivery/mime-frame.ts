@@ -128,7 +128,7 @@ function compose(options: Mail.Options): Frame | undefined {
     node.childNodes.forEach(walk);
   };
   walk(root as unknown as Node);
-  for (const n of nodes) n._normalizeHeaderKey = normalizedKey(n._normalizeHeaderKey);
+  for (const n of nodes) n._normalizeHeaderKey = normalizedKey(n._normalizeHeaderKey.bind(n));
   const type = (n: Node) => String((n as unknown as MimeNode).getHeader('Content-Type') ?? '').toLowerCase();
   const part = (content: unknown, prefix: string) =>
     content ? nodes.find((n) => n.content === content && type(n).startsWith(prefix)) : undefined;
@@ -158,7 +158,7 @@ function fill(frame: Frame, options: Mail.Options): void {
   if (frame.html) setBody(frame.html, options.html as string);
 }
 
-/** A part's body and the transfer encoding the composer would choose for it (see transferEncoding in render.ts). */
+/** A part's body and the transfer encoding the composer would choose for it (see transferEncoding in mime-build.ts). */
 function setBody(node: Node, content: string): void {
   // The tree only ever sets this flag; a body of its own starts without it.
   node._hasLongLines = false;
@@ -168,7 +168,10 @@ function setBody(node: Node, content: string): void {
   node.setHeader('Content-Transfer-Encoding', plain ? '7bit' : countedEncoding(content));
 }
 
-/** Header names as the tree spells them, kept: the tree spells a name at every read and write of a header. */
+/**
+ * Header names as the tree spells them, kept: the tree spells a name at every read and write of a header. The
+ * spelling depends on the name alone.
+ */
 const spelled = new Map<string, string>();
 const MAX_SPELLED = 1000;
 
