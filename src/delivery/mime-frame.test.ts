@@ -93,6 +93,7 @@ describe('copies written from a frame', () => {
     const from = { address: 'results@clinic.example', name: 'Results' };
     const secret = copy(1, { from, text: 'Your test result: SECRET-BODY', html: '<p>SECRET-HTML</p>' });
     secret.subject = 'SECRET-SUBJECT';
+    secret.messageId = '<SECRET-ID@clinic.example>';
     secret.headers = {
       ...(secret.headers as Record<string, string>),
       'List-Unsubscribe': '<https://x/SECRET-U>',
@@ -118,6 +119,9 @@ describe('copies written from a frame', () => {
       { ...base, headers: { Subject: 'twice' } },
       { ...base, headers: { 'Content-Type': 'text/html' } },
       { ...base, headers: { 'X-Ref': '1', 'x-ref': '2' } },
+      { ...base, headers: { 'X-Ref': '1', 'X-Ref ': '2' } },
+      { ...base, headers: { 'From ': 'someone@example.org' } },
+      { ...base, headers: { ' Content-Type': 'text/html' } },
       { ...base, headers: { 'X-Ref': ['1', '2'] } as never },
       { ...base, messageId: undefined },
       { ...base, date: undefined },

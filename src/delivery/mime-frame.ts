@@ -7,7 +7,8 @@
  * streams (mime-build.ts), so it is byte for byte what the composer renders from the copy's options. When the copy is
  * written, its bodies and header values are taken off the tree: a frame holds a message's shape, never its content.
  * Options that a frame does not cover (attachments, recipients in the headers, any other composer option, header names
- * the composer sets itself) are composed on their own (render.ts).
+ * the composer sets itself or of other characters than letters, digits and dashes) are composed on their own
+ * (render.ts).
  */
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type MailComposer from 'nodemailer/lib/mail-composer/index.js';
@@ -110,9 +111,16 @@ function frameKey(options: Mail.Options): string | undefined {
     return undefined;
   if ((text !== undefined && typeof text !== 'string') || (html !== undefined && typeof html !== 'string'))
     return undefined;
+  // Names of letters, digits and dashes only, which the tree spells alike when they differ only in case, so two names
+  // are one header exactly when their lower cases are equal.
   const names = Object.keys(headers ?? {});
   const lower = names.map((n) => n.toLowerCase());
-  if (lower.some((n, i) => OWN_HEADERS.has(n) || n.startsWith('content-') || lower.indexOf(n) !== i))
+  if (
+    lower.some(
+      (n, i) =>
+        !/^[a-z0-9-]+$/.test(n) || OWN_HEADERS.has(n) || n.startsWith('content-') || lower.indexOf(n) !== i,
+    )
+  )
     return undefined;
   if (Object.values(headers ?? {}).some((v) => typeof v !== 'string')) return undefined;
   return JSON.stringify([options.from, options.replyTo, names, !!options.subject, !!text, !!html]);
@@ -187,11 +195,14 @@ function normalizedKey(normalize: (key: unknown) => string): (key: unknown) => s
   };
 }
 
-/** Takes a copy's bodies and header values off the frame once it is written. */
+/** Takes a copy's bodies and header values off the frame once it is written (its boundaries are random). */
 function empty(frame: Frame): void {
   const root = frame.root as unknown as Node;
   for (const name of frame.headers) root.setHeader(name, '');
   if (frame.subject) root.setHeader('subject', '');
+  // Set again by the next copy before the tree is written.
+  root.setHeader('message-id', '');
+  root.setHeader('date', '');
   if (frame.text) frame.text.content = undefined;
   if (frame.html) frame.html.content = undefined;
 }
