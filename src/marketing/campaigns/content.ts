@@ -29,14 +29,22 @@ export function templateOfSource(source: TemplateSource): EmailTemplate {
   };
 }
 
-/** Whether the link at a template position is tracked: a link whose target is itself personalised is not. */
+/**
+ * Whether the link at a template position is tracked: a link whose target is itself personalised is not. The answer
+ * is kept for the templates rendered last, so a send's links are found once, not once per copy.
+ */
 function trackable(template: string): (position: number) => boolean {
-  const links = findLinks(template);
-  return (position) => {
-    const link = links[position];
-    return link !== undefined && !/%7B%7B|\{\{/i.test(link.url);
-  };
+  const hit = trackableLinks.get(template);
+  if (hit) return hit;
+  const tracked = findLinks(template).map((link) => !/%7B%7B|\{\{/i.test(link.url));
+  const answer = (position: number) => tracked[position] === true;
+  if (trackableLinks.size >= MAX_TEMPLATES) trackableLinks.delete(trackableLinks.keys().next().value!);
+  trackableLinks.set(template, answer);
+  return answer;
 }
+
+const trackableLinks = new Map<string, (position: number) => boolean>();
+const MAX_TEMPLATES = 8;
 
 /** The target of the tracked link at `position` of a template, or undefined. */
 export function linkTarget(template: EmailTemplate, position: number): string | undefined {
