@@ -1,8 +1,8 @@
 /**
  * Rendering and signing one copy of a message: nodemailer's composer builds the MIME (a copy without attachments is
  * written from the kept frame of its shape, mime-frame.ts), the To and Cc lines prepared for the message (or built
- * here from its addresses) are spliced in, and each DKIM key of the From domain signs the result (see dkim-sign.ts). A job is plain data, so it renders the same on the event loop as on a render thread
- * (render-pool.ts).
+ * here from its addresses) are spliced in, and each DKIM key of the From domain signs the result (see dkim-sign.ts).
+ * A job is plain data, so it renders the same on the event loop as on a render thread (render-pool.ts).
  */
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type MailComposer from 'nodemailer/lib/mail-composer/index.js';
