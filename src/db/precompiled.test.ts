@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openScratch } from '../test/database.ts';
-import { migrateToLatest } from './migrate.ts';
 import { precompile, precompileRows } from './precompiled.ts';
 import type { Database } from './connect.ts';
 
@@ -8,8 +7,7 @@ let database: Database;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  ({ database, close } = await openScratch());
-  await migrateToLatest(database);
+  ({ database, close } = await openScratch(undefined, { migrated: true }));
 });
 afterAll(() => close());
 

@@ -1,15 +1,13 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openScratch, TEST_DIALECT } from '../test/database.ts';
-import { migrateToLatest } from './migrate.ts';
 import type { Database } from './connect.ts';
 
 let database: Database;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  ({ database, close } = await openScratch());
-  await migrateToLatest(database);
+  ({ database, close } = await openScratch(undefined, { migrated: true }));
 });
 afterAll(() => close());
 

@@ -5,14 +5,13 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { connect } from '../db/connect.ts';
-import { migrateToLatest } from '../db/migrate.ts';
 import { createContext } from '../runtime.ts';
 import type { AppContext } from '../context.ts';
 import { buildApp, type BuildOptions } from '../app/app.ts';
 import { createAccount, type Account } from '../accounts/accounts.service.ts';
 import { addDomain, type DkimSigning } from '../accounts/domains.service.ts';
 import { createKey } from '../accounts/keys.service.ts';
-import { TEST_DIALECT, createScratchDatabase, type ScratchDatabase } from './database.ts';
+import { TEST_DIALECT, createMigratedDatabase, type ScratchDatabase } from './database.ts';
 import type { Dialect } from '../db/connect.ts';
 import type { ChangeBy } from '../audit/audit.service.ts';
 
@@ -49,12 +48,11 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   );
 }
 
-/** Creates a scratch database, migrates it and builds a context over it. */
+/** Creates a migrated scratch database and builds a context over it. */
 export async function createTestContext(opts: TestContextOptions = {}): Promise<TestContext> {
-  const scratch = await createScratchDatabase(opts.dialect ?? TEST_DIALECT);
+  const scratch = await createMigratedDatabase(opts.dialect ?? TEST_DIALECT);
   const config = testConfig({ databaseUrl: scratch.url, ...opts.config });
   const database = await connect(scratch.target);
-  await migrateToLatest(database);
   const log = opts.log ?? pino({ level: config.logLevel });
   const ctx: AppContext = createContext(config, database, Buffer.from(config.masterKey!, 'base64'), log);
   return {
