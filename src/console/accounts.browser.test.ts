@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { createTestUser, TEST_PASSWORD } from './console.test-support.ts';
-import { checkPage, chromiumPresent, launchChromium } from './browser.test-support.ts';
+import { checkPage, launchChromium } from './browser.test-support.ts';
 
 let t: TestApp;
 let home: TestAccount;
@@ -25,7 +25,7 @@ async function signIn(page: Page, email: string): Promise<void> {
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
 }
 
-describe.skipIf(!chromiumPresent)('operator account switcher in Chromium', () => {
+describe('operator account switcher in Chromium', () => {
   beforeAll(async () => {
     t = await createTestApp();
     home = await t.createAccount({ username: 'sealpost-ops' });

@@ -1,35 +1,17 @@
 /** Test helpers for console pages in Chromium: Debian's browser, screenshots at two widths, and axe-core's serious and critical findings. */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { expect } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../test/browser.ts';
 import { TEST_PASSWORD } from './console.test-support.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-
-/** Debian's Chromium; browser tests are skipped without it. */
-export const CHROMIUM = '/usr/bin/chromium';
-
-/** True when the browser is installed. */
-export const chromiumPresent = existsSync(CHROMIUM);
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** Where screenshots go. */
 export const SHOTS = '.test-artifacts/console';
 
-/** Launches headless Chromium. */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-sync',
-    ],
-  });
-}
+export { launchChromium };
 
 /** Saves a screenshot without checks (a page that is about to change). */
 export async function screenshot(page: Page, name: string): Promise<void> {

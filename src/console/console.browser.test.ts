@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumPresent, launchChromium } from '../test/browser.ts';
+import { launchChromium } from '../test/browser.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { createTestUser, TEST_PASSWORD } from './console.test-support.ts';
 import { expectPhoneReadable } from './browser.test-support.ts';
@@ -11,7 +11,6 @@ import type { User } from '../users/users.service.ts';
 import { Secret, TOTP } from 'otpauth';
 import { issueUserLink } from '../users/users.service.ts';
 
-const present = chromiumPresent('console browser test');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = '.test-artifacts/console';
 
@@ -40,7 +39,7 @@ async function signIn(page: Page, email: string, password: string): Promise<void
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-describe.skipIf(!present)('console in Chromium', () => {
+describe('console in Chromium', () => {
   beforeAll(async () => {
     t = await createTestApp({ config: { consoleSignInMaxFailures: 3 } });
     a = await t.createAccount({ username: 'northclinic' });

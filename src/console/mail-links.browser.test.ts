@@ -14,7 +14,7 @@ import { startDeliveryWorker } from '../delivery/delivery.test-support.ts';
 import { waitFor } from '../test/wait.ts';
 import { createForm, GOOD } from '../forms/forms.test-support.ts';
 import { createTestUser, TEST_PASSWORD } from './console.test-support.ts';
-import { checkPage, chromiumPresent, launchChromium } from './browser.test-support.ts';
+import { checkPage, launchChromium } from './browser.test-support.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -47,7 +47,7 @@ async function linkMailedTo(to: string): Promise<{ mail: ReceivedMail; link: str
   return { mail, link: links[0]!, text };
 }
 
-describe.skipIf(!chromiumPresent)("links in Sealpost's own mail", () => {
+describe("links in Sealpost's own mail", () => {
   beforeAll(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;

@@ -12,13 +12,7 @@ import type { Worker } from '../jobs/worker.ts';
 import { sendMessage, startDeliveryWorker, waitUntilFinished } from '../delivery/delivery.test-support.ts';
 import { createTestUser, TEST_PASSWORD } from './console.test-support.ts';
 import type { User } from '../users/users.service.ts';
-import {
-  axeViolations,
-  chromiumPresent as present,
-  expectPhoneReadable,
-  launchChromium,
-  SHOTS,
-} from './browser.test-support.ts';
+import { axeViolations, expectPhoneReadable, launchChromium, SHOTS } from './browser.test-support.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -33,7 +27,7 @@ async function shoot(page: Page, name: string): Promise<void> {
   if (page.viewportSize()!.width <= 390) await expectPhoneReadable(page, name);
 }
 
-describe.skipIf(!present)('operations pages in Chromium', () => {
+describe('operations pages in Chromium', () => {
   beforeAll(async () => {
     t = await createTestApp({ config: { webhookAllowPrivateTargets: true } });
     a = await t.createAccount({ username: 'northclinic', domain: 'mail.northclinic.example' });

@@ -5,15 +5,14 @@ import { chromium, type Browser } from 'playwright-core';
 /** Where Debian installs Chromium. */
 export const CHROMIUM = '/usr/bin/chromium';
 
-/** True when Chromium is installed; browser tests skip (with a warning) when it is not. */
-export function chromiumPresent(what: string): boolean {
-  const present = existsSync(CHROMIUM);
-  if (!present) console.warn(`${what} skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
-  return present;
-}
-
-/** Launches headless Chromium without network side traffic. */
+/**
+ * Launches headless Chromium without network side traffic. A missing browser fails the test rather than skipping it,
+ * so a run without one cannot pass unnoticed; SEALPOST_SKIP_BROWSER_TESTS=1 leaves browser tests out on purpose.
+ */
 export function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: apt-get install chromium, or set SEALPOST_SKIP_BROWSER_TESTS=1`);
+  }
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [

@@ -5,7 +5,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkPage,
-  chromiumPresent,
   expectNoSidewaysScroll,
   signedInPage,
   startConsoleBrowser,
@@ -17,7 +16,7 @@ import { createTestUser } from '../console.test-support.ts';
 
 let rig: ConsoleBrowserRig;
 
-describe.skipIf(!chromiumPresent)('audiences on a phone', () => {
+describe('audiences on a phone', () => {
   beforeAll(async () => {
     rig = await startConsoleBrowser();
   });

@@ -6,14 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { checkPage, chromiumPresent, launchChromium, screenshot } from '../browser.test-support.ts';
+import { checkPage, launchChromium, screenshot } from '../browser.test-support.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { startTestWorker } from '../../test/worker.ts';
 import type { Worker } from '../../jobs/worker.ts';
 import { importQueue } from '../../marketing/imports/import.run.ts';
 import { createTestUser, TEST_PASSWORD } from '../console.test-support.ts';
-
-const present = chromiumPresent;
 
 let t: TestApp;
 let a: TestAccount;
@@ -39,7 +37,7 @@ function bigCsv(): string {
   return lines.join('\n');
 }
 
-describe.skipIf(!present)('audiences in Chromium', () => {
+describe('audiences in Chromium', () => {
   beforeAll(async () => {
     t = await createTestApp();
     a = await t.createAccount();

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { checkPage, chromiumPresent, expectNoSidewaysScroll } from '../browser.test-support.ts';
+import { checkPage, expectNoSidewaysScroll } from '../browser.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
 import { patientsAndEditor, startCampaignRig, type CampaignRig } from './campaigns.browser.test-support.ts';
 
@@ -21,7 +21,7 @@ async function chartRows(page: Page): Promise<number[][]> {
 
 const sum = (rows: number[][], col: number) => rows.reduce((n, r) => n + (r[col] ?? 0), 0);
 
-describe.skipIf(!chromiumPresent)('campaign analytics in Chromium', () => {
+describe('campaign analytics in Chromium', () => {
   beforeAll(async () => {
     rig = await startCampaignRig();
   });

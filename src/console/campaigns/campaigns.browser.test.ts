@@ -4,15 +4,13 @@
  * the counters follow. Every page is screenshotted (desktop and phone) and checked with axe-core.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkPage, chromiumPresent, expectPhoneReadable } from '../browser.test-support.ts';
+import { checkPage, expectPhoneReadable } from '../browser.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
 import { patientsAndEditor, startCampaignRig, type CampaignRig } from './campaigns.browser.test-support.ts';
 
-const present = chromiumPresent;
-
 let rig: CampaignRig;
 
-describe.skipIf(!present)('campaigns in Chromium', () => {
+describe('campaigns in Chromium', () => {
   beforeAll(async () => {
     rig = await startCampaignRig();
   });

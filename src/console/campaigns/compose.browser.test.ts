@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { checkPage, chromiumPresent, launchChromium } from '../browser.test-support.ts';
+import { checkPage, launchChromium } from '../browser.test-support.ts';
 import type { TestAccount, TestApp } from '../../test/harness.ts';
 import type { SmtpSink } from '../../test/smtp-sink.ts';
 import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
@@ -41,7 +41,7 @@ async function fitsPhone(page: Page): Promise<void> {
   await page.setViewportSize({ width: 1280, height: 800 });
 }
 
-describe.skipIf(!chromiumPresent)('compose helpers, double opt-in and preferences in Chromium', () => {
+describe('compose helpers, double opt-in and preferences in Chromium', () => {
   beforeAll(async () => {
     ({ sink, t, acct: a } = await sinkApp());
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });

@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkPage,
-  chromiumPresent,
   expectNoSidewaysScroll,
   signedInPage,
   startConsoleBrowser,
@@ -26,7 +25,7 @@ import { keyOf } from '../../marketing/marketing.test-support.ts';
 let rig: ConsoleBrowserRig;
 let worker: Worker;
 
-describe.skipIf(!chromiumPresent)('drips in Chromium', () => {
+describe('drips in Chromium', () => {
   beforeAll(async () => {
     rig = await startConsoleBrowser();
     const { t } = rig;

@@ -10,7 +10,6 @@ import { createForm } from '../../forms/forms.test-support.ts';
 import {
   axeViolations,
   checkPage,
-  chromiumPresent,
   signedInPage,
   startConsoleBrowser,
   screenshot,
@@ -26,7 +25,7 @@ const answers = async (page: Page, name: string) => {
   await page.getByLabel('I agree').check();
 };
 
-describe.skipIf(!chromiumPresent)('bot defence in Chromium', () => {
+describe('bot defence in Chromium', () => {
   beforeAll(async () => {
     rig = await startConsoleBrowser({ config: { formsSubmitPerMinute: 0 } });
     ownerEmail = (await createTestUser(rig.t, rig.a.account.customer_id, 'owner')).email;

@@ -3,16 +3,14 @@
  * page, read the response in the console and download its PDF; a viewer cannot change anything. Screenshots of every
  * page at phone and desktop width, and axe-core on each.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../../test/browser.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { createTestUser, TEST_PASSWORD } from '../console.test-support.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
-if (!present) console.warn(`forms browser test skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = '.test-artifacts/console';
 const PHONE = { width: 390, height: 844 };
@@ -59,24 +57,14 @@ async function signIn(page: Page, email: string, path: string): Promise<void> {
   await page.waitForURL(`${base}${path}`);
 }
 
-describe.skipIf(!present)('forms pages in Chromium', () => {
+describe('forms pages in Chromium', () => {
   beforeAll(async () => {
     t = await createTestApp({ config: { formsSubmitPerMinute: 0 } });
     a = await t.createAccount();
     ownerEmail = (await createTestUser(t, a.account.customer_id, 'owner')).email;
     viewerEmail = (await createTestUser(t, a.account.customer_id, 'viewer')).email;
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     mkdirSync(SHOTS, { recursive: true });
   });
   afterAll(async () => {

@@ -2,18 +2,16 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { chromiumPresent, launchChromium } from '../../test/browser.ts';
+import { launchChromium } from '../../test/browser.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { createForm } from '../forms.test-support.ts';
-
-const present = chromiumPresent('hosted page browser test');
 
 let t: TestApp;
 let a: TestAccount;
 let browser: Browser;
 let base: string;
 
-describe.skipIf(!present)('hosted form page in Chromium', () => {
+describe('hosted form page in Chromium', () => {
   beforeAll(async () => {
     t = await createTestApp({ config: { formsSubmitPerMinute: 0 } });
     a = await t.createAccount();
