@@ -20,9 +20,13 @@ function migratedTables(): string[] {
     .sort();
   for (const file of files) {
     const up = read(path.join(MIGRATIONS, file)).split(/export async function down\b/)[0]!;
-    for (const m of up.matchAll(/\.(createTable|dropTable)\(\s*'([a-z_]+)'/g)) {
-      if (m[1] === 'createTable') tables.add(m[2]!);
-      else tables.delete(m[2]!);
+    // Kysely's schema builder (`.createTable('x')`) or plain SQL (`create table x`).
+    const statements =
+      /\.(createTable|dropTable)\(\s*'([a-z_]+)'|\b(create|drop) table (?:if (?:not )?exists )?([a-z_]+)/gi;
+    for (const m of up.matchAll(statements)) {
+      const name = (m[2] ?? m[4])!;
+      if (/^create/i.test(m[1] ?? m[3]!)) tables.add(name);
+      else tables.delete(name);
     }
   }
   return [...tables].sort();
