@@ -1,19 +1,40 @@
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { databaseTestFiles } from './src/test/selection.ts';
 
-// Browser tests (Chromium) are slow and do not depend on the database or the Node.js version; CI runs them in one of
-// its configurations and sets SEALPOST_SKIP_BROWSER_TESTS=1 in the others.
+// SEALPOST_TEST_DB picks the databases: `sqlite` (the default: every test), `postgres` (the tests that touch a
+// database), or `both` in one run (CI). Pure tests run once; browser tests (Chromium) run in the first database only.
+const setting = process.env.SEALPOST_TEST_DB ?? 'sqlite';
+const dialects =
+  setting === 'both' ? ['sqlite', 'postgres'] : [setting === 'postgres' ? 'postgres' : 'sqlite'];
+process.env.SEALPOST_TEST_DIALECTS = dialects.join(',');
 const skipBrowser = process.env.SEALPOST_SKIP_BROWSER_TESTS === '1';
+const ALL = ['src/**/*.test.ts'];
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'bench/**/*.test.ts'],
-    exclude: ['**/node_modules/**', ...(skipBrowser ? ['**/*.browser.test.ts'] : [])],
+    exclude: ['**/node_modules/**'],
+    globalSetup: ['src/test/global-setup.ts'],
     pool: 'forks',
+    // Most test time is spent waiting on sockets, child processes and timers, not the CPU: run more files than cores.
+    maxWorkers: Math.max(availableParallelism() * 2, 2),
+    minWorkers: 1,
     // Generous: CLI and process tests start real processes, and CI machines are shared (2 cores).
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: process.env.SEALPOST_TEST_REPORT
       ? ['default', ['json', { outputFile: process.env.SEALPOST_TEST_REPORT }]]
       : ['default'],
+    projects: dialects.map((dialect, i) => ({
+      extends: true,
+      test: {
+        name: dialect,
+        env: { SEALPOST_TEST_DB: dialect },
+        include: dialect === 'sqlite' ? ALL : databaseTestFiles(path.dirname(fileURLToPath(import.meta.url))),
+        exclude: ['**/node_modules/**', ...(skipBrowser || i > 0 ? ['**/*.browser.test.ts'] : [])],
+      },
+    })),
   },
 });
