@@ -137,7 +137,7 @@ async function waitUntil(
 
 async function answers(url: string, init: RequestInit = {}): Promise<Response | undefined> {
   try {
-    return await fetch(url, { ...init, signal: AbortSignal.timeout(1000) });
+    return await fetch(url, { ...init, signal: AbortSignal.timeout(5000) });
   } catch {
     return undefined;
   }
