@@ -1,5 +1,6 @@
 /** API keys: creation (the value is shown once), listing without values, revocation, and authentication of a presented key. */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { AppError } from '../errors/app-error.ts';
 import type { Queryable } from '../db/types.ts';
 import {
@@ -179,10 +180,11 @@ export async function authenticateKey(
  * look-up costs more than the rest of authentication, so a busy key is read about once a second instead of every time.
  */
 export const KEY_CACHE_MS = 1_000;
-const KEY_CACHE_MAX = 10_000;
 
 /** Keys read recently, by the hash of their value (a value belongs to one database, so one map serves them all). */
-const recentKeys = new Map<string, { row: ApiKeyWithAccount; principal: Principal; until: number }>();
+const recentKeys = new LRUCache<string, { row: ApiKeyWithAccount; principal: Principal; until: number }>({
+  max: 10_000,
+});
 
 async function lookUpKey(db: Queryable, hash: string, now: number) {
   const hit = recentKeys.get(hash);
@@ -192,7 +194,6 @@ async function lookUpKey(db: Queryable, hash: string, now: number) {
     recentKeys.delete(hash);
     return undefined;
   }
-  if (recentKeys.size >= KEY_CACHE_MAX) recentKeys.clear();
   const principal: Principal = {
     keyId: row.id,
     customerId: row.customer_id,
@@ -207,5 +208,6 @@ async function lookUpKey(db: Queryable, hash: string, now: number) {
 
 /** Drops a key from the recently read keys, so that a revocation made here applies to the next request. */
 function forgetKey(id: string): void {
-  for (const [hash, entry] of recentKeys) if (entry.row.id === id) recentKeys.delete(hash);
+  const hashes = [...recentKeys.entries()].filter(([, entry]) => entry.row.id === id).map(([hash]) => hash);
+  for (const hash of hashes) recentKeys.delete(hash);
 }

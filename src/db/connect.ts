@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
+import { LRUCache } from 'lru-cache';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { DatabaseTarget } from '../config/load.ts';
 import type { DB } from './types.ts';
@@ -68,22 +69,18 @@ const pgTypes = {
 
 /**
  * Kysely prepares every statement anew; SQLite's prepare costs as much as running a small statement. The queries of a
- * running server are a small fixed set, so their prepared statements are kept (at most `max`, oldest dropped first).
- * Kysely runs one statement at a time on this connection, so a cached statement is never in use twice.
+ * running server are a small fixed set, so their prepared statements are kept (at most `max`, least recently used
+ * dropped first). Kysely runs one statement at a time on this connection, so a cached statement is never in use twice.
  */
 function withStatementCache(sqlite: SQLite.Database, max = 500): SQLite.Database {
-  const cache = new Map<string, SQLite.Statement>();
+  const cache = new LRUCache<string, SQLite.Statement>({ max });
   const prepare = sqlite.prepare.bind(sqlite);
   return new Proxy(sqlite, {
     get(target, prop, receiver) {
       if (prop !== 'prepare') return Reflect.get(target, prop, receiver);
       return (source: string) => {
         let stmt = cache.get(source);
-        if (!stmt) {
-          stmt = prepare(source);
-          if (cache.size >= max) cache.delete(cache.keys().next().value!);
-          cache.set(source, stmt);
-        }
+        if (!stmt) cache.set(source, (stmt = prepare(source)));
         return stmt;
       };
     },

@@ -5,6 +5,7 @@
  * So the builder must give the same SQL whatever the values: no branches on them, no lists whose length varies.
  */
 import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Queryable } from './types.ts';
 
 const SLOT = Symbol('precompiled value');
@@ -44,7 +45,7 @@ export type PrecompiledRows<A, R> = (db: Queryable, rows: readonly A[]) => Promi
 
 /** Rows per statement: keeps every chunk under both dialects' limits on bound parameters. */
 const ROWS_PER_STATEMENT = 500;
-/** Row counts whose SQL is kept per statement and dialect (the oldest compiled is dropped first). */
+/** Row counts whose SQL is kept per statement and dialect (the least recently used is dropped first). */
 const SIZES_KEPT = 64;
 
 /**
@@ -57,7 +58,7 @@ export function precompileRows<A extends Record<string, unknown>, R>(
 ): PrecompiledRows<A, R> {
   // Each parameter is a constant of the builder or the place of a row's value: [row index, column].
   type Compiled = { sql: string; parameters: readonly unknown[]; places: ([number, string] | null)[] };
-  const compiled = new WeakMap<object, Map<number, Compiled>>();
+  const compiled = new WeakMap<object, LRUCache<number, Compiled>>();
   const standIns = (n: number): A[] =>
     Array.from(
       { length: n },
@@ -73,12 +74,9 @@ export function precompileRows<A extends Record<string, unknown>, R>(
   const run = async (db: Queryable, rows: readonly A[]): Promise<R[]> => {
     const adapter = db.getExecutor().adapter;
     let bySize = compiled.get(adapter);
-    if (!bySize) compiled.set(adapter, (bySize = new Map()));
+    if (!bySize) compiled.set(adapter, (bySize = new LRUCache({ max: SIZES_KEPT })));
     let query = bySize.get(rows.length);
-    if (!query) {
-      if (bySize.size >= SIZES_KEPT) bySize.delete(bySize.keys().next().value!);
-      bySize.set(rows.length, (query = compile(db, rows.length)));
-    }
+    if (!query) bySize.set(rows.length, (query = compile(db, rows.length)));
     const parameters = query.places.map((place, i) =>
       place ? (rows[place[0]]![place[1]] ?? null) : query.parameters[i],
     );

@@ -4,18 +4,15 @@
  * by the sealed key as stored, so a domain whose key changes gets a new entry, and the cache is bounded.
  */
 import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { DkimKey } from './model.ts';
 
-const MAX_KEYS = 1000;
-const keys = new Map<string, KeyObject>();
+const keys = new LRUCache<string, KeyObject>({ max: 1000 });
 
 /** The parsed key of a stored (sealed) DKIM key; `open` unseals it to PEM when it is not cached yet. */
 export function dkimKeyObject(sealed: string, open: () => string): KeyObject {
-  const cached = keys.get(sealed);
-  if (cached) return cached;
-  const key = createPrivateKey(open());
-  if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value!);
-  keys.set(sealed, key);
+  let key = keys.get(sealed);
+  if (!key) keys.set(sealed, (key = createPrivateKey(open())));
   return key;
 }
 

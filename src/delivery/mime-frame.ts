@@ -13,6 +13,7 @@
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type MimeNode from 'nodemailer/lib/mime-node/index.js';
+import { LRUCache } from 'lru-cache';
 import { onFirstUse } from '../on-first-use.ts';
 import { buildMimeSync, countedEncoding } from './mime-build.ts';
 
@@ -63,8 +64,7 @@ const OWN_HEADERS = new Set(
 );
 
 /** Frames kept per thread: a few message shapes delivered at the same time. */
-const MAX_FRAMES = 16;
-const frames = new Map<string, Frame>();
+const frames = new LRUCache<string, Frame>({ max: 16 });
 
 /**
  * The copy `options` describe, written from the frame of its shape (composed now when none is kept), or undefined
@@ -73,15 +73,10 @@ const frames = new Map<string, Frame>();
 export function renderFromFrame(options: Mail.Options): Buffer | undefined {
   const key = frameKey(options);
   if (key === undefined) return undefined;
-  let frame = frames.get(key);
-  if (frame) {
-    // Most recently used last: the first is the one to let go.
-    frames.delete(key);
-  } else {
-    frame = compose(options);
-    if (!frame) return undefined;
-    if (frames.size >= MAX_FRAMES) frames.delete(frames.keys().next().value!);
-  }
+  const frame = frames.get(key) ?? compose(options);
+  if (!frame) return undefined;
+  // Kept again only once a copy was written from it: a frame that failed is let go.
+  frames.delete(key);
   try {
     fill(frame, options);
     const raw = buildMimeSync(frame.root);
@@ -180,17 +175,13 @@ function setBody(node: Node, content: string): void {
  * Header names as the tree spells them, kept: the tree spells a name at every read and write of a header. The
  * spelling depends on the name alone.
  */
-const spelled = new Map<string, string>();
-const MAX_SPELLED = 1000;
+const spelled = new LRUCache<string, string>({ max: 1000 });
 
 function normalizedKey(normalize: (key: unknown) => string): (key: unknown) => string {
   return (key) => {
     if (typeof key !== 'string') return normalize(key);
     let hit = spelled.get(key);
-    if (hit === undefined) {
-      if (spelled.size >= MAX_SPELLED) spelled.clear();
-      spelled.set(key, (hit = normalize(key)));
-    }
+    if (hit === undefined) spelled.set(key, (hit = normalize(key)));
     return hit;
   };
 }

@@ -1,5 +1,6 @@
 /** Copies written from a kept frame are the composer's own, byte for byte, and the frame keeps no copy's content. */
 import { createRequire } from 'node:module';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type MailComposerClass from 'nodemailer/lib/mail-composer/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
@@ -132,5 +133,86 @@ describe('copies written from a frame', () => {
     ];
     for (const [i, options] of uncovered.entries())
       expect({ i, raw: renderFromFrame(options) }).toEqual({ i, raw: undefined });
+  });
+});
+
+/** Text of one character set: plain ASCII, graphemes, any code point (controls too), or a mix that encoders escape. */
+const textOf = (maxLength: number) =>
+  fc.oneof(
+    fc.string({ maxLength }),
+    fc.string({ unit: 'grapheme', maxLength }),
+    fc.string({ unit: 'binary', maxLength }),
+    fc.string({
+      unit: fc.constantFrom('a', ' ', '\t', '.', '=', '?', '_', 'ü', 'é', '診', '😀', '\u0007'),
+      maxLength,
+    }),
+  );
+
+/** A body of lines of varying length (up to past the 998 a line may have), joined by CRLF, LF or CR. */
+const body = fc
+  .tuple(
+    fc.array(fc.oneof(textOf(80), textOf(1200)), { minLength: 1, maxLength: 6 }),
+    fc.constantFrom('\r\n', '\n', '\r'),
+  )
+  .map(([lines, newline]) => lines.join(newline));
+
+/** A message shape (sender, header names, parts) and copies of it with their own subject, header values and bodies. */
+const copiesOfAShape = fc
+  .record({
+    fromName: fc.constantFrom('Clinic', 'Clinic Néws', '診療所', ''),
+    names: fc.uniqueArray(
+      fc.constantFrom(
+        'X-Campaign',
+        'List-Unsubscribe',
+        'List-Unsubscribe-Post',
+        'X-Entity-Ref-ID',
+        'Precedence',
+      ),
+      { maxLength: 4 },
+    ),
+    parts: fc.constantFrom('text', 'html', 'both'),
+  })
+  .chain((shape) =>
+    fc.record({
+      shape: fc.constant(shape),
+      copies: fc.array(
+        fc.record({
+          subject: textOf(120),
+          values: fc.array(textOf(100), { minLength: shape.names.length, maxLength: shape.names.length }),
+          text: body,
+          html: body.map((b) => `<p>${b}</p>`),
+          date: fc.date({
+            min: new Date(Date.UTC(1990, 0, 1)),
+            max: new Date(Date.UTC(2090, 0, 1)),
+            noInvalidDate: true,
+          }),
+        }),
+        { minLength: 1, maxLength: 3 },
+      ),
+    }),
+  );
+
+describe('copies written from a frame, generated', () => {
+  it("are what the composer renders from each copy's own options, for any subject, header values and bodies", async () => {
+    let n = 1000;
+    await fc.assert(
+      fc.asyncProperty(copiesOfAShape, async ({ shape, copies }) => {
+        for (const c of copies) {
+          // The copy's own Message-ID, date and boundary base, as in copy(): the composer would otherwise draw them.
+          const options = copy(++n, {
+            from: { address: 'news@clinic.example', name: shape.fromName },
+            subject: c.subject,
+            date: c.date,
+            headers: Object.fromEntries(shape.names.map((name, i) => [name, c.values[i]!])),
+            ...(shape.parts !== 'html' && { text: c.text }),
+            ...(shape.parts !== 'text' && { html: c.html }),
+          });
+          const ours = renderFromFrame(options)?.toString();
+          expect(ours).toBeDefined();
+          expect(ours).toBe(await compose(options));
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
 });

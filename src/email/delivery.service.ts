@@ -3,6 +3,7 @@
  * the capture store, the per-recipient HTML tracking it applies, and the retention task that purges the content of
  * finished messages. `mail-kind.ts` hands them to the delivery lanes as the transactional kind.
  */
+import { LRUCache } from 'lru-cache';
 import { countDeliveryOutcome } from '../http/pipeline-metrics.ts';
 import { isHardBounce, suppressAddress } from '../accounts/suppressions.service.ts';
 import type { AppContext } from '../context.ts';
@@ -115,23 +116,22 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
 function contentCache(ctx: AppContext, maxEntries = 32, maxBytes = 64 * 1024 * 1024) {
   interface Entry {
     content: Promise<StoredContent | null>;
-    bytes: number;
   }
-  const byMessage = new Map<string, Entry>();
-  let bytes = 0;
+  // Sized by the sealed bytes once read (1 while the read is in flight); content over a quarter of maxBytes is not kept.
+  const byMessage = new LRUCache<string, Entry>({
+    max: maxEntries,
+    maxSize: maxBytes,
+    maxEntrySize: Math.floor(maxBytes / 4),
+  });
   const drop = (messageId: string, entry: Entry) => {
-    if (byMessage.get(messageId) !== entry) return;
-    byMessage.delete(messageId);
-    bytes -= entry.bytes;
+    if (byMessage.peek(messageId) === entry) byMessage.delete(messageId);
   };
-  /** Reads and opens the content; keeps it in `entry` unless it is too large to keep. */
+  /** Reads and opens the content; sizes `entry` by it, or lets it go when there is none. */
   async function open(messageId: string, entry: Entry): Promise<StoredContent | null> {
     const sealed = await findContent(ctx.database.reader, messageId);
-    if (sealed === null || sealed.length > maxBytes / 4) drop(messageId, entry);
-    else if (byMessage.get(messageId) === entry) {
-      entry.bytes = sealed.length;
-      bytes += sealed.length;
-    }
+    if (sealed === null) drop(messageId, entry);
+    else if (byMessage.peek(messageId) === entry)
+      byMessage.set(messageId, entry, { size: Math.max(1, sealed.length) });
     return sealed === null ? null : openContent(ctx.sealer, messageId, sealed);
   }
   return {
@@ -139,12 +139,8 @@ function contentCache(ctx: AppContext, maxEntries = 32, maxBytes = 64 * 1024 * 1
     of(messageId: string): Promise<StoredContent | null> {
       const hit = byMessage.get(messageId);
       if (hit) return hit.content;
-      while (byMessage.size > 0 && (byMessage.size >= maxEntries || bytes > maxBytes)) {
-        const [oldest, entry] = byMessage.entries().next().value!;
-        drop(oldest, entry);
-      }
-      const entry: Entry = { content: Promise.resolve(null), bytes: 0 };
-      byMessage.set(messageId, entry);
+      const entry: Entry = { content: Promise.resolve(null) };
+      byMessage.set(messageId, entry, { size: 1 });
       entry.content = open(messageId, entry);
       // A failed read is not kept: the next recipient reads again.
       entry.content.catch(() => drop(messageId, entry));

@@ -1,16 +1,15 @@
 /** How the worker ends the rows its handlers finished: together, in the handler's own transaction, or with others. */
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TableNode, UpdateQueryNode, type KyselyPlugin } from 'kysely';
 import { waitFor } from '../test/wait.ts';
-import { countingSettles, watchUnsynced } from '../test/worker.ts';
+import { countingSettles } from '../test/worker.ts';
 import { finishAllIn, type FinishIn } from './finish.ts';
 import { gate, workerTestBed } from './worker.test-support.ts';
 import type { QueueSpec } from './worker.ts';
 import type { TestContext } from '../test/harness.ts';
 import type { Transaction } from 'kysely';
 import type { DB } from '../db/types.ts';
-import { createLoopPacer } from './loop-pacer.ts';
 
 const { ctx, startWorker, untilDone, enqueue, rowsIn } = workerTestBed();
 
@@ -25,7 +24,7 @@ function fourEndedTogether(
   const handed: FinishIn[] = [];
   const written = gate();
   const calls = new Map<number, number>();
-  const state = { seen: [] as unknown[], startedAtCommit: 0, calls };
+  const state = { seen: [] as unknown[], calls };
   const spec: QueueSpec = {
     concurrency: 4,
     handler: async (job, _pace, finishIn) => {
@@ -38,7 +37,6 @@ function fourEndedTogether(
         .execute(async (trx) => {
           await finishAllIn(trx, handed);
           state.seen = await look(trx);
-          state.startedAtCommit = calls.size;
         });
       for (const f of handed) f.ended();
       written.open();
@@ -158,38 +156,22 @@ describe('finishing work rows', () => {
     expect({ calls, attempts: row.attempts }).toEqual({ calls: 2, attempts: 2 });
   });
 
-  it("claims the lane's next rows in the transaction that ends its rows, and starts them once it commits", async () => {
+  it('claims nothing in the transaction that ends its rows: the lane claims its next rows on its own', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 8; i++) ids.push(await enqueue('mail', i));
-    // Claims the worker makes by itself, outside any handler's transaction, that found rows.
-    let ownClaims = 0;
-    const database = watchUnsynced(ctx().database, {
-      transformQuery: ({ node }) => node,
-      transformResult: async ({ result }) => {
-        if (result.rows.some((r) => 'lease_owner' in r && 'attempts' in r)) ownClaims++;
-        return result;
-      },
-    });
-    const { spec, state } = fourEndedTogether(ctx, (trx) =>
-      trx
-        .selectFrom('jobs')
-        .select(['id', 'state', 'lease_owner'])
-        .where('id', 'in', ids.slice(4))
-        .orderBy('id')
-        .execute(),
+    const { spec, state } = fourEndedTogether(ctx, async (trx) =>
+      (await trx.selectFrom('jobs').select('state').where('id', 'in', ids.slice(4)).execute()).map(
+        (r) => r.state,
+      ),
     );
-    const worker = startWorker({ mail: spec }, { database });
+    startWorker({ mail: spec });
 
     await waitFor(async () => (await rowsIn('done')).length === 8, 5000, 10, 'all eight rows done');
-    expect(state.seen).toEqual(
-      ids.slice(4).map((id) => ({ id, state: 'running', lease_owner: worker.owner })),
-    );
-    expect(state.startedAtCommit).toBe(4);
+    expect(state.seen).toEqual(['queued', 'queued', 'queued', 'queued']);
     expect([...state.calls.values()]).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
-    expect(ownClaims).toBe(1);
   });
 
-  it('runs once, claimed anew, a row claimed in a transaction that rolled back, and keeps its place free', async () => {
+  it('runs again a row ended with others in a transaction that rolled back, and runs the next', async () => {
     const first = await enqueue('mail', 'first');
     const second = await enqueue('mail', 'second');
     const calls: string[] = [];
@@ -210,13 +192,12 @@ describe('finishing work rows', () => {
       },
     });
 
-    // Had the claim of the second row in the rolled-back transaction kept the lane's one place, nothing would run.
     await untilDone(first);
     await untilDone(second);
     expect(calls.sort()).toEqual(['first', 'first', 'second']);
   });
 
-  it('never runs more rows at once than the lane has slots while its claims ride in shared commits', async () => {
+  it('never runs more rows at once than the lane has slots while its rows end in shared commits', async () => {
     for (let i = 0; i < 40; i++) await enqueue('mail', i);
     let running = 0;
     let most = 0;
@@ -261,23 +242,5 @@ describe('finishing work rows', () => {
     );
     expect(most).toBeLessThanOrEqual(4);
     expect([...calls.values()].every((n) => n === 1)).toBe(true);
-  });
-
-  it('leaves claims out of the shared commits while API requests come in, and claims on its own', async () => {
-    const ids: number[] = [];
-    for (let i = 0; i < 8; i++) ids.push(await enqueue('mail', i));
-    const pacer = createLoopPacer({ contendedMs: 60_000 });
-    onTestFinished(() => pacer.stop());
-    pacer.noteRequest();
-    const { spec, state } = fourEndedTogether(ctx, async (trx) =>
-      (await trx.selectFrom('jobs').select('state').where('id', 'in', ids.slice(4)).execute()).map(
-        (r) => r.state,
-      ),
-    );
-    startWorker({ mail: spec }, { pacer });
-
-    await waitFor(async () => (await rowsIn('done')).length === 8, 5000, 10, 'all eight rows done');
-    expect(state.seen).toEqual(['queued', 'queued', 'queued', 'queued']);
-    expect([...state.calls.values()]).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
   });
 });

@@ -2,9 +2,7 @@
  * The worker engine: for each registered queue, a loop that claims due rows with a lease, runs the queue's handler on
  * each, and finishes the row (done, retry on the queue's schedule, or failed). Each queue has its own loop and its
  * own concurrency, so one lane (transactional mail) never waits behind another (campaigns). Rows that finish together
- * are marked done together, in one write (completions.ts). A write that ends many rows of a lane together (finishAllIn)
- * also claims that lane's next rows, so a busy lane's claims ride in the commits of its outcomes (except while API
- * requests share the process: their writes share those commits).
+ * are marked done together, in one write (completions.ts), or in the write that records their work (finish.ts).
  * Lifecycle: start() begins polling; nudge(queue) wakes a loop early after an enqueue; stop() stops claiming, waits for
  * running handlers up to a deadline, and leaves anything unfinished to lease expiry.
  */
@@ -15,7 +13,7 @@ import type { LoopPacer } from './loop-pacer.ts';
 import type { Database } from '../db/connect.ts';
 import type { Queryable } from '../db/types.ts';
 import { claimJobs, completeJobs, extendLease, failJob, type JobRow } from './jobs.repository.ts';
-import type { FinishIn, Lane } from './finish.ts';
+import type { FinishIn } from './finish.ts';
 import { createCompletions, type Completions } from './completions.ts';
 import { DEFAULT_RETRY_SCHEDULE_MS, PermanentJobError, nextRetryAt } from './retry.ts';
 
@@ -119,10 +117,6 @@ class QueueLoop {
   private readonly concurrency: number;
   private readonly contendedConcurrency: number;
   private readonly leaseMs: number;
-  /** Rows claimed (or being claimed) that are not running yet: by the lane itself, or by commits (see claimIn). */
-  private reserved = 0;
-  private readonly claimedFor = new Map<FinishIn, { rows: JobRow[]; committed: boolean }>();
-  private readonly lane: Lane = { claimIn: (trx, finishes) => this.claimIn(trx, finishes) };
 
   constructor(
     private readonly queue: string,
@@ -154,62 +148,8 @@ class QueueLoop {
     this.wake();
     await this.loopDone;
     let timeout: NodeJS.Timeout | undefined;
-    let timedOut = false;
-    const deadline = new Promise<void>(
-      (r) => (timeout = setTimeout(() => r(void (timedOut = true)), timeoutMs)),
-    );
-    // Rows claimed in an outcome's commit just before the stop may still start: wait for those too.
-    while (this.running.size > 0 && !timedOut) await Promise.race([Promise.all(this.running), deadline]);
+    await Promise.race([Promise.all(this.running), new Promise((r) => (timeout = setTimeout(r, timeoutMs)))]);
     clearTimeout(timeout);
-  }
-
-  /**
-   * Claims in `trx`, which ends the rows of `finishes`, as many rows as the lane will have room for once they have
-   * ended (its slots less the rows running, these not counted, and the rows other such transactions claimed), if that
-   * is a batch of slots: as with the lane's own claims, a smaller room waits for the next commit or for the lane.
-   */
-  private async claimIn(trx: Queryable, finishes: readonly FinishIn[]): Promise<void> {
-    // A row claimed for one of these before was claimed by a transaction that did not commit (this one runs them again).
-    for (const f of finishes) this.letGo(f);
-    // While API requests share the loop, claims stay out of the commits the requests' writes wait for.
-    if (this.stopping || this.opts.pacer?.contended()) return;
-    const limit = this.limit();
-    const wanted = limit - this.running.size + finishes.length - this.reserved;
-    if (wanted < Math.ceil(limit / CLAIM_BATCH_DIVISOR)) return;
-    this.reserved += wanted;
-    let rows: JobRow[] = [];
-    try {
-      rows = await claimJobs(trx, this.opts.database.dialect, {
-        queue: this.queue,
-        owner: this.owner,
-        leaseMs: this.leaseMs,
-        limit: wanted,
-        now: this.now(),
-      });
-    } finally {
-      this.reserved -= wanted - rows.length;
-    }
-    // Each row takes the place of one that ends, or a place that was free: spread over the finishes, it starts when the
-    // handler of its finish returns.
-    rows.forEach((row, i) => {
-      const finish = finishes[i % finishes.length]!;
-      const claimed = this.claimedFor.get(finish);
-      if (claimed) claimed.rows.push(row);
-      else this.claimedFor.set(finish, { rows: [row], committed: false });
-    });
-  }
-
-  /**
-   * Lets go of the rows claimed for `finish`, if any, and starts them if their transaction committed. One that did not
-   * commit rolled back, and the rows are still due. (A commit that failed after it was written, which the committer
-   * reports rather than runs again, leaves the rows leased to this worker: they run again once the lease lapses.)
-   */
-  private letGo(finish: FinishIn): void {
-    const claimed = this.claimedFor.get(finish);
-    if (!claimed) return;
-    this.claimedFor.delete(finish);
-    this.reserved -= claimed.rows.length;
-    if (claimed.committed) for (const row of claimed.rows) this.track(this.run(row));
   }
 
   /** Slots of the lane now: fewer while API requests share the loop. */
@@ -221,13 +161,11 @@ class QueueLoop {
     while (!this.stopping) {
       const limit = this.limit();
       const claimBatch = Math.ceil(limit / CLAIM_BATCH_DIVISOR);
-      const free = limit - this.running.size - this.reserved;
+      const free = limit - this.running.size;
       let claimed: JobRow[] = [];
       // While handlers run, a claim waits until a batch of slots is free: each claim is a write, and a busy lane would
       // otherwise claim one row each time one finishes.
       if (free > 0 && (free >= claimBatch || this.running.size === 0)) {
-        // Held while the claim runs, so a commit that claims meanwhile leaves these slots alone.
-        this.reserved += free;
         try {
           const { database } = this.opts;
           claimed = await database.unsynced((db) =>
@@ -241,8 +179,6 @@ class QueueLoop {
           );
         } catch (err) {
           this.opts.log.error({ err, queue: this.queue }, 'claiming work rows failed');
-        } finally {
-          this.reserved -= free;
         }
       }
       for (const job of claimed) this.track(this.run(job));
@@ -293,7 +229,6 @@ class QueueLoop {
       let finished = false;
       const finishIn: FinishIn = Object.assign(
         async (trx: Queryable) => {
-          // Called before its transaction commits: claims nothing, since a claimed row would start before the commit.
           await completeJobs(trx, [job.id], this.owner, this.now());
           finishIn.ended();
         },
@@ -303,18 +238,10 @@ class QueueLoop {
           now: this.now,
           ended: () => {
             finished = true;
-            const claimed = this.claimedFor.get(finishIn);
-            if (claimed) claimed.committed = true;
           },
-          lane: this.lane,
         },
       );
-      try {
-        await this.spec.handler({ ...job, data: JSON.parse(job.payload) }, pace, finishIn);
-      } finally {
-        // The row claimed in the commit that ended this one takes its place once its handler is done.
-        this.letGo(finishIn);
-      }
+      await this.spec.handler({ ...job, data: JSON.parse(job.payload) }, pace, finishIn);
       // A handler that returned after finishing its row in its transaction saw that transaction commit.
       if (!finished) await this.completions.done(job.id);
     } catch (err) {

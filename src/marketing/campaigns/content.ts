@@ -5,6 +5,7 @@
  * RFC 8058 (one-click). Extra recipients of a send (addresses that are not subscribers) get the content untracked and
  * without an unsubscribe link.
  */
+import { LRUCache } from 'lru-cache';
 import type { MessageContent } from '../../delivery/model.ts';
 import { findLinks, rewriteLinks } from '../../mail/links.ts';
 import { EMPTY_PERSONALISATION, personalise, type Personalisation } from '../mailings/personalise.ts';
@@ -38,13 +39,11 @@ function trackable(template: string): (position: number) => boolean {
   if (hit) return hit;
   const tracked = findLinks(template).map((link) => !/%7B%7B|\{\{/i.test(link.url));
   const answer = (position: number) => tracked[position] === true;
-  if (trackableLinks.size >= MAX_TEMPLATES) trackableLinks.delete(trackableLinks.keys().next().value!);
   trackableLinks.set(template, answer);
   return answer;
 }
 
-const trackableLinks = new Map<string, (position: number) => boolean>();
-const MAX_TEMPLATES = 8;
+const trackableLinks = new LRUCache<string, (position: number) => boolean>({ max: 8 });
 
 /** The target of the tracked link at `position` of a template, or undefined. */
 export function linkTarget(template: EmailTemplate, position: number): string | undefined {

@@ -4,8 +4,9 @@
  * - a From domain's signing keys, for a few seconds, so a domain removed or unverified stops signing soon after;
  * - the delivery row the gate has just read, handed to the load of the same attempt when it follows within HANDED_MS
  *   (with a send rate set, the lane may wait longer between the two, and the load then reads the row again).
- * Each map is bounded; the oldest entry goes first. Drip steps read their mailing every time (a mailing can change).
+ * Each is bounded; the least recently used entry goes first. Drip steps read their mailing every time (a mailing can change).
  */
+import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/connect.ts';
 import { sendingDomain } from '../../accounts/domains.service.ts';
@@ -31,9 +32,9 @@ interface SendFacts {
 }
 
 interface Caches {
-  sends: Map<number, Promise<SendFacts>>;
-  domains: Map<string, { at: number; domain: Promise<Domain> }>;
-  handed: Map<number, { at: number; row: LaneDelivery }>;
+  sends: LRUCache<number, Promise<SendFacts>>;
+  domains: LRUCache<string, { at: number; domain: Promise<Domain> }>;
+  handed: LRUCache<number, { at: number; row: LaneDelivery }>;
 }
 
 const byDatabase = new WeakMap<Database, Caches>();
@@ -50,18 +51,14 @@ export const laneReader = (ctx: AppContext) => ctx.database.db;
 function cachesOf(ctx: AppContext): Caches {
   let c = byDatabase.get(ctx.database);
   if (!c) {
-    c = { sends: new Map(), domains: new Map(), handed: new Map() };
+    c = {
+      sends: new LRUCache({ max: MAX_SENDS }),
+      domains: new LRUCache({ max: MAX_DOMAINS }),
+      handed: new LRUCache({ max: MAX_HANDED }),
+    };
     byDatabase.set(ctx.database, c);
   }
   return c;
-}
-
-/** Sets `key` in a map that keeps at most `max` entries, dropping the oldest. */
-function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): V {
-  map.delete(key);
-  if (map.size >= max) map.delete(map.keys().next().value!);
-  map.set(key, value);
-  return value;
 }
 
 /** A send's template and list, read once per send; a failed read is not kept. */
@@ -76,7 +73,8 @@ function sendFacts(ctx: AppContext, sendId: number): Promise<SendFacts> {
       : { template: null, listId: null },
   );
   read.catch(() => sends.delete(sendId));
-  return remember(sends, sendId, read, MAX_SENDS);
+  sends.set(sendId, read);
+  return read;
 }
 
 /** The template a delivery's email is rendered from: its send's (kept), or its mailing's (read each time). */
@@ -106,12 +104,13 @@ export function signingDomain(ctx: AppContext, customerId: number, name: string)
   if (hit && Date.now() - hit.at < DOMAIN_TTL_MS) return hit.domain;
   const domain = sendingDomain(laneReader(ctx), customerId, name);
   domain.catch(() => domains.delete(key));
-  return remember(domains, key, { at: Date.now(), domain }, MAX_DOMAINS).domain;
+  domains.set(key, { at: Date.now(), domain });
+  return domain;
 }
 
 /** Hands the row the gate read to the load of the same attempt. */
 export function handOver(ctx: AppContext, row: LaneDelivery): void {
-  remember(cachesOf(ctx).handed, row.id, { at: Date.now(), row }, MAX_HANDED);
+  cachesOf(ctx).handed.set(row.id, { at: Date.now(), row });
 }
 
 /** The row the gate handed over for delivery `id`, once; undefined when there is none. */
