@@ -73,10 +73,14 @@ export async function createMigratedDatabase(dialect: Dialect = TEST_DIALECT): P
   return scratch;
 }
 
-/** The URL of a database on the test server. */
+/**
+ * The URL of a database on the test server. Its sessions commit without waiting for the disk: a test server's crash
+ * loses nothing a test needs, and a commit then costs a fifth as much.
+ */
 export function pgUrlOf(name: string): string {
   const url = new URL(TEST_PG_ADMIN_URL);
   url.pathname = `/${name}`;
+  url.searchParams.set('options', '-c synchronous_commit=off');
   return url.toString();
 }
 
