@@ -5,7 +5,7 @@ import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { parseMailbox } from '../../mail/addresses.ts';
 import { parseDefinition } from './definition.ts';
-import { renderFragment } from '../hosted/page.html.ts';
+import { renderFragment } from '../components/fragment.html.ts';
 import {
   findForm,
   findFormByVanity,
