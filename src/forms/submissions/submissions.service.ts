@@ -12,8 +12,7 @@ import { AppError, type ErrorDetail } from '../../errors/app-error.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
 import { affirmationOf, componentsOf, HONEYPOT_FIELD } from '../definitions/definition.ts';
 import type { Component, Upload } from '../components/component-types.ts';
-import { openForm, requireForm } from '../definitions/forms.service.ts';
-import type { FormRow } from '../definitions/forms.repository.ts';
+import { openForm, requireForm, type FormRow } from '../definitions/forms.service.ts';
 import { checkSubmission, type CheckedSubmission, type StoredFile } from './submission-check.ts';
 import { botRefusal, checkBotDefence, type BotEvidence } from './bot-defence.ts';
 import {
