@@ -26,7 +26,7 @@ import { subscriberPageRoutes } from '../marketing/optin/public.routes.ts';
 import { consoleRoutes, type ConsoleDeps } from '../console/console.routes.ts';
 import { segmentRoutes } from '../marketing/segments/segments.routes.ts';
 import { accountRoutes } from '../marketing/account/account.routes.ts';
-import { sendsListRoutes } from '../marketing/campaigns/sends-list.routes.ts';
+import { sendsListRoutes } from '../marketing/analytics/sends-list.routes.ts';
 import { exportRoutes } from '../marketing/exports/exports.routes.ts';
 import { subscriptionRoutes } from '../marketing/subscriptions/subscriptions.routes.ts';
 import { mailKinds } from './mail-kinds.ts';

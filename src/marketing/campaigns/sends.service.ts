@@ -37,6 +37,9 @@ import { findBySubjectKey, findMailing } from '../mailings/mailings.repository.t
 import { subjectKeyOf } from '../mailings/mailing-input.ts';
 import { checkTemplate } from '../mailings/personalise.ts';
 
+/** A stored send, as the rooms above campaigns read it. */
+export type { SendRow };
+
 /** Content frozen when a send is created: later edits of the mailing do not change a send. */
 export interface SendContent {
   subject: string;
