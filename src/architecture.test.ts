@@ -70,6 +70,26 @@ function crossImports(): { from: string; to: string; edge: string }[] {
   return out;
 }
 
+/** The loops in a graph of folder arrows, each as `a -> b -> a`. */
+function cyclesOf(arrows: { from: string; to: string }[]): string[] {
+  const next = new Map<string, Set<string>>();
+  for (const { from, to } of arrows) next.set(from, (next.get(from) ?? new Set()).add(to));
+  const cycles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (node: string, trail: string[]) => {
+    if (state.get(node) === 'done') return;
+    if (state.get(node) === 'open') {
+      cycles.push([...trail.slice(trail.indexOf(node)), node].join(' -> '));
+      return;
+    }
+    state.set(node, 'open');
+    for (const to of next.get(node) ?? []) visit(to, [...trail, node]);
+    state.set(node, 'done');
+  };
+  for (const node of next.keys()) visit(node, []);
+  return cycles;
+}
+
 const imports = crossImports();
 
 describe('import direction between top-level folders', () => {
@@ -108,24 +128,88 @@ describe('import direction between top-level folders', () => {
   });
 
   it('has no cycle between top-level folders', () => {
-    const next = new Map<string, Set<string>>();
-    for (const { from, to } of imports) next.set(from, (next.get(from) ?? new Set()).add(to));
-    const cycles: string[] = [];
-    const state = new Map<string, 'open' | 'done'>();
-    const visit = (node: string, trail: string[]) => {
-      if (state.get(node) === 'done') return;
-      if (state.get(node) === 'open') {
-        cycles.push([...trail.slice(trail.indexOf(node)), node].join(' -> '));
-        return;
-      }
-      state.set(node, 'open');
-      for (const to of next.get(node) ?? []) visit(to, [...trail, node]);
-      state.set(node, 'done');
-    };
-    for (const node of next.keys()) visit(node, []);
-    expect(cycles).toEqual([]);
+    expect(cyclesOf(imports)).toEqual([]);
   });
 });
+
+/**
+ * Inside a feature folder the subfolders are ranked the same way, bottom first. The files directly in the folder are
+ * shared helpers at the bottom, except its `*.worker.ts`, which composes the subfolders' work and sits on top.
+ */
+const SUBFOLDER_RANKS: Record<string, string[][]> = {
+  marketing: [
+    ['lists'],
+    ['segments'],
+    ['subscribers'],
+    ['account', 'settings'],
+    ['subscriptions', 'mailings'],
+    ['campaigns'],
+    ['drips', 'optin'],
+    ['analytics', 'exports', 'imports'],
+  ],
+  forms: [['components'], ['definitions'], ['submissions'], ['hosted']],
+};
+const SHARED = '(shared)';
+const COMPOSITION = '(composition)';
+
+/** The subfolder a file of a ranked feature folder belongs to, or the shared helpers and the worker around them. */
+function subfolderOf(rel: string): string {
+  const parts = rel.split('/');
+  if (parts.length > 2) return parts[1]!;
+  return rel.endsWith('.worker.ts') ? COMPOSITION : SHARED;
+}
+
+/** Every import between two subfolders of one ranked feature folder, in production code. */
+function subfolderImports(feature: string): { from: string; to: string; target: string; edge: string }[] {
+  const out: { from: string; to: string; target: string; edge: string }[] = [];
+  for (const rel of sourceFiles(path.join(SRC, feature))) {
+    if (isTestFile(rel)) continue;
+    const text = readFileSync(path.join(SRC, rel), 'utf8');
+    for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)['"](\.\.?\/[^'"]+)['"]/g)) {
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(rel), m[1]!));
+      if (folderOf(target) !== feature) continue;
+      const [from, to] = [subfolderOf(rel), subfolderOf(target)];
+      if (from !== to) out.push({ from, to, target, edge: `${rel} -> ${target}` });
+    }
+  }
+  return out;
+}
+
+describe.each(Object.entries(SUBFOLDER_RANKS))(
+  'import direction between subfolders of %s/',
+  (feature, ranks) => {
+    const subRank = new Map<string, number>([
+      [SHARED, -1],
+      ...ranks.flatMap((group, i) => group.map((f) => [f, i] as const)),
+      [COMPOSITION, ranks.length],
+    ]);
+    const edges = subfolderImports(feature);
+
+    it('places every subfolder in a rank', () => {
+      const subfolders = new Set(sourceFiles(path.join(SRC, feature)).map(subfolderOf));
+      expect(
+        [...subfolders].filter((f) => !subRank.has(f)),
+        'add the new subfolder to SUBFOLDER_RANKS in src/architecture.test.ts and to ARCHITECTURE.md',
+      ).toEqual([]);
+    });
+
+    it('has no cycle between subfolders', () => {
+      expect(cyclesOf(edges)).toEqual([]);
+    });
+
+    it('points every import at a lower rank', () => {
+      const wrong = edges.filter(({ from, to }) => subRank.get(to)! >= subRank.get(from)!).map((i) => i.edge);
+      expect(wrong, 'move the shared piece down to its owner, or hand it in from the rank above').toEqual([]);
+    });
+
+    it("reaches another subfolder's tables through its service, never its repository", () => {
+      const wrong = edges
+        .filter(({ to, target }) => to !== SHARED && target.endsWith('.repository.ts'))
+        .map((i) => i.edge);
+      expect(wrong, "call (or add) a function of the owner's service").toEqual([]);
+    });
+  },
+);
 
 describe('where SQL lives', () => {
   const SQL = /\.(selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql[`<]/;

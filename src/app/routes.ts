@@ -23,10 +23,11 @@ import { settingsRoutes } from '../marketing/settings/settings.routes.ts';
 import { analyticsRoutes } from '../marketing/analytics/analytics.routes.ts';
 import { sendRoutes } from '../marketing/campaigns/sends.routes.ts';
 import { subscriberPageRoutes } from '../marketing/optin/public.routes.ts';
+import { listSettingsRoutes } from '../marketing/optin/optin.routes.ts';
 import { consoleRoutes, type ConsoleDeps } from '../console/console.routes.ts';
 import { segmentRoutes } from '../marketing/segments/segments.routes.ts';
 import { accountRoutes } from '../marketing/account/account.routes.ts';
-import { sendsListRoutes } from '../marketing/campaigns/sends-list.routes.ts';
+import { sendsListRoutes } from '../marketing/analytics/sends-list.routes.ts';
 import { exportRoutes } from '../marketing/exports/exports.routes.ts';
 import { subscriptionRoutes } from '../marketing/subscriptions/subscriptions.routes.ts';
 import { mailKinds } from './mail-kinds.ts';
@@ -63,6 +64,7 @@ async function formsSurface(app: TypedApp, ctx: AppContext): Promise<void> {
 /** Marketing: lists, subscribers, drips, mailings, settings, analytics, sends, and the subscriber pages. */
 function marketingSurface(app: TypedApp, ctx: AppContext): void {
   listRoutes(app, ctx);
+  listSettingsRoutes(app, ctx);
   subscriberRoutes(app, ctx);
   dripRoutes(app, ctx);
   mailingRoutes(app, ctx);

@@ -9,7 +9,7 @@ import type { BackgroundWork } from '../jobs/jobs.worker.ts';
 import { verifiedDomainNames } from '../accounts/domains.service.ts';
 import { parseMailbox, type Mailbox } from '../mail/addresses.ts';
 import { submitMessages } from '../email/submit.ts';
-import { findPublicForm, type FormRow } from './definitions/forms.repository.ts';
+import { findUndeletedForm, type FormRow } from './definitions/forms.service.ts';
 import { SUBMITTED_QUEUE } from './submissions/submissions.service.ts';
 
 interface SubmittedJob {
@@ -49,7 +49,7 @@ export async function handleSubmitted(
   job: SubmittedJob,
   handOver: RespondentHandOver,
 ): Promise<void> {
-  const form = await findPublicForm(ctx.database.reader, job.form_id);
+  const form = await findUndeletedForm(ctx, job.form_id);
   if (!form) return;
   await notifyRecipients(ctx, form, job.submission_id);
   if (form.type === 'marketing_form' && form.subscription_list_id)

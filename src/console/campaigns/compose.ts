@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { changeSettings, postalAddressOf } from '../../accounts/settings.service.ts';
-import { fieldTypesOf } from '../../marketing/account/account.service.ts';
+import { fieldTypesOf } from '../../marketing/subscribers/field-types.service.ts';
 import { DEFAULT_LAYOUT, EMAIL_FIELDS } from '../../marketing/campaigns/layout.ts';
 import { previewMailing, type MailingPreview } from '../../marketing/campaigns/preview.ts';
 import { assetUrl } from '../assets.ts';

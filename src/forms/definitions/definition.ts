@@ -18,6 +18,28 @@ export interface Definition {
 /** Field names starting with this are the hosted page's own (honeypot, token) and may not be used by a form. */
 export const RESERVED_PREFIX = '_sp_';
 
+/** The honeypot field: hidden from people, filled in by naive bots. */
+export const HONEYPOT_FIELD = `${RESERVED_PREFIX}website`;
+/** The per-render token field, used as the submission's idempotency key. */
+export const TOKEN_FIELD = `${RESERVED_PREFIX}token`;
+/** The bot defence's signed check token. */
+export const CHECK_FIELD = `${RESERVED_PREFIX}check`;
+/** The proof of work's solution, filled in by the solver script. */
+export const POW_FIELD = `${RESERVED_PREFIX}pow`;
+
+/** The sentence a signer affirms when a signable form sets no `signature_confirmation_label`. */
+export const DEFAULT_AFFIRMATION =
+  'By typing my name, I sign this form electronically and agree that my electronic signature is the legal equivalent of my handwritten signature.';
+
+/** The sentence the signer of a signable form affirms, as the page shows it and the evidence records it; null when not signable. */
+export function affirmationOf(form: {
+  signable: number;
+  signature_confirmation_label: string | null;
+}): string | null {
+  if (form.signable !== 1) return null;
+  return form.signature_confirmation_label?.trim() || DEFAULT_AFFIRMATION;
+}
+
 const sanitizer = onFirstUse<typeof SanitizeHtml>('sanitize-html');
 
 /** The sanitizer's options, made on first use (the link transform is the package's own). */

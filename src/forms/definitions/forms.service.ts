@@ -5,7 +5,7 @@ import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { parseMailbox } from '../../mail/addresses.ts';
 import { parseDefinition } from './definition.ts';
-import { renderFragment } from '../hosted/page.html.ts';
+import { renderFragment } from '../components/fragment.html.ts';
 import {
   findForm,
   findFormByVanity,
@@ -26,6 +26,9 @@ import type {
   Stats,
   UpdateBody,
 } from './forms.schemas.ts';
+
+/** The stored form row, the shape the other form rooms work with. */
+export type { FormRow };
 
 const DAY_MS = 86_400_000;
 const ORDER_BY = new Set(['created_at', 'title', 'updated_at', 'submission_count']);
@@ -289,6 +292,11 @@ export async function openForm(ctx: AppContext, id: string): Promise<FormRow> {
   if (!row || row.active !== 1 || row.archived === 1)
     throw new AppError('form.not_found', `form ${id} was not found`);
   return row;
+}
+
+/** A form by id alone, not deleted, whatever its other flags (the work that follows a stored submission). */
+export async function findUndeletedForm(ctx: AppContext, id: string): Promise<FormRow | undefined> {
+  return findPublicForm(ctx.database.reader, id);
 }
 
 /** The open form served at a vanity name (its `vanity_url` exactly), or null. */

@@ -9,13 +9,12 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
 import type { Upload } from '../components/component-types.ts';
-import { componentsOf } from '../definitions/definition.ts';
+import { CHECK_FIELD, componentsOf, POW_FIELD, TOKEN_FIELD } from '../definitions/definition.ts';
 import { settingsOf } from '../definitions/settings.ts';
-import { formByVanity, openForm } from '../definitions/forms.service.ts';
-import { CHECK_FIELD, formPage, notFoundPage, POW_FIELD, thanksPage, TOKEN_FIELD } from './page.html.ts';
+import { formByVanity, openForm, type FormRow } from '../definitions/forms.service.ts';
+import { formPage, notFoundPage, thanksPage } from './page.html.ts';
 import { acceptSubmission } from '../submissions/submissions.service.ts';
 import { pageCheck, refusalOf, type BotRefusal } from '../submissions/bot-defence.ts';
-import type { FormRow } from '../definitions/forms.repository.ts';
 import { TEXTS, type PageTexts } from './texts.ts';
 
 /** A page to send, or a redirect. */

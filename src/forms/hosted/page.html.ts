@@ -5,23 +5,19 @@
  * carries its signed check token and, for proof of work, the installation's solver script. Also the thank-you and
  * not-found pages.
  */
-import { ownValue } from '../../own.ts';
-import { COMPONENTS } from '../components/components.ts';
 import { fieldName, type Component } from '../components/component-types.ts';
 import { esc } from '../components/fields.html.ts';
-import { RESERVED_PREFIX } from '../definitions/definition.ts';
+import {
+  affirmationOf,
+  CHECK_FIELD,
+  HONEYPOT_FIELD,
+  POW_FIELD,
+  TOKEN_FIELD,
+} from '../definitions/definition.ts';
 import type { FormSettings } from '../definitions/settings.ts';
+import { renderFragment } from '../components/fragment.html.ts';
 import { TEXTS } from './texts.ts';
 import { BOT_SCRIPT_URL } from './script.ts';
-
-/** The honeypot field: hidden from people, filled in by naive bots. */
-export const HONEYPOT_FIELD = `${RESERVED_PREFIX}website`;
-/** The per-render token field, used as the submission's idempotency key. */
-export const TOKEN_FIELD = `${RESERVED_PREFIX}token`;
-/** The bot defence's signed check token. */
-export const CHECK_FIELD = `${RESERVED_PREFIX}check`;
-/** The proof of work's solution, filled in by the solver script. */
-export const POW_FIELD = `${RESERVED_PREFIX}pow`;
 
 /**
  * Response headers of every hosted page. Form posts go only to this server; nothing is loaded from elsewhere except
@@ -44,19 +40,6 @@ export interface PageForm {
   form_css: string;
   signable: number;
   signature_confirmation_label: string | null;
-}
-
-/** The sentence a signer affirms when a signable form sets no `signature_confirmation_label`. */
-export const DEFAULT_AFFIRMATION =
-  'By typing my name, I sign this form electronically and agree that my electronic signature is the legal equivalent of my handwritten signature.';
-
-/** The sentence the signer of a signable form affirms, as the page shows it and the evidence records it; null when not signable. */
-export function affirmationOf(form: {
-  signable: number;
-  signature_confirmation_label: string | null;
-}): string | null {
-  if (form.signable !== 1) return null;
-  return form.signature_confirmation_label?.trim() || DEFAULT_AFFIRMATION;
 }
 
 const BASE_CSS = `body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
@@ -110,26 +93,6 @@ function withTexts(components: Component[], settings: FormSettings): Component[]
   if (!out.some((c) => c.type === 'Button'))
     out.push({ type: 'Button', id: 'sp-submit', properties: { text: t.submit } });
   return out;
-}
-
-/** The fields of a definition without a page around them: the stored `form_html` when a definition gives none. */
-export function renderFragment(
-  components: Component[],
-  values: Record<string, unknown> = {},
-  errors: Record<string, string> = {},
-  affirmation?: string,
-): string {
-  const parts = components.map((c, index) => {
-    const name = fieldName(c);
-    const view = { index, value: name ? values[name] : undefined, error: name ? errors[name] : undefined };
-    return ownValue(COMPONENTS, c.type)!.render(
-      c,
-      c.type === 'Signature' && affirmation ? { ...view, affirmation } : view,
-    );
-  });
-  if (!components.some((c) => c.type === 'Button'))
-    parts.push('<button type="submit" class="sp-button">Submit</button>');
-  return parts.join('\n');
 }
 
 /** The form page; after a failed submit `errors` holds a message per field name and `values` what was entered. */

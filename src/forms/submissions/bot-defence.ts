@@ -8,7 +8,7 @@
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { botDefenceOf, settingsOf } from '../definitions/settings.ts';
-import type { FormRow } from '../definitions/forms.repository.ts';
+import type { FormRow } from '../definitions/forms.service.ts';
 import { botKey, issueCheck, readCheck, solves, TOKEN_MAX_AGE_MS } from './bot-check.ts';
 
 /** What a door hands over for the bot defence. */

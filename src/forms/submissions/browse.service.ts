@@ -6,8 +6,7 @@
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { record, type AuditActor } from '../../audit/audit.service.ts';
-import { requireForm } from '../definitions/forms.service.ts';
-import type { FormRow } from '../definitions/forms.repository.ts';
+import { requireForm, type FormRow } from '../definitions/forms.service.ts';
 import { openSubmission, requireSubmission, type SubmissionData } from './submissions.service.ts';
 import { findSignature, submissionsBefore, type SubmissionRow } from './submissions.repository.ts';
 

@@ -9,7 +9,7 @@ import { componentsOf } from '../definitions/definition.ts';
 import { isDecodableImage } from '../components/images.ts';
 import { isField } from '../components/components.ts';
 import { fieldName, labelOf, type Component } from '../components/component-types.ts';
-import type { FormRow } from '../definitions/forms.repository.ts';
+import type { FormRow } from '../definitions/forms.service.ts';
 import { openSubmission } from './submissions.service.ts';
 import { findSignature, submissionsAfter, type SubmissionRow } from './submissions.repository.ts';
 

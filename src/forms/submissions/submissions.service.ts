@@ -10,11 +10,9 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { AppError, type ErrorDetail } from '../../errors/app-error.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
-import { componentsOf } from '../definitions/definition.ts';
-import { affirmationOf, HONEYPOT_FIELD } from '../hosted/page.html.ts';
+import { affirmationOf, componentsOf, HONEYPOT_FIELD } from '../definitions/definition.ts';
 import type { Component, Upload } from '../components/component-types.ts';
-import { openForm, requireForm } from '../definitions/forms.service.ts';
-import type { FormRow } from '../definitions/forms.repository.ts';
+import { openForm, requireForm, type FormRow } from '../definitions/forms.service.ts';
 import { checkSubmission, type CheckedSubmission, type StoredFile } from './submission-check.ts';
 import { botRefusal, checkBotDefence, type BotEvidence } from './bot-defence.ts';
 import {

@@ -6,7 +6,8 @@ import { principalOf } from '../../http/auth.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
 import { ListParams } from '../lists/lists.schemas.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
-import { createFieldType, currentCustomerOf, fieldTypesOf, renameFieldTypeOf } from './account.service.ts';
+import { currentCustomerOf } from './account.service.ts';
+import { createFieldType, fieldTypesOf, renameFieldTypeOf } from '../subscribers/field-types.service.ts';
 
 const Customer = Type.Object({
   id: Type.String(),

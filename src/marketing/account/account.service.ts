@@ -1,29 +1,6 @@
-/** The account as the marketing API shows it (`GET /current_customer`) and its subscriber custom field types. */
+/** The account as the marketing API shows it (`GET /current_customer`). */
 import type { AppContext } from '../../context.ts';
 import { getAccount } from '../../accounts/accounts.service.ts';
-import { isUniqueViolation } from '../../db/errors.ts';
-import { AppError } from '../../errors/app-error.ts';
-import { parseId } from '../ids.ts';
-import {
-  ensureFieldTypes,
-  findFieldType,
-  findFieldTypeByKey,
-  listFieldTypes,
-  renameFieldType,
-} from '../subscribers/custom-fields.repository.ts';
-
-/** A custom field type as shown. */
-export interface FieldTypeView {
-  id: string;
-  type: 'subscriber_custom_field_type';
-  attributes: { name: string; created_at: string };
-}
-
-const view = (r: { id: number; name: string; created_at: number }): FieldTypeView => ({
-  id: String(r.id),
-  type: 'subscriber_custom_field_type',
-  attributes: { name: r.name, created_at: new Date(Number(r.created_at)).toISOString() },
-});
 
 /** `GET /current_customer`: the account the key belongs to. */
 export async function currentCustomerOf(ctx: AppContext, customerId: number) {
@@ -36,59 +13,3 @@ export async function currentCustomerOf(ctx: AppContext, customerId: number) {
     },
   };
 }
-
-/** The account's custom field types. */
-export async function fieldTypesOf(ctx: AppContext, customerId: number): Promise<FieldTypeView[]> {
-  return (await listFieldTypes(ctx.database.reader, customerId)).map((r) => view({ ...r, id: Number(r.id) }));
-}
-
-/** Creates a custom field type; a name the account already has (letter case ignored) is refused. */
-export async function createFieldType(
-  ctx: AppContext,
-  customerId: number,
-  name: string,
-): Promise<FieldTypeView> {
-  const { clean, key } = checkName(name);
-  const db = ctx.database.db;
-  if (await findFieldTypeByKey(db, customerId, key)) throw taken(clean);
-  await ensureFieldTypes(db, customerId, new Map([[key, clean]]), Date.now());
-  const row = (await findFieldTypeByKey(db, customerId, key))!;
-  return view({ ...row, id: Number(row.id) });
-}
-
-/** Renames a custom field type (its values stay with it). */
-export async function renameFieldTypeOf(
-  ctx: AppContext,
-  customerId: number,
-  raw: string,
-  name: string,
-): Promise<FieldTypeView> {
-  const db = ctx.database.db;
-  const id = parseId(raw);
-  const row = id === null ? undefined : await findFieldType(db, customerId, id);
-  if (!row) throw new AppError('marketing.custom_field_not_found', `custom field type ${raw} was not found`);
-  const { clean, key } = checkName(name);
-  const other = await findFieldTypeByKey(db, customerId, key);
-  if (other && Number(other.id) !== Number(row.id)) throw taken(clean);
-  try {
-    await renameFieldType(db, Number(row.id), clean, key);
-  } catch (err) {
-    if (isUniqueViolation(err)) throw taken(clean);
-    throw err;
-  }
-  return view({ ...row, id: Number(row.id), name: clean });
-}
-
-function checkName(name: string): { clean: string; key: string } {
-  const clean = name.trim();
-  if (!clean || clean.length > 255)
-    throw new AppError('marketing.custom_field_invalid', 'name must be 1 to 255 characters', {
-      details: [{ field: 'name', message: clean ? 'is too long' : 'must not be blank' }],
-    });
-  return { clean, key: clean.toLowerCase() };
-}
-
-const taken = (name: string) =>
-  new AppError('marketing.custom_field_invalid', `a custom field named "${name}" already exists`, {
-    details: [{ field: 'name', message: 'is already used by another custom field' }],
-  });

@@ -5,8 +5,7 @@
  */
 import { openCampaignLink } from '../campaigns/link-targets.ts';
 import type { AppContext } from '../../context.ts';
-import { requireSend } from '../campaigns/sends.service.ts';
-import type { SendRow } from '../campaigns/sends.repository.ts';
+import { requireSend, type SendRow } from '../campaigns/sends.service.ts';
 import { pageOfSendLinks } from './analytics.repository.ts';
 import { clickersPerLink, hourlyFirsts } from './timeline.repository.ts';
 

@@ -10,13 +10,13 @@ import type { UnsubscribeInfo } from '../../delivery/kind.ts';
 import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { linkTarget, templateOfSource } from './content.ts';
-import { findListName } from '../lists/lists.repository.ts';
+import { findListName } from '../lists/lists.service.ts';
 import {
   findMembershipState,
   findSubscriberState,
   unsubscribeEverywhere,
   unsubscribeFromList,
-} from '../subscribers/subscribers.repository.ts';
+} from '../subscribers/rows.service.ts';
 import {
   bumpSubscriber,
   countDeliveryClick,

@@ -21,7 +21,8 @@ import {
   nextBatchBound,
 } from './expansion.repository.ts';
 import type { SendContent } from './sends.service.ts';
-import { currentFilters } from '../segments/segments.service.ts';
+import { currentFilters, filterSql } from '../segments/segments.service.ts';
+import type { Filters } from '../segments/filters.ts';
 
 /** The queue of expansion work rows. */
 export const EXPAND_QUEUE = 'marketing.expand';
@@ -98,12 +99,23 @@ export async function expandSlice(
       const send = (await findSendById(trx, sendId))!;
       const at = now();
       const cursor = Number(send.expand_cursor);
+      // A dynamic list narrows the audience to the subscribers its filters match, as they stood when it froze.
+      const segment =
+        send.dynamic_filters === null
+          ? undefined
+          : filterSql(
+              JSON.parse(send.dynamic_filters) as Filters,
+              Number(send.customer_id),
+              Number(send.frozen_at),
+            );
       const bound =
         send.subscription_list_id === null
           ? null
-          : await nextBatchBound(trx, send.subscription_list_id, cursor, batchSize, send);
+          : await nextBatchBound(trx, send.subscription_list_id, cursor, batchSize, segment);
       const added =
-        send.subscription_list_id === null ? 0 : await expandBatch(trx, dialect, send, cursor, bound, at);
+        send.subscription_list_id === null
+          ? 0
+          : await expandBatch(trx, dialect, send, cursor, bound, at, segment);
       await advanceExpansion(trx, sendId, send.campaign_mailing_id, bound ?? cursor, added, at);
       if (bound === null) {
         await markExpanded(trx, sendId, at);

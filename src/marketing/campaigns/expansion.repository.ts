@@ -2,38 +2,36 @@
  * SQL of expanding a campaign send's audience: the next batch's bound, the batch's delivery rows and their work rows
  * (and those of the send's extra recipients), and the send's cursor and counters as batches commit.
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../db/connect.ts';
 import { randomUuidSql } from '../../db/uuid-sql.ts';
 import type { Queryable } from '../../db/types.ts';
 import { enqueueEach } from '../../jobs/jobs.repository.ts';
-import { confirmedOrNotAsked } from '../optin/optin.repository.ts';
-import { filterSql, type Filters } from '../segments/filters.repository.ts';
 import { enqueueDeliveries, MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
 import { bumpCampaign, type SendRow } from './sends.repository.ts';
 
+/** The SQL condition a member `m` of list `listId` meets when it may receive campaigns (confirmed, or not asked). */
+const confirmedOrNotAsked = (listId: number) =>
+  sql`(m.confirmed_at is not null or (select l.double_opt_in from subscription_lists l where l.id = ${listId}) = 0)`;
+
 /**
  * The upper bound of the next expansion batch: the `batch`-th member after `cursor`, or null when fewer remain. For a
- * send narrowed by a dynamic list only members its filters match count, so a batch holds `batch` deliveries either way.
+ * send narrowed by a dynamic list (`segment`, its filters' condition over subscriber `s`) only members it matches count,
+ * so a batch holds `batch` deliveries either way.
  */
 export async function nextBatchBound(
   db: Queryable,
   listId: number,
   cursor: number,
   batch: number,
-  send?: Pick<SendRow, 'customer_id' | 'frozen_at' | 'dynamic_filters'>,
+  segment?: RawBuilder<SqlBool>,
 ): Promise<number | null> {
-  if (send && send.dynamic_filters !== null) {
-    const filter = filterSql(
-      JSON.parse(send.dynamic_filters) as Filters,
-      Number(send.customer_id),
-      Number(send.frozen_at),
-    );
+  if (segment) {
     const { rows } = await sql<{
       subscriber_id: number;
     }>`select m.subscriber_id from subscription_list_members m
       join subscribers s on s.id = m.subscriber_id
-      where m.list_id = ${listId} and m.subscriber_id > ${cursor} and ${filter}
+      where m.list_id = ${listId} and m.subscriber_id > ${cursor} and ${segment}
       order by m.subscriber_id limit 1 offset ${batch - 1}`.execute(db);
     return rows[0] ? Number(rows[0].subscriber_id) : null;
   }
@@ -52,25 +50,23 @@ export async function nextBatchBound(
 /**
  * Expands the members of a list with ids in (`cursor`, `bound`] into deliveries of the send, with one work row each:
  * members who joined before the audience was frozen and are subscribed to the list and not unsubscribed globally. A
- * delivery that already exists is left alone (the unique key on send and subscriber). Returns how many were created.
+ * delivery that already exists is left alone (the unique key on send and subscriber). A send narrowed by a dynamic list
+ * passes its filters' condition over subscriber `s` as `segment`. Returns how many were created.
  */
 export async function expandBatch(
   db: Queryable,
   dialect: Dialect,
-  send: Pick<
-    SendRow,
-    'id' | 'customer_id' | 'campaign_mailing_id' | 'subscription_list_id' | 'frozen_at' | 'dynamic_filters'
-  >,
+  send: Pick<SendRow, 'id' | 'customer_id' | 'campaign_mailing_id' | 'subscription_list_id' | 'frozen_at'>,
   cursor: number,
   bound: number | null,
   now: number,
+  segment?: RawBuilder<SqlBool>,
 ): Promise<number> {
   const upper = bound === null ? sql`` : sql`and m.subscriber_id <= ${bound}`;
   // A dynamic list narrows the list to the subscribers its filters match, as they stood when the audience froze.
-  const segment =
-    send.dynamic_filters === null
-      ? sql``
-      : sql`and s.created_at <= cast(${send.frozen_at} as bigint) and ${filterSql(JSON.parse(send.dynamic_filters) as Filters, Number(send.customer_id), Number(send.frozen_at))}`;
+  const narrowed = segment
+    ? sql`and s.created_at <= cast(${send.frozen_at} as bigint) and ${segment}`
+    : sql``;
   const orIgnore = dialect === 'sqlite' ? sql`or ignore` : sql``;
   const onConflict = dialect === 'postgres' ? sql`on conflict do nothing` : sql``;
   const inserted = await sql<{ id: number }>`
@@ -81,7 +77,7 @@ export async function expandBatch(
     from subscription_list_members m
     join subscribers s on s.id = m.subscriber_id
     where m.list_id = ${send.subscription_list_id} and m.subscriber_id > ${cursor} ${upper}
-      and m.unsubscribed = 0 and s.unsubscribed = 0 and m.created_at <= cast(${send.frozen_at} as bigint) ${segment}
+      and m.unsubscribed = 0 and s.unsubscribed = 0 and m.created_at <= cast(${send.frozen_at} as bigint) ${narrowed}
       and ${confirmedOrNotAsked(send.subscription_list_id!)}
     ${onConflict}`.execute(db);
   const count = Number(inserted.numAffectedRows ?? 0);

@@ -7,7 +7,7 @@ import { AppError } from '../../errors/app-error.ts';
 import { postalAddressOf } from '../../accounts/settings.service.ts';
 import { requireMailing } from '../mailings/mailings.service.ts';
 import { loadPersonalisation } from '../mailings/personalise.ts';
-import { findByEmailKey } from '../subscribers/subscribers.repository.ts';
+import { findByEmailKey } from '../subscribers/rows.service.ts';
 import { renderEmail, templateOfSource } from './content.ts';
 
 /** What the preview shows. */

@@ -14,7 +14,7 @@ import { postalAddressOf } from '../../accounts/settings.service.ts';
 import { domainOf, parseMailbox } from '../../mail/addresses.ts';
 import { findLinks } from '../../mail/links.ts';
 import { resolveId } from '../ids.repository.ts';
-import { requireMailing } from '../mailings/mailings.service.ts';
+import { mailingBySubject, requireMailing } from '../mailings/mailings.service.ts';
 import { ensureDefaultList, requireList } from '../lists/lists.service.ts';
 import { requireDynamicList } from '../segments/segments.service.ts';
 import { EXPAND_QUEUE, expandJobKey } from './expand.ts';
@@ -33,9 +33,10 @@ import {
   sendsOfMailingRows,
   type SendRow,
 } from './sends.repository.ts';
-import { findBySubjectKey, findMailing } from '../mailings/mailings.repository.ts';
-import { subjectKeyOf } from '../mailings/mailing-input.ts';
 import { checkTemplate } from '../mailings/personalise.ts';
+
+/** A stored send, as the rooms above campaigns read it. */
+export type { SendRow };
 
 /** Content frozen when a send is created: later edits of the mailing do not change a send. */
 export interface SendContent {
@@ -188,8 +189,7 @@ async function resolveMailing(db: Queryable, customerId: number, req: SendReques
   if (req.mailingId !== undefined) return requireMailing(db, customerId, req.mailingId);
   if (req.subject === undefined || req.subject.trim() === '')
     throw invalid('campaign_mailing_id', 'is required (or a subject naming the mailing)');
-  const found = await findBySubjectKey(db, customerId, subjectKeyOf(req.subject));
-  const m = found && (await findMailing(db, customerId, found.id));
+  const m = await mailingBySubject(db, customerId, req.subject);
   if (!m)
     throw new AppError(
       'marketing.mailing_not_found',

@@ -15,7 +15,7 @@ import {
   deliveryEngagement,
   enqueueDripDelivery,
   MARKETING_DELIVERY_QUEUE,
-} from '../campaigns/queue.repository.ts';
+} from '../campaigns/deliveries.service.ts';
 import { parseGraph, type DripNode, type DripGraph } from './drips.graph.ts';
 import {
   accountMailingIds,
@@ -25,10 +25,10 @@ import {
   moveEnrollment,
   parkedEnrollments,
   RESUME_BATCH,
-  subscriberStanding,
   type DripRow,
   type EnrollmentRow,
 } from './drips.repository.ts';
+import { subscriberStanding } from './drips.standing.ts';
 
 /** The queue of enrollment steps. */
 export const DRIP_STEP_QUEUE = 'marketing.drip_step';

@@ -11,7 +11,7 @@ import type { PeriodicTask } from '../../jobs/scheduler.ts';
 import type { Queryable } from '../../db/types.ts';
 import { respondentEmail } from '../subscribers/form-respondents.ts';
 import { openSubmission } from '../../forms/submissions/submissions.service.ts';
-import { findByEmailKey } from '../subscribers/subscribers.repository.ts';
+import { findByEmailKey } from '../subscribers/rows.service.ts';
 import { parseGraph } from './drips.graph.ts';
 import {
   activeDrips,
@@ -19,10 +19,10 @@ import {
   insertEnrollments,
   newMembers,
   submissionsSince,
-  subscriberStanding,
   updateDrip,
   type DripRow,
 } from './drips.repository.ts';
+import { subscriberStanding } from './drips.standing.ts';
 import { DRIP_STEP_QUEUE, enqueueStep } from './drips.engine.ts';
 
 /** How often the leader looks for new subscribers to enroll. */

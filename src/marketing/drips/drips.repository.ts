@@ -1,7 +1,6 @@
 /** SQL for drip campaigns and their enrollments: the rows, the state moves, the counters and the step guard. */
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { DripCampaignsTable, DripEnrollmentsTable, Queryable } from '../../db/types.ts';
-import { subscriberReachable } from '../campaigns/deliveries.repository.ts';
 import { keysByRef } from '../ids.repository.ts';
 
 export type DripRow = Selectable<DripCampaignsTable>;
@@ -204,18 +203,14 @@ export async function stopEnrollmentsOffGraph(
   return Number(res.numUpdatedRows);
 }
 
-/** The subscriber's email and whether it may still be mailed on the list (subscribed globally and on the list). */
-export async function subscriberStanding(
-  db: Queryable,
-  subscriberId: number,
-  listId: number | null,
-): Promise<{ email: string; subscribed: boolean } | undefined> {
+/** A subscriber's email by id, or undefined. */
+export async function subscriberEmail(db: Queryable, subscriberId: number): Promise<string | undefined> {
   const s = await db
     .selectFrom('subscribers')
     .select('email')
     .where('id', '=', subscriberId)
     .executeTakeFirst();
-  return s && { email: s.email, subscribed: await subscriberReachable(db, subscriberId, listId) };
+  return s?.email;
 }
 
 /** Subscribed members of a list who joined at or after `from` and are not enrolled in the drip yet, oldest first. */

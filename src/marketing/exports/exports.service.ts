@@ -16,12 +16,13 @@ import { pageAsked, pagedAnswer } from '../paging.ts';
 import { requireList } from '../lists/lists.service.ts';
 import {
   countSubscribers,
+  fieldTypesOf,
+  fieldValuesOfMany,
   subscribersAfter,
   type SubscriberMatch,
-} from '../subscribers/subscribers.repository.ts';
-import { fieldTypesOf, fieldValuesOfMany } from '../subscribers/csv.repository.ts';
-import { filterSql, parseFilters, type Filters } from '../segments/filters.repository.ts';
-import { filtersOf, requireDynamicList } from '../segments/segments.service.ts';
+} from '../subscribers/rows.service.ts';
+import { parseFilters, type Filters } from '../segments/filters.ts';
+import { filterSql, filtersOf, requireDynamicList } from '../segments/segments.service.ts';
 import {
   clearChunks,
   countBulkJobs,

@@ -13,7 +13,7 @@ import { PermanentJobError } from '../../jobs/retry.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { bulkCreate, type BulkEntry } from '../subscribers/subscribers.bulk.ts';
 import { checkEmail } from '../subscribers/subscriber-input.ts';
-import { findByEmailKeys } from '../subscribers/subscribers.repository.ts';
+import { findByEmailKeys } from '../subscribers/rows.service.ts';
 import {
   chunkAt,
   deleteChunks,

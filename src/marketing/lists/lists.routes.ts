@@ -4,8 +4,7 @@ import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
-import { Empty, ListBody, ListParams, ListSettingsBody, SubscriptionList } from './lists.schemas.ts';
-import { patchListOptIn } from '../optin/optin.service.ts';
+import { Empty, ListBody, ListParams, SubscriptionList } from './lists.schemas.ts';
 import { createList, listOf, listsOf, removeList, renameListOf } from './lists.service.ts';
 import { PagedAnswer, PaginationQuery } from '../paging.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
@@ -66,22 +65,6 @@ export function listRoutes(app: TypedApp, ctx: AppContext): void {
       },
       async (req) => ({
         data: await renameListOf(ctx, principalOf(req, 'marketing').customerId, req.params.id, req.body.name),
-      }),
-    );
-    app.patch(
-      `${base}/:id/settings`,
-      {
-        config: { audit: { action: 'list.settings', target: 'list:{id}' } },
-        schema: {
-          ...common,
-          summary: "Change a list's double opt-in and preference-page settings",
-          params: ListParams,
-          body: ListSettingsBody,
-          response: { 200: Type.Object({ data: SubscriptionList }), ...MARKETING_ERRORS },
-        },
-      },
-      async (req) => ({
-        data: await patchListOptIn(ctx, principalOf(req, 'marketing').customerId, req.params.id, req.body),
       }),
     );
     app.delete(

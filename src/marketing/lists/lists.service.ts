@@ -21,6 +21,11 @@ import {
   type ListRow,
 } from './lists.repository.ts';
 
+/** A stored list, as the rooms above lists read it. */
+export type { ListRow };
+/** Moves a list's subscriber counter and reads a list's name, inside the caller's transaction (the membership writers). */
+export { bumpSubscriberCount, findListName } from './lists.repository.ts';
+
 /** The name the default list is created with. */
 export const DEFAULT_LIST_NAME = 'All contacts';
 
@@ -88,9 +93,21 @@ export async function listsOf(
 
 /** One list of the account. */
 export async function listOf(ctx: AppContext, customerId: number, rawId: string): Promise<ListView> {
-  const db = ctx.database.reader;
-  const row = await requireList(db, customerId, rawId);
-  return listView(row, await formsFeedingLists(db, customerId));
+  return viewOfList(ctx, customerId, await requireList(ctx.database.reader, customerId, rawId));
+}
+
+/** A list row of the account as the API shows it, with the form that feeds it. */
+export async function viewOfList(ctx: AppContext, customerId: number, row: ListRow): Promise<ListView> {
+  return listView(row, await formsFeedingLists(ctx.database.reader, customerId));
+}
+
+/** One of the account's lists by its key, read through `db` (a caller's transaction), or undefined. */
+export async function findListOf(
+  db: Queryable,
+  customerId: number,
+  id: number,
+): Promise<ListRow | undefined> {
+  return findList(db, customerId, id);
 }
 
 /** `GET /subscribers/subscribed_count`: subscribed members of a list (the default list when none is named). */

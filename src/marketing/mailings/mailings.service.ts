@@ -12,6 +12,7 @@ import {
   cleanMailingInput,
   matchSubjects,
   searchPattern,
+  subjectKeyOf,
   type MailingFields,
   type MailingInput,
 } from './mailing-input.ts';
@@ -78,6 +79,16 @@ export async function requireMailing(
   if (!row)
     throw new AppError('marketing.mailing_not_found', `campaign mailing ${String(rawId)} was not found`);
   return row;
+}
+
+/** The account's mailing with this subject (letter case and spacing as the subject key folds them), or undefined. */
+export async function mailingBySubject(
+  db: Queryable,
+  customerId: number,
+  subject: string,
+): Promise<MailingRow | undefined> {
+  const found = await findBySubjectKey(db, customerId, subjectKeyOf(subject));
+  return found && (await findMailing(db, customerId, found.id));
 }
 
 /** A page of the account's mailings (all of them with `pagination=false`), filtered by subject search and editor. */

@@ -6,7 +6,7 @@
  */
 import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { fieldValuesOf } from '../subscribers/custom-fields.repository.ts';
+import { fieldValuesOf } from '../subscribers/rows.service.ts';
 import { findSubscriberNames } from './mailings.repository.ts';
 import type HandlebarsModule from 'handlebars';
 import { handlebars } from '../../on-first-use.ts';

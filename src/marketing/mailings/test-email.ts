@@ -8,7 +8,7 @@ import { AppError } from '../../errors/app-error.ts';
 import { parseMailbox, type Mailbox } from '../../mail/addresses.ts';
 import type { NormalizedMessage } from '../../email/message-input.ts';
 import { submitMessages, type Submitter } from '../../email/submit.ts';
-import { findByEmailKey } from '../subscribers/subscribers.repository.ts';
+import { findByEmailKey } from '../subscribers/rows.service.ts';
 import { requireMailing } from './mailings.service.ts';
 import type { MailingRow } from './mailings.repository.ts';
 import {

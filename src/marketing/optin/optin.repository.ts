@@ -2,12 +2,7 @@
  * SQL of double opt-in and the public preference page: a list's settings, the members still waiting for their
  * confirmation email, the one-use confirmation link (only its hash is stored), and the confirmation itself.
  */
-import { sql } from 'kysely';
 import type { Queryable } from '../../db/types.ts';
-import { enqueueJob } from '../../jobs/jobs.repository.ts';
-
-/** The queue of confirmation-email work rows (one per list and moment members joined it). */
-export const CONFIRM_QUEUE = 'marketing.confirm';
 
 /** A list by id alone (work rows name lists without their account). */
 export async function findListById(db: Queryable, listId: number) {
@@ -41,24 +36,6 @@ export async function confirmExisting(db: Queryable, listId: number, now: number
     .where('list_id', '=', listId)
     .where('confirmed_at', 'is', null)
     .execute();
-}
-
-/**
- * After members joined a list at `now`: when the list asks for confirmation, one work row sends their confirmation
- * emails. Called by every writer of memberships, inside its transaction.
- */
-export async function queueConfirmations(db: Queryable, listId: number, now: number): Promise<void> {
-  const list = await db
-    .selectFrom('subscription_lists')
-    .select('double_opt_in')
-    .where('id', '=', listId)
-    .executeTakeFirst();
-  if (list?.double_opt_in !== 1) return;
-  await enqueueJob(
-    db,
-    { queue: CONFIRM_QUEUE, payload: { listId }, uniqueKey: `marketing.confirm:${listId}:${now}` },
-    now,
-  );
 }
 
 /** A member that still needs its confirmation email. */
@@ -144,10 +121,6 @@ export async function confirmByHash(db: Queryable, hash: string, now: number): P
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
-
-/** The SQL condition a member `m` of list `listId` meets when it may receive campaigns (confirmed, or not asked). */
-export const confirmedOrNotAsked = (listId: number) =>
-  sql`(m.confirmed_at is not null or (select l.double_opt_in from subscription_lists l where l.id = ${listId}) = 0)`;
 
 /** Confirms one membership at once (a subscriber who joined from the preference page proved the address). */
 export async function confirmMember(db: Queryable, listId: number, subscriberId: number, now: number) {

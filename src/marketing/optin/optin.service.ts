@@ -13,10 +13,9 @@ import { signPayload, verifyPayload } from '../../mail/tokens.ts';
 import { submitMessages } from '../../email/submit.ts';
 import type { QueueSpec } from '../../jobs/worker.ts';
 import { PermanentJobError } from '../../jobs/retry.ts';
-import { listView, requireList } from '../lists/lists.service.ts';
-import { findList, formsFeedingLists, type ListRow } from '../lists/lists.repository.ts';
+import { findListOf, requireList, viewOfList, type ListRow } from '../lists/lists.service.ts';
+import { CONFIRM_QUEUE } from '../subscribers/rows.service.ts';
 import {
-  CONFIRM_QUEUE,
   claimConfirmation,
   findListById,
   confirmByHash,
@@ -75,7 +74,7 @@ export async function setListOptIn(
       now,
     );
   });
-  return (await findList(db, customerId, list.id))!;
+  return (await findListOf(db, customerId, list.id))!;
 }
 
 /** `PATCH /subscription_lists/<id>/settings`: changes the settings given, keeps the others. */
@@ -91,7 +90,7 @@ export async function patchListOptIn(
     public: patch.public ?? list.public === 1,
     ...(patch.confirm_from_email !== undefined && { fromEmail: patch.confirm_from_email }),
   });
-  return listView(row, await formsFeedingLists(ctx.database.reader, customerId));
+  return viewOfList(ctx, customerId, row);
 }
 
 const hashOf = (nonce: string) => createHash('sha256').update(nonce).digest('hex');

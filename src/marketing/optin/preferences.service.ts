@@ -6,16 +6,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { findDeliveryRow, findTemplateSource } from '../campaigns/deliveries.repository.ts';
+import { findDeliveryRow, findTemplateSource } from '../campaigns/deliveries.service.ts';
 import { verifyMarketingToken } from '../campaigns/tokens.ts';
 import type { SendContent } from '../campaigns/sends.service.ts';
-import { bumpSubscriberCount } from '../lists/lists.repository.ts';
-import {
-  addMembers,
-  setMemberUnsubscribed,
-  unsubscribeEverywhere,
-} from '../subscribers/subscribers.repository.ts';
-import { setGlobalOptOut } from '../subscriptions/subscriptions.repository.ts';
+import { bumpSubscriberCount } from '../lists/lists.service.ts';
+import { addMembers, setMemberUnsubscribed, unsubscribeEverywhere } from '../subscribers/rows.service.ts';
+import { setGlobalOptOut } from '../subscriptions/subscriptions.service.ts';
 import { confirmMember, preferenceLists, subscriberOfDelivery } from './optin.repository.ts';
 import { refText } from '../ids.repository.ts';
 

@@ -7,8 +7,8 @@ import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { resolveId } from '../ids.repository.ts';
 import { pageAsked, pagedAnswer } from '../paging.ts';
-import { countSubscribers } from '../subscribers/subscribers.repository.ts';
-import { filterSql, parseFilters, type Filters } from './filters.repository.ts';
+import { countMatching, filterSql } from './filters.repository.ts';
+import { parseFilters, type Filters } from './filters.ts';
 import {
   countDynamicLists,
   deleteDynamicList,
@@ -18,6 +18,12 @@ import {
   updateDynamicList,
   type DynamicListRow,
 } from './segments.repository.ts';
+
+/**
+ * The SQL conditions over subscriber alias `s` that the rooms above build their subscriber queries with: what filters
+ * mean (`now` anchors `within_days`), all of several conditions, and membership of a list.
+ */
+export { allOf, filterSql, onList } from './filters.repository.ts';
 
 /** A dynamic list as shown. */
 export interface DynamicListView {
@@ -59,11 +65,7 @@ export async function currentFilters(
 
 /** How many subscribers of the account match filters right now. */
 export async function matchCount(ctx: AppContext, customerId: number, filters: Filters): Promise<number> {
-  return countSubscribers(ctx.database.reader, customerId, {
-    words: [],
-    listId: null,
-    filter: filterSql(filters, customerId, Date.now()),
-  });
+  return countMatching(ctx.database.reader, customerId, filterSql(filters, customerId, Date.now()));
 }
 
 /** Lists the account's dynamic lists; with `with_stats` each carries its current subscriber count. */

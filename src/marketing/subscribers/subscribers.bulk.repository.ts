@@ -3,7 +3,7 @@
  * the database (SQLite `json_each`, PostgreSQL `jsonb_array_elements`). A request costs a few small statements, however
  * many subscribers it holds, instead of large multi-row VALUES lists built and prepared per chunk.
  */
-import { queueConfirmations } from '../optin/optin.repository.ts';
+import { queueConfirmations } from './confirmations.repository.ts';
 import { sql, type RawBuilder } from 'kysely';
 import type { Dialect } from '../../db/connect.ts';
 import type { Queryable } from '../../db/types.ts';

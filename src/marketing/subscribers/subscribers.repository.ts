@@ -1,5 +1,5 @@
 /** SQL for subscribers: the rows, their list memberships with the lists' member counters, and custom field values. */
-import { queueConfirmations } from '../optin/optin.repository.ts';
+import { queueConfirmations } from './confirmations.repository.ts';
 import {
   sql,
   type Insertable,

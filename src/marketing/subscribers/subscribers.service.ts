@@ -7,8 +7,7 @@ import type { Queryable } from '../../db/types.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { resolveId } from '../ids.repository.ts';
-import { bumpSubscriberCount } from '../lists/lists.repository.ts';
-import { ensureDefaultList, requireList } from '../lists/lists.service.ts';
+import { bumpSubscriberCount, ensureDefaultList, requireList } from '../lists/lists.service.ts';
 import { ensureFieldTypes, fieldValuesOf, upsertFieldValues } from './custom-fields.repository.ts';
 import { checkEmail, cleanName, normalFields, type CustomFieldInput } from './subscriber-input.ts';
 import {
@@ -27,8 +26,8 @@ import {
 } from './subscribers.repository.ts';
 import { fullView, shortView, type SubscriberFull, type SubscriberShort } from './subscriber-views.ts';
 import { pagedAnswer } from '../paging.ts';
-import { allOf, filterSql, parseFilters } from '../segments/filters.repository.ts';
-import { filtersOf, requireDynamicList } from '../segments/segments.service.ts';
+import { parseFilters } from '../segments/filters.ts';
+import { allOf, filterSql, filtersOf, requireDynamicList } from '../segments/segments.service.ts';
 
 /** A list id as clients send it. */
 export type RawId = string | number;

@@ -9,14 +9,13 @@ import { Readable } from 'node:stream';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { bumpSubscriberCount } from '../lists/lists.repository.ts';
-import { requireList } from '../lists/lists.service.ts';
+import { bumpSubscriberCount, requireList } from '../lists/lists.service.ts';
 import { parseId, parseRef } from '../ids.ts';
 import { resolveIds } from '../ids.repository.ts';
 import { pageAsked, pagedAnswer } from '../paging.ts';
-import { allOf, filterSql, onList, parseFilters } from '../segments/filters.repository.ts';
-import { filtersOf, requireDynamicList } from '../segments/segments.service.ts';
-import { addMembers, findSubscriber } from '../subscribers/subscribers.repository.ts';
+import { parseFilters } from '../segments/filters.ts';
+import { allOf, filterSql, filtersOf, onList, requireDynamicList } from '../segments/segments.service.ts';
+import { addMembers, findSubscriber } from '../subscribers/rows.service.ts';
 import { shortView } from '../subscribers/subscriber-views.ts';
 import { requireSubscriber } from '../subscribers/subscribers.service.ts';
 import {
@@ -28,6 +27,9 @@ import {
   setListOptOut,
   subscriptionsAfter,
 } from './subscriptions.repository.ts';
+
+/** Sets or clears subscribers' global opt-out inside the caller's transaction (the preference page). */
+export { setGlobalOptOut } from './subscriptions.repository.ts';
 
 type Membership = {
   id: number | string;

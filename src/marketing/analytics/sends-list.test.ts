@@ -1,9 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  openScenario,
-  type Scenario,
-  type ScenarioApp,
-} from '../analytics/analytics-scenario.test-support.ts';
+import { openScenario, type Scenario, type ScenarioApp } from './analytics-scenario.test-support.ts';
 
 let f: ScenarioApp;
 let s: Scenario;

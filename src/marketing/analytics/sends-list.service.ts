@@ -1,7 +1,7 @@
 /** The sends listing (`GET /campaign_mailing_sends`, searchable, paged) and the deliveries listing (`GET /campaign_mailing_deliveries`). */
 import type { AppContext } from '../../context.ts';
-import { parseSendsSearch } from '../analytics/sends-search.ts';
-import { given, iso, requireSend } from '../analytics/analytics.service.ts';
+import { parseSendsSearch } from './sends-search.ts';
+import { given, iso, requireSend } from './analytics.service.ts';
 import { requireMailing } from '../mailings/mailings.service.ts';
 import { pagedAnswer } from '../paging.ts';
 import {
@@ -13,7 +13,7 @@ import {
   type DeliverySelector,
   type SEND_LIST_ORDER,
 } from './sends-list.repository.ts';
-import { sendViews } from './send-view.ts';
+import { sendViews } from '../campaigns/send-view.ts';
 
 /** Paging and order as the listings take them. */
 interface Listing<K extends string> {

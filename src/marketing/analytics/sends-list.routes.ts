@@ -9,7 +9,7 @@ import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 import { PagedAnswer } from '../paging.ts';
 import { DELIVERY_LIST_ORDER, SEND_LIST_ORDER } from './sends-list.repository.ts';
 import { deliveriesListOf, sendsListOf } from './sends-list.service.ts';
-import { SendSchema } from './sends.routes.ts';
+import { SendSchema } from '../campaigns/sends.routes.ts';
 
 const oneOf = <const T extends readonly string[]>(values: T, def: T[number]) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], default: def });

@@ -1,6 +1,6 @@
 /** SQL of the sends and deliveries listings: pages in a chosen order, and how many match. */
 import type { Queryable } from '../../db/types.ts';
-import { sendsCondition, type SendsFilter } from '../analytics/analytics.repository.ts';
+import { sendsCondition, type SendsFilter } from './analytics.repository.ts';
 
 /** Sort keys of the sends listing. */
 export const SEND_LIST_ORDER = [
