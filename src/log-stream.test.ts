@@ -1,32 +1,43 @@
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import fs, { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, it, onTestFinished } from 'vitest';
+import { expect, it, onTestFinished, vi } from 'vitest';
 import { batchedLogStream, type LogStream } from './log-stream.ts';
 import { waitFor } from './test/wait.ts';
 
 /** A stream over a log file of its own, closed and removed after the test. */
-function logFile(delayMs?: number, maxBytes?: number): { stream: LogStream; read: () => string } {
+function logFile(delayMs?: number, maxBytes?: number): { stream: LogStream; read: () => string; fd: number } {
   const dir = mkdtempSync(path.join(tmpdir(), 'sealpost-log-stream-'));
   const file = path.join(dir, 'server.log');
-  const stream = batchedLogStream(openSync(file, 'a'), delayMs, maxBytes);
+  const fd = openSync(file, 'a');
+  const stream = batchedLogStream(fd, delayMs, maxBytes);
   onTestFinished(async () => {
     await stream.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  return { stream, read: () => readFileSync(file, 'utf8') };
+  return { stream, read: () => readFileSync(file, 'utf8'), fd };
 }
 
-it('gathers lines for a moment and then writes them all, in order', async () => {
+it('gathers lines for the delay and then writes them all in one write, in order', async () => {
+  // The gathering timer fires only when the test moves the clock on, and the writes to the file are counted.
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  onTestFinished(() => void vi.useRealTimers());
   const delayMs = 300;
-  const { stream, read } = logFile(delayMs);
-  const start = performance.now();
+  const { stream, read, fd } = logFile(delayMs);
+  const writes = vi.spyOn(fs, 'write');
+  onTestFinished(() => writes.mockRestore());
+  const writesToFile = () => writes.mock.calls.filter((call) => call[0] === fd).length;
+
   for (let i = 0; i < 5; i++) stream.write(`{"i":${i}}\n`);
-  await new Promise((r) => setTimeout(r, 50));
-  // Before the delay has passed, the gathering timer cannot have fired: nothing is written yet.
-  if (performance.now() - start < delayMs) expect(read()).toBe('');
-  await waitFor(() => read().split('\n').length === 6, 5_000);
-  expect(read()).toBe([0, 1, 2, 3, 4].map((i) => `{"i":${i}}\n`).join(''));
+  vi.advanceTimersByTime(delayMs - 1);
+  expect(writesToFile()).toBe(0);
+  vi.advanceTimersByTime(1);
+  expect(writesToFile()).toBe(1);
+
+  vi.useRealTimers();
+  const all = [0, 1, 2, 3, 4].map((i) => `{"i":${i}}\n`).join('');
+  await waitFor(() => read() === all, 5_000, 10, 'the lines in the file');
+  expect(writesToFile()).toBe(1);
 });
 
 it('writes at once when enough has gathered, without waiting for the delay', async () => {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Worker } from 'node:worker_threads';
 import { expect, it, onTestFinished } from 'vitest';
 import { createRenderPool } from './render-pool.ts';
 import { renderSigned, type RenderJob } from './render.ts';
@@ -93,44 +94,66 @@ it('keeps a process alive while a copy is on a thread, and lets it end once its 
   expect(code).toBe(0);
 }, 30_000);
 
-/** Renders `n` copies while the event loop is held, so every reply is waiting when it turns; returns what ran in order. */
+/** Holds the event loop for `ms`, as a long slice of synchronous work does. */
+function hold(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
+/**
+ * Renders `n` copies while the event loop is held, so that replies wait for it; returns in order each reply that
+ * arrived from the thread, each copy handed on, and each turn of the loop. The hold grows until the thread's own
+ * events show more than two replies arriving in one turn, however slow the thread is on this machine now.
+ */
 async function handOnOrder(contended: boolean, n: number): Promise<string[]> {
   const renderer = createRenderPool(1, { contended: () => contended }).open();
   onTestFinished(() => renderer.close());
+  let thread: Worker | undefined;
+  const started = (worker: Worker) => (thread = worker);
+  process.on('worker', started);
   await renderer.render(job(0)); // the thread is up and its modules loaded
-  // How long the thread takes for n copies on this machine now, with the loop free to take the replies.
-  const started = performance.now();
-  await Promise.all(Array.from({ length: n }, (_, i) => renderer.render(job(i))));
-  const took = performance.now() - started;
+  process.off('worker', started);
   const order: string[] = [];
-  const copies = Array.from({ length: n }, (_, i) => renderer.render(job(i)).then(() => order.push('copy')));
-  // Hold the loop well past that, so every reply is waiting when the loop turns.
-  const until = performance.now() + 4 * took + 200;
-  while (performance.now() < until);
-  let turning = true;
-  const tick = () => {
-    order.push('turn');
-    if (turning) setImmediate(tick);
-  };
-  setImmediate(tick);
-  await Promise.all(copies);
-  turning = false;
-  return order;
+  thread!.on('message', () => order.push('reply'));
+  for (let holdMs = 50; ; holdMs *= 2) {
+    order.length = 0;
+    const copies = Array.from({ length: n }, (_, i) =>
+      renderer.render(job(i)).then(() => order.push('copy')),
+    );
+    hold(holdMs);
+    let turning = true;
+    const tick = () => {
+      order.push('turn');
+      if (turning) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await Promise.all(copies);
+    turning = false;
+    if (longestRun(order, 'reply') > 2 || holdMs >= 5000) return order;
+  }
 }
 
-/** The longest run of copies handed on without a turn of the loop between them. */
-const longestRun = (order: string[]) =>
-  Math.max(
-    ...order
-      .join(',')
-      .split('turn')
-      .map((run) => run.split('copy').length - 1),
-  );
+/** The longest run of `what` in `order` without a turn of the loop between them. */
+const longestRun = (order: string[], what: string) =>
+  Math.max(...runs(order).map((run) => run.filter((e) => e === what).length));
+
+/** The events of `order` between turns of the loop. */
+const runs = (order: string[]) =>
+  order
+    .join(',')
+    .split('turn')
+    .map((run) => run.split(',').filter(Boolean));
 
 it('hands waiting copies on a few per turn of the event loop while the loop is contended', async () => {
-  expect(longestRun(await handOnOrder(true, 8))).toBeLessThanOrEqual(2);
+  const order = await handOnOrder(true, 8);
+  expect(longestRun(order, 'reply')).toBeGreaterThan(2);
+  expect(longestRun(order, 'copy')).toBeLessThanOrEqual(2);
 });
 
 it('hands waiting copies on all at once while the loop is not contended', async () => {
-  expect(longestRun(await handOnOrder(false, 8))).toBeGreaterThan(2);
+  const order = await handOnOrder(false, 8);
+  expect(longestRun(order, 'reply')).toBeGreaterThan(2);
+  // Each copy goes on in the turn its reply arrived in.
+  for (const run of runs(order))
+    expect(run.filter((e) => e === 'copy').length).toBe(run.filter((e) => e === 'reply').length);
 });

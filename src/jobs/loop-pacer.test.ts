@@ -106,13 +106,19 @@ describe('a paced worker', () => {
 
   it('waits no longer than a step asks while the loop lags', async () => {
     const pacer = createLoopPacer({ budgetMs: 1, maxWaitMs: 10_000 });
-    // Another timer that keeps holding the loop, so the lag stays above the budget.
-    const busy = setInterval(() => hold(30), 5);
+    // Another timer holds the loop for a bounded number of turns, so the lag stays above the budget until it ends.
+    const HOLDS = 100;
+    let holds = 0;
+    const busy = setInterval(() => {
+      if (++holds >= HOLDS) clearInterval(busy);
+      hold(30);
+    }, 5);
     try {
-      await new Promise((r) => setTimeout(r, 100));
-      const started = performance.now();
+      await waitFor(() => holds >= 3, 10_000, 5, 'the loop held');
       await pacer.pace(40);
-      expect(performance.now() - started).toBeLessThan(1000);
+      // Returned while the loop still lagged: it gave up after its own wait, not once the lag ended.
+      expect(holds).toBeLessThan(HOLDS);
+      expect(pacer.lagMs()).toBeGreaterThan(1);
     } finally {
       clearInterval(busy);
       pacer.stop();

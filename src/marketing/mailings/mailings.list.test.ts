@@ -134,12 +134,15 @@ describe('GET /campaign_mailings', () => {
     expect(res.json()).toMatchObject({ error_code: 'request.invalid', errors: [{ code: 400 }] });
   });
 
-  it('refuses a regular expression that backtracks without end with 400, promptly', async () => {
-    await makeMailing(call, `${'a'.repeat(40)}!`);
-    const started = Date.now();
+  it('refuses a regular expression that backtracks for long with 400, and answers the next search', async () => {
+    // Some 2^26 backtracking steps, seconds of matching: a refusal within the time limit can only come from it.
+    await makeMailing(call, `${'a'.repeat(26)}!`);
     const res = await call('GET', `/campaign_mailings?search=${encodeURIComponent('^(a+)+$')}`);
     expect(res.statusCode).toBe(400);
-    expect(res.json().message).toMatch(/too long/);
-    expect(Date.now() - started).toBeLessThan(3000);
+    expect(res.json()).toMatchObject({
+      message: expect.stringMatching(/too long/),
+      fields: [{ field: 'search', message: 'is too expensive to evaluate' }],
+    });
+    expect(await subjects('?search=gamma')).toEqual(['Gamma News']);
   });
 });
