@@ -9,7 +9,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { searchAccounts, type Account } from '../accounts/accounts.service.ts';
 import { switchAccount } from '../users/operator.service.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField, scrollTable } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 import { field, when } from './format.ts';

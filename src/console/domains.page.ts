@@ -22,7 +22,7 @@ import {
   type DnsRecord,
   type TxtResolver,
 } from '../accounts/dns-checks.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 import { field, when } from './format.ts';

@@ -9,7 +9,7 @@ import { accountKeys, createKey, revoke, SCOPES, type ApiKeyInfo } from '../acco
 import { accountDomains } from '../accounts/domains.service.ts';
 import { AppError } from '../errors/app-error.ts';
 import { usersOf } from '../users/users.service.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 import { field, fields, when } from './format.ts';

@@ -14,7 +14,7 @@ import {
   type LogQuery,
 } from '../email/message-log.service.ts';
 import { formatMailbox } from '../mail/addresses.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 import { when } from './format.ts';

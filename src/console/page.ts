@@ -34,7 +34,7 @@ import type { User } from '../users/users.service.ts';
 import { totpRequired } from '../users/totp.service.ts';
 import { effectiveHolder, viewedAccountId } from '../users/operator.service.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { layout, NAV } from './layout.ts';
 
 /** Who is asking and in which account: what every page and action receives. */

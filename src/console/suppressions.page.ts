@@ -15,7 +15,7 @@ import {
 import { suppressionListOn } from '../accounts/suppressions.repository.ts';
 import { AppError } from '../errors/app-error.ts';
 import { normalizeEmail } from '../users/users.service.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 import { field, when } from './format.ts';

@@ -16,7 +16,7 @@ import {
 } from '../email/templates.service.ts';
 import { previewTemplate } from '../email/template-preview.ts';
 import { assetUrl } from './assets.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField } from './layout.ts';
 import { consoleAction, consolePage, guard, type ConsoleContext } from './page.ts';
 import { field, when } from './format.ts';

@@ -9,7 +9,7 @@ import {
   startTotpEnrolment,
   totpRequired,
 } from '../users/totp.service.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField } from './layout.ts';
 import { consoleAction, consolePage, TWO_FACTOR_PATH, type ConsoleContext } from './page.ts';
 

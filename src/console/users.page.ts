@@ -10,7 +10,7 @@ import {
   setProtectedPermission,
 } from '../users/members.service.ts';
 import { disableUser, usersOf, type User } from '../users/users.service.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField, scrollTable } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 

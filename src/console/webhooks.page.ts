@@ -19,7 +19,7 @@ import {
 import { replayEvents } from '../webhooks/webhooks.replay.ts';
 import { sendTestEvent } from '../webhooks/test-event.ts';
 import { WEBHOOK_EVENTS } from '../webhooks/events.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField, scrollTable } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 import { field, fields, when } from './format.ts';

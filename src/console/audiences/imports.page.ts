@@ -19,7 +19,7 @@ import {
   type ImportView,
 } from '../../marketing/imports/imports.service.ts';
 import { assetUrl } from '../assets.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, guard, type ConsoleContext } from '../page.ts';
 import { audited, field, seg } from './audit.ts';

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import type { ListRow } from '../../marketing/lists/lists.repository.ts';
 import { setListOptIn } from '../../marketing/optin/optin.service.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, type ConsoleContext } from '../page.ts';
 import { audited, field, seg } from './audit.ts';

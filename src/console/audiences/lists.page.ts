@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { exportListCsv } from '../../marketing/subscribers/csv-export.ts';
 import { createList, listsOf, removeList, renameListOf } from '../../marketing/lists/lists.service.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage } from '../page.ts';
 import { audited, field, seg } from './audit.ts';

@@ -13,7 +13,7 @@ import {
   subscriberOf,
   subscribersOf,
 } from '../../marketing/subscribers/subscribers.service.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
 import { audited, field, seg } from './audit.ts';

@@ -12,7 +12,7 @@ import { createMailing, mailingOf, mailingsOf } from '../../marketing/mailings/m
 import { sendTestEmail } from '../../marketing/mailings/test-email.ts';
 import { createSend, sendsOfMailing } from '../../marketing/campaigns/sends.service.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage } from '../page.ts';
 import { composeData, composeForm, composeRoutes, postalCard, previewCard } from './compose.ts';

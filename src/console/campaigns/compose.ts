@@ -10,7 +10,7 @@ import { fieldTypesOf } from '../../marketing/account/account.service.ts';
 import { DEFAULT_LAYOUT, EMAIL_FIELDS } from '../../marketing/campaigns/layout.ts';
 import { previewMailing, type MailingPreview } from '../../marketing/campaigns/preview.ts';
 import { assetUrl } from '../assets.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, guard, type ConsoleContext } from '../page.ts';
 import { MAIL_FRAME_CSP } from '../captured.page.ts';

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { dripsOf, pauseDrip, requireDrip, startDrip } from '../../marketing/drips/drips.service.ts';
 import { dripDiagram } from '../../marketing/drips/drips.counts.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { csrfField, scrollTable } from '../layout.ts';
 import { consoleAction, consolePage } from '../page.ts';
 import { audited, seg } from '../audiences/audit.ts';

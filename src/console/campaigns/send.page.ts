@@ -8,7 +8,7 @@ import { cancelSend, pauseSend, requireSend, resumeSend } from '../../marketing/
 import { sendViewOf } from '../../marketing/campaigns/send-view.ts';
 import type { SendRow } from '../../marketing/campaigns/sends.repository.ts';
 import { assetUrl } from '../assets.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, guard } from '../page.ts';
 import { audited, seg } from '../audiences/audit.ts';

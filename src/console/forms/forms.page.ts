@@ -10,7 +10,7 @@ import { auditForm } from './form-audit.ts';
 import { parseDefinition } from '../../forms/definitions/definition.ts';
 import { requireList } from '../../marketing/lists/lists.service.ts';
 import { changeForm, createForm, formOf, listFormsOf } from '../../forms/definitions/forms.service.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
 import { applyStep, readState, readStep, type BuilderState } from './builder-state.ts';

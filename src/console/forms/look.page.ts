@@ -16,7 +16,7 @@ import {
   MIN_SECONDS,
   type FormSettings,
 } from '../../forms/definitions/settings.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
 import { formsAssets, formTabs } from './builder.view.ts';

@@ -11,7 +11,7 @@ import { parseDefinition } from '../../forms/definitions/definition.ts';
 import type { FormSettings } from '../../forms/definitions/settings.ts';
 import { formOf } from '../../forms/definitions/forms.service.ts';
 import { formPage, PAGE_HEADERS, type PageForm } from '../../forms/hosted/page.html.ts';
-import { escapeHtml } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { guard } from '../page.ts';
 import { readState } from './builder-state.ts';
 
@@ -36,7 +36,8 @@ function page(form: PreviewForm, components: Component[]): string {
     });
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Preview</title></head><body><main><p>The preview shows once this is fixed: ${escapeHtml(err.message)}</p></main></body></html>`;
+    return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Preview</title></head><body><main><p>The preview shows once this is fixed: ${err.message}</p></main></body></html>`
+      .value;
   }
 }
 

@@ -8,7 +8,7 @@ import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { requireList } from '../../marketing/lists/lists.service.ts';
 import { changeForm, formOf } from '../../forms/definitions/forms.service.ts';
-import { html, raw } from '../html.ts';
+import { html, raw } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
 import { auditForm } from './form-audit.ts';
