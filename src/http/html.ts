@@ -34,3 +34,8 @@ export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Saf
 export function raw(markup: string): SafeHtml {
   return new SafeHtml(markup);
 }
+
+/** Text escaped, with each line break shown as `<br>`. */
+export function withBreaks(text: string): SafeHtml {
+  return new SafeHtml(escapeHtml(text).replace(/\r?\n/g, '<br>'));
+}
