@@ -15,6 +15,7 @@ import { csrfField } from '../layout.ts';
 import { consoleAction, guard, type ConsoleContext } from '../page.ts';
 import { MAIL_FRAME_CSP } from '../captured.page.ts';
 import { field, seg } from '../audiences/audit.ts';
+import { Form, Text } from '../action.schemas.ts';
 
 /** The subscriber's own fields, with what the menu calls them. */
 const SUBSCRIBER_FIELDS: [string, string][] = [
@@ -190,6 +191,7 @@ export function composeRoutes(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/campaigns/postal-address',
     permission: 'edit_content',
+    body: Form({ postal_address: Text() }),
     back: () => '/console/campaigns',
     handle: async (c) => {
       // A blank address removes it.

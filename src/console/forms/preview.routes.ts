@@ -12,8 +12,8 @@ import type { FormSettings } from '../../forms/definitions/settings.ts';
 import { formOf } from '../../forms/definitions/forms.service.ts';
 import { formPage, PAGE_HEADERS, type PageForm } from '../../forms/hosted/page.html.ts';
 import { html } from '../../http/html.ts';
-import { guard } from '../page.ts';
-import { readState } from './builder-state.ts';
+import { formOf as postedForm, formRoute, guard } from '../page.ts';
+import { BuilderForm, readState } from './builder-state.ts';
 
 const PREVIEW_CSP = PAGE_HEADERS['content-security-policy']
   .replace("form-action 'self'", "form-action 'none'")
@@ -63,12 +63,13 @@ export function previewRoutes(app: FastifyInstance, ctx: AppContext): void {
   );
   app.post<{ Params: { id: string } }>(
     '/console/forms/:id/preview',
-    { schema: { hide: true }, onSend },
+    { ...formRoute(BuilderForm), onSend },
     async (req, reply) => {
       const c = await guard(ctx, req, reply, 'read');
       if (!c) return reply;
+      const posted = postedForm(c, BuilderForm);
       const form = await formOf(ctx, c.account.customer_id, req.params.id);
-      const state = readState(c.form);
+      const state = readState(posted);
       return send(
         reply,
         page(

@@ -14,6 +14,7 @@ import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
 import { auditForm } from './form-audit.ts';
 import { formsAssets, formTabs } from './builder.view.ts';
 import { onFirstUse } from '../../on-first-use.ts';
+import { Form, Text } from '../action.schemas.ts';
 
 const qrcode = onFirstUse<typeof QRCodeModule>('qrcode');
 
@@ -92,9 +93,10 @@ export function sharePages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/forms/:id/vanity',
     permission: 'edit_content',
+    body: Form({ vanity: Text() }),
     handle: async (c) => {
       const id = c.params.id!;
-      const name = String(c.form.vanity ?? '').trim();
+      const name = (c.form.vanity ?? '').trim();
       if (name && !VANITY.test(name))
         throw new AppError(
           'request.unprocessable',
