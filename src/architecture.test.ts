@@ -12,7 +12,7 @@ const SRC = path.dirname(fileURLToPath(import.meta.url));
 
 /** Layers from the bottom up. `(root)` is the files directly under src/ (the context and how it is opened). */
 const LAYERS: { name: string; folders: string[] }[] = [
-  { name: 'foundation', folders: ['config', 'errors', 'threads'] },
+  { name: 'foundation', folders: ['config', 'errors', 'threads', 'markup'] },
   { name: 'platform', folders: ['crypto', 'db'] },
   { name: 'context', folders: ['(root)'] },
   { name: 'services', folders: ['jobs', 'audit', 'accounts', 'delivery'] },

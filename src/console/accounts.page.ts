@@ -9,10 +9,11 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { searchAccounts, type Account } from '../accounts/accounts.service.ts';
 import { switchAccount } from '../users/operator.service.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField, scrollTable } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 import { field, when } from './format.ts';
+import { Form, Text } from './action.schemas.ts';
 
 const PATH = '/console/accounts';
 const SHOWN = 100;
@@ -91,6 +92,7 @@ export function accountPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: `${PATH}/switch`,
     permission: 'read',
+    body: Form({ account: Text() }),
     back: () => PATH,
     allow: (c) => c.user.operator,
     handle: async (c) => {

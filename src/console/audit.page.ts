@@ -5,7 +5,7 @@ import type { AppContext } from '../context.ts';
 import { record, searchAudit, type AuditFilter, type AuditView } from '../audit/audit.service.ts';
 import { csvCell } from '../forms/submissions/exports.ts';
 import { usersOf } from '../users/users.service.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { scrollTable } from './layout.ts';
 import { consolePage, type ConsoleContext } from './page.ts';
 

@@ -10,7 +10,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { record } from '../audit/audit.service.ts';
 import { capturedById, capturedOfAccount, type CapturedMessage } from '../email/captured.service.ts';
-import { html } from './html.ts';
+import { html } from '../http/html.ts';
 import { consolePage, guard, type ConsoleContext } from './page.ts';
 import { when } from './format.ts';
 

@@ -5,7 +5,7 @@
  * helper (src/console/assets/charts.js).
  */
 import { assetUrl } from './assets.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { when } from './format.ts';
 
 /** A chart over time: one x value (ms) per point, one or more named series of numbers. */

@@ -10,7 +10,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { assetRoutes } from './assets.ts';
 import { setConsoleHeaders } from './headers.ts';
-import { html } from './html.ts';
+import { html } from '../http/html.ts';
 import { NAV, plainPage, sentence } from './layout.ts';
 import { consolePage, notAvailable, signInUrl } from './page.ts';
 import { signInRoutes } from './sign-in.routes.ts';

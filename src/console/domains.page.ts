@@ -22,11 +22,12 @@ import {
   type DnsRecord,
   type TxtResolver,
 } from '../accounts/dns-checks.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 import { field, when } from './format.ts';
 import type { ConsoleDeps } from './console.routes.ts';
+import { Form, NoFields, Text } from './action.schemas.ts';
 
 const PURPOSE: Record<DnsRecord['purpose'], string> = {
   verification: 'Ownership (required)',
@@ -130,6 +131,7 @@ export function domainPages(app: FastifyInstance, ctx: AppContext, deps: Console
   consoleAction(app, ctx, {
     path: '/console/domains',
     permission: 'manage_settings',
+    body: Form({ domain: Text(), dkim: Text() }),
     back: () => '/console/domains',
     handle: async (c) => {
       const d = await addDomain(
@@ -183,6 +185,7 @@ export function domainPages(app: FastifyInstance, ctx: AppContext, deps: Console
   consoleAction(app, ctx, {
     path: '/console/domains/:name/verify',
     permission: 'manage_settings',
+    body: NoFields,
     back: (c) => `/console/domains/${encodeURIComponent(c.params.name ?? '')}`,
     handle: async (c) => {
       const db = c.ctx.database.db;

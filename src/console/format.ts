@@ -1,5 +1,5 @@
 /** Small display helpers shared by console pages: times, durations, form fields read as one string or a list. */
-import type { ConsoleContext } from './page.ts';
+import type { ConsoleContext, FormFields } from './page.ts';
 
 /** A time as "2026-11-25 14:03 UTC", or an em dash for none. */
 export function when(value: string | number | null | undefined): string {
@@ -18,14 +18,14 @@ export function duration(ms: number): string {
 }
 
 /** A form field as one trimmed string ('' when absent). */
-export function field(c: ConsoleContext, name: string): string {
-  const v = c.form[name];
+export function field<F extends FormFields>(c: ConsoleContext<F>, name: keyof F & string): string {
+  const v: FormFields[string] = c.form[name];
   return (Array.isArray(v) ? (v[0] ?? '') : (v ?? '')).trim();
 }
 
 /** A form field that may repeat (checkboxes), as a list. */
-export function fields(c: ConsoleContext, name: string): string[] {
-  const v = c.form[name];
+export function fields<F extends FormFields>(c: ConsoleContext<F>, name: keyof F & string): string[] {
+  const v: FormFields[string] = c.form[name];
   return v === undefined
     ? []
     : [v]

@@ -91,4 +91,23 @@ describe('API keys page', () => {
     ).toBe(200);
     expect((await owner.post('/console/keys', { description: 'x', scopes: 'email' })).statusCode).toBe(403);
   });
+
+  it('answers a form its schema refuses with an error on the form page, and creates no key', async () => {
+    const keys = () => t.ctx.database.db.selectFrom('api_keys').select('id').execute();
+    const before = (await keys()).length;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/console/keys',
+      headers: { cookie: owner.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `_csrf=${encodeURIComponent(owner.csrf)}&description=one&description=two&scopes=email`,
+    });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/console/keys');
+    const page = await owner.get('/console/keys');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(
+      '<div class="flash flash-error" role="alert">Description must be string.</div>',
+    );
+    expect((await keys()).length).toBe(before);
+  });
 });

@@ -9,10 +9,11 @@ import { accountKeys, createKey, revoke, SCOPES, type ApiKeyInfo } from '../acco
 import { accountDomains } from '../accounts/domains.service.ts';
 import { AppError } from '../errors/app-error.ts';
 import { usersOf } from '../users/users.service.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 import { field, fields, when } from './format.ts';
+import { Form, NoFields, Text, Repeated } from './action.schemas.ts';
 
 const ROTATION = html`<div class="card">
   <h2>Rotating a key</h2>
@@ -139,6 +140,7 @@ export function keyPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/keys',
     permission: 'manage_settings',
+    body: Form({ description: Text(), scopes: Repeated(), domain: Text() }),
     back: () => '/console/keys',
     handle: async (c) => {
       const description = field(c, 'description');
@@ -184,6 +186,7 @@ export function keyPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/keys/:id/revoke',
     permission: 'manage_settings',
+    body: NoFields,
     back: () => '/console/keys',
     handle: async (c) => {
       await revoke(c.ctx.database.db, c.params.id!, c.by, { customerId: c.account.customer_id });

@@ -1,5 +1,5 @@
 /** The console's page frame: the document head, the top bar with the account and sign-out, the navigation, flash notices. */
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { assetUrl } from './assets.ts';
 import type { Flash } from '../users/sessions.service.ts';
 import type { Capability } from '../users/capabilities.ts';

@@ -14,10 +14,11 @@ import {
   type LogQuery,
 } from '../email/message-log.service.ts';
 import { formatMailbox } from '../mail/addresses.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 import { when } from './format.ts';
+import { NoFields } from './action.schemas.ts';
 
 const STATUSES = ['queued', 'deferred', 'delivered', 'failed'] as const;
 const DAY = 86_400_000;
@@ -166,6 +167,7 @@ export function messagePages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/messages/:id/content',
     permission: 'read_protected',
+    body: NoFields,
     handle: async (c) => {
       const content = await readMessageContent(c.ctx, c.account.customer_id, c.params.id!, {
         actor: c.actor,

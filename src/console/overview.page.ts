@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { accountOverview, type PeriodCounts } from '../email/stats.service.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { consolePage } from './page.ts';
 import { chart, chartAssets } from './chart.ts';
 import { duration, when } from './format.ts';

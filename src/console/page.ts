@@ -9,6 +9,9 @@
  * An action's CSRF token (`csrfField(c.csrfToken)` in every form, or an `x-csrf-token` header) is checked before
  * `handle` runs; a missing or wrong one is refused with 403 and nothing changes.
  *
+ * An action declares its form with `body` (a TypeBox object of the urlencoded fields), which types `c.form`. A form
+ * that does not match is refused like a service refusal, as an error flash on the form's page, before `handle` runs.
+ *
  * `render` returns the page body (`html\`...\``), `{ body, title?, status? }`, `{ redirect }` or `{ download }`.
  * `handle` calls the same service the API calls (passing `c.actor` and `c.ip` for the audit trail) and returns
  * `{ redirect, flash? }` (post/redirect/get) or `{ body, title, status? }` to show a page (a form with its errors).
@@ -16,9 +19,11 @@
  * says why and changes nothing. `audit: { action, target(c) }` on either writes an audit entry for the signed-in user:
  * pages showing protected content and actions changing keys, domains, webhooks or settings declare one.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static, TObject } from '@sinclair/typebox';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
+import { fromFastifyError } from '../http/error-handler.ts';
 import { getAccount, type Account } from '../accounts/accounts.service.ts';
 import { record, type AuditActor, type ChangeBy } from '../audit/audit.service.ts';
 import { can, type Capability } from '../users/capabilities.ts';
@@ -34,11 +39,14 @@ import type { User } from '../users/users.service.ts';
 import { totpRequired } from '../users/totp.service.ts';
 import { effectiveHolder, viewedAccountId } from '../users/operator.service.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { layout, NAV } from './layout.ts';
 
-/** Who is asking and in which account: what every page and action receives. */
-export interface ConsoleContext {
+/** The form fields of a POST (urlencoded) before a schema types them; a repeated field is an array. */
+export type FormFields = Record<string, string | string[] | undefined>;
+
+/** Who is asking and in which account: what every page and action receives; `F` is the action's form. */
+export interface ConsoleContext<F = FormFields> {
   ctx: AppContext;
   req: FastifyRequest;
   user: User;
@@ -55,8 +63,8 @@ export interface ConsoleContext {
   by: ChangeBy;
   params: Record<string, string>;
   query: Record<string, string | undefined>;
-  /** The form fields of a POST (urlencoded); a repeated field is an array. */
-  form: Record<string, string | string[] | undefined>;
+  /** The form fields of a POST, as the action's `body` schema describes them. */
+  form: F;
   /** True when the user has the capability. */
   can(capability: Capability): boolean;
 }
@@ -92,10 +100,12 @@ export interface PageSpec {
  * A POST action. `back` is where an error flash is shown (the form's page); by default the referring console page.
  * `audit`: an entry written after `handle` succeeds, for a change whose service does not record it itself.
  */
-export interface ActionSpec {
+export interface ActionSpec<B extends TObject = TObject> {
   path: string;
   permission: Capability;
-  handle(c: ConsoleContext): Promise<ActionResult>;
+  /** The form's fields. */
+  body: B;
+  handle(c: ConsoleContext<Static<B>>): Promise<ActionResult>;
   back?(c: ConsoleContext): string;
   audit?: ConsoleAudit;
   /** A rule beyond the role (an operator-only action): when false the request gets the 403 page and nothing runs. */
@@ -141,7 +151,7 @@ export async function guard(
   const holder = effectiveHolder(session.user, account.customer_id);
   const form = (
     req.method === 'POST' && req.body && typeof req.body === 'object' ? req.body : {}
-  ) as ConsoleContext['form'];
+  ) as FormFields;
   const c: ConsoleContext = {
     ctx,
     req,
@@ -239,9 +249,27 @@ function refererPath(req: FastifyRequest): string | undefined {
   }
 }
 
+/**
+ * Route options of a console POST: its form's schema, whose verdict waits for the guard so that sign-in, CSRF and
+ * role are answered first. The handler reads the form with `formOf`.
+ */
+export function formRoute<B extends TObject>(body: B) {
+  return { schema: { hide: true, body }, attachValidation: true };
+}
+
+/** The form of a guarded POST as its schema types it; a form the schema refused throws request.invalid. */
+export function formOf<B extends TObject>(c: ConsoleContext, _body: B): Static<B> {
+  if (c.req.validationError) throw fromFastifyError(c.req.validationError as FastifyError);
+  return c.form as Static<B>;
+}
+
 /** Registers a POST action under the console's guard and CSRF check. */
-export function consoleAction(app: FastifyInstance, ctx: AppContext, spec: ActionSpec): void {
-  app.post(spec.path, { schema: { hide: true } }, async (req, reply) => {
+export function consoleAction<B extends TObject>(
+  app: FastifyInstance,
+  ctx: AppContext,
+  spec: ActionSpec<B>,
+): void {
+  app.post(spec.path, formRoute(spec.body), async (req, reply) => {
     const c = await guard(ctx, req, reply, spec.permission);
     if (!c) return reply;
     if (spec.allow && !spec.allow(c))
@@ -251,7 +279,7 @@ export function consoleAction(app: FastifyInstance, ctx: AppContext, spec: Actio
       );
     let result: ActionResult;
     try {
-      result = await spec.handle(c);
+      result = await spec.handle({ ...c, form: formOf(c, spec.body) });
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       await setFlash(ctx.database.db, c.session.id, { kind: 'error', text: err.message });

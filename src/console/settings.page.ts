@@ -1,7 +1,7 @@
 /** The settings hub at `/console/settings`: links to the account's settings pages a user may open, and how long data is kept. */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { html } from './html.ts';
+import { html } from '../http/html.ts';
 import { consolePage } from './page.ts';
 
 const days = (n: number) => `${n.toLocaleString('en-US')} day${n === 1 ? '' : 's'}`;

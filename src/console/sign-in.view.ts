@@ -1,5 +1,5 @@
 /** The pages of people not signed in: sign in, the second factor, set a password from a one-time link. */
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import type { Flash } from '../users/sessions.service.ts';
 import { plainPage, sentence } from './layout.ts';
 

@@ -15,10 +15,11 @@ import {
 import { suppressionListOn } from '../accounts/suppressions.repository.ts';
 import { AppError } from '../errors/app-error.ts';
 import { normalizeEmail } from '../users/users.service.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 import { field, when } from './format.ts';
+import { Form, Text } from './action.schemas.ts';
 
 const PATH = '/console/settings/suppressions';
 const SHOWN = 100;
@@ -135,6 +136,7 @@ export function suppressionPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: PATH,
     permission: 'manage_settings',
+    body: Form({ address: Text() }),
     back: () => PATH,
     handle: async (c) => {
       const added = await addSuppression(c.ctx, c.account.customer_id, address(c), 'added in the console');
@@ -146,6 +148,7 @@ export function suppressionPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: `${PATH}/remove`,
     permission: 'manage_settings',
+    body: Form({ address: Text() }),
     back: () => PATH,
     handle: async (c) => ({
       redirect: PATH,
@@ -157,6 +160,7 @@ export function suppressionPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: `${PATH}/state`,
     permission: 'manage_settings',
+    body: Form({ on: Text() }),
     back: () => PATH,
     handle: async (c) => {
       const on = field(c, 'on') === 'true';

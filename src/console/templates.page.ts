@@ -16,10 +16,11 @@ import {
 } from '../email/templates.service.ts';
 import { previewTemplate } from '../email/template-preview.ts';
 import { assetUrl } from './assets.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField } from './layout.ts';
-import { consoleAction, consolePage, guard, type ConsoleContext } from './page.ts';
+import { consoleAction, consolePage, formOf, formRoute, guard, type ConsoleContext } from './page.ts';
 import { field, when } from './format.ts';
+import { Form, Text } from './action.schemas.ts';
 
 const SAMPLE = '{\n  "first_name": "Ana",\n  "appointment": "Monday 9:00"\n}';
 
@@ -99,11 +100,12 @@ export function templatePages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/templates',
     permission: 'edit_content',
+    body: Form({ name: Text(), body: Text() }),
     back: () => '/console/templates/new',
     handle: async (c) => {
       const t = await createTemplate(c.ctx, c.account.customer_id, {
         name: field(c, 'name'),
-        body: String(c.form.body ?? ''),
+        body: c.form.body ?? '',
       });
       await audit(c, 'template.create', t);
       return { redirect: `/console/templates/${t.id}`, flash: 'The template is saved.' };
@@ -113,22 +115,23 @@ export function templatePages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/templates/:id',
     permission: 'edit_content',
+    body: Form({ name: Text(), body: Text() }),
     back: (c) => `/console/templates/${encodeURIComponent(c.params.id ?? '')}`,
     handle: async (c) => {
       const t = await changeTemplate(c.ctx, c.account.customer_id, c.params.id!, {
         name: field(c, 'name'),
-        body: String(c.form.body ?? ''),
+        body: c.form.body ?? '',
       });
       await audit(c, 'template.change', t);
       return { redirect: `/console/templates/${t.id}`, flash: 'The template is saved.' };
     },
   });
 
-  app.post('/console/templates/preview', { schema: { hide: true } }, async (req, reply) => {
+  const Preview = Form({ body: Text(), sample: Text() });
+  app.post('/console/templates/preview', formRoute(Preview), async (req, reply) => {
     const c = await guard(ctx, req, reply, 'read');
     if (!c) return reply;
-    return reply
-      .type('application/json')
-      .send(previewTemplate(String(c.form.body ?? ''), String(c.form.sample ?? '')));
+    const form = formOf(c, Preview);
+    return reply.type('application/json').send(previewTemplate(form.body ?? '', form.sample ?? ''));
   });
 }

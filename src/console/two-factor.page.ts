@@ -9,9 +9,10 @@ import {
   startTotpEnrolment,
   totpRequired,
 } from '../users/totp.service.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField } from './layout.ts';
 import { consoleAction, consolePage, TWO_FACTOR_PATH, type ConsoleContext } from './page.ts';
+import { Form, NoFields, Text } from './action.schemas.ts';
 
 function codeField(id: string): SafeHtml {
   return html`<div class="field">
@@ -87,6 +88,7 @@ export function twoFactorPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: `${TWO_FACTOR_PATH}/start`,
     permission: 'read',
+    body: NoFields,
     back: () => TWO_FACTOR_PATH,
     handle: async (c) => {
       await startTotpEnrolment(db, ctx.sealer, c.user);
@@ -96,24 +98,27 @@ export function twoFactorPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: `${TWO_FACTOR_PATH}/enable`,
     permission: 'read',
+    body: Form({ code: Text() }),
     back: () => TWO_FACTOR_PATH,
     handle: async (c) => {
-      await confirmTotpEnrolment(db, ctx.sealer, c.user, String(c.form.code ?? ''), c.ip);
+      await confirmTotpEnrolment(db, ctx.sealer, c.user, c.form.code ?? '', c.ip);
       return { redirect: TWO_FACTOR_PATH, flash: 'Two-factor authentication is on.' };
     },
   });
   consoleAction(app, ctx, {
     path: `${TWO_FACTOR_PATH}/disable`,
     permission: 'read',
+    body: Form({ code: Text() }),
     back: () => TWO_FACTOR_PATH,
     handle: async (c) => {
-      await disableTotp(db, ctx.sealer, c.user, String(c.form.code ?? ''), c.ip);
+      await disableTotp(db, ctx.sealer, c.user, c.form.code ?? '', c.ip);
       return { redirect: TWO_FACTOR_PATH, flash: 'Two-factor authentication is off.' };
     },
   });
   consoleAction(app, ctx, {
     path: `${TWO_FACTOR_PATH}/require`,
     permission: 'manage_users',
+    body: Form({ required: Text() }),
     back: () => TWO_FACTOR_PATH,
     handle: async (c) => {
       const required = c.form.required === 'yes';

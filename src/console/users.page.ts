@@ -10,9 +10,10 @@ import {
   setProtectedPermission,
 } from '../users/members.service.ts';
 import { disableUser, usersOf, type User } from '../users/users.service.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField, scrollTable } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
+import { Form, NoFields, Text } from './action.schemas.ts';
 
 const PATH = '/console/settings/users';
 
@@ -143,14 +144,15 @@ export function userPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: `${PATH}/invite`,
     permission: 'manage_users',
+    body: Form({ email: Text(), role: Text(), protected: Text() }),
     back: () => PATH,
     handle: async (c) => {
       const inv = await inviteUser(
         ctx,
         c.account,
         {
-          email: String(c.form.email ?? ''),
-          role: String(c.form.role ?? ''),
+          email: c.form.email ?? '',
+          role: c.form.role ?? '',
           canReadProtected: c.form.protected === 'yes',
         },
         c.actor,
@@ -168,16 +170,18 @@ export function userPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: `${PATH}/:id/role`,
     permission: 'manage_users',
+    body: Form({ role: Text() }),
     back: () => PATH,
     handle: async (c) => {
       const u = await member(c);
-      await changeRole(db, u, String(c.form.role ?? ''), c.actor, c.ip);
-      return { redirect: PATH, flash: `${u.email} is now ${String(c.form.role)}.` };
+      await changeRole(db, u, c.form.role ?? '', c.actor, c.ip);
+      return { redirect: PATH, flash: `${u.email} is now ${c.form.role}.` };
     },
   });
   consoleAction(app, ctx, {
     path: `${PATH}/:id/protected`,
     permission: 'manage_users',
+    body: Form({ granted: Text() }),
     back: () => PATH,
     handle: async (c) => {
       const u = await member(c);
@@ -192,6 +196,7 @@ export function userPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: `${PATH}/:id/disable`,
     permission: 'manage_users',
+    body: NoFields,
     back: () => PATH,
     handle: async (c) => {
       const u = await member(c);
@@ -202,6 +207,7 @@ export function userPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: `${PATH}/:id/enable`,
     permission: 'manage_users',
+    body: NoFields,
     back: () => PATH,
     handle: async (c) => {
       const u = await member(c);

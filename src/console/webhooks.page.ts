@@ -6,6 +6,7 @@
  * Owners and admins change endpoints; everyone in the account may read. Every change is recorded in the audit trail by
  * the webhooks service, as from the API and the command line.
  */
+import type { Static, TObject } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import {
@@ -19,10 +20,11 @@ import {
 import { replayEvents } from '../webhooks/webhooks.replay.ts';
 import { sendTestEvent } from '../webhooks/test-event.ts';
 import { WEBHOOK_EVENTS } from '../webhooks/events.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField, scrollTable } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 import { field, fields, when } from './format.ts';
+import { Form, NoFields, Repeated, Text } from './action.schemas.ts';
 
 const EVENT_LABEL: Record<string, string> = {
   api_mail_log_delivered: 'Delivered',
@@ -100,6 +102,7 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/webhooks',
     permission: 'manage_settings',
+    body: Form({ target_url: Text(), events: Repeated() }),
     back: () => '/console/webhooks',
     handle: async (c) => {
       const e = await createEndpoint(
@@ -204,16 +207,18 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
     },
   });
 
-  const change = (
+  const change = <B extends TObject>(
     path: string,
+    body: B,
     handle: (
-      c: ConsoleContext,
+      c: ConsoleContext<Static<B>>,
       id: string,
     ) => Promise<{ body?: SafeHtml; flash: string; kind?: 'success' | 'error' }>,
   ) =>
     consoleAction(app, ctx, {
       path: `/console/webhooks/:id/${path}`,
       permission: 'manage_settings',
+      body,
       back: (c) => `/console/webhooks/${encodeURIComponent(c.params.id ?? '')}`,
       handle: async (c) => {
         const id = c.params.id!;
@@ -224,29 +229,29 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
       },
     });
 
-  change('events', async (c, id) => {
+  change('events', Form({ events: Repeated() }), async (c, id) => {
     await changeEndpoint(c.ctx, c.account.customer_id, id, { events: fields(c, 'events') }, c.by);
     return { flash: 'The events are saved.' };
   });
-  change('active', async (c, id) => {
+  change('active', Form({ active: Text() }), async (c, id) => {
     const active = field(c, 'active') === '1';
     await changeEndpoint(c.ctx, c.account.customer_id, id, { active }, c.by);
     return {
       flash: active ? 'The endpoint is enabled.' : 'The endpoint is disabled: no deliveries are sent to it.',
     };
   });
-  change('rotate', async (c, id) => {
+  change('rotate', NoFields, async (c, id) => {
     const e = await changeEndpoint(c.ctx, c.account.customer_id, id, { rotate_signing_key: true }, c.by);
     return {
       flash: '',
       body: secretOnce(e, 'New signing secret (the previous one keeps signing until you retire it)'),
     };
   });
-  change('retire', async (c, id) => {
+  change('retire', NoFields, async (c, id) => {
     await changeEndpoint(c.ctx, c.account.customer_id, id, { retire_previous_signing_key: true }, c.by);
     return { flash: 'The previous secret no longer signs.' };
   });
-  change('test', async (c, id) => {
+  change('test', NoFields, async (c, id) => {
     const a = await sendTestEvent(c.ctx, c.account.customer_id, id, c.by);
     const answered =
       a.status_code === null ? (a.error ?? 'no answer') : `the endpoint answered ${a.status_code}`;
@@ -258,7 +263,7 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
       kind: ok ? 'success' : 'error',
     };
   });
-  change('replay', async (c, id) => {
+  change('replay', Form({ event_ids: Text() }), async (c, id) => {
     const ids = field(c, 'event_ids')
       .split(/[\s,]+/)
       .filter(Boolean)

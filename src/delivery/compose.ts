@@ -6,6 +6,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { pooledRandomBytes } from '../crypto/random-pool.ts';
+import { escapeHtml } from '../markup/escape.ts';
 import type { DeliveryItem, HtmlTracker, Mailbox, MessageContent } from './model.ts';
 import { addressLines, type RenderJob } from './render.ts';
 import type { Renderer } from './render-pool.ts';
@@ -166,7 +167,7 @@ function trackedHtml(item: DeliveryItem, html: string, tracker: HtmlTracker): st
 
 /** Puts a 1x1 image before `</body>`, or at the end when the HTML has no body tag. */
 function appendPixel(html: string, url: string): string {
-  const img = `<img src="${url.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}" width="1" height="1" alt="">`;
+  const img = `<img src="${escapeHtml(url)}" width="1" height="1" alt="">`;
   const at = html.toLowerCase().lastIndexOf('</body');
   return at < 0 ? html + img : html.slice(0, at) + img + html.slice(at);
 }

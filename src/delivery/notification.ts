@@ -4,6 +4,7 @@
  * subject and no content. The link holds a 256-bit random token; only its SHA-256 is stored, with an expiry.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { escapeHtml } from '../markup/escape.ts';
 import type { Mailbox, MessageContent } from './model.ts';
 import type { NotificationMail } from './compose.ts';
 
@@ -69,8 +70,4 @@ export function notificationMail(
 
 function senderText(from: Mailbox): string {
   return from.name ? `${from.name} (${from.address})` : from.address;
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }

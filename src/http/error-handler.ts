@@ -57,7 +57,8 @@ function validationDetails(context: string | undefined, errors: AjvError[]): Err
   });
 }
 
-function fromFastifyError(err: FastifyError): AppError {
+/** The AppError a Fastify error stands for: a schema failure becomes request.invalid naming each field. */
+export function fromFastifyError(err: FastifyError): AppError {
   if (err.validation) {
     const details = validationDetails(err.validationContext, err.validation as AjvError[]);
     const message = details.map((d) => `${d.field} ${d.message}`).join('; ');

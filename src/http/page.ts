@@ -1,19 +1,11 @@
-/** Server-rendered pages: escaping, the shared layout and the response headers every page is sent with. No scripts, no external assets. */
+/** Server-rendered pages: the shared layout and the response headers every page is sent with. No scripts, no external assets. */
+
+import { html, raw, type SafeHtml } from './html.ts';
 
 /** A page ready to send. */
 export interface HtmlPage {
   status: number;
   html: string;
-}
-
-/** Escapes text for an HTML element or a double-quoted attribute. */
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
 }
 
 /** Response headers of every server-rendered page: nothing cached, nothing leaked onward, nothing loaded from elsewhere, no framing. */
@@ -41,16 +33,16 @@ ul{padding-left:1.2rem}footer{margin-top:1.5rem;font-size:.85rem;color:#5a6270}
 `;
 
 /** A complete HTML document: the title, the shared style and `body` inside one `<main>`. */
-export function layout(title: string, body: string): string {
-  return `<!doctype html>
+export function layout(title: string, body: SafeHtml): string {
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex, nofollow">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
+<title>${title}</title>
+<style>${raw(STYLE)}</style>
 </head>
 <body>
 <main>
@@ -58,5 +50,5 @@ ${body}
 </main>
 </body>
 </html>
-`;
+`.value;
 }

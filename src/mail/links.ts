@@ -1,4 +1,5 @@
 /** Finding and rewriting the links of an HTML body: the `href` of each `<a>` whose target is http(s), by position. */
+import { escapeHtml } from '../markup/escape.ts';
 
 /** A link found in HTML. */
 export interface FoundLink {
@@ -46,9 +47,7 @@ export function rewriteLinks(html: string, replace: (position: number, url: stri
   let position = 0;
   for (const { match, url } of anchors(html)) {
     const start = match.index + match[1]!.length;
-    out +=
-      html.slice(last, start) +
-      `"${replace(position++, url).replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"`;
+    out += html.slice(last, start) + `"${escapeHtml(replace(position++, url))}"`;
     last = start + match[2]!.length;
   }
   return out + html.slice(last);

@@ -5,7 +5,8 @@
  */
 import formbody from '@fastify/formbody';
 import type { TypedApp } from '../http/typed.ts';
-import { escapeHtml, layout, PAGE_HEADERS } from '../http/page.ts';
+import { html } from '../http/html.ts';
+import { layout, PAGE_HEADERS } from '../http/page.ts';
 import type { KindUnsubscribe, UnsubscribeInfo } from '../delivery/kind.ts';
 import { TokenParam } from './tracking.schemas.ts';
 
@@ -90,26 +91,25 @@ async function pageOr404(
       status: 404,
       html: layout(
         'Link not valid',
-        '<h1>Link not valid</h1>\n<p>This unsubscribe link is not valid. Check that the whole link was copied.</p>',
+        html`<h1>Link not valid</h1>\n<p>This unsubscribe link is not valid. Check that the whole link was copied.</p>`,
       ),
     };
   }
 }
 
-const fromWhom = (info: UnsubscribeInfo) =>
-  info.customerName ? ` from ${escapeHtml(info.customerName)}` : '';
+const fromWhom = (info: UnsubscribeInfo) => (info.customerName ? html` from ${info.customerName}` : '');
 
 function confirmPage(info: UnsubscribeInfo): string {
-  const list = info.listName ? `the list <strong>${escapeHtml(info.listName)}</strong>` : 'these emails';
+  const list = info.listName ? html`the list <strong>${info.listName}</strong>` : 'these emails';
   const state = info.globallyUnsubscribed
-    ? '<p>This address is already unsubscribed from all emails.</p>'
+    ? html`<p>This address is already unsubscribed from all emails.</p>`
     : info.unsubscribed
-      ? `<p>This address is already unsubscribed from ${list}.</p>`
+      ? html`<p>This address is already unsubscribed from ${list}.</p>`
       : '';
   return layout(
     'Unsubscribe',
-    `<h1>Unsubscribe</h1>
-<p>Stop emails to <strong>${escapeHtml(info.email)}</strong>${fromWhom(info)}?</p>
+    html`<h1>Unsubscribe</h1>
+<p>Stop emails to <strong>${info.email}</strong>${fromWhom(info)}?</p>
 ${state}
 <form method="post"><input type="hidden" name="scope" value="list"><button type="submit">Unsubscribe from ${list}</button></form>
 <form method="post"><input type="hidden" name="scope" value="all"><button type="submit">Unsubscribe from all emails${fromWhom(info)}</button></form>`,
@@ -119,10 +119,10 @@ ${state}
 function donePage(info: UnsubscribeInfo, global: boolean): string {
   const what =
     global || !info.listName
-      ? `all emails${fromWhom(info)}`
-      : `the list <strong>${escapeHtml(info.listName)}</strong>`;
+      ? html`all emails${fromWhom(info)}`
+      : html`the list <strong>${info.listName}</strong>`;
   return layout(
     'Unsubscribed',
-    `<h1>Unsubscribed</h1>\n<p><strong>${escapeHtml(info.email)}</strong> is unsubscribed from ${what}.</p>`,
+    html`<h1>Unsubscribed</h1>\n<p><strong>${info.email}</strong> is unsubscribed from ${what}.</p>`,
   );
 }

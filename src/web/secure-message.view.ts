@@ -4,7 +4,8 @@
  * Content-Security-Policy, so it can neither run scripts nor load anything from elsewhere (remote images included).
  */
 import type SanitizeHtml from 'sanitize-html';
-import { escapeHtml, layout, type HtmlPage } from '../http/page.ts';
+import { html, type SafeHtml } from '../http/html.ts';
+import { layout, type HtmlPage } from '../http/page.ts';
 import { onFirstUse } from '../on-first-use.ts';
 
 const sanitizer = onFirstUse<typeof SanitizeHtml>('sanitize-html');
@@ -57,21 +58,13 @@ export function sanitizeMessageHtml(html: string): string {
   });
 }
 
-function bodyOf(view: MessageView): string {
-  const parts: string[] = [];
-  if (view.html !== undefined) {
-    const doc = `<!doctype html><html><head><meta charset="utf-8"></head><body>${sanitizeMessageHtml(view.html)}</body></html>`;
-    parts.push(
-      `<iframe title="Message" sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer" srcdoc="${escapeHtml(doc)}"></iframe>`,
-    );
-    if (view.text !== undefined)
-      parts.push(
-        `<details><summary>Plain text version</summary><pre>${escapeHtml(view.text)}</pre></details>`,
-      );
-  } else if (view.text !== undefined) {
-    parts.push(`<pre>${escapeHtml(view.text)}</pre>`);
-  }
-  return parts.join('\n');
+function bodyOf(view: MessageView): SafeHtml {
+  if (view.html === undefined) return view.text === undefined ? html`` : html`<pre>${view.text}</pre>`;
+  const doc = `<!doctype html><html><head><meta charset="utf-8"></head><body>${sanitizeMessageHtml(view.html)}</body></html>`;
+  const frame = html`<iframe title="Message" sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer" srcdoc="${doc}"></iframe>`;
+  if (view.text === undefined) return frame;
+  return html`${frame}
+<details><summary>Plain text version</summary><pre>${view.text}</pre></details>`;
 }
 
 const size = (n: number) =>
@@ -86,30 +79,28 @@ export function messagePage(view: MessageView): HtmlPage {
   const attachments =
     view.attachments.length === 0
       ? ''
-      : `<section><h2>Attachments</h2><ul>${view.attachments
-          .map(
-            (a) =>
-              `<li><a href="${escapeHtml(a.href)}" download>${escapeHtml(a.name)}</a> (${escapeHtml(a.contentType)}, ${size(a.size)})</li>`,
-          )
-          .join('')}</ul></section>`;
-  const html = layout(
+      : html`<section><h2>Attachments</h2><ul>${view.attachments.map(
+          (a) =>
+            html`<li><a href="${a.href}" download>${a.name}</a> (${a.contentType}, ${size(a.size)})</li>`,
+        )}</ul></section>`;
+  const page = layout(
     view.subject || 'Secure message',
-    `<h1>${escapeHtml(view.subject)}</h1>
+    html`<h1>${view.subject}</h1>
 <dl>
-<dt>From</dt><dd>${escapeHtml(view.from)}</dd>
-<dt>To</dt><dd>${escapeHtml(view.to)}</dd>
-<dt>Date</dt><dd>${escapeHtml(view.date)}</dd>
+<dt>From</dt><dd>${view.from}</dd>
+<dt>To</dt><dd>${view.to}</dd>
+<dt>Date</dt><dd>${view.date}</dd>
 </dl>
 ${bodyOf(view)}
 ${attachments}
 <footer>This message was delivered securely. Do not forward this link: anyone who has it can read the message until it expires.</footer>`,
   );
-  return { status: 200, html };
+  return { status: 200, html: page };
 }
 
 /** A page saying why there is no message to show. */
 export function errorPage(status: 404 | 410, title: string, text: string): HtmlPage {
-  return { status, html: layout(title, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(text)}</p>`) };
+  return { status, html: layout(title, html`<h1>${title}</h1>\n<p>${text}</p>`) };
 }
 
 /** The unknown-link page. */

@@ -1,6 +1,6 @@
 /** The audit entry of a marketing change made in the console: who, which account, from where. */
 import { record } from '../../audit/audit.service.ts';
-import type { ConsoleContext } from '../page.ts';
+import type { ConsoleContext, FormFields } from '../page.ts';
 
 /** Records a console change to audiences or campaigns in the audit trail. */
 export async function audited(
@@ -20,7 +20,7 @@ export async function audited(
 }
 
 /** A form field as one string ('' when absent; the first of a repeated field). */
-export function field(c: ConsoleContext, name: string): string {
+export function field<F extends FormFields>(c: ConsoleContext<F>, name: keyof F & string): string {
   const v = c.form[name];
   return (Array.isArray(v) ? v[0] : v) ?? '';
 }

@@ -4,7 +4,7 @@
  * plain GET form: "Add condition" and "Add group" submit it and the page comes back with one more empty row, so it works
  * without script. The rows become the `filters` JSON the subscriber list and dynamic lists take.
  */
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../http/html.ts';
 
 /** One row of the builder as the form sent it. */
 export interface FilterRow {

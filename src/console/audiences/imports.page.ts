@@ -4,6 +4,7 @@
  * endpoint, so it survives a reload) and offers the rejected rows as a CSV report. Looking needs `read`; uploading and
  * starting need `edit_content`. Uploads and starts are audited.
  */
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
@@ -19,10 +20,11 @@ import {
   type ImportView,
 } from '../../marketing/imports/imports.service.ts';
 import { assetUrl } from '../assets.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, guard, type ConsoleContext } from '../page.ts';
 import { audited, field, seg } from './audit.ts';
+import { Form, Text } from '../action.schemas.ts';
 
 /** The largest CSV file the console accepts (about two million rows of a few columns). */
 const MAX_UPLOAD_BYTES = 200 * 1024 * 1024;
@@ -185,6 +187,7 @@ export function importsPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/audiences/imports/:id/start',
     permission: 'edit_content',
+    body: Form({ mode: Text() }, { patternProperties: { '^map_[0-9]+$': Type.String() } }),
     handle: async (c) => {
       const mapping: ImportMapping = {};
       for (const [k, v] of Object.entries(c.form)) {

@@ -6,10 +6,11 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import type { ListRow } from '../../marketing/lists/lists.repository.ts';
 import { setListOptIn } from '../../marketing/optin/optin.service.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, type ConsoleContext } from '../page.ts';
 import { audited, field, seg } from './audit.ts';
+import { Form, Text } from '../action.schemas.ts';
 
 /** The settings card of a list (read-only for those who may not change it). */
 export function listSettingsCard(c: ConsoleContext, list: ListRow): SafeHtml {
@@ -47,6 +48,7 @@ export function listSettingsAction(app: FastifyInstance, ctx: AppContext): void 
   consoleAction(app, ctx, {
     path: '/console/audiences/lists/:id/settings',
     permission: 'edit_content',
+    body: Form({ double_opt_in: Text(), confirm_from_email: Text(), public: Text() }),
     handle: async (c) => {
       const doubleOptIn = field(c, 'double_opt_in') === 'yes';
       const fromEmail = field(c, 'confirm_from_email');

@@ -6,10 +6,11 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { exportListCsv } from '../../marketing/subscribers/csv-export.ts';
 import { createList, listsOf, removeList, renameListOf } from '../../marketing/lists/lists.service.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage } from '../page.ts';
 import { audited, field, seg } from './audit.ts';
+import { Form, NoFields, Text } from '../action.schemas.ts';
 
 /** Registers the lists page and its actions. */
 export function listsPages(app: FastifyInstance, ctx: AppContext): void {
@@ -112,6 +113,7 @@ export function listsPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/audiences/lists',
     permission: 'edit_content',
+    body: Form({ name: Text() }),
     back: () => '/console/audiences',
     handle: async (c) => {
       const list = await createList(ctx, c.account.customer_id, field(c, 'name'));
@@ -123,6 +125,7 @@ export function listsPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/audiences/lists/:id/rename',
     permission: 'edit_content',
+    body: Form({ name: Text() }),
     back: () => '/console/audiences',
     handle: async (c) => {
       const list = await renameListOf(ctx, c.account.customer_id, c.params.id!, field(c, 'name'));
@@ -134,6 +137,7 @@ export function listsPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/audiences/lists/:id/delete',
     permission: 'edit_content',
+    body: NoFields,
     back: () => '/console/audiences',
     handle: async (c) => {
       await removeList(ctx, c.account.customer_id, c.params.id!);

@@ -13,7 +13,7 @@ import {
   subscriberOf,
   subscribersOf,
 } from '../../marketing/subscribers/subscribers.service.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
 import { audited, field, seg } from './audit.ts';
@@ -22,6 +22,7 @@ import { unconfirmedMembers } from '../../marketing/optin/optin.service.ts';
 import { filterBuilder, filtersJson, readFilterRows } from './filter-builder.ts';
 import { createDynamicList } from '../../marketing/segments/segments.service.ts';
 import { AppError } from '../../errors/app-error.ts';
+import { Form, Text, Repeated } from '../action.schemas.ts';
 
 const PAGE_SIZE = 50;
 
@@ -172,6 +173,7 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/audiences/lists/:id/subscribers',
     permission: 'edit_content',
+    body: Form({ email: Text(), first_name: Text(), last_name: Text() }),
     handle: async (c) => {
       const s = await createSubscriber(
         ctx,
@@ -190,6 +192,7 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/audiences/dynamic-lists',
     permission: 'edit_content',
+    body: Form({ name: Text(), filters: Text(), back: Text() }),
     back: (c) => backTo(field(c, 'back')),
     handle: async (c) => {
       const d = await createDynamicList(ctx, c.account.customer_id, {
@@ -218,6 +221,14 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/audiences/subscribers/:id',
     permission: 'edit_content',
+    body: Form({
+      email: Text(),
+      first_name: Text(),
+      last_name: Text(),
+      phone_number: Text(),
+      field_name: Repeated(),
+      field_value: Repeated(),
+    }),
     handle: async (c) => {
       const names = [c.form.field_name ?? []].flat();
       const values = [c.form.field_value ?? []].flat();
@@ -237,6 +248,7 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/audiences/subscribers/:id/subscription',
     permission: 'edit_content',
+    body: Form({ subscribed: Text(), list: Text() }),
     handle: async (c) => {
       const subscribed = field(c, 'subscribed') === 'yes';
       const list = field(c, 'list') || undefined;

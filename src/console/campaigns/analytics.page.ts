@@ -8,7 +8,7 @@ import type { AppContext } from '../../context.ts';
 import { linkSubscribersOf, sendsTableOf } from '../../marketing/analytics/analytics.service.ts';
 import { sendAnalytics, type SendAnalytics } from '../../marketing/analytics/timeline.service.ts';
 import { chart, chartAssets } from '../chart.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../http/html.ts';
 import { scrollTable } from '../layout.ts';
 import { consolePage } from '../page.ts';
 import { seg } from '../audiences/audit.ts';

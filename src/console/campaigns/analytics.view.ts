@@ -5,7 +5,7 @@
  */
 import type { SendAnalytics, Series } from '../../marketing/analytics/timeline.service.ts';
 import { chart, chartAssets } from '../chart.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../http/html.ts';
 import { scrollTable } from '../layout.ts';
 
 const hourText = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');

@@ -12,12 +12,13 @@ import { createMailing, mailingOf, mailingsOf } from '../../marketing/mailings/m
 import { sendTestEmail } from '../../marketing/mailings/test-email.ts';
 import { createSend, sendsOfMailing } from '../../marketing/campaigns/sends.service.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage } from '../page.ts';
 import { composeData, composeForm, composeRoutes, postalCard, previewCard } from './compose.ts';
 import { audited, field, seg } from '../audiences/audit.ts';
 import { onFirstUse } from '../../on-first-use.ts';
+import { Form, Text } from '../action.schemas.ts';
 
 const htmlToText = onFirstUse<{ convert: typeof Convert }>('html-to-text');
 
@@ -85,6 +86,13 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/campaigns/mailings',
     permission: 'edit_content',
+    body: Form({
+      subject: Text(),
+      from_email: Text(),
+      from_name: Text(),
+      html_part: Text(),
+      text_part: Text(),
+    }),
     back: () => '/console/campaigns',
     handle: async (c) => {
       const m = await createMailing(ctx, c.account.customer_id, {
@@ -204,6 +212,7 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/campaigns/mailings/:id/test',
     permission: 'edit_content',
+    body: Form({ to_email: Text() }),
     handle: async (c) => {
       const to = field(c, 'to_email').trim();
       await sendTestEmail(ctx, { customerId: c.account.customer_id, domain: null }, c.params.id!, to);
@@ -218,6 +227,7 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/campaigns/mailings/:id/send',
     permission: 'edit_content',
+    body: Form({ send_at: Text(), list: Text() }),
     handle: async (c) => {
       const at = field(c, 'send_at').trim();
       const sendAt = at ? Date.parse(`${at}Z`) : undefined;

@@ -10,11 +10,12 @@ import { fieldTypesOf } from '../../marketing/subscribers/field-types.service.ts
 import { DEFAULT_LAYOUT, EMAIL_FIELDS } from '../../marketing/campaigns/layout.ts';
 import { previewMailing, type MailingPreview } from '../../marketing/campaigns/preview.ts';
 import { assetUrl } from '../assets.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, guard, type ConsoleContext } from '../page.ts';
 import { MAIL_FRAME_CSP } from '../captured.page.ts';
 import { field, seg } from '../audiences/audit.ts';
+import { Form, Text } from '../action.schemas.ts';
 
 /** The subscriber's own fields, with what the menu calls them. */
 const SUBSCRIBER_FIELDS: [string, string][] = [
@@ -190,6 +191,7 @@ export function composeRoutes(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/campaigns/postal-address',
     permission: 'edit_content',
+    body: Form({ postal_address: Text() }),
     back: () => '/console/campaigns',
     handle: async (c) => {
       // A blank address removes it.

@@ -6,7 +6,7 @@
 import type { DripNode } from '../../marketing/drips/drips.graph.ts';
 import { successorsOf } from '../../marketing/drips/drips.graph.ts';
 import type { DripDiagram, NodeCounts } from '../../marketing/drips/drips.counts.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../http/html.ts';
 
 const W = 240;
 const H = 62;

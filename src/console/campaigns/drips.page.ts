@@ -8,11 +8,12 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { dripsOf, pauseDrip, requireDrip, startDrip } from '../../marketing/drips/drips.service.ts';
 import { dripDiagram } from '../../marketing/drips/drips.counts.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { csrfField, scrollTable } from '../layout.ts';
 import { consoleAction, consolePage } from '../page.ts';
 import { audited, seg } from '../audiences/audit.ts';
 import { dripSvg, nodeLabel } from './drip-graph.view.ts';
+import { NoFields } from '../action.schemas.ts';
 
 const STATES: Record<string, string> = {
   draft: 'Draft (not started)',
@@ -163,6 +164,7 @@ export function dripPages(app: FastifyInstance, ctx: AppContext): void {
     consoleAction(app, ctx, {
       path: `/console/campaigns/drips/:id/${verb}`,
       permission: 'edit_content',
+      body: NoFields,
       handle: async (c) => {
         const drip = await requireDrip(ctx.database.db, c.account.customer_id, c.params.id!);
         await run(ctx, c.account.customer_id, drip.uuid);

@@ -8,12 +8,13 @@ import { cancelSend, pauseSend, requireSend, resumeSend } from '../../marketing/
 import { sendViewOf } from '../../marketing/campaigns/send-view.ts';
 import type { SendRow } from '../../marketing/campaigns/sends.repository.ts';
 import { assetUrl } from '../assets.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, guard } from '../page.ts';
 import { audited, seg } from '../audiences/audit.ts';
 import { sendAnalytics } from '../../marketing/analytics/timeline.service.ts';
 import { analyticsSection } from './analytics.view.ts';
+import { NoFields } from '../action.schemas.ts';
 
 const FLASH = {
   pause: 'The send is paused.',
@@ -135,6 +136,7 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
     consoleAction(app, ctx, {
       path: `/console/campaigns/sends/:id/${verb}`,
       permission: 'edit_content',
+      body: NoFields,
       handle: async (c) => {
         const s = await run(ctx, c.account.customer_id, c.params.id!);
         await audited(c, `send.${verb}`, `send:${s.uuid}`);

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { COMPONENTS, type PropSpec } from '../../forms/components/components.ts';
 import type { Component } from '../../forms/components/component-types.ts';
+import { Form, OneOrMany, Repeated } from '../action.schemas.ts';
 
 /** The builder's state: the form's title and description and its components in order. */
 export interface BuilderState {
@@ -17,6 +18,22 @@ export interface BuilderState {
 
 /** A posted console form. */
 export type Posted = Record<string, string | string[] | undefined>;
+
+/**
+ * The builder's post: the form's own fields, the step buttons and each component's fields `c<i>.…`. Any of them may
+ * repeat (a property's checkbox follows a hidden fallback of the same name), and the last one counts.
+ */
+export const BuilderForm = Form(
+  {
+    title: Repeated(),
+    description: Repeated(),
+    count: Repeated(),
+    op: Repeated(),
+    add_type: Repeated(),
+    json: Repeated(),
+  },
+  { patternProperties: { '^c[0-9]+\\.': OneOrMany() } },
+);
 
 /** A tiny transparent PNG, the default picture of a new Image component. */
 const BLANK_IMAGE =

@@ -7,7 +7,7 @@ import { COMPONENTS, type PropSpec } from '../../forms/components/components.ts'
 import type { Component } from '../../forms/components/component-types.ts';
 import { MASKS } from '../../forms/components/masks.ts';
 import { assetUrl } from '../assets.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { extraProps, propText, PROP_LABELS, TYPE_LABELS, type BuilderState } from './builder-state.ts';
 

@@ -10,10 +10,11 @@ import { auditForm } from './form-audit.ts';
 import { parseDefinition } from '../../forms/definitions/definition.ts';
 import { requireList } from '../../marketing/lists/lists.service.ts';
 import { changeForm, createForm, formOf, listFormsOf } from '../../forms/definitions/forms.service.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
-import { applyStep, readState, readStep, type BuilderState } from './builder-state.ts';
+import { Form, Text } from '../action.schemas.ts';
+import { applyStep, BuilderForm, readState, readStep, type BuilderState } from './builder-state.ts';
 import { builderBody, formsAssets } from './builder.view.ts';
 import { previewRoutes } from './preview.routes.ts';
 import { responsesPages } from './responses.page.ts';
@@ -146,9 +147,10 @@ export function formsPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/forms/new',
     permission: 'edit_content',
+    body: Form({ title: Text() }),
     back: () => '/console/forms',
     handle: async (c) => {
-      const title = String(c.form.title ?? '').trim();
+      const title = (c.form.title ?? '').trim();
       if (!title) throw new AppError('request.unprocessable', 'the form needs a title');
       const { id } = await createForm(
         c.ctx,
@@ -181,7 +183,12 @@ export function formsPages(app: FastifyInstance, ctx: AppContext): void {
       };
     },
   });
-  consoleAction(app, ctx, { path: '/console/forms/:id', permission: 'edit_content', handle: saveBuilder });
+  consoleAction(app, ctx, {
+    path: '/console/forms/:id',
+    permission: 'edit_content',
+    body: BuilderForm,
+    handle: saveBuilder,
+  });
   for (const [path, active] of [
     ['publish', true],
     ['unpublish', false],
@@ -189,6 +196,7 @@ export function formsPages(app: FastifyInstance, ctx: AppContext): void {
     consoleAction(app, ctx, {
       path: `/console/forms/:id/${path}`,
       permission: 'edit_content',
+      body: Form({ back: Text() }),
       handle: async (c) => {
         const id = c.params.id!;
         await changeForm(c.ctx, c.account.customer_id, id, { active }, requireList);

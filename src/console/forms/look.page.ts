@@ -16,11 +16,12 @@ import {
   MIN_SECONDS,
   type FormSettings,
 } from '../../forms/definitions/settings.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
 import { formsAssets, formTabs } from './builder.view.ts';
 import { auditForm } from './form-audit.ts';
+import { TextFields } from '../action.schemas.ts';
 
 const COLORS = [
   ['accent_color', 'Accent colour (title, button)', '#0b5c7a'],
@@ -143,6 +144,7 @@ export function lookPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/forms/:id/look',
     permission: 'edit_content',
+    body: TextFields(LOOK_KEYS),
     handle: (c) =>
       saveSettings(c, LOOK_KEYS, (field) => {
         const posted = Object.fromEntries(LOOK_KEYS.map((k) => [k, field(k)]));
@@ -153,6 +155,7 @@ export function lookPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/forms/:id/bot-defence',
     permission: 'edit_content',
+    body: TextFields(BOT_KEYS),
     handle: (c) =>
       saveSettings(c, BOT_KEYS, (field) => {
         const mode = field('bot_defence');

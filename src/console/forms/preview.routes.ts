@@ -11,9 +11,9 @@ import { parseDefinition } from '../../forms/definitions/definition.ts';
 import type { FormSettings } from '../../forms/definitions/settings.ts';
 import { formOf } from '../../forms/definitions/forms.service.ts';
 import { formPage, PAGE_HEADERS, type PageForm } from '../../forms/hosted/page.html.ts';
-import { escapeHtml } from '../html.ts';
-import { guard } from '../page.ts';
-import { readState } from './builder-state.ts';
+import { html } from '../../http/html.ts';
+import { formOf as postedForm, formRoute, guard } from '../page.ts';
+import { BuilderForm, readState } from './builder-state.ts';
 
 const PREVIEW_CSP = PAGE_HEADERS['content-security-policy']
   .replace("form-action 'self'", "form-action 'none'")
@@ -36,7 +36,8 @@ function page(form: PreviewForm, components: Component[]): string {
     });
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Preview</title></head><body><main><p>The preview shows once this is fixed: ${escapeHtml(err.message)}</p></main></body></html>`;
+    return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Preview</title></head><body><main><p>The preview shows once this is fixed: ${err.message}</p></main></body></html>`
+      .value;
   }
 }
 
@@ -62,12 +63,13 @@ export function previewRoutes(app: FastifyInstance, ctx: AppContext): void {
   );
   app.post<{ Params: { id: string } }>(
     '/console/forms/:id/preview',
-    { schema: { hide: true }, onSend },
+    { ...formRoute(BuilderForm), onSend },
     async (req, reply) => {
       const c = await guard(ctx, req, reply, 'read');
       if (!c) return reply;
+      const posted = postedForm(c, BuilderForm);
       const form = await formOf(ctx, c.account.customer_id, req.params.id);
-      const state = readState(c.form);
+      const state = readState(posted);
       return send(
         reply,
         page(

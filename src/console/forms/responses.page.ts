@@ -19,7 +19,7 @@ import {
 import { requireSubmission } from '../../forms/submissions/submissions.service.ts';
 import { requireForm } from '../../forms/definitions/forms.service.ts';
 import { attachmentHeaders } from '../../forms/submissions/file-headers.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../http/html.ts';
 import { consolePage, guard, type ConsoleContext } from '../page.ts';
 import { formsAssets, formTabs } from './builder.view.ts';
 

@@ -8,12 +8,13 @@ import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { requireList } from '../../marketing/lists/lists.service.ts';
 import { changeForm, formOf } from '../../forms/definitions/forms.service.ts';
-import { html, raw } from '../html.ts';
+import { html, raw } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
 import { auditForm } from './form-audit.ts';
 import { formsAssets, formTabs } from './builder.view.ts';
 import { onFirstUse } from '../../on-first-use.ts';
+import { Form, Text } from '../action.schemas.ts';
 
 const qrcode = onFirstUse<typeof QRCodeModule>('qrcode');
 
@@ -92,9 +93,10 @@ export function sharePages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/forms/:id/vanity',
     permission: 'edit_content',
+    body: Form({ vanity: Text() }),
     handle: async (c) => {
       const id = c.params.id!;
-      const name = String(c.form.vanity ?? '').trim();
+      const name = (c.form.vanity ?? '').trim();
       if (name && !VANITY.test(name))
         throw new AppError(
           'request.unprocessable',

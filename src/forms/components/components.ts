@@ -2,6 +2,7 @@
  * The component registry: for every type a form may use, the properties it takes, how the hosted page renders it and
  * how a submitted value is checked. Definition validation, rendering and submission checks all read this one table.
  */
+import type { SafeHtml } from '../../http/html.ts';
 import { ownValue } from '../../own.ts';
 import type { Component, Upload } from './component-types.ts';
 import {
@@ -31,7 +32,7 @@ export interface PropSpec {
 /** One component type. Types with `check` collect a value under `properties.field_name`. */
 export interface ComponentType {
   props: Record<string, PropSpec>;
-  render(c: Component, view: FieldView): string;
+  render(c: Component, view: FieldView): SafeHtml;
   /** Checks the submitted value (or upload) of this component. */
   check?(c: Component, raw: unknown, upload: Upload | undefined): Checked;
 }

@@ -1,4 +1,5 @@
 /** A definition's fields without a page around them: the stored `form_html`, and the body of the hosted page. */
+import { html, raw, type SafeHtml } from '../../http/html.ts';
 import { ownValue } from '../../own.ts';
 import { COMPONENTS } from './components.ts';
 import { fieldName, type Component } from './component-types.ts';
@@ -9,7 +10,7 @@ export function renderFragment(
   values: Record<string, unknown> = {},
   errors: Record<string, string> = {},
   affirmation?: string,
-): string {
+): SafeHtml {
   const parts = components.map((c, index) => {
     const name = fieldName(c);
     const view = { index, value: name ? values[name] : undefined, error: name ? errors[name] : undefined };
@@ -19,6 +20,6 @@ export function renderFragment(
     );
   });
   if (!components.some((c) => c.type === 'Button'))
-    parts.push('<button type="submit" class="sp-button">Submit</button>');
-  return parts.join('\n');
+    parts.push(html`<button type="submit" class="sp-button">Submit</button>`);
+  return raw(parts.join('\n'));
 }

@@ -99,7 +99,7 @@ export async function createForm(
     title: body.title,
     description: body.description ?? null,
     form_json: JSON.stringify(def.json),
-    form_html: body.form_html ?? renderFragment(def.components),
+    form_html: body.form_html ?? renderFragment(def.components).value,
     form_css: body.form_css ?? '',
     vanity_url: body.vanity_url ?? null,
     version: body.version ?? 1,
@@ -197,7 +197,7 @@ export async function changeForm(
     ...(body.description !== undefined && { description: body.description }),
     ...(def && { form_json: JSON.stringify(def.json) }),
     ...((body.form_html !== undefined || def) && {
-      form_html: body.form_html ?? renderFragment(def!.components),
+      form_html: body.form_html ?? renderFragment(def!.components).value,
     }),
     ...(body.form_css !== undefined && { form_css: body.form_css }),
     ...(body.recipient !== undefined && { recipient: recipients(body.recipient) }),

@@ -5,8 +5,8 @@
  * carries its signed check token and, for proof of work, the installation's solver script. Also the thank-you and
  * not-found pages.
  */
+import { html, raw, withBreaks, type SafeHtml } from '../../http/html.ts';
 import { fieldName, type Component } from '../components/component-types.ts';
-import { esc } from '../components/fields.html.ts';
 import {
   affirmationOf,
   CHECK_FIELD,
@@ -16,7 +16,7 @@ import {
 } from '../definitions/definition.ts';
 import type { FormSettings } from '../definitions/settings.ts';
 import { renderFragment } from '../components/fragment.html.ts';
-import { TEXTS } from './texts.ts';
+import { TEXTS, type PageTexts } from './texts.ts';
 import { BOT_SCRIPT_URL } from './script.ts';
 
 /**
@@ -68,16 +68,17 @@ function lookCss(s: FormSettings): string {
 function documentHtml(
   title: string,
   css: string,
-  body: string,
+  body: SafeHtml,
   settings: FormSettings = {},
   refresh?: string,
   script?: string,
 ): string {
-  const meta =
-    (refresh ? `<meta http-equiv="refresh" content="2;url=${esc(refresh)}">` : '') +
-    (script ? `<script src="${esc(script)}" defer></script>` : '');
-  const logo = settings.logo_url ? `<img class="sp-logo" src="${esc(settings.logo_url)}" alt="">` : '';
-  return `<!doctype html><html lang="${settings.language ?? 'en'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex">${meta}<title>${esc(title)}</title><style>${BASE_CSS}${lookCss(settings)}</style>${css ? `<style>${cssText(css)}</style>` : ''}</head><body><main>${logo}${body}</main></body></html>`;
+  const meta = html`${refresh ? html`<meta http-equiv="refresh" content="2;url=${refresh}">` : ''}${script ? html`<script src="${script}" defer></script>` : ''}`;
+  const logo = settings.logo_url ? html`<img class="sp-logo" src="${settings.logo_url}" alt="">` : '';
+  const style = raw(BASE_CSS + lookCss(settings));
+  const own = css ? html`<style>${raw(cssText(css))}</style>` : '';
+  return html`<!doctype html><html lang="${settings.language ?? 'en'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex">${meta}<title>${title}</title><style>${style}</style>${own}</head><body><main>${logo}${body}</main></body></html>`
+    .value;
 }
 
 /** The components with the fixed texts of the page's language where a component leaves them to the page. */
@@ -114,38 +115,47 @@ export function formPage(
   const t = TEXTS[settings.language ?? 'en'];
   components = withTexts(components, settings);
   const errors = state.errors ?? {};
-  const failing = components
-    .map((c, i) => ({ c, i }))
-    .filter(({ c }) => fieldName(c) && errors[fieldName(c)]);
-  const summary = failing.length
-    ? `<div class="sp-summary" role="alert"><p>${esc(failing.length === 1 ? t.correctOne : t.correctMany(failing.length))}</p><ul>${failing
-        .map(
-          ({ c, i }) => `<li><a href="#sp-${i}">${esc(labelFor(c))}: ${esc(errors[fieldName(c)]!)}</a></li>`,
-        )
-        .join('')}</ul></div>`
-    : state.notice
-      ? `<div class="sp-summary" role="alert"><p>${esc(state.notice)}</p></div>`
-      : '';
   const multipart = components.some((c) => c.type === 'FileUpload');
   const pow = state.check?.difficulty;
-  const head = `<h1>${esc(form.title)}</h1>${form.description ? `<p class="sp-description">${esc(form.description)}</p>` : ''}`;
-  const hidden =
-    `<div class="sp-hp" aria-hidden="true"><label for="${HONEYPOT_FIELD}">${esc(t.honeypot)}</label><input type="text" id="${HONEYPOT_FIELD}" name="${HONEYPOT_FIELD}" tabindex="-1" autocomplete="off"></div>` +
-    `<input type="hidden" name="${TOKEN_FIELD}" value="${esc(state.token)}">` +
-    (state.check ? `<input type="hidden" name="${CHECK_FIELD}" value="${esc(state.check.check)}">` : '') +
-    (pow ? `<input type="hidden" name="${POW_FIELD}" value="">` : '');
-  const formTag = `<form method="post" action="/f/${esc(form.id)}"${multipart ? ' enctype="multipart/form-data"' : ''}${pow ? ` data-sp-pow-bits="${pow}"` : ''} novalidate>`;
+  const head = html`<h1>${form.title}</h1>${form.description ? html`<p class="sp-description">${form.description}</p>` : ''}`;
+  const formTag = html`<form method="post" action="/f/${form.id}"${multipart ? html` enctype="multipart/form-data"` : ''}${pow ? html` data-sp-pow-bits="${pow}"` : ''} novalidate>`;
   const status = pow
-    ? `<p class="sp-check-status" id="sp-check-status" role="status" data-waiting="${esc(t.checking)}"></p>`
+    ? html`<p class="sp-check-status" id="sp-check-status" role="status" data-waiting="${t.checking}"></p>`
     : '';
+  const fields = renderFragment(components, state.values ?? {}, errors, affirmationOf(form) ?? undefined);
   return documentHtml(
     form.title,
     form.form_css,
-    `${head}${summary}${formTag}${hidden}${renderFragment(components, state.values ?? {}, errors, affirmationOf(form) ?? undefined)}${status}</form>`,
+    html`${head}${errorSummary(components, errors, t, state.notice)}${formTag}${hiddenFields(state, t)}${fields}${status}</form>`,
     settings,
     undefined,
     pow ? BOT_SCRIPT_URL : undefined,
   );
+}
+
+/** The box above the form after a failed submit: a link to each failing field, or why the post was refused. */
+function errorSummary(
+  components: Component[],
+  errors: Record<string, string>,
+  t: PageTexts,
+  notice: string | undefined,
+): SafeHtml | '' {
+  const failing = components
+    .map((c, i) => ({ c, i }))
+    .filter(({ c }) => fieldName(c) && errors[fieldName(c)]);
+  if (failing.length)
+    return html`<div class="sp-summary" role="alert"><p>${failing.length === 1 ? t.correctOne : t.correctMany(failing.length)}</p><ul>${failing.map(
+      ({ c, i }) => html`<li><a href="#sp-${i}">${labelFor(c)}: ${errors[fieldName(c)]!}</a></li>`,
+    )}</ul></div>`;
+  return notice ? html`<div class="sp-summary" role="alert"><p>${notice}</p></div>` : '';
+}
+
+/** The honeypot, the per-render token, and the bot defence's check token and proof-of-work slot. */
+function hiddenFields(
+  state: { token: string; check?: { check: string; difficulty?: number } },
+  t: PageTexts,
+): SafeHtml {
+  return html`<div class="sp-hp" aria-hidden="true"><label for="${HONEYPOT_FIELD}">${t.honeypot}</label><input type="text" id="${HONEYPOT_FIELD}" name="${HONEYPOT_FIELD}" tabindex="-1" autocomplete="off"></div><input type="hidden" name="${TOKEN_FIELD}" value="${state.token}">${state.check ? html`<input type="hidden" name="${CHECK_FIELD}" value="${state.check.check}">` : ''}${state.check?.difficulty ? html`<input type="hidden" name="${POW_FIELD}" value="">` : ''}`;
 }
 
 function labelFor(c: Component): string {
@@ -162,8 +172,7 @@ export function thanksPage(form: PageForm, settings: FormSettings = {}): string 
   return documentHtml(
     form.title,
     form.form_css,
-    `<h1>${esc(t.thanksTitle)}</h1><p class="sp-thanks" role="status">${esc(text).replace(/\r?\n/g, '<br>')}</p>` +
-      (settings.redirect_url ? `<p><a href="${esc(settings.redirect_url)}">${esc(t.next)}</a></p>` : ''),
+    html`<h1>${t.thanksTitle}</h1><p class="sp-thanks" role="status">${withBreaks(text)}</p>${settings.redirect_url ? html`<p><a href="${settings.redirect_url}">${t.next}</a></p>` : ''}`,
     settings,
     settings.redirect_url,
   );
@@ -174,6 +183,6 @@ export function notFoundPage(): string {
   return documentHtml(
     'Form not found',
     '',
-    '<h1>Form not found</h1><p>This form does not exist or no longer accepts responses.</p>',
+    html`<h1>Form not found</h1><p>This form does not exist or no longer accepts responses.</p>`,
   );
 }

@@ -7,6 +7,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { MessageContent } from '../../delivery/model.ts';
+import { html, withBreaks } from '../../http/html.ts';
 import { findLinks, rewriteLinks } from '../../mail/links.ts';
 import { EMPTY_PERSONALISATION, personalise, type Personalisation } from '../mailings/personalise.ts';
 import type { SendContent } from './sends.service.ts';
@@ -111,24 +112,20 @@ export function renderEmail(
 
 const mentionsUnsubscribe = (template: string) => /\{\{\{?\s*unsubscribe_url\s*\}?\}\}/.test(template);
 
-const escapeHtml = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 /**
  * Puts the footer (unsubscribe and preference links, the account's postal address) before `</body>`, or at the end
  * when the HTML has no body tag.
  */
 function appendFooter(
-  html: string,
+  doc: string,
   f: { unsubscribeUrl: string; preferencesUrl: string; postal: string },
   customerName: string | null,
 ): string {
-  const who = customerName ? ` from ${escapeHtml(customerName)}` : '';
-  const address = f.postal ? `<br>${escapeHtml(f.postal).replace(/\r?\n/g, '<br>')}` : '';
+  const who = customerName ? html` from ${customerName}` : '';
+  const address = f.postal ? html`<br>${withBreaks(f.postal)}` : '';
   const footer =
-    `<p style="font-size:12px;color:#666;margin-top:24px">You receive this email because you subscribed${who}. ` +
-    `<a href="${escapeHtml(f.unsubscribeUrl)}">Unsubscribe</a> · ` +
-    `<a href="${escapeHtml(f.preferencesUrl)}">Manage your subscriptions</a>${address}</p>`;
-  const at = html.toLowerCase().lastIndexOf('</body');
-  return at < 0 ? html + footer : html.slice(0, at) + footer + html.slice(at);
+    html`<p style="font-size:12px;color:#666;margin-top:24px">You receive this email because you subscribed${who}. <a href="${f.unsubscribeUrl}">Unsubscribe</a> · <a href="${f.preferencesUrl}">Manage your subscriptions</a>${address}</p>`
+      .value;
+  const at = doc.toLowerCase().lastIndexOf('</body');
+  return at < 0 ? doc + footer : doc.slice(0, at) + footer + doc.slice(at);
 }

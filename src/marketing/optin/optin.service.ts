@@ -7,6 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
+import { html } from '../../http/html.ts';
 import { isVerifiedDomain } from '../../accounts/domains.service.ts';
 import { domainOf, parseMailbox } from '../../mail/addresses.ts';
 import { signPayload, verifyPayload } from '../../mail/tokens.ts';
@@ -149,11 +150,7 @@ function confirmationEmail(list: ListRow, to: string, url: string) {
   const text =
     `Please confirm that you want to receive emails of the list "${name}".\n\n` +
     `Confirm: ${url}\n\nIf you did not ask for this, ignore this email: nothing will be sent to you.\n`;
-  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
-  const html =
-    `<p>Please confirm that you want to receive emails of the list <strong>${esc(name)}</strong>.</p>` +
-    `<p><a href="${esc(url)}">Confirm my subscription</a></p>` +
-    `<p>If you did not ask for this, ignore this email: nothing will be sent to you.</p>`;
+  const body = html`<p>Please confirm that you want to receive emails of the list <strong>${name}</strong>.</p><p><a href="${url}">Confirm my subscription</a></p><p>If you did not ask for this, ignore this email: nothing will be sent to you.</p>`;
   return {
     to: [{ address: to, name: '' }],
     cc: [],
@@ -161,7 +158,7 @@ function confirmationEmail(list: ListRow, to: string, url: string) {
     from: { address: list.confirm_from_email!, name: '' },
     subject: `Confirm your subscription: ${name}`.replace(/[\r\n]+/g, ' '),
     headers: {},
-    html,
+    html: body.value,
     text,
     attachments: [],
     allowNonTLS: false,

@@ -7,7 +7,8 @@
 import formbody from '@fastify/formbody';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
-import { escapeHtml, layout } from '../../http/page.ts';
+import { html, raw } from '../../http/html.ts';
+import { layout } from '../../http/page.ts';
 import { TokenParam } from '../../tracking/tracking.schemas.ts';
 import { UNSUBSCRIBE_HEADERS } from '../../tracking/unsubscribe.routes.ts';
 import { confirmByToken, confirmInfo } from './optin.service.ts';
@@ -25,7 +26,7 @@ async function pageOr404(what: string, render: () => Promise<string>): Promise<P
       status: 404,
       html: layout(
         'Link not valid',
-        `<h1>Link not valid</h1>\n<p>This ${what} link is not valid or has expired. Check that the whole link was copied.</p>`,
+        html`<h1>Link not valid</h1>\n<p>This ${what} link is not valid or has expired. Check that the whole link was copied.</p>`,
       ),
     };
   }
@@ -72,7 +73,7 @@ export function subscriberPageRoutes(app: TypedApp, ctx: AppContext): void {
         const info = await confirmByToken(ctx, token);
         return layout(
           'Subscription confirmed',
-          `<h1>Subscription confirmed</h1>\n<p><strong>${escapeHtml(info.email)}</strong> is now subscribed to the list <strong>${escapeHtml(info.listName)}</strong>.</p>`,
+          html`<h1>Subscription confirmed</h1>\n<p><strong>${info.email}</strong> is now subscribed to the list <strong>${info.listName}</strong>.</p>`,
         );
       }),
     );
@@ -82,7 +83,7 @@ export function subscriberPageRoutes(app: TypedApp, ctx: AppContext): void {
           status: 403,
           html: layout(
             'Not saved',
-            '<h1>Not saved</h1>\n<p>This form did not come from your preference page. Open the link from your email again.</p>',
+            html`<h1>Not saved</h1>\n<p>This form did not come from your preference page. Open the link from your email again.</p>`,
           ),
         };
       const raw = body.list;
@@ -100,15 +101,15 @@ export function subscriberPageRoutes(app: TypedApp, ctx: AppContext): void {
 function confirmPage(info: { email: string; listName: string }): string {
   return layout(
     'Confirm your subscription',
-    `${PAGE_STYLE}
+    html`${PAGE_STYLE}
 <h1>Confirm your subscription</h1>
-<p>Receive emails of the list <strong>${escapeHtml(info.listName)}</strong> at <strong>${escapeHtml(info.email)}</strong>?</p>
+<p>Receive emails of the list <strong>${info.listName}</strong> at <strong>${info.email}</strong>?</p>
 <form method="post"><button type="submit">Yes, confirm my subscription</button></form>
 <p>If you did not ask for this, close this page: nothing will be sent to you.</p>`,
   );
 }
 
-const PAGE_STYLE = `<style>
+const PAGE_STYLE = raw(`<style>
 fieldset{border:1px solid #dde1e7;border-radius:6px;padding:.8rem 1rem;margin:0 0 1rem}
 legend{font-weight:600;padding:0 .3rem}
 .choice{display:flex;gap:.6rem;align-items:center;padding:.45rem 0;font-size:1rem}
@@ -116,26 +117,24 @@ legend{font-weight:600;padding:0 .3rem}
 button{font:inherit;padding:.6rem 1rem;border-radius:6px;border:1px solid #1f4fd1;background:#1f4fd1;color:#fff;cursor:pointer}
 button.quiet{background:#fff;color:#a4161a;border-color:#a4161a}
 .saved{background:#e7f5ec;border:1px solid #9ccfae;border-radius:6px;padding:.6rem .8rem}
-</style>`;
+</style>`);
 
 function preferencesPage(p: Preferences, saved?: string): string {
-  const who = p.customerName ? ` from ${escapeHtml(p.customerName)}` : '';
-  const key = `<input type="hidden" name="form_key" value="${escapeHtml(p.formKey)}">`;
+  const who = p.customerName ? html` from ${p.customerName}` : '';
+  const key = html`<input type="hidden" name="form_key" value="${p.formKey}">`;
   const choices = p.lists.length
-    ? p.lists
-        .map(
-          (l) =>
-            `<label class="choice"><input type="checkbox" name="list" value="${escapeHtml(l.id)}"${l.subscribed && !p.globallyUnsubscribed ? ' checked' : ''}> ${escapeHtml(l.name)}</label>`,
-        )
-        .join('\n')
-    : '<p>There are no lists to choose from.</p>';
+    ? p.lists.map(
+        (l, i) =>
+          html`${i > 0 ? '\n' : ''}<label class="choice"><input type="checkbox" name="list" value="${l.id}"${l.subscribed && !p.globallyUnsubscribed ? html` checked` : ''}> ${l.name}</label>`,
+      )
+    : html`<p>There are no lists to choose from.</p>`;
   return layout(
     'Email preferences',
-    `${PAGE_STYLE}
+    html`${PAGE_STYLE}
 <h1>Email preferences</h1>
-${saved ? `<p class="saved" role="status">${escapeHtml(saved)}</p>` : ''}
-<p>Choose which emails <strong>${escapeHtml(p.email)}</strong> receives${who}.</p>
-${p.globallyUnsubscribed ? '<p>This address is unsubscribed from all emails. Ticking a list and saving subscribes it again.</p>' : ''}
+${saved ? html`<p class="saved" role="status">${saved}</p>` : ''}
+<p>Choose which emails <strong>${p.email}</strong> receives${who}.</p>
+${p.globallyUnsubscribed ? html`<p>This address is unsubscribed from all emails. Ticking a list and saving subscribes it again.</p>` : ''}
 <form method="post">${key}<input type="hidden" name="scope" value="lists">
 <fieldset><legend>Lists</legend>
 ${choices}

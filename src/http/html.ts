@@ -1,8 +1,9 @@
 /**
  * HTML built with a tagged template that escapes every interpolated value unless it is already `SafeHtml` (made by
  * `html` itself or, for markup that is known to be safe, `raw`). Arrays are joined; null, undefined and false render
- * nothing. Pages never concatenate strings into HTML by hand.
+ * nothing. Pages never concatenate strings into HTML by hand; the escape itself is `markup/escape.ts`.
  */
+import { escapeHtml } from '../markup/escape.ts';
 
 /** Markup that is safe to insert as is. */
 export class SafeHtml {
@@ -10,19 +11,6 @@ export class SafeHtml {
   toString(): string {
     return this.value;
   }
-}
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** Escapes text for HTML content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
 /** A value that may be placed in an `html` template. */
@@ -42,7 +30,12 @@ export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Saf
   return new SafeHtml(out);
 }
 
-/** Marks markup as safe without escaping. Only for markup Sealpost produced itself (an SVG it rendered, say). */
+/** Marks markup as safe without escaping: only markup Sealpost produced itself (an SVG it rendered) or sanitized. */
 export function raw(markup: string): SafeHtml {
   return new SafeHtml(markup);
+}
+
+/** Text escaped, with each line break shown as `<br>`. */
+export function withBreaks(text: string): SafeHtml {
+  return new SafeHtml(escapeHtml(text).replace(/\r?\n/g, '<br>'));
 }
