@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { openContent } from '../mail/content.ts';
-import { message, postJson } from './email.test-support.ts';
+import { emailTestBed, message, postJson } from './email.test-support.ts';
 import { multipart } from '../test/multipart.ts';
 
 const file = (value: string, type = 'text/x-handlebars-template', filename = 'template.hbs') => ({
@@ -12,16 +12,7 @@ const file = (value: string, type = 'text/x-handlebars-template', filename = 'te
 });
 
 describe('dynamic templates', () => {
-  let t: TestApp;
-  let acme: TestAccount;
-  let other: TestAccount;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    acme = await t.createAccount({ username: 'tplacme' });
-    other = await t.createAccount();
-  });
-  afterAll(() => t.close());
+  const { t, acme, other } = emailTestBed('tplacme');
 
   const upload = (
     method: 'POST' | 'PATCH',
