@@ -2,6 +2,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
+import { openContent } from '../mail/content.ts';
 
 /** A minimal valid `data.message` from `from` (a bare address), with fields replaced or added by `extra`. */
 export function message(from: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -77,4 +78,14 @@ export function recipientsOf(t: TestApp, messageId: string) {
     .where('message_id', '=', messageId)
     .orderBy('id')
     .execute();
+}
+
+/** A stored message row and its content, opened with the app's sealer. */
+export async function storedMessage(t: TestApp, id: string) {
+  const row = await t.ctx.database.db
+    .selectFrom('messages')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return { row, content: openContent(t.ctx.sealer, id, row.content!) };
 }

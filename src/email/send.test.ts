@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openContent } from '../mail/content.ts';
-import { emailTestBed, message, postJson, recipientsOf } from './email.test-support.ts';
+import { emailTestBed, message, postJson, recipientsOf, storedMessage } from './email.test-support.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -15,14 +14,7 @@ describe('POST /messages', () => {
   const send = (data: unknown, url = '/v1/email/messages', headers: Record<string, string> = acme.auth) =>
     postJson(t, url, headers, data);
   const sendMessage = (m: Record<string, unknown>) => send({ data: { message: m } });
-  const stored = async (id: string) => {
-    const row = await t.ctx.database.db
-      .selectFrom('messages')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
-    return { row, content: openContent(t.ctx.sealer, id, row.content!) };
-  };
+  const stored = (id: string) => storedMessage(t, id);
 
   describe('accepting', () => {
     it.each([
