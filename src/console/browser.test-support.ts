@@ -1,8 +1,8 @@
 /** Test helpers for console pages in Chromium: Debian's browser, screenshots at two widths, and axe-core's serious and critical findings. */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { expect } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { launchChromium } from '../test/browser.ts';
 import { TEST_PASSWORD } from './console.test-support.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
@@ -88,6 +88,14 @@ export async function signedInPage(browser: Browser, base: string, email: string
   return page;
 }
 
+/** Makes the app listen on a loopback port and launches Chromium, with the screenshot folder in place. */
+export async function openInChromium(t: TestApp): Promise<{ base: string; browser: Browser }> {
+  const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const browser = await launchChromium();
+  mkdirSync(SHOTS, { recursive: true });
+  return { base, browser };
+}
+
 /** An app with one account listening on a loopback port, and Chromium. */
 export interface ConsoleBrowserRig {
   t: TestApp;
@@ -115,4 +123,14 @@ export async function startConsoleBrowser(
       await t.close();
     },
   };
+}
+
+/** Registers hooks that start a rig (see `startConsoleBrowser`) before the tests and close it after; filled in place. */
+export function consoleBrowserTestBed(opts: Parameters<typeof createTestApp>[0] = {}): ConsoleBrowserRig {
+  const rig = {} as ConsoleBrowserRig;
+  beforeAll(async () => {
+    Object.assign(rig, await startConsoleBrowser(opts));
+  });
+  afterAll(async () => rig.close?.());
+  return rig;
 }

@@ -1,37 +1,18 @@
 /** The console in headless Chromium: sign-in and the way back, a wrong password, every page on a phone, and axe-core. */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../test/browser.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { createTestUser, TEST_PASSWORD } from './console.test-support.ts';
-import { expectPhoneReadable } from './browser.test-support.ts';
+import { axeViolations, expectPhoneReadable, openInChromium, SHOTS } from './browser.test-support.ts';
 import type { User } from '../users/users.service.ts';
 import { Secret, TOTP } from 'otpauth';
 import { issueUserLink } from '../users/users.service.ts';
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SHOTS = '.test-artifacts/console';
 
 let t: TestApp;
 let a: TestAccount;
 let owner: User;
 let browser: Browser;
 let base: string;
-
-/** Serious and critical axe-core violations on the page, as "rule: target" lines. */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const result = (await page.evaluate(() =>
-    (globalThis as unknown as { axe: { run(): Promise<unknown> } }).axe.run(),
-  )) as {
-    violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-  };
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 async function signIn(page: Page, email: string, password: string): Promise<void> {
   await page.getByLabel('Email').fill(email);
@@ -44,9 +25,7 @@ describe('console in Chromium', () => {
     t = await createTestApp({ config: { consoleSignInMaxFailures: 3 } });
     a = await t.createAccount({ username: 'northclinic' });
     owner = await createTestUser(t, a.account.customer_id, 'owner', { email: 'owner@northclinic.example' });
-    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await launchChromium();
-    mkdirSync(SHOTS, { recursive: true });
+    ({ base, browser } = await openInChromium(t));
   });
   afterAll(async () => {
     await browser?.close();

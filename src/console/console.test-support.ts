@@ -1,6 +1,8 @@
 /** Test helpers for console pages: a user with a password, signing in through the real form, and posting forms with the session. */
+import { afterAll, beforeAll } from 'vitest';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import type { TestApp } from '../test/harness.ts';
+import type { BuildOptions } from '../app/app.ts';
+import { createTestApp, type TestAccount, type TestApp, type TestContextOptions } from '../test/harness.ts';
 import { createUser, type User } from '../users/users.service.ts';
 
 /** The password test users get. */
@@ -93,4 +95,33 @@ export async function signInClient(
         payload: new URLSearchParams(f).toString(),
       }),
   };
+}
+
+/** A file's app, account and one signed-in client per role: filled in place before its tests, so they may be named at the top level. */
+export interface ConsoleTestBed<R extends readonly string[]> {
+  t: TestApp;
+  a: TestAccount;
+  /** The clients, in the order of the roles asked for. */
+  clients: { [K in keyof R]: ConsoleClient };
+}
+
+/** Registers hooks that build an app with one account and a signed-in user per role, and close the app after the tests. */
+export function consoleTestBed<const R extends readonly string[]>(
+  roles: R,
+  opts: TestContextOptions & BuildOptions = {},
+): ConsoleTestBed<R> {
+  const t = {} as TestApp;
+  const a = {} as TestAccount;
+  const clients = roles.map(() => ({}) as ConsoleClient);
+  beforeAll(async () => {
+    Object.assign(t, await createTestApp(opts));
+    Object.assign(a, await t.createAccount());
+    for (const [i, role] of roles.entries())
+      Object.assign(
+        clients[i]!,
+        await signInClient(t.app, (await createTestUser(t, a.account.customer_id, role)).email),
+      );
+  });
+  afterAll(async () => t.close?.());
+  return { t, a, clients: clients as { [K in keyof R]: ConsoleClient } };
 }

@@ -1,7 +1,6 @@
 /** The domains page over HTTP with DNS replaced: records to publish, "Verify" with a result per record, roles refused by the server. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { createTestUser, signInClient, type ConsoleClient } from './console.test-support.ts';
+import { describe, expect, it } from 'vitest';
+import { consoleTestBed } from './console.test-support.ts';
 
 /** Published TXT records by name: the test's DNS. */
 const zone = new Map<string, string[]>();
@@ -13,18 +12,11 @@ const dns = {
   },
 };
 
-let t: TestApp;
-let a: TestAccount;
-let owner: ConsoleClient;
-let viewer: ConsoleClient;
-
-beforeAll(async () => {
-  t = await createTestApp({ dns });
-  a = await t.createAccount();
-  owner = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'owner')).email);
-  viewer = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'viewer')).email);
-});
-afterAll(async () => t?.close());
+const {
+  t,
+  a,
+  clients: [owner, viewer],
+} = consoleTestBed(['owner', 'viewer'], { dns });
 
 const cells = (body: string) =>
   [...body.matchAll(/<code id="rec-(name|value)-(\d)" class="mono">([^<]+)</g)].map((m) => m[3]!);

@@ -1,20 +1,12 @@
 /** The API keys page over HTTP: a key shown once and never again, usable at once, revoked after confirmation, roles refused by the server. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { createTestUser, signInClient, type ConsoleClient } from './console.test-support.ts';
+import { describe, expect, it } from 'vitest';
+import { consoleTestBed } from './console.test-support.ts';
 
-let t: TestApp;
-let a: TestAccount;
-let owner: ConsoleClient;
-let viewer: ConsoleClient;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  a = await t.createAccount();
-  owner = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'owner')).email);
-  viewer = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'viewer')).email);
-});
-afterAll(async () => t?.close());
+const {
+  t,
+  a,
+  clients: [owner, viewer],
+} = consoleTestBed(['owner', 'viewer']);
 
 describe('API keys page', () => {
   it('shows a new key once with a warning, lists it with its creator, and never shows the value again', async () => {

@@ -4,7 +4,6 @@
  * desktop width under .test-artifacts/console/, and axe-core on every page.
  */
 import { startWebhookReceiver } from '../test/webhook-receiver.ts';
-import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
@@ -12,7 +11,7 @@ import type { Worker } from '../jobs/worker.ts';
 import { sendMessage, startDeliveryWorker, waitUntilFinished } from '../delivery/delivery.test-support.ts';
 import { createTestUser, TEST_PASSWORD } from './console.test-support.ts';
 import type { User } from '../users/users.service.ts';
-import { axeViolations, expectPhoneReadable, launchChromium, SHOTS } from './browser.test-support.ts';
+import { axeViolations, expectPhoneReadable, openInChromium, SHOTS } from './browser.test-support.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -44,9 +43,7 @@ describe('operations pages in Chromium', () => {
       });
     await waitUntilFinished(t, messageId);
     await worker.stop();
-    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await launchChromium();
-    mkdirSync(SHOTS, { recursive: true });
+    ({ base, browser } = await openInChromium(t));
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,21 +1,13 @@
 /** The settings pages for suppression and retention over HTTP: the list, adding, removing, switching it, roles refused by the server. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addSuppression } from '../accounts/suppressions.service.ts';
-import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { createTestUser, signInClient, type ConsoleClient } from './console.test-support.ts';
+import { consoleTestBed } from './console.test-support.ts';
 
-let t: TestApp;
-let a: TestAccount;
-let admin: ConsoleClient;
-let viewer: ConsoleClient;
-
-beforeAll(async () => {
-  t = await createTestApp({ config: { contentRetentionDays: 30, auditRetentionDays: 400 } });
-  a = await t.createAccount();
-  admin = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'admin')).email);
-  viewer = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'viewer')).email);
-});
-afterAll(async () => t?.close());
+const {
+  t,
+  a,
+  clients: [admin, viewer],
+} = consoleTestBed(['admin', 'viewer'], { config: { contentRetentionDays: 30, auditRetentionDays: 400 } });
 
 const audited = (action: string) =>
   t.ctx.database.db

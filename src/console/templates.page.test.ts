@@ -1,20 +1,11 @@
 /** The templates page over HTTP: create and edit (editor yes, viewer no), the preview with sample values, and errors with line and column. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { createTestUser, signInClient, type ConsoleClient } from './console.test-support.ts';
+import { describe, expect, it } from 'vitest';
+import { consoleTestBed } from './console.test-support.ts';
 
-let t: TestApp;
-let a: TestAccount;
-let editor: ConsoleClient;
-let viewer: ConsoleClient;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  a = await t.createAccount();
-  editor = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'editor')).email);
-  viewer = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'viewer')).email);
-});
-afterAll(async () => t?.close());
+const {
+  t,
+  clients: [editor, viewer],
+} = consoleTestBed(['editor', 'viewer']);
 
 describe('templates page', () => {
   it('lets an editor create and edit a template, recorded in the audit trail', async () => {

@@ -1,6 +1,8 @@
 /** Shared pieces of the email surface tests: a message body builder, a JSON POST through inject, and row counts. */
+import { afterAll, beforeAll } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import type { TestApp } from '../test/harness.ts';
+import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
+import { openContent } from '../mail/content.ts';
 
 /** A minimal valid `data.message` from `from` (a bare address), with fields replaced or added by `extra`. */
 export function message(from: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -10,6 +12,27 @@ export function message(from: string, extra: Record<string, unknown> = {}): Reco
     content: { 'text/plain': 'Hello world' },
     ...extra,
   };
+}
+
+/** An app with the account `acme` and a second account: filled in place before the tests, so they may be named at once. */
+export interface EmailTestBed {
+  t: TestApp;
+  acme: TestAccount;
+  other: TestAccount;
+}
+
+/** Registers hooks that build an app with the account `acmeName` and a second one (`otherName`, or a random name). */
+export function emailTestBed(acmeName: string, otherName?: string): EmailTestBed {
+  const t = {} as TestApp;
+  const acme = {} as TestAccount;
+  const other = {} as TestAccount;
+  beforeAll(async () => {
+    Object.assign(t, await createTestApp());
+    Object.assign(acme, await t.createAccount({ username: acmeName }));
+    Object.assign(other, await t.createAccount(otherName === undefined ? {} : { username: otherName }));
+  });
+  afterAll(() => t.close());
+  return { t, acme, other };
 }
 
 /** POSTs a JSON body (given as a value, or as raw text) through inject. */
@@ -55,4 +78,14 @@ export function recipientsOf(t: TestApp, messageId: string) {
     .where('message_id', '=', messageId)
     .orderBy('id')
     .execute();
+}
+
+/** A stored message row and its content, opened with the app's sealer. */
+export async function storedMessage(t: TestApp, id: string) {
+  const row = await t.ctx.database.db
+    .selectFrom('messages')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return { row, content: openContent(t.ctx.sealer, id, row.content!) };
 }

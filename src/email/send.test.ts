@@ -1,34 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { openContent } from '../mail/content.ts';
-import { message, postJson, recipientsOf } from './email.test-support.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { emailTestBed, message, postJson, recipientsOf, storedMessage } from './email.test-support.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('POST /messages', () => {
-  let t: TestApp;
-  let acme: TestAccount;
+  const { t, acme } = emailTestBed('sendacme', 'sendother');
   let from: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    acme = await t.createAccount({ username: 'sendacme' });
-    await t.createAccount({ username: 'sendother' });
+  beforeAll(() => {
     from = `desk@${acme.domain}`;
   });
-  afterAll(() => t.close());
 
   const send = (data: unknown, url = '/v1/email/messages', headers: Record<string, string> = acme.auth) =>
     postJson(t, url, headers, data);
   const sendMessage = (m: Record<string, unknown>) => send({ data: { message: m } });
-  const stored = async (id: string) => {
-    const row = await t.ctx.database.db
-      .selectFrom('messages')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
-    return { row, content: openContent(t.ctx.sealer, id, row.content!) };
-  };
+  const stored = (id: string) => storedMessage(t, id);
 
   describe('accepting', () => {
     it.each([

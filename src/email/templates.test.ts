@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { openContent } from '../mail/content.ts';
-import { message, postJson } from './email.test-support.ts';
+import { emailTestBed, message, postJson, storedMessage } from './email.test-support.ts';
 import { multipart } from '../test/multipart.ts';
 
 const file = (value: string, type = 'text/x-handlebars-template', filename = 'template.hbs') => ({
@@ -12,16 +11,7 @@ const file = (value: string, type = 'text/x-handlebars-template', filename = 'te
 });
 
 describe('dynamic templates', () => {
-  let t: TestApp;
-  let acme: TestAccount;
-  let other: TestAccount;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    acme = await t.createAccount({ username: 'tplacme' });
-    other = await t.createAccount();
-  });
-  afterAll(() => t.close());
+  const { t, acme, other } = emailTestBed('tplacme');
 
   const upload = (
     method: 'POST' | 'PATCH',
@@ -206,14 +196,7 @@ describe('POST /templated_messages', () => {
         ...data,
       },
     });
-  const contentOf = async (id: string) => {
-    const row = await t.ctx.database.db
-      .selectFrom('messages')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
-    return { row, content: openContent(t.ctx.sealer, id, row.content!) };
-  };
+  const contentOf = (id: string) => storedMessage(t, id);
 
   it.each(['/v1/email/templated_messages', '/v1/tplsend/templated_messages', '/v1/templated_messages'])(
     'renders the template with the values and sends it at %s',

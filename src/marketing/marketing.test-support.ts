@@ -1,8 +1,9 @@
 /** Test helpers for the marketing routes: requests with an account's key, under the username prefix or the bare one. */
+import { afterAll, beforeAll } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
-import type { TestAccount, TestApp } from '../test/harness.ts';
+import { createTestApp, type TestAccount, type TestApp, type TestContextOptions } from '../test/harness.ts';
 import type { UuidTable } from './ids.repository.ts';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -18,6 +19,27 @@ export function marketingClient(t: TestApp, a: TestAccount, opts: { bare?: boole
       headers: { authorization, ...(payload !== undefined && { 'content-type': 'application/json' }) },
       ...(payload !== undefined && { payload: JSON.stringify(payload) }),
     });
+}
+
+/** A file's app, account and marketing caller: filled in place before its tests, so they may be named at the top level. */
+export interface MarketingTestBed {
+  t: TestApp;
+  a: TestAccount;
+  call: ReturnType<typeof marketingClient>;
+}
+
+/** Registers hooks that build an app with one account before the file's tests and close it after them. */
+export function marketingTestBed(opts: TestContextOptions = {}): MarketingTestBed {
+  const t = {} as TestApp;
+  const a = {} as TestAccount;
+  let client: ReturnType<typeof marketingClient> | undefined;
+  beforeAll(async () => {
+    Object.assign(t, await createTestApp(opts));
+    Object.assign(a, await t.createAccount());
+    client = marketingClient(t, a);
+  });
+  afterAll(() => t.close());
+  return { t, a, call: (method, path, payload) => client!(method, path, payload) };
 }
 
 /** Creates a list and returns its id. */

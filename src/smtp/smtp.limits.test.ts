@@ -1,41 +1,18 @@
 import net from 'node:net';
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import nodemailer from 'nodemailer';
-import { testCertificate } from '../test/smtp-sink.ts';
-import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { readData, startSmtp, type RunningSmtp } from './smtp.server.ts';
-
-const pair = testCertificate();
+import { readData } from './smtp.server.ts';
+import { smtpTestBed } from './smtp.test-support.ts';
 
 describe('SMTP limits', () => {
-  let t: TestApp;
-  let acme: TestAccount;
-  let smtp: RunningSmtp;
-
-  beforeAll(async () => {
-    t = await createTestApp({
-      config: {
-        smtpHost: '127.0.0.1',
-        maxRecipientsPerMessage: 3,
-        smtpMaxMimeParts: 3,
-        authFailuresPerWindow: 4,
-      },
-    });
-    acme = await t.createAccount();
-    smtp = await startSmtp(
-      t.ctx,
-      [
-        { name: 'submission', port: 0, secure: false },
-        { name: 'port25', port: 0, secure: false },
-      ],
-      pair,
-    );
-  });
-  afterAll(async () => {
-    await smtp?.stop();
-    await t?.close();
-  });
+  const { t, acme, smtp } = smtpTestBed(
+    { maxRecipientsPerMessage: 3, smtpMaxMimeParts: 3, authFailuresPerWindow: 4 },
+    [
+      { name: 'submission', port: 0, secure: false },
+      { name: 'port25', port: 0, secure: false },
+    ],
+  );
 
   const transport = (pass = acme.key) =>
     nodemailer.createTransport({

@@ -1,37 +1,16 @@
 import net from 'node:net';
 import tls from 'node:tls';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import nodemailer from 'nodemailer';
-import { testCertificate } from '../test/smtp-sink.ts';
-import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { startSmtp, type RunningSmtp } from './smtp.server.ts';
+import { type TestApp } from '../test/harness.ts';
 import { openCustomHeaders } from '../mail/content.ts';
-
-const pair = testCertificate();
+import { smtpTestBed } from './smtp.test-support.ts';
 
 describe('SMTP submission', () => {
-  let t: TestApp;
-  let acme: TestAccount;
-  let smtp: RunningSmtp;
-
-  beforeAll(async () => {
-    t = await createTestApp({
-      config: { smtpHost: '127.0.0.1', smtpMaxMessageBytes: 200_000, smtpRateLimitPerMinute: 1000 },
-    });
-    acme = await t.createAccount();
-    smtp = await startSmtp(
-      t.ctx,
-      [
-        { name: 'submission', port: 0, secure: false },
-        { name: 'tls', port: 0, secure: true },
-      ],
-      pair,
-    );
-  });
-  afterAll(async () => {
-    await smtp?.stop();
-    await t?.close();
-  });
+  const { t, acme, smtp } = smtpTestBed({ smtpMaxMessageBytes: 200_000, smtpRateLimitPerMinute: 1000 }, [
+    { name: 'submission', port: 0, secure: false },
+    { name: 'tls', port: 0, secure: true },
+  ]);
 
   const transport = (opts: { secure?: boolean; pass?: string; user?: string; ignoreTLS?: boolean } = {}) =>
     nodemailer.createTransport({
@@ -226,16 +205,11 @@ describe('SMTP submission', () => {
 });
 
 describe('SMTP rate limit', () => {
-  let t: TestApp;
-  let smtp: RunningSmtp;
-  beforeAll(async () => {
-    t = await createTestApp({ config: { smtpHost: '127.0.0.1', smtpRateLimitPerMinute: 2 } });
-    smtp = await startSmtp(t.ctx, [{ name: 'submission', port: 0, secure: false }], pair);
-  });
-  afterAll(async () => {
-    await smtp?.stop();
-    await t?.close();
-  });
+  const { t, smtp } = smtpTestBed(
+    { smtpRateLimitPerMinute: 2 },
+    [{ name: 'submission', port: 0, secure: false }],
+    { account: false },
+  );
   const transportOf = (key: string) =>
     nodemailer.createTransport({
       host: '127.0.0.1',

@@ -9,6 +9,7 @@ import type { TestAccount, TestApp } from '../test/harness.ts';
 import type { ReceivedHook } from '../test/webhook-receiver.ts';
 import { waitFor } from '../test/wait.ts';
 import { webhookQueues } from './webhooks.worker.ts';
+import { sendMessage as sendThroughApi } from '../delivery/delivery.test-support.ts';
 import type { WebhookEndpoint } from './webhooks.service.ts';
 
 /** Configuration the webhook tests run under: loopback receivers allowed, short waits between attempts, no disabling. */
@@ -58,23 +59,12 @@ export async function sendMessage(
   acct: TestAccount,
   extra: Record<string, unknown> = {},
 ): Promise<{ messageId: string; recipientId: number }> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/v1/email/messages',
-    headers: { ...acct.auth, 'content-type': 'application/json' },
-    payload: JSON.stringify({
-      data: {
-        message: {
-          recipients: ['patient@example.net'],
-          headers: { subject: 'Your lab results', from: `desk@${acct.domain}`, 'X-Clinic-Ref': 'A-17' },
-          content: { 'text/plain': 'Ready to view.' },
-          ...extra,
-        },
-      },
-    }),
+  const messageId = await sendThroughApi(t, acct, {
+    recipients: ['patient@example.net'],
+    headers: { subject: 'Your lab results', from: `desk@${acct.domain}`, 'X-Clinic-Ref': 'A-17' },
+    content: { 'text/plain': 'Ready to view.' },
+    ...extra,
   });
-  if (res.statusCode !== 200) throw new Error(`send failed: ${res.statusCode} ${res.body}`);
-  const messageId = (res.json() as { sourceTrackingId: string }).sourceTrackingId;
   const r = await t.ctx.database.db
     .selectFrom('message_recipients')
     .select('id')

@@ -2,25 +2,19 @@
  * Audiences on a phone in Chromium: the lists and a list's subscribers stack into labelled rows and the page does not
  * scroll sideways at 390 px; the filter builder works as a plain form (add a group, show, save as a dynamic list).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   checkPage,
   expectNoSidewaysScroll,
   signedInPage,
-  startConsoleBrowser,
-  type ConsoleBrowserRig,
+  consoleBrowserTestBed,
 } from '../browser.test-support.ts';
 import { createList } from '../../marketing/lists/lists.service.ts';
 import { createSubscriber } from '../../marketing/subscribers/subscribers.service.ts';
 import { createTestUser } from '../console.test-support.ts';
 
-let rig: ConsoleBrowserRig;
-
 describe('audiences on a phone', () => {
-  beforeAll(async () => {
-    rig = await startConsoleBrowser();
-  });
-  afterAll(async () => rig?.close());
+  const rig = consoleBrowserTestBed();
 
   it('stacks the tables, filters with the builder and saves a dynamic list', async () => {
     const { t, a, browser, base } = rig;

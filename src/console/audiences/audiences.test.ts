@@ -1,23 +1,15 @@
 /** The audiences pages over HTTP: lists, subscribers, custom fields, subscriptions, export; a viewer changes nothing. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { createTestUser, signInClient, type ConsoleClient } from '../console.test-support.ts';
+import { describe, expect, it } from 'vitest';
+import { consoleTestBed } from '../console.test-support.ts';
 import { listsOf } from '../../marketing/lists/lists.service.ts';
 import { subscribersOf } from '../../marketing/subscribers/subscribers.service.ts';
 import { keyOf } from '../../marketing/marketing.test-support.ts';
 
-let t: TestApp;
-let a: TestAccount;
-let editor: ConsoleClient;
-let viewer: ConsoleClient;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  a = await t.createAccount();
-  editor = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'editor')).email);
-  viewer = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'viewer')).email);
-});
-afterAll(async () => t?.close());
+const {
+  t,
+  a,
+  clients: [editor, viewer],
+} = consoleTestBed(['editor', 'viewer']);
 
 const customer = () => a.account.customer_id;
 const listNamed = async (name: string) =>

@@ -1,23 +1,19 @@
 /** The subscriber filter builder of a list's page: the dynamic-list grammar as a plain form, and saving it as a dynamic list. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { createTestUser, signInClient, type ConsoleClient } from '../console.test-support.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { consoleTestBed } from '../console.test-support.ts';
 import { createList } from '../../marketing/lists/lists.service.ts';
 import { createSubscriber } from '../../marketing/subscribers/subscribers.service.ts';
 import { dynamicListsOf } from '../../marketing/segments/segments.service.ts';
 
-let t: TestApp;
-let a: TestAccount;
-let editor: ConsoleClient;
-let viewer: ConsoleClient;
+const {
+  t,
+  a,
+  clients: [editor, viewer],
+} = consoleTestBed(['editor', 'viewer']);
 let page: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
-  a = await t.createAccount();
   const cid = a.account.customer_id;
-  editor = await signInClient(t.app, (await createTestUser(t, cid, 'editor')).email);
-  viewer = await signInClient(t.app, (await createTestUser(t, cid, 'viewer')).email);
   const list = await createList(t.ctx, cid, 'Patients');
   for (const [email, first] of [
     ['ana@north.example', 'Ana'],
@@ -28,7 +24,6 @@ beforeAll(async () => {
   await createSubscriber(t.ctx, cid, { email: 'dee@north.example' });
   page = `/console/audiences/lists/${list.id}`;
 });
-afterAll(async () => t?.close());
 
 const q = (rows: [string, string, string, string][], extra = '') =>
   `${page}?${rows

@@ -1,23 +1,15 @@
 /** The campaigns pages over HTTP: compose (text made from the HTML), test send, send, live progress JSON, pause, resume and cancel; postal address and preview. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { createTestUser, signInClient, type ConsoleClient } from '../console.test-support.ts';
+import { describe, expect, it } from 'vitest';
+import { consoleTestBed } from '../console.test-support.ts';
 import { createList } from '../../marketing/lists/lists.service.ts';
 import { createSubscriber } from '../../marketing/subscribers/subscribers.service.ts';
 import { mailingsOf, mailingOf } from '../../marketing/mailings/mailings.service.ts';
 
-let t: TestApp;
-let a: TestAccount;
-let editor: ConsoleClient;
-let viewer: ConsoleClient;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  a = await t.createAccount();
-  editor = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'editor')).email);
-  viewer = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'viewer')).email);
-});
-afterAll(async () => t?.close());
+const {
+  t,
+  a,
+  clients: [editor, viewer],
+} = consoleTestBed(['editor', 'viewer']);
 
 async function compose(subject: string): Promise<string> {
   const res = await editor.post('/console/campaigns/mailings', {

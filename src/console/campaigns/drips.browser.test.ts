@@ -8,8 +8,7 @@ import {
   checkPage,
   expectNoSidewaysScroll,
   signedInPage,
-  startConsoleBrowser,
-  type ConsoleBrowserRig,
+  consoleBrowserTestBed,
 } from '../browser.test-support.ts';
 import { createWorker, type Worker } from '../../jobs/worker.ts';
 import { waitFor } from '../../test/wait.ts';
@@ -22,12 +21,11 @@ import { branchingGraph, storeMailing } from '../../marketing/drips/drips.test-s
 import { createTestUser } from '../console.test-support.ts';
 import { keyOf } from '../../marketing/marketing.test-support.ts';
 
-let rig: ConsoleBrowserRig;
 let worker: Worker;
 
 describe('drips in Chromium', () => {
+  const rig = consoleBrowserTestBed();
   beforeAll(async () => {
-    rig = await startConsoleBrowser();
     const { t } = rig;
     worker = createWorker({
       database: t.ctx.database,
@@ -39,10 +37,7 @@ describe('drips in Chromium', () => {
     t.ctx.wake = (queue) => worker.nudge(queue);
     worker.start();
   });
-  afterAll(async () => {
-    await worker?.stop(2000);
-    await rig?.close();
-  });
+  afterAll(async () => worker?.stop(2000));
 
   it('draws a drip, starts it, shows the figures per node, and pauses it', async () => {
     const { t, a, browser, base } = rig;

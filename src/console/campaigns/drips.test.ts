@@ -1,24 +1,20 @@
 /** Drip pages over HTTP: a viewer sees the graph but cannot start or pause; an editor starts through the drip service. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { createTestUser, signInClient, type ConsoleClient } from '../console.test-support.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { consoleTestBed } from '../console.test-support.ts';
 import { createList } from '../../marketing/lists/lists.service.ts';
 import { createDrip, dripOf } from '../../marketing/drips/drips.service.ts';
 import { branchingGraph, storeMailing } from '../../marketing/drips/drips.test-support.ts';
 import { keyOf } from '../../marketing/marketing.test-support.ts';
 
-let t: TestApp;
-let a: TestAccount;
-let editor: ConsoleClient;
-let viewer: ConsoleClient;
+const {
+  t,
+  a,
+  clients: [editor, viewer],
+} = consoleTestBed(['editor', 'viewer']);
 let dripId: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
-  a = await t.createAccount();
   const cid = a.account.customer_id;
-  editor = await signInClient(t.app, (await createTestUser(t, cid, 'editor')).email);
-  viewer = await signInClient(t.app, (await createTestUser(t, cid, 'viewer')).email);
   const m = [
     await storeMailing(t, cid, 'A'),
     await storeMailing(t, cid, 'B'),
@@ -33,7 +29,6 @@ beforeAll(async () => {
     })
   ).id;
 });
-afterAll(async () => t?.close());
 
 describe('drip pages', () => {
   it('lists drips and draws one without a form for a viewer', async () => {

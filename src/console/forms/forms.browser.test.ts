@@ -3,16 +3,13 @@
  * page, read the response in the console and download its PDF; a viewer cannot change anything. Screenshots of every
  * page at phone and desktop width, and axe-core on each.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../../test/browser.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { createTestUser, TEST_PASSWORD } from '../console.test-support.ts';
+import { axeViolations, openInChromium, SHOTS } from '../browser.test-support.ts';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SHOTS = '.test-artifacts/console';
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
 
@@ -23,18 +20,6 @@ let base: string;
 let ownerEmail: string;
 let viewerEmail: string;
 let formUrl = '';
-
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const result = (await page.evaluate(() =>
-    (globalThis as unknown as { axe: { run(): Promise<unknown> } }).axe.run(),
-  )) as {
-    violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-  };
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 /** Screenshots the page at phone and desktop width and checks it with axe-core. */
 async function look(page: Page, name: string): Promise<void> {
@@ -63,9 +48,7 @@ describe('forms pages in Chromium', () => {
     a = await t.createAccount();
     ownerEmail = (await createTestUser(t, a.account.customer_id, 'owner')).email;
     viewerEmail = (await createTestUser(t, a.account.customer_id, 'viewer')).email;
-    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await launchChromium();
-    mkdirSync(SHOTS, { recursive: true });
+    ({ base, browser } = await openInChromium(t));
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,21 +1,13 @@
 /** The forms list and builder over HTTP: steps without JavaScript, saving through the service (422 rules), roles and CSRF. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { createTestUser, signInClient, type ConsoleClient } from '../console.test-support.ts';
+import { describe, expect, it } from 'vitest';
+import { consoleTestBed } from '../console.test-support.ts';
 import { contactForm, createForm } from '../../forms/forms.test-support.ts';
 
-let t: TestApp;
-let a: TestAccount;
-let editor: ConsoleClient;
-let viewer: ConsoleClient;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  a = await t.createAccount();
-  editor = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'editor')).email);
-  viewer = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'viewer')).email);
-});
-afterAll(async () => t?.close());
+const {
+  t,
+  a,
+  clients: [editor, viewer],
+} = consoleTestBed(['editor', 'viewer']);
 
 /** Reads every named input, textarea and selected option of the builder form, as the browser would post it. */
 function builderFields(page: string): Record<string, string> {

@@ -1,13 +1,13 @@
 /** Responses in the console and uploaded files through the API: permission, search and dates, evidence, downloads, audit. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { createTestUser, signInClient, type ConsoleClient } from '../console.test-support.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { consoleTestBed } from '../console.test-support.ts';
 import { createForm, tinyPng } from '../../forms/forms.test-support.ts';
 
-let t: TestApp;
-let a: TestAccount;
-let owner: ConsoleClient;
-let editor: ConsoleClient;
+const {
+  t,
+  a,
+  clients: [owner, editor],
+} = consoleTestBed(['owner', 'editor'], { config: { formsSubmitPerMinute: 0 } });
 let formId: string;
 let subIds: string[];
 const PNG = tinyPng();
@@ -25,10 +25,6 @@ const form_json = {
 };
 
 beforeAll(async () => {
-  t = await createTestApp({ config: { formsSubmitPerMinute: 0 } });
-  a = await t.createAccount();
-  owner = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'owner')).email);
-  editor = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'editor')).email);
   formId = await createForm(t.app, a.auth, {
     form_json,
     signable: true,
@@ -52,7 +48,6 @@ beforeAll(async () => {
   });
   subIds = (list.json() as { data: { id: string }[] }).data.map((d) => d.id);
 });
-afterAll(async () => t?.close());
 
 async function actions(target: string): Promise<string[]> {
   const rows = await t.ctx.database.db

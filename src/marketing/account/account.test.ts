@@ -1,16 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { describe, expect, it } from 'vitest';
+import { makeSubscriber, marketingClient, marketingTestBed } from '../marketing.test-support.ts';
 
-let t: TestApp;
-let a: TestAccount;
-let call: ReturnType<typeof marketingClient>;
-beforeAll(async () => {
-  t = await createTestApp();
-  a = await t.createAccount();
-  call = marketingClient(t, a);
-});
-afterAll(() => t.close());
+const { t, a, call } = marketingTestBed();
 
 describe('current customer and custom field types', () => {
   it('answers the account the key belongs to, under both prefixes', async () => {

@@ -2,7 +2,7 @@
  * The campaign history the analytics tests read: two accounts, mailings, sends that have and have not started, deliveries
  * with opens, clicks, bounces and unsubscribes, and a drip email. Counters are set as the pipeline would leave them.
  */
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { marketingClient, uuidOf } from '../marketing.test-support.ts';
 import { seedClicks, seedDelivery, seedMailing, seedSend, seedSubscriber } from './analytics.test-support.ts';
@@ -209,6 +209,19 @@ export async function openScenario(): Promise<ScenarioApp> {
   const a = await t.createAccount();
   const other = await t.createAccount();
   return { t, a, other, s: await seedScenario(t, a, other), call: marketingClient(t, a) };
+}
+
+/** Registers hooks that open the scenario before the file's tests and close it after; `f` and `s` are filled in place. */
+export function scenarioTestBed(): { f: ScenarioApp; s: Scenario } {
+  const f = {} as ScenarioApp;
+  const s = {} as Scenario;
+  beforeAll(async () => {
+    const opened = await openScenario();
+    Object.assign(s, opened.s);
+    Object.assign(f, { ...opened, s });
+  });
+  afterAll(() => f.t.close());
+  return { f, s };
 }
 
 /** GET helpers over a client (given late, as tests build it in beforeAll) that check the status of each answer. */

@@ -1,21 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { marketingClient } from '../marketing.test-support.ts';
-import {
-  openScenario,
-  readers,
-  URL_A,
-  URL_B,
-  type Scenario,
-  type ScenarioApp,
-} from './analytics-scenario.test-support.ts';
+import { scenarioTestBed, readers, URL_A, URL_B } from './analytics-scenario.test-support.ts';
 
-let f: ScenarioApp;
-let s: Scenario;
-beforeAll(async () => {
-  f = await openScenario();
-  s = f.s;
-});
-afterAll(() => f.t.close());
+const { f, s } = scenarioTestBed();
 const { data, ids, refused } = readers(() => f.call);
 
 describe('GET /analytics/campaign_mailing_sends_table', () => {

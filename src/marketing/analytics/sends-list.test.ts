@@ -1,13 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openScenario, type Scenario, type ScenarioApp } from './analytics-scenario.test-support.ts';
+import { describe, expect, it } from 'vitest';
+import { scenarioTestBed } from './analytics-scenario.test-support.ts';
 
-let f: ScenarioApp;
-let s: Scenario;
-beforeAll(async () => {
-  f = await openScenario();
-  s = f.s;
-});
-afterAll(() => f.t.close());
+const { f, s } = scenarioTestBed();
 
 const get = async (path: string) => {
   const res = await f.call('GET', path);

@@ -4,38 +4,21 @@
  * cannot.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { Worker } from '../../jobs/worker.ts';
-import type { TestAccount, TestApp } from '../../test/harness.ts';
-import type { SmtpSink } from '../../test/smtp-sink.ts';
-import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
+import { beforeAll, expect, it } from 'vitest';
 import { waitFor } from '../../test/wait.ts';
-import { keyOf, type marketingClient } from '../marketing.test-support.ts';
-import { listOfMany, sinkApp, startSendOf } from './sends.test-support.ts';
+import { keyOf } from '../marketing.test-support.ts';
+import { listOfMany, sinkTestBed, startSendOf } from './sends.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
 import { cancelSend, pauseSend } from './sends.service.ts';
 
-let t: TestApp;
-let acct: TestAccount;
-let sink: SmtpSink;
-let call: ReturnType<typeof marketingClient>;
-let worker: Worker | undefined;
+const { t, acct, sink, call, startWorker } = sinkTestBed();
 let mailing: string;
 
 beforeAll(async () => {
-  ({ sink, t, acct, call } = await sinkApp());
   mailing = await makeMailing(call, 'Monthly news', {
     html_part: '<p>Hi {{first_name}}</p>',
     from_email: `news@${acct.domain}`,
   });
-});
-afterEach(async () => {
-  await worker?.stop(2000);
-  worker = undefined;
-});
-afterAll(async () => {
-  await sink.close();
-  await t.close();
 });
 
 const listOf = (name: string, prefix: string, n: number) => listOfMany(call, name, prefix, n);
@@ -49,7 +32,7 @@ const receivedBy = (prefix: string) =>
 it('stops a running send: nothing more goes out and the counts so far stay', async () => {
   const customer = acct.account.customer_id;
   const list = await listOf('Cancel', 'cancel', 40);
-  worker = startDeliveryWorker(t, { marketingSendRate: 40, marketingConcurrency: 2 });
+  startWorker({ marketingSendRate: 40, marketingConcurrency: 2 });
   const sendId = await startSend(list);
   await waitFor(() => receivedBy('cancel').length >= 3, 10_000, 10, 'the first emails');
   const cancelled = await cancelSend(t.ctx, customer, sendId);
@@ -79,7 +62,7 @@ it('stops a running send: nothing more goes out and the counts so far stay', asy
 it('cancels a paused send, and its parked deliveries never go out', async () => {
   const customer = acct.account.customer_id;
   const list = await listOf('Paused then cancelled', 'parked', 20);
-  worker = startDeliveryWorker(t, { marketingSendRate: 20, marketingConcurrency: 1 });
+  startWorker({ marketingSendRate: 20, marketingConcurrency: 1 });
   const sendId = await startSend(list);
   await waitFor(() => receivedBy('parked').length >= 2, 10_000, 10, 'the first emails');
   await pauseSend(t.ctx, customer, sendId);

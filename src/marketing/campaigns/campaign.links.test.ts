@@ -2,33 +2,18 @@
  * Tracked link targets of campaign mail are stored sealed: the raw rows of a send's links and of a delivery's clicks
  * hold no target in clear, while the click still leads to the target and analytics still show and sort by it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.ts';
+import { describe, expect, it } from 'vitest';
 import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
-import { keyOf, makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { keyOf, makeList, makeSubscriber } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
+import { sinkTestBed } from './sends.test-support.ts';
 
 const HTML = `<html><body><p>Hello</p>
 <a href="https://results.example.org/case/77312?patient=ann">Your result</a>
 <a href="https://clinic.example.org/about">About us</a></body></html>`;
 
-let t: TestApp;
-let acct: TestAccount;
-let sink: SmtpSink;
-let call: ReturnType<typeof marketingClient>;
-
-beforeAll(async () => {
-  sink = await startSmtpSink({ tls: 'starttls' });
-  t = await createTestApp({ config: { transport: 'relay', relayUrl: sink.url, tlsVerify: false } });
-  acct = await t.createAccount();
-  call = marketingClient(t, acct);
-});
-afterAll(async () => {
-  await sink.close();
-  await t.close();
-});
+const { t, acct, sink, call } = sinkTestBed();
 
 /** Every stored target of the account's campaign links, as the database holds them. */
 async function rawTargets(sendId: number): Promise<string[]> {

@@ -2,35 +2,13 @@
  * Scheduled campaign sends: a schedule coming due starts a send through a real STARTTLS SMTP sink, and a cancelled
  * schedule sends nothing.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Worker } from '../../jobs/worker.ts';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.ts';
-import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
+import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../test/wait.ts';
-import { makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { makeList, makeSubscriber } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
+import { sinkTestBed } from './sends.test-support.ts';
 
-let t: TestApp;
-let acct: TestAccount;
-let sink: SmtpSink;
-let worker: Worker | undefined;
-let call: ReturnType<typeof marketingClient>;
-
-beforeAll(async () => {
-  sink = await startSmtpSink({ tls: 'starttls' });
-  t = await createTestApp({ config: { transport: 'relay', relayUrl: sink.url, tlsVerify: false } });
-  acct = await t.createAccount();
-  call = marketingClient(t, acct);
-});
-afterEach(async () => {
-  await worker?.stop(2000);
-  worker = undefined;
-});
-afterAll(async () => {
-  await sink.close();
-  await t.close();
-});
+const { acct, sink, call, startWorker } = sinkTestBed();
 
 async function sendState(id: string) {
   const res = await call('GET', `/campaign_mailing_sends/${id}`);
@@ -66,7 +44,7 @@ describe('scheduled sends', () => {
     }[];
     expect(pending.map((s) => s.attributes.jid)).toContain(data.jid);
 
-    worker = startDeliveryWorker(t);
+    startWorker();
     const cancelled = await call('DELETE', `/campaign_mailing_schedules/${data.jid}`);
     expect(cancelled.statusCode, cancelled.body).toBe(200);
     expect(cancelled.json().data.attributes.state).toBe('cancelled');

@@ -3,41 +3,20 @@
  * unsubscribes through the real URLs found in the received mail, then the send, mailing, subscriber and analytics
  * counters agree with what happened.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ParsedMail } from 'mailparser';
-import type { Worker } from '../../jobs/worker.ts';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { startSmtpSink, type ReceivedMail, type SmtpSink } from '../../test/smtp-sink.ts';
-import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
+import { type ReceivedMail } from '../../test/smtp-sink.ts';
 import { waitFor } from '../../test/wait.ts';
-import { makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { makeList, makeSubscriber } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
+import { sinkTestBed } from './sends.test-support.ts';
 
 const HTML = `<html><body><p>Hello {{first_name}}, your colour is {{favourite_colour}}.</p>
 <a href="https://clinic.example.org/flu-shots">Book a flu shot</a>
 <a href="https://clinic.example.org/hours">Opening hours</a>
 <a href="https://clinic.example.org/p?who={{email}}">Personal page</a></body></html>`;
 
-let t: TestApp;
-let acct: TestAccount;
-let sink: SmtpSink;
-let worker: Worker | undefined;
-let call: ReturnType<typeof marketingClient>;
-
-beforeAll(async () => {
-  sink = await startSmtpSink({ tls: 'starttls' });
-  t = await createTestApp({ config: { transport: 'relay', relayUrl: sink.url, tlsVerify: false } });
-  acct = await t.createAccount();
-  call = marketingClient(t, acct);
-});
-afterEach(async () => {
-  await worker?.stop(2000);
-  worker = undefined;
-});
-afterAll(async () => {
-  await sink.close();
-  await t.close();
-});
+const { t, acct, sink, call, startWorker } = sinkTestBed();
 
 /** Path and query of an absolute URL found in mail, for app.inject. */
 const local = (url: string) => {
@@ -83,7 +62,7 @@ describe('a campaign to a list', () => {
       from_name: 'Clinic News',
     });
 
-    worker = startDeliveryWorker(t);
+    startWorker();
     const res = await call('POST', '/campaign_mailing_sends', {
       campaign_mailing_id: mailing,
       campaign_mailing_send: {

@@ -1,8 +1,10 @@
 /** Test helpers for campaign sends: an app relaying to a real SMTP sink, lists of many subscribers, and starting a send. */
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { startSmtpSink, type SinkOptions, type SmtpSink } from '../../test/smtp-sink.ts';
 import type { Config } from '../../config/schema.ts';
+import type { Worker } from '../../jobs/worker.ts';
+import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
 import { makeList, marketingClient } from '../marketing.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
 
@@ -14,6 +16,55 @@ export async function sinkApp(sinkOpts: Partial<SinkOptions> = {}, config: Parti
   });
   const acct: TestAccount = await t.createAccount();
   return { sink, t, acct, call: marketingClient(t, acct) };
+}
+
+/** A file's sink app (see `sinkApp`), filled in place before its tests so they may name it at the top level. */
+export interface SinkTestBed {
+  sink: SmtpSink;
+  t: TestApp;
+  acct: TestAccount;
+  call: ReturnType<typeof marketingClient>;
+  /** Starts a delivery worker that is stopped after the test. */
+  startWorker(overrides?: Partial<Config>): Worker;
+}
+
+/**
+ * Registers hooks that build a sink app before the file's tests and close it after them; with `fileWorker`, a delivery
+ * worker runs for the whole file.
+ */
+export function sinkTestBed(
+  opts: { sink?: Partial<SinkOptions>; config?: Partial<Config>; fileWorker?: boolean } = {},
+): SinkTestBed {
+  const sink = {} as SmtpSink;
+  const t = {} as TestApp;
+  const acct = {} as TestAccount;
+  let client: ReturnType<typeof marketingClient> | undefined;
+  let fileWorker: Worker | undefined;
+  let worker: Worker | undefined;
+  beforeAll(async () => {
+    const made = await sinkApp(opts.sink, opts.config);
+    Object.assign(sink, made.sink);
+    Object.assign(t, made.t);
+    Object.assign(acct, made.acct);
+    client = made.call;
+    if (opts.fileWorker) fileWorker = startDeliveryWorker(t);
+  });
+  afterEach(async () => {
+    await worker?.stop(2000);
+    worker = undefined;
+  });
+  afterAll(async () => {
+    await fileWorker?.stop(2000);
+    await sink.close();
+    await t.close();
+  });
+  return {
+    sink,
+    t,
+    acct,
+    call: (method, path, payload) => client!(method, path, payload),
+    startWorker: (overrides = {}) => (worker = startDeliveryWorker(t, overrides)),
+  };
 }
 
 /** A list of `n` subscribers `<prefix>-<i>@patients.example`. */

@@ -3,36 +3,22 @@
  * through the real pixel URL found in the received mail, and the condition two days later (on the injected clock)
  * choosing the next email from that open.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { createWorker, type Worker } from '../../jobs/worker.ts';
 import { queueHandlers } from '../../app/workers.ts';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.ts';
 import { waitFor } from '../../test/wait.ts';
-import { makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { makeList, makeSubscriber } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
+import { sinkTestBed } from '../campaigns/sends.test-support.ts';
 import { DRIP_STEP_QUEUE, dripQueues } from './drips.engine.ts';
 import { dripTasks } from './drips.enroll.ts';
 import { branchingGraph, makeDrip } from './drips.test-support.ts';
 
-let t: TestApp;
-let acct: TestAccount;
-let sink: SmtpSink;
+const { t, acct, sink, call } = sinkTestBed();
 let worker: Worker | undefined;
-let call: ReturnType<typeof marketingClient>;
 const clock = { now: Date.now() };
 
-beforeAll(async () => {
-  sink = await startSmtpSink({ tls: 'starttls' });
-  t = await createTestApp({ config: { transport: 'relay', relayUrl: sink.url, tlsVerify: false } });
-  acct = await t.createAccount();
-  call = marketingClient(t, acct);
-});
-afterAll(async () => {
-  await worker?.stop(2000);
-  await sink.close();
-  await t.close();
-});
+afterAll(() => worker?.stop(2000));
 
 /** Every queue of the worker role, the drip steps on the test's clock. */
 function startWorker(): Worker {

@@ -2,116 +2,36 @@
  * Drips running: enrollment by the scheduler task, steps on a real worker, waits and conditions measured by an
  * injected clock (days pass without sleeping), pause and resume, unsubscribes, and re-runs of a step row.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../test/wait.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createWorker, type Worker } from '../../jobs/worker.ts';
 import { createForm, GOOD } from '../../forms/forms.test-support.ts';
 import { handleSubmitted } from '../../forms/forms.worker.ts';
 import { addRespondentToList } from '../subscribers/form-respondents.ts';
-import { keyOf, makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
-import { branchingGraph, dripDeliveriesOf, makeDrip, storeMailing } from './drips.test-support.ts';
-import { DRIP_STEP_QUEUE, dripQueues } from './drips.engine.ts';
-import { dripTasks } from './drips.enroll.ts';
+import { keyOf, makeList, makeSubscriber } from '../marketing.test-support.ts';
+import { branchingGraph, dripRunTestBed, makeDrip } from './drips.test-support.ts';
 import { pipelineMetrics } from '../../http/pipeline-metrics.ts';
 
 const DAY = 86_400_000;
 
-let t: TestApp;
-let a: TestAccount;
-let call: ReturnType<typeof marketingClient>;
-let mailings: string[];
-let clock: { now: number };
-let worker: Worker | undefined;
-
-beforeAll(async () => {
-  t = await createTestApp({ config: { formsSubmitPerMinute: 0 } });
-  a = await t.createAccount();
-  call = marketingClient(t, a);
-  mailings = [];
-  for (const subject of ['A', 'B', 'C']) mailings.push(await storeMailing(t, a.account.customer_id, subject));
-});
-afterAll(() => t.close());
-beforeEach(() => {
-  clock = { now: Date.now() };
-});
-afterEach(async () => {
-  await worker?.stop(5000);
-  worker = undefined;
-});
-
-/** A real worker over the drip queues, on the test's clock. */
-function startWorker(): void {
-  worker = createWorker({
-    database: t.ctx.database,
-    log: t.ctx.log,
-    queues: dripQueues(t.ctx, () => clock.now),
-    pollMs: 20,
-    leaseMs: 30_000,
-    now: () => clock.now,
-  });
-  t.ctx.wake = (queue) => worker?.nudge(queue);
-  worker.start();
-}
-
-/** Moves the clock on and wakes the step loop. */
-function advance(ms: number): void {
-  clock.now += ms;
-  worker?.nudge(DRIP_STEP_QUEUE);
-}
-
-/** The enrollment pass the scheduler leader runs, at the test's clock. */
-async function enrollPass(): Promise<void> {
-  await dripTasks(t.ctx)[0]!.run(clock.now);
-}
-
-async function enrollment(dripId: string, subscriberId: string) {
-  return t.ctx.database.db
-    .selectFrom('drip_enrollments')
-    .selectAll()
-    .where('drip_campaign_id', '=', await keyOf(t, 'drip_campaigns', dripId))
-    .where('subscriber_id', '=', await keyOf(t, 'subscribers', subscriberId))
-    .executeTakeFirst();
-}
-
-async function waitForEnrollment(
-  dripId: string,
-  subscriberId: string,
-  what: { node?: string; state?: string },
-) {
-  return waitFor(
-    async () => {
-      const e = await enrollment(dripId, subscriberId);
-      return e &&
-        (what.node === undefined || e.node_id === what.node) &&
-        (what.state === undefined || e.state === what.state)
-        ? e
-        : undefined;
-    },
-    5000,
-    10,
-    `enrollment ${JSON.stringify(what)}`,
-  );
-}
-
-const deliveriesOf = (subscriberId: string) => dripDeliveriesOf(t, subscriberId);
+const {
+  t,
+  a,
+  call,
+  mailings,
+  clock,
+  startWorker,
+  advance,
+  enrollPass,
+  enrollment,
+  waitForEnrollment,
+  deliveriesOf,
+  startedDrip,
+} = dripRunTestBed();
 
 async function counters(dripId: string) {
   const attrs = (await call('GET', `/drip_campaigns/${dripId}`)).json().data.attributes;
   return [attrs.subscriber_count, attrs.subscriber_completed_count];
-}
-
-/** A started drip on a new list, with the branching graph. */
-async function startedDrip(condition = 'opened'): Promise<{ drip: string; list: string }> {
-  const list = await makeList(call, `List ${Math.random()}`);
-  const drip = await makeDrip(call, {
-    name: `Drip ${Math.random()}`,
-    subscription_list_id: list,
-    drip_campaign_nodes: branchingGraph(mailings[0]!, mailings[1]!, mailings[2]!, { days: 2 }, condition),
-  });
-  expect((await call('POST', `/drip_campaigns/${drip}/start`)).statusCode).toBe(200);
-  return { drip, list };
 }
 
 describe('a drip start → email → wait 2 days → opened? → B / C → end', () => {

@@ -1,39 +1,10 @@
 /** Drip campaigns through the API: the list of drips and their states (draft, active, paused). */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { makeList, marketingClient } from '../marketing.test-support.ts';
-import { branchingGraph, makeDrip, storeMailing } from './drips.test-support.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestAccount } from '../../test/harness.ts';
+import { marketingClient } from '../marketing.test-support.ts';
+import { dripApiTestBed, makeDrip } from './drips.test-support.ts';
 
-let t: TestApp;
-let a: TestAccount;
-let call: ReturnType<typeof marketingClient>;
-let list: string;
-let graph: string;
-let mailings: string[];
-beforeAll(async () => {
-  t = await createTestApp();
-  a = await t.createAccount();
-  call = marketingClient(t, a);
-  list = await makeList(call, 'Welcome list');
-  mailings = [
-    await storeMailing(t, a.account.customer_id, 'A'),
-    await storeMailing(t, a.account.customer_id, 'B'),
-    await storeMailing(t, a.account.customer_id, 'C'),
-  ];
-  graph = branchingGraph(mailings[0]!, mailings[1]!, mailings[2]!);
-});
-afterAll(() => t.close());
-
-/** Replaces one node of the branching graph, or removes it when `node` is null. */
-function graphWith(id: string, node: Record<string, unknown> | null, edges?: unknown[]): string {
-  const g = JSON.parse(graph) as { nodes: { id: string }[]; edges: unknown[] };
-  g.nodes =
-    node === null
-      ? g.nodes.filter((n) => n.id !== id)
-      : (g.nodes.map((n) => (n.id === id ? node : n)) as { id: string }[]);
-  if (edges) g.edges = edges;
-  return JSON.stringify(g);
-}
+const { t, call, d, graphWith } = dripApiTestBed();
 
 describe('drip campaign list', () => {
   let names: string[];
@@ -87,8 +58,8 @@ describe('drip campaign states', () => {
   it('moves draft → active → paused → active, refusing moves that do not apply with 409', async () => {
     const id = await makeDrip(call, {
       name: 'States',
-      subscription_list_id: list,
-      drip_campaign_nodes: graph,
+      subscription_list_id: d.list,
+      drip_campaign_nodes: d.graph,
     });
     expect((await call('POST', `/drip_campaigns/${id}/pause`)).statusCode).toBe(409);
     const started = await call('POST', `/drip_campaigns/${id}/start`);
@@ -109,8 +80,8 @@ describe('drip campaign states', () => {
   it("refuses a change of an active drip's graph with 409 but renames it; a paused drip's graph changes", async () => {
     const id = await makeDrip(call, {
       name: 'Running',
-      subscription_list_id: list,
-      drip_campaign_nodes: graph,
+      subscription_list_id: d.list,
+      drip_campaign_nodes: d.graph,
     });
     await call('POST', `/drip_campaigns/${id}/start`);
     const shorter = graphWith('pause', { id: 'pause', type: 'wait', duration: { hours: 1 } });
@@ -126,7 +97,7 @@ describe('drip campaign states', () => {
     expect(renamed.json().data.attributes).toMatchObject({
       name: 'Running, renamed',
       state: 'active',
-      drip_campaign_nodes: JSON.stringify(JSON.parse(graph)),
+      drip_campaign_nodes: JSON.stringify(JSON.parse(d.graph)),
     });
     await call('POST', `/drip_campaigns/${id}/pause`);
     const changed = await call('PUT', `/drip_campaigns/${id}`, {
@@ -140,21 +111,25 @@ describe('drip campaign states', () => {
   });
 
   it('refuses an invalid graph on PUT with 422 and keeps the old one', async () => {
-    const id = await makeDrip(call, { name: 'Keep', subscription_list_id: list, drip_campaign_nodes: graph });
+    const id = await makeDrip(call, {
+      name: 'Keep',
+      subscription_list_id: d.list,
+      drip_campaign_nodes: d.graph,
+    });
     const res = await call('PUT', `/drip_campaigns/${id}`, {
       drip_campaign: { drip_campaign_nodes: graphWith('end', null) },
     });
     expect(res.statusCode).toBe(422);
     expect(
       JSON.parse((await call('GET', `/drip_campaigns/${id}`)).json().data.attributes.drip_campaign_nodes),
-    ).toEqual(JSON.parse(graph));
+    ).toEqual(JSON.parse(d.graph));
   });
 
   it('deletes a drip that is not active, and refuses to delete an active one', async () => {
     const id = await makeDrip(call, {
       name: 'Short-lived',
-      subscription_list_id: list,
-      drip_campaign_nodes: graph,
+      subscription_list_id: d.list,
+      drip_campaign_nodes: d.graph,
     });
     await call('POST', `/drip_campaigns/${id}/start`);
     expect((await call('DELETE', `/drip_campaigns/${id}`)).statusCode).toBe(409);

@@ -1,48 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { describe, expect, it } from 'vitest';
 import { createForm } from '../../forms/forms.test-support.ts';
 import { defaultListId, makeList, marketingClient } from '../marketing.test-support.ts';
-import { branchingGraph, makeDrip, storeMailing } from './drips.test-support.ts';
+import { dripApiTestBed, makeDrip } from './drips.test-support.ts';
 
-let t: TestApp;
-let a: TestAccount;
-let call: ReturnType<typeof marketingClient>;
-let list: string;
-let graph: string;
-let mailings: string[];
-beforeAll(async () => {
-  t = await createTestApp();
-  a = await t.createAccount();
-  call = marketingClient(t, a);
-  list = await makeList(call, 'Welcome list');
-  mailings = [
-    await storeMailing(t, a.account.customer_id, 'A'),
-    await storeMailing(t, a.account.customer_id, 'B'),
-    await storeMailing(t, a.account.customer_id, 'C'),
-  ];
-  graph = branchingGraph(mailings[0]!, mailings[1]!, mailings[2]!);
-});
-afterAll(() => t.close());
-
-/** Replaces one node of the branching graph, or removes it when `node` is null. */
-function graphWith(id: string, node: Record<string, unknown> | null, edges?: unknown[]): string {
-  const g = JSON.parse(graph) as { nodes: { id: string }[]; edges: unknown[] };
-  g.nodes =
-    node === null
-      ? g.nodes.filter((n) => n.id !== id)
-      : (g.nodes.map((n) => (n.id === id ? node : n)) as { id: string }[]);
-  if (edges) g.edges = edges;
-  return JSON.stringify(g);
-}
+const { t, a, call, mailings, d, graphWith } = dripApiTestBed();
 
 describe('drip campaign create and read', () => {
   it('creates a draft with the graph fields and reads it back by a numeric id', async () => {
     const res = await call('POST', '/drip_campaigns', {
       drip_campaign: {
         name: 'Onboarding',
-        subscription_list_id: list,
+        subscription_list_id: d.list,
         start_trigger: 'subscription',
-        drip_campaign_nodes: graph,
+        drip_campaign_nodes: d.graph,
       },
     });
     expect(res.statusCode).toBe(200);
@@ -52,7 +22,7 @@ describe('drip campaign create and read', () => {
       type: 'drip_campaign',
       attributes: {
         name: 'Onboarding',
-        subscription_list_id: list,
+        subscription_list_id: d.list,
         subscription_list_name: 'Welcome list',
         state: 'draft',
         start_trigger: 'subscription',
@@ -60,7 +30,7 @@ describe('drip campaign create and read', () => {
         subscriber_completed_count: 0,
       },
     });
-    expect(JSON.parse(data.attributes.drip_campaign_nodes)).toEqual(JSON.parse(graph));
+    expect(JSON.parse(data.attributes.drip_campaign_nodes)).toEqual(JSON.parse(d.graph));
     expect(JSON.parse(data.attributes.drip_campaign_tree_blob)).toMatchObject({
       root: 'start',
       nodes: {
@@ -101,7 +71,7 @@ describe('drip campaign create and read', () => {
   it('refuses a missing name with 400 and an unknown list with 404, creating nothing', async () => {
     const before = (await call('GET', '/drip_campaigns?items=1000')).json().data.length;
     expect(
-      (await call('POST', '/drip_campaigns', { drip_campaign: { drip_campaign_nodes: graph } })).statusCode,
+      (await call('POST', '/drip_campaigns', { drip_campaign: { drip_campaign_nodes: d.graph } })).statusCode,
     ).toBe(400);
     expect((await call('POST', '/drip_campaigns', { drip_campaign: { name: '  ' } })).statusCode).toBe(400);
     const res = await call('POST', '/drip_campaigns', {
@@ -150,8 +120,8 @@ describe('drip graph validation', () => {
       'a dangling edge',
       () =>
         JSON.stringify({
-          ...JSON.parse(graph),
-          edges: [...JSON.parse(graph).edges.slice(0, 6), { from: 'nudge', to: 'nowhere' }],
+          ...JSON.parse(d.graph),
+          edges: [...JSON.parse(d.graph).edges.slice(0, 6), { from: 'nudge', to: 'nowhere' }],
         }),
       /node "nudge": an edge leads to "nowhere", which is not a node/,
     ],
@@ -176,8 +146,8 @@ describe('drip graph validation', () => {
       'a condition without its no branch',
       () =>
         JSON.stringify({
-          ...JSON.parse(graph),
-          edges: JSON.parse(graph).edges.filter((e: { branch?: string }) => e.branch !== 'no'),
+          ...JSON.parse(d.graph),
+          edges: JSON.parse(d.graph).edges.filter((e: { branch?: string }) => e.branch !== 'no'),
         }),
       /node "check": a condition needs exactly one "yes" edge and one "no" edge/,
     ],
@@ -232,8 +202,8 @@ describe('drip graph validation', () => {
       'an unreachable node',
       () =>
         JSON.stringify({
-          ...JSON.parse(graph),
-          nodes: [...JSON.parse(graph).nodes, { id: 'orphan', type: 'end' }],
+          ...JSON.parse(d.graph),
+          nodes: [...JSON.parse(d.graph).nodes, { id: 'orphan', type: 'end' }],
         }),
       /node "orphan": the node cannot be reached/,
     ],
@@ -249,7 +219,7 @@ describe('drip graph validation', () => {
     const res = await call('POST', '/drip_campaigns', {
       drip_campaign: {
         name: 'Broken',
-        subscription_list_id: list,
+        subscription_list_id: d.list,
         start_trigger: 'subscription',
         drip_campaign_nodes: make(),
       },
@@ -300,7 +270,7 @@ describe('drip graph validation', () => {
     expect(refused.statusCode).toBe(422);
     expect(refused.json().message).toMatch(/does not feed a subscription list/);
     const otherList = await call('POST', '/drip_campaigns', {
-      drip_campaign: { name: 'Wrong list', subscription_list_id: list, drip_campaign_nodes: start(form) },
+      drip_campaign: { name: 'Wrong list', subscription_list_id: d.list, drip_campaign_nodes: start(form) },
     });
     expect(otherList.statusCode).toBe(422);
   });

@@ -1,22 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { describe, expect, it } from 'vitest';
 import {
   countOf,
   defaultListId,
   makeList,
   makeSubscriber,
   marketingClient,
+  marketingTestBed,
 } from '../marketing.test-support.ts';
 
-let t: TestApp;
-let a: TestAccount;
-let call: ReturnType<typeof marketingClient>;
-beforeAll(async () => {
-  t = await createTestApp();
-  a = await t.createAccount();
-  call = marketingClient(t, a);
-});
-afterAll(() => t.close());
+const { t, a, call } = marketingTestBed();
 
 describe('subscription lists', () => {
   it('creates the default list (all contacts) on first use', async () => {

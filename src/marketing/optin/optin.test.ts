@@ -4,35 +4,17 @@
  * the list had before count as confirmed.
  */
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Worker } from '../../jobs/worker.ts';
-import type { TestAccount, TestApp } from '../../test/harness.ts';
-import type { SmtpSink } from '../../test/smtp-sink.ts';
-import { sinkApp } from '../campaigns/sends.test-support.ts';
-import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
+import { describe, expect, it } from 'vitest';
+import { sinkTestBed } from '../campaigns/sends.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
-import { keyOf, makeList, makeSubscriber, type marketingClient } from '../marketing.test-support.ts';
+import { keyOf, makeList, makeSubscriber } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
 import { subscriberReachable } from '../campaigns/deliveries.repository.ts';
 import { subscribersOf } from '../subscribers/subscribers.service.ts';
 import { startImport, uploadImport, importOf } from '../imports/imports.service.ts';
 import { CONFIRM_TTL_MS, confirmByToken, setListOptIn, unconfirmedMembers } from './optin.service.ts';
 
-let t: TestApp;
-let acct: TestAccount;
-let sink: SmtpSink;
-let worker: Worker;
-let call: ReturnType<typeof marketingClient>;
-
-beforeAll(async () => {
-  ({ sink, t, acct, call } = await sinkApp());
-  worker = startDeliveryWorker(t);
-});
-afterAll(async () => {
-  await worker.stop(2000);
-  await sink.close();
-  await t.close();
-});
+const { t, acct, sink, call } = sinkTestBed({ fileWorker: true });
 
 const local = (url: string) => new URL(url.replace(/&amp;/g, '&')).pathname;
 const received = (to: string) => sink.received.filter((m) => m.to.includes(to));

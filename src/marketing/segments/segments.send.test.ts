@@ -1,19 +1,10 @@
 /** Sends and schedules narrowed by a dynamic list: the audience is the list's members the filters match when it freezes. */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { keyOf, makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
+import { expect, it } from 'vitest';
+import { keyOf, makeList, makeSubscriber, marketingTestBed } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
 import { expandSlice } from '../campaigns/expand.ts';
 
-let t: TestApp;
-let a: TestAccount;
-let call: ReturnType<typeof marketingClient>;
-beforeAll(async () => {
-  t = await createTestApp();
-  a = await t.createAccount();
-  call = marketingClient(t, a);
-});
-afterAll(() => t.close());
+const { t, a, call } = marketingTestBed();
 
 const recipients = async (sendId: number) =>
   (

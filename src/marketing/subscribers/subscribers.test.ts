@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
+import { describe, expect, it } from 'vitest';
 import {
   countOf,
   defaultListId,
@@ -7,18 +6,11 @@ import {
   makeList,
   makeSubscriber,
   marketingClient,
+  marketingTestBed,
 } from '../marketing.test-support.ts';
 import { isSuppressed } from './subscribers.service.ts';
 
-let t: TestApp;
-let a: TestAccount;
-let call: ReturnType<typeof marketingClient>;
-beforeAll(async () => {
-  t = await createTestApp();
-  a = await t.createAccount();
-  call = marketingClient(t, a);
-});
-afterAll(() => t.close());
+const { t, a, call } = marketingTestBed();
 
 describe('creating and changing subscribers', () => {
   it('creates a subscriber on the default list and on the named list, raising both counters', async () => {
