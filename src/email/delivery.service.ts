@@ -16,7 +16,7 @@ import type { CaptureStore } from '../delivery/transport.ts';
 import { rewriteLinks } from '../mail/links.ts';
 import { domainSigningKeys } from '../delivery/dkim-keys.ts';
 import { dkimSealContext } from '../accounts/domains.service.ts';
-import { trackingUrls } from '../mail/tokens.ts';
+import { tokenUrls } from '../mail/tokens.ts';
 import { envelopeSender } from '../mail/return-path.ts';
 import { openContent, type StoredContent } from '../mail/content.ts';
 import { capturedAad } from './captured.service.ts';
@@ -244,8 +244,9 @@ export function htmlTracker(ctx: AppContext): HtmlTracker {
   return {
     rewriteLinks: (html, recipientId) =>
       rewriteLinks(html, (position) =>
-        trackingUrls.click(ctx.publicUrl, ctx.keys.tracking, recipientId, position),
+        tokenUrls.transactional.click(ctx.publicUrl, ctx.keys.tracking, recipientId, position),
       ),
-    openPixelUrl: (recipientId) => trackingUrls.open(ctx.publicUrl, ctx.keys.tracking, recipientId),
+    openPixelUrl: (recipientId) =>
+      tokenUrls.transactional.open(ctx.publicUrl, ctx.keys.tracking, recipientId),
   };
 }

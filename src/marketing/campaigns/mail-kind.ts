@@ -5,7 +5,7 @@
  */
 import type { AppContext } from '../../context.ts';
 import type { MailKind, SecureLookup } from '../../delivery/kind.ts';
-import { marketingUrls } from './tokens.ts';
+import { tokenUrls } from '../../mail/tokens.ts';
 import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
 import { findMarketingBySecureTokenHash } from './deliveries.repository.ts';
 import {
@@ -46,7 +46,7 @@ export function marketingKind(ctx: AppContext): MailKind {
     store: marketingStore(ctx),
     // No link rewriter: links are tracked while the email is rendered, where the template's own links are known.
     tracker: {
-      openPixelUrl: (id) => marketingUrls.open(ctx.publicUrl, ctx.keys.tracking, id),
+      openPixelUrl: (id) => tokenUrls.marketing.open(ctx.publicUrl, ctx.keys.tracking, id),
     },
     capture: captureStore(ctx),
     tracking: {
