@@ -74,7 +74,7 @@ describe('transactional mail through its kind', () => {
   it('redirects a link its tracker rewrote to the target and counts the click', async () => {
     const k = kind('transactional');
     const item = await k.store.load(recipientId);
-    const [link] = hrefs(k.tracker.rewriteLinks(item!.content!.html!, recipientId), '/t/c/');
+    const [link] = hrefs(k.tracker.rewriteLinks!(item!.content!.html!, recipientId), '/t/c/');
     const res = await get(path(link!));
     expect(res.statusCode).toBe(302);
     expect(res.headers.location).toBe('https://portal.example/r/1');

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import type { Worker } from '../jobs/worker.ts';
 import { sendMessage, startDeliveryWorker, waitUntilFinished } from '../delivery/delivery.test-support.ts';
-import { trackingUrls } from '../mail/tokens.ts';
+import { tokenUrls } from '../mail/tokens.ts';
 import { searchLog } from '../email/message-log.service.ts';
 import { createTestUser, signInClient, type ConsoleClient } from './console.test-support.ts';
 
@@ -88,11 +88,11 @@ describe('message log', () => {
     const path = (u: string) => new URL(u).pathname;
     await t.app.inject({
       method: 'GET',
-      url: path(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipient.id)),
+      url: path(tokenUrls.transactional.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipient.id)),
     });
     await t.app.inject({
       method: 'GET',
-      url: path(trackingUrls.click(t.ctx.publicUrl, t.ctx.keys.tracking, recipient.id, 0)),
+      url: path(tokenUrls.transactional.click(t.ctx.publicUrl, t.ctx.keys.tracking, recipient.id, 0)),
     });
     const page = await viewer.get(`/console/messages/${ids[0]}`);
     expect(page.statusCode).toBe(200);

@@ -5,7 +5,7 @@ import type { Worker } from '../jobs/worker.ts';
 import { sendMessage, startDeliveryWorker, waitUntilFinished } from '../delivery/delivery.test-support.ts';
 import { createTestUser, signInClient, type ConsoleClient } from './console.test-support.ts';
 import { message, postJson, recipientsOf } from '../email/email.test-support.ts';
-import { trackingUrls } from '../mail/tokens.ts';
+import { tokenUrls } from '../mail/tokens.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -89,9 +89,18 @@ describe('overview', () => {
     const [first, second] = (await recipientsOf(t, id)).map((r) => r.id) as [number, number];
     const path = (url: string) => new URL(url).pathname;
     const key = t.ctx.keys.tracking;
-    await t.app.inject({ method: 'GET', url: path(trackingUrls.open(t.ctx.publicUrl, key, first)) });
-    await t.app.inject({ method: 'GET', url: path(trackingUrls.open(t.ctx.publicUrl, key, second)) });
-    await t.app.inject({ method: 'GET', url: path(trackingUrls.click(t.ctx.publicUrl, key, second, 0)) });
+    await t.app.inject({
+      method: 'GET',
+      url: path(tokenUrls.transactional.open(t.ctx.publicUrl, key, first)),
+    });
+    await t.app.inject({
+      method: 'GET',
+      url: path(tokenUrls.transactional.open(t.ctx.publicUrl, key, second)),
+    });
+    await t.app.inject({
+      method: 'GET',
+      url: path(tokenUrls.transactional.click(t.ctx.publicUrl, key, second, 0)),
+    });
     const now = Date.now();
     await t.ctx.database.db
       .insertInto('email_events')

@@ -10,10 +10,9 @@ import type { DeliveryItem, MessageContent } from './model.ts';
 
 const item = (recipientId: number, address: string): DeliveryItem => ({
   recipientId,
-  messageId: 'msg-many',
+  reference: 'msg-many',
   customerId: 1,
   address,
-  kind: 'to',
   final: false,
   headerMessageId: '<many@clinic.example>',
   envelopeFrom: 'desk@clinic.example',
@@ -194,14 +193,8 @@ it('renders a copy without tracking once for all recipients of a message, and a 
     openPixelUrl: (id: number) => `https://t/o/${id}`,
   };
   // A transactional recipient: the message's own content, others of its recipients still to be delivered or not.
-  const untracked = (
-    id: number,
-    address: string,
-    kind: DeliveryItem['kind'] = 'to',
-    othersPending = true,
-  ): DeliveryItem => ({
+  const untracked = (id: number, address: string, othersPending = true): DeliveryItem => ({
     ...item(id, address),
-    kind,
     createdAt: Date.parse('2026-11-27T08:00:00Z'),
     envelopeFrom: `bounces+${id}@clinic.example`,
     openTracking: false,
@@ -211,12 +204,13 @@ it('renders a copy without tracking once for all recipients of a message, and a 
 
   const plain = content();
   const copies = [];
-  for (const [id, address, kind, othersPending] of [
-    [1, 'a@example.org', 'to', true],
-    [2, 'b@example.org', 'cc', true],
-    [3, 'hidden@example.org', 'bcc', false],
+  // To, Cc and Bcc recipients alike: the envelope alone names the recipient.
+  for (const [id, address, othersPending] of [
+    [1, 'a@example.org', true],
+    [2, 'b@example.org', true],
+    [3, 'hidden@example.org', false],
   ] as const)
-    copies.push(await composeMessage(untracked(id, address, kind, othersPending), plain, tracker, renderer));
+    copies.push(await composeMessage(untracked(id, address, othersPending), plain, tracker, renderer));
   expect(renders).toBe(1);
   expect(copies[1]!.equals(copies[0]!)).toBe(true);
   expect(copies[2]!.equals(copies[0]!)).toBe(true);
@@ -226,13 +220,13 @@ it('renders a copy without tracking once for all recipients of a message, and a 
   expect(copies[0]!.toString()).not.toContain('hidden@example.org');
 
   // The last recipient let the copy go: a retry of one of them renders again.
-  await composeMessage(untracked(2, 'b@example.org', 'cc', false), plain, tracker, renderer);
+  await composeMessage(untracked(2, 'b@example.org', false), plain, tracker, renderer);
   expect(renders).toBe(2);
 
   // Another message with the same content gets its own copy (its own Message-ID).
   const other = {
     ...untracked(4, 'a@example.org'),
-    messageId: 'msg-other',
+    reference: 'msg-other',
     headerMessageId: '<other@clinic.example>',
   };
   const otherCopy = await composeMessage(other, plain, tracker, renderer);

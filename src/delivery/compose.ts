@@ -72,7 +72,7 @@ function sameForEveryRecipient(item: DeliveryItem, content: MessageContent): boo
 /** What else a shared copy depends on: the message's identity and date, and the keys that sign it. */
 function sharedCopyKey(item: DeliveryItem): string {
   const keys = item.dkim.map((k) => `${k.domainName}/${k.keySelector}`).join(',');
-  return `${item.messageId} ${item.headerMessageId} ${item.createdAt} ${keys}`;
+  return `${item.reference ?? ''} ${item.headerMessageId} ${item.createdAt} ${keys}`;
 }
 
 function renderCopy(
@@ -160,7 +160,7 @@ function headersOf(content: MessageContent): Record<string, string> {
 
 /** Rewrites tracked links to click URLs and appends the open pixel, each only when the message has it on. */
 function trackedHtml(item: DeliveryItem, html: string, tracker: HtmlTracker): string {
-  let out = item.linkTracking ? tracker.rewriteLinks(html, item.recipientId) : html;
+  let out = item.linkTracking && tracker.rewriteLinks ? tracker.rewriteLinks(html, item.recipientId) : html;
   if (item.openTracking) out = appendPixel(out, tracker.openPixelUrl(item.recipientId));
   return out;
 }

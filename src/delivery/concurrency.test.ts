@@ -64,7 +64,7 @@ const request = (to: string): SendRequest => ({
   to,
   raw: Buffer.from(`From: desk@${acct.domain}\r\nTo: ${to}\r\nSubject: hi\r\n\r\nhello\r\n`),
   requireTls: true,
-  ref: { messageId: 'm', recipientId: 1, customerId: acct.account.customer_id },
+  ref: { reference: 'm', recipientId: 1, customerId: acct.account.customer_id },
 });
 
 it('gives each lane its own relay pool, so a hanging marketing connection does not hold up transactional mail', async () => {

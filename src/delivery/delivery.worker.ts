@@ -6,11 +6,12 @@
 import type { AppContext } from '../context.ts';
 import type { BackgroundWork } from '../jobs/jobs.worker.ts';
 import type { QueueSpec } from '../jobs/worker.ts';
-import { createDeliveryEngine, deliveryQueue } from './engine.ts';
-import type { MailKind } from './kind.ts';
+import { createDeliveryEngine, deliveryQueue, type DeliveryQueueOptions } from './engine.ts';
+import type { KindLane, MailKind } from './kind.ts';
 import type { MxResolver } from './mx.ts';
 import { createTransport, type Transport } from './transport.ts';
 import { createRenderPool } from './render-pool.ts';
+import { sendRateSpacer } from './send-rate.ts';
 
 /** What the delivery lanes may be given besides the context. */
 export interface DeliveryOptions {
@@ -56,11 +57,33 @@ export function kindQueues(
       retrySchedule,
       log: ctx.log,
     });
-    const { queue, concurrency, contendedConcurrency, ...checks } = kind.lane;
-    queues[queue] = deliveryQueue(engine, { concurrency, contendedConcurrency, retrySchedule }, checks);
+    const { queue, concurrency, contendedConcurrency } = kind.lane;
+    queues[queue] = deliveryQueue(
+      engine,
+      { concurrency, contendedConcurrency, retrySchedule },
+      queueOptions(kind.lane),
+    );
   }
   ctx.log.info({ transport: ctx.config.transport }, `delivery transport: ${ctx.config.transport}`);
   return queues;
+}
+
+/** A lane's policy as the queue's options: the kind's gate, then the spacing of its send rate, before each attempt. */
+function queueOptions({ idField, sendRate, checks }: KindLane): DeliveryQueueOptions {
+  if (!checks && sendRate <= 0) return { idField };
+  const pace = sendRateSpacer(sendRate);
+  return {
+    idField,
+    gate: async (id) => {
+      if (checks && !(await checks.gate(id))) return false;
+      await pace();
+      return true;
+    },
+    ...(checks && {
+      onSkipped: (id: number) => checks.onSkipped(id),
+      onFailed: (id: number, error: string) => checks.onFailed(id, error),
+    }),
+  };
 }
 
 /** The delivery lanes as background work. */

@@ -22,10 +22,9 @@ it('parses a stored key once and reuses it', () => {
 it('signs a composed message that the public key verifies', async () => {
   const item = {
     recipientId: 1,
-    messageId: 'm1',
+    reference: 'm1',
     customerId: 1,
     address: 'pat@example.net',
-    kind: 'to',
     final: false,
     headerMessageId: '<m1@clinic.example>',
     envelopeFrom: 'desk@clinic.example',

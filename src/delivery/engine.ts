@@ -122,7 +122,7 @@ export function createDeliveryEngine(deps: DeliveryDeps): DeliveryEngine {
 
   function logOutcome(item: DeliveryItem, outcome: RecordedOutcome, recorded: boolean): void {
     const fields = {
-      message: item.messageId,
+      message: item.reference,
       recipient: item.recipientId,
       status: outcome.deliveryStatus,
       via: outcome.via,

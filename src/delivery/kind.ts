@@ -6,7 +6,6 @@
  * kinds once and hands it to the delivery lanes, the tracking routes and the secure page, so none of them imports a
  * kind.
  */
-import type { DeliveryQueueOptions } from './engine.ts';
 import type { DeliveryStore, HtmlTracker, MessageContent } from './model.ts';
 import type { CaptureStore } from './transport.ts';
 
@@ -24,14 +23,30 @@ export interface MailKind {
   secure: SecureLookup;
 }
 
-/** The work-row queue a kind's deliveries are worked on, and what it checks around each attempt. */
-export interface KindLane extends DeliveryQueueOptions {
+/** The work-row queue a kind's deliveries are worked on, and its policy: every setting given, none left to a default. */
+export interface KindLane {
   /** The queue name of the work rows. */
   queue: string;
+  /** The payload field of a work row holding the delivery id. */
+  idField: string;
   /** Deliveries each worker process runs at once. */
   concurrency: number;
-  /** Deliveries at once while API requests share the worker's loop; `concurrency` when not given. */
-  contendedConcurrency?: number;
+  /** Deliveries at once while API requests share the worker's loop. */
+  contendedConcurrency: number;
+  /** Most attempts each worker process starts per second, spaced evenly after the checks pass; 0 for no limit. */
+  sendRate: number;
+  /** What the lane asks the kind around each attempt; null when every delivery goes ahead as queued. */
+  checks: LaneChecks | null;
+}
+
+/** The kind's say around each attempt, for a kind whose deliveries may be stopped or settled outside the engine. */
+export interface LaneChecks {
+  /** Runs before every attempt; false drops the attempt (the work row finishes without sending). */
+  gate(id: number): Promise<boolean>;
+  /** Runs when the engine skipped the delivery (gone, or already final), so the kind can settle what it keeps. */
+  onSkipped(id: number): Promise<void>;
+  /** Runs when the work row failed for good, also from errors that recorded no outcome. */
+  onFailed(id: number, error: string): Promise<void>;
 }
 
 /** The public links of a kind's mail. A bad token and a token of a delivery that is gone throw the same not-found. */

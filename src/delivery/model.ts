@@ -44,10 +44,13 @@ export interface DkimKey {
 /** One recipient of one message, ready to deliver. */
 export interface DeliveryItem {
   recipientId: number;
-  messageId: string;
+  /**
+   * The message this copy is one of, where a kind's copies belong to a message of its own (transactional mail); logged
+   * with each outcome. Undefined where each copy stands alone (campaign copies).
+   */
+  reference?: string;
   customerId: number;
   address: string;
-  kind: 'to' | 'cc' | 'bcc';
   /** True once the recipient reached a final state (delivered or failed): it is never sent again. */
   final: boolean;
   /** The Message-ID header, in angle brackets. */
@@ -58,6 +61,7 @@ export interface DeliveryItem {
   allowNonTls: boolean;
   forceSecure: boolean;
   openTracking: boolean;
+  /** Whether the engine rewrites the links for click tracking (only over a tracker that can). */
   linkTracking: boolean;
   /** Null when retention has purged it, or when it could not be made (then `contentError` says why). */
   content: MessageContent | null;
@@ -104,8 +108,11 @@ export interface DeliveryStore {
 
 /** Per-recipient open and click tracking of HTML bodies. */
 export interface HtmlTracker {
-  /** The HTML with every tracked link pointing at its click URL for this recipient. */
-  rewriteLinks(html: string, recipientId: number): string;
+  /**
+   * The HTML with every tracked link pointing at its click URL for this recipient. Absent for a kind whose links are
+   * already tracked when its content is made (campaign copies, where the template's own links are known).
+   */
+  rewriteLinks?(html: string, recipientId: number): string;
   /** The URL of this recipient's open pixel. */
   openPixelUrl(recipientId: number): string;
 }

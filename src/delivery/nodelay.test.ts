@@ -9,7 +9,7 @@ import { startSmtpSink, type SmtpSink } from '../test/smtp-sink.ts';
 import { createRelayTransport } from './relay.ts';
 import type { Transport } from './transport.ts';
 
-const REF = { messageId: 'm', recipientId: 1, customerId: 1 };
+const REF = { reference: 'm', recipientId: 1, customerId: 1 };
 const SETTINGS = { heloName: 'sealpost.test', timeoutMs: 5000, tlsVerify: false, maxConnections: 1 };
 const MESSAGES = 5;
 

@@ -18,7 +18,7 @@ export interface SendRequest {
   /** Refuse to send unless the next hop speaks TLS (the outcome is then `tls-unavailable`). */
   requireTls: boolean;
   /** Which delivery this is, for transports that store rather than send. */
-  ref: Pick<DeliveryItem, 'messageId' | 'recipientId' | 'customerId'>;
+  ref: Pick<DeliveryItem, 'reference' | 'recipientId' | 'customerId'>;
 }
 
 /** A way out. */

@@ -14,7 +14,6 @@ const findDeliveryQuery = precompile((db, v: { recipientId: number }) =>
       'r.message_id',
       'r.customer_id',
       'r.address',
-      'r.kind',
       'r.status',
       'm.header_message_id',
       'm.from_addr',

@@ -16,7 +16,7 @@ import type { CaptureStore } from '../delivery/transport.ts';
 import { rewriteLinks } from '../mail/links.ts';
 import { domainSigningKeys } from '../delivery/dkim-keys.ts';
 import { dkimSealContext } from '../accounts/domains.service.ts';
-import { trackingUrls } from '../mail/tokens.ts';
+import { tokenUrls } from '../mail/tokens.ts';
 import { envelopeSender } from '../mail/return-path.ts';
 import { openContent, type StoredContent } from '../mail/content.ts';
 import { capturedAad } from './captured.service.ts';
@@ -61,10 +61,9 @@ export function deliveryStore(ctx: AppContext): DeliveryStore {
       const content = row.content_purged ? null : await contents.of(row.message_id);
       return {
         recipientId: row.id,
-        messageId: row.message_id,
+        reference: row.message_id,
         customerId: row.customer_id,
         address: row.address,
-        kind: row.kind,
         final: row.status === 'delivered' || row.status === 'failed',
         headerMessageId: row.header_message_id,
         envelopeFrom: envelopeSender(
@@ -189,7 +188,8 @@ async function recordOutcome(
     outcome.at,
   );
   if (!settled) return false;
-  if (final) await countFinalRecipient(trx, item.messageId, outcome.at);
+  const messageId = messageOf(item);
+  if (final) await countFinalRecipient(trx, messageId, outcome.at);
   if (outcome.status === 'failed' && isHardBounce(outcome.response))
     await suppressAddress(
       trx,
@@ -197,12 +197,12 @@ async function recordOutcome(
       item.address,
       'hard_bounce',
       outcome.response,
-      item.messageId,
+      messageId,
       outcome.at,
     );
   await appendEvent(trx, {
     customer_id: item.customerId,
-    message_id: item.messageId,
+    message_id: messageId,
     recipient_id: item.recipientId,
     event: outcome.event,
     data: JSON.stringify({
@@ -222,15 +222,21 @@ export function captureStore(ctx: AppContext): CaptureStore {
       ctx.database.db.transaction().execute((trx) =>
         replaceCaptured(trx, {
           customer_id: req.ref.customerId,
-          message_id: req.ref.messageId,
+          message_id: messageOf(req.ref),
           recipient_id: req.ref.recipientId,
           envelope_from: req.from,
           envelope_to: req.to,
-          raw: ctx.sealer.seal(req.raw, capturedAad(req.ref.messageId, req.ref.recipientId)),
+          raw: ctx.sealer.seal(req.raw, capturedAad(messageOf(req.ref), req.ref.recipientId)),
           created_at: Date.now(),
         }),
       ),
   };
+}
+
+/** The message of a transactional delivery: the store loads every one with it. */
+function messageOf(ref: Pick<DeliveryItem, 'reference'>): string {
+  if (ref.reference === undefined) throw new Error('a transactional delivery without its message');
+  return ref.reference;
 }
 
 /** Click links and the open pixel under this server's public URL, signed with the tracking key. */
@@ -238,8 +244,9 @@ export function htmlTracker(ctx: AppContext): HtmlTracker {
   return {
     rewriteLinks: (html, recipientId) =>
       rewriteLinks(html, (position) =>
-        trackingUrls.click(ctx.publicUrl, ctx.keys.tracking, recipientId, position),
+        tokenUrls.transactional.click(ctx.publicUrl, ctx.keys.tracking, recipientId, position),
       ),
-    openPixelUrl: (recipientId) => trackingUrls.open(ctx.publicUrl, ctx.keys.tracking, recipientId),
+    openPixelUrl: (recipientId) =>
+      tokenUrls.transactional.open(ctx.publicUrl, ctx.keys.tracking, recipientId),
   };
 }

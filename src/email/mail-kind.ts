@@ -15,7 +15,15 @@ import { recordClick, recordOpen } from './tracking.service.ts';
 export function transactionalKind(ctx: AppContext): MailKind {
   return {
     name: 'transactional',
-    lane: { queue: TRANSACTIONAL_QUEUE, concurrency: ctx.config.deliveryConcurrency },
+    // Never gated nor paced: a message is sent as soon as it is accepted, at full concurrency even under API load.
+    lane: {
+      queue: TRANSACTIONAL_QUEUE,
+      idField: 'recipientId',
+      concurrency: ctx.config.deliveryConcurrency,
+      contendedConcurrency: ctx.config.deliveryConcurrency,
+      sendRate: 0,
+      checks: null,
+    },
     store: deliveryStore(ctx),
     tracker: htmlTracker(ctx),
     capture: captureStore(ctx),

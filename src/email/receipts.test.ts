@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { trackingUrls } from '../mail/tokens.ts';
+import { tokenUrls } from '../mail/tokens.ts';
 import { message, postJson, recipientsOf } from './email.test-support.ts';
 
 const RFC2822 =
@@ -93,12 +93,12 @@ describe('GET /message_receipt', () => {
     const id = await send({ recipients: ['a@example.net', 'b@example.net'], content: { 'text/html': html } });
     const [first] = await recipientsOf(t, id);
     const path = (url: string) => new URL(url).pathname;
-    const open = path(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, first!.id));
+    const open = path(tokenUrls.transactional.open(t.ctx.publicUrl, t.ctx.keys.tracking, first!.id));
     expect((await t.app.inject({ method: 'GET', url: open })).statusCode).toBe(200);
     expect((await t.app.inject({ method: 'GET', url: open })).statusCode).toBe(200);
     const click = await t.app.inject({
       method: 'GET',
-      url: path(trackingUrls.click(t.ctx.publicUrl, t.ctx.keys.tracking, first!.id, 1)),
+      url: path(tokenUrls.transactional.click(t.ctx.publicUrl, t.ctx.keys.tracking, first!.id, 1)),
     });
     expect(click.statusCode).toBe(302);
 
@@ -115,7 +115,8 @@ describe('GET /message_receipt', () => {
   it('counts nothing for a tampered token', async () => {
     const id = await send({ content: { 'text/html': '<a href="https://example.org/a">a</a>' } });
     const [first] = await recipientsOf(t, id);
-    const open = new URL(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, first!.id)).pathname;
+    const open = new URL(tokenUrls.transactional.open(t.ctx.publicUrl, t.ctx.keys.tracking, first!.id))
+      .pathname;
     const tampered = open.replace(/^\/t\/o\/o\.([0-9a-z]+)\./, (_, id: string) => `/t/o/o.${id}0.`);
     expect(tampered).not.toBe(open);
     expect((await t.app.inject({ method: 'GET', url: tampered })).statusCode).toBe(404);

@@ -6,7 +6,7 @@
 import { openLinkTarget } from '../mail/content.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
-import { verifyTracking } from '../mail/tokens.ts';
+import { verifyToken } from '../mail/tokens.ts';
 import {
   countClick,
   countMessageOpen,
@@ -27,7 +27,7 @@ const openToken = (segment: string) =>
  * open an `opened` event. A message sent with open tracking switched off is answered but not counted.
  */
 export async function recordOpen(ctx: AppContext, segment: string, now = Date.now()): Promise<void> {
-  const target = verifyTracking(ctx.keys.tracking, openToken(segment));
+  const target = verifyToken(ctx.keys.tracking, 'transactional', openToken(segment));
   if (target?.kind !== 'open') throw notFound();
   const recipient = await findTrackedRecipient(ctx.database.db, target.recipientId);
   if (!recipient) throw notFound();
@@ -50,7 +50,7 @@ export async function recordOpen(ctx: AppContext, segment: string, now = Date.no
 
 /** Counts a click on a tracked link and returns where the link goes. */
 export async function recordClick(ctx: AppContext, token: string, now = Date.now()): Promise<string> {
-  const target = verifyTracking(ctx.keys.tracking, token);
+  const target = verifyToken(ctx.keys.tracking, 'transactional', token);
   if (target?.kind !== 'click') throw notFound();
   const db = ctx.database.db;
   const recipient = await findTrackedRecipient(db, target.recipientId);

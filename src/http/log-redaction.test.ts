@@ -9,7 +9,7 @@ import type { Worker } from '../jobs/worker.ts';
 import { kindQueues } from '../delivery/delivery.worker.ts';
 import { transactionalKind } from '../email/mail-kind.ts';
 import { recipientsOf } from '../email/email.test-support.ts';
-import { trackingUrls } from '../mail/tokens.ts';
+import { tokenUrls } from '../mail/tokens.ts';
 import { secureTokenHash } from '../web/secure-message.service.ts';
 import { createForm } from '../forms/forms.test-support.ts';
 import { createUser } from '../users/users.service.ts';
@@ -107,9 +107,11 @@ describe('the log of a full flow', () => {
       expect((await get(`/s/${token}`)).statusCode).toBe(200);
 
       // click and open
-      const click = new URL(trackingUrls.click(t.ctx.publicUrl, t.ctx.keys.tracking, recipient!.id, 0))
+      const click = new URL(
+        tokenUrls.transactional.click(t.ctx.publicUrl, t.ctx.keys.tracking, recipient!.id, 0),
+      ).pathname;
+      const open = new URL(tokenUrls.transactional.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipient!.id))
         .pathname;
-      const open = new URL(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipient!.id)).pathname;
       secrets.push(
         click
           .split('/')

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { message, postJson, recipientsOf } from '../email/email.test-support.ts';
-import { signTracking, trackingUrls } from '../mail/tokens.ts';
+import { signToken, tokenUrls } from '../mail/tokens.ts';
 
 describe('open pixel and click redirect', () => {
   let t: TestApp;
@@ -45,7 +45,7 @@ describe('open pixel and click redirect', () => {
 
   it('answers the open pixel with an uncacheable transparent GIF, with or without .gif', async () => {
     const { recipientIds } = await send();
-    const url = path(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!));
+    const url = path(tokenUrls.transactional.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!));
     for (const u of [url, url.replace(/\.gif$/, '')]) {
       const res = await t.app.inject({ method: 'GET', url: u });
       expect(res.statusCode).toBe(200);
@@ -61,7 +61,7 @@ describe('open pixel and click redirect', () => {
     for (const r of [a, a, a, b])
       await t.app.inject({
         method: 'GET',
-        url: path(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, r)),
+        url: path(tokenUrls.transactional.open(t.ctx.publicUrl, t.ctx.keys.tracking, r)),
       });
     const rows = await recipientsOf(t, id);
     expect(rows.map((r) => r.open_count)).toEqual([3, 1]);
@@ -76,7 +76,7 @@ describe('open pixel and click redirect', () => {
 
   it('keeps the first open time when later opens come', async () => {
     const { id, recipientIds } = await send();
-    const url = path(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!));
+    const url = path(tokenUrls.transactional.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!));
     await t.app.inject({ method: 'GET', url });
     const first = (await recipientsOf(t, id))[0]!.first_opened_at;
     await new Promise((r) => setTimeout(r, 5));
@@ -88,7 +88,7 @@ describe('open pixel and click redirect', () => {
     const { id, recipientIds } = await send();
     const res = await t.app.inject({
       method: 'GET',
-      url: path(trackingUrls.click(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[1]!, 1)),
+      url: path(tokenUrls.transactional.click(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[1]!, 1)),
     });
     expect(res.statusCode).toBe(302);
     expect(res.headers.location).toBe('https://example.org/two?a=1&b=2');
@@ -110,15 +110,17 @@ describe('open pixel and click redirect', () => {
 
   it('answers 404 with the documented body for a tampered, malformed or unknown token, and counts nothing', async () => {
     const { id, recipientIds } = await send();
-    const good = path(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!));
+    const good = path(tokenUrls.transactional.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!));
     const tampered = good.replace(
       /\.(.)([^.]{21})\.gif$/,
       (_, c: string, rest: string) => `.${c === 'A' ? 'B' : 'A'}${rest}.gif`,
     );
-    const forged = `/t/o/${signTracking(Buffer.alloc(32, 7), { kind: 'open', recipientId: recipientIds[0]! })}.gif`;
-    const unknown = path(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, 999_999_999));
-    const clickAsOpen = `/t/o/${signTracking(t.ctx.keys.tracking, { kind: 'click', recipientId: recipientIds[0]!, position: 0 })}`;
-    const noSuchLink = path(trackingUrls.click(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!, 7));
+    const forged = `/t/o/${signToken(Buffer.alloc(32, 7), 'transactional', { kind: 'open', recipientId: recipientIds[0]! })}.gif`;
+    const unknown = path(tokenUrls.transactional.open(t.ctx.publicUrl, t.ctx.keys.tracking, 999_999_999));
+    const clickAsOpen = `/t/o/${signToken(t.ctx.keys.tracking, 'transactional', { kind: 'click', recipientId: recipientIds[0]!, position: 0 })}`;
+    const noSuchLink = path(
+      tokenUrls.transactional.click(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!, 7),
+    );
     const bodies = [];
     for (const url of [
       tampered,
@@ -143,8 +145,10 @@ describe('open pixel and click redirect', () => {
 
   it('counts nothing for HEAD requests, which link scanners send', async () => {
     const { id, recipientIds } = await send();
-    const open = path(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!));
-    const click = path(trackingUrls.click(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!, 0));
+    const open = path(tokenUrls.transactional.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!));
+    const click = path(
+      tokenUrls.transactional.click(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!, 0),
+    );
     expect((await t.app.inject({ method: 'HEAD', url: open })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'HEAD', url: click })).statusCode).toBe(404);
     const row = await messageRow(id);
@@ -153,7 +157,7 @@ describe('open pixel and click redirect', () => {
 
   it('needs no API key and ignores an Authorization header', async () => {
     const { recipientIds } = await send();
-    const url = path(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!));
+    const url = path(tokenUrls.transactional.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!));
     expect(
       (await t.app.inject({ method: 'GET', url, headers: { authorization: 'Bearer wrong' } })).statusCode,
     ).toBe(200);
@@ -163,12 +167,12 @@ describe('open pixel and click redirect', () => {
     const { id, recipientIds } = await send({ override_open_tracking: false, override_link_tracking: false });
     const open = await t.app.inject({
       method: 'GET',
-      url: path(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!)),
+      url: path(tokenUrls.transactional.open(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!)),
     });
     expect(open.statusCode).toBe(200);
     const click = await t.app.inject({
       method: 'GET',
-      url: path(trackingUrls.click(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!, 0)),
+      url: path(tokenUrls.transactional.click(t.ctx.publicUrl, t.ctx.keys.tracking, recipientIds[0]!, 0)),
     });
     expect(click.statusCode).toBe(404);
     const m = await messageRow(id);

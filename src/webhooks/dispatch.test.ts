@@ -125,8 +125,10 @@ describe('events', () => {
     await addEndpoint(t, acct, { target_url: receiver.url, events: ['api_mail_log_opened'] });
     worker = startWorker(t);
     const sent = await sendMessage(t, acct, { content: { 'text/html': '<p>Ready.</p>' } });
-    const { trackingUrls } = await import('../mail/tokens.ts');
-    const pixel = new URL(trackingUrls.open(t.ctx.publicUrl, t.ctx.keys.tracking, sent.recipientId));
+    const { tokenUrls } = await import('../mail/tokens.ts');
+    const pixel = new URL(
+      tokenUrls.transactional.open(t.ctx.publicUrl, t.ctx.keys.tracking, sent.recipientId),
+    );
     const res = await t.app.inject({ method: 'GET', url: pixel.pathname });
     expect(res.statusCode).toBe(200);
     const [hook] = await receiver.waitForCount(1);

@@ -11,7 +11,7 @@ import { html, withBreaks } from '../../http/html.ts';
 import { findLinks, rewriteLinks } from '../../mail/links.ts';
 import { EMPTY_PERSONALISATION, personalise, type Personalisation } from '../mailings/personalise.ts';
 import type { SendContent } from './sends.service.ts';
-import { marketingUrls } from './tokens.ts';
+import { tokenUrls } from '../../mail/tokens.ts';
 import type { TemplateSource } from './deliveries.repository.ts';
 
 /** The template of one email: a send's frozen content, or a drip step's mailing as it is now. */
@@ -60,8 +60,10 @@ export function renderEmail(
   urls: { publicUrl: string; key: Buffer },
 ): MessageContent {
   const values: Personalisation = p ?? { ...EMPTY_PERSONALISATION, email: delivery.email };
-  const unsubscribeUrl = p ? marketingUrls.unsubscribe(urls.publicUrl, urls.key, delivery.id) : undefined;
-  const preferencesUrl = p ? marketingUrls.preferences(urls.publicUrl, urls.key, delivery.id) : '';
+  const unsubscribeUrl = p
+    ? tokenUrls.marketing.unsubscribe(urls.publicUrl, urls.key, delivery.id)
+    : undefined;
+  const preferencesUrl = p ? tokenUrls.marketing.preferences(urls.publicUrl, urls.key, delivery.id) : '';
   const postal = template.postalAddress ?? '';
   // As a merge field the address is one line (its lines joined by commas); the footer keeps its lines.
   const postalLine = postal
@@ -86,7 +88,7 @@ export function renderEmail(
     if (p) {
       const tracked = trackable(template.html);
       html = rewriteLinks(html, (position, url) =>
-        tracked(position) ? marketingUrls.click(urls.publicUrl, urls.key, delivery.id, position) : url,
+        tracked(position) ? tokenUrls.marketing.click(urls.publicUrl, urls.key, delivery.id, position) : url,
       );
     }
     if (unsubscribeUrl && !mentionsUnsubscribe(template.html))

@@ -176,10 +176,8 @@ export async function loadMarketingItem(ctx: AppContext, id: number): Promise<De
   const tracked = d.subscriber_id !== null;
   return {
     recipientId: d.id,
-    messageId: `campaign-delivery-${d.id}`,
     customerId: d.customer_id,
     address: d.email,
-    kind: 'to',
     final: final || (tracked && personalisation === null),
     headerMessageId:
       d.header_message_id ?? `<m${d.id}.${d.created_at.toString(36)}@${domainName || 'localhost'}>`,
@@ -193,7 +191,7 @@ export async function loadMarketingItem(ctx: AppContext, id: number): Promise<De
     allowNonTls: false,
     forceSecure: false,
     openTracking: tracked,
-    // Links are rewritten while the email is rendered, where the template's own links are known.
+    // Links are tracked while the email is rendered (the kind's tracker has no rewriter).
     linkTracking: false,
     ...rendered(template, d, tracked ? personalisation : null, ctx),
     dkim: domain

@@ -30,16 +30,16 @@ import {
 import { bumpCampaign } from './sends.repository.ts';
 import type { SendContent } from './sends.service.ts';
 import { sealCampaignLink } from './link-targets.ts';
-import { verifyMarketingToken, type MarketingTarget } from './tokens.ts';
+import { verifyToken, type TokenTarget } from '../../mail/tokens.ts';
 
 const notFound = () => new AppError('not_found', 'no such tracking link');
 
 async function deliveryOf(
   ctx: AppContext,
   token: string,
-  kind: MarketingTarget['kind'],
-): Promise<{ d: DeliveryRow; target: MarketingTarget }> {
-  const target = verifyMarketingToken(ctx.keys.tracking, token);
+  kind: TokenTarget<'marketing'>['kind'],
+): Promise<{ d: DeliveryRow; target: TokenTarget<'marketing'> }> {
+  const target = verifyToken(ctx.keys.tracking, 'marketing', token);
   if (target?.kind !== kind) throw notFound();
   const d = await findDeliveryRow(ctx.database.db, target.deliveryId);
   if (!d || d.subscriber_id === null) throw notFound();

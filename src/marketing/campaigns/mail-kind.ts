@@ -3,10 +3,9 @@
  * (gated and paced), tracked under `/t/m` with an unsubscribe link of their own, captured into `marketing_captured`,
  * and shown on the secure page rendered again for their subscriber, as they were sent.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../../context.ts';
 import type { MailKind, SecureLookup } from '../../delivery/kind.ts';
-import { marketingUrls } from './tokens.ts';
+import { tokenUrls } from '../../mail/tokens.ts';
 import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
 import { findMarketingBySecureTokenHash } from './deliveries.repository.ts';
 import {
@@ -29,7 +28,6 @@ const CONTENDED_CONCURRENCY = 8;
 
 /** The marketing kind over a context. */
 export function marketingKind(ctx: AppContext): MailKind {
-  const pace = pacer(ctx.config.marketingSendRate);
   return {
     name: 'marketing',
     lane: {
@@ -38,19 +36,17 @@ export function marketingKind(ctx: AppContext): MailKind {
       // While API requests come in, a few: a campaign fills idle cores, not a busy loop.
       contendedConcurrency: Math.min(CONTENDED_CONCURRENCY, ctx.config.marketingConcurrency),
       idField: 'deliveryId',
-      gate: async (id) => {
-        if (!(await gate(ctx, id))) return false;
-        await pace();
-        return true;
+      sendRate: ctx.config.marketingSendRate,
+      checks: {
+        gate: (id) => gate(ctx, id),
+        onSkipped: (id) => settleSkipped(ctx, id),
+        onFailed: (id, error) => settleFailed(ctx, id, error),
       },
-      onSkipped: (id) => settleSkipped(ctx, id),
-      onFailed: (id, error) => settleFailed(ctx, id, error),
     },
     store: marketingStore(ctx),
-    // Links are rewritten while the email is rendered, where the template's own links are known.
+    // No link rewriter: links are tracked while the email is rendered, where the template's own links are known.
     tracker: {
-      rewriteLinks: (html) => html,
-      openPixelUrl: (id) => marketingUrls.open(ctx.publicUrl, ctx.keys.tracking, id),
+      openPixelUrl: (id) => tokenUrls.marketing.open(ctx.publicUrl, ctx.keys.tracking, id),
     },
     capture: captureStore(ctx),
     tracking: {
@@ -64,19 +60,6 @@ export function marketingKind(ctx: AppContext): MailKind {
       },
     },
     secure: secureLookup(ctx),
-  };
-}
-
-/** Spaces calls so that at most `perSecond` pass each second (0: no limit). */
-function pacer(perSecond: number): () => Promise<void> {
-  if (perSecond <= 0) return async () => undefined;
-  const gap = 1000 / perSecond;
-  let next = 0;
-  return async () => {
-    const now = Date.now();
-    const at = Math.max(now, next);
-    next = at + gap;
-    if (at > now) await sleep(at - now);
   };
 }
 

@@ -7,7 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { findDeliveryRow, findTemplateSource } from '../campaigns/deliveries.service.ts';
-import { verifyMarketingToken } from '../campaigns/tokens.ts';
+import { verifyToken } from '../../mail/tokens.ts';
 import type { SendContent } from '../campaigns/sends.service.ts';
 import { bumpSubscriberCount } from '../lists/lists.service.ts';
 import { addMembers, setMemberUnsubscribed, unsubscribeEverywhere } from '../subscribers/rows.service.ts';
@@ -35,7 +35,7 @@ export interface Preferences {
 const notFound = () => new AppError('not_found', 'no such preference link');
 
 async function subscriberOf(ctx: AppContext, token: string) {
-  const target = verifyMarketingToken(ctx.keys.tracking, token);
+  const target = verifyToken(ctx.keys.tracking, 'marketing', token);
   if (target?.kind !== 'preferences') throw notFound();
   const db = ctx.database.db;
   const d = await findDeliveryRow(db, target.deliveryId);
