@@ -62,7 +62,11 @@ export async function createScratchDatabase(
  */
 export async function createMigratedDatabase(dialect: Dialect = TEST_DIALECT): Promise<ScratchDatabase> {
   const template = process.env[TEMPLATE_ENV[dialect]];
-  if (template) return createScratchDatabase(dialect, template);
+  return template ? createScratchDatabase(dialect, template) : migrateEmptyDatabase(dialect);
+}
+
+/** Creates an empty database and applies every migration to it. */
+export async function migrateEmptyDatabase(dialect: Dialect): Promise<ScratchDatabase> {
   const scratch = await createScratchDatabase(dialect);
   const database = await connect(scratch.target);
   try {

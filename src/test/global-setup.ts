@@ -3,9 +3,8 @@
  * environment the test workers inherit; each test then copies it (test/database.ts) instead of migrating.
  */
 import { existsSync } from 'node:fs';
-import { connect, type Dialect } from '../db/connect.ts';
-import { migrateToLatest } from '../db/migrate.ts';
-import { adminQuery, createScratchDatabase, TEMPLATE_ENV } from './database.ts';
+import type { Dialect } from '../db/connect.ts';
+import { adminQuery, migrateEmptyDatabase, TEMPLATE_ENV } from './database.ts';
 
 /** The dialects of this run, from SEALPOST_TEST_DIALECTS (set by vitest.config.ts). */
 function dialects(): Dialect[] {
@@ -13,13 +12,7 @@ function dialects(): Dialect[] {
 }
 
 async function migratedTemplate(dialect: Dialect): Promise<{ name: string; drop(): Promise<void> }> {
-  const scratch = await createScratchDatabase(dialect);
-  const database = await connect(scratch.target);
-  try {
-    await migrateToLatest(database);
-  } finally {
-    await database.close();
-  }
+  const scratch = await migrateEmptyDatabase(dialect);
   if (scratch.target.dialect === 'sqlite') {
     // Closing checkpoints the write-ahead log into the file; tests copy the file alone, so it must be the whole database.
     if (existsSync(`${scratch.target.file}-wal`))
