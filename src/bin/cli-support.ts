@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import { ConfigError, loadConfig } from '../config/load.ts';
 import { AppError } from '../errors/app-error.ts';
 import { createLogger, openContext } from '../runtime.ts';
-import { StartError } from './start-checks.ts';
+import { checkMasterKeyOpensData, StartError } from './start-checks.ts';
 import { OpsError } from '../ops/ops-error.ts';
 
 /** Runs an administrative action against the configured database and closes it afterwards. */
@@ -15,6 +15,7 @@ export async function withContext<T>(
   const log = createLogger(config, 'stderr');
   const ctx = await openContext(config, log, opts);
   try {
+    if (opts.migrate !== false) await checkMasterKeyOpensData(config, ctx.database.db);
     return await action(ctx);
   } finally {
     await ctx.database.close();

@@ -12,7 +12,7 @@ import { loadConfig } from '../config/load.ts';
 import { createLogger, openContext } from '../runtime.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { markRequiredOptions, packageVersion } from './cli-help.ts';
-import { checkStartable, explainStartFailure } from './start-checks.ts';
+import { checkMasterKeyOpensData, checkStartable, explainStartFailure } from './start-checks.ts';
 
 const program = new Command('sealpost')
   .description('Sealpost: forms, transactional email and marketing for sensitive mail')
@@ -33,6 +33,10 @@ program
       const ctx = await openContext(config, log).catch((err: unknown) =>
         Promise.reject(explainStartFailure(err, config)),
       );
+      await checkMasterKeyOpensData(config, ctx.database.db).catch(async (err: unknown) => {
+        await ctx.database.close();
+        throw err;
+      });
       log.info({ roles, database: ctx.database.dialect }, 'starting sealpost');
       const running = await startRoles(ctx, roles).catch((err: unknown) =>
         Promise.reject(explainStartFailure(err, config)),

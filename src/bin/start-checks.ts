@@ -8,6 +8,9 @@ import { ConfigError, databaseTarget } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { redactUrl } from '../ops/redact-url.ts';
 import { pgDriver } from '../db/connect.ts';
+import type { Queryable } from '../db/types.ts';
+import { resolveMasterKey } from '../crypto/master-key.ts';
+import { checkKeyOnDatabase, masterKeySource, mismatchLine } from '../ops/master-key-check.ts';
 
 /** A start that cannot go on, with the one line to show. */
 export class StartError extends Error {
@@ -42,6 +45,17 @@ export async function checkStartable(config: Config): Promise<void> {
     return;
   }
   await probePostgres(target.url);
+}
+
+/**
+ * Refuses a master key that does not open the data already stored: a node with a mistyped key would accept mail and
+ * submissions that no node can read. The first start records a value sealed with its key, so later starts are checked
+ * whatever the database holds.
+ */
+export async function checkMasterKeyOpensData(config: Config, db: Queryable): Promise<void> {
+  const key = resolveMasterKey(config, databaseTarget(config));
+  const check = await checkKeyOnDatabase(db, key, masterKeySource(config), { record: true });
+  if (check.result === 'mismatch') throw new StartError(mismatchLine(check));
 }
 
 /** Creates `dir` when missing and fails unless this process may write into it. */

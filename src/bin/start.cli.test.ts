@@ -2,7 +2,7 @@
  * `sealpost start` as a user runs it, when it cannot start: each usual cause stops it with one line on standard error
  * naming the cause and the setting, and no stack trace. Also `--version` and required options in `--help`.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -57,6 +57,32 @@ describe(`sealpost start refusing to start (${TEST_DIALECT})`, () => {
     await new Promise((resolve) => busy?.close(resolve));
     await scratch?.drop();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a master key that does not open the data stored, naming the key that sealed it', async () => {
+    const first = randomBytes(32);
+    const other = randomBytes(32).toString('base64');
+    const fingerprint = (k: Buffer) => createHash('sha256').update(k).digest('hex').slice(0, 16);
+    const db = await createScratchDatabase();
+    try {
+      const vars = { ...base, SEALPOST_DATABASE_URL: db.url, SEALPOST_HTTP_PORT: String(busyPort) };
+      // The first start records its key's check value, then stops on the busy port.
+      const r1 = await sealpost(['start'], { ...vars, SEALPOST_MASTER_KEY: first.toString('base64') });
+      expectOneLine(r1, 1, 'already in use');
+      const r2 = await sealpost(['start'], { ...vars, SEALPOST_MASTER_KEY: other });
+      expectOneLine(
+        r2,
+        1,
+        'cannot start: the master key (SEALPOST_MASTER_KEY, fingerprint ',
+        'does not open the data already stored',
+        `sealed with the key of fingerprint ${fingerprint(first)}`,
+      );
+      // An administrative command with the wrong key is refused the same way before it writes anything.
+      const r3 = await sealpost(['user', 'list'], { ...vars, SEALPOST_MASTER_KEY: other });
+      expectOneLine(r3, 1, 'does not open the data already stored');
+    } finally {
+      await db.drop();
+    }
   });
 
   it('names SEALPOST_HTTP_PORT when the HTTP port is in use', async () => {

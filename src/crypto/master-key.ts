@@ -18,7 +18,12 @@ export function decodeMasterKey(text: string, name: string): Buffer {
  * Returns the master key. With PostgreSQL the key must come from configuration, because every node must share it.
  * With the embedded database a missing key is generated into `<dataDir>/master.key` with a loud warning.
  */
-export function resolveMasterKey(config: Config, target: DatabaseTarget, log?: Logger): Buffer {
+export function resolveMasterKey(
+  config: Config,
+  target: DatabaseTarget,
+  log?: Logger,
+  opts: { generate?: boolean } = {},
+): Buffer {
   if (config.masterKey) return decodeMasterKey(config.masterKey, 'SEALPOST_MASTER_KEY');
   if (target.dialect === 'postgres')
     throw new ConfigError(
@@ -26,6 +31,11 @@ export function resolveMasterKey(config: Config, target: DatabaseTarget, log?: L
     );
   const file = path.resolve(config.dataDir, 'master.key');
   if (existsSync(file)) return decodeMasterKey(readFileSync(file, 'utf8'), file);
+  // Backups and restores work on data sealed already: a key made now could open none of it.
+  if (opts.generate === false)
+    throw new ConfigError(
+      `no master key: put the key the data was sealed with in ${file} or SEALPOST_MASTER_KEY first`,
+    );
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   writeFileSync(file, randomBytes(32).toString('base64') + '\n', {
     mode: 0o600,

@@ -20,6 +20,7 @@ import * as m0018 from './migrations/0018_opt_in.ts';
 import * as m0019 from './migrations/0019_sealed_storage.ts';
 import * as m0020 from './migrations/0020_ed25519_dkim.ts';
 import * as m0021 from './migrations/0021_subscription_ids.ts';
+import * as m0022 from './migrations/0022_master_key_check.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0019_sealed_storage': m0019,
   '0020_ed25519_dkim': m0020,
   '0021_subscription_ids': m0021,
+  '0022_master_key_check': m0022,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -3,7 +3,14 @@
  * Each feature's table types live in db/tables/; they are re-exported here so repositories import from one place.
  */
 import type { Kysely, Transaction } from 'kysely';
-import type { CustomersTable, DomainsTable, ApiKeysTable, JobsTable, LeasesTable } from './tables/core.ts';
+import type {
+  CustomersTable,
+  DomainsTable,
+  ApiKeysTable,
+  JobsTable,
+  LeasesTable,
+  MasterKeyCheckTable,
+} from './tables/core.ts';
 import type {
   MessagesTable,
   MessageRecipientsTable,
@@ -74,6 +81,7 @@ export interface DB {
   api_keys: ApiKeysTable;
   jobs: JobsTable;
   leases: LeasesTable;
+  master_key_check: MasterKeyCheckTable;
   messages: MessagesTable;
   message_recipients: MessageRecipientsTable;
   message_links: MessageLinksTable;

@@ -138,6 +138,23 @@ describe.runIf(TEST_DIALECT === 'sqlite')('backup and restore of the embedded da
     expect(existsSync(path.join(other, 'sealpost.db'))).toBe(false);
   });
 
+  it('refuses to restore into a data directory without a master key, and makes no key of its own', async () => {
+    const out = path.join(dir, 'third.db');
+    const backup = await runSealpostWith(
+      { SEALPOST_DATABASE_URL: t.scratch.url, SEALPOST_MASTER_KEY: masterKey },
+      ['backup', '--out', out],
+    );
+    expect(backup.code, backup.stderr).toBe(0);
+    const empty = path.join(dir, 'empty');
+    const r = await runSealpostWith({ SEALPOST_DATA_DIR: empty }, ['restore', '--from', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      `configuration error: no master key: put the key the data was sealed with in ${path.join(empty, 'master.key')} or SEALPOST_MASTER_KEY first`,
+    );
+    expect(existsSync(path.join(empty, 'master.key'))).toBe(false);
+    expect(existsSync(path.join(empty, 'sealpost.db'))).toBe(false);
+  });
+
   it('refuses to overwrite an existing file', async () => {
     const out = path.join(dir, 'second.db');
     const r = await runSealpostWith(

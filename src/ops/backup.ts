@@ -41,7 +41,7 @@ export async function backupDatabase(
   if (existsSync(dest)) throw new OpsError(`${dest} already exists; choose another --out`);
   if (!existsSync(path.dirname(dest)))
     throw new OpsError(`the directory ${path.dirname(dest)} does not exist`);
-  const key = resolveMasterKey(config, databaseTarget(config));
+  const key = resolveMasterKey(config, databaseTarget(config), undefined, { generate: false });
   const started = Date.now();
   const db = openSqlite(source, true);
   try {
@@ -72,7 +72,7 @@ export async function restoreDatabase(
   const target = sqliteFile(config);
   const src = path.resolve(from);
   if (!existsSync(src)) throw new OpsError(`${src} does not exist`);
-  const key = resolveMasterKey(config, databaseTarget(config));
+  const key = resolveMasterKey(config, databaseTarget(config), undefined, { generate: false });
   const checked = inspect(src, key, masterKeySource(config));
   if (checked.masterKey.result === 'mismatch')
     throw new OpsError(

@@ -12,14 +12,14 @@ import type { Config } from '../config/schema.ts';
 import { decodeMasterKey } from '../crypto/master-key.ts';
 import { connect, type Database } from '../db/connect.ts';
 import { pendingMigrations } from '../db/migrate.ts';
-import { firstSealedDomain, listAllVerifiedDomains } from '../accounts/domains.repository.ts';
+import { listAllVerifiedDomains } from '../accounts/domains.repository.ts';
 import {
   checkDomainRecords,
   REQUIRED_PURPOSES,
   sendingHostOf,
   type TxtResolver,
 } from '../accounts/dns-checks.ts';
-import { keyFingerprint, masterKeySource, tryOpen } from './master-key-check.ts';
+import { checkKeyOnDatabase, keyFingerprint, masterKeySource } from './master-key-check.ts';
 import { redactUrl } from './redact-url.ts';
 import { bounceDomainOf } from '../mail/return-path.ts';
 
@@ -112,11 +112,15 @@ async function checkMasterKey(config: Config, database: Database, add: Add): Pro
   } catch (err) {
     return add('master key', 'fail', (err as Error).message);
   }
-  const row = await firstSealedDomain(database.db);
+  const check = await checkKeyOnDatabase(database.db, key, source);
   const described = `${source}, fingerprint ${keyFingerprint(key)}`;
-  if (!row) return add('master key', 'ok', `${described}; nothing encrypted yet to check it against`);
-  if (tryOpen(key, row) === 'ok') add('master key', 'ok', `${described}; decrypts stored data`);
-  else add('master key', 'fail', `${described}; does NOT decrypt stored data (another key was used)`);
+  if (check.result === 'nothing-sealed')
+    return add('master key', 'ok', `${described}; nothing encrypted yet to check it against`);
+  if (check.result === 'ok') add('master key', 'ok', `${described}; decrypts stored data`);
+  else {
+    const by = check.sealedBy ? `, sealed with the key of fingerprint ${check.sealedBy}` : '';
+    add('master key', 'fail', `${described}; does NOT decrypt stored data (another key was used${by})`);
+  }
 }
 
 function checkCertificate(config: Config, opts: DoctorOptions, add: Add): void {

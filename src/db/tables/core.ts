@@ -61,6 +61,15 @@ export interface JobsTable {
   finished_at: number | null;
 }
 
+/** The one value sealed with the master key at the first start (row 1), checked at every start. */
+export interface MasterKeyCheckTable {
+  id: number;
+  /** The fingerprint of the key that sealed it: named when another key is refused. */
+  fingerprint: string;
+  sealed: string;
+  created_at: number;
+}
+
 export interface LeasesTable {
   name: string;
   owner: string;
