@@ -18,17 +18,20 @@ import { mailingBySubject, requireMailing } from '../mailings/mailings.service.t
 import { ensureDefaultList, requireList } from '../lists/lists.service.ts';
 import { requireDynamicList } from '../segments/segments.service.ts';
 import { EXPAND_QUEUE, expandJobKey } from './expand.ts';
-import { sealCampaignLink } from './link-targets.ts';
-import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
+import { sealCampaignLink } from '../deliveries/link-targets.ts';
+import type { SendContent } from '../deliveries/content.ts';
+import {
+  finishIfSettled,
+  lockSendState,
+  MARKETING_DELIVERY_QUEUE,
+  requeueParked,
+} from '../deliveries/deliveries.service.ts';
 import {
   findSend,
-  finishIfSettled,
   findSendByJid,
   insertSend,
   insertSendLinks,
-  lockSendState,
   moveSend,
-  requeueParked,
   scheduledSends,
   sendsOfMailingRows,
   type SendRow,
@@ -37,20 +40,6 @@ import { checkTemplate } from '../mailings/personalise.ts';
 
 /** A stored send, as the rooms above campaigns read it. */
 export type { SendRow };
-
-/** Content frozen when a send is created: later edits of the mailing do not change a send. */
-export interface SendContent {
-  subject: string;
-  html: string | null;
-  text: string | null;
-  fromEmail: string;
-  fromName: string;
-  customerName: string | null;
-  /** The account's postal address when the send started, for the footer and `{{postal_address}}`. */
-  postalAddress?: string | null;
-  /** Extra recipients (not subscribers), written as deliveries when the send starts. */
-  recipientEmails?: string[];
-}
 
 /** What a send or a schedule asks for, as received. */
 export interface SendRequest {
