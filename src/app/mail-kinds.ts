@@ -7,7 +7,7 @@ import type { MailKind } from '../delivery/kind.ts';
 import { deliveryWork } from '../delivery/delivery.worker.ts';
 import { timedTransport } from '../http/pipeline-metrics.ts';
 import { transactionalKind } from '../email/mail-kind.ts';
-import { marketingKind } from '../marketing/campaigns/mail-kind.ts';
+import { marketingKind } from '../marketing/deliveries/mail-kind.ts';
 
 /** Transactional and marketing mail over a context. */
 export function mailKinds(ctx: AppContext): MailKind[] {

@@ -5,7 +5,7 @@
 import type { AppContext } from '../context.ts';
 import type { ReportHandlers } from '../smtp/bounce-inbox.ts';
 import { applyTransactionalReport } from '../email/reports.service.ts';
-import { applyMarketingReport } from '../marketing/campaigns/reports.ts';
+import { applyMarketingReport } from '../marketing/deliveries/reports.ts';
 
 /** The report handlers of a running SMTP role. */
 export function reportHandlers(ctx: AppContext): ReportHandlers {

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { action, output, withContext } from './cli-support.ts';
 import { getAccount } from '../accounts/accounts.service.ts';
 import { capturedById, capturedOfAccount, type CapturedMessage } from '../email/captured.service.ts';
-import { capturedOfSend } from '../marketing/campaigns/captured.ts';
+import { capturedOfSend } from '../marketing/deliveries/captured.ts';
 
 const summary = (c: CapturedMessage) =>
   `${c.id}\t${c.created_at}\t${c.sourceTrackingId}\t${c.envelope_from} -> ${c.envelope_to}`;

@@ -1,12 +1,12 @@
 /**
  * The background work of marketing: drip steps and enrolment, campaign expansion, subscriber imports, exports, capture
- * retention. Its delivery lane is a mail kind's (`campaigns/mail-kind.ts`).
+ * retention. Its delivery lane is a mail kind's (`deliveries/mail-kind.ts`).
  */
 import type { BackgroundWork } from '../jobs/jobs.worker.ts';
 import { dripQueues } from './drips/drips.engine.ts';
 import { dripTasks } from './drips/drips.enroll.ts';
 import { expansionQueue, EXPAND_QUEUE } from './campaigns/expand.ts';
-import { marketingRetentionTask } from './campaigns/captured.ts';
+import { marketingRetentionTask } from './deliveries/captured.ts';
 import { importQueue } from './imports/import.run.ts';
 import { EXPORT_QUEUE } from './exports/exports.service.ts';
 import { exportQueue } from './exports/exports.queue.ts';

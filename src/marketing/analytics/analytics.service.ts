@@ -23,7 +23,7 @@ import {
   type PageOf,
   type TargetRanks,
 } from './analytics.repository.ts';
-import { openCampaignLink, type LinkOwner } from '../campaigns/link-targets.ts';
+import { openCampaignLink, type LinkOwner } from '../deliveries/link-targets.ts';
 import type {
   LINK_SUBSCRIBER_ORDER,
   SENDS_TABLE_ORDER,

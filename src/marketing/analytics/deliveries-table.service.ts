@@ -2,7 +2,7 @@
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { resolveId } from '../ids.repository.ts';
-import { openCampaignLink } from '../campaigns/link-targets.ts';
+import { openCampaignLink } from '../deliveries/link-targets.ts';
 import { clickedLinksOf, pageOfDeliveries } from './analytics.repository.ts';
 import type { DELIVERIES_TABLE_ORDER } from './analytics.schemas.ts';
 import { given, iso, missing, pageOf, requireSend, type ListQuery } from './analytics.service.ts';

@@ -3,7 +3,7 @@
  * send started, then per day; its delivered, bounced and unsubscribed totals; and each link with its clicks and the
  * number of people who clicked it. Everything is counted by the database from deliveries and link clicks.
  */
-import { openCampaignLink } from '../campaigns/link-targets.ts';
+import { openCampaignLink } from '../deliveries/link-targets.ts';
 import type { AppContext } from '../../context.ts';
 import { requireSend, type SendRow } from '../campaigns/sends.service.ts';
 import { pageOfSendLinks } from './analytics.repository.ts';

@@ -18,7 +18,7 @@ import { keyOf, marketingClient } from '../marketing.test-support.ts';
 import { listOfMany, startSendOf } from './sends.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
 import { expandSlice } from './expand.ts';
-import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
+import { MARKETING_DELIVERY_QUEUE } from '../deliveries/deliveries.service.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const LEASE_MS = 1000;

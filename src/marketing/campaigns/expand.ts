@@ -10,9 +10,13 @@ import type { AppContext } from '../../context.ts';
 import type { Pace, QueueSpec } from '../../jobs/worker.ts';
 import { PermanentJobError } from '../../jobs/retry.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
-import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
 import { pipelineMetrics } from '../../http/pipeline-metrics.ts';
-import { findSendById, finishIfSettled, freezeSend, lockSendState } from './sends.repository.ts';
+import { findSendById, freezeSend } from './sends.repository.ts';
+import {
+  finishIfSettled,
+  lockSendState,
+  MARKETING_DELIVERY_QUEUE,
+} from '../deliveries/deliveries.service.ts';
 import {
   advanceExpansion,
   expandBatch,
@@ -20,7 +24,7 @@ import {
   markExpanded,
   nextBatchBound,
 } from './expansion.repository.ts';
-import type { SendContent } from './sends.service.ts';
+import type { SendContent } from '../deliveries/content.ts';
 import { currentFilters, filterSql } from '../segments/segments.service.ts';
 import type { Filters } from '../segments/filters.ts';
 

@@ -7,8 +7,12 @@ import type { Dialect } from '../../db/connect.ts';
 import { randomUuidSql } from '../../db/uuid-sql.ts';
 import type { Queryable } from '../../db/types.ts';
 import { enqueueEach } from '../../jobs/jobs.repository.ts';
-import { enqueueDeliveries, MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
-import { bumpCampaign, type SendRow } from './sends.repository.ts';
+import {
+  bumpCampaign,
+  enqueueDeliveries,
+  MARKETING_DELIVERY_QUEUE,
+} from '../deliveries/deliveries.service.ts';
+import type { SendRow } from './sends.repository.ts';
 
 /** The SQL condition a member `m` of list `listId` meets when it may receive campaigns (confirmed, or not asked). */
 const confirmedOrNotAsked = (listId: number) =>

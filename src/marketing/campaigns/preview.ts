@@ -8,7 +8,7 @@ import { postalAddressOf } from '../../accounts/settings.service.ts';
 import { requireMailing } from '../mailings/mailings.service.ts';
 import { loadPersonalisation } from '../mailings/personalise.ts';
 import { findByEmailKey } from '../subscribers/rows.service.ts';
-import { renderEmail, templateOfSource } from './content.ts';
+import { renderEmail, templateOfSource } from '../deliveries/content.ts';
 
 /** What the preview shows. */
 export interface MailingPreview {

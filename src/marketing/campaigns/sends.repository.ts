@@ -1,26 +1,12 @@
 /**
- * SQL of campaign sends: the send rows and their states, the send's links, and the counters kept on sends and
- * mailings. Expanding a send's audience into deliveries is in expansion.repository.ts.
+ * SQL of campaign sends: the send rows and their states, and the send's links. Expanding a send's audience into
+ * deliveries is in expansion.repository.ts; the counters its deliveries add to a send and its mailing, and the send's
+ * completion, are the deliveries' (deliveries/send-progress.repository.ts).
  */
-import { sql, type Insertable, type Selectable } from 'kysely';
-import type { Dialect } from '../../db/connect.ts';
-import { precompile } from '../../db/precompiled.ts';
+import type { Insertable, Selectable } from 'kysely';
 import type { CampaignMailingSendsTable, Queryable } from '../../db/types.ts';
-import { enqueueDeliveries } from './queue.repository.ts';
 
 export type SendRow = Selectable<CampaignMailingSendsTable>;
-
-/** Counter columns a send and its mailing share. */
-export type CampaignCounter =
-  | 'sent_count'
-  | 'delivered_count'
-  | 'viewed_count'
-  | 'clicked_count'
-  | 'bounced_count'
-  | 'soft_bounced_count'
-  | 'hard_bounced_count'
-  | 'unsubscribed_count'
-  | 'global_unsubscribed_count';
 
 export async function insertSend(db: Queryable, row: Insertable<CampaignMailingSendsTable>): Promise<number> {
   const r = await db
@@ -110,28 +96,6 @@ export async function freezeSend(
   return Number(r.numUpdatedRows) > 0;
 }
 
-// The marketing gate reads it for every delivery of a send (see db/precompiled.ts).
-const sendStateQuery = precompile((db, v: { id: number }) =>
-  db.selectFrom('campaign_mailing_sends').select('state').where('id', '=', v.id),
-);
-
-/** The send's state, locking its row on PostgreSQL (unless `lock` is false) so that pause and resume wait for this transaction. */
-export async function lockSendState(
-  db: Queryable,
-  dialect: Dialect,
-  id: number,
-  lock = true,
-): Promise<string | undefined> {
-  if (!(lock && dialect === 'postgres')) return (await sendStateQuery(db, { id })).rows[0]?.state;
-  const row = await db
-    .selectFrom('campaign_mailing_sends')
-    .select('state')
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
-  return row?.state;
-}
-
 /** Stores the tracked links of a send's HTML by position, their targets as given (sealed by the caller). */
 export async function insertSendLinks(
   db: Queryable,
@@ -145,83 +109,6 @@ export async function insertSendLinks(
         links.slice(i, i + 500).map((l) => ({ send_id: sendId, html_id: l.position, target_url: l.url })),
       )
       .execute();
-}
-
-/** Adds to counters of a send (when there is one: drip emails have none) and of its mailing. */
-export async function bumpCampaign(
-  db: Queryable,
-  sendId: number | null,
-  mailingId: number,
-  counters: Partial<Record<CampaignCounter, number>>,
-  now: number,
-): Promise<void> {
-  if (!Object.values(counters).some((v) => v !== 0)) return;
-  if (sendId !== null) await addToSend(db, sendId, counters, 0, now);
-  await addToMailing(db, mailingId, counters);
-}
-
-/** The SET of an increment of each non-zero counter. */
-function increments(counters: Partial<Record<string, number>>) {
-  return Object.fromEntries(
-    Object.entries(counters)
-      .filter(([, by]) => by !== 0)
-      .map(([col, by]) => [col, sql`${sql.ref(col)} + ${by}`]),
-  );
-}
-
-/** Adds to a send's counters and to its count of settled deliveries, in one statement. */
-export async function addToSend(
-  db: Queryable,
-  sendId: number,
-  counters: Partial<Record<CampaignCounter, number>>,
-  settled: number,
-  now: number,
-): Promise<void> {
-  await db
-    .updateTable('campaign_mailing_sends')
-    .set({ ...increments({ ...counters, settled_count: settled }), updated_at: now })
-    .where('id', '=', sendId)
-    .execute();
-}
-
-/** Adds to a mailing's counters. */
-export async function addToMailing(
-  db: Queryable,
-  mailingId: number,
-  counters: Partial<Record<CampaignCounter, number>>,
-): Promise<void> {
-  const set = increments(counters);
-  if (Object.keys(set).length > 0)
-    await db.updateTable('campaign_mailings').set(set).where('id', '=', mailingId).execute();
-}
-
-/** Marks a send sent once it is fully expanded and every audience delivery settled. */
-export async function finishIfSettled(db: Queryable, sendId: number, now: number): Promise<boolean> {
-  const r = await db
-    .updateTable('campaign_mailing_sends')
-    .set({ state: 'sent', finished_at: now, updated_at: now })
-    .where('id', '=', sendId)
-    .where('state', '=', 'sending')
-    .whereRef('settled_count', '>=', 'audience_count')
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
-}
-
-/** Parks the send's waiting deliveries (on pause) or queues them again with new work rows (on resume). */
-export async function requeueParked(db: Queryable, sendId: number, now: number): Promise<number> {
-  const rows = await db
-    .updateTable('marketing_deliveries')
-    .set({ status: 'queued', updated_at: now })
-    .where('send_id', '=', sendId)
-    .where('status', '=', 'paused')
-    .returning('id')
-    .execute();
-  await enqueueDeliveries(
-    db,
-    rows.map((r) => r.id),
-    now,
-  );
-  return rows.length;
 }
 
 /** The latest sends of one mailing, newest first. */

@@ -121,122 +121,139 @@ const scheduleAnswer = (s: SendRow) => ({
 /** Registers the send routes. */
 export function sendRoutes(app: TypedApp, ctx: AppContext): void {
   for (const prefix of MARKETING_PREFIXES) {
-    const common = marketingSchemaBase(prefix);
-    app.post(
-      `${prefix}/campaign_mailing_sends`,
-      {
-        schema: {
-          ...common,
-          summary: 'Send a campaign mailing to a list now',
-          body: SendBody,
-          response: { 200: Empty, ...MARKETING_ERRORS },
-        },
-      },
-      async (req, reply) => {
-        const b = req.body.campaign_mailing_send;
-        const send = await createSend(ctx, principalOf(req, 'marketing').customerId, {
-          mailingId: req.body.campaign_mailing_id,
-          listId: b.subscription_list_id,
-          dynamicListId: b.dynamic_list_id ?? req.body.dynamic_list_id,
-          fromEmail: b.from_email,
-          fromName: b.from_name,
-          senderEmail: b.sender_email,
-          customerName: b.customer_name,
-          subject: b.subject,
-          recipientEmails: b.recipient_emails,
-        });
-        reply.header('sealpost-campaign-mailing-send-id', send.uuid);
-        return {};
-      },
-    );
-    app.post(
-      `${prefix}/campaign_mailing_schedules`,
-      {
-        schema: {
-          ...common,
-          summary:
-            'Schedule a campaign mailing (named by campaign_mailing_id, or by its subject) to a list at send_at',
-          body: ScheduleBody,
-          response: { 200: Type.Object({ data: ScheduleAnswer }), ...MARKETING_ERRORS },
-        },
-      },
-      async (req, reply) => {
-        const b = req.body;
-        const send = await createSend(ctx, principalOf(req, 'marketing').customerId, {
-          mailingId: b.campaign_mailing_id,
-          subject: b.subject,
-          listId: b.subscription_list_id,
-          dynamicListId: b.dynamic_list_id,
-          fromEmail: b.from_email,
-          fromName: b.from_name,
-          senderEmail: b.sender_email,
-          customerName: b.customer_name,
-          recipientEmails: b.recipient_emails,
-          sendAt: parseSendAt(b.send_at),
-        });
-        reply.header('sealpost-campaign-mailing-send-id', send.uuid);
-        return { data: scheduleAnswer(send) };
-      },
-    );
-    app.get(
-      `${prefix}/campaign_mailing_schedules`,
-      {
-        schema: {
-          ...common,
-          summary: 'Sends still waiting for their time, soonest first',
-          response: { 200: Type.Object({ data: Type.Array(SendSchema) }), ...MARKETING_ERRORS },
-        },
-      },
-      async (req) => ({
-        data: await sendViews(
-          ctx.database.reader,
-          await schedulesOf(ctx, principalOf(req, 'marketing').customerId),
-        ),
-      }),
-    );
-    app.delete(
-      `${prefix}/campaign_mailing_schedules/:jid`,
-      {
-        schema: {
-          ...common,
-          summary: 'Cancel a scheduled send before its time',
-          params: Type.Object({ jid: Type.String({ maxLength: 64 }) }, { additionalProperties: true }),
-          response: { 200: Type.Object({ data: SendSchema }), ...MARKETING_ERRORS },
-        },
-      },
-      async (req) => ({
-        data: await sendViewOf(
-          ctx.database.reader,
-          await cancelSchedule(ctx, principalOf(req, 'marketing').customerId, req.params.jid),
-        ),
-      }),
-    );
-    const one = (summary: string, run: (customerId: number, id: string) => Promise<SendRow>) => ({
+    startRoutes(app, ctx, prefix);
+    scheduleRoutes(app, ctx, prefix);
+    oneSendRoutes(app, ctx, prefix);
+  }
+}
+
+/** Starting a send: now, or at `send_at`. */
+function startRoutes(app: TypedApp, ctx: AppContext, prefix: string): void {
+  const common = marketingSchemaBase(prefix);
+  app.post(
+    `${prefix}/campaign_mailing_sends`,
+    {
       schema: {
         ...common,
-        summary,
-        params: Type.Object({ id: Type.String({ maxLength: 40 }) }, { additionalProperties: true }),
+        summary: 'Send a campaign mailing to a list now',
+        body: SendBody,
+        response: { 200: Empty, ...MARKETING_ERRORS },
+      },
+    },
+    async (req, reply) => {
+      const b = req.body.campaign_mailing_send;
+      const send = await createSend(ctx, principalOf(req, 'marketing').customerId, {
+        mailingId: req.body.campaign_mailing_id,
+        listId: b.subscription_list_id,
+        dynamicListId: b.dynamic_list_id ?? req.body.dynamic_list_id,
+        fromEmail: b.from_email,
+        fromName: b.from_name,
+        senderEmail: b.sender_email,
+        customerName: b.customer_name,
+        subject: b.subject,
+        recipientEmails: b.recipient_emails,
+      });
+      reply.header('sealpost-campaign-mailing-send-id', send.uuid);
+      return {};
+    },
+  );
+  app.post(
+    `${prefix}/campaign_mailing_schedules`,
+    {
+      schema: {
+        ...common,
+        summary:
+          'Schedule a campaign mailing (named by campaign_mailing_id, or by its subject) to a list at send_at',
+        body: ScheduleBody,
+        response: { 200: Type.Object({ data: ScheduleAnswer }), ...MARKETING_ERRORS },
+      },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      const send = await createSend(ctx, principalOf(req, 'marketing').customerId, {
+        mailingId: b.campaign_mailing_id,
+        subject: b.subject,
+        listId: b.subscription_list_id,
+        dynamicListId: b.dynamic_list_id,
+        fromEmail: b.from_email,
+        fromName: b.from_name,
+        senderEmail: b.sender_email,
+        customerName: b.customer_name,
+        recipientEmails: b.recipient_emails,
+        sendAt: parseSendAt(b.send_at),
+      });
+      reply.header('sealpost-campaign-mailing-send-id', send.uuid);
+      return { data: scheduleAnswer(send) };
+    },
+  );
+}
+
+/** The scheduled sends and the cancellation of one before its time. */
+function scheduleRoutes(app: TypedApp, ctx: AppContext, prefix: string): void {
+  const common = marketingSchemaBase(prefix);
+  app.get(
+    `${prefix}/campaign_mailing_schedules`,
+    {
+      schema: {
+        ...common,
+        summary: 'Sends still waiting for their time, soonest first',
+        response: { 200: Type.Object({ data: Type.Array(SendSchema) }), ...MARKETING_ERRORS },
+      },
+    },
+    async (req) => ({
+      data: await sendViews(
+        ctx.database.reader,
+        await schedulesOf(ctx, principalOf(req, 'marketing').customerId),
+      ),
+    }),
+  );
+  app.delete(
+    `${prefix}/campaign_mailing_schedules/:jid`,
+    {
+      schema: {
+        ...common,
+        summary: 'Cancel a scheduled send before its time',
+        params: Type.Object({ jid: Type.String({ maxLength: 64 }) }, { additionalProperties: true }),
         response: { 200: Type.Object({ data: SendSchema }), ...MARKETING_ERRORS },
       },
-      handler: async (req: { params: { id: string } }, customerId: number): Promise<{ data: SendView }> => ({
-        data: await sendViewOf(ctx.database.reader, await run(customerId, req.params.id)),
-      }),
-    });
-    const show = one('One send with its state and counters', (c, id) =>
-      requireSend(ctx.database.reader, c, id),
-    );
-    app.get(`${prefix}/campaign_mailing_sends/:id`, { schema: show.schema }, (req) =>
-      show.handler(req, principalOf(req, 'marketing').customerId),
-    );
-    const pause = one('Pause a running send: no new email starts until it is resumed', (c, id) =>
-      pauseSend(ctx, c, id),
-    );
-    app.post(`${prefix}/campaign_mailing_sends/:id/pause`, { schema: pause.schema }, (req) =>
-      pause.handler(req, principalOf(req, 'marketing').customerId),
-    );
-    const resume = one('Resume a paused send', (c, id) => resumeSend(ctx, c, id));
-    app.post(`${prefix}/campaign_mailing_sends/:id/resume`, { schema: resume.schema }, (req) =>
-      resume.handler(req, principalOf(req, 'marketing').customerId),
-    );
-  }
+    },
+    async (req) => ({
+      data: await sendViewOf(
+        ctx.database.reader,
+        await cancelSchedule(ctx, principalOf(req, 'marketing').customerId, req.params.jid),
+      ),
+    }),
+  );
+}
+
+/** One send with its state and counters, and pausing and resuming it. */
+function oneSendRoutes(app: TypedApp, ctx: AppContext, prefix: string): void {
+  const common = marketingSchemaBase(prefix);
+  const one = (summary: string, run: (customerId: number, id: string) => Promise<SendRow>) => ({
+    schema: {
+      ...common,
+      summary,
+      params: Type.Object({ id: Type.String({ maxLength: 40 }) }, { additionalProperties: true }),
+      response: { 200: Type.Object({ data: SendSchema }), ...MARKETING_ERRORS },
+    },
+    handler: async (req: { params: { id: string } }, customerId: number): Promise<{ data: SendView }> => ({
+      data: await sendViewOf(ctx.database.reader, await run(customerId, req.params.id)),
+    }),
+  });
+  const show = one('One send with its state and counters', (c, id) =>
+    requireSend(ctx.database.reader, c, id),
+  );
+  app.get(`${prefix}/campaign_mailing_sends/:id`, { schema: show.schema }, (req) =>
+    show.handler(req, principalOf(req, 'marketing').customerId),
+  );
+  const pause = one('Pause a running send: no new email starts until it is resumed', (c, id) =>
+    pauseSend(ctx, c, id),
+  );
+  app.post(`${prefix}/campaign_mailing_sends/:id/pause`, { schema: pause.schema }, (req) =>
+    pause.handler(req, principalOf(req, 'marketing').customerId),
+  );
+  const resume = one('Resume a paused send', (c, id) => resumeSend(ctx, c, id));
+  app.post(`${prefix}/campaign_mailing_sends/:id/resume`, { schema: resume.schema }, (req) =>
+    resume.handler(req, principalOf(req, 'marketing').customerId),
+  );
 }

@@ -18,17 +18,20 @@ import { mailingBySubject, requireMailing } from '../mailings/mailings.service.t
 import { ensureDefaultList, requireList } from '../lists/lists.service.ts';
 import { requireDynamicList } from '../segments/segments.service.ts';
 import { EXPAND_QUEUE, expandJobKey } from './expand.ts';
-import { sealCampaignLink } from './link-targets.ts';
-import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
+import { sealCampaignLink } from '../deliveries/link-targets.ts';
+import type { SendContent } from '../deliveries/content.ts';
+import {
+  finishIfSettled,
+  lockSendState,
+  MARKETING_DELIVERY_QUEUE,
+  requeueParked,
+} from '../deliveries/deliveries.service.ts';
 import {
   findSend,
-  finishIfSettled,
   findSendByJid,
   insertSend,
   insertSendLinks,
-  lockSendState,
   moveSend,
-  requeueParked,
   scheduledSends,
   sendsOfMailingRows,
   type SendRow,
@@ -37,20 +40,6 @@ import { checkTemplate } from '../mailings/personalise.ts';
 
 /** A stored send, as the rooms above campaigns read it. */
 export type { SendRow };
-
-/** Content frozen when a send is created: later edits of the mailing do not change a send. */
-export interface SendContent {
-  subject: string;
-  html: string | null;
-  text: string | null;
-  fromEmail: string;
-  fromName: string;
-  customerName: string | null;
-  /** The account's postal address when the send started, for the footer and `{{postal_address}}`. */
-  postalAddress?: string | null;
-  /** Extra recipients (not subscribers), written as deliveries when the send starts. */
-  recipientEmails?: string[];
-}
 
 /** What a send or a schedule asks for, as received. */
 export interface SendRequest {
@@ -91,6 +80,26 @@ export async function createSend(
 ): Promise<SendRow> {
   const db = ctx.database.db;
   const mailing = await resolveMailing(db, customerId, req);
+  const audience = await resolveAudience(db, customerId, req);
+  const content = await frozenContent(ctx, customerId, req, mailing);
+  const sendAt = req.sendAt ?? now;
+  const send = await db
+    .transaction()
+    .execute((trx) =>
+      storeSend(ctx, trx, customerId, { mailingId: mailing.id, audience, content, req, sendAt, now }),
+    );
+  ctx.wake(EXPAND_QUEUE);
+  return send;
+}
+
+type Mailing = Awaited<ReturnType<typeof resolveMailing>>;
+type Audience = Awaited<ReturnType<typeof resolveAudience>>;
+
+/**
+ * The list a send goes to (the default list when only a dynamic list is named), the dynamic list narrowing it, and the
+ * list name the send shows.
+ */
+async function resolveAudience(db: Queryable, customerId: number, req: SendRequest) {
   const dynamic =
     req.dynamicListId === undefined || req.dynamicListId === null || req.dynamicListId === ''
       ? null
@@ -100,6 +109,21 @@ export async function createSend(
     req.listId === undefined
       ? await ensureDefaultList(db, customerId)
       : await requireList(db, customerId, req.listId);
+  const name = !dynamic
+    ? list.name
+    : req.listId === undefined
+      ? dynamic.name
+      : `${list.name} / ${dynamic.name}`;
+  return { list, dynamic, name };
+}
+
+/** Checks the addresses and overrides of a send request and freezes the content the send will deliver. */
+async function frozenContent(
+  ctx: AppContext,
+  customerId: number,
+  req: SendRequest,
+  mailing: Mailing,
+): Promise<SendContent> {
   const fromEmail = requireAddress('from_email', req.fromEmail ?? mailing.from_email ?? undefined);
   if (req.senderEmail !== undefined && req.senderEmail !== '')
     requireAddress('sender_email', req.senderEmail);
@@ -114,12 +138,11 @@ export async function createSend(
         details: [{ field: 'from_email', message: 'domain is not verified' }],
       },
     );
-  const html = mailing.html_part;
   // A schedule naming its mailing by subject sends the mailing's own subject; otherwise a subject given overrides it.
   const subject = (req.mailingId !== undefined && req.subject?.trim()) || mailing.subject;
-  const content: SendContent = {
+  return {
     subject: checkOverride('subject', subject, true),
-    html,
+    html: mailing.html_part,
     text: mailing.text_part,
     fromEmail,
     fromName: checkOverride('from_name', req.fromName?.trim() || mailing.from_name || '', false),
@@ -127,51 +150,58 @@ export async function createSend(
     postalAddress: await postalAddressOf(ctx, customerId),
     recipientEmails: extra,
   };
-  const sendAt = req.sendAt ?? now;
-  const scheduled = sendAt > now;
-  const send = await db.transaction().execute(async (trx) => {
-    const id = await insertSend(trx, {
-      customer_id: customerId,
-      campaign_mailing_id: mailing.id,
-      subscription_list_id: list.id,
-      subscription_list_name: !dynamic
-        ? list.name
-        : req.listId === undefined
-          ? dynamic.name
-          : `${list.name} / ${dynamic.name}`,
-      dynamic_list_id: dynamic?.id ?? null,
-      dynamic_filters: dynamic?.filters ?? null,
-      state: scheduled ? 'scheduled' : 'expanding',
-      jid: randomBytes(12).toString('hex'),
-      send_at: sendAt,
-      content: JSON.stringify(content),
-      frozen_at: null,
-      customer_name: content.customerName,
-      sender_email: req.senderEmail?.trim() || null,
-      created_at: now,
-      sent_at: null,
-      finished_at: null,
-      updated_at: now,
-    });
-    if (html)
-      await insertSendLinks(
-        trx,
-        id,
-        findLinks(html).map((l) => ({
-          position: l.position,
-          url: sealCampaignLink(ctx.sealer, { sendId: id }, l.position, l.url),
-        })),
-      );
-    const row = (await findSend(trx, customerId, id))!;
-    await enqueueJob(
-      trx,
-      { queue: EXPAND_QUEUE, payload: { sendId: id }, runAt: sendAt, uniqueKey: expandJobKey(id, 0) },
-      now,
-    );
-    return row;
+}
+
+/** Writes a send with its tracked links and its expansion work row, in the caller's transaction. */
+async function storeSend(
+  ctx: AppContext,
+  trx: Queryable,
+  customerId: number,
+  s: {
+    mailingId: number;
+    audience: Audience;
+    content: SendContent;
+    req: SendRequest;
+    sendAt: number;
+    now: number;
+  },
+): Promise<SendRow> {
+  const { audience, content, sendAt, now } = s;
+  const id = await insertSend(trx, {
+    customer_id: customerId,
+    campaign_mailing_id: s.mailingId,
+    subscription_list_id: audience.list.id,
+    subscription_list_name: audience.name,
+    dynamic_list_id: audience.dynamic?.id ?? null,
+    dynamic_filters: audience.dynamic?.filters ?? null,
+    state: sendAt > now ? 'scheduled' : 'expanding',
+    jid: randomBytes(12).toString('hex'),
+    send_at: sendAt,
+    content: JSON.stringify(content),
+    frozen_at: null,
+    customer_name: content.customerName,
+    sender_email: s.req.senderEmail?.trim() || null,
+    created_at: now,
+    sent_at: null,
+    finished_at: null,
+    updated_at: now,
   });
-  ctx.wake(EXPAND_QUEUE);
-  return send;
+  if (content.html)
+    await insertSendLinks(
+      trx,
+      id,
+      findLinks(content.html).map((l) => ({
+        position: l.position,
+        url: sealCampaignLink(ctx.sealer, { sendId: id }, l.position, l.url),
+      })),
+    );
+  const row = (await findSend(trx, customerId, id))!;
+  await enqueueJob(
+    trx,
+    { queue: EXPAND_QUEUE, payload: { sendId: id }, runAt: sendAt, uniqueKey: expandJobKey(id, 0) },
+    now,
+  );
+  return row;
 }
 
 /** A header value a send overrides: one line, and for the subject a template that renders. */

@@ -15,7 +15,7 @@ import {
   deliveryEngagement,
   enqueueDripDelivery,
   MARKETING_DELIVERY_QUEUE,
-} from '../campaigns/deliveries.service.ts';
+} from '../deliveries/deliveries.service.ts';
 import { parseGraph, type DripNode, type DripGraph } from './drips.graph.ts';
 import {
   accountMailingIds,

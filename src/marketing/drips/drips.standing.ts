@@ -1,6 +1,6 @@
 /** Whether a drip may still mail a subscriber: its address, and its standing on the drip's list. */
 import type { Queryable } from '../../db/types.ts';
-import { subscriberReachable } from '../campaigns/deliveries.service.ts';
+import { subscriberReachable } from '../deliveries/deliveries.service.ts';
 import { subscriberEmail } from './drips.repository.ts';
 
 /** The subscriber's email and whether it may still be mailed on the list (subscribed globally and on the list). */

@@ -9,7 +9,7 @@ import { sinkTestBed } from '../campaigns/sends.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
 import { keyOf, makeList, makeSubscriber } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
-import { subscriberReachable } from '../campaigns/deliveries.repository.ts';
+import { subscriberReachable } from '../deliveries/deliveries.repository.ts';
 import { subscribersOf } from '../subscribers/subscribers.service.ts';
 import { startImport, uploadImport, importOf } from '../imports/imports.service.ts';
 import { CONFIRM_TTL_MS, confirmByToken, setListOptIn, unconfirmedMembers } from './optin.service.ts';

@@ -6,9 +6,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { findDeliveryRow, findTemplateSource } from '../campaigns/deliveries.service.ts';
+import { findDeliveryRow, findTemplateSource } from '../deliveries/deliveries.service.ts';
 import { verifyToken } from '../../mail/tokens.ts';
-import type { SendContent } from '../campaigns/sends.service.ts';
+import type { SendContent } from '../deliveries/content.ts';
 import { bumpSubscriberCount } from '../lists/lists.service.ts';
 import { addMembers, setMemberUnsubscribed, unsubscribeEverywhere } from '../subscribers/rows.service.ts';
 import { setGlobalOptOut } from '../subscriptions/subscriptions.service.ts';

@@ -36,7 +36,7 @@ import {
   subscriberReachable,
   type LaneDelivery,
 } from './deliveries.repository.ts';
-import { addToSend, finishIfSettled, lockSendState } from './sends.repository.ts';
+import { addToSend, finishIfSettled, lockSendState } from './send-progress.repository.ts';
 import { outcomeMerger } from './outcomes.ts';
 import { recordMerged } from '../../delivery/record.ts';
 

@@ -7,7 +7,7 @@ import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
 import { keyOf, makeList, makeSubscriber } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
-import { sinkTestBed } from './sends.test-support.ts';
+import { sinkTestBed } from '../campaigns/sends.test-support.ts';
 
 const HTML = `<html><body><p>Hello</p>
 <a href="https://results.example.org/case/77312?patient=ann">Your result</a>

@@ -23,6 +23,23 @@ export async function enqueueDeliveries(db: Queryable, deliveryIds: number[], no
   );
 }
 
+/** Queues a send's parked deliveries again with new work rows (on resume, or on cancel so they are skipped). */
+export async function requeueParked(db: Queryable, sendId: number, now: number): Promise<number> {
+  const rows = await db
+    .updateTable('marketing_deliveries')
+    .set({ status: 'queued', updated_at: now })
+    .where('send_id', '=', sendId)
+    .where('status', '=', 'paused')
+    .returning('id')
+    .execute();
+  await enqueueDeliveries(
+    db,
+    rows.map((r) => r.id),
+    now,
+  );
+  return rows.length;
+}
+
 /** What a drip step's email needs to become a delivery. */
 export interface DripDeliveryInput {
   customerId: number;

@@ -9,7 +9,7 @@ import type { AppContext } from '../../context.ts';
 import type { UnsubscribeInfo } from '../../delivery/kind.ts';
 import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { linkTarget, templateOfSource } from './content.ts';
+import { linkTarget, templateOfSource, type SendContent } from './content.ts';
 import { findListName } from '../lists/lists.service.ts';
 import {
   findMembershipState,
@@ -27,8 +27,7 @@ import {
   markDeliveryUnsubscribed,
   type DeliveryRow,
 } from './deliveries.repository.ts';
-import { bumpCampaign } from './sends.repository.ts';
-import type { SendContent } from './sends.service.ts';
+import { bumpCampaign } from './send-progress.repository.ts';
 import { sealCampaignLink } from './link-targets.ts';
 import { verifyToken, type TokenTarget } from '../../mail/tokens.ts';
 

@@ -10,9 +10,24 @@ import type { MessageContent } from '../../delivery/model.ts';
 import { html, withBreaks } from '../../http/html.ts';
 import { findLinks, rewriteLinks } from '../../mail/links.ts';
 import { EMPTY_PERSONALISATION, personalise, type Personalisation } from '../mailings/personalise.ts';
-import type { SendContent } from './sends.service.ts';
 import { tokenUrls } from '../../mail/tokens.ts';
 import type { TemplateSource } from './deliveries.repository.ts';
+
+/**
+ * Content frozen when a send is created (campaigns/sends.service.ts): later edits of the mailing do not change a send.
+ */
+export interface SendContent {
+  subject: string;
+  html: string | null;
+  text: string | null;
+  fromEmail: string;
+  fromName: string;
+  customerName: string | null;
+  /** The account's postal address when the send started, for the footer and `{{postal_address}}`. */
+  postalAddress?: string | null;
+  /** Extra recipients (not subscribers), written as deliveries when the send starts. */
+  recipientEmails?: string[];
+}
 
 /** The template of one email: a send's frozen content, or a drip step's mailing as it is now. */
 export type EmailTemplate = SendContent;

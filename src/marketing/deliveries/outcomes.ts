@@ -20,7 +20,12 @@ import {
   settleDelivery,
   type SubscriberOutcomeCounts,
 } from './outcomes.repository.ts';
-import { addToMailing, addToSend, finishIfSettled, type CampaignCounter } from './sends.repository.ts';
+import {
+  addToMailing,
+  addToSend,
+  finishIfSettled,
+  type CampaignCounter,
+} from './send-progress.repository.ts';
 
 type Counters = Partial<Record<CampaignCounter, number>>;
 

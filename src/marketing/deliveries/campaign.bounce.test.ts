@@ -7,7 +7,7 @@ import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
 import { keyOf, makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
-import { expandSlice } from './expand.ts';
+import { expandSlice } from '../campaigns/expand.ts';
 
 let t: TestApp;
 let acct: TestAccount;

@@ -16,7 +16,7 @@ import {
   reportOnDelivery,
   type DeliveryRow,
 } from './deliveries.repository.ts';
-import { bumpCampaign } from './sends.repository.ts';
+import { bumpCampaign } from './send-progress.repository.ts';
 
 /** How a report changed a delivery. */
 export type MarketingReportEffect = 'bounced' | 'delayed' | 'complained' | 'unchanged' | 'unknown';
