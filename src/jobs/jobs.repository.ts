@@ -209,20 +209,7 @@ export async function claimJobs(
 
 /** Marks a claimed row done, if `owner` still holds its lease. */
 export async function completeJob(db: Queryable, id: number, owner: string, now: number): Promise<boolean> {
-  const res = await db
-    .updateTable('jobs')
-    .set({
-      state: 'done',
-      finished_at: now,
-      updated_at: now,
-      lease_until: null,
-      last_error: null,
-    })
-    .where('id', '=', id)
-    .where('lease_owner', '=', owner)
-    .where('state', '=', 'running')
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+  return (await completeJobs(db, [id], owner, now)) > 0;
 }
 
 /**
