@@ -12,7 +12,12 @@ import { loadConfig } from '../config/load.ts';
 import { createLogger, openContext } from '../runtime.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { markRequiredOptions, packageVersion } from './cli-help.ts';
-import { checkMasterKeyOpensData, checkStartable, explainStartFailure } from './start-checks.ts';
+import {
+  checkMasterKeyOpensData,
+  checkPortsFree,
+  checkStartable,
+  explainStartFailure,
+} from './start-checks.ts';
 
 const program = new Command('sealpost')
   .description('Sealpost: forms, transactional email and marketing for sensitive mail')
@@ -29,6 +34,7 @@ program
       const config = loadConfig();
       const roles = parseRoles(o.roles ?? config.roles);
       await checkStartable(config);
+      await checkPortsFree(config, roles);
       const log = createLogger(config);
       const ctx = await openContext(config, log).catch((err: unknown) =>
         Promise.reject(explainStartFailure(err, config)),

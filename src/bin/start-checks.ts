@@ -3,6 +3,7 @@
  * relay URL, an unwritable data directory, an unreachable database) become one line naming the cause and the setting.
  */
 import { accessSync, constants, mkdirSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { ConfigError, databaseTarget } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
@@ -58,6 +59,35 @@ export async function checkMasterKeyOpensData(config: Config, db: Queryable): Pr
   if (check.result === 'mismatch') throw new StartError(mismatchLine(check));
 }
 
+/**
+ * Binds and releases every port the roles will listen on, before the database opens or any role starts work: a busy
+ * port stops the start at once, naming its setting. SMTP ports needing privileges are left to the SMTP role, which
+ * turns such a listener off with a warning.
+ */
+export async function checkPortsFree(config: Config, roles: readonly string[]): Promise<void> {
+  const wanted: { host: string; port: number; smtp: boolean }[] = [];
+  if (roles.includes('api')) wanted.push({ host: config.httpHost, port: config.httpPort, smtp: false });
+  else if (config.metricsPort !== undefined)
+    wanted.push({ host: config.httpHost, port: config.metricsPort, smtp: false });
+  if (roles.includes('smtp'))
+    for (const port of [config.smtpSubmissionPort, config.smtpTlsPort, config.smtpPort25])
+      wanted.push({ host: config.smtpHost, port, smtp: true });
+  for (const { host, port, smtp } of wanted) {
+    if (port === 0) continue;
+    const err = await tryBind(host, port);
+    if (!err || (smtp && err.code === 'EACCES')) continue;
+    throw explainStartFailure(Object.assign(err, { port, address: host }), config);
+  }
+}
+
+function tryBind(host: string, port: number): Promise<NodeJS.ErrnoException | undefined> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', (err: NodeJS.ErrnoException) => resolve(err));
+    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(undefined)));
+  });
+}
+
 /** Creates `dir` when missing and fails unless this process may write into it. */
 export function checkWritable(dir: string, setting: string): void {
   const abs = path.resolve(dir);
@@ -93,6 +123,10 @@ export function explainStartFailure(err: unknown, config: Config): unknown {
       `port ${e.port ?? '?'} on ${e.address ?? 'the configured address'} ${what} (${setting})`,
     );
   }
+  if (e?.code === 'EACCES' && e.syscall === 'listen' && e.port !== undefined)
+    return new StartError(
+      `port ${e.port} on ${e.address ?? 'the configured address'} needs root or CAP_NET_BIND_SERVICE (${portSetting(config, e.port)}): choose a port above 1023, or grant the capability`,
+    );
   if (e?.code && UNREACHABLE.has(e.code) && config.databaseUrl)
     return new StartError(
       `the database at ${redactUrl(config.databaseUrl)} is unreachable (SEALPOST_DATABASE_URL): ${errorText(err)}`,

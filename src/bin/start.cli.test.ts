@@ -3,7 +3,7 @@
  * naming the cause and the setting, and no stack trace. Also `--version` and required options in `--help`.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -65,10 +65,10 @@ describe(`sealpost start refusing to start (${TEST_DIALECT})`, () => {
     const fingerprint = (k: Buffer) => createHash('sha256').update(k).digest('hex').slice(0, 16);
     const db = await createScratchDatabase();
     try {
-      const vars = { ...base, SEALPOST_DATABASE_URL: db.url, SEALPOST_HTTP_PORT: String(busyPort) };
-      // The first start records its key's check value, then stops on the busy port.
-      const r1 = await sealpost(['start'], { ...vars, SEALPOST_MASTER_KEY: first.toString('base64') });
-      expectOneLine(r1, 1, 'already in use');
+      const vars = { ...base, SEALPOST_DATABASE_URL: db.url };
+      // The first command that opens the database records its key's check value.
+      const r1 = await sealpost(['user', 'list'], { ...vars, SEALPOST_MASTER_KEY: first.toString('base64') });
+      expect(r1.code, r1.stderr).toBe(0);
       const r2 = await sealpost(['start'], { ...vars, SEALPOST_MASTER_KEY: other });
       expectOneLine(
         r2,
@@ -88,6 +88,18 @@ describe(`sealpost start refusing to start (${TEST_DIALECT})`, () => {
   it('names SEALPOST_HTTP_PORT when the HTTP port is in use', async () => {
     const r = await sealpost(['start'], { ...base, SEALPOST_HTTP_PORT: String(busyPort) });
     expectOneLine(r, 1, 'cannot start', `port ${busyPort}`, 'already in use', 'SEALPOST_HTTP_PORT');
+  });
+
+  it('finds a busy port before it opens the database or starts any role', async () => {
+    const data = path.join(dir, 'busy-before-open');
+    const r = await sealpost(['start', '--roles', 'worker,smtp'], {
+      ...base,
+      SEALPOST_DATABASE_URL: '',
+      SEALPOST_DATA_DIR: data,
+      SEALPOST_SMTP_TLS_PORT: String(busyPort),
+    });
+    expectOneLine(r, 1, `port ${busyPort}`, 'already in use', 'SEALPOST_SMTP_TLS_PORT');
+    expect(existsSync(path.join(data, 'sealpost.db'))).toBe(false);
   });
 
   it('names SEALPOST_SMTP_SUBMISSION_PORT when the submission port is in use', async () => {

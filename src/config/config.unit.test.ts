@@ -120,6 +120,32 @@ describe('loadConfig', () => {
     expect(err.message).toContain(value);
   });
 
+  it.each([
+    ['SEALPOST_RELAY_URL', 'smtp//mail.example.org:587', 'must be a URL starting with smtp:// or smtps://'],
+    ['SEALPOST_RELAY_URL', 'http://mail.example.org', 'must start with smtp:// or smtps:// (got "http:")'],
+    ['SEALPOST_PUBLIC_URL', 'mail.example.org', 'must be a URL starting with http:// or https://'],
+    ['SEALPOST_PUBLIC_URL', 'ftp://mail.example.org', 'must start with http:// or https:// (got "ftp:")'],
+  ])('rejects %s=%s with one line saying what a URL there looks like', (name, value, says) => {
+    const err = configError(() => loadConfig({ [name]: value }));
+    expect(err.message).toBe(`${name} ${says}`);
+  });
+
+  it('never repeats the password of a relay URL it refuses', () => {
+    const err = configError(() => loadConfig({ SEALPOST_RELAY_URL: 'imap://user:s3cret@mail.example.org' }));
+    expect(err.message).not.toContain('s3cret');
+  });
+
+  it('accepts relay and public URLs of the right schemes', () => {
+    const c = loadConfig({
+      SEALPOST_RELAY_URL: 'smtps://user:pass@mail.example.org:465',
+      SEALPOST_PUBLIC_URL: 'https://mail.example.org',
+    });
+    expect([c.relayUrl, c.publicUrl]).toEqual([
+      'smtps://user:pass@mail.example.org:465',
+      'https://mail.example.org',
+    ]);
+  });
+
   it('rejects an unknown SEALPOST_ variable, naming it', () => {
     const err = configError(() => loadConfig({ SEALPOST_X: '1' }));
     expect(err.message).toContain('SEALPOST_X');

@@ -96,8 +96,24 @@ function parseValue(
       return Object.freeze(parseDurations(name, raw));
     default:
       if (typeof raw !== 'string') throw new ConfigError(`${name} must be a string (got ${shown})`);
+      if (spec.schemes) checkUrl(name, raw, spec.schemes);
       return raw;
   }
+}
+
+/** A URL of one of `schemes` that names a host; the message never repeats a password it holds. */
+function checkUrl(name: string, raw: string, schemes: readonly string[]): void {
+  const expected = schemes.map((s) => `${s}://`).join(' or ');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL starting with ${expected}`);
+  }
+  const scheme = url.protocol.replace(/:$/, '');
+  if (!schemes.includes(scheme))
+    throw new ConfigError(`${name} must start with ${expected} (got ${JSON.stringify(`${scheme}:`)})`);
+  if (!url.hostname) throw new ConfigError(`${name} must name a host, as in ${schemes[0]}://host.example`);
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

@@ -6,6 +6,8 @@ export interface KeySpec {
   env: string;
   kind: 'string' | 'integer' | 'boolean' | 'enum' | 'durations';
   values?: readonly string[];
+  /** For a string that is a URL: the schemes it may have (it must also name a host). */
+  schemes?: readonly string[];
   min?: number;
   max?: number;
   default?: string | number | boolean;
@@ -57,6 +59,7 @@ export const KEYS = {
   publicUrl: {
     env: 'SEALPOST_PUBLIC_URL',
     kind: 'string',
+    schemes: ['http', 'https'],
     doc: 'Base URL under which people and mail clients reach this server (tracking links, hosted forms, secure message pages). Empty means `http://localhost:<httpPort>`.',
   },
   trustProxy: {
@@ -157,6 +160,7 @@ export const KEYS = {
   relayUrl: {
     env: 'SEALPOST_RELAY_URL',
     kind: 'string',
+    schemes: ['smtp', 'smtps'],
     doc: 'The smarthost for the `relay` transport: `smtp://user:pass@host:587` (STARTTLS) or `smtps://user:pass@host:465` (implicit TLS).',
   },
   relayConnections: {
