@@ -58,63 +58,72 @@ export function importsPages(app: FastifyInstance, ctx: AppContext): void {
         importsOf(ctx, c.account.customer_id),
       ]);
       return html`<p><a href="/console/audiences">← All lists</a></p>
-        ${
-          c.can('edit_content')
-            ? html`<div class="card">
-                <h2>Upload a CSV file</h2>
-                <p class="muted">The first line names the columns. One column holds the email address; you choose the others next.</p>
-                <form method="post" action="/console/audiences/imports" enctype="multipart/form-data">
-                  ${csrfField(c.csrfToken)}
-                  <div class="field">
-                    <label for="list">Into list</label>
-                    <select id="list" name="list">
-                      ${lists.map((l) => html`<option value="${l.id}">${l.attributes.name}</option>`)}
-                    </select>
-                  </div>
-                  <div class="field">
-                    <label for="file">CSV file</label><input id="file" name="file" type="file" accept=".csv,text/csv" required />
-                  </div>
-                  <button type="submit" class="button">Upload</button>
-                </form>
-              </div>`
-            : ''
-        }
-        <div class="card">
-          <h2>Recent imports</h2>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">File</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Rows</th>
-                  <th scope="col">Rejected</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${
-                  imports.length === 0
-                    ? html`<tr>
-                        <td colspan="4">No imports yet.</td>
-                      </tr>`
-                    : ''
-                }
-                ${imports.map(
-                  (i) =>
-                    html`<tr>
-                      <td><a href="/console/audiences/imports/${seg(i.id)}">${i.file_name}</a></td>
-                      <td>${STATE_TEXT[i.state] ?? i.state}</td>
-                      <td>${i.rows_done.toLocaleString('en')}</td>
-                      <td>${i.failed.toLocaleString('en')}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-          </div>
-        </div>`;
+        ${c.can('edit_content') ? uploadForm(c, lists) : ''} ${recentImports(imports)}`;
     },
   });
+  uploadRoute(app, ctx);
+  importPages(app, ctx);
+  startAction(app, ctx);
+}
 
+function uploadForm(c: ConsoleContext, lists: { id: string; attributes: { name: string } }[]): SafeHtml {
+  return html`<div class="card">
+    <h2>Upload a CSV file</h2>
+    <p class="muted">The first line names the columns. One column holds the email address; you choose the others next.</p>
+    <form method="post" action="/console/audiences/imports" enctype="multipart/form-data">
+      ${csrfField(c.csrfToken)}
+      <div class="field">
+        <label for="list">Into list</label>
+        <select id="list" name="list">
+          ${lists.map((l) => html`<option value="${l.id}">${l.attributes.name}</option>`)}
+        </select>
+      </div>
+      <div class="field">
+        <label for="file">CSV file</label><input id="file" name="file" type="file" accept=".csv,text/csv" required />
+      </div>
+      <button type="submit" class="button">Upload</button>
+    </form>
+  </div>`;
+}
+
+function recentImports(imports: Awaited<ReturnType<typeof importsOf>>): SafeHtml {
+  return html`<div class="card">
+    <h2>Recent imports</h2>
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">File</th>
+            <th scope="col">State</th>
+            <th scope="col">Rows</th>
+            <th scope="col">Rejected</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${
+            imports.length === 0
+              ? html`<tr>
+                  <td colspan="4">No imports yet.</td>
+                </tr>`
+              : ''
+          }
+          ${imports.map(
+            (i) =>
+              html`<tr>
+                <td><a href="/console/audiences/imports/${seg(i.id)}">${i.file_name}</a></td>
+                <td>${STATE_TEXT[i.state] ?? i.state}</td>
+                <td>${i.rows_done.toLocaleString('en')}</td>
+                <td>${i.failed.toLocaleString('en')}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
+  </div>`;
+}
+
+/** The upload: multipart, streamed into the database as it arrives. The text fields come before the file part. */
+function uploadRoute(app: FastifyInstance, ctx: AppContext): void {
   app.post('/console/audiences/imports', { schema: { hide: true } }, async (req, reply) => {
     if (!req.isMultipart())
       throw new AppError('marketing.import_invalid', 'send the file as multipart/form-data');
@@ -147,7 +156,10 @@ export function importsPages(app: FastifyInstance, ctx: AppContext): void {
     }
     throw new AppError('marketing.import_invalid', 'choose a CSV file to upload');
   });
+}
 
+/** An import's page, its progress for the page's polling, and its rejected rows as CSV. */
+function importPages(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/audiences/imports/:id',
     permission: 'read',
@@ -183,7 +195,10 @@ export function importsPages(app: FastifyInstance, ctx: AppContext): void {
       },
     }),
   });
+}
 
+/** Starts a dry run or the import itself with the columns as mapped. */
+function startAction(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/audiences/imports/:id/start',
     permission: 'edit_content',
