@@ -277,6 +277,22 @@ export function formOf<B extends TObject>(c: ConsoleContext, body: B): Static<B>
   return postedForm(c.req, body);
 }
 
+/**
+ * Checks fields a handler collected itself (the text fields of a multipart upload) against their schema, as a route
+ * schema would; a refusal throws request.invalid.
+ */
+export function checkFields<B extends TObject>(req: FastifyRequest, body: B, fields: FormFields): Static<B> {
+  const validate = req.compileValidationSchema(body, 'body');
+  if (validate(fields) !== true)
+    throw fromFastifyError(
+      Object.assign(new Error('form refused'), {
+        validation: validate.errors ?? [],
+        validationContext: 'body',
+      }) as unknown as FastifyError,
+    );
+  return fields as Static<B>;
+}
+
 /** Registers a POST action under the console's guard and CSRF check. */
 export function consoleAction<B extends TObject>(
   app: FastifyInstance,

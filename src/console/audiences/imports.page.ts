@@ -22,12 +22,22 @@ import {
 import { assetUrl } from '../assets.ts';
 import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
-import { consoleAction, consolePage, guard, type ConsoleContext } from '../page.ts';
+import {
+  checkFields,
+  consoleAction,
+  consolePage,
+  guard,
+  type ConsoleContext,
+  type FormFields,
+} from '../page.ts';
 import { audited, field, seg } from './audit.ts';
-import { Form, Text } from '../action.schemas.ts';
+import { Csrf, Field, Form, Text } from '../action.schemas.ts';
 
 /** The largest CSV file the console accepts (about two million rows of a few columns). */
 const MAX_UPLOAD_BYTES = 200 * 1024 * 1024;
+
+/** The text fields of the upload form (the file part is read, and checked, as it streams). */
+const UploadForm = Form({ _csrf: Csrf(), list: Field(64) });
 
 const FIELD_LABELS: [ImportField | '', string][] = [
   ['', 'Ignore'],
@@ -122,22 +132,33 @@ function recentImports(imports: Awaited<ReturnType<typeof importsOf>>): SafeHtml
   </div>`;
 }
 
-/** The upload: multipart, streamed into the database as it arrives. The text fields come before the file part. */
+/** Adds a text field of a multipart form; a repeated name becomes a list, and an empty value counts as not sent. */
+function addField(fields: FormFields, name: string, value: string): void {
+  if (value === '') return;
+  const prior = fields[name];
+  fields[name] = prior === undefined ? value : [prior, value].flat();
+}
+
+/**
+ * The upload: multipart, streamed into the database as it arrives. The text fields come before the file part; once
+ * the guard has passed, they are checked against `UploadForm` before anything is written.
+ */
 function uploadRoute(app: FastifyInstance, ctx: AppContext): void {
   app.post('/console/audiences/imports', { schema: { hide: true } }, async (req, reply) => {
     if (!req.isMultipart())
       throw new AppError('marketing.import_invalid', 'send the file as multipart/form-data');
-    const fields: Record<string, string> = {};
+    const fields: FormFields = {};
     for await (const part of req.parts({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } })) {
       if (part.type === 'field') {
-        fields[part.fieldname] = String(part.value);
+        addField(fields, part.fieldname, String(part.value));
         continue;
       }
       req.body = fields;
       const c = await guard(ctx, req, reply, 'edit_content');
       if (!c) return reply;
+      const form = checkFields(req, UploadForm, fields);
       const up = await uploadImport(ctx, c.account.customer_id, {
-        listId: fields.list ?? '',
+        listId: form.list,
         fileName: part.filename,
         source: part.file,
         createdBy: c.user.id,
