@@ -4,7 +4,7 @@
  * `/v1/<username>/…` and `/v1/marketing/<username>/…` routes lives in the prefix, not in each route's params), the
  * access rule of every operation taken from the same classification authentication uses (public routes say
  * `security: []`), the multipart request bodies (read by the handler, so absent from the validation schema),
- * optional defaults, and the links to the prose documentation.
+ * optional defaults and bodies, and the links to the prose documentation.
  */
 import { classify } from '../http/surfaces.ts';
 import { ErrorResponse } from '../mail/error-body.ts';
@@ -73,6 +73,9 @@ const MULTIPART_BODIES: { method: string; path: RegExp; body: Schema }[] = [
   { method: 'patch', path: /\/dynamic_templates\/\{id\}$/, body: templateUpload([]) },
 ];
 
+/** Page forms posted without a body too: an unsubscribe (one-click clients may send none), the confirm button. */
+const OPTIONAL_FORMS = /^\/(u|confirm)\/\{token\}$/;
+
 const htmlPage = (description: string): Schema => ({
   description,
   content: { 'text/html': { schema: { type: 'string' } } },
@@ -109,6 +112,22 @@ const EXTRA_RESPONSES: { path: RegExp; method?: string; status: string; response
     method: 'post',
     status: '403',
     response: htmlPage('The form does not carry the key of this preference link, so nothing is saved'),
+  },
+  {
+    path: /^\/p\/\{token\}$/,
+    method: 'post',
+    status: '400',
+    response: htmlPage(
+      'A field is repeated or too long: nothing is saved, and the page is shown again with a notice',
+    ),
+  },
+  {
+    path: /^\/u\/\{token\}$/,
+    method: 'post',
+    status: '400',
+    response: htmlPage(
+      'A field is repeated or too long: nothing changes, and the confirm page is shown again with a notice',
+    ),
   },
   {
     path: /^\/metrics$/,
@@ -183,6 +202,7 @@ export function completeDocument<T>(input: T, docsBase: string): T {
       addClientErrors(op, method, path, publicRoute);
       const body = MULTIPART_BODIES.find((b) => b.method === method && b.path.test(path));
       if (body && !op.requestBody) op.requestBody = body.body;
+      if (op.requestBody && method === 'post' && OPTIONAL_FORMS.test(path)) op.requestBody.required = false;
       addExamples(op, method, path);
     }
   return input;

@@ -2,7 +2,8 @@
  * The OpenAPI document the app serves passes Redocly's recommended lint rules (the rules switched off, and the few
  * findings left on purpose, are in openapi-lint.test-support.ts with their reasons), and says what the rules do not check: an
  * operationId and a summary on every operation, every path parameter declared, the access rule of every operation,
- * the multipart template upload, and links to the prose documentation that resolve on this server.
+ * the multipart template upload, the forms of the public pages, and links to the prose documentation that resolve on
+ * this server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../test/harness.ts';
@@ -69,6 +70,18 @@ describe('the served OpenAPI document', () => {
     const form = body.content['multipart/form-data']!;
     expect(form.schema.required).toEqual(['data[name]', 'data[body]']);
     expect(Object.keys(form.schema.properties)).toEqual(['data[name]', 'data[body]']);
+  });
+
+  it('describes the forms of the public pages, and which may be posted without a body', () => {
+    type Form = { required: boolean; content: Record<string, { schema: { required?: string[] } }> };
+    const form = (path: string) => doc.paths[path]!.post!.requestBody as Form;
+    const urlencoded = 'application/x-www-form-urlencoded';
+    expect(form('/u/{token}').required).toBe(false);
+    expect(Object.keys(form('/u/{token}').content)).toEqual([urlencoded]);
+    expect(form('/confirm/{token}').required).toBe(false);
+    expect(form('/p/{token}').required).toBe(true);
+    expect(form('/p/{token}').content[urlencoded]!.schema.required).toEqual(['form_key']);
+    expect(doc.paths['/p/{token}']!.post!.responses).toHaveProperty('400');
   });
 
   it('links the prose documentation, and the links resolve on this server', async () => {

@@ -55,22 +55,64 @@ export interface ConsoleClient {
   post(url: string, form: Record<string, string>): Promise<LightMyRequestResponse>;
 }
 
+/** Posts urlencoded fields as given (a field may repeat, or be longer than any form sends) with the cookies given. */
+export function postFields(
+  app: FastifyInstance,
+  url: string,
+  cookie: string,
+  fields: [string, string][],
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'POST',
+    url,
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams(fields).toString(),
+  });
+}
+
+/** Opens a page of a form for people without a session (sign-in, forgot password): its cookie and form token. */
+export async function openForm(
+  app: FastifyInstance,
+  url = '/console/sign-in',
+): Promise<{ form: LightMyRequestResponse; cookie: string; token: string }> {
+  const form = await app.inject({ method: 'GET', url });
+  const cookie = mergeCookies('', form.headers['set-cookie']);
+  return { form, cookie, token: /name="_csrf" value="([^"]+)"/.exec(form.body)![1]! };
+}
+
 /** Posts the sign-in form from a fresh browser: the form page's answer and the sign-in's. */
 export async function postSignIn(
   app: FastifyInstance,
   email: string,
   password = TEST_PASSWORD,
 ): Promise<{ form: LightMyRequestResponse; res: LightMyRequestResponse; cookie: string }> {
-  const form = await app.inject({ method: 'GET', url: '/console/sign-in' });
-  const cookie = mergeCookies('', form.headers['set-cookie']);
-  const token = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!;
-  const res = await app.inject({
-    method: 'POST',
-    url: '/console/sign-in',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ _csrf: token, email, password, next: '/console' }).toString(),
-  });
+  const { form, cookie, token } = await openForm(app);
+  const res = await postFields(app, '/console/sign-in', cookie, [
+    ['_csrf', token],
+    ['email', email],
+    ['password', password],
+    ['next', '/console'],
+  ]);
   return { form, res, cookie: mergeCookies(cookie, res.headers['set-cookie']) };
+}
+
+/**
+ * What the pages of people without a session can change: throttles, sessions, one-time links, the users' passwords and
+ * failure counts, and the audit log; equal before and after a refused form.
+ */
+export async function signInState(t: TestApp) {
+  const db = t.ctx.database.db;
+  return {
+    throttles: await db.selectFrom('sign_in_throttles').selectAll().orderBy('key').execute(),
+    sessions: await db.selectFrom('console_sessions').select(['id', 'state']).orderBy('id').execute(),
+    links: await db.selectFrom('user_tokens').select(['id', 'used_at']).orderBy('id').execute(),
+    users: await db
+      .selectFrom('users')
+      .select(['id', 'password_hash', 'failed_attempts', 'locked_until'])
+      .orderBy('id')
+      .execute(),
+    audit: await db.selectFrom('audit_log').select('id').orderBy('id').execute(),
+  };
 }
 
 /** Signs in through the sign-in form and returns a client with the session. */

@@ -149,9 +149,7 @@ export async function guard(
   }
   const account = await getAccount(db, viewedAccountId(session));
   const holder = effectiveHolder(session.user, account.customer_id);
-  const form = (
-    req.method === 'POST' && req.body && typeof req.body === 'object' ? req.body : {}
-  ) as FormFields;
+  const form = sentFields(req);
   const c: ConsoleContext = {
     ctx,
     req,
@@ -251,16 +249,48 @@ function refererPath(req: FastifyRequest): string | undefined {
 
 /**
  * Route options of a console POST: its form's schema, whose verdict waits for the guard so that sign-in, CSRF and
- * role are answered first. The handler reads the form with `formOf`.
+ * role are answered first. The handler reads the form with `formOf` (or `postedForm` where there is no guard).
  */
 export function formRoute<B extends TObject>(body: B) {
   return { schema: { hide: true, body }, attachValidation: true };
 }
 
+/** The fields of a POST as sent, before its schema's verdict is read (for the checks that come first). */
+export function sentFields(req: FastifyRequest): FormFields {
+  return (req.method === 'POST' && req.body && typeof req.body === 'object' ? req.body : {}) as FormFields;
+}
+
+/** The refusal (request.invalid, naming each field) of a POST whose form its schema refused, or undefined. */
+export function formRefusal(req: FastifyRequest): AppError | undefined {
+  return req.validationError ? fromFastifyError(req.validationError as FastifyError) : undefined;
+}
+
+/** The form of a POST as its schema (declared with `formRoute`) types it; a form it refused throws request.invalid. */
+export function postedForm<B extends TObject>(req: FastifyRequest, _body: B): Static<B> {
+  const refused = formRefusal(req);
+  if (refused) throw refused;
+  return sentFields(req) as Static<B>;
+}
+
 /** The form of a guarded POST as its schema types it; a form the schema refused throws request.invalid. */
-export function formOf<B extends TObject>(c: ConsoleContext, _body: B): Static<B> {
-  if (c.req.validationError) throw fromFastifyError(c.req.validationError as FastifyError);
-  return c.form as Static<B>;
+export function formOf<B extends TObject>(c: ConsoleContext, body: B): Static<B> {
+  return postedForm(c.req, body);
+}
+
+/**
+ * Checks fields a handler collected itself (the text fields of a multipart upload) against their schema, as a route
+ * schema would; a refusal throws request.invalid.
+ */
+export function checkFields<B extends TObject>(req: FastifyRequest, body: B, fields: FormFields): Static<B> {
+  const validate = req.compileValidationSchema(body, 'body');
+  if (validate(fields) !== true)
+    throw fromFastifyError(
+      Object.assign(new Error('form refused'), {
+        validation: validate.errors ?? [],
+        validationContext: 'body',
+      }) as unknown as FastifyError,
+    );
+  return fields as Static<B>;
 }
 
 /** Registers a POST action under the console's guard and CSRF check. */

@@ -1,4 +1,8 @@
-/** Sign-in, sign-out and set-password routes: the console's only pages for people without a session. */
+/**
+ * Sign-in, sign-out and set-password routes: the console's only pages for people without a session. Each POST declares
+ * its form; the form token (or the session's CSRF token) is checked first, then a form its schema refuses is answered
+ * with the same page again and the schema's message, with nothing changed and no failed sign-in counted.
+ */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
@@ -10,9 +14,12 @@ import {
   csrfMatches,
   openSession,
   resolveSession,
+  type Flash,
 } from '../users/sessions.service.ts';
 import { signIn, signInSecondFactor } from '../users/sign-in.service.ts';
-import { setPasswordWithLink, userOfLink } from '../users/users.service.ts';
+import { MAX_PASSWORD_LENGTH } from '../users/passwords.ts';
+import { setPasswordWithLink, userOfLink, type User } from '../users/users.service.ts';
+import { requestPasswordReset } from '../users/members.service.ts';
 import { readCookie, SESSION_COOKIE, SIGN_IN_COOKIE, writeCookie } from './cookies.ts';
 import {
   forgotPasswordPage,
@@ -21,9 +28,45 @@ import {
   setPasswordPage,
   signInPage,
 } from './sign-in.view.ts';
-import { requestPasswordReset } from '../users/members.service.ts';
+import { formRefusal, formRoute, postedForm, sentFields } from './page.ts';
+import { Csrf, Field, Form, Text } from './action.schemas.ts';
 
-type Form = Record<string, string | undefined>;
+type Query = Record<string, string | undefined>;
+
+/** The longest email address a form takes. */
+const EMAIL_MAX = 320;
+/** The longest `next` target: no URL a browser was shown a page for is longer (Node's limit on the request head). */
+const NEXT_MAX = 16_384;
+
+/** The sign-in form. */
+const SignInForm = Form({
+  _csrf: Csrf(),
+  email: Field(EMAIL_MAX),
+  password: Field(MAX_PASSWORD_LENGTH),
+  next: Text(NEXT_MAX),
+});
+
+/** The code step of a sign-in with two-factor authentication. */
+const TwoFactorForm = Form({ _csrf: Csrf(), code: Field(64), next: Text(NEXT_MAX) });
+
+/** The sign-out button. */
+const SignOutForm = Form({ _csrf: Csrf() });
+
+/** The "forgot password" form. */
+const ForgotPasswordForm = Form({ _csrf: Csrf(), email: Field(EMAIL_MAX) });
+
+/**
+ * The set-password form of a one-time link: the link's token is its credential (no CSRF field). The passwords are
+ * optional: an empty one gets the password rules' own message.
+ */
+const SetPasswordForm = Form({
+  token: Field(128),
+  username: Text(EMAIL_MAX),
+  password: Text(MAX_PASSWORD_LENGTH),
+  confirm: Text(MAX_PASSWORD_LENGTH),
+});
+
+const expiredForm = { kind: 'error', text: 'The form had expired. Please try again.' } as const;
 
 /** A `next` target: only a relative path inside the console; anything else goes to the overview. */
 export function safeNext(next: unknown): string {
@@ -37,9 +80,17 @@ function secureCookies(ctx: AppContext): boolean {
   return ctx.publicUrl.startsWith('https:');
 }
 
+/** The session cookie's options. */
+function sessionCookie(ctx: AppContext) {
+  return { secure: secureCookies(ctx), path: '/console', sameSite: 'Lax' as const };
+}
+
 function sendHtml(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(body);
 }
+
+/** An error notice with the message of a refusal. */
+const errorFlash = (err: AppError): Flash => ({ kind: 'error', text: err.message });
 
 /** Sets a fresh sign-in form token cookie and returns it. */
 function formToken(ctx: AppContext, reply: FastifyReply): string {
@@ -53,18 +104,35 @@ function formToken(ctx: AppContext, reply: FastifyReply): string {
 }
 
 /** True when the form's token matches the sign-in cookie. */
-function formTokenMatches(req: FastifyRequest, given: string | undefined): boolean {
+function formTokenMatches(req: FastifyRequest, given: unknown): boolean {
   const cookie = readCookie(req, SIGN_IN_COOKIE);
-  if (!cookie || !given || cookie.length !== given.length) return false;
+  if (!cookie || typeof given !== 'string' || cookie.length !== given.length) return false;
   return timingSafeEqual(Buffer.from(cookie), Buffer.from(given));
+}
+
+/** Answers a link that no longer works (or any refusal of a client error) with the "Link not valid" page. */
+function linkNotValid(reply: FastifyReply, err: unknown): FastifyReply {
+  if (!(err instanceof AppError) || err.status >= 500) throw err;
+  return sendHtml(
+    reply,
+    err.status,
+    messagePage('Link not valid', err.message, { href: '/console/sign-in', label: 'Go to sign-in' }),
+  );
 }
 
 /** Registers the routes of people not signed in, and sign-out. */
 export function signInRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const db = ctx.database.db;
-  const cookieOpts = () => ({ secure: secureCookies(ctx), path: '/console', sameSite: 'Lax' as const });
+  signInFlow(app, ctx);
+  twoFactorFlow(app, ctx);
+  signOutFlow(app, ctx);
+  forgotPasswordFlow(app, ctx);
+  setPasswordFlow(app, ctx);
+}
 
-  app.get<{ Querystring: Form }>('/console/sign-in', { schema: { hide: true } }, async (req, reply) => {
+/** The sign-in page and its post: a session that is active, or waits for the second factor. */
+function signInFlow(app: FastifyInstance, ctx: AppContext): void {
+  const db = ctx.database.db;
+  app.get<{ Querystring: Query }>('/console/sign-in', { schema: { hide: true } }, async (req, reply) => {
     const next = safeNext(req.query.next);
     const session = await resolveSession(db, ctx.config, readCookie(req, SESSION_COOKIE));
     if (session?.state === 'active') return reply.code(303).redirect(next, 303);
@@ -75,21 +143,17 @@ export function signInRoutes(app: FastifyInstance, ctx: AppContext): void {
     return sendHtml(reply, 200, signInPage({ token: formToken(ctx, reply), next, flash }));
   });
 
-  app.post<{ Body: Form }>('/console/sign-in', { schema: { hide: true } }, async (req, reply) => {
-    const form = req.body ?? {};
-    const next = safeNext(form.next);
-    if (!formTokenMatches(req, form._csrf))
-      return sendHtml(
-        reply,
-        403,
-        signInPage({ token: formToken(ctx, reply), next, email: form.email, flash: expiredForm }),
-      );
+  app.post('/console/sign-in', formRoute(SignInForm), async (req, reply) => {
+    const sent = sentFields(req);
+    const next = safeNext(sent.next);
+    const again = (status: number, flash: Flash) => {
+      const email = typeof sent.email === 'string' ? sent.email : undefined;
+      return sendHtml(reply, status, signInPage({ token: formToken(ctx, reply), next, email, flash }));
+    };
+    if (!formTokenMatches(req, sent._csrf)) return again(403, expiredForm);
     try {
-      const result = await signIn(db, ctx.config, {
-        email: form.email ?? '',
-        password: form.password ?? '',
-        ip: req.ip,
-      });
+      const form = postedForm(req, SignInForm);
+      const result = await signIn(db, ctx.config, { email: form.email, password: form.password, ip: req.ip });
       const token = await openSession(
         db,
         ctx.config,
@@ -97,7 +161,7 @@ export function signInRoutes(app: FastifyInstance, ctx: AppContext): void {
         result.needsSecondFactor ? 'second_factor' : 'active',
         req.ip,
       );
-      writeCookie(reply, SESSION_COOKIE, token, cookieOpts());
+      writeCookie(reply, SESSION_COOKIE, token, sessionCookie(ctx));
       writeCookie(reply, SIGN_IN_COOKIE, null, {
         secure: secureCookies(ctx),
         path: '/console',
@@ -110,67 +174,70 @@ export function signInRoutes(app: FastifyInstance, ctx: AppContext): void {
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       reply.headers(err.headers);
-      const flash = { kind: 'error', text: err.message } as const;
-      return sendHtml(
-        reply,
-        err.status,
-        signInPage({ token: formToken(ctx, reply), next, email: form.email, flash }),
-      );
+      return again(err.status, errorFlash(err));
     }
   });
+}
 
-  app.get<{ Querystring: Form }>(
+/** The code step after a correct password, for a user with two-factor authentication. */
+function twoFactorFlow(app: FastifyInstance, ctx: AppContext): void {
+  const db = ctx.database.db;
+  const signInAgain = (next: string) => `/console/sign-in?next=${encodeURIComponent(next)}`;
+  app.get<{ Querystring: Query }>(
     '/console/sign-in/two-factor',
     { schema: { hide: true } },
     async (req, reply) => {
       const next = safeNext(req.query.next);
       const session = await resolveSession(db, ctx.config, readCookie(req, SESSION_COOKIE));
-      if (!session) return reply.code(303).redirect(`/console/sign-in?next=${encodeURIComponent(next)}`, 303);
+      if (!session) return reply.code(303).redirect(signInAgain(next), 303);
       if (session.state === 'active') return reply.code(303).redirect(next, 303);
       return sendHtml(reply, 200, secondFactorPage({ token: session.csrfToken, next }));
     },
   );
 
-  app.post<{ Body: Form }>('/console/sign-in/two-factor', { schema: { hide: true } }, async (req, reply) => {
-    const form = req.body ?? {};
-    const next = safeNext(form.next);
+  app.post('/console/sign-in/two-factor', formRoute(TwoFactorForm), async (req, reply) => {
+    const sent = sentFields(req);
+    const next = safeNext(sent.next);
     const session = await resolveSession(db, ctx.config, readCookie(req, SESSION_COOKIE));
     if (!session || session.state !== 'second_factor')
-      return reply.code(303).redirect(`/console/sign-in?next=${encodeURIComponent(next)}`, 303);
-    if (!csrfMatches(session, form._csrf))
+      return reply.code(303).redirect(signInAgain(next), 303);
+    if (!csrfMatches(session, sent._csrf))
       throw new AppError('console.csrf', 'this form has expired; go back, reload the page and try again');
     try {
-      await signInSecondFactor(db, ctx.config, ctx.sealer, session.user, {
-        code: form.code ?? '',
-        ip: req.ip,
-      });
+      const form = postedForm(req, TwoFactorForm);
+      await signInSecondFactor(db, ctx.config, ctx.sealer, session.user, { code: form.code, ip: req.ip });
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       reply.headers(err.headers);
       if (err.code === 'console.locked') {
         await closeSession(db, session.id);
-        writeCookie(reply, SESSION_COOKIE, null, cookieOpts());
+        writeCookie(reply, SESSION_COOKIE, null, sessionCookie(ctx));
         return sendHtml(
           reply,
           err.status,
-          signInPage({ token: formToken(ctx, reply), next, flash: { kind: 'error', text: err.message } }),
+          signInPage({ token: formToken(ctx, reply), next, flash: errorFlash(err) }),
         );
       }
       return sendHtml(
         reply,
         err.status,
-        secondFactorPage({ token: session.csrfToken, next, flash: { kind: 'error', text: err.message } }),
+        secondFactorPage({ token: session.csrfToken, next, flash: errorFlash(err) }),
       );
     }
     await activateSession(db, session.id);
     return reply.code(303).redirect(next, 303);
   });
+}
 
-  app.post<{ Body: Form }>('/console/sign-out', { schema: { hide: true } }, async (req, reply) => {
+/** Sign-out: closes the session (a request without one only loses its cookie). */
+function signOutFlow(app: FastifyInstance, ctx: AppContext): void {
+  const db = ctx.database.db;
+  app.post('/console/sign-out', formRoute(SignOutForm), async (req, reply) => {
     const session = await resolveSession(db, ctx.config, readCookie(req, SESSION_COOKIE));
     if (session) {
-      if (!csrfMatches(session, req.body?._csrf))
+      if (!csrfMatches(session, sentFields(req)._csrf))
         throw new AppError('console.csrf', 'this form has expired; go back, reload the page and try again');
+      postedForm(req, SignOutForm);
       await closeSession(db, session.id);
       await record(db, {
         accountId: session.user.customerId,
@@ -180,19 +247,25 @@ export function signInRoutes(app: FastifyInstance, ctx: AppContext): void {
         ip: req.ip,
       });
     }
-    writeCookie(reply, SESSION_COOKIE, null, cookieOpts());
+    writeCookie(reply, SESSION_COOKIE, null, sessionCookie(ctx));
     return reply.code(303).redirect('/console/sign-in?signed_out', 303);
   });
+}
 
+/** The "forgot password" page and its post, which mails a reset link when the address belongs to a user. */
+function forgotPasswordFlow(app: FastifyInstance, ctx: AppContext): void {
   app.get('/console/forgot-password', { schema: { hide: true } }, async (_req, reply) =>
     sendHtml(reply, 200, forgotPasswordPage({ token: formToken(ctx, reply) })),
   );
 
-  app.post<{ Body: Form }>('/console/forgot-password', { schema: { hide: true } }, async (req, reply) => {
-    const form = req.body ?? {};
-    if (!formTokenMatches(req, form._csrf))
-      return sendHtml(reply, 403, forgotPasswordPage({ token: formToken(ctx, reply), flash: expiredForm }));
-    await requestPasswordReset(ctx, form.email ?? '', req.ip);
+  app.post('/console/forgot-password', formRoute(ForgotPasswordForm), async (req, reply) => {
+    const again = (status: number, flash: Flash) =>
+      sendHtml(reply, status, forgotPasswordPage({ token: formToken(ctx, reply), flash }));
+    if (!formTokenMatches(req, sentFields(req)._csrf)) return again(403, expiredForm);
+    const refused = formRefusal(req);
+    if (refused) return again(refused.status, errorFlash(refused));
+    const form = postedForm(req, ForgotPasswordForm);
+    await requestPasswordReset(ctx, form.email, req.ip);
     const text =
       'If the address belongs to a user, a link to choose a new password is on its way. It works once, within 72 hours.';
     return sendHtml(
@@ -201,68 +274,54 @@ export function signInRoutes(app: FastifyInstance, ctx: AppContext): void {
       messagePage('Check your email', text, { href: '/console/sign-in', label: 'Back to sign-in' }),
     );
   });
+}
 
-  app.get<{ Querystring: Form }>('/console/set-password', { schema: { hide: true } }, async (req, reply) => {
+/** The set-password page of a one-time link (first password, reset, invitation) and its post. */
+function setPasswordFlow(app: FastifyInstance, ctx: AppContext): void {
+  const db = ctx.database.db;
+  app.get<{ Querystring: Query }>('/console/set-password', { schema: { hide: true } }, async (req, reply) => {
     const token = req.query.token ?? '';
     try {
       const user = await userOfLink(db, token);
       return sendHtml(reply, 200, setPasswordPage({ linkToken: token, email: user.email }));
     } catch (err) {
-      if (!(err instanceof AppError) || err.status >= 500) throw err;
-      return sendHtml(
-        reply,
-        err.status,
-        messagePage('Link not valid', err.message, { href: '/console/sign-in', label: 'Go to sign-in' }),
-      );
+      return linkNotValid(reply, err);
     }
   });
 
-  app.post<{ Body: Form }>('/console/set-password', { schema: { hide: true } }, async (req, reply) => {
-    const form = req.body ?? {};
-    const token = form.token ?? '';
+  app.post('/console/set-password', formRoute(SetPasswordForm), async (req, reply) => {
+    const sent = sentFields(req);
+    const token = typeof sent.token === 'string' ? sent.token : '';
+    let user: User;
     try {
-      const user = await userOfLink(db, token);
-      if ((form.password ?? '') !== (form.confirm ?? ''))
-        return sendHtml(
-          reply,
-          400,
-          setPasswordPage({
-            linkToken: token,
-            email: user.email,
-            flash: { kind: 'error', text: 'The two passwords are not the same.' },
-          }),
-        );
-      try {
-        await setPasswordWithLink(db, token, form.password ?? '', req.ip);
-      } catch (err) {
-        if (!(err instanceof AppError) || err.code !== 'user.password_weak') throw err;
-        return sendHtml(
-          reply,
-          400,
-          setPasswordPage({
-            linkToken: token,
-            email: user.email,
-            flash: { kind: 'error', text: err.message },
-          }),
-        );
-      }
-      return sendHtml(
-        reply,
-        200,
-        messagePage('Password set', 'Your password is set. You can sign in now.', {
-          href: '/console/sign-in',
-          label: 'Sign in',
-        }),
-      );
+      user = await userOfLink(db, token);
     } catch (err) {
-      if (!(err instanceof AppError) || err.status >= 500) throw err;
-      return sendHtml(
-        reply,
-        err.status,
-        messagePage('Link not valid', err.message, { href: '/console/sign-in', label: 'Go to sign-in' }),
-      );
+      return linkNotValid(reply, err);
     }
+    const again = (status: number, text: string) =>
+      sendHtml(
+        reply,
+        status,
+        setPasswordPage({ linkToken: token, email: user.email, flash: { kind: 'error', text } }),
+      );
+    const refused = formRefusal(req);
+    if (refused) return again(refused.status, refused.message);
+    const form = postedForm(req, SetPasswordForm);
+    if ((form.password ?? '') !== (form.confirm ?? ''))
+      return again(400, 'The two passwords are not the same.');
+    try {
+      await setPasswordWithLink(db, token, form.password ?? '', req.ip);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'user.password_weak') return again(400, err.message);
+      return linkNotValid(reply, err);
+    }
+    return sendHtml(
+      reply,
+      200,
+      messagePage('Password set', 'Your password is set. You can sign in now.', {
+        href: '/console/sign-in',
+        label: 'Sign in',
+      }),
+    );
   });
 }
-
-const expiredForm = { kind: 'error', text: 'The form had expired. Please try again.' } as const;

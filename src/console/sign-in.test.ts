@@ -4,11 +4,16 @@ import { Secret, TOTP } from 'otpauth';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import {
   createTestUser,
+  mergeCookies,
+  openForm,
+  postFields,
   postSignIn,
   signInClient,
+  signInState,
   TEST_PASSWORD,
   type ConsoleClient,
 } from './console.test-support.ts';
+import { issueUserLink } from '../users/users.service.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -143,5 +148,214 @@ describe('two-factor', () => {
     );
     const audit = await oc.get('/console/settings/audit?action=account.require_totp');
     expect(audit.body).toContain(`account:${b.account.customer_id}`);
+  });
+});
+
+/** The error notice a page shows. */
+const notice = (text: string) => `<div class="flash flash-error" role="alert">${text}</div>`;
+const LONG = 'x'.repeat(10_000);
+
+describe('forms the schema refuses', () => {
+  it('shows the sign-in page again with the reason, opens no session and counts no failed sign-in', async () => {
+    const u = await createTestUser(t, a.account.customer_id, 'viewer');
+    const cases: [[string, string][], string][] = [
+      [[['password', TEST_PASSWORD]], 'Email is required.'],
+      [
+        [
+          ['email', u.email],
+          ['email', 'other@example.com'],
+          ['password', TEST_PASSWORD],
+        ],
+        'Email must be string.',
+      ],
+      [
+        [
+          ['email', u.email],
+          ['password', LONG],
+        ],
+        'Password must NOT have more than 1000 characters.',
+      ],
+      [
+        [
+          ['email', LONG],
+          ['password', TEST_PASSWORD],
+        ],
+        'Email must NOT have more than 320 characters.',
+      ],
+    ];
+    for (const [fields, reason] of cases) {
+      const { cookie, token } = await openForm(t.app);
+      const before = await signInState(t);
+      const res = await postFields(t.app, '/console/sign-in', cookie, [
+        ['_csrf', token],
+        ['next', '/console/settings'],
+        ...fields,
+      ]);
+      expect(res.statusCode, reason).toBe(400);
+      expect(res.body).toContain(notice(reason));
+      expect(res.body).toContain('<form method="post" action="/console/sign-in"');
+      expect(res.body).toContain('name="next" value="/console/settings"');
+      expect(mergeCookies('', res.headers['set-cookie'])).not.toMatch(/sealpost_console=/);
+      expect(await signInState(t)).toEqual(before);
+    }
+    expect((await trySignIn(u.email, TEST_PASSWORD)).res.statusCode).toBe(303);
+  });
+
+  it('checks the form token first: a repeated token is an expired form', async () => {
+    const { cookie, token } = await openForm(t.app);
+    const res = await postFields(t.app, '/console/sign-in', cookie, [
+      ['_csrf', token],
+      ['_csrf', token],
+      ['email', 'someone@example.com'],
+      ['password', TEST_PASSWORD],
+    ]);
+    expect(res.statusCode).toBe(403);
+    expect(res.body).toContain(notice('The form had expired. Please try again.'));
+  });
+
+  it('shows the code step again with the reason, keeps the session waiting and counts no failure', async () => {
+    const u = await createTestUser(t, a.account.customer_id, 'editor');
+    const secret = await enrol(await signInClient(t.app, u.email), u.email);
+    const { res, cookie } = await trySignIn(u.email, TEST_PASSWORD);
+    const page = await t.app.inject({
+      method: 'GET',
+      url: res.headers.location as string,
+      headers: { cookie },
+    });
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
+    const cases: [[string, string][], string][] = [
+      [[], 'Code is required.'],
+      [
+        [
+          ['code', '123456'],
+          ['code', '654321'],
+        ],
+        'Code must be string.',
+      ],
+      [[['code', LONG]], 'Code must NOT have more than 64 characters.'],
+    ];
+    for (const [fields, reason] of cases) {
+      const before = await signInState(t);
+      const refused = await postFields(t.app, '/console/sign-in/two-factor', cookie, [
+        ['_csrf', csrf],
+        ['next', '/console/settings'],
+        ...fields,
+      ]);
+      expect(refused.statusCode, reason).toBe(400);
+      expect(refused.body).toContain(notice(reason));
+      expect(refused.body).toContain('<form method="post" action="/console/sign-in/two-factor"');
+      expect(await signInState(t)).toEqual(before);
+    }
+    const ok = await postFields(t.app, '/console/sign-in/two-factor', cookie, [
+      ['_csrf', csrf],
+      ['code', codeFor(secret, u.email, 30_000)],
+      ['next', '/console/settings'],
+    ]);
+    expect(ok.headers.location).toBe('/console/settings');
+  });
+
+  it('refuses a sign-out without one matching token and keeps the session', async () => {
+    const u = await createTestUser(t, a.account.customer_id, 'viewer');
+    const c = await signInClient(t.app, u.email);
+    for (const fields of [
+      [],
+      [
+        ['_csrf', c.csrf],
+        ['_csrf', c.csrf],
+      ],
+      [['_csrf', LONG]],
+    ] as [string, string][][]) {
+      const before = await signInState(t);
+      const res = await postFields(t.app, '/console/sign-out', c.cookie, fields);
+      expect(res.statusCode).toBe(403);
+      expect(res.body).toContain('This form has expired; go back, reload the page and try again.');
+      expect(await signInState(t)).toEqual(before);
+      expect((await c.get('/console/settings')).statusCode).toBe(200);
+    }
+    const out = await postFields(t.app, '/console/sign-out', c.cookie, [['_csrf', c.csrf]]);
+    expect(out.headers.location).toBe('/console/sign-in?signed_out');
+    expect((await c.get('/console/settings')).statusCode).toBe(303);
+  });
+
+  it('shows the forgot-password page again with the reason and sends no link', async () => {
+    const u = await createTestUser(t, a.account.customer_id, 'viewer');
+    const cases: [[string, string][], string][] = [
+      [[], 'Email is required.'],
+      [
+        [
+          ['email', u.email],
+          ['email', u.email],
+        ],
+        'Email must be string.',
+      ],
+      [[['email', LONG]], 'Email must NOT have more than 320 characters.'],
+    ];
+    for (const [fields, reason] of cases) {
+      const { cookie, token } = await openForm(t.app, '/console/forgot-password');
+      const before = await signInState(t);
+      const res = await postFields(t.app, '/console/forgot-password', cookie, [['_csrf', token], ...fields]);
+      expect(res.statusCode, reason).toBe(400);
+      expect(res.body).toContain(notice(reason));
+      expect(res.body).toContain('<form method="post" action="/console/forgot-password"');
+      expect(await signInState(t)).toEqual(before);
+    }
+  });
+
+  it('shows the set-password page again with the reason, or the link page for a token it cannot read, and keeps the link', async () => {
+    const u = await createTestUser(t, a.account.customer_id, 'viewer');
+    const token = await issueUserLink(t.ctx.database.db, u, 'reset');
+    const fresh = 'a new passphrase of words';
+    const linkPage = 'This link is not valid: it may have expired or been used already.';
+    const cases: [[string, string][], string][] = [
+      [
+        [
+          ['password', fresh],
+          ['confirm', fresh],
+        ],
+        linkPage,
+      ],
+      [
+        [
+          ['token', token],
+          ['token', token],
+          ['password', fresh],
+          ['confirm', fresh],
+        ],
+        linkPage,
+      ],
+      [
+        [
+          ['token', token],
+          ['password', fresh],
+          ['password', fresh],
+          ['confirm', fresh],
+        ],
+        notice('Password must be string.'),
+      ],
+      [
+        [
+          ['token', token],
+          ['password', LONG],
+          ['confirm', LONG],
+        ],
+        notice(
+          'Password must NOT have more than 1000 characters; confirm must NOT have more than 1000 characters.',
+        ),
+      ],
+    ];
+    for (const [fields, answer] of cases) {
+      const before = await signInState(t);
+      const res = await postFields(t.app, '/console/set-password', '', fields);
+      expect(res.statusCode, answer).toBe(400);
+      expect(res.body).toContain(answer);
+      expect(await signInState(t)).toEqual(before);
+    }
+    const set = await postFields(t.app, '/console/set-password', '', [
+      ['token', token],
+      ['password', fresh],
+      ['confirm', fresh],
+    ]);
+    expect(set.statusCode).toBe(200);
+    expect((await postSignIn(t.app, u.email, fresh)).res.statusCode).toBe(303);
   });
 });

@@ -98,7 +98,7 @@ export function twoFactorPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: `${TWO_FACTOR_PATH}/enable`,
     permission: 'read',
-    body: Form({ code: Text() }),
+    body: Form({ code: Text(64) }),
     back: () => TWO_FACTOR_PATH,
     handle: async (c) => {
       await confirmTotpEnrolment(db, ctx.sealer, c.user, c.form.code ?? '', c.ip);
@@ -108,7 +108,7 @@ export function twoFactorPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: `${TWO_FACTOR_PATH}/disable`,
     permission: 'read',
-    body: Form({ code: Text() }),
+    body: Form({ code: Text(64) }),
     back: () => TWO_FACTOR_PATH,
     handle: async (c) => {
       await disableTotp(db, ctx.sealer, c.user, c.form.code ?? '', c.ip);
@@ -118,7 +118,7 @@ export function twoFactorPages(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: `${TWO_FACTOR_PATH}/require`,
     permission: 'manage_users',
-    body: Form({ required: Text() }),
+    body: Form({ required: Text(8) }),
     back: () => TWO_FACTOR_PATH,
     handle: async (c) => {
       const required = c.form.required === 'yes';

@@ -30,6 +30,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;font:inherit;margin:0}
 iframe{width:100%;height:70vh;border:1px solid #dde1e7;border-radius:4px;background:#fff}
 section{margin-top:1.2rem}h2{font-size:1rem;margin:0 0 .5rem}
 ul{padding-left:1.2rem}footer{margin-top:1.5rem;font-size:.85rem;color:#5a6270}
+.refused{background:#fdecec;border:1px solid #e0a3a3;border-radius:6px;padding:.6rem .8rem}
 `;
 
 /** A complete HTML document: the title, the shared style and `body` inside one `<main>`. */

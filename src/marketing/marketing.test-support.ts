@@ -5,6 +5,8 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { createTestApp, type TestAccount, type TestApp, type TestContextOptions } from '../test/harness.ts';
 import type { UuidTable } from './ids.repository.ts';
+import { tokenUrls } from '../mail/tokens.ts';
+import { seedDelivery, seedMailing, seedSend } from './analytics/analytics.test-support.ts';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -103,3 +105,60 @@ export async function uuidOf(db: Kysely<DB>, table: UuidTable, id: number | bigi
 
 /** An RFC 9562 UUID in its textual form, as marketing ids are shown. */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/**
+ * A new subscriber on a new list with a delivered campaign email, written straight into the database (nothing is
+ * sent), and the paths of that email's unsubscribe link and preference page.
+ */
+export async function seedMailLinks(
+  t: TestApp,
+  a: TestAccount,
+  call: ReturnType<typeof marketingClient>,
+  email: string,
+): Promise<{ list: string; subscriber: string; unsubscribe: string; preferences: string }> {
+  const db = t.ctx.database.db;
+  const customerId = a.account.customer_id;
+  const list = await makeList(call, `List of ${email}`);
+  const subscriber = await makeSubscriber(call, email, {}, list);
+  const mailingId = await seedMailing(db, customerId, { subject: `News for ${email}` });
+  const sendId = await seedSend(db, customerId, {
+    mailingId,
+    listName: `List of ${email}`,
+    listId: await keyOf(t, 'subscription_lists', list),
+  });
+  const deliveryId = await seedDelivery(db, customerId, {
+    sendId,
+    mailingId,
+    subscriberId: await keyOf(t, 'subscribers', subscriber),
+    email,
+  });
+  const path = (url: string) => new URL(url).pathname;
+  const { publicUrl, keys } = t.ctx;
+  return {
+    list,
+    subscriber,
+    unsubscribe: path(tokenUrls.marketing.unsubscribe(publicUrl, keys.tracking, deliveryId)),
+    preferences: path(tokenUrls.marketing.preferences(publicUrl, keys.tracking, deliveryId)),
+  };
+}
+
+/** What an unsubscribe or a preference page can change for a subscriber: its row, its lists and its deliveries. */
+export async function subscriberState(t: TestApp, subscriber: string) {
+  const db = t.ctx.database.db;
+  const id = await keyOf(t, 'subscribers', subscriber);
+  return {
+    subscriber: await db.selectFrom('subscribers').selectAll().where('id', '=', id).executeTakeFirstOrThrow(),
+    lists: await db
+      .selectFrom('subscription_list_members')
+      .selectAll()
+      .where('subscriber_id', '=', id)
+      .orderBy('list_id')
+      .execute(),
+    deliveries: await db
+      .selectFrom('marketing_deliveries')
+      .selectAll()
+      .where('subscriber_id', '=', id)
+      .orderBy('id')
+      .execute(),
+  };
+}

@@ -2,13 +2,16 @@
  * The unsubscribe link `/u/<token>` of a kind of mail that keeps subscriptions (marketing), reached from the email itself
  * with no API key (the signed token is the credential). Its GET only shows a confirm page (mail scanners follow links);
  * its POST unsubscribes: the page's buttons, and mail clients' RFC 8058 one-click `List-Unsubscribe=One-Click` POST.
+ * A form its schema refuses (a field repeated or too long) changes nothing: the confirm page comes back with a notice.
  */
 import formbody from '@fastify/formbody';
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
 import type { TypedApp } from '../http/typed.ts';
 import { html } from '../http/html.ts';
 import { layout, PAGE_HEADERS } from '../http/page.ts';
 import type { KindUnsubscribe, UnsubscribeInfo } from '../delivery/kind.ts';
-import { TokenParam } from './tracking.schemas.ts';
+import { formBody, TokenParam, UnsubscribeForm } from './tracking.schemas.ts';
 
 const HTML = 'text/html; charset=utf-8';
 /** The page headers, with forms allowed to post back to this server. */
@@ -44,13 +47,22 @@ export function unsubscribeRoutes(app: TypedApp, unsubscribe: KindUnsubscribe, t
   // The unsubscribe POST reads urlencoded bodies (the page's buttons, RFC 8058); any other body is ignored, since the
   // token alone decides what is unsubscribed.
   void app.register(async (scope) => {
-    await scope.register(formbody, { bodyLimit: 4096 });
-    scope.addContentTypeParser('*', (_req, payload, done) => {
-      payload.resume();
-      payload.on('end', () => done(null, undefined));
-      payload.on('error', (err) => done(err, undefined));
-    });
+    await formsOnly(scope, 16384);
     unsubscribePost(scope as unknown as TypedApp, unsubscribe, tags);
+  });
+}
+
+/**
+ * Makes the posts of `scope` read urlencoded bodies of up to `bodyLimit` bytes, a page's forms, and ignore a body of
+ * any other type (drained unread), so their form schemas see every body they are given.
+ */
+export async function formsOnly(scope: FastifyInstance, bodyLimit: number): Promise<void> {
+  scope.removeAllContentTypeParsers();
+  await scope.register(formbody, { bodyLimit });
+  scope.addContentTypeParser('*', (_req, payload, done) => {
+    payload.resume();
+    payload.on('end', () => done(null, undefined));
+    payload.on('error', (err) => done(err, undefined));
   });
 }
 
@@ -58,20 +70,31 @@ function unsubscribePost(app: TypedApp, unsubscribe: KindUnsubscribe, tags: stri
   app.post(
     '/u/:token',
     {
-      bodyLimit: 4096,
+      bodyLimit: 16384,
+      attachValidation: true,
       schema: {
         tags,
         summary:
           'Unsubscribe: the confirm page buttons, and RFC 8058 one-click (`List-Unsubscribe=One-Click`)',
         params: TokenParam,
+        body: formBody(UnsubscribeForm),
         produces: ['text/html'],
       },
     },
     async (req, reply) => {
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const global = body.scope === 'all';
+      const { token } = req.params;
+      if (req.validationError) {
+        const again = await pageOr404(
+          () => unsubscribe.info(token),
+          (info) => confirmPage(info, true),
+          400,
+        );
+        return reply.code(again.status).headers(UNSUBSCRIBE_HEADERS).type(HTML).send(again.html);
+      }
+      const form = (req.body ?? {}) as Static<typeof UnsubscribeForm>;
+      const global = form.scope === 'all';
       const page = await pageOr404(
-        () => unsubscribe.apply(req.params.token, global),
+        () => unsubscribe.apply(token, global),
         (info) => donePage(info, global),
       );
       return reply.code(page.status).headers(UNSUBSCRIBE_HEADERS).type(HTML).send(page.html);
@@ -82,9 +105,10 @@ function unsubscribePost(app: TypedApp, unsubscribe: KindUnsubscribe, tags: stri
 async function pageOr404(
   load: () => Promise<UnsubscribeInfo>,
   render: (info: UnsubscribeInfo) => string,
+  status = 200,
 ): Promise<{ status: number; html: string }> {
   try {
-    return { status: 200, html: render(await load()) };
+    return { status, html: render(await load()) };
   } catch (err) {
     if ((err as { code?: string }).code !== 'not_found') throw err;
     return {
@@ -99,7 +123,8 @@ async function pageOr404(
 
 const fromWhom = (info: UnsubscribeInfo) => (info.customerName ? html` from ${info.customerName}` : '');
 
-function confirmPage(info: UnsubscribeInfo): string {
+/** The confirm page; `refused` when it comes back after a form that could not be read. */
+function confirmPage(info: UnsubscribeInfo, refused = false): string {
   const list = info.listName ? html`the list <strong>${info.listName}</strong>` : 'these emails';
   const state = info.globallyUnsubscribed
     ? html`<p>This address is already unsubscribed from all emails.</p>`
@@ -109,7 +134,7 @@ function confirmPage(info: UnsubscribeInfo): string {
   return layout(
     'Unsubscribe',
     html`<h1>Unsubscribe</h1>
-<p>Stop emails to <strong>${info.email}</strong>${fromWhom(info)}?</p>
+${refused ? html`<p class="refused" role="alert">Nothing was changed: the form could not be read. Choose again below.</p>\n` : ''}<p>Stop emails to <strong>${info.email}</strong>${fromWhom(info)}?</p>
 ${state}
 <form method="post"><input type="hidden" name="scope" value="list"><button type="submit">Unsubscribe from ${list}</button></form>
 <form method="post"><input type="hidden" name="scope" value="all"><button type="submit">Unsubscribe from all emails${fromWhom(info)}</button></form>`,

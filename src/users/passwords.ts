@@ -8,6 +8,8 @@ const P = 1;
 const KEY_BYTES = 32;
 /** The shortest password accepted. */
 export const MIN_PASSWORD_LENGTH = 10;
+/** The longest password accepted (in UTF-16 code units). */
+export const MAX_PASSWORD_LENGTH = 1000;
 
 function scrypt(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
   const opts: ScryptOptions = { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 };
@@ -23,8 +25,11 @@ export function checkPasswordRules(password: string): void {
       'user.password_weak',
       `the password must be at least ${MIN_PASSWORD_LENGTH} characters long`,
     );
-  if (password.length > 1000)
-    throw new AppError('user.password_weak', 'the password must be at most 1000 characters long');
+  if (password.length > MAX_PASSWORD_LENGTH)
+    throw new AppError(
+      'user.password_weak',
+      `the password must be at most ${MAX_PASSWORD_LENGTH} characters long`,
+    );
 }
 
 /** Hashes a password for storage. */

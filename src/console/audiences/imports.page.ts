@@ -22,12 +22,22 @@ import {
 import { assetUrl } from '../assets.ts';
 import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
-import { consoleAction, consolePage, guard, type ConsoleContext } from '../page.ts';
+import {
+  checkFields,
+  consoleAction,
+  consolePage,
+  guard,
+  type ConsoleContext,
+  type FormFields,
+} from '../page.ts';
 import { audited, field, seg } from './audit.ts';
-import { Form, Text } from '../action.schemas.ts';
+import { Csrf, Field, Form, Text } from '../action.schemas.ts';
 
 /** The largest CSV file the console accepts (about two million rows of a few columns). */
 const MAX_UPLOAD_BYTES = 200 * 1024 * 1024;
+
+/** The text fields of the upload form (the file part is read, and checked, as it streams). */
+const UploadForm = Form({ _csrf: Csrf(), list: Field(64) });
 
 const FIELD_LABELS: [ImportField | '', string][] = [
   ['', 'Ignore'],
@@ -58,77 +68,97 @@ export function importsPages(app: FastifyInstance, ctx: AppContext): void {
         importsOf(ctx, c.account.customer_id),
       ]);
       return html`<p><a href="/console/audiences">← All lists</a></p>
-        ${
-          c.can('edit_content')
-            ? html`<div class="card">
-                <h2>Upload a CSV file</h2>
-                <p class="muted">The first line names the columns. One column holds the email address; you choose the others next.</p>
-                <form method="post" action="/console/audiences/imports" enctype="multipart/form-data">
-                  ${csrfField(c.csrfToken)}
-                  <div class="field">
-                    <label for="list">Into list</label>
-                    <select id="list" name="list">
-                      ${lists.map((l) => html`<option value="${l.id}">${l.attributes.name}</option>`)}
-                    </select>
-                  </div>
-                  <div class="field">
-                    <label for="file">CSV file</label><input id="file" name="file" type="file" accept=".csv,text/csv" required />
-                  </div>
-                  <button type="submit" class="button">Upload</button>
-                </form>
-              </div>`
-            : ''
-        }
-        <div class="card">
-          <h2>Recent imports</h2>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">File</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Rows</th>
-                  <th scope="col">Rejected</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${
-                  imports.length === 0
-                    ? html`<tr>
-                        <td colspan="4">No imports yet.</td>
-                      </tr>`
-                    : ''
-                }
-                ${imports.map(
-                  (i) =>
-                    html`<tr>
-                      <td><a href="/console/audiences/imports/${seg(i.id)}">${i.file_name}</a></td>
-                      <td>${STATE_TEXT[i.state] ?? i.state}</td>
-                      <td>${i.rows_done.toLocaleString('en')}</td>
-                      <td>${i.failed.toLocaleString('en')}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-          </div>
-        </div>`;
+        ${c.can('edit_content') ? uploadForm(c, lists) : ''} ${recentImports(imports)}`;
     },
   });
+  uploadRoute(app, ctx);
+  importPages(app, ctx);
+  startAction(app, ctx);
+}
 
+function uploadForm(c: ConsoleContext, lists: { id: string; attributes: { name: string } }[]): SafeHtml {
+  return html`<div class="card">
+    <h2>Upload a CSV file</h2>
+    <p class="muted">The first line names the columns. One column holds the email address; you choose the others next.</p>
+    <form method="post" action="/console/audiences/imports" enctype="multipart/form-data">
+      ${csrfField(c.csrfToken)}
+      <div class="field">
+        <label for="list">Into list</label>
+        <select id="list" name="list">
+          ${lists.map((l) => html`<option value="${l.id}">${l.attributes.name}</option>`)}
+        </select>
+      </div>
+      <div class="field">
+        <label for="file">CSV file</label><input id="file" name="file" type="file" accept=".csv,text/csv" required />
+      </div>
+      <button type="submit" class="button">Upload</button>
+    </form>
+  </div>`;
+}
+
+function recentImports(imports: Awaited<ReturnType<typeof importsOf>>): SafeHtml {
+  return html`<div class="card">
+    <h2>Recent imports</h2>
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">File</th>
+            <th scope="col">State</th>
+            <th scope="col">Rows</th>
+            <th scope="col">Rejected</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${
+            imports.length === 0
+              ? html`<tr>
+                  <td colspan="4">No imports yet.</td>
+                </tr>`
+              : ''
+          }
+          ${imports.map(
+            (i) =>
+              html`<tr>
+                <td><a href="/console/audiences/imports/${seg(i.id)}">${i.file_name}</a></td>
+                <td>${STATE_TEXT[i.state] ?? i.state}</td>
+                <td>${i.rows_done.toLocaleString('en')}</td>
+                <td>${i.failed.toLocaleString('en')}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
+  </div>`;
+}
+
+/** Adds a text field of a multipart form; a repeated name becomes a list, and an empty value counts as not sent. */
+function addField(fields: FormFields, name: string, value: string): void {
+  if (value === '') return;
+  const prior = fields[name];
+  fields[name] = prior === undefined ? value : [prior, value].flat();
+}
+
+/**
+ * The upload: multipart, streamed into the database as it arrives. The text fields come before the file part; once
+ * the guard has passed, they are checked against `UploadForm` before anything is written.
+ */
+function uploadRoute(app: FastifyInstance, ctx: AppContext): void {
   app.post('/console/audiences/imports', { schema: { hide: true } }, async (req, reply) => {
     if (!req.isMultipart())
       throw new AppError('marketing.import_invalid', 'send the file as multipart/form-data');
-    const fields: Record<string, string> = {};
+    const fields: FormFields = {};
     for await (const part of req.parts({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } })) {
       if (part.type === 'field') {
-        fields[part.fieldname] = String(part.value);
+        addField(fields, part.fieldname, String(part.value));
         continue;
       }
       req.body = fields;
       const c = await guard(ctx, req, reply, 'edit_content');
       if (!c) return reply;
+      const form = checkFields(req, UploadForm, fields);
       const up = await uploadImport(ctx, c.account.customer_id, {
-        listId: fields.list ?? '',
+        listId: form.list,
         fileName: part.filename,
         source: part.file,
         createdBy: c.user.id,
@@ -147,7 +177,10 @@ export function importsPages(app: FastifyInstance, ctx: AppContext): void {
     }
     throw new AppError('marketing.import_invalid', 'choose a CSV file to upload');
   });
+}
 
+/** An import's page, its progress for the page's polling, and its rejected rows as CSV. */
+function importPages(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/audiences/imports/:id',
     permission: 'read',
@@ -183,7 +216,10 @@ export function importsPages(app: FastifyInstance, ctx: AppContext): void {
       },
     }),
   });
+}
 
+/** Starts a dry run or the import itself with the columns as mapped. */
+function startAction(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/audiences/imports/:id/start',
     permission: 'edit_content',

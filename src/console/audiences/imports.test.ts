@@ -31,11 +31,24 @@ afterAll(async () => {
   await t?.close();
 });
 
-function upload(client: ConsoleClient, listId: string, csv: string) {
+/** Uploads a CSV file with the form's text fields (by default the client's token and the list). */
+function upload(
+  client: ConsoleClient,
+  listId: string,
+  csv: string,
+  fields: [string, string][] = [
+    ['_csrf', client.csrf],
+    ['list', listId],
+  ],
+) {
   const boundary = 'sealpostboundary';
   const body =
-    `--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${client.csrf}\r\n` +
-    `--${boundary}\r\nContent-Disposition: form-data; name="list"\r\n\r\n${listId}\r\n` +
+    fields
+      .map(
+        ([name, value]) =>
+          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+      )
+      .join('') +
     `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="people.csv"\r\nContent-Type: text/csv\r\n\r\n${csv}\r\n--${boundary}--\r\n`;
   return t.app.inject({
     method: 'POST',
@@ -107,6 +120,43 @@ describe('subscriber imports', () => {
     await editor.post(`${page}/start`, { _csrf: editor.csrf, map_1: 'first_name', mode: 'import' });
     expect((await editor.get(page)).body).toMatch(/map exactly one column to the email address/i);
     expect((await importOf(t.ctx, a.account.customer_id, page.split('/').pop()!)).state).toBe('uploaded');
+  });
+
+  it('answers an upload whose fields its schema refuses with the error page, and keeps no import', async () => {
+    const list = await createList(t.ctx, a.account.customer_id, 'Refused uploads');
+    const imports = () =>
+      t.ctx.database.db
+        .selectFrom('subscriber_imports')
+        .select('id')
+        .where('customer_id', '=', a.account.customer_id)
+        .execute();
+    const before = await imports();
+    const cases: [[string, string][], string][] = [
+      [[['_csrf', editor.csrf]], 'List is required.'],
+      [
+        [
+          ['_csrf', editor.csrf],
+          ['list', list.id],
+          ['list', list.id],
+        ],
+        'List must be string.',
+      ],
+      [
+        [
+          ['_csrf', editor.csrf],
+          ['list', 'x'.repeat(10_000)],
+        ],
+        'List must NOT have more than 64 characters.',
+      ],
+    ];
+    for (const [fields, reason] of cases) {
+      const res = await upload(editor, list.id, CSV, fields);
+      expect(res.statusCode, reason).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.body).toContain(`<p>${reason}</p>`);
+    }
+    expect(await imports()).toEqual(before);
+    expect((await upload(editor, list.id, CSV)).statusCode).toBe(303);
   });
 
   it('imports from the command line with the same rules', async () => {

@@ -6,7 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { sinkTestBed } from '../campaigns/sends.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
-import { keyOf, makeList, makeSubscriber } from '../marketing.test-support.ts';
+import {
+  keyOf,
+  makeList,
+  makeSubscriber,
+  seedMailLinks,
+  subscriberState,
+} from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
 import { setListOptIn } from './optin.service.ts';
 
@@ -120,5 +126,75 @@ describe('the preference page', () => {
     // A forged link is not found.
     const bad = local(prefs).replace(/.$/, (ch) => (ch === 'A' ? 'B' : 'A'));
     expect((await t.app.inject({ method: 'GET', url: bad })).statusCode).toBe(404);
+  });
+
+  it('saves nothing from a form its schema refuses, and shows the page again with a notice', async () => {
+    const links = await seedMailLinks(t, acct, call, 'ivy@patients.example');
+    const page = await t.app.inject({ method: 'GET', url: links.preferences });
+    const key = /name="form_key" value="([^"]+)"/.exec(page.body)![1]!;
+    const before = await subscriberState(t, links.subscriber);
+    const cases: [[string, string][], number][] = [
+      [
+        [
+          ['scope', 'all'],
+          ['list', links.list],
+        ],
+        403,
+      ],
+      [
+        [
+          ['form_key', key],
+          ['form_key', key],
+          ['scope', 'all'],
+        ],
+        403,
+      ],
+      [
+        [
+          ['form_key', key],
+          ['scope', 'all'],
+          ['scope', 'all'],
+        ],
+        400,
+      ],
+      [
+        [
+          ['form_key', key],
+          ['scope', 'lists'],
+          ['list', 'x'.repeat(10_000)],
+        ],
+        400,
+      ],
+    ];
+    for (const [fields, status] of cases) {
+      const res = await t.app.inject({ url: links.preferences, ...form(fields) });
+      expect(res.statusCode, fields.map(([k]) => k).join()).toBe(status);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      if (status === 400) {
+        expect(res.body).toContain(
+          '<p class="refused" role="alert">Nothing was saved: the form could not be read. Choose again below.</p>',
+        );
+        expect(res.body).toMatch(new RegExp(`value="${links.list}" checked>`));
+      } else expect(res.body).toContain('This form did not come from your preference page.');
+      expect(await subscriberState(t, links.subscriber)).toEqual(before);
+    }
+    // A body of another type is not a form of the page: it is ignored, so it carries no key.
+    const json = await t.app.inject({
+      method: 'POST',
+      url: links.preferences,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ form_key: key, scope: 'lists', list: 'x'.repeat(10_000) }),
+    });
+    expect(json.statusCode).toBe(403);
+    expect(await subscriberState(t, links.subscriber)).toEqual(before);
+    const saved = await t.app.inject({
+      url: links.preferences,
+      ...form([
+        ['form_key', key],
+        ['scope', 'lists'],
+      ]),
+    });
+    expect(saved.body).toContain('Your choices are saved.');
+    expect(saved.body).toMatch(new RegExp(`value="${links.list}">`));
   });
 });

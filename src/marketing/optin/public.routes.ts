@@ -2,20 +2,43 @@
  * Public pages of subscribers, reached from emails with no sign-in (the signed token in the URL is the credential):
  * the confirmation link of double opt-in `/confirm/<token>` and the preference page `/p/<token>`. A GET only shows a
  * page (mail scanners follow links); the page's buttons POST, and the preference page's forms carry a key bound to
- * the link, so a form posted from another site is refused.
+ * the link, so a form posted from another site is refused. Each POST declares its form; a preference form with the
+ * right key that its schema refuses (a field repeated or too long) saves nothing: the page comes back with a notice.
  */
-import formbody from '@fastify/formbody';
+import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
-import { html, raw } from '../../http/html.ts';
+import { html, raw, type SafeHtml } from '../../http/html.ts';
 import { layout } from '../../http/page.ts';
-import { TokenParam } from '../../tracking/tracking.schemas.ts';
-import { UNSUBSCRIBE_HEADERS } from '../../tracking/unsubscribe.routes.ts';
+import { formBody, TokenParam } from '../../tracking/tracking.schemas.ts';
+import { formsOnly, UNSUBSCRIBE_HEADERS } from '../../tracking/unsubscribe.routes.ts';
 import { confirmByToken, confirmInfo } from './optin.service.ts';
 import { formKeyMatches, preferencesOf, savePreferences, type Preferences } from './preferences.service.ts';
 
 const HTML = 'text/html; charset=utf-8';
 type Page = { status: number; html: string };
+
+/** The confirm button: a form without fields. */
+const ConfirmForm = Type.Object({});
+
+/** A list on the preference page, by the id its checkbox carries. */
+const ListRef = Type.String({ maxLength: 64 });
+
+/** The preference page's forms: its key, which of them was sent (`lists` or `all`), and the lists ticked. */
+const PreferencesForm = Type.Object({
+  form_key: Type.String({ maxLength: 64, description: 'The key the page gave its forms' }),
+  scope: Type.Optional(
+    Type.String({
+      maxLength: 16,
+      description: '`all` unsubscribes from everything; anything else saves `list`',
+    }),
+  ),
+  list: Type.Optional(Type.Union([ListRef, Type.Array(ListRef)], { description: 'The lists ticked' })),
+});
+
+/** What a post's handler is given: the form as its schema types it, or `refused` when the schema refused it. */
+type Posted<B extends TObject> =
+  { form: Static<B>; refused: false } | { form: Record<string, unknown>; refused: true };
 
 async function pageOr404(what: string, render: () => Promise<string>): Promise<Page> {
   try {
@@ -51,51 +74,76 @@ export function subscriberPageRoutes(app: TypedApp, ctx: AppContext): void {
     pageOr404('preferences', async () => preferencesPage(await preferencesOf(ctx, token))),
   );
   void app.register(async (scope) => {
-    await scope.register(formbody, { bodyLimit: 16384 });
-    const post = (
+    await formsOnly(scope, 16384);
+    const post = <B extends TObject>(
       path: string,
       summary: string,
-      page: (token: string, body: Record<string, unknown>) => Promise<Page>,
+      body: B,
+      page: (token: string, posted: Posted<B>) => Promise<Page>,
     ) =>
       (scope as unknown as TypedApp).post(
         path,
-        { bodyLimit: 16384, schema: { tags, summary, params: TokenParam, produces: ['text/html'] } },
+        {
+          bodyLimit: 16384,
+          attachValidation: true,
+          schema: { tags, summary, params: TokenParam, body: formBody(body), produces: ['text/html'] },
+        },
         async (req, reply) => {
+          const form = (req.body ?? {}) as Static<B>;
           const p = await page(
             (req.params as { token: string }).token,
-            (req.body ?? {}) as Record<string, unknown>,
+            req.validationError ? { form, refused: true } : { form, refused: false },
           );
           return reply.code(p.status).headers(UNSUBSCRIBE_HEADERS).type(HTML).send(p.html);
         },
       );
-    post('/confirm/:token', 'Confirm a double opt-in subscription (the link works once)', (token) =>
-      pageOr404('confirmation', async () => {
-        const info = await confirmByToken(ctx, token);
-        return layout(
-          'Subscription confirmed',
-          html`<h1>Subscription confirmed</h1>\n<p><strong>${info.email}</strong> is now subscribed to the list <strong>${info.listName}</strong>.</p>`,
-        );
-      }),
+    post(
+      '/confirm/:token',
+      'Confirm a double opt-in subscription (the link works once)',
+      ConfirmForm,
+      (token) =>
+        pageOr404('confirmation', async () => {
+          const info = await confirmByToken(ctx, token);
+          return layout(
+            'Subscription confirmed',
+            html`<h1>Subscription confirmed</h1>\n<p><strong>${info.email}</strong> is now subscribed to the list <strong>${info.listName}</strong>.</p>`,
+          );
+        }),
     );
-    post('/p/:token', 'Save the preference page', async (token, body) => {
-      if (!formKeyMatches(ctx, token, body.form_key))
-        return {
-          status: 403,
-          html: layout(
-            'Not saved',
-            html`<h1>Not saved</h1>\n<p>This form did not come from your preference page. Open the link from your email again.</p>`,
-          ),
-        };
-      const raw = body.list;
-      const subscribed = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map(String);
-      return pageOr404('preferences', async () =>
-        preferencesPage(
-          await savePreferences(ctx, token, { subscribed, everything: body.scope === 'all' }),
-          body.scope === 'all' ? 'You are unsubscribed from all emails.' : 'Your choices are saved.',
-        ),
-      );
-    });
+    post('/p/:token', 'Save the preference page', PreferencesForm, (token, posted) =>
+      savePage(ctx, token, posted),
+    );
   });
+}
+
+/** Saves the preference page: a form without the page's key is refused first, then one its schema refused. */
+async function savePage(
+  ctx: AppContext,
+  token: string,
+  posted: Posted<typeof PreferencesForm>,
+): Promise<Page> {
+  if (!formKeyMatches(ctx, token, posted.form.form_key))
+    return {
+      status: 403,
+      html: layout(
+        'Not saved',
+        html`<h1>Not saved</h1>\n<p>This form did not come from your preference page. Open the link from your email again.</p>`,
+      ),
+    };
+  if (posted.refused) {
+    const again = await pageOr404('preferences', async () =>
+      preferencesPage(await preferencesOf(ctx, token), REFUSED),
+    );
+    return again.status === 200 ? { ...again, status: 400 } : again;
+  }
+  const { list, scope } = posted.form;
+  const subscribed = list === undefined ? [] : [list].flat();
+  return pageOr404('preferences', async () =>
+    preferencesPage(
+      await savePreferences(ctx, token, { subscribed, everything: scope === 'all' }),
+      saved(scope === 'all' ? 'You are unsubscribed from all emails.' : 'Your choices are saved.'),
+    ),
+  );
 }
 
 function confirmPage(info: { email: string; listName: string }): string {
@@ -119,7 +167,13 @@ button.quiet{background:#fff;color:#a4161a;border-color:#a4161a}
 .saved{background:#e7f5ec;border:1px solid #9ccfae;border-radius:6px;padding:.6rem .8rem}
 </style>`);
 
-function preferencesPage(p: Preferences, saved?: string): string {
+/** A notice that the page's choices were saved. */
+const saved = (text: string) => html`<p class="saved" role="status">${text}</p>`;
+
+/** The notice of a form that could not be read. */
+const REFUSED = html`<p class="refused" role="alert">Nothing was saved: the form could not be read. Choose again below.</p>`;
+
+function preferencesPage(p: Preferences, notice?: SafeHtml): string {
   const who = p.customerName ? html` from ${p.customerName}` : '';
   const key = html`<input type="hidden" name="form_key" value="${p.formKey}">`;
   const choices = p.lists.length
@@ -132,7 +186,7 @@ function preferencesPage(p: Preferences, saved?: string): string {
     'Email preferences',
     html`${PAGE_STYLE}
 <h1>Email preferences</h1>
-${saved ? html`<p class="saved" role="status">${saved}</p>` : ''}
+${notice ?? ''}
 <p>Choose which emails <strong>${p.email}</strong> receives${who}.</p>
 ${p.globallyUnsubscribed ? html`<p>This address is unsubscribed from all emails. Ticking a list and saving subscribes it again.</p>` : ''}
 <form method="post">${key}<input type="hidden" name="scope" value="lists">
