@@ -3,7 +3,7 @@
  * are being accepted restores into a database that holds every message acknowledged before the backup began, each
  * whole, readable through the API with the same key. On PostgreSQL both commands point to pg_dump.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -84,6 +84,15 @@ describe.runIf(TEST_DIALECT === 'sqlite')('backup and restore of the embedded da
       ['restore', '--from', out, '--json'],
     );
     expect(restore.code, restore.stderr).toBe(0);
+    // Each copy is one file that only its owner may read.
+    const restored = path.join(restoredDir, 'sealpost.db');
+    for (const file of [out, restored]) {
+      expect(statSync(file).mode & 0o777, file).toBe(0o600);
+      expect(
+        readdirSync(path.dirname(file)).filter((f) => /-(wal|shm)$/.test(f)),
+        file,
+      ).toEqual([]);
+    }
 
     const database = await connect({ dialect: 'sqlite', file: path.join(restoredDir, 'sealpost.db') });
     const ctx = createContext(

@@ -5,7 +5,7 @@
  * checks the same of the backup, refuses while a service holds the scheduler lease, keeps the replaced database aside
  * and swaps the file in with a rename.
  */
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type SQLite from 'better-sqlite3';
 import { databaseTarget } from '../config/load.ts';
@@ -59,6 +59,7 @@ export async function backupDatabase(
   } finally {
     db.close();
   }
+  ownFile(dest);
   const checked = inspect(dest, key, masterKeySource(config));
   return { file: dest, bytes: statSync(dest).size, ms: Date.now() - started, ...checked };
 }
@@ -89,6 +90,7 @@ export async function restoreDatabase(
   } finally {
     db.close();
   }
+  ownFile(temp);
   let previous: string | undefined;
   if (existsSync(target)) {
     previous = `${target}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`;
@@ -97,6 +99,21 @@ export async function restoreDatabase(
   for (const suffix of ['-wal', '-shm']) rmSync(target + suffix, { force: true });
   renameSync(temp, target);
   return { file: target, bytes: statSync(target).size, ms: Date.now() - started, ...checked, previous };
+}
+
+/**
+ * Makes a copied database one file readable by its owner only: a copy of a WAL database is marked WAL too, and every
+ * reader would then leave `-wal` and `-shm` files beside it. The service turns WAL on again when it opens the file.
+ */
+function ownFile(file: string): void {
+  chmodSync(file, 0o600);
+  const db = openSqlite(file, false);
+  try {
+    db.pragma('journal_mode = DELETE');
+  } finally {
+    db.close();
+  }
+  for (const suffix of ['-wal', '-shm']) rmSync(file + suffix, { force: true });
 }
 
 /** The embedded database file, or an OpsError with the pg_dump way for PostgreSQL. */
