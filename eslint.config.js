@@ -36,4 +36,12 @@ export default tseslint.config(
       },
     },
   },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: {
+      // Short functions read and review faster.
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
+  },
 );

@@ -64,6 +64,14 @@ export function accountCommand(): Command {
 /** `sealpost domain ...` */
 export function domainCommand(): Command {
   const cmd = new Command('domain').description('manage sending domains');
+  domainAddCommand(cmd);
+  domainVerifyCommand(cmd);
+  domainListCommand(cmd);
+  return cmd;
+}
+
+/** `sealpost domain add`: adds a sending domain and prints the DNS records to publish. */
+function domainAddCommand(cmd: Command): void {
   cmd
     .command('add')
     .description('add a sending domain and print the DNS records to publish')
@@ -104,6 +112,10 @@ export function domainCommand(): Command {
         },
       ),
     );
+}
+
+/** `sealpost domain verify`: checks a domain's DNS records and marks it verified. */
+function domainVerifyCommand(cmd: Command): void {
   cmd
     .command('verify')
     .description('check the DNS records of a domain and mark it verified')
@@ -124,6 +136,10 @@ export function domainCommand(): Command {
         output(o.json, d, `${d.domain} is verified\n${checksText(d.dns_checks ?? [])}${advice}`);
       }),
     );
+}
+
+/** `sealpost domain list`: an account's domains and whether each is verified. */
+function domainListCommand(cmd: Command): void {
   cmd
     .command('list')
     .description("list an account's domains")
@@ -142,7 +158,6 @@ export function domainCommand(): Command {
         );
       }),
     );
-  return cmd;
 }
 
 /** `sealpost key ...` */

@@ -39,6 +39,15 @@ function userLine(u: User & { account?: string }): string {
 /** `sealpost user ...` */
 export function userCommand(): Command {
   const cmd = new Command('user').description('manage console users');
+  userCreateCommand(cmd);
+  userListCommand(cmd);
+  userDisableCommand(cmd);
+  userResetCommand(cmd);
+  return cmd;
+}
+
+/** `sealpost user create`: a console user, with a password from standard input or a one-time link to set one. */
+function userCreateCommand(cmd: Command): void {
   cmd
     .command('create')
     .description('create a console user; without --password-stdin, print a one-time link to set the password')
@@ -85,6 +94,10 @@ export function userCommand(): Command {
         },
       ),
     );
+}
+
+/** `sealpost user list`: the console users of one account or of all. */
+function userListCommand(cmd: Command): void {
   cmd
     .command('list')
     .description('list console users')
@@ -101,6 +114,10 @@ export function userCommand(): Command {
         output(o.json, users, users.map((u) => userLine(u)).join('\n') || 'no users');
       }),
     );
+}
+
+/** `sealpost user disable`: disables a user, ending their sessions. */
+function userDisableCommand(cmd: Command): void {
   cmd
     .command('disable')
     .description('disable a user; their sessions end at once')
@@ -113,6 +130,10 @@ export function userCommand(): Command {
         output(false, {}, `disabled ${o.email}`);
       }),
     );
+}
+
+/** `sealpost user reset`: prints a one-time link that sets a new password. */
+function userResetCommand(cmd: Command): void {
   cmd
     .command('reset')
     .description('print a one-time link that sets a new password (the old one keeps working until then)')
@@ -131,5 +152,4 @@ export function userCommand(): Command {
         );
       }),
     );
-  return cmd;
 }

@@ -10,7 +10,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { record } from '../audit/audit.service.ts';
 import { capturedById, capturedOfAccount, type CapturedMessage } from '../email/captured.service.ts';
-import { html } from '../http/html.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 import { consolePage, guard, type ConsoleContext } from './page.ts';
 import { when } from './format.ts';
 
@@ -28,6 +28,13 @@ async function openMessage(c: ConsoleContext): Promise<{ m: CapturedMessage; mai
 
 /** Registers the captured mail pages. */
 export function capturedPages(app: FastifyInstance, ctx: AppContext): void {
+  registerCapturedList(app, ctx);
+  registerCapturedMessage(app, ctx);
+  registerCapturedParts(app, ctx);
+}
+
+/** Registers the page listing the newest 100 captured messages. */
+function registerCapturedList(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/captured',
     permission: 'read',
@@ -36,44 +43,48 @@ export function capturedPages(app: FastifyInstance, ctx: AppContext): void {
       const list = await capturedOfAccount(c.ctx, c.account.customer_id, { limit: 100 });
       return html`<div class="card">
         <p class="muted">With the capture transport, Sealpost keeps each message here instead of sending it. The newest 100 are listed.</p>
-        ${
-          list.length === 0
-            ? html`<p>Nothing captured yet.</p>`
-            : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Captured messages">
-                <table class="stack">
-                  <thead>
-                    <tr>
-                      <th scope="col">Captured</th>
-                      <th scope="col">From</th>
-                      <th scope="col">To</th>
-                      <th scope="col">Message</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${list.map(
-                      (m) =>
-                        html`<tr>
-                          <td data-label="Captured">${when(m.created_at)}</td>
-                          <td data-label="From">${m.envelope_from}</td>
-                          <td data-label="To">${m.envelope_to}</td>
-                          <td data-label="Message">
-                            ${
-                              c.can('read_protected')
-                                ? html`<a href="/console/captured/${m.id}">Open</a>`
-                                : html`<span class="muted">content hidden</span>`
-                            }
-                            <br /><a href="/console/messages/${m.sourceTrackingId}" class="mono">${m.sourceTrackingId}</a>
-                          </td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>
-              </div>`
-        }
+        ${list.length === 0 ? html`<p>Nothing captured yet.</p>` : capturedTable(c, list)}
       </div>`;
     },
   });
+}
 
+/** The table of captured messages; the link to open one only for those who may read protected content. */
+function capturedTable(c: ConsoleContext, list: CapturedMessage[]): SafeHtml {
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Captured messages">
+    <table class="stack">
+      <thead>
+        <tr>
+          <th scope="col">Captured</th>
+          <th scope="col">From</th>
+          <th scope="col">To</th>
+          <th scope="col">Message</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${list.map(
+          (m) =>
+            html`<tr>
+              <td data-label="Captured">${when(m.created_at)}</td>
+              <td data-label="From">${m.envelope_from}</td>
+              <td data-label="To">${m.envelope_to}</td>
+              <td data-label="Message">
+                ${
+                  c.can('read_protected')
+                    ? html`<a href="/console/captured/${m.id}">Open</a>`
+                    : html`<span class="muted">content hidden</span>`
+                }
+                <br /><a href="/console/messages/${m.sourceTrackingId}" class="mono">${m.sourceTrackingId}</a>
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+/** Registers one captured message's page; each opening is recorded in the audit trail. */
+function registerCapturedMessage(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/captured/:id',
     permission: 'read_protected',
@@ -88,53 +99,61 @@ export function capturedPages(app: FastifyInstance, ctx: AppContext): void {
         ip: c.ip,
         detail: { captured_id: m.id },
       });
-      return html`<div class="card">
-          <h2>${mail.subject ?? '(no subject)'}</h2>
-          <p>From ${mail.from?.text ?? m.envelope_from} to ${m.envelope_to} · ${when(m.created_at)}</p>
-          ${
-            mail.html
-              ? html`<iframe
-                  class="mail-frame"
-                  title="HTML of the message"
-                  sandbox=""
-                  referrerpolicy="no-referrer"
-                  src="/console/captured/${m.id}/html"
-                ></iframe>`
-              : html`<p class="muted">No HTML part.</p>`
-          }
-        </div>
-        <details class="card">
-          <summary>Text</summary>
-          <pre class="mono">${mail.text ?? ''}</pre>
-        </details>
-        <details class="card">
-          <summary>Headers</summary>
-          <pre class="mono">${mail.headerLines.map((h) => h.line).join('\n')}</pre>
-        </details>
-        <details class="card">
-          <summary>Raw source</summary>
-          <pre class="mono">${m.raw}</pre>
-        </details>
-        <div class="card">
-          <h2>Attachments</h2>
-          ${
-            mail.attachments.length === 0
-              ? html`<p>None.</p>`
-              : html`<ul>
-                  ${mail.attachments.map(
-                    (a, i) =>
-                      html`<li>
-                        <a href="/console/captured/${m.id}/attachments/${i}">${a.filename ?? `attachment ${i + 1}`}</a>
-                        (${a.contentType}, ${a.size.toLocaleString('en-US')} bytes)
-                      </li>`,
-                  )}
-                </ul>`
-          }
-        </div>
-        <p><a href="/console/captured">All captured mail</a></p>`;
+      return messageBody(m, mail);
     },
   });
+}
 
+/** A captured message: its HTML in a sandboxed frame, text, headers, raw source and attachments. */
+function messageBody(m: CapturedMessage, mail: ParsedMail): SafeHtml {
+  return html`<div class="card">
+      <h2>${mail.subject ?? '(no subject)'}</h2>
+      <p>From ${mail.from?.text ?? m.envelope_from} to ${m.envelope_to} · ${when(m.created_at)}</p>
+      ${
+        mail.html
+          ? html`<iframe
+              class="mail-frame"
+              title="HTML of the message"
+              sandbox=""
+              referrerpolicy="no-referrer"
+              src="/console/captured/${m.id}/html"
+            ></iframe>`
+          : html`<p class="muted">No HTML part.</p>`
+      }
+    </div>
+    <details class="card">
+      <summary>Text</summary>
+      <pre class="mono">${mail.text ?? ''}</pre>
+    </details>
+    <details class="card">
+      <summary>Headers</summary>
+      <pre class="mono">${mail.headerLines.map((h) => h.line).join('\n')}</pre>
+    </details>
+    <details class="card">
+      <summary>Raw source</summary>
+      <pre class="mono">${m.raw}</pre>
+    </details>
+    <div class="card">
+      <h2>Attachments</h2>
+      ${
+        mail.attachments.length === 0
+          ? html`<p>None.</p>`
+          : html`<ul>
+              ${mail.attachments.map(
+                (a, i) =>
+                  html`<li>
+                    <a href="/console/captured/${m.id}/attachments/${i}">${a.filename ?? `attachment ${i + 1}`}</a>
+                    (${a.contentType}, ${a.size.toLocaleString('en-US')} bytes)
+                  </li>`,
+              )}
+            </ul>`
+      }
+    </div>
+    <p><a href="/console/captured">All captured mail</a></p>`;
+}
+
+/** Registers a captured message's HTML (for the frame, under its own policy) and its attachments' downloads. */
+function registerCapturedParts(app: FastifyInstance, ctx: AppContext): void {
   app.get('/console/captured/:id/html', { schema: { hide: true } }, async (req, reply) => {
     const c = await guard(ctx, req, reply, 'read_protected');
     if (!c) return reply;

@@ -82,7 +82,13 @@ function recordsTable(records: DnsRecord[], checks?: DnsCheck[]): SafeHtml {
 /** Registers the domains pages. */
 export function domainPages(app: FastifyInstance, ctx: AppContext, deps: ConsoleDeps = {}): void {
   const resolver: TxtResolver = deps.dns ?? nodeDns;
+  registerDomainsPage(app, ctx);
+  registerAddDomain(app, ctx);
+  registerDomainPage(app, ctx, resolver);
+}
 
+/** Registers the list of the account's domains, with the add form for `manage_settings`. */
+function registerDomainsPage(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/domains',
     permission: 'read',
@@ -104,30 +110,34 @@ export function domainPages(app: FastifyInstance, ctx: AppContext, deps: Console
                 </ul>`
           }
         </div>
-        ${
-          c.can('manage_settings')
-            ? html`<form class="card" method="post" action="/console/domains">
-                <h2>Add a domain</h2>
-                ${csrfField(c.csrfToken)}
-                <div class="field">
-                  <label for="domain-name">Domain name</label>
-                  <input id="domain-name" name="domain" required placeholder="clinic.example" autocomplete="off" />
-                </div>
-                <div class="field">
-                  <label for="domain-dkim">DKIM signing</label>
-                  <select id="domain-dkim" name="dkim">
-                    <option value="rsa" selected>RSA (understood by every receiver)</option>
-                    <option value="both">RSA and Ed25519 (two signatures)</option>
-                    <option value="ed25519">Ed25519 only (receivers without Ed25519 see no valid signature)</option>
-                  </select>
-                </div>
-                <button type="submit" class="button">Add domain</button>
-              </form>`
-            : ''
-        }`;
+        ${c.can('manage_settings') ? addDomainForm(c) : ''}`;
     },
   });
+}
 
+/** The form that adds a domain with its choice of DKIM signing. */
+function addDomainForm(c: ConsoleContext): SafeHtml {
+  return html`<form class="card" method="post" action="/console/domains">
+    <h2>Add a domain</h2>
+    ${csrfField(c.csrfToken)}
+    <div class="field">
+      <label for="domain-name">Domain name</label>
+      <input id="domain-name" name="domain" required placeholder="clinic.example" autocomplete="off" />
+    </div>
+    <div class="field">
+      <label for="domain-dkim">DKIM signing</label>
+      <select id="domain-dkim" name="dkim">
+        <option value="rsa" selected>RSA (understood by every receiver)</option>
+        <option value="both">RSA and Ed25519 (two signatures)</option>
+        <option value="ed25519">Ed25519 only (receivers without Ed25519 see no valid signature)</option>
+      </select>
+    </div>
+    <button type="submit" class="button">Add domain</button>
+  </form>`;
+}
+
+/** Registers the action that adds a domain. */
+function registerAddDomain(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/domains',
     permission: 'manage_settings',
@@ -148,38 +158,42 @@ export function domainPages(app: FastifyInstance, ctx: AppContext, deps: Console
       };
     },
   });
+}
 
-  const domainPage = (c: ConsoleContext, checks?: DnsCheck[]) => async () => {
-    const row = await getDomainRow(c.ctx.database.db, c.account.customer_id, c.params.name!);
-    const records = dnsRecords(row, sendingHost(c.ctx));
-    return html`<div class="card">
-        <h2>${row.name}</h2>
-        <p>
-          ${
-            row.verified === 1
-              ? html`<strong>Verified</strong> ${when(row.verified_at)}. Mail may be sent from this domain.`
-              : 'Not verified yet: publish the two required records at your DNS provider, then press Verify.'
-          }
-        </p>
-        ${recordsTable(records, checks)}
-        <p class="hint">DNS changes can take from minutes to hours to be visible everywhere.</p>
+/** A domain's state and the records to publish; after a verification, what was found for each record. */
+async function domainBody(c: ConsoleContext, checks?: DnsCheck[]): Promise<SafeHtml> {
+  const row = await getDomainRow(c.ctx.database.db, c.account.customer_id, c.params.name!);
+  const records = dnsRecords(row, sendingHost(c.ctx));
+  return html`<div class="card">
+      <h2>${row.name}</h2>
+      <p>
         ${
-          c.can('manage_settings')
-            ? html`<form method="post" action="/console/domains/${row.name}/verify">
-                ${csrfField(c.csrfToken)}
-                <button type="submit" class="button">Verify</button>
-              </form>`
-            : ''
+          row.verified === 1
+            ? html`<strong>Verified</strong> ${when(row.verified_at)}. Mail may be sent from this domain.`
+            : 'Not verified yet: publish the two required records at your DNS provider, then press Verify.'
         }
-      </div>
-      <p><a href="/console/domains">All domains</a></p>`;
-  };
+      </p>
+      ${recordsTable(records, checks)}
+      <p class="hint">DNS changes can take from minutes to hours to be visible everywhere.</p>
+      ${
+        c.can('manage_settings')
+          ? html`<form method="post" action="/console/domains/${row.name}/verify">
+              ${csrfField(c.csrfToken)}
+              <button type="submit" class="button">Verify</button>
+            </form>`
+          : ''
+      }
+    </div>
+    <p><a href="/console/domains">All domains</a></p>`;
+}
 
+/** Registers one domain's page and its Verify action, which looks the records up through `resolver`. */
+function registerDomainPage(app: FastifyInstance, ctx: AppContext, resolver: TxtResolver): void {
   consolePage(app, ctx, {
     path: '/console/domains/:name',
     permission: 'read',
     title: 'Domain',
-    render: async (c) => domainPage(c)(),
+    render: async (c) => domainBody(c),
   });
 
   consoleAction(app, ctx, {
@@ -198,7 +212,7 @@ export function domainPages(app: FastifyInstance, ctx: AppContext, deps: Console
       const note = ready
         ? html`<p class="flash flash-success" role="status">Both required records were found: ${row.name} is verified.</p>`
         : html`<p class="flash flash-error" role="alert">Not verified: a required record was not found in DNS.</p>`;
-      return { title: `Verify ${row.name}`, body: html`${note}${await domainPage(c, checks)()}` };
+      return { title: `Verify ${row.name}`, body: html`${note}${await domainBody(c, checks)}` };
     },
   });
 }

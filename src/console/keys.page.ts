@@ -97,6 +97,13 @@ function shownOnce(key: { key: string; prefix: string; scopes: string[] }): Safe
 
 /** Registers the API keys pages. */
 export function keyPages(app: FastifyInstance, ctx: AppContext): void {
+  registerKeysPage(app, ctx);
+  registerCreateKey(app, ctx);
+  registerRevokeKey(app, ctx);
+}
+
+/** Registers the list of the account's keys, with the create form for `manage_settings`. */
+function registerKeysPage(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/keys',
     permission: 'read',
@@ -108,35 +115,39 @@ export function keyPages(app: FastifyInstance, ctx: AppContext): void {
       ]);
       return html`<div class="card">
           <h2>Keys of this account</h2>
-          ${
-            keys.length === 0
-              ? html`<p>No keys yet.</p>`
-              : html`<div class="table-wrap">
-                  <table class="stack">
-                    <caption class="muted">
-                      The full value of a key is never shown after it is created.
-                    </caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">Prefix</th>
-                        <th scope="col">Description</th>
-                        <th scope="col">Scopes</th>
-                        <th scope="col">Created by</th>
-                        <th scope="col">Last used</th>
-                        <th scope="col">State</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      ${keys.map((k) => keyRow(c, k, who))}
-                    </tbody>
-                  </table>
-                </div>`
-          }
+          ${keys.length === 0 ? html`<p>No keys yet.</p>` : keysTable(c, keys, who)}
         </div>
         ${c.can('manage_settings') ? await createForm(c) : ''} ${ROTATION}`;
     },
   });
+}
 
+/** The table of keys: prefix, description, scopes, creator, last use and state. */
+function keysTable(c: ConsoleContext, keys: ApiKeyInfo[], who: Map<string, string>): SafeHtml {
+  return html`<div class="table-wrap">
+    <table class="stack">
+      <caption class="muted">
+        The full value of a key is never shown after it is created.
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Prefix</th>
+          <th scope="col">Description</th>
+          <th scope="col">Scopes</th>
+          <th scope="col">Created by</th>
+          <th scope="col">Last used</th>
+          <th scope="col">State</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${keys.map((k) => keyRow(c, k, who))}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+/** Registers the action that creates a key and shows its value once. */
+function registerCreateKey(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/keys',
     permission: 'manage_settings',
@@ -158,7 +169,10 @@ export function keyPages(app: FastifyInstance, ctx: AppContext): void {
       return { title: 'API key created', body: shownOnce(key) };
     },
   });
+}
 
+/** Registers the revoke confirmation page and the revoke action. */
+function registerRevokeKey(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/keys/:id/revoke',
     permission: 'manage_settings',

@@ -14,6 +14,7 @@ import {
   type LogQuery,
 } from '../email/message-log.service.ts';
 import { formatMailbox } from '../mail/addresses.ts';
+import type { StoredContent } from '../mail/content.ts';
 import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
@@ -80,90 +81,106 @@ function nextLink(c: ConsoleContext, next: string | null): SafeHtml {
 
 /** Registers the message log pages. */
 export function messagePages(app: FastifyInstance, ctx: AppContext): void {
+  registerLogPage(app, ctx);
+  registerMessagePage(app, ctx);
+  registerShowContent(app, ctx);
+}
+
+type LogPage = Awaited<ReturnType<typeof searchLog>>;
+
+/** Registers the searchable log, newest first, in keyset pages. */
+function registerLogPage(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/messages',
     permission: 'read',
     title: 'Messages',
     render: async (c) => {
       const page = await searchLog(c.ctx, c.account.customer_id, queryOf(c));
-      const rows = page.messages.map(
-        (m) =>
-          html`<tr>
-            <td data-label="Accepted">${when(m.created_at)}</td>
-            <td data-label="Tracking id"><a href="/console/messages/${m.id}" class="mono">${m.id}</a></td>
-            <td data-label="From">${m.from_addr}</td>
-            <td data-label="Recipients">
-              ${m.recipients.map((r) => html`<div>${r.address} <span class="muted">${r.status}</span></div>`)}
-            </td>
-            <td data-label="Opens / clicks">${m.total_opens} / ${m.total_clicks}</td>
-          </tr>`,
-      );
       return html`${searchForm(c)}
         <div class="card">
-          ${
-            rows.length === 0
-              ? html`<p>No messages match.</p>`
-              : html`<div class="table-wrap">
-                  <table class="stack">
-                    <thead>
-                      <tr>
-                        <th scope="col">Accepted</th>
-                        <th scope="col">Tracking id</th>
-                        <th scope="col">From</th>
-                        <th scope="col">Recipients</th>
-                        <th scope="col">Opens / clicks</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      ${rows}
-                    </tbody>
-                  </table>
-                </div>`
-          }
+          ${page.messages.length === 0 ? html`<p>No messages match.</p>` : logTable(page)}
           ${c.query.after ? html`<p><a href="/console/messages">Newest messages</a></p>` : ''} ${nextLink(c, page.next)}
         </div>`;
     },
   });
+}
 
-  const detail = async (c: ConsoleContext, content?: SafeHtml) => {
-    const t = await messageTimeline(c.ctx, c.account.customer_id, c.params.id!);
-    const m = t.message;
-    const contentCard = content
-      ? content
-      : !m.hasContent
-        ? html`<p class="muted">The content of this message was removed by retention.</p>`
-        : c.can('read_protected')
-          ? html`<form method="post" action="/console/messages/${m.id}/content">
-              ${csrfField(c.csrfToken)}
-              <p class="muted">The content is hidden. Showing it is recorded in the audit trail with your name.</p>
-              <button type="submit" class="button">Show content</button>
-            </form>`
-          : html`<p class="muted">The content is hidden: your role does not allow reading protected content.</p>`;
-    return html`<div class="card">
-        <p>Tracking id <code class="mono">${m.id}</code> · from ${m.from_addr} · accepted ${when(m.created_at)} · ${m.source}</p>
-        <p>Opens ${m.total_opens}, clicks ${m.total_clicks}</p>
-        ${contentCard}
-      </div>
-      ${t.recipients.map(
-        (r) =>
-          html`<section class="card" aria-label="Timeline for ${r.address}">
-            <h2>${r.address}</h2>
-            <p class="muted">${r.status} · ${r.delivery_status} · ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}</p>
-            <ol class="timeline">
-              ${r.steps.map((s) => html`<li><strong>${s.what}</strong> <span class="muted">${when(s.at)}</span> ${s.detail}</li>`)}
-            </ol>
-          </section>`,
-      )}
-      <p><a href="/console/messages">Back to the log</a></p>`;
-  };
+/** The table of the messages found, with each recipient's status. */
+function logTable(page: LogPage): SafeHtml {
+  return html`<div class="table-wrap">
+    <table class="stack">
+      <thead>
+        <tr>
+          <th scope="col">Accepted</th>
+          <th scope="col">Tracking id</th>
+          <th scope="col">From</th>
+          <th scope="col">Recipients</th>
+          <th scope="col">Opens / clicks</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${page.messages.map(
+          (m) =>
+            html`<tr>
+              <td data-label="Accepted">${when(m.created_at)}</td>
+              <td data-label="Tracking id"><a href="/console/messages/${m.id}" class="mono">${m.id}</a></td>
+              <td data-label="From">${m.from_addr}</td>
+              <td data-label="Recipients">
+                ${m.recipients.map((r) => html`<div>${r.address} <span class="muted">${r.status}</span></div>`)}
+              </td>
+              <td data-label="Opens / clicks">${m.total_opens} / ${m.total_clicks}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
 
+/** A message's receipt and a timeline per recipient; `content` once it was asked for, else how to show it. */
+async function messageDetail(c: ConsoleContext, content?: SafeHtml): Promise<SafeHtml> {
+  const t = await messageTimeline(c.ctx, c.account.customer_id, c.params.id!);
+  const m = t.message;
+  const contentCard = content
+    ? content
+    : !m.hasContent
+      ? html`<p class="muted">The content of this message was removed by retention.</p>`
+      : c.can('read_protected')
+        ? html`<form method="post" action="/console/messages/${m.id}/content">
+            ${csrfField(c.csrfToken)}
+            <p class="muted">The content is hidden. Showing it is recorded in the audit trail with your name.</p>
+            <button type="submit" class="button">Show content</button>
+          </form>`
+        : html`<p class="muted">The content is hidden: your role does not allow reading protected content.</p>`;
+  return html`<div class="card">
+      <p>Tracking id <code class="mono">${m.id}</code> · from ${m.from_addr} · accepted ${when(m.created_at)} · ${m.source}</p>
+      <p>Opens ${m.total_opens}, clicks ${m.total_clicks}</p>
+      ${contentCard}
+    </div>
+    ${t.recipients.map(
+      (r) =>
+        html`<section class="card" aria-label="Timeline for ${r.address}">
+          <h2>${r.address}</h2>
+          <p class="muted">${r.status} · ${r.delivery_status} · ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}</p>
+          <ol class="timeline">
+            ${r.steps.map((s) => html`<li><strong>${s.what}</strong> <span class="muted">${when(s.at)}</span> ${s.detail}</li>`)}
+          </ol>
+        </section>`,
+    )}
+    <p><a href="/console/messages">Back to the log</a></p>`;
+}
+
+/** Registers one message's page, its content hidden. */
+function registerMessagePage(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/messages/:id',
     permission: 'read',
     title: 'Message',
-    render: async (c) => detail(c),
+    render: async (c) => messageDetail(c),
   });
+}
 
+/** Registers "Show content": reads the stored content (audited by the service) and shows it on the message's page. */
+function registerShowContent(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/messages/:id/content',
     permission: 'read_protected',
@@ -174,31 +191,35 @@ export function messagePages(app: FastifyInstance, ctx: AppContext): void {
         ip: c.ip,
         allowed: c.can('read_protected'),
       });
-      const body = html`<div class="message-content">
-        <h2>Content</h2>
-        <p><strong>Subject:</strong> ${content.subject}</p>
-        <p><strong>From:</strong> ${formatMailbox(content.from)}</p>
-        <p><strong>To:</strong> ${content.to.map(formatMailbox).join(', ')}</p>
-        ${content.cc.length > 0 ? html`<p><strong>Cc:</strong> ${content.cc.map(formatMailbox).join(', ')}</p>` : ''}
-        ${
-          content.text
-            ? html`<h3>Text</h3>
-                <pre class="mono">${content.text}</pre>`
-            : ''
-        }
-        ${
-          content.html
-            ? html`<h3>HTML source</h3>
-                <pre class="mono">${content.html}</pre>`
-            : ''
-        }
-        ${
-          content.attachments.length > 0
-            ? html`<p><strong>Attachments:</strong> ${content.attachments.map((a) => a.fileName).join(', ')}</p>`
-            : ''
-        }
-      </div>`;
-      return { title: 'Message', body: await detail(c, body) };
+      return { title: 'Message', body: await messageDetail(c, contentBody(content)) };
     },
   });
+}
+
+/** A message's stored content: subject, addresses, text, HTML source and attachment names. */
+function contentBody(content: StoredContent): SafeHtml {
+  return html`<div class="message-content">
+    <h2>Content</h2>
+    <p><strong>Subject:</strong> ${content.subject}</p>
+    <p><strong>From:</strong> ${formatMailbox(content.from)}</p>
+    <p><strong>To:</strong> ${content.to.map(formatMailbox).join(', ')}</p>
+    ${content.cc.length > 0 ? html`<p><strong>Cc:</strong> ${content.cc.map(formatMailbox).join(', ')}</p>` : ''}
+    ${
+      content.text
+        ? html`<h3>Text</h3>
+            <pre class="mono">${content.text}</pre>`
+        : ''
+    }
+    ${
+      content.html
+        ? html`<h3>HTML source</h3>
+            <pre class="mono">${content.html}</pre>`
+        : ''
+    }
+    ${
+      content.attachments.length > 0
+        ? html`<p><strong>Attachments:</strong> ${content.attachments.map((a) => a.fileName).join(', ')}</p>`
+        : ''
+    }
+  </div>`;
 }

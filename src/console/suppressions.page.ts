@@ -63,6 +63,12 @@ function row(c: ConsoleContext, s: Suppression): SafeHtml {
 
 /** Registers the suppression list page and its actions. */
 export function suppressionPages(app: FastifyInstance, ctx: AppContext): void {
+  registerSuppressionPage(app, ctx);
+  registerSuppressionActions(app, ctx);
+}
+
+/** Registers the page: whether the list is on, the newest listed addresses, and the add form for `manage_settings`. */
+function registerSuppressionPage(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: PATH,
     permission: 'read',
@@ -73,48 +79,10 @@ export function suppressionPages(app: FastifyInstance, ctx: AppContext): void {
         suppressionPage(c.ctx, c.account.customer_id, 1, SHOWN),
       ]);
       const manage = c.can('manage_settings');
-      return html`<div class="card">
-          <p>
-            The list is <strong>${on ? 'on' : 'off'}</strong>.
-            ${
-              on
-                ? 'An address whose mail bounced for good, or whose owner marked it as spam, is listed here, and later messages to it are not sent.'
-                : 'Nothing is listed and no address is skipped while it is off.'
-            }
-          </p>
-          ${
-            manage
-              ? html`<form method="post" action="${PATH}/state" class="inline">
-                  ${csrfField(c.csrfToken)}
-                  <input type="hidden" name="on" value="${on ? 'false' : 'true'}" />
-                  <button type="submit" class="secondary">${on ? 'Turn the list off' : 'Turn the list on'}</button>
-                </form>`
-              : ''
-          }
-        </div>
+      return html`${stateCard(c, on)}
         <div class="card">
           <h2>Listed addresses</h2>
-          ${
-            suppressions.length === 0
-              ? html`<p>No address is listed.</p>`
-              : html`<p class="muted">The newest ${SHOWN} are shown.</p>
-                  <div class="table-wrap">
-                    <table class="stack">
-                      <thead>
-                        <tr>
-                          <th scope="col">Address</th>
-                          <th scope="col">Why</th>
-                          <th scope="col">Since</th>
-                          <th scope="col">Message</th>
-                          ${manage ? html`<th scope="col">Change</th>` : ''}
-                        </tr>
-                      </thead>
-                      <tbody>
-                        ${suppressions.map((s) => row(c, s))}
-                      </tbody>
-                    </table>
-                  </div>`
-          }
+          ${suppressions.length === 0 ? html`<p>No address is listed.</p>` : listedTable(c, suppressions)}
         </div>
         ${
           manage
@@ -132,7 +100,54 @@ export function suppressionPages(app: FastifyInstance, ctx: AppContext): void {
         <p><a href="/console/settings">All settings</a></p>`;
     },
   });
+}
 
+/** Whether the list is on and what that means, with the switch for `manage_settings`. */
+function stateCard(c: ConsoleContext, on: boolean): SafeHtml {
+  return html`<div class="card">
+    <p>
+      The list is <strong>${on ? 'on' : 'off'}</strong>.
+      ${
+        on
+          ? 'An address whose mail bounced for good, or whose owner marked it as spam, is listed here, and later messages to it are not sent.'
+          : 'Nothing is listed and no address is skipped while it is off.'
+      }
+    </p>
+    ${
+      c.can('manage_settings')
+        ? html`<form method="post" action="${PATH}/state" class="inline">
+            ${csrfField(c.csrfToken)}
+            <input type="hidden" name="on" value="${on ? 'false' : 'true'}" />
+            <button type="submit" class="secondary">${on ? 'Turn the list off' : 'Turn the list on'}</button>
+          </form>`
+        : ''
+    }
+  </div>`;
+}
+
+/** The table of the newest listed addresses. */
+function listedTable(c: ConsoleContext, suppressions: Suppression[]): SafeHtml {
+  return html`<p class="muted">The newest ${SHOWN} are shown.</p>
+    <div class="table-wrap">
+      <table class="stack">
+        <thead>
+          <tr>
+            <th scope="col">Address</th>
+            <th scope="col">Why</th>
+            <th scope="col">Since</th>
+            <th scope="col">Message</th>
+            ${c.can('manage_settings') ? html`<th scope="col">Change</th>` : ''}
+          </tr>
+        </thead>
+        <tbody>
+          ${suppressions.map((s) => row(c, s))}
+        </tbody>
+      </table>
+    </div>`;
+}
+
+/** Registers the actions: add an address, remove one, turn the list on or off. */
+function registerSuppressionActions(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: PATH,
     permission: 'manage_settings',

@@ -109,6 +109,13 @@ function inviteForm(c: ConsoleContext): SafeHtml {
 
 /** Registers the users page and its actions. */
 export function userPages(app: FastifyInstance, ctx: AppContext): void {
+  registerUsersPage(app, ctx);
+  registerInvite(app, ctx);
+  registerMemberActions(app, ctx);
+}
+
+/** Registers the table of the account's users with the invite form. */
+function registerUsersPage(app: FastifyInstance, ctx: AppContext): void {
   const db = ctx.database.db;
   consolePage(app, ctx, {
     path: PATH,
@@ -140,7 +147,10 @@ export function userPages(app: FastifyInstance, ctx: AppContext): void {
       ${inviteForm(c)}`;
     },
   });
-  const member = (c: ConsoleContext) => memberOf(db, c.account.customer_id, c.params.id!);
+}
+
+/** Registers the invitation: mailed when the account can send, else a one-time link shown to pass on. */
+function registerInvite(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: `${PATH}/invite`,
     permission: 'manage_users',
@@ -167,6 +177,12 @@ export function userPages(app: FastifyInstance, ctx: AppContext): void {
       return { redirect: PATH, flash };
     },
   });
+}
+
+/** Registers the changes to one member: role, protected-content permission, disable and enable. */
+function registerMemberActions(app: FastifyInstance, ctx: AppContext): void {
+  const db = ctx.database.db;
+  const member = (c: ConsoleContext) => memberOf(db, c.account.customer_id, c.params.id!);
   consoleAction(app, ctx, {
     path: `${PATH}/:id/role`,
     permission: 'manage_users',

@@ -15,6 +15,7 @@ import {
   createEndpoint,
   endpointOf,
   endpointsOf,
+  type WebhookAttempt,
   type WebhookEndpoint,
 } from '../webhooks/webhooks.service.ts';
 import { replayEvents } from '../webhooks/webhooks.replay.ts';
@@ -67,6 +68,14 @@ function secretOnce(e: WebhookEndpoint, heading: string): SafeHtml {
 
 /** Registers the webhooks pages. */
 export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
+  registerEndpointsPage(app, ctx);
+  registerAddEndpoint(app, ctx);
+  registerEndpointPage(app, ctx);
+  registerEndpointChanges(app, ctx);
+}
+
+/** Registers the list of the account's endpoints, with the add form for `manage_settings`. */
+function registerEndpointsPage(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/webhooks',
     permission: 'read',
@@ -98,7 +107,10 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
         }`;
     },
   });
+}
 
+/** Registers the action that adds an endpoint and shows its signing secret once. */
+function registerAddEndpoint(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/webhooks',
     permission: 'manage_settings',
@@ -114,7 +126,10 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
       return { title: 'Endpoint added', body: secretOnce(e, 'Signing secret of the new endpoint') };
     },
   });
+}
 
+/** Registers one endpoint's page: its state and buttons, its events and replay forms, and the recent attempts. */
+function registerEndpointPage(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/webhooks/:id',
     permission: 'read',
@@ -122,136 +137,147 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
     render: async (c) => {
       const e = await endpointOf(c.ctx, c.account.customer_id, c.params.id!);
       const attempts = await attemptsOf(c.ctx, c.account.customer_id, e.id, 25);
-      const manage = c.can('manage_settings');
-      const post = (path: string, label: string, extra: SafeHtml = html``, cls = 'button') =>
-        html`<form method="post" action="/console/webhooks/${e.id}/${path}" class="inline">
-          ${csrfField(c.csrfToken)}${extra}<button type="submit" class="${cls}">${label}</button>
-        </form>`;
-      return html`<div class="card">
-          <h2>${e.target_url}</h2>
-          <p>State: ${state(e)}. Added ${when(e.created_at)}.</p>
-          ${e.previous_signing_key_active ? html`<p>The previous signing secret still signs beside the new one.</p>` : ''}
-          ${
-            manage
-              ? html`<div class="actions">
-                  ${
-                    e.active && !e.disabled_at
-                      ? post(
-                          'active',
-                          'Disable',
-                          html`<input type="hidden" name="active" value="0" />`,
-                          'danger',
-                        )
-                      : post('active', 'Enable', html`<input type="hidden" name="active" value="1" />`)
-                  }
-                  ${e.active && !e.disabled_at ? post('test', 'Send test event', html``, 'button secondary') : ''}
-                  ${post('rotate', 'Rotate signing secret', html``, 'button secondary')}
-                  ${e.previous_signing_key_active ? post('retire', 'Retire previous secret', html``, 'button secondary') : ''}
-                </div>`
-              : ''
-          }
-        </div>
-        ${
-          manage
-            ? html`<form class="card" method="post" action="/console/webhooks/${e.id}/events">
-                  ${csrfField(c.csrfToken)} ${eventBoxes(e.events)}
-                  <button type="submit" class="button">Save events</button>
-                </form>
-                <form class="card" method="post" action="/console/webhooks/${e.id}/replay">
-                  <h2>Replay events</h2>
-                  ${csrfField(c.csrfToken)}
-                  <div class="field">
-                    <label for="rp-ids">Event ids</label>
-                    <input id="rp-ids" name="event_ids" inputmode="numeric" aria-describedby="rp-hint" />
-                    <p class="hint" id="rp-hint">One or more event ids (from the attempts below), separated by commas.</p>
-                  </div>
-                  <button type="submit" class="button">Replay</button>
-                </form>`
-            : ''
-        }
+      return html`${endpointCard(c, e)} ${c.can('manage_settings') ? endpointForms(c, e) : ''}
         <div class="card">
           <h2>Recent attempts</h2>
-          ${
-            attempts.length === 0
-              ? html`<p>No attempts yet.</p>`
-              : scrollTable(
-                  'Recent attempts',
-                  html`
-                  <table class="stack">
-                    <thead>
-                      <tr>
-                        <th scope="col">When</th>
-                        <th scope="col">Event</th>
-                        <th scope="col">Status</th>
-                        <th scope="col">Latency</th>
-                        <th scope="col">Response</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      ${attempts.map(
-                        (a) =>
-                          html`<tr>
-                            <td data-label="When">${when(a.created_at)}</td>
-                            <td data-label="Event">${a.event_id} · ${a.event_name}<br /><span class="muted">attempt ${a.attempt}</span></td>
-                            <td data-label="Status">${a.status_code ?? 'no answer'}</td>
-                            <td data-label="Latency">${a.latency_ms} ms</td>
-                            <td data-label="Response"><code class="mono">${(a.response_excerpt ?? a.error ?? '').slice(0, 200)}</code></td>
-                          </tr>`,
-                      )}
-                    </tbody>
-                  </table>`,
-                )
-          }
+          ${attempts.length === 0 ? html`<p>No attempts yet.</p>` : attemptsTable(attempts)}
         </div>
         <p><a href="/console/webhooks">All endpoints</a></p>`;
     },
   });
+}
 
-  const change = <B extends TObject>(
-    path: string,
-    body: B,
-    handle: (
-      c: ConsoleContext<Static<B>>,
-      id: string,
-    ) => Promise<{ body?: SafeHtml; flash: string; kind?: 'success' | 'error' }>,
-  ) =>
-    consoleAction(app, ctx, {
-      path: `/console/webhooks/:id/${path}`,
-      permission: 'manage_settings',
-      body,
-      back: (c) => `/console/webhooks/${encodeURIComponent(c.params.id ?? '')}`,
-      handle: async (c) => {
-        const id = c.params.id!;
-        const r = await handle(c, id);
-        return r.body
-          ? { title: 'Webhook endpoint', body: r.body }
-          : { redirect: `/console/webhooks/${id}`, flash: { kind: r.kind ?? 'success', text: r.flash } };
-      },
-    });
+/** The endpoint's URL and state, with disable or enable, test, rotate and retire buttons for `manage_settings`. */
+function endpointCard(c: ConsoleContext, e: WebhookEndpoint): SafeHtml {
+  const post = (path: string, label: string, extra: SafeHtml = html``, cls = 'button') =>
+    html`<form method="post" action="/console/webhooks/${e.id}/${path}" class="inline">
+      ${csrfField(c.csrfToken)}${extra}<button type="submit" class="${cls}">${label}</button>
+    </form>`;
+  return html`<div class="card">
+    <h2>${e.target_url}</h2>
+    <p>State: ${state(e)}. Added ${when(e.created_at)}.</p>
+    ${e.previous_signing_key_active ? html`<p>The previous signing secret still signs beside the new one.</p>` : ''}
+    ${
+      c.can('manage_settings')
+        ? html`<div class="actions">
+            ${
+              e.active && !e.disabled_at
+                ? post('active', 'Disable', html`<input type="hidden" name="active" value="0" />`, 'danger')
+                : post('active', 'Enable', html`<input type="hidden" name="active" value="1" />`)
+            }
+            ${e.active && !e.disabled_at ? post('test', 'Send test event', html``, 'button secondary') : ''}
+            ${post('rotate', 'Rotate signing secret', html``, 'button secondary')}
+            ${e.previous_signing_key_active ? post('retire', 'Retire previous secret', html``, 'button secondary') : ''}
+          </div>`
+        : ''
+    }
+  </div>`;
+}
 
-  change('events', Form({ events: Repeated() }), async (c, id) => {
+/** The forms that choose the endpoint's events and replay events by id. */
+function endpointForms(c: ConsoleContext, e: WebhookEndpoint): SafeHtml {
+  return html`<form class="card" method="post" action="/console/webhooks/${e.id}/events">
+      ${csrfField(c.csrfToken)} ${eventBoxes(e.events)}
+      <button type="submit" class="button">Save events</button>
+    </form>
+    <form class="card" method="post" action="/console/webhooks/${e.id}/replay">
+      <h2>Replay events</h2>
+      ${csrfField(c.csrfToken)}
+      <div class="field">
+        <label for="rp-ids">Event ids</label>
+        <input id="rp-ids" name="event_ids" inputmode="numeric" aria-describedby="rp-hint" />
+        <p class="hint" id="rp-hint">One or more event ids (from the attempts below), separated by commas.</p>
+      </div>
+      <button type="submit" class="button">Replay</button>
+    </form>`;
+}
+
+/** The table of recent delivery attempts: when, event, status, latency and response excerpt. */
+function attemptsTable(attempts: WebhookAttempt[]): SafeHtml {
+  return scrollTable(
+    'Recent attempts',
+    html`
+      <table class="stack">
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col">Latency</th>
+            <th scope="col">Response</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${attempts.map(
+            (a) =>
+              html`<tr>
+                <td data-label="When">${when(a.created_at)}</td>
+                <td data-label="Event">${a.event_id} · ${a.event_name}<br /><span class="muted">attempt ${a.attempt}</span></td>
+                <td data-label="Status">${a.status_code ?? 'no answer'}</td>
+                <td data-label="Latency">${a.latency_ms} ms</td>
+                <td data-label="Response"><code class="mono">${(a.response_excerpt ?? a.error ?? '').slice(0, 200)}</code></td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>`,
+  );
+}
+
+/** What a change to an endpoint answers: a page to show (`body`), or a flash on the endpoint's page. */
+interface ChangeResult {
+  body?: SafeHtml;
+  flash: string;
+  kind?: 'success' | 'error';
+}
+
+/** Registers one change to an endpoint at `/console/webhooks/:id/<path>` for `manage_settings`. */
+function endpointChange<B extends TObject>(
+  app: FastifyInstance,
+  ctx: AppContext,
+  path: string,
+  body: B,
+  handle: (c: ConsoleContext<Static<B>>, id: string) => Promise<ChangeResult>,
+): void {
+  consoleAction(app, ctx, {
+    path: `/console/webhooks/:id/${path}`,
+    permission: 'manage_settings',
+    body,
+    back: (c) => `/console/webhooks/${encodeURIComponent(c.params.id ?? '')}`,
+    handle: async (c) => {
+      const id = c.params.id!;
+      const r = await handle(c, id);
+      return r.body
+        ? { title: 'Webhook endpoint', body: r.body }
+        : { redirect: `/console/webhooks/${id}`, flash: { kind: r.kind ?? 'success', text: r.flash } };
+    },
+  });
+}
+
+/** Registers the changes to an endpoint: events, on or off, rotate and retire the secret, test event, replay. */
+function registerEndpointChanges(app: FastifyInstance, ctx: AppContext): void {
+  endpointChange(app, ctx, 'events', Form({ events: Repeated() }), async (c, id) => {
     await changeEndpoint(c.ctx, c.account.customer_id, id, { events: fields(c, 'events') }, c.by);
     return { flash: 'The events are saved.' };
   });
-  change('active', Form({ active: Text() }), async (c, id) => {
+  endpointChange(app, ctx, 'active', Form({ active: Text() }), async (c, id) => {
     const active = field(c, 'active') === '1';
     await changeEndpoint(c.ctx, c.account.customer_id, id, { active }, c.by);
     return {
       flash: active ? 'The endpoint is enabled.' : 'The endpoint is disabled: no deliveries are sent to it.',
     };
   });
-  change('rotate', NoFields, async (c, id) => {
+  endpointChange(app, ctx, 'rotate', NoFields, async (c, id) => {
     const e = await changeEndpoint(c.ctx, c.account.customer_id, id, { rotate_signing_key: true }, c.by);
     return {
       flash: '',
       body: secretOnce(e, 'New signing secret (the previous one keeps signing until you retire it)'),
     };
   });
-  change('retire', NoFields, async (c, id) => {
+  endpointChange(app, ctx, 'retire', NoFields, async (c, id) => {
     await changeEndpoint(c.ctx, c.account.customer_id, id, { retire_previous_signing_key: true }, c.by);
     return { flash: 'The previous secret no longer signs.' };
   });
-  change('test', NoFields, async (c, id) => {
+  endpointChange(app, ctx, 'test', NoFields, async (c, id) => {
     const a = await sendTestEvent(c.ctx, c.account.customer_id, id, c.by);
     const answered =
       a.status_code === null ? (a.error ?? 'no answer') : `the endpoint answered ${a.status_code}`;
@@ -263,7 +289,7 @@ export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
       kind: ok ? 'success' : 'error',
     };
   });
-  change('replay', Form({ event_ids: Text() }), async (c, id) => {
+  endpointChange(app, ctx, 'replay', Form({ event_ids: Text() }), async (c, id) => {
     const ids = field(c, 'event_ids')
       .split(/[\s,]+/)
       .filter(Boolean)

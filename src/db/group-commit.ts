@@ -98,104 +98,45 @@ async function runUnits(trx: Transaction<DB>, batch: Pending[]): Promise<unknown
   return out;
 }
 
+/** A committer's settings, its queues and the state of its batches. */
+interface State {
+  db: Kysely<DB>;
+  maxBatch: number;
+  parallel: number;
+  statements: boolean;
+  queue: Pending[];
+  /** With `statements`: the items of mergers that offer a statement, batched apart from everything else. */
+  statementQueue: Pending[];
+  seq: number;
+  /** A batch has been started and has not taken its units yet. */
+  forming: boolean;
+  /** Batches that have taken their units and not run them all yet. */
+  running: number;
+}
+
 /** Creates a group committer over a database. */
 export function createGroupCommitter(db: Kysely<DB>, opts: GroupCommitOptions = {}): GroupCommitter {
-  const maxBatch = opts.maxBatch ?? 256;
-  const parallel = opts.parallel ?? 1;
-  const queue: Pending[] = [];
-  // With `statements`: the items of mergers that offer a statement, batched apart from everything else.
-  const statementQueue: Pending[] = [];
-  let seq = 0;
-  // The queue the next batch takes from: the one whose first unit has waited longer.
-  const nextQueue = (): Pending[] =>
-    statementQueue.length > 0 && (queue.length === 0 || statementQueue[0]!.seq < queue[0]!.seq)
-      ? statementQueue
-      : queue;
-  // A batch has been started and has not taken its units yet.
-  let forming = false;
-  // Batches that have taken their units and not run them all yet.
-  let running = 0;
-
-  const runAlone = async (p: Pending): Promise<void> => {
-    try {
-      p.resolve(await db.transaction().execute(async (trx) => (await runUnits(trx, [p]))[0]));
-    } catch (err) {
-      p.reject(err);
-    }
+  const s: State = {
+    db,
+    maxBatch: opts.maxBatch ?? 256,
+    parallel: opts.parallel ?? 1,
+    statements: opts.statements ?? false,
+    queue: [],
+    statementQueue: [],
+    seq: 0,
+    forming: false,
+    running: 0,
   };
-
-  const runBatch = async (): Promise<void> => {
-    let batch: Pending[] | undefined;
-    let stated = false;
-    let results: unknown[];
-    // Takes the waiting units once a connection is held; `release` frees the batch's place once its units have run
-    // (before the commit, so the next batch may form meanwhile), at the latest when the batch has ended.
-    let released = false;
-    const take = (): Pending[] => {
-      batch = nextQueue().splice(0, maxBatch);
-      forming = false;
-      running++;
-      schedule();
-      return batch;
-    };
-    const release = () => {
-      if (!batch || released) return;
-      released = true;
-      running--;
-      schedule();
-    };
-    const inTransaction = async (trx: Transaction<DB>, units: Pending[]) => {
-      try {
-        return await runUnits(trx, units);
-      } finally {
-        release();
-      }
-    };
-    try {
-      results = opts.statements
-        ? await db.connection().execute((conn) => {
-            const units = take();
-            const statement = asStatement(conn, units);
-            stated = statement !== undefined;
-            return statement ?? conn.transaction().execute((trx) => inTransaction(trx, units));
-          })
-        : await db.transaction().execute((trx) => inTransaction(trx, take()));
-    } catch (err) {
-      release();
-      if (!batch) {
-        // No connection, or the transaction could not even begin: the units it would have taken fail with it.
-        for (const p of nextQueue().splice(0, maxBatch)) p.reject(err);
-        forming = false;
-        return schedule();
-      }
-      // A commit that was written but not flushed must not run again: its units' rows may already be there. A failed
-      // statement wrote nothing, and may fail where the transaction does not (its rows travel as JSON): each unit is
-      // written again alone, in a transaction.
-      if (!stated && (batch.length === 1 || err instanceof UnflushedCommitError))
-        for (const p of batch) p.reject(err);
-      else for (const p of batch) await runAlone(p);
-      return;
-    }
-    release();
-    batch!.forEach((p, i) => p.resolve(results[i]));
-  };
-
-  // A batch forms when units wait, none is forming, and fewer than `parallel` batches are running their units.
-  function schedule(): void {
-    if (forming || queue.length + statementQueue.length === 0 || running >= parallel) return;
-    forming = true;
-    setImmediate(() => void runBatch());
-  }
 
   const enqueue = (p: Omit<Pending, 'seq' | 'resolve' | 'reject'>) =>
     new Promise<unknown>((resolve, reject) => {
-      (opts.statements && p.merger?.statement ? statementQueue : queue).push({
+      (s.statements && p.merger?.statement ? s.statementQueue : s.queue).push({
         ...p,
-        seq: seq++,
+        seq: s.seq++,
         resolve,
         reject,
       });
-      schedule();
+      schedule(s);
     });
 
   return {
@@ -203,4 +144,93 @@ export function createGroupCommitter(db: Kysely<DB>, opts: GroupCommitOptions = 
     merge: <I, R>(merger: Merger<I, R>, item: I) =>
       enqueue({ merger: merger as Merger<unknown, unknown>, item }) as Promise<R>,
   };
+}
+
+/** The queue the next batch takes from: the one whose first unit has waited longer. */
+function nextQueue(s: State): Pending[] {
+  return s.statementQueue.length > 0 && (s.queue.length === 0 || s.statementQueue[0]!.seq < s.queue[0]!.seq)
+    ? s.statementQueue
+    : s.queue;
+}
+
+/** A batch forms when units wait, none is forming, and fewer than `parallel` batches are running their units. */
+function schedule(s: State): void {
+  if (s.forming || s.queue.length + s.statementQueue.length === 0 || s.running >= s.parallel) return;
+  s.forming = true;
+  setImmediate(() => void runBatch(s));
+}
+
+/** Runs one unit in a transaction of its own, settling its promise. */
+async function runAlone(db: Kysely<DB>, p: Pending): Promise<void> {
+  try {
+    p.resolve(await db.transaction().execute(async (trx) => (await runUnits(trx, [p]))[0]));
+  } catch (err) {
+    p.reject(err);
+  }
+}
+
+/** Runs one batch: takes the waiting units once it holds a connection, runs them, commits and settles them. */
+async function runBatch(s: State): Promise<void> {
+  let batch: Pending[] | undefined;
+  let stated = false;
+  let results: unknown[];
+  // Takes the waiting units once a connection is held; `release` frees the batch's place once its units have run
+  // (before the commit, so the next batch may form meanwhile), at the latest when the batch has ended.
+  let released = false;
+  const take = (): Pending[] => {
+    batch = nextQueue(s).splice(0, s.maxBatch);
+    s.forming = false;
+    s.running++;
+    schedule(s);
+    return batch;
+  };
+  const release = () => {
+    if (!batch || released) return;
+    released = true;
+    s.running--;
+    schedule(s);
+  };
+  const inTransaction = async (trx: Transaction<DB>, units: Pending[]) => {
+    try {
+      return await runUnits(trx, units);
+    } finally {
+      release();
+    }
+  };
+  try {
+    results = s.statements
+      ? await s.db.connection().execute((conn) => {
+          const units = take();
+          const statement = asStatement(conn, units);
+          stated = statement !== undefined;
+          return statement ?? conn.transaction().execute((trx) => inTransaction(trx, units));
+        })
+      : await s.db.transaction().execute((trx) => inTransaction(trx, take()));
+  } catch (err) {
+    release();
+    return settleFailed(s, batch, stated, err);
+  }
+  release();
+  batch!.forEach((p, i) => p.resolve(results[i]));
+}
+
+/** After a batch failed: rejects or runs again alone the units it took, or fails those it would have taken. */
+async function settleFailed(
+  s: State,
+  batch: Pending[] | undefined,
+  stated: boolean,
+  err: unknown,
+): Promise<void> {
+  if (!batch) {
+    // No connection, or the transaction could not even begin: the units it would have taken fail with it.
+    for (const p of nextQueue(s).splice(0, s.maxBatch)) p.reject(err);
+    s.forming = false;
+    return schedule(s);
+  }
+  // A commit that was written but not flushed must not run again: its units' rows may already be there. A failed
+  // statement wrote nothing, and may fail where the transaction does not (its rows travel as JSON): each unit is
+  // written again alone, in a transaction.
+  if (!stated && (batch.length === 1 || err instanceof UnflushedCommitError))
+    for (const p of batch) p.reject(err);
+  else for (const p of batch) await runAlone(s.db, p);
 }

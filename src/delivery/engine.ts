@@ -55,94 +55,98 @@ interface Sent {
   secure: boolean;
 }
 
+/** The engine's parts with its clock settled. */
+type Parts = DeliveryDeps & { now: () => number };
+
 /** Creates an engine over its parts. */
 export function createDeliveryEngine(deps: DeliveryDeps): DeliveryEngine {
-  const now = deps.now ?? Date.now;
+  const parts: Parts = { ...deps, now: deps.now ?? Date.now };
 
   async function deliver(recipientId: number, attempt: number, finishIn?: FinishIn): Promise<DeliveryResult> {
-    const item = await deps.store.load(recipientId);
+    const item = await parts.store.load(recipientId);
     if (!item || item.final) return { kind: 'skipped' };
-    const sent = await sendUnderTlsPolicy(item);
+    const sent = await sendUnderTlsPolicy(parts, item);
     const outcome = judge(
-      { ...sent, transport: deps.transport.name, number: attempt, at: now() },
-      deps.retrySchedule,
+      { ...sent, transport: parts.transport.name, number: attempt, at: parts.now() },
+      parts.retrySchedule,
     );
-    const recorded = await deps.store.record(
+    const recorded = await parts.store.record(
       item,
       outcome,
       outcome.status === 'delivered' ? finishIn : undefined,
     );
-    logOutcome(item, outcome, recorded);
+    logOutcome(parts.log, item, outcome, recorded);
     return recorded ? { kind: 'recorded', outcome } : { kind: 'superseded' };
-  }
-
-  /** TLS is required unless the message allows clear text; without it, or when the sender asks, a notification goes instead. */
-  async function sendUnderTlsPolicy(item: DeliveryItem): Promise<Sent> {
-    const content = item.content;
-    if (!content)
-      return {
-        outcome: {
-          result: 'permanent',
-          response: item.contentError ?? 'the message content was purged before delivery',
-          tls: null,
-        },
-        secure: false,
-      };
-    if (item.forceSecure) return sendNotification(item, content, 'sender-requested');
-    const raw = await composeMessage(item, content, deps.tracker, deps.renderer);
-    const outcome = await deps.transport.send({
-      from: item.envelopeFrom,
-      to: item.address,
-      raw,
-      requireTls: !item.allowNonTls,
-      ref: item,
-    });
-    if (outcome.result === 'tls-unavailable') return sendNotification(item, content, 'tls-unavailable');
-    return { outcome, secure: false };
-  }
-
-  /** Issues a secure link, stores its hash, and sends the notification, which may go without TLS as it holds no content. */
-  async function sendNotification(
-    item: DeliveryItem,
-    content: MessageContent,
-    reason: NotificationReason,
-  ): Promise<Sent> {
-    const link = issueSecureLink(deps.publicUrl, deps.secureLinkTtlHours, now());
-    await deps.store.saveSecureLink(item.recipientId, link.tokenHash, link.expiresAt);
-    const raw = await composeNotification(item, notificationMail(content, link, reason), deps.renderer);
-    const outcome = await deps.transport.send({
-      from: item.envelopeFrom,
-      to: item.address,
-      raw,
-      requireTls: false,
-      ref: item,
-    });
-    return { outcome, secure: true };
-  }
-
-  function logOutcome(item: DeliveryItem, outcome: RecordedOutcome, recorded: boolean): void {
-    const fields = {
-      message: item.reference,
-      recipient: item.recipientId,
-      status: outcome.deliveryStatus,
-      via: outcome.via,
-      tls: outcome.tls,
-      attempts: outcome.attempts,
-      response: outcome.response,
-    };
-    if (!recorded)
-      deps.log.warn(fields, 'delivery outcome dropped: another attempt settled this recipient first');
-    else if (outcome.status === 'delivered') deps.log.info(fields, 'delivered');
-    else deps.log.warn(fields, outcome.status === 'failed' ? 'delivery failed' : 'delivery deferred');
   }
 
   return {
     deliver,
     close: async () => {
-      await deps.renderer.close();
-      await deps.transport.close();
+      await parts.renderer.close();
+      await parts.transport.close();
     },
   };
+}
+
+/** TLS is required unless the message allows clear text; without it, or when the sender asks, a notification goes instead. */
+async function sendUnderTlsPolicy(parts: Parts, item: DeliveryItem): Promise<Sent> {
+  const content = item.content;
+  if (!content)
+    return {
+      outcome: {
+        result: 'permanent',
+        response: item.contentError ?? 'the message content was purged before delivery',
+        tls: null,
+      },
+      secure: false,
+    };
+  if (item.forceSecure) return sendNotification(parts, item, content, 'sender-requested');
+  const raw = await composeMessage(item, content, parts.tracker, parts.renderer);
+  const outcome = await parts.transport.send({
+    from: item.envelopeFrom,
+    to: item.address,
+    raw,
+    requireTls: !item.allowNonTls,
+    ref: item,
+  });
+  if (outcome.result === 'tls-unavailable') return sendNotification(parts, item, content, 'tls-unavailable');
+  return { outcome, secure: false };
+}
+
+/** Issues a secure link, stores its hash, and sends the notification, which may go without TLS as it holds no content. */
+async function sendNotification(
+  parts: Parts,
+  item: DeliveryItem,
+  content: MessageContent,
+  reason: NotificationReason,
+): Promise<Sent> {
+  const link = issueSecureLink(parts.publicUrl, parts.secureLinkTtlHours, parts.now());
+  await parts.store.saveSecureLink(item.recipientId, link.tokenHash, link.expiresAt);
+  const raw = await composeNotification(item, notificationMail(content, link, reason), parts.renderer);
+  const outcome = await parts.transport.send({
+    from: item.envelopeFrom,
+    to: item.address,
+    raw,
+    requireTls: false,
+    ref: item,
+  });
+  return { outcome, secure: true };
+}
+
+/** Logs how a delivery ended: delivered, deferred, failed, or dropped because another attempt settled it first. */
+function logOutcome(log: Logger, item: DeliveryItem, outcome: RecordedOutcome, recorded: boolean): void {
+  const fields = {
+    message: item.reference,
+    recipient: item.recipientId,
+    status: outcome.deliveryStatus,
+    via: outcome.via,
+    tls: outcome.tls,
+    attempts: outcome.attempts,
+    response: outcome.response,
+  };
+  if (!recorded) log.warn(fields, 'delivery outcome dropped: another attempt settled this recipient first');
+  else if (outcome.status === 'delivered') log.info(fields, 'delivered');
+  else log.warn(fields, outcome.status === 'failed' ? 'delivery failed' : 'delivery deferred');
 }
 
 /** Lane settings of a delivery queue. */

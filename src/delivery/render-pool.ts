@@ -46,25 +46,27 @@ export interface RenderPoolOptions {
   contended?: () => boolean;
 }
 
-/** A pool of `threads` render threads; 0 renders on the event loop. */
-export function createRenderPool(threads: number, opts: RenderPoolOptions = {}): RenderPool {
-  const live: Thread[] = [];
-  let users = 0;
-  let nextId = 1;
+/**
+ * Takes the reply's copy out of the thread's hands at once (a thread that fails later no longer owns it) and returns
+ * how to settle it.
+ */
+function settleFor(thread: Thread, reply: RenderReply): (() => void) | undefined {
+  const p = thread.pending.get(reply.id);
+  if (!p) return undefined;
+  thread.pending.delete(reply.id);
+  if (thread.pending.size === 0) thread.worker.unref();
+  if ('error' in reply) return () => p.reject(new Error(reply.error));
+  const raw = Buffer.from(reply.raw.buffer, reply.raw.byteOffset, reply.raw.byteLength);
+  return () => p.resolve(raw);
+}
+
+/**
+ * What the pool does with a thread's reply: settles its copy at once, or, while the loop is contended (or replies
+ * still wait), queues it to be settled a few per turn of the event loop.
+ */
+function replyHandler(opts: RenderPoolOptions): (thread: Thread, reply: RenderReply) => void {
   const waiting: (() => void)[] = [];
   let draining = false;
-
-  /** Takes the reply's copy out of the thread's hands at once (a thread that fails later no longer owns it) and
-   * returns how to settle it. */
-  function settleFor(thread: Thread, reply: RenderReply): (() => void) | undefined {
-    const p = thread.pending.get(reply.id);
-    if (!p) return undefined;
-    thread.pending.delete(reply.id);
-    if (thread.pending.size === 0) thread.worker.unref();
-    if ('error' in reply) return () => p.reject(new Error(reply.error));
-    const raw = Buffer.from(reply.raw.buffer, reply.raw.byteOffset, reply.raw.byteLength);
-    return () => p.resolve(raw);
-  }
 
   function drain(): void {
     for (const settle of waiting.splice(0, REPLIES_PER_TURN)) settle();
@@ -72,7 +74,7 @@ export function createRenderPool(threads: number, opts: RenderPoolOptions = {}):
     else draining = false;
   }
 
-  function received(thread: Thread, reply: RenderReply): void {
+  return (thread, reply) => {
     const settle = settleFor(thread, reply);
     if (!settle) return;
     if (!draining && !opts.contended?.()) return settle();
@@ -81,7 +83,15 @@ export function createRenderPool(threads: number, opts: RenderPoolOptions = {}):
       draining = true;
       setImmediate(drain);
     }
-  }
+  };
+}
+
+/** A pool of `threads` render threads; 0 renders on the event loop. */
+export function createRenderPool(threads: number, opts: RenderPoolOptions = {}): RenderPool {
+  const live: Thread[] = [];
+  let users = 0;
+  let nextId = 1;
+  const received = replyHandler(opts);
 
   function start(): Thread {
     const thread: Thread = { worker: startThread('delivery/render-thread'), pending: new Map() };

@@ -72,141 +72,150 @@ async function templateParts(req: FastifyRequest): Promise<{ name?: string; body
 /** Registers the email routes under every prefix. */
 export function emailRoutes(app: TypedApp, ctx: AppContext): void {
   for (const prefix of EMAIL_PREFIXES) {
-    const hide = prefix === '/v1';
-    const tags = ['email'];
-    const security: { [name: string]: string[] }[] = [{ bearer: [] }, { token: [] }];
-    app.post(
-      `${prefix}/messages`,
-      {
-        config: { rateCost: recipientCost },
-        schema: {
-          hide,
-          tags,
-          security,
-          summary: 'Send one message',
-          body: SendBody,
-          response: { 200: SendResponse, ...errors },
-        },
-      },
-      (req) => sendMessage(ctx, principalOf(req, 'email'), req.body, idempotencyKey(req)),
-    );
-    app.post(
-      `${prefix}/bulk_messages`,
-      {
-        config: { rateCost: recipientCost },
-        schema: {
-          hide,
-          tags,
-          security,
-          summary: 'Send several messages',
-          body: BulkBody,
-          response: { 200: BulkResponse, ...errors },
-        },
-      },
-      (req) => sendBulk(ctx, principalOf(req, 'email'), req.body, idempotencyKey(req)),
-    );
-    app.post(
-      `${prefix}/templated_messages`,
-      {
-        config: { rateCost: recipientCost },
-        schema: {
-          hide,
-          tags,
-          security,
-          summary: 'Send a message rendered from a dynamic template',
-          body: TemplatedBody,
-          response: { 200: SendResponse, ...errors },
-        },
-      },
-      (req) => sendTemplated(ctx, principalOf(req, 'email'), req.body, idempotencyKey(req)),
-    );
-    app.get(
-      `${prefix}/message_receipt`,
-      {
-        schema: {
-          hide,
-          tags,
-          security,
-          summary: 'Delivery, open and click data of a sent message',
-          querystring: Type.Object({ sourceTrackingId: Type.String({ minLength: 1 }) }),
-          response: { 200: Receipt, ...errors },
-        },
-      },
-      (req) => getReceipt(ctx, principalOf(req, 'email').customerId, req.query.sourceTrackingId),
-    );
-    app.get(
-      `${prefix}/dynamic_templates`,
-      {
-        schema: {
-          hide,
-          tags,
-          security,
-          summary: 'List dynamic templates',
-          response: { 200: Type.Object({ templates: Type.Array(Template) }), ...errors },
-        },
-      },
-      async (req) => ({ templates: await allTemplates(ctx, principalOf(req, 'email').customerId) }),
-    );
-    app.post(
-      `${prefix}/dynamic_templates`,
-      {
-        schema: {
-          hide,
-          tags,
-          security,
-          summary: 'Create a dynamic template (multipart: data[name], data[body])',
-          consumes: ['multipart/form-data'],
-          response: { 200: TemplateChange, ...errors },
-        },
-      },
-      async (req) => createTemplate(ctx, principalOf(req, 'email').customerId, await templateParts(req)),
-    );
-    app.get(
-      `${prefix}/dynamic_templates/:id`,
-      {
-        schema: {
-          hide,
-          tags,
-          security,
-          summary: 'Read a dynamic template',
-          params: IdParam,
-          response: { 200: Template, ...errors },
-        },
-      },
-      (req) => oneTemplate(ctx, principalOf(req, 'email').customerId, req.params.id),
-    );
-    app.patch(
-      `${prefix}/dynamic_templates/:id`,
-      {
-        schema: {
-          hide,
-          tags,
-          security,
-          summary: 'Update a dynamic template (multipart: data[name] and/or data[body])',
-          consumes: ['multipart/form-data'],
-          params: IdParam,
-          response: { 200: TemplateChange, ...errors },
-        },
-      },
-      async (req) =>
-        changeTemplate(ctx, principalOf(req, 'email').customerId, req.params.id, await templateParts(req)),
-    );
-    app.delete(
-      `${prefix}/dynamic_templates/:id`,
-      {
-        schema: {
-          hide,
-          tags,
-          security,
-          summary: 'Delete a dynamic template',
-          params: IdParam,
-          response: {
-            200: Type.Object({ message: Type.String(), params: Type.Object({ id: Type.String() }) }),
-            ...errors,
-          },
-        },
-      },
-      (req) => removeTemplate(ctx, principalOf(req, 'email').customerId, req.params.id),
-    );
+    registerSendRoutes(app, ctx, prefix);
+    registerReceiptRoute(app, ctx, prefix);
+    registerTemplateCollection(app, ctx, prefix);
+    registerTemplateItem(app, ctx, prefix);
   }
+}
+
+/** The schema fields every email route under `prefix` shares (bare `/v1` is hidden from the document). */
+function schemaBase(prefix: string) {
+  const security: { [name: string]: string[] }[] = [{ bearer: [] }, { token: [] }];
+  return { hide: prefix === '/v1', tags: ['email'], security };
+}
+
+/** Registers the three ways to send under one prefix: one message, several, and from a dynamic template. */
+function registerSendRoutes(app: TypedApp, ctx: AppContext, prefix: string): void {
+  const base = schemaBase(prefix);
+  app.post(
+    `${prefix}/messages`,
+    {
+      config: { rateCost: recipientCost },
+      schema: {
+        ...base,
+        summary: 'Send one message',
+        body: SendBody,
+        response: { 200: SendResponse, ...errors },
+      },
+    },
+    (req) => sendMessage(ctx, principalOf(req, 'email'), req.body, idempotencyKey(req)),
+  );
+  app.post(
+    `${prefix}/bulk_messages`,
+    {
+      config: { rateCost: recipientCost },
+      schema: {
+        ...base,
+        summary: 'Send several messages',
+        body: BulkBody,
+        response: { 200: BulkResponse, ...errors },
+      },
+    },
+    (req) => sendBulk(ctx, principalOf(req, 'email'), req.body, idempotencyKey(req)),
+  );
+  app.post(
+    `${prefix}/templated_messages`,
+    {
+      config: { rateCost: recipientCost },
+      schema: {
+        ...base,
+        summary: 'Send a message rendered from a dynamic template',
+        body: TemplatedBody,
+        response: { 200: SendResponse, ...errors },
+      },
+    },
+    (req) => sendTemplated(ctx, principalOf(req, 'email'), req.body, idempotencyKey(req)),
+  );
+}
+
+/** Registers a sent message's receipt under one prefix. */
+function registerReceiptRoute(app: TypedApp, ctx: AppContext, prefix: string): void {
+  const base = schemaBase(prefix);
+  app.get(
+    `${prefix}/message_receipt`,
+    {
+      schema: {
+        ...base,
+        summary: 'Delivery, open and click data of a sent message',
+        querystring: Type.Object({ sourceTrackingId: Type.String({ minLength: 1 }) }),
+        response: { 200: Receipt, ...errors },
+      },
+    },
+    (req) => getReceipt(ctx, principalOf(req, 'email').customerId, req.query.sourceTrackingId),
+  );
+}
+
+/** Registers the dynamic templates collection under one prefix: list and create. */
+function registerTemplateCollection(app: TypedApp, ctx: AppContext, prefix: string): void {
+  const base = schemaBase(prefix);
+  app.get(
+    `${prefix}/dynamic_templates`,
+    {
+      schema: {
+        ...base,
+        summary: 'List dynamic templates',
+        response: { 200: Type.Object({ templates: Type.Array(Template) }), ...errors },
+      },
+    },
+    async (req) => ({ templates: await allTemplates(ctx, principalOf(req, 'email').customerId) }),
+  );
+  app.post(
+    `${prefix}/dynamic_templates`,
+    {
+      schema: {
+        ...base,
+        summary: 'Create a dynamic template (multipart: data[name], data[body])',
+        consumes: ['multipart/form-data'],
+        response: { 200: TemplateChange, ...errors },
+      },
+    },
+    async (req) => createTemplate(ctx, principalOf(req, 'email').customerId, await templateParts(req)),
+  );
+}
+
+/** Registers one dynamic template under one prefix: read, update and delete. */
+function registerTemplateItem(app: TypedApp, ctx: AppContext, prefix: string): void {
+  const base = schemaBase(prefix);
+  app.get(
+    `${prefix}/dynamic_templates/:id`,
+    {
+      schema: {
+        ...base,
+        summary: 'Read a dynamic template',
+        params: IdParam,
+        response: { 200: Template, ...errors },
+      },
+    },
+    (req) => oneTemplate(ctx, principalOf(req, 'email').customerId, req.params.id),
+  );
+  app.patch(
+    `${prefix}/dynamic_templates/:id`,
+    {
+      schema: {
+        ...base,
+        summary: 'Update a dynamic template (multipart: data[name] and/or data[body])',
+        consumes: ['multipart/form-data'],
+        params: IdParam,
+        response: { 200: TemplateChange, ...errors },
+      },
+    },
+    async (req) =>
+      changeTemplate(ctx, principalOf(req, 'email').customerId, req.params.id, await templateParts(req)),
+  );
+  app.delete(
+    `${prefix}/dynamic_templates/:id`,
+    {
+      schema: {
+        ...base,
+        summary: 'Delete a dynamic template',
+        params: IdParam,
+        response: {
+          200: Type.Object({ message: Type.String(), params: Type.Object({ id: Type.String() }) }),
+          ...errors,
+        },
+      },
+    },
+    (req) => removeTemplate(ctx, principalOf(req, 'email').customerId, req.params.id),
+  );
 }

@@ -23,6 +23,32 @@ export interface Seeded {
  * address, a custom field, a dynamic list, a drip and a user.
  */
 export async function seedEverything(t: TestApp, a: TestAccount): Promise<Seeded> {
+  const email = await seedEmail(t, a);
+  const form = await seedForm(t, a);
+  const call = marketingClient(t, a);
+  const audience = await seedAudience(call, a);
+  const campaign = await seedCampaign(call, a, audience.list);
+  const hook = await seedWebhookAndSuppression(t, a);
+  const marketing = await seedSegmentsAndDrip(call);
+  const user = await createTestUser(t, a.account.customer_id, 'owner', { canReadProtected: true });
+  return {
+    userEmail: user.email,
+    listId: audience.list,
+    urls: seededUrls(`/v1/marketing/${a.account.username}`, {
+      email,
+      form,
+      audience,
+      campaign,
+      hook,
+      marketing,
+    }),
+  };
+}
+
+type Call = ReturnType<typeof marketingClient>;
+
+/** Three sent messages and a dynamic template whose body has tabs, line ends and backslashes. */
+async function seedEmail(t: TestApp, a: TestAccount) {
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) {
     const res = await postJson(t, '/v1/email/messages', a.auth, {
@@ -51,6 +77,11 @@ export async function seedEverything(t: TestApp, a: TestAccount): Promise<Seeded
   });
   expect(tpl.statusCode, tpl.body).toBe(200);
   expect(tpl.json().body).toContain('\t<p>C:\\path \\N</p>');
+  return { ids, templateId: String(tpl.json().id) };
+}
+
+/** A form with two submissions; returns its id. */
+async function seedForm(t: TestApp, a: TestAccount): Promise<string> {
   const form = await createForm(t.app, a.auth);
   for (const name of ['Ada', 'Grace']) {
     const res = await t.app.inject({
@@ -60,7 +91,11 @@ export async function seedEverything(t: TestApp, a: TestAccount): Promise<Seeded
     });
     expect(res.statusCode, res.body).toBe(201);
   }
-  const call = marketingClient(t, a);
+  return form;
+}
+
+/** A list with two subscribers, a double opt-in public list with a member still to confirm, and the postal address. */
+async function seedAudience(call: Call, a: TestAccount) {
   const list = await makeList(call, 'Patients');
   const ann = await makeSubscriber(call, 'ann@patients.example', { first_name: 'Ann' }, list);
   await makeSubscriber(call, 'bob@patients.example', { first_name: 'Bob' }, list);
@@ -77,6 +112,11 @@ export async function seedEverything(t: TestApp, a: TestAccount): Promise<Seeded
     settings: { postal_address: '1 Harbour Road, Leith' },
   });
   expect(settings.statusCode, settings.body).toBe(200);
+  return { list, ann, optIn, cy };
+}
+
+/** A mailing and its send to `list`. */
+async function seedCampaign(call: Call, a: TestAccount, list: string) {
   const mailing = await makeMailing(call, 'News', { from_email: `news@${a.domain}`, from_name: 'Clinic' });
   const send = await call('POST', '/campaign_mailing_sends', {
     campaign_mailing_id: mailing,
@@ -87,12 +127,22 @@ export async function seedEverything(t: TestApp, a: TestAccount): Promise<Seeded
     },
   });
   expect(send.statusCode, send.body).toBe(200);
+  return { mailing, sendId: String(send.headers['sealpost-campaign-mailing-send-id']) };
+}
+
+/** A webhook endpoint and a suppressed address; returns the endpoint's id. */
+async function seedWebhookAndSuppression(t: TestApp, a: TestAccount): Promise<string> {
   const hook = await postJson(t, '/v1/email/webhook_endpoints', a.auth, {
     target_url: 'http://127.0.0.1:8999/in',
     events: ['api_mail_log_delivered'],
   });
   expect(hook.statusCode, hook.body).toBe(201);
   await addSuppression(t.ctx, a.account.customer_id, 'gone@patients.example', 'a hard bounce');
+  return String(hook.json().id);
+}
+
+/** A custom field, a dynamic list on it, and a drip. */
+async function seedSegmentsAndDrip(call: Call) {
   const field = await call('POST', '/subscriber_custom_field_types', {
     subscriber_custom_field_type: { name: 'plan' },
   });
@@ -104,44 +154,54 @@ export async function seedEverything(t: TestApp, a: TestAccount): Promise<Seeded
   expect(segment.statusCode, segment.body).toBe(200);
   const drip = await call('POST', '/drip_campaigns', { drip_campaign: { name: 'Welcome series' } });
   expect(drip.statusCode, drip.body).toBe(200);
-  const user = await createTestUser(t, a.account.customer_id, 'owner', { canReadProtected: true });
-  const mk = `/v1/marketing/${a.account.username}`;
-  return {
-    userEmail: user.email,
-    listId: list,
-    urls: [
-      ...ids.map((id) => `/v1/email/message_receipt?sourceTrackingId=${id}`),
-      '/v1/email/dynamic_templates',
-      `/v1/email/dynamic_templates/${tpl.json().id}`,
-      '/v1/forms/api/forms',
-      `/v1/forms/api/forms/${form}`,
-      `/v1/forms/api/forms/${form}/submissions`,
-      `${mk}/subscription_lists`,
-      `${mk}/subscribers`,
-      `${mk}/subscribers/${ann}`,
-      `${mk}/subscribers/${cy}`,
-      `${mk}/subscription_lists/${optIn}`,
-      `${mk}/subscriptions`,
-      `${mk}/settings`,
-      `${mk}/campaign_mailings/${mailing}`,
-      `${mk}/campaign_mailing_sends`,
-      '/v1/email/webhook_endpoints',
-      `/v1/email/webhook_endpoints/${hook.json().id}`,
-      '/v1/email/suppressions',
-      '/v1/email/suppressions/gone@patients.example',
-      '/v1/forms/api/forms/stats',
-      `${mk}/campaign_mailings`,
-      `${mk}/campaign_mailing_sends/${String(send.headers['sealpost-campaign-mailing-send-id'])}`,
-      `${mk}/analytics/campaign_mailing_sends_table`,
-      `${mk}/subscriber_custom_field_types`,
-      `${mk}/dynamic_lists`,
-      `${mk}/dynamic_lists/${segment.json().data.id}`,
-      `${mk}/drip_campaigns`,
-      `${mk}/drip_campaigns/${drip.json().data.id}`,
-      `${mk}/lists`,
-      `${mk}/current_customer`,
-    ],
-  };
+  return { segmentId: String(segment.json().data.id), dripId: String(drip.json().data.id) };
+}
+
+/** The ids the seeding steps made. */
+interface SeededIds {
+  email: Awaited<ReturnType<typeof seedEmail>>;
+  form: string;
+  audience: Awaited<ReturnType<typeof seedAudience>>;
+  campaign: Awaited<ReturnType<typeof seedCampaign>>;
+  hook: string;
+  marketing: Awaited<ReturnType<typeof seedSegmentsAndDrip>>;
+}
+
+/** The GET requests whose answers must not change; `mk` is the marketing prefix of the account. */
+function seededUrls(mk: string, x: SeededIds): string[] {
+  const { email, form, audience, campaign, hook, marketing } = x;
+  return [
+    ...email.ids.map((id) => `/v1/email/message_receipt?sourceTrackingId=${id}`),
+    '/v1/email/dynamic_templates',
+    `/v1/email/dynamic_templates/${email.templateId}`,
+    '/v1/forms/api/forms',
+    `/v1/forms/api/forms/${form}`,
+    `/v1/forms/api/forms/${form}/submissions`,
+    `${mk}/subscription_lists`,
+    `${mk}/subscribers`,
+    `${mk}/subscribers/${audience.ann}`,
+    `${mk}/subscribers/${audience.cy}`,
+    `${mk}/subscription_lists/${audience.optIn}`,
+    `${mk}/subscriptions`,
+    `${mk}/settings`,
+    `${mk}/campaign_mailings/${campaign.mailing}`,
+    `${mk}/campaign_mailing_sends`,
+    '/v1/email/webhook_endpoints',
+    `/v1/email/webhook_endpoints/${hook}`,
+    '/v1/email/suppressions',
+    '/v1/email/suppressions/gone@patients.example',
+    '/v1/forms/api/forms/stats',
+    `${mk}/campaign_mailings`,
+    `${mk}/campaign_mailing_sends/${campaign.sendId}`,
+    `${mk}/analytics/campaign_mailing_sends_table`,
+    `${mk}/subscriber_custom_field_types`,
+    `${mk}/dynamic_lists`,
+    `${mk}/dynamic_lists/${marketing.segmentId}`,
+    `${mk}/drip_campaigns`,
+    `${mk}/drip_campaigns/${marketing.dripId}`,
+    `${mk}/lists`,
+    `${mk}/current_customer`,
+  ];
 }
 
 /** Status and body of each GET, with the account's key (marketing routes take either header form). */

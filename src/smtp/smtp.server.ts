@@ -124,125 +124,149 @@ function rateLimited(retryInMs: number): Error {
   );
 }
 
+type Handlers = Required<Pick<SMTPServerOptions, 'onAuth' | 'onMailFrom' | 'onRcptTo' | 'onData'>>;
+type Limiter = ReturnType<typeof createWindowLimiter>;
+
 /**
  * The handlers of a listener: authentication, the rate limit, and submission; with an inbox (port 25), mail without
  * authentication to the return paths it takes.
  */
-function handlers(
-  ctx: AppContext,
-  limiter: ReturnType<typeof createWindowLimiter>,
-  inbox: BounceInbox | null,
-): Pick<SMTPServerOptions, 'onAuth' | 'onMailFrom' | 'onRcptTo' | 'onData'> {
-  const throttle = ctx.authThrottle;
+function handlers(ctx: AppContext, limiter: Limiter, inbox: BounceInbox | null): Handlers {
   return {
-    onAuth(auth, session, callback) {
-      const address = session.remoteAddress;
-      const refusedMs = throttle.refusedFor(address);
-      if (refusedMs > 0)
-        return callback(
-          Object.assign(
-            new Error(
-              `4.7.0 Too many failed authentications from this address; try again in ${Math.ceil(refusedMs / 1000)} s`,
-            ),
-            {
-              responseCode: 421,
-            },
-          ),
-        );
-      const fail = () =>
-        void throttle.failed(address, 'smtp').then(() =>
-          callback(
-            Object.assign(
-              new Error('5.7.8 Authentication failed: user "apikey" with an API key of the email scope'),
-              {
-                responseCode: 535,
-              },
-            ),
-          ),
-        );
-      if (auth.username !== 'apikey' || !auth.password) return fail();
-      authenticateKey(ctx.database.reader, auth.password, Date.now(), ctx.database.db)
-        .then((principal) => (principal.scopes.has('email') ? callback(null, { user: principal }) : fail()))
-        .catch(fail);
-    },
-    onRcptTo(address, session, callback) {
-      if (!session.user && inbox) return callback(inbox.checkRecipient(address.address) ?? undefined);
-      const cap = ctx.config.maxRecipientsPerMessage;
-      if (session.envelope.rcptTo.length < cap) {
-        // Each recipient costs one unit of the key's budget: a message to many costs what many messages would.
-        const retryIn = limiter.take((session.user as unknown as Principal).keyId);
-        return callback(retryIn > 0 ? rateLimited(retryIn) : undefined);
-      }
-      callback(
+    onAuth: authHandler(ctx),
+    onRcptTo: rcptHandler(ctx, limiter, inbox),
+    onMailFrom: mailFromHandler(limiter, inbox),
+    onData: dataHandler(ctx, inbox),
+  };
+}
+
+/** AUTH as `apikey` with a key of the email scope; an address with too many failures is refused for a while. */
+function authHandler(ctx: AppContext): Handlers['onAuth'] {
+  const throttle = ctx.authThrottle;
+  return (auth, session, callback) => {
+    const address = session.remoteAddress;
+    const refusedMs = throttle.refusedFor(address);
+    if (refusedMs > 0)
+      return callback(
         Object.assign(
           new Error(
-            `4.5.3 Too many recipients: at most ${cap} per message; send the rest in another message`,
+            `4.7.0 Too many failed authentications from this address; try again in ${Math.ceil(refusedMs / 1000)} s`,
           ),
           {
-            responseCode: 452,
+            responseCode: 421,
           },
         ),
       );
-    },
-    onMailFrom(_address, session, callback) {
-      const principal = session.user as unknown as Principal | undefined;
-      if (!principal && inbox) return callback();
-      if (!principal)
-        return callback(Object.assign(new Error('5.7.0 Authentication required'), { responseCode: 530 }));
-      const retryIn = limiter.exhausted(principal.keyId);
-      callback(retryIn > 0 ? rateLimited(retryIn) : undefined);
-    },
-    onData(stream, session: SMTPServerSession, callback) {
-      void (async () => {
-        const { raw, sizeExceeded } = await readData(stream);
-        if (raw === null) {
-          if (sizeExceeded)
-            return callback(
-              Object.assign(
-                new Error(`5.3.4 Message exceeds the size limit of ${ctx.config.smtpMaxMessageBytes} bytes`),
-                {
-                  responseCode: 552,
-                },
-              ),
-            );
+    const fail = () =>
+      void throttle.failed(address, 'smtp').then(() =>
+        callback(
+          Object.assign(
+            new Error('5.7.8 Authentication failed: user "apikey" with an API key of the email scope'),
+            {
+              responseCode: 535,
+            },
+          ),
+        ),
+      );
+    if (auth.username !== 'apikey' || !auth.password) return fail();
+    authenticateKey(ctx.database.reader, auth.password, Date.now(), ctx.database.db)
+      .then((principal) => (principal.scopes.has('email') ? callback(null, { user: principal }) : fail()))
+      .catch(fail);
+  };
+}
+
+/** RCPT TO: a return path for the inbox without AUTH; else one unit of the key's budget, up to the recipient cap. */
+function rcptHandler(ctx: AppContext, limiter: Limiter, inbox: BounceInbox | null): Handlers['onRcptTo'] {
+  return (address, session, callback) => {
+    if (!session.user && inbox) return callback(inbox.checkRecipient(address.address) ?? undefined);
+    const cap = ctx.config.maxRecipientsPerMessage;
+    if (session.envelope.rcptTo.length < cap) {
+      // Each recipient costs one unit of the key's budget: a message to many costs what many messages would.
+      const retryIn = limiter.take((session.user as unknown as Principal).keyId);
+      return callback(retryIn > 0 ? rateLimited(retryIn) : undefined);
+    }
+    callback(
+      Object.assign(
+        new Error(`4.5.3 Too many recipients: at most ${cap} per message; send the rest in another message`),
+        {
+          responseCode: 452,
+        },
+      ),
+    );
+  };
+}
+
+/** MAIL FROM: needs AUTH (except for the inbox), and a key with budget left. */
+function mailFromHandler(limiter: Limiter, inbox: BounceInbox | null): Handlers['onMailFrom'] {
+  return (_address, session, callback) => {
+    const principal = session.user as unknown as Principal | undefined;
+    if (!principal && inbox) return callback();
+    if (!principal)
+      return callback(Object.assign(new Error('5.7.0 Authentication required'), { responseCode: 530 }));
+    const retryIn = limiter.exhausted(principal.keyId);
+    callback(retryIn > 0 ? rateLimited(retryIn) : undefined);
+  };
+}
+
+/** DATA: reads the message and answers with what `receiveMessage` replies, or the refusal as an SMTP reply. */
+function dataHandler(ctx: AppContext, inbox: BounceInbox | null): Handlers['onData'] {
+  return (stream, session: SMTPServerSession, callback) => {
+    void (async () => {
+      const { raw, sizeExceeded } = await readData(stream);
+      if (raw === null) {
+        if (sizeExceeded)
           return callback(
-            Object.assign(new Error('4.4.2 Message not received completely'), { responseCode: 451 }),
-          );
-        }
-        const principal = session.user as unknown as Principal | undefined;
-        if (!principal && inbox) {
-          const report = await parseMessage(raw, ctx.config.smtpMaxMimeParts, REPORT_PARSE_OPTIONS);
-          return callback(
-            null,
-            await inbox.receive(
-              report,
-              session.envelope.rcptTo.map((r) => r.address),
+            Object.assign(
+              new Error(`5.3.4 Message exceeds the size limit of ${ctx.config.smtpMaxMessageBytes} bytes`),
+              {
+                responseCode: 552,
+              },
             ),
           );
-        }
-        if (!principal) throw new AppError('auth.missing_key');
-        const parsed = await parseMessage(raw, ctx.config.smtpMaxMimeParts);
-        const message = mailToMessage(
-          parsed,
-          session.envelope.rcptTo.map((r) => r.address),
+        return callback(
+          Object.assign(new Error('4.4.2 Message not received completely'), { responseCode: 451 }),
         );
-        const [response] = await submitMessages(
-          ctx,
-          { customerId: principal.customerId, domain: principal.domain },
-          [message],
-          {
-            source: 'smtp',
-            tracking: { openTracking: true, linkTracking: true },
-          },
-        );
-        callback(null, `Message accepted, sourceTrackingId ${response!.sourceTrackingId}`);
-      })().catch((err: unknown) => {
-        if (isReply(err)) return callback(err);
-        if (!(err instanceof AppError)) ctx.log.error({ err }, 'SMTP submission failed');
-        callback(smtpError(err));
-      });
-    },
+      }
+      callback(null, await receiveMessage(ctx, inbox, raw, session));
+    })().catch((err: unknown) => {
+      if (isReply(err)) return callback(err);
+      if (!(err instanceof AppError)) ctx.log.error({ err }, 'SMTP submission failed');
+      callback(smtpError(err));
+    });
   };
+}
+
+/** Hands a received message on: a report to the inbox when unauthenticated, else a submission; returns the 250 text. */
+async function receiveMessage(
+  ctx: AppContext,
+  inbox: BounceInbox | null,
+  raw: Buffer,
+  session: SMTPServerSession,
+): Promise<string> {
+  const principal = session.user as unknown as Principal | undefined;
+  if (!principal && inbox) {
+    const report = await parseMessage(raw, ctx.config.smtpMaxMimeParts, REPORT_PARSE_OPTIONS);
+    return inbox.receive(
+      report,
+      session.envelope.rcptTo.map((r) => r.address),
+    );
+  }
+  if (!principal) throw new AppError('auth.missing_key');
+  const parsed = await parseMessage(raw, ctx.config.smtpMaxMimeParts);
+  const message = mailToMessage(
+    parsed,
+    session.envelope.rcptTo.map((r) => r.address),
+  );
+  const [response] = await submitMessages(
+    ctx,
+    { customerId: principal.customerId, domain: principal.domain },
+    [message],
+    {
+      source: 'smtp',
+      tracking: { openTracking: true, linkTracking: true },
+    },
+  );
+  return `Message accepted, sourceTrackingId ${response!.sourceTrackingId}`;
 }
 
 /** The listeners configuration asks for (port 0 turns one off). */

@@ -76,177 +76,184 @@ const isSuccess = (r: PostResult) =>
   r.error === null && r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
 const describe = (r: PostResult) => r.error ?? `endpoint answered ${r.statusCode}`;
 
+/** The dispatcher's parts with its clock settled. */
+type Parts = DispatcherDeps & { now: () => number };
+
 /** Creates a dispatcher over its parts. */
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
-  const now = deps.now ?? Date.now;
+  const parts: Parts = { ...deps, now: deps.now ?? Date.now };
 
   async function handle(job: JobRow & { data: unknown }): Promise<void> {
     const { deliveryId, seq } = parseJob(job.data);
-    const d = await findDispatch(deps.reader, deliveryId);
+    const d = await findDispatch(parts.reader, deliveryId);
     if (!d || d.state !== 'pending' || d.dispatch_seq !== seq) return;
     if (d.active !== 1 || d.disabled_at !== null)
-      return endWithoutAttempt(d, d.active !== 1 ? 'endpoint switched off' : 'endpoint disabled');
-    const result = await post(d);
-    const last = result.refused || job.attempts > deps.retrySchedule.length;
-    await record(d, job, result, last);
+      return endWithoutAttempt(parts, d, d.active !== 1 ? 'endpoint switched off' : 'endpoint disabled');
+    const result = await post(parts, d);
+    const last = result.refused || job.attempts > parts.retrySchedule.length;
+    await record(parts, d, job, result, last);
     if (isSuccess(result)) return;
     if (last) throw new PermanentJobError(describe(result));
     throw new Error(describe(result));
   }
 
   async function postOnce(deliveryId: number, seq: number): Promise<PostResult | undefined> {
-    const d = await findDispatch(deps.reader, deliveryId);
+    const d = await findDispatch(parts.reader, deliveryId);
     if (!d || d.state !== 'pending' || d.dispatch_seq !== seq) return undefined;
-    const result = await post(d);
-    await record(d, undefined, result, true);
+    const result = await post(parts, d);
+    await record(parts, d, undefined, result, true);
     return result;
   }
 
-  /** Signs and POSTs the delivery's body as it is built now. */
-  function post(d: Dispatch): Promise<PostResult> {
-    const body = JSON.stringify(bodyOf(d));
-    const timestamp = Math.floor(now() / 1000);
-    const secrets = [openSecret(deps.sealer, d.endpoint_id, d.signing_secret)];
-    if (d.previous_signing_secret)
-      secrets.push(openSecret(deps.sealer, d.endpoint_id, d.previous_signing_secret));
-    return deps.poster.post(
-      d.target_url,
-      {
-        'content-type': 'application/json',
-        'user-agent': 'Sealpost-Webhooks/1',
-        [SIGNATURE_HEADERS.eventId]: d.uid,
-        [SIGNATURE_HEADERS.timestamp]: String(timestamp),
-        [SIGNATURE_HEADERS.signature]: signatureHeader(secrets, d.uid, timestamp, body),
-      },
-      body,
+  return { handle, postOnce, close: () => parts.poster.close() };
+}
+
+/** Signs and POSTs the delivery's body as it is built now. */
+function post(parts: Parts, d: Dispatch): Promise<PostResult> {
+  const body = JSON.stringify(bodyOf(parts, d));
+  const timestamp = Math.floor(parts.now() / 1000);
+  const secrets = [openSecret(parts.sealer, d.endpoint_id, d.signing_secret)];
+  if (d.previous_signing_secret)
+    secrets.push(openSecret(parts.sealer, d.endpoint_id, d.previous_signing_secret));
+  return parts.poster.post(
+    d.target_url,
+    {
+      'content-type': 'application/json',
+      'user-agent': 'Sealpost-Webhooks/1',
+      [SIGNATURE_HEADERS.eventId]: d.uid,
+      [SIGNATURE_HEADERS.timestamp]: String(timestamp),
+      [SIGNATURE_HEADERS.signature]: signatureHeader(secrets, d.uid, timestamp, body),
+    },
+    body,
+  );
+}
+
+/** The payload: the event and the message it is about, read at send time. */
+function bodyOf(parts: Parts, d: Dispatch): WebhookBody {
+  return {
+    event_name: d.event_name,
+    payload: {
+      id: Number(d.event_id),
+      subject: subjectOf(parts, d),
+      header_message_id: d.header_message_id ?? null,
+      source_tracking_id: d.message_id,
+      outbound_queue_id: d.recipient_id === null ? null : String(d.recipient_id),
+      time: new Date(Number(d.event_at)).toISOString(),
+      from: d.from_addr ?? null,
+      to: d.recipient_address ?? recipientOf(d.event_data),
+      custom_headers: headersOf(parts, d),
+    },
+  };
+}
+
+/** The message's custom headers; none (and an error logged) when they cannot be opened. */
+function headersOf(parts: Parts, d: Dispatch): Record<string, string> {
+  try {
+    return openCustomHeaders(parts.sealer, d.message_id, d.custom_headers);
+  } catch (err) {
+    parts.log.error(
+      { err, message: d.message_id },
+      'webhook: the custom headers could not be opened; left out',
     );
+    return {};
   }
+}
 
-  /** The payload: the event and the message it is about, read at send time. */
-  function bodyOf(d: Dispatch): WebhookBody {
-    return {
-      event_name: d.event_name,
-      payload: {
-        id: Number(d.event_id),
-        subject: subjectOf(d),
-        header_message_id: d.header_message_id ?? null,
-        source_tracking_id: d.message_id,
-        outbound_queue_id: d.recipient_id === null ? null : String(d.recipient_id),
-        time: new Date(Number(d.event_at)).toISOString(),
-        from: d.from_addr ?? null,
-        to: d.recipient_address ?? recipientOf(d.event_data),
-        custom_headers: headersOf(d),
-      },
-    };
+/** The message's subject; null when its content was removed or cannot be opened (an error logged). */
+function subjectOf(parts: Parts, d: Dispatch): string | null {
+  if (!d.content) return null;
+  try {
+    return openContent(parts.sealer, d.message_id, d.content).subject;
+  } catch (err) {
+    parts.log.error(
+      { err, message: d.message_id },
+      'webhook: the message content could not be opened; subject left out',
+    );
+    return null;
   }
+}
 
-  function headersOf(d: Dispatch): Record<string, string> {
-    try {
-      return openCustomHeaders(deps.sealer, d.message_id, d.custom_headers);
-    } catch (err) {
-      deps.log.error(
-        { err, message: d.message_id },
-        'webhook: the custom headers could not be opened; left out',
-      );
-      return {};
+/**
+ * Records an attempt and what follows from it in one transaction, finishing the work row there too when the delivery
+ * succeeded (so one commit covers both); logs a disabled endpoint after commit.
+ */
+async function record(
+  parts: Parts,
+  d: Dispatch,
+  job: JobRow | undefined,
+  result: PostResult,
+  last: boolean,
+): Promise<void> {
+  const ok = isSuccess(result);
+  const t = parts.now();
+  const disabled = await parts.transact(async (trx) => {
+    await insertAttempt(trx, {
+      delivery_id: d.id,
+      endpoint_id: d.endpoint_id,
+      attempt: d.attempts + 1,
+      status_code: result.statusCode,
+      latency_ms: result.latencyMs,
+      response_excerpt: result.excerpt,
+      error: result.error,
+      created_at: t,
+    });
+    const state = ok ? 'delivered' : last ? 'failed' : 'pending';
+    const settled = await settleDelivery(trx, d.id, d.dispatch_seq, {
+      state,
+      attempted: true,
+      error: ok ? null : describe(result),
+      now: t,
+    });
+    if (!settled) return undefined;
+    if (state !== 'pending') await releaseNext(trx, d.endpoint_id, d.message_id, t);
+    if (ok) {
+      await resetStreak(trx, d.endpoint_id, t);
+      if (job?.lease_owner) await completeJob(trx, job.id, job.lease_owner, t);
+      return undefined;
     }
-  }
+    return disableIfDue(parts, trx, d.endpoint_id, result, t);
+  });
+  if (result.refused)
+    parts.log.warn(
+      { endpoint: d.endpoint_id, delivery: d.id, err: result.error },
+      'webhook target address refused',
+    );
+  if (disabled)
+    parts.log.warn(
+      { endpoint: d.endpoint_id, reason: disabled },
+      'webhook endpoint disabled after a run of failures',
+    );
+}
 
-  function subjectOf(d: Dispatch): string | null {
-    if (!d.content) return null;
-    try {
-      return openContent(deps.sealer, d.message_id, d.content).subject;
-    } catch (err) {
-      deps.log.error(
-        { err, message: d.message_id },
-        'webhook: the message content could not be opened; subject left out',
-      );
-      return null;
-    }
-  }
+/** Counts a failure against the endpoint and disables it when the run is long enough; returns the reason when it did. */
+async function disableIfDue(
+  parts: Parts,
+  trx: Transaction<DB>,
+  endpointId: string,
+  result: PostResult,
+  t: number,
+): Promise<string | undefined> {
+  const run = await bumpStreak(trx, endpointId, t);
+  const { failures, hours } = parts.disable;
+  if (failures === 0 || run.streak < failures || t - run.since < hours * 3_600_000) return undefined;
+  const reason = `${run.streak} consecutive failed attempts since ${new Date(run.since).toISOString()}; the last: ${describe(result)}`;
+  return (await disableEndpoint(trx, endpointId, reason.slice(0, 1000), t)) ? reason : undefined;
+}
 
-  /**
-   * Records an attempt and what follows from it in one transaction, finishing the work row there too when the delivery
-   * succeeded (so one commit covers both); logs a disabled endpoint after commit.
-   */
-  async function record(
-    d: Dispatch,
-    job: JobRow | undefined,
-    result: PostResult,
-    last: boolean,
-  ): Promise<void> {
-    const ok = isSuccess(result);
-    const t = now();
-    const disabled = await deps.transact(async (trx) => {
-      await insertAttempt(trx, {
-        delivery_id: d.id,
-        endpoint_id: d.endpoint_id,
-        attempt: d.attempts + 1,
-        status_code: result.statusCode,
-        latency_ms: result.latencyMs,
-        response_excerpt: result.excerpt,
-        error: result.error,
-        created_at: t,
-      });
-      const state = ok ? 'delivered' : last ? 'failed' : 'pending';
-      const settled = await settleDelivery(trx, d.id, d.dispatch_seq, {
-        state,
-        attempted: true,
-        error: ok ? null : describe(result),
+/** Ends a delivery that cannot be attempted (its endpoint was switched off or disabled) and lets the next one go. */
+async function endWithoutAttempt(parts: Parts, d: Dispatch, why: string): Promise<void> {
+  const t = parts.now();
+  await parts.transact(async (trx) => {
+    if (
+      await settleDelivery(trx, d.id, d.dispatch_seq, {
+        state: 'failed',
+        attempted: false,
+        error: why,
         now: t,
-      });
-      if (!settled) return undefined;
-      if (state !== 'pending') await releaseNext(trx, d.endpoint_id, d.message_id, t);
-      if (ok) {
-        await resetStreak(trx, d.endpoint_id, t);
-        if (job?.lease_owner) await completeJob(trx, job.id, job.lease_owner, t);
-        return undefined;
-      }
-      return disableIfDue(trx, d.endpoint_id, result, t);
-    });
-    if (result.refused)
-      deps.log.warn(
-        { endpoint: d.endpoint_id, delivery: d.id, err: result.error },
-        'webhook target address refused',
-      );
-    if (disabled)
-      deps.log.warn(
-        { endpoint: d.endpoint_id, reason: disabled },
-        'webhook endpoint disabled after a run of failures',
-      );
-  }
-
-  /** Counts a failure against the endpoint and disables it when the run is long enough; returns the reason when it did. */
-  async function disableIfDue(
-    trx: Transaction<DB>,
-    endpointId: string,
-    result: PostResult,
-    t: number,
-  ): Promise<string | undefined> {
-    const run = await bumpStreak(trx, endpointId, t);
-    const { failures, hours } = deps.disable;
-    if (failures === 0 || run.streak < failures || t - run.since < hours * 3_600_000) return undefined;
-    const reason = `${run.streak} consecutive failed attempts since ${new Date(run.since).toISOString()}; the last: ${describe(result)}`;
-    return (await disableEndpoint(trx, endpointId, reason.slice(0, 1000), t)) ? reason : undefined;
-  }
-
-  /** Ends a delivery that cannot be attempted (its endpoint was switched off or disabled) and lets the next one go. */
-  async function endWithoutAttempt(d: Dispatch, why: string): Promise<void> {
-    const t = now();
-    await deps.transact(async (trx) => {
-      if (
-        await settleDelivery(trx, d.id, d.dispatch_seq, {
-          state: 'failed',
-          attempted: false,
-          error: why,
-          now: t,
-        })
-      )
-        await releaseNext(trx, d.endpoint_id, d.message_id, t);
-    });
-  }
-
-  return { handle, postOnce, close: () => deps.poster.close() };
+      })
+    )
+      await releaseNext(trx, d.endpoint_id, d.message_id, t);
+  });
 }
 
 function parseJob(data: unknown): WebhookJob {

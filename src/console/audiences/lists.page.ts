@@ -6,14 +6,23 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { exportListCsv } from '../../marketing/subscribers/csv-export.ts';
 import { createList, listsOf, removeList, renameListOf } from '../../marketing/lists/lists.service.ts';
-import { html } from '../../http/html.ts';
+import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
-import { consoleAction, consolePage } from '../page.ts';
+import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
 import { audited, field, seg } from './audit.ts';
 import { Form, NoFields, Text } from '../action.schemas.ts';
 
 /** Registers the lists page and its actions. */
 export function listsPages(app: FastifyInstance, ctx: AppContext): void {
+  registerListsPage(app, ctx);
+  registerListExport(app, ctx);
+  registerListActions(app, ctx);
+}
+
+type Lists = Awaited<ReturnType<typeof listsOf>>['data'];
+
+/** Registers the lists page: the table of lists, the new list form and the way to imports. */
+function registerListsPage(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/audiences',
     permission: 'read',
@@ -21,62 +30,7 @@ export function listsPages(app: FastifyInstance, ctx: AppContext): void {
     render: async (c) => {
       const lists = (await listsOf(ctx, c.account.customer_id)).data;
       const edit = c.can('edit_content');
-      return html`<div class="card">
-          <h2>Subscription lists</h2>
-          <div class="table-wrap">
-            <table class="stack">
-              <thead>
-                <tr>
-                  <th scope="col">List</th>
-                  <th scope="col">Subscribers</th>
-                  ${edit ? html`<th scope="col">Change</th>` : ''}
-                </tr>
-              </thead>
-              <tbody>
-                ${lists.map(
-                  (l) =>
-                    html`<tr>
-                      <td data-label="List">
-                        <a href="/console/audiences/lists/${seg(l.id)}">${l.attributes.name}</a
-                        >${l.attributes.is_default ? html` <span class="muted">(default: every subscriber)</span>` : ''}
-                      </td>
-                      <td data-label="Subscribers">${l.attributes.subscriber_count.toLocaleString('en')}</td>
-                      ${
-                        edit
-                          ? html`<td data-label="Change">
-                              ${
-                                l.attributes.is_default
-                                  ? html`<span class="muted">cannot be renamed or deleted</span>`
-                                  : html`<form class="inline" method="post" action="/console/audiences/lists/${seg(l.id)}/rename">
-                                        ${csrfField(c.csrfToken)}
-                                        <label for="rename-${l.id}">New name for ${l.attributes.name}</label>
-                                        <input
-                                          type="text"
-                                          id="rename-${l.id}"
-                                          name="name"
-                                          value="${l.attributes.name}"
-                                          required
-                                          maxlength="255"
-                                        />
-                                        <button type="submit">Rename</button>
-                                      </form>
-                                      <form class="inline" method="post" action="/console/audiences/lists/${seg(l.id)}/delete">
-                                        ${csrfField(c.csrfToken)}
-                                        <button type="submit" class="danger" aria-label="Delete the list ${l.attributes.name}">
-                                          Delete
-                                        </button>
-                                      </form>`
-                              }
-                            </td>`
-                          : ''
-                      }
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-          </div>
-          <p class="muted">Deleting a list removes its memberships; the subscribers stay on the default list.</p>
-        </div>
+      return html`${listsTable(c, lists)}
         ${
           edit
             ? html`<div class="card">
@@ -97,7 +51,58 @@ export function listsPages(app: FastifyInstance, ctx: AppContext): void {
         </div>`;
     },
   });
+}
 
+/** The card with the table of lists, their member counts and (with `edit_content`) their change forms. */
+function listsTable(c: ConsoleContext, lists: Lists): SafeHtml {
+  const edit = c.can('edit_content');
+  return html`<div class="card">
+    <h2>Subscription lists</h2>
+    <div class="table-wrap">
+      <table class="stack">
+        <thead>
+          <tr>
+            <th scope="col">List</th>
+            <th scope="col">Subscribers</th>
+            ${edit ? html`<th scope="col">Change</th>` : ''}
+          </tr>
+        </thead>
+        <tbody>
+          ${lists.map(
+            (l) =>
+              html`<tr>
+                <td data-label="List">
+                  <a href="/console/audiences/lists/${seg(l.id)}">${l.attributes.name}</a
+                  >${l.attributes.is_default ? html` <span class="muted">(default: every subscriber)</span>` : ''}
+                </td>
+                <td data-label="Subscribers">${l.attributes.subscriber_count.toLocaleString('en')}</td>
+                ${edit ? html`<td data-label="Change">${changeForms(c, l)}</td>` : ''}
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
+    <p class="muted">Deleting a list removes its memberships; the subscribers stay on the default list.</p>
+  </div>`;
+}
+
+/** A list's rename and delete forms; the default list can be neither. */
+function changeForms(c: ConsoleContext, l: Lists[number]): SafeHtml {
+  if (l.attributes.is_default) return html`<span class="muted">cannot be renamed or deleted</span>`;
+  return html`<form class="inline" method="post" action="/console/audiences/lists/${seg(l.id)}/rename">
+      ${csrfField(c.csrfToken)}
+      <label for="rename-${l.id}">New name for ${l.attributes.name}</label>
+      <input type="text" id="rename-${l.id}" name="name" value="${l.attributes.name}" required maxlength="255" />
+      <button type="submit">Rename</button>
+    </form>
+    <form class="inline" method="post" action="/console/audiences/lists/${seg(l.id)}/delete">
+      ${csrfField(c.csrfToken)}
+      <button type="submit" class="danger" aria-label="Delete the list ${l.attributes.name}">Delete</button>
+    </form>`;
+}
+
+/** Registers the CSV download of a list's subscribers. */
+function registerListExport(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/audiences/lists/:id/export.csv',
     permission: 'read',
@@ -109,7 +114,10 @@ export function listsPages(app: FastifyInstance, ctx: AppContext): void {
       return { download: { filename: name, contentType: 'text/csv; charset=utf-8', body: out.stream } };
     },
   });
+}
 
+/** Registers the list actions: create, rename and delete. */
+function registerListActions(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/audiences/lists',
     permission: 'edit_content',

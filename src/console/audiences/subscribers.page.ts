@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { listsOf, requireList } from '../../marketing/lists/lists.service.ts';
+import { listsOf, requireList, type ListRow } from '../../marketing/lists/lists.service.ts';
 import {
   changeSubscriber,
   createSubscriber,
@@ -19,7 +19,7 @@ import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
 import { audited, field, seg } from './audit.ts';
 import { listSettingsAction, listSettingsCard } from './list-settings.ts';
 import { unconfirmedMembers } from '../../marketing/optin/optin.service.ts';
-import { filterBuilder, filtersJson, readFilterRows } from './filter-builder.ts';
+import { filterBuilder, filtersJson, readFilterRows, type FilterRow } from './filter-builder.ts';
 import { createDynamicList } from '../../marketing/segments/segments.service.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { Form, Text, Repeated } from '../action.schemas.ts';
@@ -29,147 +29,204 @@ const PAGE_SIZE = 50;
 /** Registers the subscriber pages and their actions. */
 export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
   listSettingsAction(app, ctx);
+  registerListPage(app, ctx);
+  registerListActions(app, ctx);
+  registerSubscriberPage(app, ctx);
+  registerSubscriberActions(app, ctx);
+}
+
+/** The filters, search, status and page asked for on a list's page. */
+interface ListQuery {
+  search: string;
+  status: '' | 'subscribed' | 'unsubscribed';
+  page: number;
+  filterRows: FilterRow[];
+  filters: string;
+}
+
+/** The subscribers shown on one page of a list, and whether the filters could be applied. */
+interface ListMembers {
+  shown: Awaited<ReturnType<typeof subscribersOf>>['data'];
+  unconfirmed: Set<string>;
+  filterError: string;
+}
+
+/** Registers a list's page: its subscribers (searched, filtered, paged) and its settings. */
+function registerListPage(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/audiences/lists/:id',
     permission: 'read',
     title: 'Subscribers',
     render: async (c) => {
       const list = await requireList(ctx.database.reader, c.account.customer_id, c.params.id!);
-      const search = (c.query.q ?? '').trim();
-      const status =
-        c.query.status === 'subscribed' || c.query.status === 'unsubscribed' ? c.query.status : '';
-      const page = Math.max(1, Number.parseInt(c.query.page ?? '1', 10) || 1);
-      const filterRows = readFilterRows(c.query);
-      const filters = filtersJson(filterRows);
-      const ask = (withFilters: boolean) =>
-        subscribersOf(ctx, c.account.customer_id, {
-          items: PAGE_SIZE,
-          page,
-          search,
-          order_by: 'created_at',
-          order: 'desc',
-          subscription_list_id: list.uuid,
-          ...(status && { unsubscribed: status === 'unsubscribed' }),
-          ...(withFilters && filters && { filters }),
-        });
-      let filterError = '';
-      const rows = await ask(true).catch((err: unknown) => {
-        if (!(err instanceof AppError) || err.code !== 'marketing.filter_invalid') throw err;
-        filterError = err.message;
-        return ask(false);
-      });
-      const shown = rows.data;
-      const unconfirmed = await unconfirmedMembers(
-        ctx,
-        list.id,
-        shown.map((s) => s.id),
-      );
-      const base = `/console/audiences/lists/${seg(list.uuid)}`;
-      const params = new URLSearchParams({ q: search, status });
-      for (const r of filterRows.filter((x) => x.field))
-        for (const [k, v] of [
-          ['f_group', String(r.group + 1)],
-          ['f_field', r.field],
-          ['f_op', r.op],
-          ['f_terms', r.terms],
-        ] as const)
-          params.append(k, v);
-      const qs = (p: number) => `${base}?${params.toString()}&page=${p}`;
-      return {
-        title: `List: ${list.name}`,
-        body: html`<p><a href="/console/audiences">← All lists</a></p>
-          <div class="card">
-            <form class="filters" method="get" action="${base}" role="search">
-              <div class="field"><label for="q">Search name or email</label><input type="text" id="q" name="q" value="${search}" /></div>
-              <div class="field">
-                <label for="status">Status</label>
-                <select id="status" name="status">
-                  ${[
-                    ['', 'Everyone'],
-                    ['subscribed', 'Subscribed'],
-                    ['unsubscribed', 'Unsubscribed'],
-                  ].map(
-                    ([v, l]) =>
-                      html`<option value="${v}" ${v === status ? html`selected` : ''}>${l}</option>`,
-                  )}
-                </select>
-              </div>
-              ${filterBuilder(filterRows)}
-              <button type="submit">Show</button>
-            </form>
-            ${filterError ? html`<p class="flash flash-error" role="alert">The filters were not applied: ${filterError}</p>` : ''}
-            ${
-              filters && !filterError && c.can('edit_content')
-                ? html`<form class="filters" method="post" action="/console/audiences/dynamic-lists">
-                    ${csrfField(c.csrfToken)}
-                    <input type="hidden" name="filters" value="${onList(filters, list)}" />
-                    <input type="hidden" name="back" value="${base}" />
-                    <div class="field">
-                      <label for="dynamic-name">Save these filters as a dynamic list named</label>
-                      <input type="text" id="dynamic-name" name="name" required maxlength="255" />
-                    </div>
-                    <button type="submit">Save as dynamic list</button>
-                  </form>`
-                : ''
-            }
-            <p class="muted">${Number(list.subscriber_count).toLocaleString('en')} subscribers on this list. Page ${page}.</p>
-            <div class="table-wrap">
-              <table class="stack">
-                <thead>
-                  <tr>
-                    <th scope="col">Email</th>
-                    <th scope="col">Name</th>
-                    <th scope="col">Status</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${
-                    shown.length === 0
-                      ? html`<tr>
-                          <td colspan="3">No subscribers match.</td>
-                        </tr>`
-                      : ''
-                  }
-                  ${shown.map(
-                    (s) =>
-                      html`<tr>
-                        <td data-label="Email">
-                          <a href="/console/audiences/subscribers/${seg(s.id)}">${s.attributes.email}</a>
-                        </td>
-                        <td data-label="Name">${[s.attributes.first_name, s.attributes.last_name].filter(Boolean).join(' ')}</td>
-                        <td data-label="Status">
-                          ${
-                            s.attributes.unsubscribed
-                              ? 'Unsubscribed from everything'
-                              : unconfirmed.has(s.id)
-                                ? html`<span class="badge">Unconfirmed</span>`
-                                : 'Subscribed'
-                          }
-                        </td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
-            </div>
-            ${
-              unconfirmed.size
-                ? html`<p class="hint">
-                    <span class="badge">Unconfirmed</span> members were sent a confirmation email and receive no campaign
-                    until they confirm.
-                  </p>`
-                : ''
-            }
-            <p class="actions">
-              ${page > 1 ? html`<a href="${qs(page - 1)}">← Previous page</a>` : ''}
-              ${shown.length === PAGE_SIZE ? html`<a href="${qs(page + 1)}">Next page →</a>` : ''}
-              <a href="/console/audiences/lists/${seg(list.uuid)}/export.csv">Export this list as CSV</a>
-            </p>
-          </div>
-          ${c.can('edit_content') ? addForm(c, list.uuid) : ''} ${listSettingsCard(c, list)}`,
-      };
+      const q = listQuery(c);
+      const members = await listMembers(ctx, c, list, q);
+      return { title: `List: ${list.name}`, body: listBody(c, list, q, members) };
     },
   });
+}
 
+/** Reads the search, status filter, page number and filter rows from a list page's query. */
+function listQuery(c: ConsoleContext): ListQuery {
+  const search = (c.query.q ?? '').trim();
+  const status = c.query.status === 'subscribed' || c.query.status === 'unsubscribed' ? c.query.status : '';
+  const page = Math.max(1, Number.parseInt(c.query.page ?? '1', 10) || 1);
+  const filterRows = readFilterRows(c.query);
+  return { search, status, page, filterRows, filters: filtersJson(filterRows) };
+}
+
+/** One page of a list's subscribers; filters the service refuses are dropped and their error kept to show. */
+async function listMembers(
+  ctx: AppContext,
+  c: ConsoleContext,
+  list: ListRow,
+  q: ListQuery,
+): Promise<ListMembers> {
+  const ask = (withFilters: boolean) =>
+    subscribersOf(ctx, c.account.customer_id, {
+      items: PAGE_SIZE,
+      page: q.page,
+      search: q.search,
+      order_by: 'created_at',
+      order: 'desc',
+      subscription_list_id: list.uuid,
+      ...(q.status && { unsubscribed: q.status === 'unsubscribed' }),
+      ...(withFilters && q.filters && { filters: q.filters }),
+    });
+  let filterError = '';
+  const rows = await ask(true).catch((err: unknown) => {
+    if (!(err instanceof AppError) || err.code !== 'marketing.filter_invalid') throw err;
+    filterError = err.message;
+    return ask(false);
+  });
+  const shown = rows.data;
+  const unconfirmed = await unconfirmedMembers(
+    ctx,
+    list.id,
+    shown.map((s) => s.id),
+  );
+  return { shown, unconfirmed, filterError };
+}
+
+/** The URL of another page of the same list view, keeping search, status and filters. */
+function pageUrl(base: string, q: ListQuery): (page: number) => string {
+  const params = new URLSearchParams({ q: q.search, status: q.status });
+  for (const r of q.filterRows.filter((x) => x.field))
+    for (const [k, v] of [
+      ['f_group', String(r.group + 1)],
+      ['f_field', r.field],
+      ['f_op', r.op],
+      ['f_terms', r.terms],
+    ] as const)
+      params.append(k, v);
+  return (p: number) => `${base}?${params.toString()}&page=${p}`;
+}
+
+/** A list's page: the subscribers card, the add form and the list's settings. */
+function listBody(c: ConsoleContext, list: ListRow, q: ListQuery, m: ListMembers): SafeHtml {
+  const base = `/console/audiences/lists/${seg(list.uuid)}`;
+  const qs = pageUrl(base, q);
+  return html`<p><a href="/console/audiences">← All lists</a></p>
+    <div class="card">
+      ${listFilterForm(base, q)}
+      ${m.filterError ? html`<p class="flash flash-error" role="alert">The filters were not applied: ${m.filterError}</p>` : ''}
+      ${q.filters && !m.filterError && c.can('edit_content') ? saveDynamicForm(c, list, base, q.filters) : ''}
+      <p class="muted">${Number(list.subscriber_count).toLocaleString('en')} subscribers on this list. Page ${q.page}.</p>
+      ${memberTable(m)}
+      ${
+        m.unconfirmed.size
+          ? html`<p class="hint">
+              <span class="badge">Unconfirmed</span> members were sent a confirmation email and receive no campaign
+              until they confirm.
+            </p>`
+          : ''
+      }
+      <p class="actions">
+        ${q.page > 1 ? html`<a href="${qs(q.page - 1)}">← Previous page</a>` : ''}
+        ${m.shown.length === PAGE_SIZE ? html`<a href="${qs(q.page + 1)}">Next page →</a>` : ''}
+        <a href="/console/audiences/lists/${seg(list.uuid)}/export.csv">Export this list as CSV</a>
+      </p>
+    </div>
+    ${c.can('edit_content') ? addForm(c, list.uuid) : ''} ${listSettingsCard(c, list)}`;
+}
+
+/** The search, status and filter form above a list's subscribers. */
+function listFilterForm(base: string, q: ListQuery): SafeHtml {
+  return html`<form class="filters" method="get" action="${base}" role="search">
+    <div class="field"><label for="q">Search name or email</label><input type="text" id="q" name="q" value="${q.search}" /></div>
+    <div class="field">
+      <label for="status">Status</label>
+      <select id="status" name="status">
+        ${[
+          ['', 'Everyone'],
+          ['subscribed', 'Subscribed'],
+          ['unsubscribed', 'Unsubscribed'],
+        ].map(([v, l]) => html`<option value="${v}" ${v === q.status ? html`selected` : ''}>${l}</option>`)}
+      </select>
+    </div>
+    ${filterBuilder(q.filterRows)}
+    <button type="submit">Show</button>
+  </form>`;
+}
+
+/** The form that saves the applied filters, narrowed to this list, as a dynamic list. */
+function saveDynamicForm(c: ConsoleContext, list: ListRow, base: string, filters: string): SafeHtml {
+  return html`<form class="filters" method="post" action="/console/audiences/dynamic-lists">
+    ${csrfField(c.csrfToken)}
+    <input type="hidden" name="filters" value="${onList(filters, list)}" />
+    <input type="hidden" name="back" value="${base}" />
+    <div class="field">
+      <label for="dynamic-name">Save these filters as a dynamic list named</label>
+      <input type="text" id="dynamic-name" name="name" required maxlength="255" />
+    </div>
+    <button type="submit">Save as dynamic list</button>
+  </form>`;
+}
+
+/** The table of the subscribers shown, with each one's status (or that none match). */
+function memberTable(m: ListMembers): SafeHtml {
+  return html`<div class="table-wrap">
+    <table class="stack">
+      <thead>
+        <tr>
+          <th scope="col">Email</th>
+          <th scope="col">Name</th>
+          <th scope="col">Status</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${
+          m.shown.length === 0
+            ? html`<tr>
+                <td colspan="3">No subscribers match.</td>
+              </tr>`
+            : ''
+        }
+        ${m.shown.map(
+          (s) =>
+            html`<tr>
+              <td data-label="Email">
+                <a href="/console/audiences/subscribers/${seg(s.id)}">${s.attributes.email}</a>
+              </td>
+              <td data-label="Name">${[s.attributes.first_name, s.attributes.last_name].filter(Boolean).join(' ')}</td>
+              <td data-label="Status">
+                ${
+                  s.attributes.unsubscribed
+                    ? 'Unsubscribed from everything'
+                    : m.unconfirmed.has(s.id)
+                      ? html`<span class="badge">Unconfirmed</span>`
+                      : 'Subscribed'
+                }
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+/** Registers the actions of a list's page: add a subscriber, save the filters as a dynamic list. */
+function registerListActions(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/audiences/lists/:id/subscribers',
     permission: 'edit_content',
@@ -206,7 +263,10 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
       };
     },
   });
+}
 
+/** Registers one subscriber's page. */
+function registerSubscriberPage(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/audiences/subscribers/:id',
     permission: 'read',
@@ -217,7 +277,10 @@ export function subscribersPages(app: FastifyInstance, ctx: AppContext): void {
       return { title: `Subscriber: ${s.attributes.email}`, body: subscriberBody(c, s, lists) };
     },
   });
+}
 
+/** Registers the actions of a subscriber's page: save the details, change a subscription. */
+function registerSubscriberActions(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/audiences/subscribers/:id',
     permission: 'edit_content',
@@ -280,6 +343,7 @@ function backTo(path: string): string {
   return /^\/console\/audiences\/lists\/[^/?#]+$/.test(path) ? path : '/console/audiences';
 }
 
+/** The form that adds one subscriber to the list. */
 function addForm(c: ConsoleContext, listId: string): SafeHtml {
   return html`<div class="card">
     <h2>Add a subscriber</h2>
@@ -296,93 +360,11 @@ function addForm(c: ConsoleContext, listId: string): SafeHtml {
 type Full = Awaited<ReturnType<typeof subscriberOf>>;
 type Lists = Awaited<ReturnType<typeof listsOf>>['data'];
 
+/** One subscriber's page: details, subscriptions and campaign activity. */
 function subscriberBody(c: ConsoleContext, s: Full, lists: Lists): SafeHtml {
   const a = s.attributes;
-  const edit = c.can('edit_content');
-  const dis = edit ? '' : html`disabled`;
-  const action = `/console/audiences/subscribers/${seg(s.id)}`;
-  const toggle = (subscribed: boolean, list: string | undefined, label: string) =>
-    html`<form class="inline" method="post" action="${action}/subscription">
-      ${csrfField(c.csrfToken)}<input type="hidden" name="subscribed" value="${subscribed ? 'yes' : 'no'}" />
-      ${list ? html`<input type="hidden" name="list" value="${list}" />` : ''}
-      <button type="submit" ${subscribed ? '' : html`class="danger"`}>${label}</button>
-    </form>`;
-  const member = new Set(a.subscription_lists.map((l) => l.id));
   return html`<p><a href="/console/audiences">← All lists</a></p>
-    <div class="card">
-      <h2>Details</h2>
-      <form method="post" action="${action}">
-        ${csrfField(c.csrfToken)}
-        <div class="field">
-          <label for="s-email">Email</label><input id="s-email" name="email" type="email" value="${a.email}" required ${dis} />
-        </div>
-        <div class="field">
-          <label for="s-first">First name</label><input type="text" id="s-first" name="first_name" value="${a.first_name ?? ''}" ${dis} />
-        </div>
-        <div class="field">
-          <label for="s-last">Last name</label><input type="text" id="s-last" name="last_name" value="${a.last_name ?? ''}" ${dis} />
-        </div>
-        <div class="field">
-          <label for="s-phone">Phone</label><input type="text" id="s-phone" name="phone_number" value="${a.phone_number ?? ''}" ${dis} />
-        </div>
-        <h3>Custom fields</h3>
-        ${[
-          ...a.custom_fields.map((f) => ({ name: f.custom_field_name, value: f.custom_field_value })),
-          { name: '', value: '' },
-        ].map(
-          (f, i) =>
-            html`<div class="field">
-              <label for="cf-name-${i}">Field name${f.name ? '' : ' (new)'}</label>
-              <input type="text" id="cf-name-${i}" name="field_name" value="${f.name}" ${dis} />
-              <label for="cf-value-${i}">Value</label>
-              <input type="text" id="cf-value-${i}" name="field_value" value="${f.value}" ${dis} />
-            </div>`,
-        )}
-        ${edit ? html`<button type="submit" class="button">Save</button>` : ''}
-      </form>
-    </div>
-    <div class="card">
-      <h2>Subscriptions</h2>
-      <p>
-        ${a.unsubscribed ? 'Unsubscribed from everything: receives no campaign.' : 'Receives campaigns of the lists below.'}
-        ${edit ? (a.unsubscribed ? toggle(true, undefined, 'Resubscribe to everything') : toggle(false, undefined, 'Unsubscribe from everything')) : ''}
-      </p>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">List</th>
-              <th scope="col">Status</th>
-              ${edit ? html`<th scope="col">Change</th>` : ''}
-            </tr>
-          </thead>
-          <tbody>
-            ${a.subscription_lists.map(
-              (l) =>
-                html`<tr>
-                  <td>${l.name}</td>
-                  <td>${l.unsubscribed ? 'Unsubscribed' : 'Subscribed'}</td>
-                  ${edit ? html`<td>${l.unsubscribed ? toggle(true, l.id, 'Resubscribe') : toggle(false, l.id, 'Unsubscribe')}</td>` : ''}
-                </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>
-      ${
-        edit && lists.some((l) => !member.has(l.id))
-          ? html`<form method="post" action="${action}/subscription">
-              ${csrfField(c.csrfToken)}<input type="hidden" name="subscribed" value="yes" />
-              <div class="field">
-                <label for="add-to">Add to list</label>
-                <select id="add-to" name="list">
-                  ${lists.filter((l) => !member.has(l.id)).map((l) => html`<option value="${l.id}">${l.attributes.name}</option>`)}
-                </select>
-              </div>
-              <button type="submit">Add to list</button>
-            </form>`
-          : ''
-      }
-    </div>
+    ${detailsCard(c, s)} ${subscriptionsCard(c, s, lists)}
     ${
       a.statistics
         ? html`<div class="card">
@@ -394,4 +376,99 @@ function subscriberBody(c: ConsoleContext, s: Full, lists: Lists): SafeHtml {
           </div>`
         : ''
     }`;
+}
+
+/** The subscriber's details form: email, names, phone and custom fields (read only without `edit_content`). */
+function detailsCard(c: ConsoleContext, s: Full): SafeHtml {
+  const a = s.attributes;
+  const edit = c.can('edit_content');
+  const dis = edit ? '' : html`disabled`;
+  return html`<div class="card">
+    <h2>Details</h2>
+    <form method="post" action="/console/audiences/subscribers/${seg(s.id)}">
+      ${csrfField(c.csrfToken)}
+      <div class="field">
+        <label for="s-email">Email</label><input id="s-email" name="email" type="email" value="${a.email}" required ${dis} />
+      </div>
+      <div class="field">
+        <label for="s-first">First name</label><input type="text" id="s-first" name="first_name" value="${a.first_name ?? ''}" ${dis} />
+      </div>
+      <div class="field">
+        <label for="s-last">Last name</label><input type="text" id="s-last" name="last_name" value="${a.last_name ?? ''}" ${dis} />
+      </div>
+      <div class="field">
+        <label for="s-phone">Phone</label><input type="text" id="s-phone" name="phone_number" value="${a.phone_number ?? ''}" ${dis} />
+      </div>
+      <h3>Custom fields</h3>
+      ${[
+        ...a.custom_fields.map((f) => ({ name: f.custom_field_name, value: f.custom_field_value })),
+        { name: '', value: '' },
+      ].map(
+        (f, i) =>
+          html`<div class="field">
+            <label for="cf-name-${i}">Field name${f.name ? '' : ' (new)'}</label>
+            <input type="text" id="cf-name-${i}" name="field_name" value="${f.name}" ${dis} />
+            <label for="cf-value-${i}">Value</label>
+            <input type="text" id="cf-value-${i}" name="field_value" value="${f.value}" ${dis} />
+          </div>`,
+      )}
+      ${edit ? html`<button type="submit" class="button">Save</button>` : ''}
+    </form>
+  </div>`;
+}
+
+/** The subscriber's lists with subscribe and unsubscribe buttons, and the form that adds them to another list. */
+function subscriptionsCard(c: ConsoleContext, s: Full, lists: Lists): SafeHtml {
+  const a = s.attributes;
+  const edit = c.can('edit_content');
+  const action = `/console/audiences/subscribers/${seg(s.id)}`;
+  const toggle = (subscribed: boolean, list: string | undefined, label: string) =>
+    html`<form class="inline" method="post" action="${action}/subscription">
+      ${csrfField(c.csrfToken)}<input type="hidden" name="subscribed" value="${subscribed ? 'yes' : 'no'}" />
+      ${list ? html`<input type="hidden" name="list" value="${list}" />` : ''}
+      <button type="submit" ${subscribed ? '' : html`class="danger"`}>${label}</button>
+    </form>`;
+  const member = new Set(a.subscription_lists.map((l) => l.id));
+  return html`<div class="card">
+    <h2>Subscriptions</h2>
+    <p>
+      ${a.unsubscribed ? 'Unsubscribed from everything: receives no campaign.' : 'Receives campaigns of the lists below.'}
+      ${edit ? (a.unsubscribed ? toggle(true, undefined, 'Resubscribe to everything') : toggle(false, undefined, 'Unsubscribe from everything')) : ''}
+    </p>
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">List</th>
+            <th scope="col">Status</th>
+            ${edit ? html`<th scope="col">Change</th>` : ''}
+          </tr>
+        </thead>
+        <tbody>
+          ${a.subscription_lists.map(
+            (l) =>
+              html`<tr>
+                <td>${l.name}</td>
+                <td>${l.unsubscribed ? 'Unsubscribed' : 'Subscribed'}</td>
+                ${edit ? html`<td>${l.unsubscribed ? toggle(true, l.id, 'Resubscribe') : toggle(false, l.id, 'Unsubscribe')}</td>` : ''}
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
+    ${
+      edit && lists.some((l) => !member.has(l.id))
+        ? html`<form method="post" action="${action}/subscription">
+            ${csrfField(c.csrfToken)}<input type="hidden" name="subscribed" value="yes" />
+            <div class="field">
+              <label for="add-to">Add to list</label>
+              <select id="add-to" name="list">
+                ${lists.filter((l) => !member.has(l.id)).map((l) => html`<option value="${l.id}">${l.attributes.name}</option>`)}
+              </select>
+            </div>
+            <button type="submit">Add to list</button>
+          </form>`
+        : ''
+    }
+  </div>`;
 }

@@ -10,7 +10,7 @@ import { sendAnalytics, type SendAnalytics } from '../../marketing/analytics/tim
 import { chart, chartAssets } from '../chart.ts';
 import { html, type SafeHtml } from '../../http/html.ts';
 import { scrollTable } from '../layout.ts';
-import { consolePage } from '../page.ts';
+import { consolePage, type ConsoleContext } from '../page.ts';
 import { seg } from '../audiences/audit.ts';
 import { rate } from './analytics.view.ts';
 
@@ -20,6 +20,12 @@ const HOUR = 3_600_000;
 
 /** Registers the link clickers page and the comparison page. */
 export function analyticsPages(app: FastifyInstance, ctx: AppContext): void {
+  registerClickersPage(app, ctx);
+  registerComparePage(app, ctx);
+}
+
+/** Registers the page of the subscribers who clicked one link of a send, 50 a page. */
+function registerClickersPage(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/campaigns/sends/:id/links/:html',
     permission: 'read',
@@ -74,7 +80,12 @@ export function analyticsPages(app: FastifyInstance, ctx: AppContext): void {
       };
     },
   });
+}
 
+type SendsTable = Awaited<ReturnType<typeof sendsTableOf>>;
+
+/** Registers the page that puts two chosen sends side by side. */
+function registerComparePage(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/campaigns/compare',
     permission: 'read',
@@ -90,32 +101,38 @@ export function analyticsPages(app: FastifyInstance, ctx: AppContext): void {
       const picked = chosen.every(Boolean)
         ? await Promise.all(chosen.map((id) => sendAnalytics(ctx, c.account.customer_id, id)))
         : null;
-      const label = (s: { id: string; subscription_list_name: string; sent_at: string }) =>
-        `${s.subscription_list_name}, ${s.sent_at.slice(0, 16).replace('T', ' ')} UTC (send ${s.id})`;
-      const select = (name: 'a' | 'b', text: string) =>
-        html`<div class="field">
-          <label for="compare-${name}">${text}</label>
-          <select id="compare-${name}" name="${name}" required>
-            <option value="">Choose a send</option>
-            ${sends.map(
-              (s) =>
-                html`<option value="${s.id}" ${s.id === c.query[name] ? html`selected` : ''}>${label(s)}</option>`,
-            )}
-          </select>
-        </div>`;
       return html`<p><a href="/console/campaigns">← Campaigns</a></p>
-        <div class="card">
-          <form class="filters" method="get" action="/console/campaigns/compare">
-            ${select('a', 'First send')} ${select('b', 'Second send')}
-            <button type="submit">Compare</button>
-          </form>
-          ${sends.length < 2 ? html`<p>Two sends are needed to compare; this account has ${sends.length}.</p>` : ''}
-        </div>
+        ${comparePicker(c, sends)}
         ${picked ? comparison(picked[0]!, picked[1]!) : ''}`;
     },
   });
 }
 
+/** The form that chooses the two sends to compare among the account's latest sends. */
+function comparePicker(c: ConsoleContext, sends: SendsTable): SafeHtml {
+  const label = (s: { id: string; subscription_list_name: string; sent_at: string }) =>
+    `${s.subscription_list_name}, ${s.sent_at.slice(0, 16).replace('T', ' ')} UTC (send ${s.id})`;
+  const select = (name: 'a' | 'b', text: string) =>
+    html`<div class="field">
+      <label for="compare-${name}">${text}</label>
+      <select id="compare-${name}" name="${name}" required>
+        <option value="">Choose a send</option>
+        ${sends.map(
+          (s) =>
+            html`<option value="${s.id}" ${s.id === c.query[name] ? html`selected` : ''}>${label(s)}</option>`,
+        )}
+      </select>
+    </div>`;
+  return html`<div class="card">
+    <form class="filters" method="get" action="/console/campaigns/compare">
+      ${select('a', 'First send')} ${select('b', 'Second send')}
+      <button type="submit">Compare</button>
+    </form>
+    ${sends.length < 2 ? html`<p>Two sends are needed to compare; this account has ${sends.length}.</p>` : ''}
+  </div>`;
+}
+
+/** The two sends' totals and rates in one table, and their first opens per hour on one chart. */
 function comparison(a: SendAnalytics, b: SendAnalytics): SafeHtml {
   // Named by list and place (a UUID means nothing to a reader); each heading links to its send.
   const name = (x: SendAnalytics) =>

@@ -7,10 +7,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { dripsOf, pauseDrip, requireDrip, startDrip } from '../../marketing/drips/drips.service.ts';
-import { dripDiagram } from '../../marketing/drips/drips.counts.ts';
-import { html } from '../../http/html.ts';
+import { dripDiagram, type DripDiagram } from '../../marketing/drips/drips.counts.ts';
+import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField, scrollTable } from '../layout.ts';
-import { consoleAction, consolePage } from '../page.ts';
+import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
 import { audited, seg } from '../audiences/audit.ts';
 import { dripSvg, nodeLabel } from './drip-graph.view.ts';
 import { NoFields } from '../action.schemas.ts';
@@ -23,6 +23,15 @@ const STATES: Record<string, string> = {
 
 /** Registers the drip pages and their start and pause actions. */
 export function dripPages(app: FastifyInstance, ctx: AppContext): void {
+  registerDripsPage(app, ctx);
+  registerDripPage(app, ctx);
+  registerDripActions(app, ctx);
+}
+
+type Drips = Awaited<ReturnType<typeof dripsOf>>;
+
+/** Registers the page of the account's drips. */
+function registerDripsPage(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/campaigns/drips',
     permission: 'read',
@@ -40,115 +49,58 @@ export function dripPages(app: FastifyInstance, ctx: AppContext): void {
           ${
             drips.length === 0
               ? html`<p>No drip campaigns yet. They are designed through the API (<code>/drip_campaigns</code>).</p>`
-              : scrollTable(
-                  'Drip campaigns',
-                  html`<table class="stack">
-                    <thead>
-                      <tr>
-                        <th scope="col">Name</th>
-                        <th scope="col">State</th>
-                        <th scope="col">List</th>
-                        <th scope="col">Enrolled</th>
-                        <th scope="col">Completed</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      ${drips.map(
-                        (d) =>
-                          html`<tr>
-                            <td data-label="Name"><a href="/console/campaigns/drips/${seg(d.id)}">${d.attributes.name}</a></td>
-                            <td data-label="State">${STATES[d.attributes.state] ?? d.attributes.state}</td>
-                            <td data-label="List">${d.attributes.subscription_list_name}</td>
-                            <td data-label="Enrolled">${d.attributes.subscriber_count.toLocaleString('en')}</td>
-                            <td data-label="Completed">${d.attributes.subscriber_completed_count.toLocaleString('en')}</td>
-                          </tr>`,
-                      )}
-                    </tbody>
-                  </table>`,
-                )
+              : dripsTable(drips)
           }
         </div>`;
     },
   });
+}
 
+/** The table of drips with their state, list and enrolled and completed counts. */
+function dripsTable(drips: Drips): SafeHtml {
+  return scrollTable(
+    'Drip campaigns',
+    html`<table class="stack">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">State</th>
+          <th scope="col">List</th>
+          <th scope="col">Enrolled</th>
+          <th scope="col">Completed</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${drips.map(
+          (d) =>
+            html`<tr>
+              <td data-label="Name"><a href="/console/campaigns/drips/${seg(d.id)}">${d.attributes.name}</a></td>
+              <td data-label="State">${STATES[d.attributes.state] ?? d.attributes.state}</td>
+              <td data-label="List">${d.attributes.subscription_list_name}</td>
+              <td data-label="Enrolled">${d.attributes.subscriber_count.toLocaleString('en')}</td>
+              <td data-label="Completed">${d.attributes.subscriber_completed_count.toLocaleString('en')}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>`,
+  );
+}
+
+/** Registers one drip's page: its state with start or pause, and its steps drawn and tabled. */
+function registerDripPage(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/campaigns/drips/:id',
     permission: 'read',
     title: 'Drip',
     render: async (c) => {
       const d = await dripDiagram(ctx, c.account.customer_id, c.params.id!);
-      const base = `/console/campaigns/drips/${seg(d.drip.uuid)}`;
-      const state = d.drip.state;
-      const verb = state === 'active' ? 'pause' : 'start';
       return {
         title: `Drip: ${d.drip.name}`,
         body: html`<p><a href="/console/campaigns/drips">← Drip campaigns</a></p>
-          <div class="card">
-            <h2>State</h2>
-            <dl class="stats">
-              <div>
-                <dt>State</dt>
-                <dd data-field="state">${STATES[state] ?? state}</dd>
-              </div>
-              <div>
-                <dt>List</dt>
-                <dd>${d.drip.subscription_list_name}</dd>
-              </div>
-              <div>
-                <dt>Enrolled</dt>
-                <dd data-field="enrolled">${Number(d.drip.subscriber_count).toLocaleString('en')}</dd>
-              </div>
-              <div>
-                <dt>Completed</dt>
-                <dd data-field="completed">${Number(d.drip.subscriber_completed_count).toLocaleString('en')}</dd>
-              </div>
-            </dl>
-            ${
-              c.can('edit_content') && d.graph.startId !== null
-                ? html`<form method="post" action="${base}/${verb}">
-                    ${csrfField(c.csrfToken)}<button type="submit" class="button">${state === 'active' ? 'Pause' : state === 'paused' ? 'Resume' : 'Start'}</button>
-                  </form>`
-                : ''
-            }
-          </div>
+          ${stateCard(c, d)}
           <div class="card">
             <h2>Steps</h2>
-            ${
-              d.graph.startId === null
-                ? html`<p>This drip has no steps yet.</p>`
-                : html`${dripSvg(d)}
-                  ${scrollTable(
-                    'Steps with their figures',
-                    html`<table class="stack drip-steps">
-                      <thead>
-                        <tr>
-                          <th scope="col">Step</th>
-                          <th scope="col">Then</th>
-                          <th scope="col">Here now</th>
-                          <th scope="col">Emails sent</th>
-                          <th scope="col">Completed</th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        ${[...d.graph.nodes.values()].map((n) => {
-                          const counts = d.counts.get(n.id)!;
-                          const b = d.graph.branches.get(n.id);
-                          const next = d.graph.next.get(n.id);
-                          const label = (id: string) => nodeLabel(d.graph.nodes.get(id)!, d);
-                          return html`<tr>
-                            <td data-label="Step">${nodeLabel(n, d)}</td>
-                            <td data-label="Then">
-                              ${b ? `yes: ${label(b.yes)}; no: ${label(b.no)}` : next ? label(next) : '—'}
-                            </td>
-                            <td data-label="Here now">${counts.enrolled}</td>
-                            <td data-label="Emails sent">${n.type === 'email' ? counts.emails : '—'}</td>
-                            <td data-label="Completed">${counts.completed}</td>
-                          </tr>`;
-                        })}
-                      </tbody>
-                    </table>`,
-                  )}`
-            }
+            ${d.graph.startId === null ? html`<p>This drip has no steps yet.</p>` : html`${dripSvg(d)} ${stepsTable(d)}`}
             <p class="muted">
               "Here now" counts subscribers whose next step this is (waiting, or parked while the drip is paused).
             </p>
@@ -156,7 +108,80 @@ export function dripPages(app: FastifyInstance, ctx: AppContext): void {
       };
     },
   });
+}
 
+/** The drip's state, list and counts, with the start, pause or resume button for `edit_content`. */
+function stateCard(c: ConsoleContext, d: DripDiagram): SafeHtml {
+  const base = `/console/campaigns/drips/${seg(d.drip.uuid)}`;
+  const state = d.drip.state;
+  const verb = state === 'active' ? 'pause' : 'start';
+  return html`<div class="card">
+    <h2>State</h2>
+    <dl class="stats">
+      <div>
+        <dt>State</dt>
+        <dd data-field="state">${STATES[state] ?? state}</dd>
+      </div>
+      <div>
+        <dt>List</dt>
+        <dd>${d.drip.subscription_list_name}</dd>
+      </div>
+      <div>
+        <dt>Enrolled</dt>
+        <dd data-field="enrolled">${Number(d.drip.subscriber_count).toLocaleString('en')}</dd>
+      </div>
+      <div>
+        <dt>Completed</dt>
+        <dd data-field="completed">${Number(d.drip.subscriber_completed_count).toLocaleString('en')}</dd>
+      </div>
+    </dl>
+    ${
+      c.can('edit_content') && d.graph.startId !== null
+        ? html`<form method="post" action="${base}/${verb}">
+            ${csrfField(c.csrfToken)}<button type="submit" class="button">${state === 'active' ? 'Pause' : state === 'paused' ? 'Resume' : 'Start'}</button>
+          </form>`
+        : ''
+    }
+  </div>`;
+}
+
+/** The drip's steps as a table: what follows each one and its figures. */
+function stepsTable(d: DripDiagram): SafeHtml {
+  return scrollTable(
+    'Steps with their figures',
+    html`<table class="stack drip-steps">
+      <thead>
+        <tr>
+          <th scope="col">Step</th>
+          <th scope="col">Then</th>
+          <th scope="col">Here now</th>
+          <th scope="col">Emails sent</th>
+          <th scope="col">Completed</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${[...d.graph.nodes.values()].map((n) => {
+          const counts = d.counts.get(n.id)!;
+          const b = d.graph.branches.get(n.id);
+          const next = d.graph.next.get(n.id);
+          const label = (id: string) => nodeLabel(d.graph.nodes.get(id)!, d);
+          return html`<tr>
+            <td data-label="Step">${nodeLabel(n, d)}</td>
+            <td data-label="Then">
+              ${b ? `yes: ${label(b.yes)}; no: ${label(b.no)}` : next ? label(next) : '—'}
+            </td>
+            <td data-label="Here now">${counts.enrolled}</td>
+            <td data-label="Emails sent">${n.type === 'email' ? counts.emails : '—'}</td>
+            <td data-label="Completed">${counts.completed}</td>
+          </tr>`;
+        })}
+      </tbody>
+    </table>`,
+  );
+}
+
+/** Registers the start and pause actions of a drip. */
+function registerDripActions(app: FastifyInstance, ctx: AppContext): void {
   for (const [verb, run] of [
     ['start', startDrip],
     ['pause', pauseDrip],

@@ -8,7 +8,7 @@ import { cancelSend, pauseSend, requireSend, resumeSend } from '../../marketing/
 import { sendViewOf } from '../../marketing/campaigns/send-view.ts';
 import type { SendRow } from '../../marketing/campaigns/sends.repository.ts';
 import { assetUrl } from '../assets.ts';
-import { html } from '../../http/html.ts';
+import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, guard } from '../page.ts';
 import { audited, seg } from '../audiences/audit.ts';
@@ -45,6 +45,15 @@ export function sendProgress(s: SendRow, now = Date.now()) {
 
 /** Registers the send page, its progress endpoint and its actions. */
 export function sendPages(app: FastifyInstance, ctx: AppContext): void {
+  registerSendPage(app, ctx);
+  registerProgressEndpoint(app, ctx);
+  registerSendActions(app, ctx);
+}
+
+type Progress = ReturnType<typeof sendProgress>;
+
+/** Registers a send's page: live progress, the pause, resume and cancel buttons, and its analytics. */
+function registerSendPage(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/campaigns/sends/:id',
     permission: 'read',
@@ -54,50 +63,11 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
       const mailingId = (await sendViewOf(ctx.database.reader, s)).attributes.campaign_mailing_id;
       const p = sendProgress(s);
       const base = `/console/campaigns/sends/${seg(s.uuid)}`;
-      const live = !p.finished && p.state !== 'scheduled';
       const analytics = await sendAnalytics(ctx, c.account.customer_id, s.uuid);
       return {
         title: `Send to ${s.subscription_list_name}`,
         body: html`<p><a href="/console/campaigns/mailings/${seg(mailingId)}">← The mailing</a></p>
-          <div class="card" ${live ? html`data-poll="${base}/progress.json"` : ''}>
-            <h2>Progress</h2>
-            <p>
-              State:
-              <strong data-field="state">${p.state}</strong
-              >${p.state === 'scheduled' ? html` for ${new Date(Number(s.send_at)).toISOString().slice(0, 16).replace('T', ' ')} UTC` : ''}
-            </p>
-            <dl class="stats">
-              <div>
-                <dt>Expanded</dt>
-                <dd data-field="expanded">${p.expanded.toLocaleString('en')}</dd>
-              </div>
-              <div>
-                <dt>Sent</dt>
-                <dd data-field="sent">${p.sent.toLocaleString('en')}</dd>
-              </div>
-              <div>
-                <dt>Delivered</dt>
-                <dd data-field="delivered">${p.delivered.toLocaleString('en')}</dd>
-              </div>
-              <div>
-                <dt>Bounced</dt>
-                <dd data-field="bounced">${p.bounced.toLocaleString('en')}</dd>
-              </div>
-              <div>
-                <dt>Opened</dt>
-                <dd data-field="opened">${p.opened.toLocaleString('en')}</dd>
-              </div>
-              <div>
-                <dt>Clicked</dt>
-                <dd data-field="clicked">${p.clicked.toLocaleString('en')}</dd>
-              </div>
-              <div>
-                <dt>Per second</dt>
-                <dd data-field="per_second">${p.per_second}</dd>
-              </div>
-            </dl>
-            ${live ? html`<script src="${assetUrl('progress.js')}" defer></script>` : ''}
-          </div>
+          ${progressCard(s, p, base)}
           ${
             c.can('edit_content') &&
             (p.state === 'expanding' || p.state === 'sending' || p.state === 'paused')
@@ -116,7 +86,54 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
       };
     },
   });
+}
 
+/** The send's state and counters; while it runs, polled every second by progress.js. */
+function progressCard(s: SendRow, p: Progress, base: string): SafeHtml {
+  const live = !p.finished && p.state !== 'scheduled';
+  return html`<div class="card" ${live ? html`data-poll="${base}/progress.json"` : ''}>
+    <h2>Progress</h2>
+    <p>
+      State:
+      <strong data-field="state">${p.state}</strong
+      >${p.state === 'scheduled' ? html` for ${new Date(Number(s.send_at)).toISOString().slice(0, 16).replace('T', ' ')} UTC` : ''}
+    </p>
+    <dl class="stats">
+      <div>
+        <dt>Expanded</dt>
+        <dd data-field="expanded">${p.expanded.toLocaleString('en')}</dd>
+      </div>
+      <div>
+        <dt>Sent</dt>
+        <dd data-field="sent">${p.sent.toLocaleString('en')}</dd>
+      </div>
+      <div>
+        <dt>Delivered</dt>
+        <dd data-field="delivered">${p.delivered.toLocaleString('en')}</dd>
+      </div>
+      <div>
+        <dt>Bounced</dt>
+        <dd data-field="bounced">${p.bounced.toLocaleString('en')}</dd>
+      </div>
+      <div>
+        <dt>Opened</dt>
+        <dd data-field="opened">${p.opened.toLocaleString('en')}</dd>
+      </div>
+      <div>
+        <dt>Clicked</dt>
+        <dd data-field="clicked">${p.clicked.toLocaleString('en')}</dd>
+      </div>
+      <div>
+        <dt>Per second</dt>
+        <dd data-field="per_second">${p.per_second}</dd>
+      </div>
+    </dl>
+    ${live ? html`<script src="${assetUrl('progress.js')}" defer></script>` : ''}
+  </div>`;
+}
+
+/** Registers the JSON of a send's live figures that its page polls. */
+function registerProgressEndpoint(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Params: { id: string } }>(
     '/console/campaigns/sends/:id/progress.json',
     { schema: { hide: true } },
@@ -127,7 +144,10 @@ export function sendPages(app: FastifyInstance, ctx: AppContext): void {
       return reply.header('cache-control', 'no-store').send(sendProgress(s));
     },
   );
+}
 
+/** Registers the pause, resume and cancel actions of a send. */
+function registerSendActions(app: FastifyInstance, ctx: AppContext): void {
   for (const [verb, run] of [
     ['pause', pauseSend],
     ['resume', resumeSend],

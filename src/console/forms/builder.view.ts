@@ -107,85 +107,100 @@ function card(c: Component, i: number, count: number, v: BuilderView): SafeHtml 
 
 /** The builder page body. */
 export function builderBody(v: BuilderView): SafeHtml {
-  const { state } = v;
-  const ro = !v.canEdit;
-  const json = JSON.stringify({ body: state.components }, null, 2);
   return html`${formsAssets()} ${formTabs(v.formId, 'build')}
     ${v.error ? html`<div class="flash flash-error" role="alert" id="builder-error"><strong>Not saved:</strong> ${v.error}</div>` : ''}
+    ${publishBar(v)}
+    <div class="builder">${editorForm(v)} ${previewSection(v)}</div>`;
+}
+
+/** The publish or unpublish button with the form's state; for readers, that they may only look. */
+function publishBar(v: BuilderView): SafeHtml {
+  if (!v.canEdit)
+    return html`<p class="muted">You may look at this form; changing it needs the editor role.</p>`;
+  return html`<form method="post" action="/console/forms/${v.formId}/${v.active ? 'unpublish' : 'publish'}" class="inline publish">
+    ${csrfField(v.csrfToken)}
+    <button type="submit" class="${v.active ? '' : 'primary'}">${v.active ? 'Unpublish' : 'Publish'}</button>
+    <span class="muted"
+      >${v.active ? 'The hosted page accepts responses.' : 'Publish to accept responses on the hosted page.'}</span
+    >
+  </form>`;
+}
+
+/** The one form holding the working definition: title, components, add control, JSON view and the save buttons. */
+function editorForm(v: BuilderView): SafeHtml {
+  const { state } = v;
+  const ro = !v.canEdit;
+  return html`<form method="post" action="/console/forms/${v.formId}" class="builder-editor" id="builder-form">
+    ${csrfField(v.csrfToken)}
+    <input type="hidden" name="count" value="${state.components.length}" />
+    <div class="card">
+      <div class="field">
+        <label for="title">Title</label
+        ><input type="text" id="title" name="title" value="${state.title}" required ${ro ? 'disabled' : ''} />
+      </div>
+      <div class="field">
+        <label for="description">Description (shown under the title)</label>
+        <textarea id="description" name="description" rows="2" ${ro ? 'disabled' : ''}>${state.description}</textarea>
+      </div>
+      <p class="muted">Status: <strong>${v.active ? 'published (accepting responses)' : 'draft (not accepting responses)'}</strong></p>
+    </div>
+    <ol class="components" id="components">
+      ${state.components.map((c, i) => card(c, i, state.components.length, v))}
+    </ol>
+    ${state.components.length === 0 ? html`<p class="muted">No components yet: add the first one below.</p>` : ''}
     ${
-      ro
-        ? html`<p class="muted">You may look at this form; changing it needs the editor role.</p>`
-        : html`<form method="post" action="/console/forms/${v.formId}/${v.active ? 'unpublish' : 'publish'}" class="inline publish">
-            ${csrfField(v.csrfToken)}
-            <button type="submit" class="${v.active ? '' : 'primary'}">${v.active ? 'Unpublish' : 'Publish'}</button>
-            <span class="muted"
-              >${v.active ? 'The hosted page accepts responses.' : 'Publish to accept responses on the hosted page.'}</span
-            >
-          </form>`
+      v.canEdit
+        ? html`<div class="card add">
+            <label for="add_type">Add a component</label>
+            <select id="add_type" name="add_type">
+              ${Object.keys(COMPONENTS).map((t) => html`<option value="${t}">${TYPE_LABELS[t] ?? t}</option>`)}
+            </select>
+            <button type="submit" name="op" value="add">Add</button>
+          </div>`
+        : ''
     }
-    <div class="builder">
-      <form method="post" action="/console/forms/${v.formId}" class="builder-editor" id="builder-form">
-        ${csrfField(v.csrfToken)}
-        <input type="hidden" name="count" value="${state.components.length}" />
-        <div class="card">
-          <div class="field">
-            <label for="title">Title</label
-            ><input type="text" id="title" name="title" value="${state.title}" required ${ro ? 'disabled' : ''} />
-          </div>
-          <div class="field">
-            <label for="description">Description (shown under the title)</label>
-            <textarea id="description" name="description" rows="2" ${ro ? 'disabled' : ''}>${state.description}</textarea>
-          </div>
-          <p class="muted">Status: <strong>${v.active ? 'published (accepting responses)' : 'draft (not accepting responses)'}</strong></p>
-        </div>
-        <ol class="components" id="components">
-          ${state.components.map((c, i) => card(c, i, state.components.length, v))}
-        </ol>
-        ${state.components.length === 0 ? html`<p class="muted">No components yet: add the first one below.</p>` : ''}
-        ${
-          v.canEdit
-            ? html`<div class="card add">
-                <label for="add_type">Add a component</label>
-                <select id="add_type" name="add_type">
-                  ${Object.keys(COMPONENTS).map((t) => html`<option value="${t}">${TYPE_LABELS[t] ?? t}</option>`)}
-                </select>
-                <button type="submit" name="op" value="add">Add</button>
-              </div>`
-            : ''
-        }
-        <details class="card json-view">
-          <summary>JSON view (for experts)</summary>
-          <label for="json">The definition as <code>form_json</code></label>
-          <textarea id="json" name="json" rows="14" class="mono" ${ro ? 'readonly' : ''}>${json}</textarea>
-          ${v.canEdit ? html`<button type="submit" name="op" value="json">Apply JSON</button>` : ''}
-        </details>
-        <div class="actions sticky-actions">
-          ${v.canEdit ? html`<button type="submit" name="op" value="save" class="primary">Save</button>` : ''}
-          <button
-            type="submit"
-            formaction="/console/forms/${v.formId}/preview"
-            formtarget="preview"
-            name="op"
-            value="preview"
-            id="preview-button"
-            class="secondary"
-          >
-            Refresh preview
-          </button>
-        </div>
-      </form>
-      <section class="builder-preview" aria-labelledby="preview-heading">
-        <h2 id="preview-heading">Preview</h2>
-        <div class="preview-widths">
-          <fieldset class="width-toggle">
-            <legend>Width</legend>
-            <input type="radio" name="width" id="w-phone" value="phone" form="none" checked />
-            <label for="w-phone">Phone</label>
-            <input type="radio" name="width" id="w-desktop" value="desktop" form="none" />
-            <label for="w-desktop">Desktop</label>
-          </fieldset>
-          <iframe name="preview" title="Preview of the hosted page" src="/console/forms/${v.formId}/preview"></iframe>
-        </div>
-      </section>
-    </div>`;
+    ${jsonView(v)}
+    <div class="actions sticky-actions">
+      ${v.canEdit ? html`<button type="submit" name="op" value="save" class="primary">Save</button>` : ''}
+      <button
+        type="submit"
+        formaction="/console/forms/${v.formId}/preview"
+        formtarget="preview"
+        name="op"
+        value="preview"
+        id="preview-button"
+        class="secondary"
+      >
+        Refresh preview
+      </button>
+    </div>
+  </form>`;
+}
+
+/** The definition as `form_json`, editable for editors. */
+function jsonView(v: BuilderView): SafeHtml {
+  const json = JSON.stringify({ body: v.state.components }, null, 2);
+  return html`<details class="card json-view">
+    <summary>JSON view (for experts)</summary>
+    <label for="json">The definition as <code>form_json</code></label>
+    <textarea id="json" name="json" rows="14" class="mono" ${v.canEdit ? '' : 'readonly'}>${json}</textarea>
+    ${v.canEdit ? html`<button type="submit" name="op" value="json">Apply JSON</button>` : ''}
+  </details>`;
+}
+
+/** The live preview of the hosted page at phone or desktop width. */
+function previewSection(v: BuilderView): SafeHtml {
+  return html`<section class="builder-preview" aria-labelledby="preview-heading">
+    <h2 id="preview-heading">Preview</h2>
+    <div class="preview-widths">
+      <fieldset class="width-toggle">
+        <legend>Width</legend>
+        <input type="radio" name="width" id="w-phone" value="phone" form="none" checked />
+        <label for="w-phone">Phone</label>
+        <input type="radio" name="width" id="w-desktop" value="desktop" form="none" />
+        <label for="w-desktop">Desktop</label>
+      </fieldset>
+      <iframe name="preview" title="Preview of the hosted page" src="/console/forms/${v.formId}/preview"></iframe>
+    </div>
+  </section>`;
 }

@@ -4,6 +4,16 @@ import type { Dialect } from '../connect.ts';
 import { serialId } from './columns.ts';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  await createMessages(db);
+  await createRecipients(db, dialect);
+  await createEvents(db, dialect);
+  await createIdempotencyKeys(db);
+  await createTemplates(db, dialect);
+  await createCaptureStore(db, dialect);
+}
+
+/** The messages, one row per accepted message, with their indexes by account and by finish. */
+async function createMessages(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('messages')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -34,7 +44,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .columns(['customer_id', 'created_at'])
     .execute();
   await db.schema.createIndex('messages_finished_idx').on('messages').columns(['finished_at']).execute();
+}
 
+/** Each message's per-recipient deliveries and its tracked links. */
+async function createRecipients(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await serialId(db.schema.createTable('message_recipients'), dialect)
     .addColumn('message_id', 'text', (c) => c.notNull().references('messages.id').onDelete('cascade'))
     .addColumn('customer_id', 'integer', (c) => c.notNull())
@@ -67,7 +80,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('click_count', 'integer', (c) => c.notNull().defaultTo(0))
     .addUniqueConstraint('message_links_position_unique', ['message_id', 'position'])
     .execute();
+}
 
+/** The email events, indexed by message and by account. */
+async function createEvents(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await serialId(db.schema.createTable('email_events'), dialect)
     .addColumn('customer_id', 'integer', (c) => c.notNull())
     .addColumn('message_id', 'text', (c) => c.notNull())
@@ -86,7 +102,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .on('email_events')
     .columns(['customer_id', 'id'])
     .execute();
+}
 
+/** The idempotency keys of sends, with the answer each one was given. */
+async function createIdempotencyKeys(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('idempotency_keys')
     .addColumn('customer_id', 'integer', (c) => c.notNull())
@@ -96,7 +115,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('idempotency_keys_pk', ['customer_id', 'key'])
     .execute();
+}
 
+/** The dynamic templates, one name per account. */
+async function createTemplates(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await serialId(db.schema.createTable('dynamic_templates'), dialect)
     .addColumn('customer_id', 'integer', (c) => c.notNull().references('customers.id').onDelete('cascade'))
     .addColumn('name', 'text', (c) => c.notNull())
@@ -105,7 +127,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('dynamic_templates_name_unique', ['customer_id', 'name'])
     .execute();
+}
 
+/** The capture store: the messages the capture transport kept instead of sending. */
+async function createCaptureStore(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await serialId(db.schema.createTable('captured_messages'), dialect)
     .addColumn('customer_id', 'integer', (c) => c.notNull())
     .addColumn('message_id', 'text', (c) => c.notNull().references('messages.id').onDelete('cascade'))

@@ -21,6 +21,16 @@ const COUNTERS = [
 ] as const;
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  await createMailings(db, dialect);
+  await createSends(db, dialect);
+  await createDeliveries(db, dialect);
+  await createLinkTables(db, dialect);
+  await createCapturedCopies(db);
+  await createSettings(db);
+}
+
+/** The campaign mailings: their content and counters, one subject per account. */
+async function createMailings(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   let mailings = serialId(db.schema.createTable('campaign_mailings'), dialect)
     .addColumn('customer_id', 'integer', (c) => c.notNull().references('customers.id').onDelete('cascade'))
     .addColumn('subject', 'text', (c) => c.notNull())
@@ -36,7 +46,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('campaign_mailings_subject_unique', ['customer_id', 'subject_key'])
     .execute();
+}
 
+/** The sends of a mailing to a list, with their frozen audience, state and counters. */
+async function createSends(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   let sends = serialId(db.schema.createTable('campaign_mailing_sends'), dialect)
     .addColumn('customer_id', 'integer', (c) => c.notNull().references('customers.id').onDelete('cascade'))
     .addColumn('campaign_mailing_id', 'bigint', (c) =>
@@ -81,7 +94,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .on('campaign_mailing_sends')
     .columns(['campaign_mailing_id'])
     .execute();
+}
 
+/** The marketing deliveries, one per send and subscriber or per drip step and subscriber. */
+async function createDeliveries(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await serialId(db.schema.createTable('marketing_deliveries'), dialect)
     .addColumn('customer_id', 'integer', (c) => c.notNull().references('customers.id').onDelete('cascade'))
     .addColumn('send_id', 'bigint', (c) => c.references('campaign_mailing_sends.id').onDelete('cascade'))
@@ -137,7 +153,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .on('marketing_deliveries')
     .columns(['campaign_mailing_id'])
     .execute();
+}
 
+/** The tracked links of each send and the clicks of each delivery's links. */
+async function createLinkTables(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   /** The tracked links of a send's content, by position (html_id), with their click totals. */
   await db.schema
     .createTable('campaign_send_links')
@@ -168,7 +187,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .on('marketing_link_clicks')
     .columns(['send_id', 'html_id'])
     .execute();
+}
 
+/** The captured copies of marketing mail. */
+async function createCapturedCopies(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('marketing_captured')
     .addColumn('delivery_id', 'bigint', (c) =>
@@ -180,7 +202,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('raw', 'text')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
+}
 
+/** The marketing settings of each account. */
+async function createSettings(db: Kysely<unknown>): Promise<void> {
   /** Accounts that opted in to having transactional sends skip globally unsubscribed addresses. */
   await db.schema
     .createTable('marketing_settings')

@@ -4,6 +4,14 @@ import type { Dialect } from '../connect.ts';
 import { serialId } from './columns.ts';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  await createUsers(db);
+  await createSessionTables(db);
+  await createAccountSecurity(db);
+  await createAuditLog(db, dialect);
+}
+
+/** The console users of each account. */
+async function createUsers(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('users')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -23,7 +31,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('users_customer_idx').on('users').columns(['customer_id']).execute();
+}
 
+/** Console sessions, one-time links (invitations, password resets) and sign-in throttles. */
+async function createSessionTables(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('console_sessions')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -66,14 +77,20 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('failures', 'integer', (c) => c.notNull())
     .addColumn('locked_until', 'bigint')
     .execute();
+}
 
+/** The security settings of each account. */
+async function createAccountSecurity(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('account_security')
     .addColumn('customer_id', 'integer', (c) => c.primaryKey().references('customers.id').onDelete('cascade'))
     .addColumn('require_totp', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
+}
 
+/** The audit log, indexed by account and by time. */
+async function createAuditLog(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await serialId(db.schema.createTable('audit_log'), dialect)
     .addColumn('customer_id', 'integer')
     .addColumn('actor_type', 'text', (c) => c.notNull())

@@ -3,6 +3,8 @@
  * with opens, clicks, bounces and unsubscribes, and a drip email. Counters are set as the pipeline would leave them.
  */
 import { afterAll, beforeAll, expect } from 'vitest';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/types.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { marketingClient, uuidOf } from '../marketing.test-support.ts';
 import { seedClicks, seedDelivery, seedMailing, seedSend, seedSubscriber } from './analytics.test-support.ts';
@@ -41,6 +43,22 @@ export const URL_B = 'https://clinic.example/hours';
 export async function seedScenario(t: TestApp, a: TestAccount, other: TestAccount): Promise<Scenario> {
   const db = t.ctx.database.db;
   const cid = a.account.customer_id;
+  const people = await seedPeople(db, cid);
+  const campaigns = await seedCampaigns(db, cid);
+  const deliveries = await seedDeliveries(db, cid, people, campaigns);
+  const clicks = await seedClickHistory(db, campaigns, deliveries);
+  const foreign = await seedForeign(db, other.account.customer_id);
+  const clinic = await db
+    .selectFrom('subscriber_custom_field_types')
+    .select('id')
+    .where('customer_id', '=', cid)
+    .where('name', '=', 'Clinic')
+    .executeTakeFirstOrThrow();
+  return scenarioIds(db, { people, campaigns, deliveries, clicks, foreign, clinicId: clinic.id });
+}
+
+/** The four subscribers of the account, two with custom fields. */
+async function seedPeople(db: Kysely<DB>, cid: number) {
   const person = (
     email: string,
     first_name: string,
@@ -52,7 +70,11 @@ export async function seedScenario(t: TestApp, a: TestAccount, other: TestAccoun
   const bob = await person('bob@example.org', 'Bob', 'Smith', 2_000, { Clinic: 'South' });
   const carol = await person('carol@example.org', 'Carol', 'Zeta', 3_000);
   const dave = await person('dave@example.org', 'Dave', 'Adams', 4_000);
+  return { alice, bob, carol, dave };
+}
 
+/** Two mailings and three sends: Spring checkup to Newsletter, Flu shots to Patients, and Spring checkup scheduled. */
+async function seedCampaigns(db: Kysely<DB>, cid: number) {
   const spring = await seedMailing(db, cid, { subject: 'Spring checkup', created_at: 100 });
   const flu = await seedMailing(db, cid, { subject: 'Flu shots', created_at: 200 });
   const springSend = await seedSend(db, cid, {
@@ -91,7 +113,15 @@ export async function seedScenario(t: TestApp, a: TestAccount, other: TestAccoun
     created_at: 30_000,
     sent_at: null,
   });
+  return { spring, flu, springSend, fluSend, scheduledSend };
+}
 
+type People = Awaited<ReturnType<typeof seedPeople>>;
+type Campaigns = Awaited<ReturnType<typeof seedCampaigns>>;
+type Deliveries = Awaited<ReturnType<typeof seedDeliveries>>;
+
+/** The deliveries of the two sends and of a drip email, with their opens, failure and unsubscribes. */
+async function seedDeliveries(db: Kysely<DB>, cid: number, p: People, c: Campaigns) {
   const deliver = (
     sendId: number | null,
     mailingId: number,
@@ -99,30 +129,34 @@ export async function seedScenario(t: TestApp, a: TestAccount, other: TestAccoun
     email: string,
     extra = {},
   ) => seedDelivery(db, cid, { sendId, mailingId, subscriberId, email, ...extra });
-  const dAlice = await deliver(springSend, spring, alice, 'alice@example.org', {
+  const dAlice = await deliver(c.springSend, c.spring, p.alice, 'alice@example.org', {
     created_at: 11_001,
     first_opened_at: 12_000,
   });
-  const dBob = await deliver(springSend, spring, bob, 'bob@example.org', {
+  const dBob = await deliver(c.springSend, c.spring, p.bob, 'bob@example.org', {
     created_at: 11_002,
     first_opened_at: 13_000,
     unsubscribed_at: 13_500,
   });
-  const dCarol = await deliver(springSend, spring, carol, 'carol@example.org', { created_at: 11_003 });
-  const dDave = await deliver(springSend, spring, dave, 'dave@example.org', {
+  const dCarol = await deliver(c.springSend, c.spring, p.carol, 'carol@example.org', { created_at: 11_003 });
+  const dDave = await deliver(c.springSend, c.spring, p.dave, 'dave@example.org', {
     created_at: 11_004,
     status: 'failed',
   });
-  const dCarolFlu = await deliver(fluSend, flu, carol, 'carol@example.org', {
+  const dCarolFlu = await deliver(c.fluSend, c.flu, p.carol, 'carol@example.org', {
     created_at: 21_001,
     first_opened_at: 22_000,
     global_unsubscribed_at: 22_500,
   });
-  const dDrip = await deliver(null, flu, alice, 'alice@example.org', {
+  const dDrip = await deliver(null, c.flu, p.alice, 'alice@example.org', {
     created_at: 40_000,
     first_opened_at: 40_500,
   });
+  return { dAlice, dBob, dCarol, dDave, dCarolFlu, dDrip };
+}
 
+/** The clicks on the deliveries' links. */
+async function seedClickHistory(db: Kysely<DB>, c: Campaigns, d: Deliveries) {
   const click = (
     deliveryId: number,
     sendId: number | null,
@@ -131,13 +165,16 @@ export async function seedScenario(t: TestApp, a: TestAccount, other: TestAccoun
     times: number,
     at: number,
   ) => seedClicks(db, { deliveryId, sendId, htmlId, targetUrl, times, at });
-  const aliceFirst = await click(dAlice, springSend, 0, URL_A, 3, 12_100);
-  const aliceSecond = await click(dAlice, springSend, 1, URL_B, 1, 12_200);
-  const bobFirst = await click(dBob, springSend, 0, URL_A, 1, 13_100);
-  const carolFlu = await click(dCarolFlu, fluSend, 0, URL_B, 2, 22_100);
-  const drip = await click(dDrip, null, 0, URL_A, 1, 40_600);
+  const aliceFirst = await click(d.dAlice, c.springSend, 0, URL_A, 3, 12_100);
+  const aliceSecond = await click(d.dAlice, c.springSend, 1, URL_B, 1, 12_200);
+  const bobFirst = await click(d.dBob, c.springSend, 0, URL_A, 1, 13_100);
+  const carolFlu = await click(d.dCarolFlu, c.fluSend, 0, URL_B, 2, 22_100);
+  const drip = await click(d.dDrip, null, 0, URL_A, 1, 40_600);
+  return { aliceFirst, aliceSecond, bobFirst, carolFlu, drip };
+}
 
-  const ocid = other.account.customer_id;
+/** The other account's mailing, send, subscriber, delivery and click. */
+async function seedForeign(db: Kysely<DB>, ocid: number) {
   const otherMailing = await seedMailing(db, ocid, { subject: 'Elsewhere', created_at: 300 });
   const foreignSend = await seedSend(db, ocid, {
     mailingId: otherMailing,
@@ -154,43 +191,57 @@ export async function seedScenario(t: TestApp, a: TestAccount, other: TestAccoun
     email: 'zed@example.org',
   });
   await seedClicks(db, { deliveryId: foreign, sendId: foreignSend, htmlId: 0, targetUrl: URL_A });
+  return { foreignSend, foreign };
+}
 
-  const clinic = await db
-    .selectFrom('subscriber_custom_field_types')
-    .select('id')
-    .where('customer_id', '=', cid)
-    .where('name', '=', 'Clinic')
-    .executeTakeFirstOrThrow();
+/** What the scenario wrote, by its numeric ids. */
+interface Seeded {
+  people: People;
+  campaigns: Campaigns;
+  deliveries: Deliveries;
+  clicks: Awaited<ReturnType<typeof seedClickHistory>>;
+  foreign: Awaited<ReturnType<typeof seedForeign>>;
+  clinicId: number;
+}
+
+/** The scenario's ids as the API shows them: UUIDs of mailings, sends, deliveries and subscribers, other ids as text. */
+async function scenarioIds(db: Kysely<DB>, x: Seeded): Promise<Scenario> {
+  const { people, campaigns: c, deliveries: d, clicks } = x;
   const s = String;
   const m = (id: number) => uuidOf(db, 'campaign_mailings', id);
   const send = (id: number) => uuidOf(db, 'campaign_mailing_sends', id);
-  const d = (id: number) => uuidOf(db, 'marketing_deliveries', id);
+  const dv = (id: number) => uuidOf(db, 'marketing_deliveries', id);
   const p = (id: number) => uuidOf(db, 'subscribers', id);
   return {
-    springMailing: await m(spring),
-    fluMailing: await m(flu),
-    springSend: await send(springSend),
-    fluSend: await send(fluSend),
-    scheduledSend: await send(scheduledSend),
-    foreignSend: await send(foreignSend),
+    springMailing: await m(c.spring),
+    fluMailing: await m(c.flu),
+    springSend: await send(c.springSend),
+    fluSend: await send(c.fluSend),
+    scheduledSend: await send(c.scheduledSend),
+    foreignSend: await send(x.foreign.foreignSend),
     deliveries: {
-      alice: await d(dAlice),
-      bob: await d(dBob),
-      carol: await d(dCarol),
-      dave: await d(dDave),
-      carolFlu: await d(dCarolFlu),
-      drip: await d(dDrip),
-      foreign: await d(foreign),
+      alice: await dv(d.dAlice),
+      bob: await dv(d.dBob),
+      carol: await dv(d.dCarol),
+      dave: await dv(d.dDave),
+      carolFlu: await dv(d.dCarolFlu),
+      drip: await dv(d.dDrip),
+      foreign: await dv(x.foreign.foreign),
     },
-    subscribers: { alice: await p(alice), bob: await p(bob), carol: await p(carol), dave: await p(dave) },
+    subscribers: {
+      alice: await p(people.alice),
+      bob: await p(people.bob),
+      carol: await p(people.carol),
+      dave: await p(people.dave),
+    },
     clicks: {
-      aliceFirst: s(aliceFirst),
-      aliceSecond: s(aliceSecond),
-      bobFirst: s(bobFirst),
-      carolFlu: s(carolFlu),
-      drip: s(drip),
+      aliceFirst: s(clicks.aliceFirst),
+      aliceSecond: s(clicks.aliceSecond),
+      bobFirst: s(clicks.bobFirst),
+      carolFlu: s(clicks.carolFlu),
+      drip: s(clicks.drip),
     },
-    clinicField: s(clinic.id),
+    clinicField: s(x.clinicId),
   };
 }
 

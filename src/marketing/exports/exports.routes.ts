@@ -42,86 +42,98 @@ const ExportBody = Type.Object(
   { additionalProperties: true },
 );
 
+/** The account a marketing request acts for. */
+const customerOf = (req: Parameters<typeof principalOf>[0]) => principalOf(req, 'marketing').customerId;
+
+/** The marketing prefix the request came under, for the download URLs shown in answers. */
+const shown = (req: { params: unknown }) => {
+  const username = (req.params as { username?: string }).username;
+  return username ? `/v1/marketing/${username}` : '/v1/marketing';
+};
+
 /** Registers the export and bulk job routes. */
 export function exportRoutes(app: TypedApp, ctx: AppContext): void {
-  const customerOf = (req: Parameters<typeof principalOf>[0]) => principalOf(req, 'marketing').customerId;
   for (const prefix of MARKETING_PREFIXES) {
-    const common = marketingSchemaBase(prefix);
-    const shown = (req: { params: unknown }) => {
-      const username = (req.params as { username?: string }).username;
-      return username ? `/v1/marketing/${username}` : '/v1/marketing';
-    };
-    const start = (kind: 'subscribers_export' | 'dynamic_list_export', summary: string) => ({
-      schema: { ...common, summary, body: ExportBody, response: { 200: Started, ...MARKETING_ERRORS } },
-      preValidation: async (req: { body: unknown }) => {
-        req.body ??= {};
-      },
-      kind,
-    });
-    for (const [path, spec] of [
-      [
-        'subscribers_export_csv',
-        start(
-          'subscribers_export',
-          'Start a CSV export of subscribers (a list, filters) as a background job',
-        ),
-      ],
-      [
-        'export_dynamic_list_csv',
-        start('dynamic_list_export', 'Start a CSV export of a dynamic list as a background job'),
-      ],
-    ] as const) {
-      app.post(`${prefix}/${path}`, { schema: spec.schema, preValidation: spec.preValidation }, (req) =>
-        startExport(ctx, customerOf(req), spec.kind, req.body, shown(req)),
-      );
-    }
-    app.get(
-      `${prefix}/bulk_jobs`,
-      {
-        schema: {
-          ...common,
-          summary: 'Bulk jobs, newest first, with state and progress',
-          querystring: Type.Object(PaginationQuery, { additionalProperties: true }),
-          response: { 200: PagedAnswer(BulkJob), ...MARKETING_ERRORS },
-        },
-      },
-      (req) => bulkJobsOf(ctx, customerOf(req), req.query, shown(req)),
-    );
-    app.get(
-      `${prefix}/bulk_jobs/:id`,
-      {
-        schema: {
-          ...common,
-          summary: 'One bulk job',
-          params: ListParams,
-          response: { 200: Type.Object({ data: BulkJob }), ...MARKETING_ERRORS },
-        },
-      },
-      async (req) => ({
-        data: jobView(await requireBulkJob(ctx, customerOf(req), req.params.id), shown(req)),
-      }),
-    );
-    app.get(
-      `${prefix}/bulk_jobs/:id/download`,
-      {
-        schema: {
-          ...common,
-          summary: 'The CSV of a finished export (streamed); needs the key given at start',
-          params: ListParams,
-          querystring: Type.Object(
-            { key: Type.Optional(Type.String({ maxLength: 200 })) },
-            { additionalProperties: true },
-          ),
-          produces: ['text/csv'],
-        },
-      },
-      async (req, reply) => {
-        const stream = await downloadExport(ctx, customerOf(req), req.params.id, req.query.key);
-        return reply
-          .type('text/csv; charset=utf-8')
-          .header('content-disposition', `attachment; filename="export-${req.params.id}.csv"`)
-          .send(stream);
-      },
+    registerExportStarts(app, ctx, prefix);
+    registerBulkJobs(app, ctx, prefix);
+  }
+}
+
+/** Registers the two ways to start a CSV export under one prefix: subscribers, and a dynamic list. */
+function registerExportStarts(app: TypedApp, ctx: AppContext, prefix: string): void {
+  const common = marketingSchemaBase(prefix);
+  const start = (kind: 'subscribers_export' | 'dynamic_list_export', summary: string) => ({
+    schema: { ...common, summary, body: ExportBody, response: { 200: Started, ...MARKETING_ERRORS } },
+    preValidation: async (req: { body: unknown }) => {
+      req.body ??= {};
+    },
+    kind,
+  });
+  for (const [path, spec] of [
+    [
+      'subscribers_export_csv',
+      start('subscribers_export', 'Start a CSV export of subscribers (a list, filters) as a background job'),
+    ],
+    [
+      'export_dynamic_list_csv',
+      start('dynamic_list_export', 'Start a CSV export of a dynamic list as a background job'),
+    ],
+  ] as const) {
+    app.post(`${prefix}/${path}`, { schema: spec.schema, preValidation: spec.preValidation }, (req) =>
+      startExport(ctx, customerOf(req), spec.kind, req.body, shown(req)),
     );
   }
+}
+
+/** Registers the bulk jobs under one prefix: the list, one job, and the download of a finished export. */
+function registerBulkJobs(app: TypedApp, ctx: AppContext, prefix: string): void {
+  const common = marketingSchemaBase(prefix);
+  app.get(
+    `${prefix}/bulk_jobs`,
+    {
+      schema: {
+        ...common,
+        summary: 'Bulk jobs, newest first, with state and progress',
+        querystring: Type.Object(PaginationQuery, { additionalProperties: true }),
+        response: { 200: PagedAnswer(BulkJob), ...MARKETING_ERRORS },
+      },
+    },
+    (req) => bulkJobsOf(ctx, customerOf(req), req.query, shown(req)),
+  );
+  app.get(
+    `${prefix}/bulk_jobs/:id`,
+    {
+      schema: {
+        ...common,
+        summary: 'One bulk job',
+        params: ListParams,
+        response: { 200: Type.Object({ data: BulkJob }), ...MARKETING_ERRORS },
+      },
+    },
+    async (req) => ({
+      data: jobView(await requireBulkJob(ctx, customerOf(req), req.params.id), shown(req)),
+    }),
+  );
+  app.get(
+    `${prefix}/bulk_jobs/:id/download`,
+    {
+      schema: {
+        ...common,
+        summary: 'The CSV of a finished export (streamed); needs the key given at start',
+        params: ListParams,
+        querystring: Type.Object(
+          { key: Type.Optional(Type.String({ maxLength: 200 })) },
+          { additionalProperties: true },
+        ),
+        produces: ['text/csv'],
+      },
+    },
+    async (req, reply) => {
+      const stream = await downloadExport(ctx, customerOf(req), req.params.id, req.query.key);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="export-${req.params.id}.csv"`)
+        .send(stream);
+    },
+  );
 }

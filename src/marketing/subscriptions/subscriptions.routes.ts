@@ -67,108 +67,129 @@ const BulkAnswer = {
   ...MARKETING_ERRORS,
 };
 
+/** The account a marketing request acts for. */
+const customerOf = (req: Parameters<typeof principalOf>[0]) => principalOf(req, 'marketing').customerId;
+
 /** Registers the subscription routes. */
 export function subscriptionRoutes(app: TypedApp, ctx: AppContext): void {
-  const customerOf = (req: Parameters<typeof principalOf>[0]) => principalOf(req, 'marketing').customerId;
   for (const prefix of MARKETING_PREFIXES) {
-    const base = `${prefix}/subscriptions`;
-    const common = marketingSchemaBase(prefix);
-    app.get(
-      base,
-      {
-        schema: {
-          ...common,
-          summary:
-            'Subscriptions (list memberships) of the account: all of them, streamed, unless use_pagination asks for a page',
-          querystring: Type.Object(PaginationQuery, { additionalProperties: true }),
-          response: { 200: Listed, ...MARKETING_ERRORS },
-        },
+    registerSubscriptionCollection(app, ctx, prefix);
+    registerMembershipChanges(app, ctx, prefix);
+    registerSubscriptionItem(app, ctx, prefix);
+  }
+}
+
+/** Registers the subscriptions collection under one prefix: list (streamed or paged) and create. */
+function registerSubscriptionCollection(app: TypedApp, ctx: AppContext, prefix: string): void {
+  const base = `${prefix}/subscriptions`;
+  const common = marketingSchemaBase(prefix);
+  app.get(
+    base,
+    {
+      schema: {
+        ...common,
+        summary:
+          'Subscriptions (list memberships) of the account: all of them, streamed, unless use_pagination asks for a page',
+        querystring: Type.Object(PaginationQuery, { additionalProperties: true }),
+        response: { 200: Listed, ...MARKETING_ERRORS },
       },
-      async (req, reply) =>
-        reply
-          .type('application/json; charset=utf-8')
-          .send(await subscriptionsOf(ctx, customerOf(req), req.query)),
-    );
-    app.post(
-      base,
-      {
-        schema: {
-          ...common,
-          summary:
-            'Subscribe an existing subscriber to a list (starts drips triggered by subscription_created); a request that fails validation answers 200 with errors',
-          body: Type.Object(
-            {
-              subscription: Type.Optional(
-                Type.Object(
-                  { subscription_list_id: Type.Optional(IdValue), subscriber_id: Type.Optional(IdValue) },
-                  { additionalProperties: true },
-                ),
+    },
+    async (req, reply) =>
+      reply
+        .type('application/json; charset=utf-8')
+        .send(await subscriptionsOf(ctx, customerOf(req), req.query)),
+  );
+  app.post(
+    base,
+    {
+      schema: {
+        ...common,
+        summary:
+          'Subscribe an existing subscriber to a list (starts drips triggered by subscription_created); a request that fails validation answers 200 with errors',
+        body: Type.Object(
+          {
+            subscription: Type.Optional(
+              Type.Object(
+                { subscription_list_id: Type.Optional(IdValue), subscriber_id: Type.Optional(IdValue) },
+                { additionalProperties: true },
               ),
-            },
-            { additionalProperties: true },
-          ),
-          response: {
-            200: Type.Union([
-              Type.Object({ data: Subscription }),
-              Type.Object({
-                errors: Type.Array(Type.String(), { description: 'Why nothing was created' }),
-              }),
-            ]),
-            ...MARKETING_ERRORS,
+            ),
           },
+          { additionalProperties: true },
+        ),
+        response: {
+          200: Type.Union([
+            Type.Object({ data: Subscription }),
+            Type.Object({
+              errors: Type.Array(Type.String(), { description: 'Why nothing was created' }),
+            }),
+          ]),
+          ...MARKETING_ERRORS,
         },
       },
-      (req) => createSubscription(ctx, customerOf(req), req.body.subscription),
+    },
+    (req) => createSubscription(ctx, customerOf(req), req.body.subscription),
+  );
+}
+
+/** Registers subscribe and unsubscribe under one prefix: for named subscribers, and the global bulk forms. */
+function registerMembershipChanges(app: TypedApp, ctx: AppContext, prefix: string): void {
+  const base = `${prefix}/subscriptions`;
+  const common = marketingSchemaBase(prefix);
+  for (const [op, subscribed] of [
+    ['subscribe', true],
+    ['unsubscribe', false],
+  ] as const) {
+    app.post(
+      `${base}/${op}`,
+      {
+        schema: {
+          ...common,
+          summary: subscribed
+            ? 'Re-subscribe subscribers: to these lists, and always clearing the global opt-out'
+            : 'Unsubscribe subscribers: from these lists, or globally when no list is named',
+          body: ChangeBody,
+          response: Changed,
+        },
+      },
+      (req) => changeSubscriptions(ctx, customerOf(req), req.body, subscribed),
     );
-    for (const [op, subscribed] of [
-      ['subscribe', true],
-      ['unsubscribe', false],
-    ] as const) {
+    for (const dynamic of [false, true]) {
       app.post(
-        `${base}/${op}`,
+        `${base}/${dynamic ? 'dynamic_bulk' : 'bulk_global'}_${op}`,
         {
           schema: {
             ...common,
-            summary: subscribed
-              ? 'Re-subscribe subscribers: to these lists, and always clearing the global opt-out'
-              : 'Unsubscribe subscribers: from these lists, or globally when no list is named',
-            body: ChangeBody,
-            response: Changed,
+            summary: `Global ${subscribed ? 'opt-in' : 'opt-out'} of named subscribers, or of every one of a ${dynamic ? 'dynamic list' : 'subscription list'} minus except_ids`,
+            body: BulkBody,
+            response: BulkAnswer,
           },
         },
-        (req) => changeSubscriptions(ctx, customerOf(req), req.body, subscribed),
+        (req) => bulkGlobal(ctx, customerOf(req), req.body, subscribed, dynamic),
       );
-      for (const dynamic of [false, true]) {
-        app.post(
-          `${base}/${dynamic ? 'dynamic_bulk' : 'bulk_global'}_${op}`,
-          {
-            schema: {
-              ...common,
-              summary: `Global ${subscribed ? 'opt-in' : 'opt-out'} of named subscribers, or of every one of a ${dynamic ? 'dynamic list' : 'subscription list'} minus except_ids`,
-              body: BulkBody,
-              response: BulkAnswer,
-            },
-          },
-          (req) => bulkGlobal(ctx, customerOf(req), req.body, subscribed, dynamic),
-        );
-      }
     }
-    app.get(
-      `${base}/:id`,
-      { schema: { ...common, summary: 'One subscription', params: ListParams, response: one } },
-      (req) => subscriptionOf(ctx, customerOf(req), req.params.id),
-    );
-    app.delete(
-      `${base}/:id`,
-      {
-        schema: {
-          ...common,
-          summary: 'Unsubscribe from the list of this subscription (the record stays)',
-          params: ListParams,
-          response: one,
-        },
-      },
-      (req) => deleteSubscription(ctx, customerOf(req), req.params.id),
-    );
   }
+}
+
+/** Registers one subscription under one prefix: read, and delete (which unsubscribes). */
+function registerSubscriptionItem(app: TypedApp, ctx: AppContext, prefix: string): void {
+  const base = `${prefix}/subscriptions`;
+  const common = marketingSchemaBase(prefix);
+  app.get(
+    `${base}/:id`,
+    { schema: { ...common, summary: 'One subscription', params: ListParams, response: one } },
+    (req) => subscriptionOf(ctx, customerOf(req), req.params.id),
+  );
+  app.delete(
+    `${base}/:id`,
+    {
+      schema: {
+        ...common,
+        summary: 'Unsubscribe from the list of this subscription (the record stays)',
+        params: ListParams,
+        response: one,
+      },
+    },
+    (req) => deleteSubscription(ctx, customerOf(req), req.params.id),
+  );
 }
