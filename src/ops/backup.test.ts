@@ -13,6 +13,7 @@ import { runSealpostWith } from '../bin/cli.test-support.ts';
 import { connect } from '../db/connect.ts';
 import { buildApp } from '../app/app.ts';
 import { createContext } from '../runtime.ts';
+import { waitFor } from '../test/wait.ts';
 import { message, postJson } from '../email/email.test-support.ts';
 import { TEST_DIALECT } from '../test/database.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
@@ -58,7 +59,8 @@ describe.runIf(TEST_DIALECT === 'sqlite')('backup and restore of the embedded da
         acked.push({ id, at: Date.now() });
       }
     });
-    await new Promise((r) => setTimeout(r, 200));
+    // The backup starts once the writers have had messages acknowledged, so it runs under their load.
+    await waitFor(() => acked.length >= 4, 20_000);
     const out = path.join(dir, 'backup.db');
     const began = Date.now();
     const backup = await runSealpostWith(
