@@ -30,6 +30,16 @@ export async function checkPage(page: Page, name: string): Promise<void> {
 }
 
 /** Serious and critical axe-core violations on the page, as "rule: target" lines. */
+/** Reloads the page; when its own script navigated at the same moment (a poll ending a job), waits for that load. */
+export async function reloadPage(page: Page): Promise<void> {
+  try {
+    await page.reload();
+  } catch (err) {
+    if (!String(err).includes('ERR_ABORTED')) throw err;
+    await page.waitForLoadState('load');
+  }
+}
+
 export async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
   const result = (await page.evaluate(() =>

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { checkPage, launchChromium, screenshot } from '../browser.test-support.ts';
+import { checkPage, launchChromium, reloadPage, screenshot } from '../browser.test-support.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { startTestWorker } from '../../test/worker.ts';
 import type { Worker } from '../../jobs/worker.ts';
@@ -79,7 +79,7 @@ describe('audiences in Chromium', () => {
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     await page.locator('progress').waitFor();
     await screenshot(page, 'audiences-import-progress');
-    await page.reload();
+    await reloadPage(page);
     await expect.poll(() => page.locator('progress').count()).toBe(1);
     await page.getByText('Imported', { exact: true }).waitFor({ timeout: 60_000 });
     expect(await page.locator('progress').getAttribute('value')).toBe('100');

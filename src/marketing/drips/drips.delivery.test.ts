@@ -66,6 +66,16 @@ it('mails the welcome, then the follow-up the open chose, through real SMTP', as
   const pixel = /src="([^"]*\/t\/m\/o\/[^"]+)"/.exec(String(annWelcome.html))![1]!;
   expect((await t.app.inject({ method: 'GET', url: new URL(pixel).pathname })).statusCode).toBe(200);
 
+  // Moving the clock two days lapses every lease on it: first let the welcome deliveries finish, or their rows would
+  // be claimed again while still running.
+  await waitFor(
+    async () =>
+      (await t.ctx.database.db.selectFrom('jobs').select('id').where('state', '=', 'running').execute())
+        .length === 0,
+    10_000,
+    20,
+    'the welcome deliveries finished',
+  );
   clock.now += 2 * 86_400_000;
   worker.nudge(DRIP_STEP_QUEUE);
 
