@@ -14,6 +14,7 @@ export async function insertAuditEntry(db: Queryable, row: Insertable<AuditLogTa
 export interface AuditFilter {
   customerId: number;
   action?: string;
+  target?: string;
   actorId?: string;
   from?: number;
   to?: number;
@@ -25,6 +26,7 @@ export interface AuditFilter {
 export async function selectAuditEntries(db: Queryable, f: AuditFilter): Promise<AuditRow[]> {
   let q = db.selectFrom('audit_log').selectAll().where('customer_id', '=', f.customerId);
   if (f.action) q = q.where('action', '=', f.action);
+  if (f.target) q = q.where('target', '=', f.target);
   if (f.actorId) q = q.where('actor_id', '=', f.actorId);
   if (f.from !== undefined) q = q.where('at', '>=', f.from);
   if (f.to !== undefined) q = q.where('at', '<', f.to);

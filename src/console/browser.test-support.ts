@@ -29,7 +29,6 @@ export async function checkPage(page: Page, name: string): Promise<void> {
   expect(await axeViolations(page), name).toEqual([]);
 }
 
-/** Serious and critical axe-core violations on the page, as "rule: target" lines. */
 /** Reloads the page; when its own script navigated at the same moment (a poll ending a job), waits for that load. */
 export async function reloadPage(page: Page): Promise<void> {
   try {
@@ -40,6 +39,7 @@ export async function reloadPage(page: Page): Promise<void> {
   }
 }
 
+/** Serious and critical axe-core violations on the page, as "rule: target" lines. */
 export async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
   const result = (await page.evaluate(() =>

@@ -168,6 +168,11 @@ export const CATALOGUE = {
     title: 'Campaign mailing delivery not found',
   },
   'marketing.tracking_link_not_found': { status: 404, smtp: '550 5.1.1', title: 'Tracking link not found' },
+  'marketing.mailing_sent': {
+    status: 409,
+    smtp: '550 5.7.1',
+    title: 'Campaign mailing was already sent',
+  },
   'marketing.send_state': {
     status: 409,
     smtp: '550 5.7.1',

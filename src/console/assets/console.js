@@ -15,12 +15,32 @@
       }, 1500);
     });
   });
-  // A form with data-confirm="question" asks before it is sent.
+  // A form with data-confirm="question" asks before it is sent; one with data-once is sent once (its buttons are
+  // disabled after the first submit; the server refuses a repeat anyway).
   document.addEventListener('submit', function (event) {
     var form = event.target;
-    var question = form instanceof HTMLFormElement ? form.getAttribute('data-confirm') : null;
-    if (question && !window.confirm(question)) event.preventDefault();
+    if (!(form instanceof HTMLFormElement)) return;
+    var question = form.getAttribute('data-confirm');
+    if (question && !window.confirm(question)) return event.preventDefault();
+    if (!form.hasAttribute('data-once')) return;
+    if (form.getAttribute('data-sent')) return event.preventDefault();
+    form.setAttribute('data-sent', '1');
+    setTimeout(function () {
+      form.querySelectorAll('button').forEach(function (b) {
+        b.disabled = true;
+      });
+    }, 0);
   });
+  // Times are typed and shown in the browser's own time zone.
+  var zone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (zone) {
+    document.querySelectorAll('input[data-time-zone]').forEach(function (el) {
+      el.value = zone;
+    });
+    document.querySelectorAll('[data-time-zone-name]').forEach(function (el) {
+      el.textContent = zone;
+    });
+  }
   // A select with data-autosubmit sends its form when it changes.
   document.addEventListener('change', function (event) {
     var el = event.target;

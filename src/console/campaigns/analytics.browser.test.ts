@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { checkPage, expectNoSidewaysScroll } from '../browser.test-support.ts';
 import { waitFor } from '../../test/wait.ts';
-import { patientsAndEditor, startCampaignRig, type CampaignRig } from './campaigns.browser.test-support.ts';
+import {
+  patientsAndEditor,
+  sendToList,
+  startCampaignRig,
+  type CampaignRig,
+} from './campaigns.browser.test-support.ts';
 
 let rig: CampaignRig;
 
@@ -44,11 +49,7 @@ describe('campaign analytics in Chromium', () => {
     const mailingUrl = page.url();
 
     const sendOnce = async () => {
-      await page.goto(mailingUrl);
-      await page.getByLabel('To list').selectOption({ label: 'Patients (3)' });
-      await page.getByRole('button', { name: 'Send', exact: true }).click();
-      // The flash lasts until the page reloads itself at the end, which a short send reaches within a second.
-      await page.waitForURL(/\/console\/campaigns\/sends\//);
+      await sendToList(page, 'Patients (3)', '3 people');
       await page.getByText('sent', { exact: true }).waitFor({ timeout: 30_000 });
       return page.url();
     };
@@ -94,6 +95,10 @@ describe('campaign analytics in Chromium', () => {
     expect(await page.getByRole('link', { name: 'cy@example.org' }).count()).toBe(0);
     await checkPage(page, 'campaigns-link-clickers');
 
+    // A sent mailing is sent again as a copy.
+    await page.goto(mailingUrl);
+    await page.getByRole('button', { name: 'Duplicate' }).click();
+    await page.getByText('This copy is not sent yet').waitFor();
     const second = await sendOnce();
     const id = (u: string) => u.split('/').pop()!;
     await page.goto(`${base}/console/campaigns`);

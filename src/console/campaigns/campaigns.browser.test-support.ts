@@ -64,3 +64,15 @@ export async function patientsAndEditor(rig: CampaignRig): Promise<Page> {
     await createSubscriber(t.ctx, a.account.customer_id, { email: email!, first_name: first! }, list.id);
   return signedInPage(browser, base, editor.email);
 }
+
+/**
+ * Sends the mailing of the open mailing page as a person does: chooses the list, reviews, confirms; answers once the
+ * send's page is open.
+ */
+export async function sendToList(page: Page, listLabel: string, recipients: string): Promise<void> {
+  await page.getByLabel('To list').selectOption({ label: listLabel });
+  await page.getByRole('button', { name: 'Review the send' }).click();
+  await page.getByRole('heading', { name: 'Check before sending' }).waitFor();
+  await page.getByRole('button', { name: `Send to ${recipients} now` }).click();
+  await page.waitForURL(/\/console\/campaigns\/sends\//);
+}

@@ -50,9 +50,19 @@ describe('campaigns in Chromium', () => {
     );
     await checkPage(page, 'campaigns-mailing');
 
+    // Nothing is chosen for the user: the review needs a list, and names what it will do.
+    expect(await page.getByLabel('To list').inputValue()).toBe('');
+    expect(await page.getByRole('option', { name: /^Every contact in the account/ }).count()).toBe(1);
     await page.getByLabel('To list').selectOption({ label: 'Patients (3)' });
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
-    // The flash lasts until the page reloads itself at the end, which a short send reaches within a second.
+    await page.getByRole('button', { name: 'Review the send' }).click();
+    await page.getByRole('heading', { name: 'Check before sending' }).waitFor();
+    expect(await page.locator('[data-field="recipients"]').textContent()).toContain('3 people');
+    expect(await page.locator('[data-field="test"]').textContent()).toContain(
+      'A test went to ana@example.org',
+    );
+    await checkPage(page, 'campaigns-review');
+    // A double click sends once.
+    await page.getByRole('button', { name: 'Send to 3 people now' }).dblclick();
     await page.waitForURL(/\/console\/campaigns\/sends\//);
     await page.getByText('sent', { exact: true }).waitFor({ timeout: 30_000 });
     expect(await page.locator('[data-field="delivered"]').textContent()).toBe('3');
@@ -69,5 +79,12 @@ describe('campaigns in Chromium', () => {
     expect(await page.locator('[data-field="opened"]').textContent()).toBe('1');
     expect(await page.locator('[data-field="clicked"]').textContent()).toBe('1');
     await checkPage(page, 'campaigns-send-engaged');
+
+    // Sent: read only, one send, and a copy to send again.
+    await page.goto(mailingUrl);
+    await page.getByText('This mailing was sent, so it can no longer change').waitFor();
+    expect(await page.getByRole('button', { name: 'Review the send' }).count()).toBe(0);
+    expect(await page.locator('.card').filter({ hasText: 'Sends' }).locator('tbody tr').count()).toBe(1);
+    await checkPage(page, 'campaigns-mailing-sent');
   }, 120_000);
 });

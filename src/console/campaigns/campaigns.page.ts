@@ -8,9 +8,17 @@ import type { FastifyInstance } from 'fastify';
 import type { convert as Convert } from 'html-to-text';
 import type { AppContext } from '../../context.ts';
 import { listsOf } from '../../marketing/lists/lists.service.ts';
-import { createMailing, mailingOf, mailingsOf } from '../../marketing/mailings/mailings.service.ts';
+import {
+  changeMailing,
+  createMailing,
+  duplicateMailing,
+  mailingOf,
+  mailingsOf,
+  removeMailing,
+} from '../../marketing/mailings/mailings.service.ts';
 import { sendTestEmail } from '../../marketing/mailings/test-email.ts';
-import { createSend, sendsOfMailing } from '../../marketing/campaigns/sends.service.ts';
+import { sendsOfMailing } from '../../marketing/campaigns/sends.service.ts';
+import { mailingWasSent } from '../../marketing/campaigns/audience.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
@@ -19,6 +27,7 @@ import { composeData, composeForm, composeRoutes, postalCard, previewCard } from
 import { audited, field, seg } from '../audiences/audit.ts';
 import { onFirstUse } from '../../on-first-use.ts';
 import { Form, Text } from '../action.schemas.ts';
+import { sendReviewPages } from './send-review.page.ts';
 
 const htmlToText = onFirstUse<{ convert: typeof Convert }>('html-to-text');
 
@@ -29,6 +38,8 @@ export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
   registerCreateMailing(app, ctx);
   registerMailingPage(app, ctx);
   registerMailingActions(app, ctx);
+  registerMailingChanges(app, ctx);
+  sendReviewPages(app, ctx);
 }
 
 type Mailings = Awaited<ReturnType<typeof mailingsOf>>;
@@ -107,22 +118,10 @@ function registerCreateMailing(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/campaigns/mailings',
     permission: 'edit_content',
-    body: Form({
-      subject: Text(),
-      from_email: Text(),
-      from_name: Text(),
-      html_part: Text(),
-      text_part: Text(),
-    }),
+    body: MAILING_FORM,
     back: () => '/console/campaigns',
     handle: async (c) => {
-      const m = await createMailing(ctx, c.account.customer_id, {
-        subject: field(c, 'subject'),
-        from_email: field(c, 'from_email'),
-        from_name: field(c, 'from_name') || undefined,
-        html_part: field(c, 'html_part'),
-        text_part: field(c, 'text_part').trim() ? field(c, 'text_part') : textOf(field(c, 'html_part')),
-      });
+      const m = await createMailing(ctx, c.account.customer_id, postedMailing(c));
       await audited(c, 'mailing.create', `mailing:${m.id}`, { subject: m.attributes.subject });
       return { redirect: `/console/campaigns/mailings/${seg(m.id)}`, flash: 'The mailing was saved.' };
     },
@@ -136,25 +135,39 @@ function registerMailingPage(app: FastifyInstance, ctx: AppContext): void {
     permission: 'read',
     title: 'Mailing',
     render: async (c) => {
-      const [m, lists, sends] = await Promise.all([
+      const [m, lists, sends, sent] = await Promise.all([
         mailingOf(ctx, c.account.customer_id, c.params.id!),
         listsOf(ctx, c.account.customer_id).then((r) => r.data),
         sendsOfMailing(ctx, c.account.customer_id, c.params.id!),
+        mailingWasSent(ctx, c.account.customer_id, c.params.id!),
       ]);
       const preview = await previewCard(c, m.id);
+      const editor = c.can('edit_content');
+      const content =
+        editor && !sent
+          ? composeForm(c, await composeData(ctx, c.account.customer_id), { id: m.id, ...m.attributes })
+          : contentCard(m, sent);
       return {
         title: `Mailing: ${m.attributes.subject}`,
         body: html`<p><a href="/console/campaigns">← All mailings</a></p>
-          ${contentCard(m)} ${preview} ${c.can('edit_content') ? sendForms(c, m, lists) : ''} ${sendsCard(sends)}`,
+          ${content} ${preview} ${editor ? testForm(c, m) : ''} ${editor && !sent ? sendForm(c, m, lists) : ''}
+          ${sendsCard(sends)} ${editor ? mailingTools(c, m, sent) : ''}`,
       };
     },
   });
 }
 
-/** The mailing's sender and its HTML and text parts. */
-function contentCard(m: Mailing): SafeHtml {
+/** The mailing's sender and its HTML and text parts, read only. */
+function contentCard(m: Mailing, sent: boolean): SafeHtml {
   return html`<div class="card">
     <h2>Content</h2>
+    ${
+      sent
+        ? html`<p class="flash flash-info">
+            This mailing was sent, so it can no longer change. Duplicate it (at the bottom of the page) to send it again.
+          </p>`
+        : ''
+    }
     <p>From <strong>${m.attributes.from_name ?? ''} ${m.attributes.from_email ?? ''}</strong></p>
     <details>
       <summary>HTML</summary>
@@ -167,36 +180,65 @@ function contentCard(m: Mailing): SafeHtml {
   </div>`;
 }
 
-/** The test send form and the form that sends the mailing to a list now or at a time. */
-function sendForms(c: ConsoleContext, m: Mailing, lists: Lists): SafeHtml {
-  const action = `/console/campaigns/mailings/${seg(m.id)}`;
+/** The test send form. */
+function testForm(c: ConsoleContext, m: Mailing): SafeHtml {
   return html`<div class="card">
-      <h2>Test send</h2>
-      <form method="post" action="${action}/test">
-        ${csrfField(c.csrfToken)}
-        <div class="field">
-          <label for="test-to">Send a test to</label><input id="test-to" name="to_email" type="email" required />
-        </div>
-        <button type="submit">Send test</button>
-      </form>
-    </div>
-    <div class="card">
-      <h2>Send</h2>
-      <form method="post" action="${action}/send">
-        ${csrfField(c.csrfToken)}
-        <div class="field">
-          <label for="send-list">To list</label>
-          <select id="send-list" name="list">
-            ${lists.map((l) => html`<option value="${l.id}">${l.attributes.name} (${l.attributes.subscriber_count})</option>`)}
-          </select>
-        </div>
-        <div class="field">
-          <label for="send-at">Send at (time zone UTC; empty sends now)</label>
-          <input id="send-at" name="send_at" type="datetime-local" />
-        </div>
-        <button type="submit" class="button">Send</button>
-      </form>
-    </div>`;
+    <h2>Test send</h2>
+    <form method="post" action="/console/campaigns/mailings/${seg(m.id)}/test">
+      ${csrfField(c.csrfToken)}
+      <div class="field">
+        <label for="test-to">Send a test to</label><input id="test-to" name="to_email" type="email" required />
+      </div>
+      <button type="submit">Send test</button>
+    </form>
+  </div>`;
+}
+
+/** A list as the send menu names it; the account's list of everyone says so. */
+const listLabel = (l: Lists[number]) =>
+  `${l.attributes.is_default ? `Every contact in the account (${l.attributes.name})` : l.attributes.name} (${l.attributes.subscriber_count})`;
+
+/** The form that asks for a list and a time, then shows the review before anything is sent. */
+function sendForm(c: ConsoleContext, m: Mailing, lists: Lists): SafeHtml {
+  return html`<div class="card">
+    <h2>Send</h2>
+    <form method="get" action="/console/campaigns/mailings/${seg(m.id)}/review">
+      <div class="field">
+        <label for="send-list">To list</label>
+        <select id="send-list" name="list" required>
+          <option value="">Choose a list…</option>
+          ${lists.map((l) => html`<option value="${l.id}">${listLabel(l)}</option>`)}
+        </select>
+      </div>
+      <div class="field">
+        <label for="send-at">Send at, in your time zone (<span data-time-zone-name>UTC</span>); empty sends now</label>
+        <input id="send-at" name="send_at" type="datetime-local" />
+        <input type="hidden" name="tz" value="UTC" data-time-zone />
+      </div>
+      <p class="hint">The next page shows who gets it and when; nothing is sent before you confirm there.</p>
+      <button type="submit" class="button">Review the send</button>
+    </form>
+  </div>`;
+}
+
+/** Duplicate, and for a mailing never sent, delete. */
+function mailingTools(c: ConsoleContext, m: Mailing, sent: boolean): SafeHtml {
+  const base = `/console/campaigns/mailings/${seg(m.id)}`;
+  return html`<div class="card">
+    <h2>This mailing</h2>
+    <form method="post" action="${base}/duplicate" data-once>
+      ${csrfField(c.csrfToken)}
+      <button type="submit">Duplicate</button>
+    </form>
+    ${
+      sent
+        ? ''
+        : html`<form method="post" action="${base}/delete" data-confirm="Delete this mailing? This cannot be undone.">
+            ${csrfField(c.csrfToken)}
+            <button type="submit" class="danger">Delete mailing</button>
+          </form>`
+    }
+  </div>`;
 }
 
 /** The card with the mailing's sends: when, to which list, their state and counters. */
@@ -242,7 +284,7 @@ function sendsCard(sends: Sends): SafeHtml {
   </div>`;
 }
 
-/** Registers a mailing's actions: send a test, send to a list (now or scheduled). */
+/** Registers a mailing's test send. */
 function registerMailingActions(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/campaigns/mailings/:id/test',
@@ -250,37 +292,88 @@ function registerMailingActions(app: FastifyInstance, ctx: AppContext): void {
     body: Form({ to_email: Text() }),
     handle: async (c) => {
       const to = field(c, 'to_email').trim();
-      await sendTestEmail(ctx, { customerId: c.account.customer_id, domain: null }, c.params.id!, to);
-      await audited(c, 'mailing.test_send', `mailing:${c.params.id!}`, { to });
+      const m = await mailingOf(ctx, c.account.customer_id, c.params.id!);
+      await sendTestEmail(ctx, { customerId: c.account.customer_id, domain: null }, m.id, to);
+      await audited(c, 'mailing.test_send', `mailing:${m.id}`, { to });
       return {
-        redirect: `/console/campaigns/mailings/${seg(c.params.id!)}`,
+        redirect: `/console/campaigns/mailings/${seg(m.id)}`,
         flash: `A test was sent to ${to}.`,
       };
     },
   });
+}
 
+/** A mailing's fields as the compose form posts them. */
+const MAILING_FORM = Form({
+  subject: Text(),
+  from_email: Text(),
+  from_name: Text(),
+  html_part: Text(),
+  text_part: Text(),
+});
+
+/** The mailing as the compose form posted it; the text part is made from the HTML when left empty. */
+function postedMailing(c: ConsoleContext) {
+  const htmlPart = field(c, 'html_part');
+  return {
+    subject: field(c, 'subject'),
+    from_email: field(c, 'from_email'),
+    from_name: field(c, 'from_name') || undefined,
+    html_part: htmlPart,
+    text_part: field(c, 'text_part').trim() ? field(c, 'text_part') : textOf(htmlPart),
+  };
+}
+
+/** Refuses to change a mailing that was sent: what went out stays as it was. */
+async function requireUnsent(c: ConsoleContext): Promise<string> {
+  const m = await mailingOf(c.ctx, c.account.customer_id, c.params.id!);
+  if (await mailingWasSent(c.ctx, c.account.customer_id, m.id))
+    throw new AppError(
+      'marketing.mailing_sent',
+      'this mailing was sent and can no longer change; duplicate it',
+    );
+  return m.id;
+}
+
+/** Registers editing a mailing not sent yet, duplicating any mailing, and deleting one never sent. */
+function registerMailingChanges(app: FastifyInstance, ctx: AppContext): void {
+  const page = (c: ConsoleContext) => `/console/campaigns/mailings/${seg(c.params.id!)}`;
   consoleAction(app, ctx, {
-    path: '/console/campaigns/mailings/:id/send',
+    path: '/console/campaigns/mailings/:id/edit',
     permission: 'edit_content',
-    body: Form({ send_at: Text(), list: Text() }),
+    body: MAILING_FORM,
+    back: page,
     handle: async (c) => {
-      const at = field(c, 'send_at').trim();
-      const sendAt = at ? Date.parse(`${at}Z`) : undefined;
-      if (sendAt !== undefined && Number.isNaN(sendAt))
-        throw new AppError('request.invalid', 'the send time is not a date and time');
-      const s = await createSend(ctx, c.account.customer_id, {
-        mailingId: c.params.id!,
-        listId: field(c, 'list'),
-        sendAt,
-      });
-      await audited(c, sendAt ? 'send.schedule' : 'send.start', `send:${s.uuid}`, {
-        mailing: c.params.id,
-        list: field(c, 'list'),
-      });
+      const id = await requireUnsent(c);
+      const m = await changeMailing(ctx, c.account.customer_id, id, postedMailing(c));
+      await audited(c, 'mailing.change', `mailing:${m.id}`, { subject: m.attributes.subject });
+      return { redirect: `/console/campaigns/mailings/${seg(m.id)}`, flash: 'The mailing was saved.' };
+    },
+  });
+  consoleAction(app, ctx, {
+    path: '/console/campaigns/mailings/:id/duplicate',
+    permission: 'edit_content',
+    body: Form({}),
+    back: page,
+    handle: async (c) => {
+      const copy = await duplicateMailing(ctx, c.account.customer_id, c.params.id!);
+      await audited(c, 'mailing.duplicate', `mailing:${copy.id}`, { from: c.params.id });
       return {
-        redirect: `/console/campaigns/sends/${seg(s.uuid)}`,
-        flash: sendAt ? 'The send is scheduled.' : 'The send has started.',
+        redirect: `/console/campaigns/mailings/${seg(copy.id)}`,
+        flash: `This copy is not sent yet; its subject is “${copy.attributes.subject}” until you change it.`,
       };
+    },
+  });
+  consoleAction(app, ctx, {
+    path: '/console/campaigns/mailings/:id/delete',
+    permission: 'edit_content',
+    body: Form({}),
+    back: page,
+    handle: async (c) => {
+      const id = await requireUnsent(c);
+      await removeMailing(ctx, c.account.customer_id, id);
+      await audited(c, 'mailing.delete', `mailing:${id}`);
+      return { redirect: '/console/campaigns', flash: 'The mailing was deleted.' };
     },
   });
 }

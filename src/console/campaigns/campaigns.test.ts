@@ -4,6 +4,9 @@ import { consoleTestBed } from '../console.test-support.ts';
 import { createList } from '../../marketing/lists/lists.service.ts';
 import { createSubscriber } from '../../marketing/subscribers/subscribers.service.ts';
 import { mailingsOf, mailingOf } from '../../marketing/mailings/mailings.service.ts';
+import { addSuppression } from '../../accounts/suppressions.service.ts';
+import { setSubscribed } from '../../marketing/subscribers/subscribers.service.ts';
+import { confirmedSend, reviewSend } from './campaigns.test-support.ts';
 
 const {
   t,
@@ -56,11 +59,7 @@ describe('console campaigns', () => {
     const list = await createList(t.ctx, a.account.customer_id, 'Campaign list');
     for (const email of ['x@example.org', 'y@example.org'])
       await createSubscriber(t.ctx, a.account.customer_id, { email }, list.id);
-    const res = await editor.post(`/console/campaigns/mailings/${id}/send`, {
-      _csrf: editor.csrf,
-      list: list.id,
-      send_at: '',
-    });
+    const res = await confirmedSend(editor, id, { list: list.id });
     const page = res.headers.location as string;
     expect(page).toMatch(/^\/console\/campaigns\/sends\//);
     const progress = JSON.parse((await editor.get(`${page}/progress.json`)).body);
@@ -115,17 +114,19 @@ describe('console campaigns', () => {
     ).toBe(403);
   });
 
-  it('schedules a send for a UTC time', async () => {
+  it('schedules a send for a time in the user’s zone, named on the review page', async () => {
     const id = await compose('Later');
     const list = await createList(t.ctx, a.account.customer_id, 'Later list');
-    const res = await editor.post(`/console/campaigns/mailings/${id}/send`, {
-      _csrf: editor.csrf,
-      list: list.id,
-      send_at: '2099-01-02T03:04',
-    });
+    await createSubscriber(t.ctx, a.account.customer_id, { email: 'later@example.org' }, list.id);
+    const choice = { list: list.id, send_at: '2099-01-02T03:04', tz: 'Europe/Berlin' };
+    const { page } = await reviewSend(editor, id, choice);
+    expect(page.body).toContain('Fri, 2 Jan 2099, 03:04 (Europe/Berlin)');
+    expect(page.body).toContain('2099-01-02 02:04 UTC');
+    expect(page.body).toContain('Schedule for 1 person');
+    const res = await confirmedSend(editor, id, choice);
     const body = (await editor.get(res.headers.location as string)).body;
     expect(body).toContain('scheduled');
-    expect(body).toContain('2099-01-02 03:04 UTC');
+    expect(body).toContain('2099-01-02 02:04 UTC');
   });
 
   it('refuses a viewer compose and send on the server and shows it no forms', async () => {
@@ -157,5 +158,142 @@ describe('console campaigns', () => {
         })
       ).length,
     ).toBe(count);
+  });
+
+  it('reviews a send: the list, who gets it after unsubscriptions and suppressions, the time, the test', async () => {
+    const id = await compose('Reviewed');
+    const list = await createList(t.ctx, a.account.customer_id, 'Review list');
+    const subs = [];
+    for (const email of ['r1@example.org', 'r2@example.org', 'r3@example.org', 'r4@example.org'])
+      subs.push(await createSubscriber(t.ctx, a.account.customer_id, { email }, list.id));
+    await setSubscribed(t.ctx, a.account.customer_id, subs[1]!.id, false, list.id);
+    await addSuppression(t.ctx, a.account.customer_id, 'R3@example.org');
+    const first = await reviewSend(editor, id, { list: list.id });
+    expect(first.page.body).toContain('Review list');
+    expect(first.page.body).toMatch(/<strong>2 people<\/strong>/);
+    expect(first.page.body).toContain('left out: 1 unsubscribed or not confirmed, 1 on the suppression list');
+    expect(first.page.body).toContain('Now, as soon as you press the button');
+    expect(first.page.body).toContain('No test was sent.');
+    await editor.post(`/console/campaigns/mailings/${id}/test`, {
+      _csrf: editor.csrf,
+      to_email: 'me@example.org',
+    });
+    expect((await reviewSend(editor, id, { list: list.id })).page.body).toContain(
+      'A test went to me@example.org',
+    );
+    // Nothing is chosen for the user: no list, no review.
+    const none = await reviewSend(editor, id, { list: '' });
+    expect(none.page.statusCode).toBe(400);
+    expect(none.confirm).toBeUndefined();
+    expect(none.page.body).toContain('choose the list to send to');
+    const past = await reviewSend(editor, id, { list: list.id, send_at: '2020-01-01T10:00' });
+    expect(past.page.body).toContain('the send time has passed');
+  });
+
+  it('sends only with the review’s confirmation, and only once', async () => {
+    const id = await compose('Once only');
+    const list = await createList(t.ctx, a.account.customer_id, 'Once list');
+    await createSubscriber(t.ctx, a.account.customer_id, { email: 'once@example.org' }, list.id);
+    const sends = async () =>
+      Number(
+        (
+          await t.ctx.database.db
+            .selectFrom('campaign_mailing_sends as s')
+            .innerJoin('campaign_mailings as m', 'm.id', 's.campaign_mailing_id')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('m.subject', '=', 'Once only')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const bare = await editor.post(`/console/campaigns/mailings/${id}/send`, {
+      _csrf: editor.csrf,
+      list: list.id,
+      send_at: '',
+      tz: 'UTC',
+    });
+    expect(bare.statusCode).toBe(303);
+    expect(bare.headers.location).toBe(`/console/campaigns/mailings/${id}`);
+    expect((await editor.get(bare.headers.location as string)).body).toContain(
+      'review the send and confirm it',
+    );
+    // A confirmation made for another list does not send to this one.
+    const other = await createList(t.ctx, a.account.customer_id, 'Other list');
+    await createSubscriber(t.ctx, a.account.customer_id, { email: 'other@example.org' }, other.id);
+    const { confirm } = await reviewSend(editor, id, { list: other.id });
+    const swapped = await editor.post(`/console/campaigns/mailings/${id}/send`, {
+      _csrf: editor.csrf,
+      list: list.id,
+      send_at: '',
+      tz: 'UTC',
+      confirm: confirm!,
+    });
+    expect(swapped.headers.location).toBe(`/console/campaigns/mailings/${id}`);
+    expect(await sends()).toBe(0);
+
+    const { confirm: ok } = await reviewSend(editor, id, { list: list.id });
+    const form = { _csrf: editor.csrf, list: list.id, send_at: '', tz: 'UTC', confirm: ok! };
+    const [one, two] = await Promise.all([
+      editor.post(`/console/campaigns/mailings/${id}/send`, form),
+      editor.post(`/console/campaigns/mailings/${id}/send`, form),
+    ]);
+    expect(
+      [one.headers.location, two.headers.location].filter((l) => /\/sends\//.test(String(l))),
+    ).toHaveLength(1);
+    expect(await sends()).toBe(1);
+    const again = await editor.post(`/console/campaigns/mailings/${id}/send`, form);
+    expect(again.headers.location).toBe(`/console/campaigns/mailings/${id}`);
+    expect((await editor.get(`/console/campaigns/mailings/${id}`)).body).toContain('already sent');
+    expect(await sends()).toBe(1);
+  });
+
+  it('edits and deletes a mailing until it is sent, then only duplicates it', async () => {
+    const id = await compose('Draft');
+    const edited = await editor.post(`/console/campaigns/mailings/${id}/edit`, {
+      _csrf: editor.csrf,
+      subject: 'Draft, edited',
+      from_email: `news@${a.domain}`,
+      from_name: 'Clinic',
+      html_part: '<p>Changed</p>',
+      text_part: '',
+    });
+    expect(edited.headers.location).toBe(`/console/campaigns/mailings/${id}`);
+    expect((await mailingOf(t.ctx, a.account.customer_id, id)).attributes.html_part).toBe('<p>Changed</p>');
+    const page = (await editor.get(`/console/campaigns/mailings/${id}`)).body;
+    expect(page).toContain('Edit mailing');
+    expect(page).toContain('Delete mailing');
+
+    const list = await createList(t.ctx, a.account.customer_id, 'Draft list');
+    await createSubscriber(t.ctx, a.account.customer_id, { email: 'draft@example.org' }, list.id);
+    await confirmedSend(editor, id, { list: list.id });
+    const sent = (await editor.get(`/console/campaigns/mailings/${id}`)).body;
+    expect(sent).toContain('This mailing was sent, so it can no longer change');
+    expect(sent).not.toContain('Edit mailing');
+    expect(sent).not.toContain('Delete mailing');
+    expect(sent).not.toContain('Review the send');
+    const refused = await editor.post(`/console/campaigns/mailings/${id}/edit`, {
+      _csrf: editor.csrf,
+      subject: 'Rewritten after the fact',
+      from_email: `news@${a.domain}`,
+      html_part: '<p>Rewritten</p>',
+      text_part: '',
+    });
+    expect(refused.headers.location).toBe(`/console/campaigns/mailings/${id}`);
+    expect((await mailingOf(t.ctx, a.account.customer_id, id)).attributes.subject).toBe('Draft, edited');
+    await editor.post(`/console/campaigns/mailings/${id}/delete`, { _csrf: editor.csrf });
+    expect((await mailingOf(t.ctx, a.account.customer_id, id)).attributes.subject).toBe('Draft, edited');
+
+    const copy = await editor.post(`/console/campaigns/mailings/${id}/duplicate`, { _csrf: editor.csrf });
+    const copyId = (copy.headers.location as string).split('/').pop()!;
+    expect(copyId).not.toBe(id);
+    const m = await mailingOf(t.ctx, a.account.customer_id, copyId);
+    expect(m.attributes.subject).toBe('Draft, edited (copy)');
+    expect(m.attributes.html_part).toBe('<p>Changed</p>');
+    expect((await editor.get(`/console/campaigns/mailings/${copyId}`)).body).toContain('Review the send');
+    expect(
+      (await viewer.post(`/console/campaigns/mailings/${copyId}/delete`, { _csrf: viewer.csrf })).statusCode,
+    ).toBe(403);
+    const deleted = await editor.post(`/console/campaigns/mailings/${copyId}/delete`, { _csrf: editor.csrf });
+    expect(deleted.headers.location).toBe('/console/campaigns');
+    expect((await editor.get(`/console/campaigns/mailings/${copyId}`)).statusCode).toBe(404);
   });
 });

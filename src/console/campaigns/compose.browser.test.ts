@@ -15,6 +15,7 @@ import { waitFor } from '../../test/wait.ts';
 import { createList } from '../../marketing/lists/lists.service.ts';
 import { createSubscriber } from '../../marketing/subscribers/subscribers.service.ts';
 import { sinkApp } from '../../marketing/campaigns/sends.test-support.ts';
+import { sendToList } from './campaigns.browser.test-support.ts';
 import { createTestUser, TEST_PASSWORD } from '../console.test-support.ts';
 
 let t: TestApp;
@@ -154,8 +155,7 @@ describe('compose helpers, double opt-in and preferences in Chromium', () => {
     // Send; the preference page is linked from the email.
     await page.goto(`${base}/console/campaigns`);
     await page.getByRole('link', { name: 'News for {{Clinic}}' }).click();
-    await page.getByLabel('To list').selectOption({ label: 'Patients (2)' });
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await sendToList(page, 'Patients (2)', '2 people');
     await page.getByText('sent', { exact: true }).waitFor({ timeout: 30_000 });
     const mail = await (
       await waitFor(

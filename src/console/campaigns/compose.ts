@@ -89,38 +89,56 @@ export function fieldMenu(data: ComposeData): SafeHtml {
   </details>`;
 }
 
-/** The new-mailing form. */
-export function composeForm(c: ConsoleContext, data: ComposeData): SafeHtml {
+/** A stored mailing the compose form edits. */
+export interface EditedMailing {
+  id: string;
+  subject: string;
+  from_email: string | null;
+  from_name: string | null;
+  html_part: string | null;
+  text_part: string | null;
+}
+
+/** The new-mailing form, or with `m` the form that edits a mailing not sent yet. */
+export function composeForm(c: ConsoleContext, data: ComposeData, m?: EditedMailing): SafeHtml {
+  const action = m ? `/console/campaigns/mailings/${seg(m.id)}/edit` : '/console/campaigns/mailings';
   return html`<div class="card">
-    <h2>New mailing</h2>
-    <form method="post" action="/console/campaigns/mailings" data-compose>
+    <h2>${m ? 'Edit mailing' : 'New mailing'}</h2>
+    <form method="post" action="${action}" data-compose>
       ${csrfField(c.csrfToken)}
       <div class="field">
-        <label for="m-subject">Subject</label><input type="text" id="m-subject" name="subject" required maxlength="500" />
+        <label for="m-subject">Subject</label
+        ><input type="text" id="m-subject" name="subject" required maxlength="500" value="${m?.subject ?? ''}" />
       </div>
-      <div class="field"><label for="m-from">From address</label><input id="m-from" name="from_email" type="email" required /></div>
-      <div class="field"><label for="m-from-name">From name</label><input type="text" id="m-from-name" name="from_name" /></div>
+      <div class="field">
+        <label for="m-from">From address</label
+        ><input id="m-from" name="from_email" type="email" required value="${m?.from_email ?? ''}" />
+      </div>
+      <div class="field">
+        <label for="m-from-name">From name</label
+        ><input type="text" id="m-from-name" name="from_name" value="${m?.from_name ?? ''}" />
+      </div>
       ${fieldMenu(data)}
       <div class="field">
         <label for="m-html">HTML</label>
         <p class="hint" id="m-html-hint">
-          Starts from the default layout: write your message in the middle; the footer carries your postal address and
-          the unsubscribe and preference links.
+          ${m ? 'The footer' : 'Starts from the default layout: write your message in the middle; the footer'} carries
+          your postal address and the unsubscribe and preference links.
         </p>
-        <textarea id="m-html" name="html_part" rows="14" required aria-describedby="m-html-hint">${DEFAULT_LAYOUT}</textarea>
+        <textarea id="m-html" name="html_part" rows="14" required aria-describedby="m-html-hint">${m ? (m.html_part ?? '') : DEFAULT_LAYOUT}</textarea>
       </div>
       ${
         data.postalAddress
           ? ''
           : html`<p class="flash flash-info">
-              The footer has no postal address yet: set it under “Footer of your emails” below.
+              The footer has no postal address yet: set it under “Footer of your emails” on the campaigns page.
             </p>`
       }
       <div class="field">
         <label for="m-text">Text (leave empty to generate it from the HTML)</label
-        ><textarea id="m-text" name="text_part" rows="5"></textarea>
+        ><textarea id="m-text" name="text_part" rows="5">${m?.text_part ?? ''}</textarea>
       </div>
-      <button type="submit" class="button">Save mailing</button>
+      <button type="submit" class="button">${m ? 'Save changes' : 'Save mailing'}</button>
     </form>
     <script src="${assetUrl('compose.js')}" defer></script>
   </div>`;

@@ -4,6 +4,7 @@ import { createTestApp, type TestAccount, type TestApp } from '../../test/harnes
 import { createTestUser, signInClient, type ConsoleClient } from '../console.test-support.ts';
 import { createList } from '../../marketing/lists/lists.service.ts';
 import { createSubscriber } from '../../marketing/subscribers/subscribers.service.ts';
+import { confirmedSend } from './campaigns.test-support.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -26,11 +27,7 @@ beforeAll(async () => {
   const mailing = (composed.headers.location as string).split('/').pop()!;
   const list = await createList(t.ctx, a.account.customer_id, 'Readers');
   await createSubscriber(t.ctx, a.account.customer_id, { email: 'x@example.org' }, list.id);
-  const sent = await editor.post(`/console/campaigns/mailings/${mailing}/send`, {
-    _csrf: editor.csrf,
-    list: list.id,
-    send_at: '',
-  });
+  const sent = await confirmedSend(editor, mailing, { list: list.id });
   page = sent.headers.location as string;
 });
 afterAll(async () => t?.close());

@@ -97,6 +97,25 @@ export async function expandBatch(
   return count;
 }
 
+/**
+ * A page of the members of a list a send started now would mail (subscribed to the list and overall, confirmed or not
+ * asked), after subscriber id `cursor`, in id order: the same conditions as `expandBatch`.
+ */
+export async function reachableMembers(
+  db: Queryable,
+  listId: number,
+  cursor: number,
+  limit: number,
+): Promise<{ id: number; email: string }[]> {
+  const { rows } = await sql<{ id: number; email: string }>`
+    select s.id, s.email from subscription_list_members m
+    join subscribers s on s.id = m.subscriber_id
+    where m.list_id = ${listId} and m.subscriber_id > ${cursor}
+      and m.unsubscribed = 0 and s.unsubscribed = 0 and ${confirmedOrNotAsked(listId)}
+    order by m.subscriber_id limit ${limit}`.execute(db);
+  return rows.map((r) => ({ id: Number(r.id), email: r.email }));
+}
+
 /** Creates the untracked deliveries to a send's extra recipient addresses, with their work rows. */
 export async function insertExtraDeliveries(
   db: Queryable,

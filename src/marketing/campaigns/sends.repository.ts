@@ -137,3 +137,15 @@ export async function countSendsInProgress(db: Queryable): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** Whether a mailing has a send that went out or may still go (anything but a schedule cancelled before it began). */
+export async function mailingHasSend(db: Queryable, mailingId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('campaign_mailing_sends')
+    .select('id')
+    .where('campaign_mailing_id', '=', mailingId)
+    .where((eb) => eb.or([eb('state', '!=', 'cancelled'), eb('frozen_at', 'is not', null)]))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

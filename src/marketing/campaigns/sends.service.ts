@@ -14,7 +14,7 @@ import { postalAddressOf } from '../../accounts/settings.service.ts';
 import { domainOf, parseMailbox } from '../../mail/addresses.ts';
 import { findLinks } from '../../mail/links.ts';
 import { resolveId } from '../ids.repository.ts';
-import { mailingBySubject, requireMailing } from '../mailings/mailings.service.ts';
+import { lockMailingRow, mailingBySubject, requireMailing } from '../mailings/mailings.service.ts';
 import { ensureDefaultList, requireList } from '../lists/lists.service.ts';
 import { requireDynamicList } from '../segments/segments.service.ts';
 import { EXPAND_QUEUE, expandJobKey } from './expand.ts';
@@ -31,6 +31,7 @@ import {
   findSendByJid,
   insertSend,
   insertSendLinks,
+  mailingHasSend,
   moveSend,
   scheduledSends,
   sendsOfMailingRows,
@@ -56,6 +57,8 @@ export interface SendRequest {
   recipientEmails?: string[];
   /** Epoch ms; absent for an immediate send. */
   sendAt?: number;
+  /** Refuses the send when the mailing already has one (the console sends a mailing once, then duplicates it). */
+  firstOnly?: boolean;
 }
 
 /** Most extra recipient addresses one send takes. */
@@ -167,6 +170,7 @@ async function storeSend(
   },
 ): Promise<SendRow> {
   const { audience, content, sendAt, now } = s;
+  if (s.req.firstOnly) await refuseSecondSend(ctx, trx, s.mailingId);
   const id = await insertSend(trx, {
     customer_id: customerId,
     campaign_mailing_id: s.mailingId,
@@ -202,6 +206,16 @@ async function storeSend(
     now,
   );
   return row;
+}
+
+/** Refuses a send of a mailing that already has one; the mailing's row stays locked until the send is written. */
+async function refuseSecondSend(ctx: AppContext, trx: Queryable, mailingId: number): Promise<void> {
+  await lockMailingRow(trx, ctx.database.dialect, mailingId);
+  if (await mailingHasSend(trx, mailingId))
+    throw new AppError(
+      'marketing.mailing_sent',
+      'this mailing was already sent; duplicate it to send it again',
+    );
 }
 
 /** A header value a send overrides: one line, and for the subject a template that renders. */

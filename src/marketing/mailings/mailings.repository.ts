@@ -1,5 +1,6 @@
 /** SQL for campaign mailings: the rows of an account, their pages, the sends that block a delete, and subscriber values for personalisation. */
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Dialect } from '../../db/connect.ts';
 import type { CampaignMailingsTable, Queryable } from '../../db/types.ts';
 import { precompile } from '../../db/precompiled.ts';
 
@@ -152,4 +153,10 @@ async function inChunks<T>(ids: number[], run: (chunk: number[]) => Promise<T[]>
   const out: T[] = [];
   for (let i = 0; i < ids.length; i += CHUNK) out.push(...(await run(ids.slice(i, i + CHUNK))));
   return out;
+}
+
+/** Locks a mailing's row until the transaction ends (PostgreSQL; SQLite runs one writing transaction at a time). */
+export async function lockMailingRow(db: Queryable, dialect: Dialect, id: number): Promise<void> {
+  if (dialect !== 'postgres') return;
+  await db.selectFrom('campaign_mailings').select('id').where('id', '=', id).forUpdate().execute();
 }

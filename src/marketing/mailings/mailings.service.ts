@@ -30,6 +30,9 @@ import {
 } from './mailings.repository.ts';
 import { counterView, type CampaignCounterView } from '../counters.ts';
 
+/** Locks a mailing's row for the caller's transaction (the console's one send per mailing). */
+export { lockMailingRow } from './mailings.repository.ts';
+
 /** `GET /campaign_mailings` query. */
 export interface MailingsQuery {
   search?: string;
@@ -179,6 +182,32 @@ export async function changeMailing(
     }),
   );
   return fullView((await findMailing(db, customerId, row.id))!);
+}
+
+/**
+ * A copy of a mailing, never sent, under the first free subject of `<subject> (copy)`, `(copy 2)`, … (subjects are
+ * unique per account).
+ */
+export async function duplicateMailing(
+  ctx: AppContext,
+  customerId: number,
+  rawId: string | number,
+): Promise<MailingFull> {
+  const db = ctx.database.db;
+  const row = await requireMailing(db, customerId, rawId);
+  for (let n = 1; n <= 100; n++) {
+    const subject = `${row.subject} (copy${n > 1 ? ` ${n}` : ''})`;
+    if (await findBySubjectKey(db, customerId, subjectKeyOf(subject))) continue;
+    return createMailing(ctx, customerId, {
+      subject,
+      html_part: row.html_part ?? undefined,
+      text_part: row.text_part ?? undefined,
+      template_type: row.template_type,
+      from_email: row.from_email ?? undefined,
+      from_name: row.from_name ?? undefined,
+    });
+  }
+  throw new AppError('marketing.subject_taken', 'a hundred copies of this mailing exist; rename one first');
 }
 
 /** Deletes one mailing with its sends and deliveries. */
