@@ -110,6 +110,13 @@ function registerDripPage(app: FastifyInstance, ctx: AppContext): void {
   });
 }
 
+/** Why an enrollment stopped, as the drip page says it. */
+const STOP_REASONS: Record<string, string> = {
+  unsubscribed: 'unsubscribed from the list or from all mail',
+  subscriber_gone: 'were deleted as subscribers',
+  node_removed: 'were waiting at a step an edit removed',
+};
+
 /** The drip's state, list and counts, with the start, pause or resume button for `edit_content`. */
 function stateCard(c: ConsoleContext, d: DripDiagram): SafeHtml {
   const base = `/console/campaigns/drips/${seg(d.drip.uuid)}`;
@@ -134,7 +141,18 @@ function stateCard(c: ConsoleContext, d: DripDiagram): SafeHtml {
         <dt>Completed</dt>
         <dd data-field="completed">${Number(d.drip.subscriber_completed_count).toLocaleString('en')}</dd>
       </div>
+      <div>
+        <dt>Stopped</dt>
+        <dd data-field="stopped">${d.stops.reduce((n, s) => n + s.n, 0).toLocaleString('en')}</dd>
+      </div>
     </dl>
+    ${
+      d.stops.length
+        ? html`<ul class="stop-reasons" aria-label="Why enrollments stopped">
+            ${d.stops.map((s) => html`<li data-reason="${s.reason}">${s.n.toLocaleString('en')} ${STOP_REASONS[s.reason] ?? s.reason}</li>`)}
+          </ul>`
+        : ''
+    }
     ${
       c.can('edit_content') && d.graph.startId !== null
         ? html`<form method="post" action="${base}/${verb}">

@@ -15,6 +15,19 @@ export async function enrollmentsPerNode(
   return rows.map((r) => ({ node_id: r.node_id, state: r.state, n: Number(r.n) }));
 }
 
+/** Stopped enrollments of a drip by the reason they stopped. */
+export async function stopsByReason(db: Queryable, dripId: number): Promise<{ reason: string; n: number }[]> {
+  const rows = await db
+    .selectFrom('drip_enrollments')
+    .select(['stop_reason', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('drip_campaign_id', '=', dripId)
+    .where('state', '=', 'stopped')
+    .groupBy('stop_reason')
+    .orderBy('stop_reason')
+    .execute();
+  return rows.map((r) => ({ reason: r.stop_reason ?? 'unknown', n: Number(r.n) }));
+}
+
 /** Emails made by each email step of a drip. */
 export async function emailsPerNode(db: Queryable, dripId: number): Promise<Map<string, number>> {
   const rows = await db

@@ -6,7 +6,12 @@ import type { AppContext } from '../../context.ts';
 import { mailingIds, parseGraph, type DripGraph } from './drips.graph.ts';
 import { accountMailingIds, type DripRow } from './drips.repository.ts';
 import { requireDrip } from './drips.service.ts';
-import { emailsPerNode, enrollmentsPerNode, mailingSubjects } from './drips.counts.repository.ts';
+import {
+  emailsPerNode,
+  enrollmentsPerNode,
+  mailingSubjects,
+  stopsByReason,
+} from './drips.counts.repository.ts';
 
 /** The figures of one node. */
 export interface NodeCounts {
@@ -25,6 +30,8 @@ export interface DripDiagram {
   counts: Map<string, NodeCounts>;
   /** Subjects of the mailings email nodes name, by the id the node gives. */
   subjects: Map<string, string>;
+  /** Stopped enrollments by the reason they stopped. */
+  stops: { reason: string; n: number }[];
 }
 
 /** The diagram of a drip of the account. */
@@ -32,10 +39,11 @@ export async function dripDiagram(ctx: AppContext, customerId: number, rawId: st
   const db = ctx.database.reader;
   const drip = await requireDrip(db, customerId, rawId);
   const graph = parseGraph(drip.nodes);
-  const [enrollments, emails, subjects] = await Promise.all([
+  const [enrollments, emails, subjects, stops] = await Promise.all([
     enrollmentsPerNode(db, drip.id),
     emailsPerNode(db, drip.id),
     subjectsByRef(db, customerId, [...mailingIds(graph)]),
+    stopsByReason(db, drip.id),
   ]);
   const counts = new Map<string, NodeCounts>();
   for (const id of graph.nodes.keys())
@@ -47,7 +55,7 @@ export async function dripDiagram(ctx: AppContext, customerId: number, rawId: st
     else if (e.state === 'stopped') c.stopped += e.n;
     else c.enrolled += e.n;
   }
-  return { drip, graph, counts, subjects };
+  return { drip, graph, counts, subjects, stops };
 }
 
 /** The subjects of the account's mailings named by email nodes, keyed by the id as the node gives it. */

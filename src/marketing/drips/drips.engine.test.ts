@@ -11,6 +11,8 @@ import { addRespondentToList } from '../subscribers/form-respondents.ts';
 import { keyOf, makeList, makeSubscriber } from '../marketing.test-support.ts';
 import { branchingGraph, dripRunTestBed, makeDrip } from './drips.test-support.ts';
 import { pipelineMetrics } from '../../http/pipeline-metrics.ts';
+import { setListOptIn } from '../optin/optin.service.ts';
+import { createTestUser, signInClient } from '../../console/console.test-support.ts';
 
 const DAY = 86_400_000;
 
@@ -190,6 +192,31 @@ describe('pause and start', () => {
 });
 
 describe('unsubscribes', () => {
+  it('enrolls a member of a double opt-in list when they confirm, not when they sign up', async () => {
+    const { drip, list } = await startedDrip();
+    await setListOptIn(t.ctx, a.account.customer_id, list, {
+      doubleOptIn: true,
+      fromEmail: `news@${a.domain}`,
+      public: false,
+    });
+    const pending = await makeSubscriber(call, `pending-${Date.now()}@example.org`, {}, list);
+    startWorker();
+    await enrollPass();
+    expect(await enrollment(drip, pending)).toBeUndefined();
+
+    // Long after signing up (past the pass's look-back), the member confirms: what the confirmation link writes.
+    advance(DAY);
+    await t.ctx.database.db
+      .updateTable('subscription_list_members')
+      .set({ confirmed_at: clock.now })
+      .where('list_id', '=', await keyOf(t, 'subscription_lists', list))
+      .where('subscriber_id', '=', await keyOf(t, 'subscribers', pending))
+      .execute();
+    await enrollPass();
+    await waitForEnrollment(drip, pending, { node: 'check', state: 'active' });
+    expect(await deliveriesOf(pending)).toEqual([['welcome', mailings[0]]]);
+  });
+
   it('does not enroll an unsubscribed member and stops an enrolled one who unsubscribes', async () => {
     const { drip, list } = await startedDrip();
     const leaving = await makeSubscriber(call, `leaving-${Date.now()}@example.org`, {}, list);
@@ -206,6 +233,11 @@ describe('unsubscribes', () => {
     await waitForEnrollment(drip, leaving, { state: 'stopped' });
     expect(await deliveriesOf(leaving)).toEqual([['welcome', mailings[0]]]);
     expect(await counters(drip)).toEqual([1, 0]);
+    // The drip's console page says why.
+    const viewer = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'viewer')).email);
+    const page = (await viewer.get(`/console/campaigns/drips/${drip}`)).body;
+    expect(page).toMatch(/data-field="stopped">1</);
+    expect(page).toContain('1 unsubscribed from the list or from all mail');
   });
 });
 

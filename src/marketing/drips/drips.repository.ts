@@ -213,7 +213,7 @@ export async function subscriberEmail(db: Queryable, subscriberId: number): Prom
   return s?.email;
 }
 
-/** Subscribed members of a list who joined at or after `from` and are not enrolled in the drip yet, oldest first. */
+/** Subscribed members of a list who joined (or, on a list asking for it, confirmed) at or after `from` and are not enrolled in the drip yet. */
 export async function newMembers(
   db: Queryable,
   drip: DripRow,
@@ -224,9 +224,16 @@ export async function newMembers(
   const rows = await db
     .selectFrom('subscription_list_members as m')
     .innerJoin('subscribers as s', 's.id', 'm.subscriber_id')
+    .innerJoin('subscription_lists as l', 'l.id', 'm.list_id')
     .select('m.subscriber_id')
     .where('m.list_id', '=', listId)
-    .where('m.created_at', '>=', from)
+    // A list that asks for confirmation enrolls a member when they confirm, not when they sign up.
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('l.double_opt_in', '=', 0), eb('m.created_at', '>=', from)]),
+        eb('m.confirmed_at', '>=', from),
+      ]),
+    )
     .where('m.unsubscribed', '=', 0)
     .where('s.unsubscribed', '=', 0)
     .where(({ not, exists, selectFrom }) =>

@@ -106,17 +106,28 @@ export async function findByConfirmHash(db: Queryable, hash: string) {
     .selectFrom('subscription_list_members as m')
     .innerJoin('subscribers as s', 's.id', 'm.subscriber_id')
     .innerJoin('subscription_lists as l', 'l.id', 'm.list_id')
-    .select(['m.list_id', 'm.subscriber_id', 'm.confirm_expires_at', 's.email', 'l.name as list_name'])
+    .select([
+      'm.list_id',
+      'm.subscriber_id',
+      'm.confirm_expires_at',
+      'm.confirmed_at',
+      's.email',
+      'l.name as list_name',
+    ])
     .where('m.confirm_hash', '=', hash)
     .executeTakeFirst();
 }
 
-/** Confirms the membership a link belongs to and spends the link; false when it was spent or expired meanwhile. */
+/**
+ * Confirms the membership a link belongs to; false when it was confirmed or expired meanwhile. The hash stays, so a
+ * second click finds the membership and can say it is already confirmed.
+ */
 export async function confirmByHash(db: Queryable, hash: string, now: number): Promise<boolean> {
   const r = await db
     .updateTable('subscription_list_members')
-    .set({ confirmed_at: now, confirm_hash: null, updated_at: now })
+    .set({ confirmed_at: now, updated_at: now })
     .where('confirm_hash', '=', hash)
+    .where('confirmed_at', 'is', null)
     .where('confirm_expires_at', '>', now)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;

@@ -170,6 +170,8 @@ function confirmationEmail(list: ListRow, to: string, url: string) {
 export interface ConfirmInfo {
   email: string;
   listName: string;
+  /** The link was used before: the membership is confirmed and nothing changes. */
+  alreadyConfirmed: boolean;
 }
 
 const notValid = () => new AppError('not_found', 'this confirmation link is not valid or has expired');
@@ -179,21 +181,25 @@ async function membershipOf(ctx: AppContext, token: string, now: number) {
   if (payload === null) throw notValid();
   const hash = hashOf(payload.slice(3));
   const m = await findByConfirmHash(ctx.database.db, hash);
-  if (!m || Number(m.confirm_expires_at) <= now) throw notValid();
+  if (!m) throw notValid();
+  // A used link keeps saying so after it would have expired.
+  if (m.confirmed_at === null && Number(m.confirm_expires_at) <= now) throw notValid();
   return { m, hash };
 }
 
 /** Reads what a confirmation link's page shows; changes nothing (mail scanners follow links). */
 export async function confirmInfo(ctx: AppContext, token: string, now = Date.now()): Promise<ConfirmInfo> {
   const { m } = await membershipOf(ctx, token, now);
-  return { email: m.email, listName: m.list_name };
+  return { email: m.email, listName: m.list_name, alreadyConfirmed: m.confirmed_at !== null };
 }
 
-/** Confirms the membership of a link and spends the link. */
+/** Confirms the membership of a link; a link used before (or by a second click meanwhile) says so and changes nothing. */
 export async function confirmByToken(ctx: AppContext, token: string, now = Date.now()): Promise<ConfirmInfo> {
   const { m, hash } = await membershipOf(ctx, token, now);
-  if (!(await confirmByHash(ctx.database.db, hash, now))) throw notValid();
-  return { email: m.email, listName: m.list_name };
+  const info = { email: m.email, listName: m.list_name };
+  if (m.confirmed_at !== null) return { ...info, alreadyConfirmed: true };
+  if (await confirmByHash(ctx.database.db, hash, now)) return { ...info, alreadyConfirmed: false };
+  return { ...info, alreadyConfirmed: (await confirmInfo(ctx, token, now)).alreadyConfirmed };
 }
 
 /** The ids (as shown) among `subscriberIds` that have not confirmed their membership of a double opt-in list. */

@@ -95,7 +95,7 @@ describe('double opt-in', () => {
     expect(missing.statusCode).toBe(404);
   });
 
-  it('keeps API and CSV members unconfirmed until they confirm; the link works once and expires', async () => {
+  it('keeps API and CSV members unconfirmed until they confirm; the link confirms once and expires', async () => {
     const customer = acct.account.customer_id;
     const list = await makeList(call, 'Newsletter');
     const old = await makeSubscriber(call, 'old@patients.example', { first_name: 'Old' }, list);
@@ -165,7 +165,13 @@ describe('double opt-in', () => {
     expect(await unconfirmedMembers(t.ctx, listKey, [fresh])).toEqual(new Set());
     expect(await subscriberReachable(db, await keyOf(t, 'subscribers', fresh), listKey)).toBe(true);
     expect(await subscription(fresh)).toBe(true);
-    expect((await t.app.inject({ method: 'POST', url: local(newLink) })).statusCode).toBe(404);
+    // A second click says it was done, and changes nothing.
+    for (const method of ['POST', 'GET'] as const) {
+      const again = await t.app.inject({ method, url: local(newLink) });
+      expect(again.statusCode).toBe(200);
+      expect(again.body).toContain('Already confirmed');
+      expect(again.body).not.toContain('Yes, confirm my subscription');
+    }
     const forged = local(newLink).replace(/.$/, (ch) => (ch === 'A' ? 'B' : 'A'));
     expect((await t.app.inject({ method: 'GET', url: forged })).statusCode).toBe(404);
 

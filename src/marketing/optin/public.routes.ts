@@ -12,7 +12,7 @@ import { html, raw, type SafeHtml } from '../../http/html.ts';
 import { layout } from '../../http/page.ts';
 import { formBody, TokenParam } from '../../tracking/tracking.schemas.ts';
 import { formsOnly, UNSUBSCRIBE_HEADERS } from '../../tracking/unsubscribe.routes.ts';
-import { confirmByToken, confirmInfo } from './optin.service.ts';
+import { confirmByToken, confirmInfo, type ConfirmInfo } from './optin.service.ts';
 import { formKeyMatches, preferencesOf, savePreferences, type Preferences } from './preferences.service.ts';
 
 const HTML = 'text/html; charset=utf-8';
@@ -104,10 +104,12 @@ export function subscriberPageRoutes(app: TypedApp, ctx: AppContext): void {
       (token) =>
         pageOr404('confirmation', async () => {
           const info = await confirmByToken(ctx, token);
-          return layout(
-            'Subscription confirmed',
-            html`<h1>Subscription confirmed</h1>\n<p><strong>${info.email}</strong> is now subscribed to the list <strong>${info.listName}</strong>.</p>`,
-          );
+          return info.alreadyConfirmed
+            ? alreadyConfirmedPage(info)
+            : layout(
+                'Subscription confirmed',
+                html`<h1>Subscription confirmed</h1>\n<p><strong>${info.email}</strong> is now subscribed to the list <strong>${info.listName}</strong>.</p>`,
+              );
         }),
     );
     post('/p/:token', 'Save the preference page', PreferencesForm, (token, posted) =>
@@ -146,7 +148,15 @@ async function savePage(
   );
 }
 
-function confirmPage(info: { email: string; listName: string }): string {
+function alreadyConfirmedPage(info: ConfirmInfo): string {
+  return layout(
+    'Already confirmed',
+    html`<h1>Already confirmed</h1>\n<p><strong>${info.email}</strong> is already subscribed to the list <strong>${info.listName}</strong>. Nothing else to do.</p>`,
+  );
+}
+
+function confirmPage(info: ConfirmInfo): string {
+  if (info.alreadyConfirmed) return alreadyConfirmedPage(info);
   return layout(
     'Confirm your subscription',
     html`${PAGE_STYLE}
