@@ -129,6 +129,8 @@ export async function consoleRoutes(
       },
       { prefix: '/console' },
     );
+    // The address people type first leads to the console (the API lives under its own paths).
+    scope.get('/', { schema: { hide: true } }, (_req, reply) => reply.redirect('/console', 302));
     assetRoutes(scope);
     signInRoutes(scope, ctx);
     for (const pages of PAGES) await pages(scope, ctx, deps);

@@ -30,6 +30,12 @@ function postForm(url: string, cookie: string, form: Record<string, string>) {
 }
 
 describe('console sign-in', () => {
+  it('leads the bare address to the console', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/' });
+    expect(res.statusCode).toBe(302);
+    expect(res.headers.location).toBe('/console');
+  });
+
   it('sends an unsigned request for a console page to the sign-in page with the page as next', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/console/domains?x=1' });
     expect(res.statusCode).toBe(303);
