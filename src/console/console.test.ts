@@ -63,6 +63,8 @@ describe('console sign-in', () => {
     });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('<h1>Settings</h1>');
+    // This installation captures mail (the default transport), and every page says so.
+    expect(page.body).toContain('<strong>Capture mode:</strong> mail is kept in');
   });
 
   it('refuses a wrong password with the sign-in page again and records the failure', async () => {

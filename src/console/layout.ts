@@ -39,6 +39,8 @@ export interface Frame {
   flash?: Flash;
   /** Nav entries the user may see. */
   nav: readonly NavItem[];
+  /** The installation keeps mail instead of sending it (the capture transport). */
+  capture?: boolean;
 }
 
 function head(title: string): SafeHtml {
@@ -86,6 +88,14 @@ function navList(nav: readonly NavItem[], here: string): SafeHtml {
 }
 
 /** The band an operator sees while looking at another account: which one, that it is read only, and the way back. */
+/** Said on every page while mail is captured: "delivered" then means kept here, not received by anyone. */
+const CAPTURE_BANNER = html`<div class="banner-capture" role="region" aria-label="Capture mode">
+  <p>
+    <strong>Capture mode:</strong> mail is kept in <a href="/console/captured">Captured mail</a> and not sent to anyone.
+    Set <code>SEALPOST_TRANSPORT</code> to <code>relay</code> or <code>mx</code> to deliver it.
+  </p>
+</div>`;
+
 function viewingBanner(frame: Frame): SafeHtml {
   return html`<div class="viewing" role="region" aria-label="Account being viewed">
     <p>
@@ -114,7 +124,7 @@ export function layout(frame: Frame, body: SafeHtml): string {
           <form method="post" action="/console/sign-out">${csrfField(frame.csrfToken)}<button type="submit">Sign out</button></form>
         </div>
       </header>
-      ${frame.operator?.viewingOther ? viewingBanner(frame) : ''}
+      ${frame.operator?.viewingOther ? viewingBanner(frame) : ''} ${frame.capture ? CAPTURE_BANNER : ''}
       <div class="shell">
         <details class="nav-phone">
           <summary>Menu<span class="nav-here">${frame.nav.find((n) => n.path === here)?.label ?? ''}</span></summary>

@@ -204,6 +204,7 @@ export async function framed(c: ConsoleContext, title: string, body: SafeHtml): 
       csrfToken: c.csrfToken,
       flash,
       nav: NAV.filter((n) => c.can(n.capability)),
+      capture: c.ctx.config.transport === 'capture',
     },
     body,
   );

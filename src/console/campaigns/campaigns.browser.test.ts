@@ -19,6 +19,8 @@ describe('campaigns in Chromium', () => {
   it('composes, test-sends and sends a campaign, then follows its opens and clicks', async () => {
     const { a, sink, local } = rig;
     const page = await patientsAndEditor(rig);
+    // Mail is relayed here, so no page speaks of capture mode.
+    expect(await page.getByRole('region', { name: 'Capture mode' }).count()).toBe(0);
     await page.getByRole('link', { name: 'Campaigns' }).click();
     await page.getByLabel('Subject').fill('Flu shots are here');
     await page.getByLabel('From address').fill(`news@${a.domain}`);
