@@ -9,6 +9,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { assetRoutes } from './assets.ts';
+import { sessionRoutes } from './session.routes.ts';
 import { setConsoleHeaders } from './headers.ts';
 import { html } from '../http/html.ts';
 import { NAV, plainPage, sentence } from './layout.ts';
@@ -133,6 +134,7 @@ export async function consoleRoutes(
     scope.get('/', { schema: { hide: true } }, (_req, reply) => reply.redirect('/console', 302));
     assetRoutes(scope);
     signInRoutes(scope, ctx);
+    sessionRoutes(scope, ctx);
     for (const pages of PAGES) await pages(scope, ctx, deps);
     for (const item of NAV)
       if (!scope.hasRoute({ method: 'GET', url: item.path }))

@@ -41,6 +41,8 @@ export interface Frame {
   nav: readonly NavItem[];
   /** The installation keeps mail instead of sending it (the capture transport). */
   capture?: boolean;
+  /** The session's idle timeout: console.js offers to stay signed in a minute before it ends. */
+  idleSeconds?: number;
 }
 
 function head(title: string): SafeHtml {
@@ -114,7 +116,7 @@ export function layout(frame: Frame, body: SafeHtml): string {
   const here = current(frame.nav, frame.currentPath);
   return `<!doctype html>${html`<html lang="en">
     ${head(frame.title)}
-    <body>
+    <body data-idle-seconds="${String(frame.idleSeconds ?? '')}">
       <a class="skip" href="#main">Skip to content</a>
       <header class="top">
         <a class="brand" href="/console">Sealpost</a>

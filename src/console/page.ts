@@ -29,6 +29,7 @@ import { record, type AuditActor, type ChangeBy } from '../audit/audit.service.t
 import { can, type Capability } from '../users/capabilities.ts';
 import {
   csrfMatches,
+  idleSessionUser,
   popFlash,
   resolveSession,
   setFlash,
@@ -39,6 +40,7 @@ import type { User } from '../users/users.service.ts';
 import { totpRequired } from '../users/totp.service.ts';
 import { effectiveHolder, viewedAccountId } from '../users/operator.service.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
+import { saveDraft, type DraftFields } from '../users/drafts.service.ts';
 import { html, type SafeHtml } from '../http/html.ts';
 import { layout, NAV } from './layout.ts';
 
@@ -134,6 +136,29 @@ export function signInUrl(req: FastifyRequest): string {
   return `/console/sign-in?next=${encodeURIComponent(next)}`;
 }
 
+/**
+ * Keeps the fields of a form posted on an idle session for its user, and answers the sign-in address that brings the
+ * user back to the form's page with the draft named; undefined when there is nothing to keep.
+ */
+async function keepPostedForm(
+  ctx: AppContext,
+  req: FastifyRequest,
+  userId: string,
+): Promise<string | undefined> {
+  const { _csrf: _, ...fields } = sentFields(req);
+  // Text fields only: a file upload is not kept.
+  const kept = Object.fromEntries(
+    Object.entries(fields).filter(
+      ([, v]) => typeof v === 'string' || (Array.isArray(v) && v.every((x) => typeof x === 'string')),
+    ),
+  ) as DraftFields;
+  if (Object.keys(kept).length === 0) return undefined;
+  const id = await saveDraft(ctx, userId, req.url.split('?', 1)[0]!, kept);
+  const back = refererPath(req) ?? '/console';
+  const next = `${back}${back.includes('?') ? '&' : '?'}draft=${id}`;
+  return `/console/sign-in?expired=1&next=${encodeURIComponent(next)}`;
+}
+
 /** Resolves the signed-in user and the account, or answers (redirect to sign-in, 403) and returns undefined. */
 export async function guard(
   ctx: AppContext,
@@ -142,9 +167,14 @@ export async function guard(
   permission: Capability,
 ): Promise<ConsoleContext | undefined> {
   const db = ctx.database.db;
-  const session = await resolveSession(db, ctx.config, readCookie(req, SESSION_COOKIE));
+  const token = readCookie(req, SESSION_COOKIE);
+  // Read before resolveSession removes an idle session's row: whose form this is.
+  const idleUser =
+    req.method === 'POST' ? await idleSessionUser(db, ctx.config, token, sentFields(req)._csrf) : undefined;
+  const session = await resolveSession(db, ctx.config, token);
   if (!session || session.state !== 'active') {
-    await reply.code(303).redirect(signInUrl(req), 303);
+    const draft = idleUser ? await keepPostedForm(ctx, req, idleUser) : undefined;
+    await reply.code(303).redirect(draft ?? signInUrl(req), 303);
     return undefined;
   }
   const account = await getAccount(db, viewedAccountId(session));
@@ -205,6 +235,7 @@ export async function framed(c: ConsoleContext, title: string, body: SafeHtml): 
       flash,
       nav: NAV.filter((n) => c.can(n.capability)),
       capture: c.ctx.config.transport === 'capture',
+      idleSeconds: c.ctx.config.consoleIdleTimeoutSeconds,
     },
     body,
   );

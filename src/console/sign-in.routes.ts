@@ -129,6 +129,12 @@ export function signInRoutes(app: FastifyInstance, ctx: AppContext): void {
   setPasswordFlow(app, ctx);
 }
 
+/** Said when a form was posted after the session went idle: what it held is kept for this user. */
+const EXPIRED_WITH_DRAFT = {
+  kind: 'info',
+  text: 'Your session expired, so nothing was saved yet. Sign in again: the page opens with what you typed filled in.',
+} as const;
+
 /** The sign-in page and its post: a session that is active, or waits for the second factor. */
 function signInFlow(app: FastifyInstance, ctx: AppContext): void {
   const db = ctx.database.db;
@@ -139,7 +145,9 @@ function signInFlow(app: FastifyInstance, ctx: AppContext): void {
     const flash =
       req.query.signed_out !== undefined
         ? ({ kind: 'info', text: 'You are signed out.' } as const)
-        : undefined;
+        : req.query.expired !== undefined
+          ? EXPIRED_WITH_DRAFT
+          : undefined;
     return sendHtml(reply, 200, signInPage({ token: formToken(ctx, reply), next, flash }));
   });
 

@@ -54,6 +54,7 @@ import type {
 } from './tables/campaigns.ts';
 import type {
   UsersTable,
+  ConsoleDraftsTable,
   ConsoleSessionsTable,
   UserTokensTable,
   SignInThrottlesTable,
@@ -114,6 +115,7 @@ export interface DB {
   drip_enrollments: DripEnrollmentsTable;
   users: UsersTable;
   console_sessions: ConsoleSessionsTable;
+  console_drafts: ConsoleDraftsTable;
   user_tokens: UserTokensTable;
   sign_in_throttles: SignInThrottlesTable;
   account_security: AccountSecurityTable;

@@ -132,7 +132,37 @@ export async function actAs(db: Queryable, sessionId: string, customerId: number
   await updateSession(db, sessionId, { acting_customer_id: customerId });
 }
 
-/** Removes sessions that ended or went idle; called by the retention job. */
+/**
+ * Removes sessions that ended or went idle; called by the retention job. An idle session's row stays for a while
+ * after it stopped working, so a form posted on it can still be kept for its user (see `idleSessionUser`).
+ */
 export async function purgeSessions(db: Queryable, config: Config, now = Date.now()): Promise<number> {
-  return deleteStaleSessions(db, now, now - config.consoleIdleTimeoutSeconds * 1000);
+  return deleteStaleSessions(db, now, now - config.consoleIdleTimeoutSeconds * 1000 - IDLE_ROW_KEPT_MS);
+}
+
+/** How long an idle session's row outlives the session. */
+const IDLE_ROW_KEPT_MS = 2 * 3_600_000;
+
+/**
+ * The user of a signed-in session that ended by idleness (read before `resolveSession` removes its row) when `csrf`
+ * is that session's form token, or undefined: a form posted on it is kept for that user only.
+ */
+export async function idleSessionUser(
+  db: Queryable,
+  config: Config,
+  token: string | undefined,
+  csrf: unknown,
+  now = Date.now(),
+): Promise<string | undefined> {
+  if (!token) return undefined;
+  const row = await findSession(db, hashToken(token));
+  if (!row || row.state !== 'active' || Number(row.expires_at) <= now) return undefined;
+  const idle = Number(row.last_seen_at) + config.consoleIdleTimeoutSeconds * 1000 <= now;
+  const sameForm = csrfMatches({ csrfToken: row.csrf_token } as Session, csrf);
+  return idle && sameForm ? row.user_id : undefined;
+}
+
+/** Marks a session active now (the console's "stay signed in"). */
+export async function touchSession(db: Queryable, sessionId: string, now = Date.now()): Promise<void> {
+  await updateSession(db, sessionId, { last_seen_at: now });
 }

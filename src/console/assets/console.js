@@ -49,4 +49,92 @@
   });
   // Copy buttons are shown only where copying works.
   if (navigator.clipboard) document.documentElement.classList.add('can-copy');
+  // A minute before the idle timeout ends the session (half the timeout when it is shorter), offer to stay signed in.
+  var idle = Number(document.body.getAttribute('data-idle-seconds'));
+  if (idle > 0 && window.fetch) {
+    var lead = Math.min(60, idle / 2);
+    var warnTimer;
+    var box;
+    var schedule = function () {
+      clearTimeout(warnTimer);
+      warnTimer = setTimeout(warn, (idle - lead) * 1000);
+    };
+    var stay = function () {
+      var csrf = document.querySelector('input[name="_csrf"]');
+      fetch('/console/session/keep-alive', {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'x-csrf-token': csrf ? csrf.value : '' },
+      }).then(function (res) {
+        if (!res.ok) return;
+        box.hidden = true;
+        schedule();
+      });
+    };
+    var warn = function () {
+      if (!box) {
+        box = document.createElement('div');
+        box.className = 'idle-warning';
+        box.setAttribute('role', 'alertdialog');
+        box.setAttribute('aria-label', 'Your session is ending');
+        var text = document.createElement('p');
+        text.textContent =
+          'You will be signed out in ' +
+          (lead >= 60 ? 'one minute' : Math.round(lead) + ' seconds') +
+          ' because nothing was sent to the server for a while. A form sent after that is kept until you sign in.';
+        var button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'button';
+        button.textContent = 'Stay signed in';
+        button.addEventListener('click', stay);
+        box.appendChild(text);
+        box.appendChild(button);
+        document.body.appendChild(box);
+      }
+      box.hidden = false;
+      box.querySelector('button').focus();
+    };
+    schedule();
+  }
+  // After signing in again, a form posted on the expired session is filled in as it was (once; nothing is saved).
+  var params = new URLSearchParams(window.location.search);
+  var draftId = params.get('draft');
+  if (draftId && window.fetch) {
+    params.delete('draft');
+    var rest = params.toString();
+    history.replaceState(
+      null,
+      '',
+      window.location.pathname + (rest ? '?' + rest : '') + window.location.hash,
+    );
+    fetch('/console/drafts/' + encodeURIComponent(draftId), {
+      credentials: 'same-origin',
+      headers: { accept: 'application/json' },
+    })
+      .then(function (res) {
+        return res.ok ? res.json() : null;
+      })
+      .then(function (draft) {
+        if (!draft) return;
+        var form = Array.prototype.filter.call(document.forms, function (f) {
+          return new URL(f.action, window.location.href).pathname === draft.action;
+        })[0];
+        if (!form) return;
+        Object.keys(draft.fields).forEach(function (name) {
+          var values = [].concat(draft.fields[name]);
+          form.querySelectorAll('[name="' + CSS.escape(name) + '"]').forEach(function (el, i) {
+            if (el.type === 'checkbox' || el.type === 'radio') el.checked = values.indexOf(el.value) >= 0;
+            else if (el.type !== 'hidden' && el.type !== 'file')
+              el.value = values[i] !== undefined ? values[i] : values[0];
+          });
+        });
+        var note = document.createElement('p');
+        note.className = 'flash flash-info';
+        note.setAttribute('role', 'status');
+        note.textContent =
+          'What you typed before your session expired is filled in again. It is not saved yet.';
+        form.parentNode.insertBefore(note, form);
+        note.scrollIntoView();
+      });
+  }
 })();

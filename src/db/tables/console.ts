@@ -27,6 +27,19 @@ export interface UsersTable {
   updated_at: number;
 }
 
+/** A form posted on an expired session: its fields sealed for the user who posted it, kept until `expires_at`. */
+export interface ConsoleDraftsTable {
+  /** Random; in the address the user is sent back to. */
+  id: string;
+  user_id: string;
+  /** The form's action, where the fields belong. */
+  path: string;
+  /** The fields as JSON, sealed with the master key (bound to the id). */
+  sealed: string;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface ConsoleSessionsTable {
   /** SHA-256 of the cookie token, hex. The token itself is never stored. */
   id: string;
