@@ -55,6 +55,7 @@ import type {
 import type {
   UsersTable,
   ConsoleSessionsTable,
+  ConsoleRevealsTable,
   UserTokensTable,
   SignInThrottlesTable,
   AccountSecurityTable,
@@ -114,6 +115,7 @@ export interface DB {
   drip_enrollments: DripEnrollmentsTable;
   users: UsersTable;
   console_sessions: ConsoleSessionsTable;
+  console_reveals: ConsoleRevealsTable;
   user_tokens: UserTokensTable;
   sign_in_throttles: SignInThrottlesTable;
   account_security: AccountSecurityTable;
