@@ -9,7 +9,7 @@ import { changeSettings, postalAddressOf } from '../../accounts/settings.service
 import { fieldTypesOf } from '../../marketing/subscribers/field-types.service.ts';
 import { DEFAULT_LAYOUT, EMAIL_FIELDS } from '../../marketing/campaigns/layout.ts';
 import { previewMailing, type MailingPreview } from '../../marketing/campaigns/preview.ts';
-import { assetUrl } from '../assets.ts';
+import { assetUrl, unsavedChangesScript } from '../assets.ts';
 import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, guard, type ConsoleContext } from '../page.ts';
@@ -93,7 +93,7 @@ export function fieldMenu(data: ComposeData): SafeHtml {
 export function composeForm(c: ConsoleContext, data: ComposeData): SafeHtml {
   return html`<div class="card">
     <h2>New mailing</h2>
-    <form method="post" action="/console/campaigns/mailings" data-compose>
+    <form method="post" action="/console/campaigns/mailings" data-compose data-unsaved>
       ${csrfField(c.csrfToken)}
       <div class="field">
         <label for="m-subject">Subject</label><input type="text" id="m-subject" name="subject" required maxlength="500" />
@@ -123,6 +123,7 @@ export function composeForm(c: ConsoleContext, data: ComposeData): SafeHtml {
       <button type="submit" class="button">Save mailing</button>
     </form>
     <script src="${assetUrl('compose.js')}" defer></script>
+    ${unsavedChangesScript()}
   </div>`;
 }
 
