@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
 import { packageRoot } from '../config/package-root.ts';
+import { html, type SafeHtml } from '../http/html.ts';
 
 interface Asset {
   body: Buffer;
@@ -35,10 +36,16 @@ const ASSETS: Record<string, Asset> = {
   'charts.js': load('charts.js', 'text/javascript; charset=utf-8'),
   'template-preview.js': load('template-preview.js', 'text/javascript; charset=utf-8'),
   'compose.js': load('compose.js', 'text/javascript; charset=utf-8'),
+  'unsaved.js': load('unsaved.js', 'text/javascript; charset=utf-8'),
   // The chart library, served from the installation's node_modules (never a CDN).
   'uplot.js': load('uplot.js', 'text/javascript; charset=utf-8', fromPackage('uplot/dist/uPlot.iife.min.js')),
   'uplot.css': load('uplot.css', 'text/css; charset=utf-8', fromPackage('uplot/dist/uPlot.min.css')),
 };
+
+/** The script that asks before leaving an editor (a `form data-unsaved`) with unsaved changes. */
+export function unsavedChangesScript(): SafeHtml {
+  return html`<script src="${assetUrl('unsaved.js')}" defer></script>`;
+}
 
 /** The URL of an asset, with its content hash so browsers may keep it for a long time. */
 export function assetUrl(name: keyof typeof ASSETS & string): string {

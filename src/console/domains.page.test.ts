@@ -41,14 +41,19 @@ describe('domains page', () => {
     const page = await owner.get('/console/domains/mail.clinic.example');
     const c = cells(page.body);
     zone.set(c[0]!, [c[1]!]);
-    let res = await owner.post('/console/domains/mail.clinic.example/verify', { _csrf: owner.csrf });
-    expect(res.statusCode).toBe(200);
+    const verify = async () => {
+      const posted = await owner.post('/console/domains/mail.clinic.example/verify', { _csrf: owner.csrf });
+      expect(posted.statusCode).toBe(303);
+      expect(posted.headers.location).toBe('/console/domains/mail.clinic.example?checked');
+      return owner.get(posted.headers.location as string);
+    };
+    let res = await verify();
     expect(res.body.match(/>Found</g)).toHaveLength(1);
     expect(res.body.match(/>Not found</g)).toHaveLength(3);
     expect(res.body).toContain('Not verified: a required record was not found');
     zone.set(c[2]!, [c[3]!]);
     zone.set('_dmarc.mail.clinic.example', ['v=DMARC1; p=reject']);
-    res = await owner.post('/console/domains/mail.clinic.example/verify', { _csrf: owner.csrf });
+    res = await verify();
     expect(res.body.match(/>Found</g)).toHaveLength(3);
     expect(res.body).toContain('is verified');
     expect((await owner.get('/console/domains')).body).toMatch(/mail\.clinic\.example<\/a> —\s+verified/);

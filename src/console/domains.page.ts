@@ -187,13 +187,20 @@ async function domainBody(c: ConsoleContext, checks?: DnsCheck[]): Promise<SafeH
     <p><a href="/console/domains">All domains</a></p>`;
 }
 
-/** Registers one domain's page and its Verify action, which looks the records up through `resolver`. */
+/**
+ * Registers one domain's page and its Verify action, which looks the records up through `resolver`. The action
+ * redirects to the page with `?checked`, where the lookups are shown (looked up again: a lookup changes nothing).
+ */
 function registerDomainPage(app: FastifyInstance, ctx: AppContext, resolver: TxtResolver): void {
   consolePage(app, ctx, {
     path: '/console/domains/:name',
     permission: 'read',
     title: 'Domain',
-    render: async (c) => domainBody(c),
+    render: async (c) => {
+      if (c.query.checked === undefined) return domainBody(c);
+      const row = await getDomainRow(c.ctx.database.db, c.account.customer_id, c.params.name!);
+      return domainBody(c, await checkDomainRecords(resolver, row, sendingHost(c.ctx)));
+    },
   });
 
   consoleAction(app, ctx, {
@@ -209,10 +216,12 @@ function registerDomainPage(app: FastifyInstance, ctx: AppContext, resolver: Txt
       const ready = checks.every((k) => !REQUIRED_PURPOSES.includes(k.purpose) || k.ok);
       if (ready)
         await verifyDomain(db, resolver, c.account.customer_id, row.name, c.by, { sendingHost: host });
-      const note = ready
-        ? html`<p class="flash flash-success" role="status">Both required records were found: ${row.name} is verified.</p>`
-        : html`<p class="flash flash-error" role="alert">Not verified: a required record was not found in DNS.</p>`;
-      return { title: `Verify ${row.name}`, body: html`${note}${await domainBody(c, checks)}` };
+      return {
+        redirect: `/console/domains/${encodeURIComponent(row.name)}?checked`,
+        flash: ready
+          ? { kind: 'success', text: `Both required records were found: ${row.name} is verified.` }
+          : { kind: 'error', text: 'Not verified: a required record was not found in DNS.' },
+      };
     },
   });
 }

@@ -15,10 +15,12 @@ describe('API keys page', () => {
       description: 'booking system',
       scopes: 'email',
     });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['cache-control']).toBe('no-store');
-    const value = /id="new-key" class="mono">(sp_[\w-]+)</.exec(res.body)![1]!;
-    expect(res.body).toContain('shown only this once');
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toMatch(/^\/console\/keys\/new\/[\w-]{32}$/);
+    const shown = await owner.get(res.headers.location as string);
+    expect(shown.headers['cache-control']).toBe('no-store');
+    const value = /id="new-key" class="mono">(sp_[\w-]+)</.exec(shown.body)![1]!;
+    expect(shown.body).toContain('shown only this once');
     const api = await t.app.inject({
       method: 'GET',
       url: '/v1/email/dynamic_templates',

@@ -1,6 +1,6 @@
 /**
- * API keys at `/console/keys`: the list (prefix, scopes, created by, last used), creating a key (its value shown once,
- * on the answer to the create form, never again), revoking with a confirmation step, and the rotation advice.
+ * API keys at `/console/keys`: the list (prefix, scopes, created by, last used), creating a key (the form redirects to a
+ * one-time page showing its value, never again), revoking with a confirmation step, and the rotation advice.
  * Owners and admins change keys; everyone in the account may read the list.
  */
 import type { FastifyInstance } from 'fastify';
@@ -14,6 +14,7 @@ import { csrfField } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 import { field, fields, when } from './format.ts';
 import { Form, NoFields, Text, Repeated } from './action.schemas.ts';
+import { revealLater, shownOncePage } from './shown-once.ts';
 
 const ROTATION = html`<div class="card">
   <h2>Rotating a key</h2>
@@ -80,7 +81,14 @@ async function createForm(c: ConsoleContext): Promise<SafeHtml> {
   </form>`;
 }
 
-function shownOnce(key: { key: string; prefix: string; scopes: string[] }): SafeHtml {
+/** What the one-time page of a new key shows. */
+interface NewKey {
+  key: string;
+  prefix: string;
+  scopes: string[];
+}
+
+function shownOnce(key: NewKey): SafeHtml {
   return html`<div class="card" role="region" aria-labelledby="new-key-heading">
       <h2 id="new-key-heading">Your new key</h2>
       <p class="flash flash-info">
@@ -99,6 +107,7 @@ function shownOnce(key: { key: string; prefix: string; scopes: string[] }): Safe
 export function keyPages(app: FastifyInstance, ctx: AppContext): void {
   registerKeysPage(app, ctx);
   registerCreateKey(app, ctx);
+  registerNewKeyPage(app, ctx);
   registerRevokeKey(app, ctx);
 }
 
@@ -146,7 +155,7 @@ function keysTable(c: ConsoleContext, keys: ApiKeyInfo[], who: Map<string, strin
   </div>`;
 }
 
-/** Registers the action that creates a key and shows its value once. */
+/** Registers the action that creates a key and redirects to the one-time page with its value. */
 function registerCreateKey(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/keys',
@@ -166,8 +175,24 @@ function registerCreateKey(app: FastifyInstance, ctx: AppContext): void {
         description: description.slice(0, 200),
         by: c.by,
       });
-      return { title: 'API key created', body: shownOnce(key) };
+      const shown: NewKey = { key: key.key, prefix: key.prefix, scopes: key.scopes };
+      return { redirect: `/console/keys/new/${await revealLater(c, 'api_key', shown)}` };
     },
+  });
+}
+
+/** Registers the page that shows a new key's value the first time it is opened, and never again. */
+function registerNewKeyPage(app: FastifyInstance, ctx: AppContext): void {
+  shownOncePage<NewKey>(app, ctx, {
+    path: '/console/keys/new/:token',
+    permission: 'manage_settings',
+    title: 'API key created',
+    kind: 'api_key',
+    render: (_c, key) => shownOnce(key),
+    spent: 'This key was already shown; create a new one if you lost it.',
+    expired:
+      'This page has expired, so the key cannot be shown; if you did not copy it, revoke it and create a new one.',
+    back: () => ({ href: '/console/keys', label: 'Back to the keys' }),
   });
 }
 

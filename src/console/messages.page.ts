@@ -1,8 +1,8 @@
 /**
  * The message log at `/console/messages`: search by recipient, tracking id, subject, status and date range, in keyset
  * pages (newest first, "Older" follows a cursor; nothing counts all rows), and a message's receipt as a timeline per
- * recipient. Content stays hidden: "Show content" is a POST that needs the protected-content permission and writes an
- * audit entry before anything is shown.
+ * recipient. Content stays hidden: "Show content" opens the message's content page, which needs the protected-content
+ * permission and writes an audit entry for each view before anything is shown.
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
@@ -16,10 +16,8 @@ import {
 import { formatMailbox } from '../mail/addresses.ts';
 import type { StoredContent } from '../mail/content.ts';
 import { html, type SafeHtml } from '../http/html.ts';
-import { csrfField } from './layout.ts';
-import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
+import { consolePage, type ConsoleContext } from './page.ts';
 import { when } from './format.ts';
-import { NoFields } from './action.schemas.ts';
 
 const STATUSES = ['queued', 'deferred', 'delivered', 'failed'] as const;
 const DAY = 86_400_000;
@@ -145,8 +143,7 @@ async function messageDetail(c: ConsoleContext, content?: SafeHtml): Promise<Saf
     : !m.hasContent
       ? html`<p class="muted">The content of this message was removed by retention.</p>`
       : c.can('read_protected')
-        ? html`<form method="post" action="/console/messages/${m.id}/content">
-            ${csrfField(c.csrfToken)}
+        ? html`<form method="get" action="/console/messages/${m.id}/content">
             <p class="muted">The content is hidden. Showing it is recorded in the audit trail with your name.</p>
             <button type="submit" class="button">Show content</button>
           </form>`
@@ -179,13 +176,16 @@ function registerMessagePage(app: FastifyInstance, ctx: AppContext): void {
   });
 }
 
-/** Registers "Show content": reads the stored content (audited by the service) and shows it on the message's page. */
+/**
+ * Registers "Show content": the message's page with its stored content, read through the service, which records each
+ * view in the audit trail. A page, not a form's answer, so that a reload shows it again instead of posting again.
+ */
 function registerShowContent(app: FastifyInstance, ctx: AppContext): void {
-  consoleAction(app, ctx, {
+  consolePage(app, ctx, {
     path: '/console/messages/:id/content',
     permission: 'read_protected',
-    body: NoFields,
-    handle: async (c) => {
+    title: 'Message',
+    render: async (c) => {
       const content = await readMessageContent(c.ctx, c.account.customer_id, c.params.id!, {
         actor: c.actor,
         ip: c.ip,

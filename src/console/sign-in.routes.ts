@@ -147,7 +147,9 @@ function signInFlow(app: FastifyInstance, ctx: AppContext): void {
         ? ({ kind: 'info', text: 'You are signed out.' } as const)
         : req.query.expired !== undefined
           ? EXPIRED_WITH_DRAFT
-          : undefined;
+          : req.query.password_set !== undefined
+            ? ({ kind: 'success', text: 'Your password is set. You can sign in now.' } as const)
+            : undefined;
     return sendHtml(reply, 200, signInPage({ token: formToken(ctx, reply), next, flash }));
   });
 
@@ -260,10 +262,28 @@ function signOutFlow(app: FastifyInstance, ctx: AppContext): void {
   });
 }
 
-/** The "forgot password" page and its post, which mails a reset link when the address belongs to a user. */
+const RESET_SENT =
+  'If the address belongs to a user, a link to choose a new password is on its way. It works once, within 72 hours.';
+
+/**
+ * The "forgot password" page and its post, which mails a reset link when the address belongs to a user and redirects
+ * to the same answer for any address (`?sent`), so a reload mails nothing again.
+ */
 function forgotPasswordFlow(app: FastifyInstance, ctx: AppContext): void {
-  app.get('/console/forgot-password', { schema: { hide: true } }, async (_req, reply) =>
-    sendHtml(reply, 200, forgotPasswordPage({ token: formToken(ctx, reply) })),
+  app.get<{ Querystring: Query }>(
+    '/console/forgot-password',
+    { schema: { hide: true } },
+    async (req, reply) =>
+      req.query.sent !== undefined
+        ? sendHtml(
+            reply,
+            200,
+            messagePage('Check your email', RESET_SENT, {
+              href: '/console/sign-in',
+              label: 'Back to sign-in',
+            }),
+          )
+        : sendHtml(reply, 200, forgotPasswordPage({ token: formToken(ctx, reply) })),
   );
 
   app.post('/console/forgot-password', formRoute(ForgotPasswordForm), async (req, reply) => {
@@ -274,13 +294,7 @@ function forgotPasswordFlow(app: FastifyInstance, ctx: AppContext): void {
     if (refused) return again(refused.status, errorFlash(refused));
     const form = postedForm(req, ForgotPasswordForm);
     await requestPasswordReset(ctx, form.email, req.ip);
-    const text =
-      'If the address belongs to a user, a link to choose a new password is on its way. It works once, within 72 hours.';
-    return sendHtml(
-      reply,
-      200,
-      messagePage('Check your email', text, { href: '/console/sign-in', label: 'Back to sign-in' }),
-    );
+    return reply.code(303).redirect('/console/forgot-password?sent', 303);
   });
 }
 
@@ -323,13 +337,6 @@ function setPasswordFlow(app: FastifyInstance, ctx: AppContext): void {
       if (err instanceof AppError && err.code === 'user.password_weak') return again(400, err.message);
       return linkNotValid(reply, err);
     }
-    return sendHtml(
-      reply,
-      200,
-      messagePage('Password set', 'Your password is set. You can sign in now.', {
-        href: '/console/sign-in',
-        label: 'Sign in',
-      }),
-    );
+    return reply.code(303).redirect('/console/sign-in?password_set', 303);
   });
 }

@@ -355,7 +355,8 @@ describe('forms the schema refuses', () => {
       ['password', fresh],
       ['confirm', fresh],
     ]);
-    expect(set.statusCode).toBe(200);
+    expect(set.statusCode).toBe(303);
+    expect(set.headers.location).toBe('/console/sign-in?password_set');
     expect((await postSignIn(t.app, u.email, fresh)).res.statusCode).toBe(303);
   });
 });

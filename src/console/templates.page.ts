@@ -15,7 +15,7 @@ import {
   type DynamicTemplate,
 } from '../email/templates.service.ts';
 import { previewTemplate } from '../email/template-preview.ts';
-import { assetUrl } from './assets.ts';
+import { assetUrl, unsavedChangesScript } from './assets.ts';
 import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField } from './layout.ts';
 import { consoleAction, consolePage, formOf, formRoute, guard, type ConsoleContext } from './page.ts';
@@ -27,7 +27,8 @@ const SAMPLE = '{\n  "first_name": "Ana",\n  "appointment": "Monday 9:00"\n}';
 function editor(c: ConsoleContext, t?: DynamicTemplate): SafeHtml {
   const canEdit = c.can('edit_content');
   return html`<script src="${assetUrl('template-preview.js')}" defer></script>
-    <form class="card" method="post" action="${t ? `/console/templates/${t.id}` : '/console/templates'}" data-template-editor>
+    ${canEdit ? unsavedChangesScript() : ''}
+    <form class="card" method="post" action="${t ? `/console/templates/${t.id}` : '/console/templates'}" data-template-editor data-unsaved>
       ${csrfField(c.csrfToken)}
       <div class="field">
         <label for="tpl-name">Name</label>
@@ -40,7 +41,7 @@ ${t?.body ?? '<p>Hello {{first_name}},</p>\n<p>your appointment is on {{appointm
       </div>
       <div class="field">
         <label for="tpl-values">Sample values (JSON), for the preview only</label>
-        <textarea id="tpl-values" name="sample" rows="5" class="mono">${SAMPLE}</textarea>
+        <textarea id="tpl-values" name="sample" rows="5" class="mono" data-unsaved-ignore>${SAMPLE}</textarea>
       </div>
       <p id="tpl-problem" class="error-text" role="alert"></p>
       ${canEdit ? html`<button type="submit" class="button">Save template</button>` : ''}

@@ -62,7 +62,11 @@ describe('users page', () => {
         confirm: 'nurse password 1',
       }).toString(),
     });
-    expect(set.body).toContain('Your password is set');
+    expect(set.statusCode).toBe(303);
+    expect(set.headers.location).toBe('/console/sign-in?password_set');
+    expect((await t.app.inject({ method: 'GET', url: set.headers.location })).body).toContain(
+      'Your password is set',
+    );
     const nurse = await signInClient(t.app, 'nurse@example.org', 'nurse password 1');
     expect((await nurse.get('/console')).body).toContain('editor of the account');
     const user = await getUserByEmail(t.ctx.database.db, 'nurse@example.org');
@@ -128,7 +132,12 @@ describe('users page', () => {
     };
     const known = await ask(u.email);
     const unknown = await ask('nobody@example.org');
+    expect(known.statusCode).toBe(303);
+    expect(known.headers.location).toBe('/console/forgot-password?sent');
+    expect(unknown.headers.location).toBe(known.headers.location);
     expect(known.body).toBe(unknown.body);
+    const sent = await t.app.inject({ method: 'GET', url: '/console/forgot-password?sent' });
+    expect(sent.body).toContain('a link to choose a new password is on its way');
     expect((await linkMailedTo('forgetful@example.org')).path).toMatch(/^\/console\/set-password\?token=/);
   });
 

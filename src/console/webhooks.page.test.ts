@@ -45,9 +45,9 @@ describe('webhooks page', () => {
       target_url: receiver.url,
       events: 'api_mail_log_delivered',
     });
-    expect(res.statusCode).toBe(200);
-    secret = secretOf(res.body);
-    endpointId = /href="\/console\/webhooks\/(we_\w+)"/.exec(res.body)![1]!;
+    expect(res.statusCode).toBe(303);
+    endpointId = /^\/console\/webhooks\/(we_\w+)\/secret\//.exec(res.headers.location as string)![1]!;
+    secret = secretOf((await owner.get(res.headers.location as string)).body);
     const page = await owner.get(`/console/webhooks/${endpointId}`);
     expect(page.body).not.toContain(secret);
     await appendEvent(t, a, await sendMessage(t, a), 'delivered');
@@ -61,7 +61,8 @@ describe('webhooks page', () => {
 
   it('rotates the secret (new one shown once, both sign until the old is retired) and saves events', async () => {
     const res = await owner.post(`/console/webhooks/${endpointId}/rotate`, { _csrf: owner.csrf });
-    const fresh = secretOf(res.body);
+    expect(res.statusCode).toBe(303);
+    const fresh = secretOf((await owner.get(res.headers.location as string)).body);
     expect(fresh).not.toBe(secret);
     expect((await owner.get(`/console/webhooks/${endpointId}`)).body).toContain('Retire previous secret');
     await owner.post(`/console/webhooks/${endpointId}/retire`, { _csrf: owner.csrf });

@@ -26,6 +26,7 @@ import { csrfField, scrollTable } from './layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from './page.ts';
 import { field, fields, when } from './format.ts';
 import { Form, NoFields, Repeated, Text } from './action.schemas.ts';
+import { revealLater, shownOncePage } from './shown-once.ts';
 
 const EVENT_LABEL: Record<string, string> = {
   api_mail_log_delivered: 'Delivered',
@@ -54,7 +55,23 @@ function state(e: WebhookEndpoint): string {
   return e.failure_streak > 0 ? `active, ${e.failure_streak} failed attempts in a row` : 'active';
 }
 
-function secretOnce(e: WebhookEndpoint, heading: string): SafeHtml {
+/** What the one-time page of a signing secret shows: the endpoint, the secret, and whether it replaced another. */
+interface NewSecret {
+  id: string;
+  signing_key: string;
+  rotated: boolean;
+}
+
+/** Stores an endpoint's new signing secret for its one-time page and returns that page's path. */
+async function secretPage(c: ConsoleContext, e: WebhookEndpoint, rotated: boolean): Promise<string> {
+  const shown: NewSecret = { id: e.id, signing_key: e.signing_key ?? '', rotated };
+  return `/console/webhooks/${e.id}/secret/${await revealLater(c, 'webhook_secret', shown)}`;
+}
+
+function secretOnce(e: NewSecret): SafeHtml {
+  const heading = e.rotated
+    ? 'New signing secret (the previous one keeps signing until you retire it)'
+    : 'Signing secret of the new endpoint';
   return html`<div class="card">
     <h2>${heading}</h2>
     <p class="flash flash-info">
@@ -70,6 +87,7 @@ function secretOnce(e: WebhookEndpoint, heading: string): SafeHtml {
 export function webhookPages(app: FastifyInstance, ctx: AppContext): void {
   registerEndpointsPage(app, ctx);
   registerAddEndpoint(app, ctx);
+  registerSecretPage(app, ctx);
   registerEndpointPage(app, ctx);
   registerEndpointChanges(app, ctx);
 }
@@ -109,7 +127,7 @@ function registerEndpointsPage(app: FastifyInstance, ctx: AppContext): void {
   });
 }
 
-/** Registers the action that adds an endpoint and shows its signing secret once. */
+/** Registers the action that adds an endpoint and redirects to the one-time page with its signing secret. */
 function registerAddEndpoint(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/webhooks',
@@ -123,8 +141,26 @@ function registerAddEndpoint(app: FastifyInstance, ctx: AppContext): void {
         { target_url: field(c, 'target_url'), events: fields(c, 'events') },
         c.by,
       );
-      return { title: 'Endpoint added', body: secretOnce(e, 'Signing secret of the new endpoint') };
+      return { redirect: await secretPage(c, e, false) };
     },
+  });
+}
+
+/** Registers the page that shows a new signing secret the first time it is opened, and never again. */
+function registerSecretPage(app: FastifyInstance, ctx: AppContext): void {
+  shownOncePage<NewSecret>(app, ctx, {
+    path: '/console/webhooks/:id/secret/:token',
+    permission: 'manage_settings',
+    title: 'Webhook signing secret',
+    kind: 'webhook_secret',
+    render: (_c, e) => secretOnce(e),
+    spent: 'This signing secret was already shown; rotate the secret if you lost it.',
+    expired:
+      'This page has expired, so the signing secret cannot be shown; rotate the secret if you did not copy it.',
+    back: (c) => ({
+      href: `/console/webhooks/${encodeURIComponent(c.params.id ?? '')}`,
+      label: 'Go to the endpoint',
+    }),
   });
 }
 
@@ -223,9 +259,9 @@ function attemptsTable(attempts: WebhookAttempt[]): SafeHtml {
   );
 }
 
-/** What a change to an endpoint answers: a page to show (`body`), or a flash on the endpoint's page. */
+/** What a change to an endpoint answers: a page to go to (`redirect`), or a flash on the endpoint's page. */
 interface ChangeResult {
-  body?: SafeHtml;
+  redirect?: string;
   flash: string;
   kind?: 'success' | 'error';
 }
@@ -246,8 +282,8 @@ function endpointChange<B extends TObject>(
     handle: async (c) => {
       const id = c.params.id!;
       const r = await handle(c, id);
-      return r.body
-        ? { title: 'Webhook endpoint', body: r.body }
+      return r.redirect
+        ? { redirect: r.redirect }
         : { redirect: `/console/webhooks/${id}`, flash: { kind: r.kind ?? 'success', text: r.flash } };
     },
   });
@@ -268,10 +304,7 @@ function registerEndpointChanges(app: FastifyInstance, ctx: AppContext): void {
   });
   endpointChange(app, ctx, 'rotate', NoFields, async (c, id) => {
     const e = await changeEndpoint(c.ctx, c.account.customer_id, id, { rotate_signing_key: true }, c.by);
-    return {
-      flash: '',
-      body: secretOnce(e, 'New signing secret (the previous one keeps signing until you retire it)'),
-    };
+    return { flash: '', redirect: await secretPage(c, e, true) };
   });
   endpointChange(app, ctx, 'retire', NoFields, async (c, id) => {
     await changeEndpoint(c.ctx, c.account.customer_id, id, { retire_previous_signing_key: true }, c.by);

@@ -62,8 +62,9 @@ describe('send test event', () => {
       target_url: receiver.url,
       events: 'api_mail_log_delivered',
     });
-    secret = /id="new-secret" class="mono">([^<]+)</.exec(res.body)![1]!;
-    endpointId = /href="\/console\/webhooks\/(we_\w+)"/.exec(res.body)![1]!;
+    const shown = await owner.get(res.headers.location as string);
+    secret = /id="new-secret" class="mono">([^<]+)</.exec(shown.body)![1]!;
+    endpointId = /href="\/console\/webhooks\/(we_\w+)"/.exec(shown.body)![1]!;
     expect((await owner.get(`/console/webhooks/${endpointId}`)).body).toContain('Send test event');
 
     const sent = await owner.post(`/console/webhooks/${endpointId}/test`, { _csrf: owner.csrf });

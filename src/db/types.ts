@@ -56,6 +56,7 @@ import type {
   UsersTable,
   ConsoleDraftsTable,
   ConsoleSessionsTable,
+  ConsoleRevealsTable,
   UserTokensTable,
   SignInThrottlesTable,
   AccountSecurityTable,
@@ -116,6 +117,7 @@ export interface DB {
   users: UsersTable;
   console_sessions: ConsoleSessionsTable;
   console_drafts: ConsoleDraftsTable;
+  console_reveals: ConsoleRevealsTable;
   user_tokens: UserTokensTable;
   sign_in_throttles: SignInThrottlesTable;
   account_security: AccountSecurityTable;

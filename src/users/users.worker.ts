@@ -7,6 +7,7 @@ import type { BackgroundWork } from '../jobs/jobs.worker.ts';
 import { purgeAudit } from '../audit/audit.service.ts';
 import { purgeSessions } from './sessions.service.ts';
 import { purgeDrafts } from './drafts.service.ts';
+import { purgeOldReveals } from './reveals.service.ts';
 import { deleteOldThrottles } from './throttles.repository.ts';
 import { deleteSpentUserTokens } from './users.repository.ts';
 
@@ -28,6 +29,7 @@ export const usersWork: BackgroundWork = {
         const db = ctx.database.db;
         await purgeSessions(db, ctx.config, now);
         await purgeDrafts(ctx, now);
+        await purgeOldReveals(db, now);
         await deleteOldThrottles(db, now - ctx.config.consoleLockoutMinutes * 60_000);
         await deleteSpentUserTokens(db, now - 86_400_000);
       },

@@ -9,7 +9,7 @@ import { changeSettings, postalAddressOf } from '../../accounts/settings.service
 import { fieldTypesOf } from '../../marketing/subscribers/field-types.service.ts';
 import { DEFAULT_LAYOUT, EMAIL_FIELDS } from '../../marketing/campaigns/layout.ts';
 import { previewMailing, type MailingPreview } from '../../marketing/campaigns/preview.ts';
-import { assetUrl } from '../assets.ts';
+import { assetUrl, unsavedChangesScript } from '../assets.ts';
 import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, guard, type ConsoleContext } from '../page.ts';
@@ -104,7 +104,7 @@ export function composeForm(c: ConsoleContext, data: ComposeData, m?: EditedMail
   const action = m ? `/console/campaigns/mailings/${seg(m.id)}/edit` : '/console/campaigns/mailings';
   return html`<div class="card">
     <h2>${m ? 'Edit mailing' : 'New mailing'}</h2>
-    <form method="post" action="${action}" data-compose>
+    <form method="post" action="${action}" data-compose data-unsaved>
       ${csrfField(c.csrfToken)}
       <div class="field">
         <label for="m-subject">Subject</label
@@ -141,6 +141,7 @@ export function composeForm(c: ConsoleContext, data: ComposeData, m?: EditedMail
       <button type="submit" class="button">${m ? 'Save changes' : 'Save mailing'}</button>
     </form>
     <script src="${assetUrl('compose.js')}" defer></script>
+    ${unsavedChangesScript()}
   </div>`;
 }
 

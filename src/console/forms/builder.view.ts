@@ -6,7 +6,7 @@
 import { COMPONENTS, type PropSpec } from '../../forms/components/components.ts';
 import type { Component } from '../../forms/components/component-types.ts';
 import { MASKS } from '../../forms/components/masks.ts';
-import { assetUrl } from '../assets.ts';
+import { assetUrl, unsavedChangesScript } from '../assets.ts';
 import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { extraProps, propText, PROP_LABELS, TYPE_LABELS, type BuilderState } from './builder-state.ts';
@@ -22,6 +22,8 @@ export interface BuilderView {
   error?: string;
   /** The component the error names (form_json.body[i]), to mark it. */
   errorIndex?: number;
+  /** True when the page shows changes not saved yet (after a step or a refused save): leaving it asks first. */
+  unsaved?: boolean;
 }
 
 /** The stylesheet and script of the forms pages (placed in the body, so the shared frame stays as it is). */
@@ -107,7 +109,7 @@ function card(c: Component, i: number, count: number, v: BuilderView): SafeHtml 
 
 /** The builder page body. */
 export function builderBody(v: BuilderView): SafeHtml {
-  return html`${formsAssets()} ${formTabs(v.formId, 'build')}
+  return html`${formsAssets()} ${v.canEdit ? unsavedChangesScript() : ''} ${formTabs(v.formId, 'build')}
     ${v.error ? html`<div class="flash flash-error" role="alert" id="builder-error"><strong>Not saved:</strong> ${v.error}</div>` : ''}
     ${publishBar(v)}
     <div class="builder">${editorForm(v)} ${previewSection(v)}</div>`;
@@ -130,7 +132,7 @@ function publishBar(v: BuilderView): SafeHtml {
 function editorForm(v: BuilderView): SafeHtml {
   const { state } = v;
   const ro = !v.canEdit;
-  return html`<form method="post" action="/console/forms/${v.formId}" class="builder-editor" id="builder-form">
+  return html`<form method="post" action="/console/forms/${v.formId}" class="builder-editor" id="builder-form" data-unsaved="${v.unsaved ? 'dirty' : ''}">
     ${csrfField(v.csrfToken)}
     <input type="hidden" name="count" value="${state.components.length}" />
     <div class="card">

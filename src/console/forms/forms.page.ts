@@ -104,6 +104,7 @@ async function saveBuilder(c: ConsoleContext) {
       active: saved.active,
       error,
       errorIndex: error ? errorIndex(error) : undefined,
+      unsaved: true,
     }),
   });
   if (step) {

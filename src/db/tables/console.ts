@@ -40,6 +40,21 @@ export interface ConsoleDraftsTable {
   expires_at: number;
 }
 
+/** A secret shown once on a console page named by a random token; the row is found by the token's SHA-256. */
+export interface ConsoleRevealsTable {
+  id: string;
+  /** The session (and so the user) the page was made for; no one else sees it. */
+  session_id: string;
+  /** What the secret is: `api_key` or `webhook_secret`. */
+  kind: string;
+  /** The secret and what the page says about it, sealed with the master key; null once shown or expired. */
+  sealed: string | null;
+  created_at: number;
+  /** After this the page no longer shows the secret. */
+  expires_at: number;
+  shown_at: number | null;
+}
+
 export interface ConsoleSessionsTable {
   /** SHA-256 of the cookie token, hex. The token itself is never stored. */
   id: string;
