@@ -10,6 +10,7 @@ export const EMAIL_OPS = [
   'webhook_endpoints',
   'captured_messages',
   'schedule',
+  'status',
 ] as const;
 
 /** Operation names under /v1/marketing/<op> and /v1/marketing/<username>/<op>. */

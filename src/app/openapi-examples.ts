@@ -174,6 +174,7 @@ export const EXAMPLES: OperationExample[] = [
       '200': { ...SCHEDULED, state: 'cancelled', data: 'Message cancelled', cancelledAt: AT },
     },
   },
+  { method: 'get', path: /\/status$/, responses: { '200': { status: 'ok', data: 'Service OK' } } },
   { method: 'get', path: /\/dynamic_templates$/, responses: { '200': { templates: [TEMPLATE] } } },
   { method: 'get', path: /\/dynamic_templates\/\{id\}$/, responses: { '200': TEMPLATE } },
   {
