@@ -75,16 +75,21 @@ function twoWorkers(): void {
 describe('a scheduled message coming due', () => {
   it('is delivered once by two workers, and its receipt is found by its sourceTrackingId', async () => {
     const to = 'due-once@patients.example';
-    const id = await schedule(to, 2500);
-    // A second work row for the same revision, as a lapsed lease replaying the row would give: both workers race.
+    const id = await schedule(to, 5000);
+    // A second work row for the same revision and time, as a lapsed lease replaying the row would give: both workers race.
+    const { scheduled_at } = await t.ctx.database.db
+      .selectFrom('scheduled_messages')
+      .select('scheduled_at')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     await enqueueJob(t.ctx.database.db, {
       queue: SCHEDULED_QUEUE,
       payload: { id, revision: 0 },
-      runAt: Date.now() + 500,
+      runAt: Number(scheduled_at),
       uniqueKey: `replay:${id}`,
     });
     twoWorkers();
-    await waitFor(() => receivedBy(to).length > 0, 15_000, 25, 'the scheduled message delivered');
+    await waitFor(() => receivedBy(to).length > 0, 30_000, 25, 'the scheduled message delivered');
     await waitUntilFinished(t, id);
     expect(await stateOf(id)).toBe('sent');
     const receipt = await receiptOf(t, acct, id);
@@ -112,6 +117,12 @@ describe('a scheduled message coming due', () => {
     );
     expect(receivedBy(to)).toHaveLength(1);
     expect(await messageRows(id)).toBe(1);
+    const sent = await t.ctx.database.db
+      .selectFrom('messages')
+      .select('created_at')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(Number(sent.created_at)).toBeGreaterThanOrEqual(Number(scheduled_at));
     // Scheduled, held, sent and delivered, and the log (at debug) never held the body.
     expect(logLines.length).toBeGreaterThan(0);
     expect(logLines.join('')).not.toContain('Potassium');
@@ -139,13 +150,13 @@ describe('a scheduled message coming due', () => {
 
   it('is never delivered once cancelled', async () => {
     const to = 'cancelled@patients.example';
-    const id = await schedule(to, 2000);
+    const id = await schedule(to, 4000);
     const cancelled = await postJson(t, `/v1/email/schedule/${id}/cancel`, acct.auth, {});
     expect(cancelled.statusCode, cancelled.body).toBe(200);
     const control = 'control-after-cancel@patients.example';
-    const later = await schedule(control, 2500);
+    const later = await schedule(control, 5000);
     twoWorkers();
-    await waitFor(() => receivedBy(control).length > 0, 15_000, 25, 'the control message delivered');
+    await waitFor(() => receivedBy(control).length > 0, 30_000, 25, 'the control message delivered');
     await waitUntilFinished(t, later);
     expect(receivedBy(to)).toHaveLength(0);
     expect(await messageRows(id)).toBe(0);
@@ -154,7 +165,7 @@ describe('a scheduled message coming due', () => {
 
   it('does not go out at its old time once rescheduled', async () => {
     const to = 'moved@patients.example';
-    const id = await schedule(to, 2000);
+    const id = await schedule(to, 4000);
     const moved = await t.app.inject({
       method: 'PATCH',
       url: `/v1/email/schedule/${id}`,
@@ -163,9 +174,9 @@ describe('a scheduled message coming due', () => {
     });
     expect(moved.statusCode, moved.body).toBe(200);
     const control = 'control-after-move@patients.example';
-    const later = await schedule(control, 2500);
+    const later = await schedule(control, 5000);
     twoWorkers();
-    await waitFor(() => receivedBy(control).length > 0, 15_000, 25, 'the control message delivered');
+    await waitFor(() => receivedBy(control).length > 0, 30_000, 25, 'the control message delivered');
     await waitUntilFinished(t, later);
     expect(receivedBy(to)).toHaveLength(0);
     expect(await stateOf(id)).toBe('scheduled');
