@@ -108,14 +108,21 @@ export const Receipt = Type.Object({
 });
 export type Receipt = Static<typeof Receipt>;
 
+/** When to send: required, but checked by the service so that every problem with it has its own error code. */
+const ScheduledAt = Type.Optional(
+  Type.Unknown({
+    description: 'RFC 3339 date-time with a time zone, in the future and at most 30 days ahead (required)',
+  }),
+);
+
 /** `POST /schedule`: a message as for `POST /messages`, plus `data.scheduled_at` (checked by the service, so every problem with it has its own code). */
 export const ScheduleBody = Type.Object({
-  data: Type.Object({ message: Message, scheduled_at: Type.Optional(Type.Unknown()), ...Tracking }),
+  data: Type.Object({ message: Message, scheduled_at: ScheduledAt, ...Tracking }),
 });
 export type ScheduleBody = Static<typeof ScheduleBody>;
 
 /** `PATCH /schedule/<id>`: the new time. */
-export const RescheduleBody = Type.Object({ scheduled_at: Type.Optional(Type.Unknown()) });
+export const RescheduleBody = Type.Object({ scheduled_at: ScheduledAt });
 export type RescheduleBody = Static<typeof RescheduleBody>;
 
 const Time = Type.Union([Type.String(), Type.Null()]);
