@@ -9,6 +9,8 @@ export const EMAIL_OPS = [
   'dynamic_templates',
   'webhook_endpoints',
   'captured_messages',
+  'schedule',
+  'status',
 ] as const;
 
 /** Operation names under /v1/marketing/<op> and /v1/marketing/<username>/<op>. */

@@ -5,6 +5,7 @@ import type { TypedApp } from '../http/typed.ts';
 import { healthRoutes } from './health.routes.ts';
 import { guideRoutes } from './guide.routes.ts';
 import { emailRoutes } from '../email/email.routes.ts';
+import { scheduleRoutes } from '../email/schedule.routes.ts';
 import { capturedRoutes } from '../email/captured.routes.ts';
 import { suppressionRoutes } from '../email/suppressions.routes.ts';
 import { trackingRoutes } from '../tracking/tracking.routes.ts';
@@ -42,6 +43,7 @@ export async function registerRoutes(
   healthRoutes(app, ctx, registry);
   guideRoutes(app);
   emailRoutes(app, ctx);
+  scheduleRoutes(app, ctx);
   capturedRoutes(app, ctx);
   suppressionRoutes(app, ctx);
   const kinds = mailKinds(ctx);

@@ -23,6 +23,7 @@ import * as m0021 from './migrations/0021_subscription_ids.ts';
 import * as m0022 from './migrations/0022_master_key_check.ts';
 import * as m0023 from './migrations/0023_console_drafts.ts';
 import * as m0024 from './migrations/0024_console_reveals.ts';
+import * as m0025 from './migrations/0025_scheduled_messages.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0022_master_key_check': m0022,
   '0023_console_drafts': m0023,
   '0024_console_reveals': m0024,
+  '0025_scheduled_messages': m0025,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -17,6 +17,7 @@ import type {
   MessageLinksTable,
   EmailEventsTable,
   IdempotencyKeysTable,
+  ScheduledMessagesTable,
   DynamicTemplatesTable,
   CapturedMessagesTable,
   WebhookEndpointsTable,
@@ -89,6 +90,7 @@ export interface DB {
   message_links: MessageLinksTable;
   email_events: EmailEventsTable;
   idempotency_keys: IdempotencyKeysTable;
+  scheduled_messages: ScheduledMessagesTable;
   dynamic_templates: DynamicTemplatesTable;
   captured_messages: CapturedMessagesTable;
   webhook_endpoints: WebhookEndpointsTable;

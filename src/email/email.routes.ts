@@ -80,7 +80,7 @@ export function emailRoutes(app: TypedApp, ctx: AppContext): void {
 }
 
 /** The schema fields every email route under `prefix` shares (bare `/v1` is hidden from the document). */
-function schemaBase(prefix: string) {
+export function schemaBase(prefix: string) {
   const security: { [name: string]: string[] }[] = [{ bearer: [] }, { token: [] }];
   return { hide: prefix === '/v1', tags: ['email'], security };
 }

@@ -107,3 +107,39 @@ export const Receipt = Type.Object({
   }),
 });
 export type Receipt = Static<typeof Receipt>;
+
+/** When to send: required, but checked by the service so that every problem with it has its own error code. */
+const ScheduledAt = Type.Optional(
+  Type.Unknown({
+    description: 'RFC 3339 date-time with a time zone, in the future and at most 30 days ahead (required)',
+  }),
+);
+
+/** `POST /schedule`: a message as for `POST /messages`, plus `data.scheduled_at` (checked by the service, so every problem with it has its own code). */
+export const ScheduleBody = Type.Object({
+  data: Type.Object({ message: Message, scheduled_at: ScheduledAt, ...Tracking }),
+});
+export type ScheduleBody = Static<typeof ScheduleBody>;
+
+/** `PATCH /schedule/<id>`: the new time. */
+export const RescheduleBody = Type.Object({ scheduled_at: ScheduledAt });
+export type RescheduleBody = Static<typeof RescheduleBody>;
+
+const Time = Type.Union([Type.String(), Type.Null()]);
+
+/** A scheduled message as every schedule route answers it: its state and times, never its content. */
+export const ScheduledMessage = Type.Object({
+  sourceTrackingId: Type.String(),
+  state: Type.Union(
+    ['scheduled', 'sent', 'cancelled', 'failed'].map((s) => Type.Literal(s)),
+    { description: 'scheduled, then sent (handed to delivery: read its receipt), cancelled or failed' },
+  ),
+  scheduledAt: Type.String({ description: 'RFC 3339 UTC' }),
+  data: Type.String({ description: 'A status text' }),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+  sentAt: Time,
+  cancelledAt: Time,
+  errorCode: Time,
+});
+export type ScheduledMessage = Static<typeof ScheduledMessage>;

@@ -3,3 +3,6 @@
  * never delay transactional mail.
  */
 export const TRANSACTIONAL_QUEUE = 'email.transactional';
+
+/** Scheduled messages coming due: one work row per (message, revision), run at its time. */
+export const SCHEDULED_QUEUE = 'email.scheduled';

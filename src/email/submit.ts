@@ -8,7 +8,7 @@
 import { pipelineMetrics } from '../http/pipeline-metrics.ts';
 import type { AppContext } from '../context.ts';
 import type { Insertable } from 'kysely';
-import type { MessageLinksTable } from '../db/types.ts';
+import type { MessageLinksTable, Queryable } from '../db/types.ts';
 import type { Merger } from '../db/group-commit.ts';
 import { AppError } from '../errors/app-error.ts';
 import { isUniqueViolation } from '../db/errors.ts';
@@ -163,11 +163,51 @@ export async function submitMessages(
     }
     throw err;
   }
+  announceAccepted(ctx, messages, suppressed);
+  return responses;
+}
+
+/**
+ * Sends a scheduled message whose time has come, under its scheduled id: the same checks and rows as any submission,
+ * written in one transaction with `claim`, which must win (see email/schedule.repository.ts settleScheduled) for anything to
+ * be written. Returns whether it won; a message that fails the checks throws and writes nothing.
+ */
+export async function submitClaimed(
+  ctx: AppContext,
+  who: Submitter,
+  message: NormalizedMessage,
+  sent: { id: string; tracking: TrackingOptions },
+  claim: (trx: Queryable, now: number) => Promise<boolean>,
+): Promise<boolean> {
+  const messages = [message];
+  checkRecipientCap(ctx.config.maxRecipientsPerMessage, messages);
+  const now = Date.now();
+  const [domains, suppressed] = await Promise.all([
+    verifiedFromDomains(ctx, who, messages),
+    suppressedRecipients(ctx, who.customerId, 'api', messages),
+  ]);
+  const opts: SubmitOptions = { source: 'api', tracking: sent.tracking };
+  const domainId = domains.get(domainOf(message.from.address))!;
+  const plan = planMessage(ctx, who, message, domainId, opts, now, suppressed, sent.id);
+  const won = await ctx.database.db.transaction().execute(async (trx) => {
+    if (!(await claim(trx, now))) return false;
+    await acceptedWriter.write(trx, [{ plans: [plan] }]);
+    return true;
+  });
+  if (won) announceAccepted(ctx, messages, suppressed);
+  return won;
+}
+
+/** After a commit: wakes the delivery lane and counts what was accepted and suppressed. */
+function announceAccepted(
+  ctx: AppContext,
+  messages: NormalizedMessage[],
+  suppressed: ReadonlyMap<string, string>,
+): void {
   ctx.wake(TRANSACTIONAL_QUEUE);
   const lane = 'transactional';
-  pipelineMetrics.accepted.inc({ lane }, plans.length);
+  pipelineMetrics.accepted.inc({ lane }, messages.length);
   if (suppressed.size > 0) pipelineMetrics.suppressed.inc({ lane }, countSuppressed(messages, suppressed));
-  return responses;
 }
 
 /** How many recipients of the messages are suppressed. */
@@ -215,7 +255,7 @@ async function replayIdempotent(
 }
 
 /** Checks that every From address is on a verified domain of the account (and the key's own domain, for a domain key). */
-async function verifiedFromDomains(
+export async function verifiedFromDomains(
   ctx: AppContext,
   who: Submitter,
   messages: NormalizedMessage[],
@@ -275,8 +315,8 @@ function planMessage(
   opts: SubmitOptions,
   now: number,
   suppressed: ReadonlyMap<string, string>,
+  id = newMessageId(now),
 ): Plan {
-  const id = newMessageId(now);
   const recipients = recipientsOf(m);
   const pending =
     suppressed.size === 0

@@ -124,6 +124,13 @@ export const CATALOGUE = {
     title: 'Address is not suppressed',
   },
   'email.content_purged': { status: 410, smtp: '550 5.1.1', title: 'Message content removed' },
+  'email.schedule_time_invalid': { status: 400, smtp: '501 5.5.4', title: 'Invalid scheduled time' },
+  'email.scheduled_not_found': { status: 404, smtp: '550 5.1.1', title: 'Scheduled message not found' },
+  'email.schedule_closed': {
+    status: 409,
+    smtp: '550 5.7.1',
+    title: 'Scheduled message already sent or cancelled',
+  },
   'webhook.not_found': { status: 404, smtp: '550 5.1.1', title: 'Webhook endpoint not found' },
   'webhook.invalid_url': { status: 400, smtp: '501 5.5.4', title: 'Invalid webhook target URL' },
   'webhook.target_refused': { status: 400, smtp: '501 5.5.4', title: 'Webhook target address not allowed' },

@@ -35,9 +35,17 @@ export function classify(method: string, url: string): Surface {
       third !== undefined && !marketingOps.has(third) && fourth !== undefined && marketingOps.has(fourth);
     return named ? { kind: 'api', scope: 'marketing', username: third } : { kind: 'api', scope: 'marketing' };
   }
+  if (method === 'GET' && isStatusPath(seg)) return PUBLIC;
   if (second === undefined || second === 'email' || emailOps.has(second))
     return { kind: 'api', scope: 'email' };
   return { kind: 'api', scope: 'email', username: second };
+}
+
+/** `/v1/status` and `/v1/<username>/status` (also `/v1/email/status`): the service's status, asked without a key. */
+function isStatusPath(seg: string[]): boolean {
+  if (seg.length === 2) return seg[1] === 'status';
+  // `/v1/dynamic_templates/status` names a template, not an account: only the status op itself is public.
+  return seg.length === 3 && seg[2] === 'status' && !emailOps.has(seg[1]!.toLowerCase());
 }
 
 /** Forms paths after the `forms` segment: the public form read and public submission need no key. */

@@ -23,6 +23,14 @@ describe('surface classification', () => {
     ['POST', '/v1/forms/api/forms/123/submissions', { kind: 'public' }],
     ['GET', '/v1/forms/api/forms/123/submissions', { kind: 'api', scope: 'forms' }],
     ['GET', '/healthz', { kind: 'public' }],
+    ['GET', '/v1/acme/status', { kind: 'public' }],
+    ['GET', '/v1/email/status', { kind: 'public' }],
+    ['GET', '/v1/status', { kind: 'public' }],
+    ['POST', '/v1/acme/status', { kind: 'api', scope: 'email', username: 'acme' }],
+    ['GET', '/v1/acme/schedule/x', { kind: 'api', scope: 'email', username: 'acme' }],
+    ['POST', '/v1/schedule', { kind: 'api', scope: 'email' }],
+    ['GET', '/v1/schedule/status', { kind: 'api', scope: 'email' }],
+    ['GET', '/v1/dynamic_templates/status', { kind: 'api', scope: 'email' }],
     ['GET', '/metrics', { kind: 'public' }],
   ])('%s %s is %j', (method, url, expected) => {
     expect(classify(method, url)).toEqual(expected);

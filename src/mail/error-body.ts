@@ -17,3 +17,8 @@ export const ErrorResponse = Type.Object(
   },
   { additionalProperties: true },
 );
+
+/** The error responses of a route, one entry per status, for its response schema. */
+export function errorResponses<S extends number>(...statuses: S[]): Record<S, typeof ErrorResponse> {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorResponse])) as Record<S, typeof ErrorResponse>;
+}

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../http/typed.ts';
 import type { AppContext } from '../context.ts';
 import { changeByKey, principalOf } from '../http/auth.ts';
-import { ErrorResponse } from '../mail/error-body.ts';
+import { errorResponses } from '../mail/error-body.ts';
 import { EMAIL_PREFIXES } from '../mail/prefixes.ts';
 import {
   Attempt,
@@ -27,14 +27,7 @@ import { replayEvents } from './webhooks.replay.ts';
 import { sendTestEvent } from './test-event.ts';
 
 const security: { [name: string]: string[] }[] = [{ bearer: [] }, { token: [] }];
-const errors = {
-  400: ErrorResponse,
-  401: ErrorResponse,
-  403: ErrorResponse,
-  404: ErrorResponse,
-  409: ErrorResponse,
-  429: ErrorResponse,
-};
+const errors = errorResponses(400, 401, 403, 404, 409, 429);
 
 /** Registers the webhook endpoint routes. */
 export function webhookRoutes(app: TypedApp, ctx: AppContext): void {

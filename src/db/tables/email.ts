@@ -84,6 +84,26 @@ export interface IdempotencyKeysTable {
   created_at: number;
 }
 
+/** A message held until `scheduled_at`; its id becomes the sent message's id (the sourceTrackingId). */
+export interface ScheduledMessagesTable {
+  id: string;
+  customer_id: number;
+  /** The domain the scheduling API key was bound to, checked again when the message is sent. */
+  key_domain: string | null;
+  state: 'scheduled' | 'sent' | 'cancelled' | 'failed';
+  scheduled_at: number;
+  /** Raised by each reschedule; a work row names the revision it was made for. */
+  revision: number;
+  /** Sealed JSON of the message and its tracking options; null once sent, cancelled or failed. */
+  content: string | null;
+  /** The catalogue code that kept a due message from being sent. */
+  error_code: string | null;
+  created_at: number;
+  updated_at: number;
+  sent_at: number | null;
+  cancelled_at: number | null;
+}
+
 export interface DynamicTemplatesTable {
   id: Generated<number>;
   customer_id: number;

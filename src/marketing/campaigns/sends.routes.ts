@@ -8,6 +8,7 @@ import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
 import { AppError } from '../../errors/app-error.ts';
+import { parseZonedTimestamp } from '../../mail/dates.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
 import { Empty, IdValue, Uuid } from '../lists/lists.schemas.ts';
 import { CAMPAIGN_COUNTER_SCHEMA } from '../counters.ts';
@@ -89,18 +90,8 @@ export const SendSchema = Type.Object({
   }),
 });
 
-/** RFC 3339 with a time zone (`Z` or an offset). */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})$/;
-
-/** Whether the calendar date at the start of an RFC 3339 text exists (Date.parse rolls 2026-02-30 over to March). */
-function realDate(text: string): boolean {
-  const [y, m, d] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
-  const day = new Date(Date.UTC(y, m - 1, d));
-  return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
-}
-
 function parseSendAt(text: string): number {
-  const ms = RFC3339.test(text.trim()) && realDate(text.trim()) ? Date.parse(text.trim()) : NaN;
+  const ms = parseZonedTimestamp(text);
   if (Number.isNaN(ms))
     throw new AppError(
       'request.invalid',
