@@ -21,8 +21,9 @@ export const Form = Type.Object({
   version: Type.Integer(),
   active: Type.Boolean(),
   customer_id: Type.Integer(),
+  number: Type.Integer({ description: 'Integer number of the form; a copy names it as its `old_form_id`' }),
   old_form_id: Type.Union([Type.Integer(), Type.Null()], {
-    description: 'Integer number of the form this one was copied from',
+    description: '`number` of the form this one was copied from',
   }),
   recipient: Type.String(),
   signable: Type.Boolean(),
