@@ -21,6 +21,7 @@ import * as m0019 from './migrations/0019_sealed_storage.ts';
 import * as m0020 from './migrations/0020_ed25519_dkim.ts';
 import * as m0021 from './migrations/0021_subscription_ids.ts';
 import * as m0022 from './migrations/0022_master_key_check.ts';
+import * as m0023 from './migrations/0023_submitter_email.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0020_ed25519_dkim': m0020,
   '0021_subscription_ids': m0021,
   '0022_master_key_check': m0022,
+  '0023_submitter_email': m0023,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -13,7 +13,8 @@ import {
   SubmissionsResponse,
 } from '../definitions/forms.schemas.ts';
 import { acceptJsonSubmission } from './json-door.ts';
-import { requireSubmission, submissionsOf } from './submissions.service.ts';
+import { requireSubmission } from './submissions.service.ts';
+import { submissionsOf } from './submission-list.ts';
 import { requireForm } from '../definitions/forms.service.ts';
 import { submissionCsv, submissionPdf, submissionsCsv } from './exports.ts';
 import type { IpLimiter } from './spam.ts';
