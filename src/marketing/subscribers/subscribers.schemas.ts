@@ -20,6 +20,10 @@ const ShortAttributes = {
   unsubscribed: Type.Boolean(),
   first_name: NullableString,
   last_name: NullableString,
+  full_name: Type.Union([Type.String(), Type.Null()], {
+    description: 'First and last name joined by a space; null when both are absent',
+  }),
+  created_at: Type.String(),
 };
 
 /** A subscriber in the list, create and update answers. */
@@ -36,13 +40,14 @@ export const SubscriberFull = Type.Object({
   attributes: Type.Object({
     ...ShortAttributes,
     phone_number: NullableString,
-    created_at: Type.String(),
     updated_at: Type.String(),
     custom_fields: Type.Array(
       Type.Object({
         subscriber_custom_field_type_id: Type.String(),
         custom_field_name: Type.String(),
         custom_field_value: Type.String(),
+        name: Type.String({ description: 'Same as custom_field_name' }),
+        value: Type.String({ description: 'Same as custom_field_value' }),
       }),
     ),
     subscription_lists: Type.Array(

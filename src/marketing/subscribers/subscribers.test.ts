@@ -30,6 +30,8 @@ describe('creating and changing subscribers', () => {
           unsubscribed: false,
           first_name: 'Ada',
           last_name: 'Lovelace',
+          full_name: 'Ada Lovelace',
+          created_at: expect.any(String),
         },
       },
     });
@@ -81,6 +83,8 @@ describe('creating and changing subscribers', () => {
       unsubscribed: false,
       first_name: 'New',
       last_name: 'Name',
+      full_name: 'New Name',
+      created_at: expect.any(String),
     });
     expect((await call('GET', `/subscribers/${id}`)).json().data.attributes.phone_number).toBe('+1 555 0100');
   });
@@ -125,6 +129,8 @@ describe('reading one subscriber', () => {
         subscriber_custom_field_type_id: expect.any(String),
         custom_field_name: 'Plan',
         custom_field_value: 'gold',
+        name: 'Plan',
+        value: 'gold',
       },
     ]);
     expect(attrs.subscription_lists).toEqual([
