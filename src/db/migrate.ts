@@ -22,6 +22,7 @@ import * as m0020 from './migrations/0020_ed25519_dkim.ts';
 import * as m0021 from './migrations/0021_subscription_ids.ts';
 import * as m0022 from './migrations/0022_master_key_check.ts';
 import * as m0023 from './migrations/0023_submitter_email.ts';
+import * as m0024 from './migrations/0024_subscriber_phone_input.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0021_subscription_ids': m0021,
   '0022_master_key_check': m0022,
   '0023_submitter_email': m0023,
+  '0024_subscriber_phone_input': m0024,
 };
 
 class StaticProvider implements MigrationProvider {

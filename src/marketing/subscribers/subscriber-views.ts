@@ -3,7 +3,8 @@ import type { SubscriberRow } from './subscribers.repository.ts';
 
 /** Attributes every subscriber answer carries. */
 export interface ShortAttributes {
-  email: string;
+  /** Null for a subscriber known by phone only. */
+  email: string | null;
   unsubscribed: boolean;
   first_name: string | null;
   last_name: string | null;
@@ -37,6 +38,7 @@ export interface SubscriberFull {
   type: 'subscriber';
   attributes: ShortAttributes & {
     phone_number: string | null;
+    phone_number_input: string | null;
     updated_at: string;
     custom_fields: {
       subscriber_custom_field_type_id: string;
@@ -68,6 +70,7 @@ export function fullView(
     attributes: {
       ...shortAttributes(r),
       phone_number: r.phone_number,
+      phone_number_input: r.phone_number_input ?? null,
       updated_at: new Date(Number(r.updated_at)).toISOString(),
       custom_fields: fields.map((f) => ({
         subscriber_custom_field_type_id: String(f.id),
@@ -88,7 +91,7 @@ export function fullView(
 
 function shortAttributes(r: SubscriberRow): ShortAttributes {
   return {
-    email: r.email,
+    email: r.email === '' ? null : r.email,
     unsubscribed: r.unsubscribed === 1,
     first_name: r.first_name,
     last_name: r.last_name,

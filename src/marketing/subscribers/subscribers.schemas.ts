@@ -16,7 +16,9 @@ export const CustomFieldIn = Type.Object(
 
 /** Attributes of every subscriber answer. */
 const ShortAttributes = {
-  email: Type.String(),
+  email: Type.Union([Type.String(), Type.Null()], {
+    description: 'Null for a subscriber known by phone only',
+  }),
   unsubscribed: Type.Boolean(),
   first_name: NullableString,
   last_name: NullableString,
@@ -39,7 +41,10 @@ export const SubscriberFull = Type.Object({
   type: Type.Literal('subscriber'),
   attributes: Type.Object({
     ...ShortAttributes,
-    phone_number: NullableString,
+    phone_number: Type.Union([Type.String(), Type.Null()], { description: 'E.164' }),
+    phone_number_input: Type.Union([Type.String(), Type.Null()], {
+      description: 'The phone number as typed',
+    }),
     updated_at: Type.String(),
     custom_fields: Type.Array(
       Type.Object({
@@ -136,10 +141,18 @@ export const CreateBody = Type.Object(
   {
     subscriber: Type.Object(
       {
-        email: Type.String({ maxLength: 320 }),
+        email: Type.Optional(
+          Type.Union([Type.String({ maxLength: 320 }), Type.Null()], {
+            description: 'Required unless phone_number is given',
+          }),
+        ),
         first_name: Type.Optional(Name),
         last_name: Type.Optional(Name),
-        phone_number: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+        phone_number: Type.Optional(
+          Type.Union([Type.String({ maxLength: 64 }), Type.Null()], {
+            description: 'International form (+ and country code); stored as E.164',
+          }),
+        ),
         custom_fields: Type.Optional(Type.Array(CustomFieldIn, { maxItems: 100 })),
       },
       { additionalProperties: true },
@@ -155,7 +168,7 @@ export const PatchBody = Type.Object(
     subscriber: Type.Object(
       {
         email: Type.Optional(Type.String({ maxLength: 320 })),
-        phone_number: Type.Optional(Type.String({ maxLength: 64 })),
+        phone_number: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
         first_name: Type.Optional(Name),
         last_name: Type.Optional(Name),
         custom_fields: Type.Optional(Type.Array(CustomFieldIn, { maxItems: 100 })),

@@ -72,7 +72,7 @@ describe('creating and changing subscribers', () => {
     const res = await call('PATCH', `/subscribers/${id}`, {
       subscriber: {
         email: 'new@example.org',
-        phone_number: '+1 555 0100',
+        phone_number: '+1 (415) 555-0100',
         first_name: 'New',
         last_name: 'Name',
       },
@@ -86,7 +86,9 @@ describe('creating and changing subscribers', () => {
       full_name: 'New Name',
       created_at: expect.any(String),
     });
-    expect((await call('GET', `/subscribers/${id}`)).json().data.attributes.phone_number).toBe('+1 555 0100');
+    expect((await call('GET', `/subscribers/${id}`)).json().data.attributes.phone_number).toBe(
+      '+14155550100',
+    );
   });
 
   it("refuses a change to another subscriber's email with 409 and an unknown subscriber with 404", async () => {
