@@ -24,6 +24,8 @@ import * as m0022 from './migrations/0022_master_key_check.ts';
 import * as m0023 from './migrations/0023_console_drafts.ts';
 import * as m0024 from './migrations/0024_console_reveals.ts';
 import * as m0025 from './migrations/0025_scheduled_messages.ts';
+import * as m0026 from './migrations/0026_submitter_email.ts';
+import * as m0027 from './migrations/0027_subscriber_phone_input.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -55,6 +57,8 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0023_console_drafts': m0023,
   '0024_console_reveals': m0024,
   '0025_scheduled_messages': m0025,
+  '0026_submitter_email': m0026,
+  '0027_subscriber_phone_input': m0027,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -153,6 +153,7 @@ export const CATALOGUE = {
   'marketing.subscriber_not_found': { status: 404, smtp: '550 5.1.1', title: 'Subscriber not found' },
   'marketing.subscriber_exists': { status: 409, smtp: '550 5.7.1', title: 'Subscriber already exists' },
   'marketing.invalid_email': { status: 400, smtp: '501 5.5.4', title: 'Invalid subscriber email address' },
+  'marketing.invalid_phone': { status: 400, smtp: '501 5.5.4', title: 'Invalid subscriber phone number' },
   'marketing.not_a_member': { status: 404, smtp: '550 5.1.1', title: 'Subscriber is not on the list' },
   'marketing.template_invalid': { status: 400, smtp: '501 5.5.4', title: 'Invalid mailing template' },
   'marketing.mailing_not_found': { status: 404, smtp: '550 5.1.1', title: 'Campaign mailing not found' },

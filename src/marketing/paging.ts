@@ -1,4 +1,4 @@
-/** Optional pagination of marketing list endpoints: `use_pagination=true` with `page` and `items` adds `page_info` and `total_count`. */
+/** Optional pagination of marketing list endpoints: `use_pagination=true` with `page` and `items` adds `page_info` (with `count`) and `total_count`. */
 import { Type, type TSchema } from '@sinclair/typebox';
 
 /** Query parameters of an optionally paginated list. */
@@ -16,6 +16,7 @@ export const PaginationQuery = {
 
 /** What a paginated answer carries beside `data`. */
 export const PageInfo = Type.Object({
+  count: Type.Integer({ description: 'How many match, the same as total_count' }),
   page: Type.Integer(),
   items: Type.Integer(),
   pages: Type.Integer(),
@@ -52,6 +53,7 @@ export function pagedAnswer<T>(data: T[], page: PageAsked | null, total: number)
   return {
     data,
     page_info: {
+      count: total,
       page: page.page,
       items: page.items,
       pages: Math.ceil(total / page.items),

@@ -192,7 +192,7 @@ export function responsesPages(app: FastifyInstance, ctx: AppContext): void {
         download: {
           filename: `form-${form.id}-responses.csv`,
           contentType: 'text/csv; charset=utf-8',
-          body: submissionsCsv(c.ctx, form),
+          body: submissionsCsv(c.ctx, form, { bom: true }),
         },
       };
     },

@@ -41,6 +41,8 @@ export interface FormSubmissionsTable {
   data: string;
   /** The client's Idempotency-Key (or the hosted page's token); unique per form. */
   idempotency_key: string | null;
+  /** Sealed: the respondent's address from the form's email field ('' when none); null on older submissions. */
+  submitter_email?: string | null;
   created_at: number;
 }
 

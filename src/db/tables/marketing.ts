@@ -26,13 +26,16 @@ export interface SubscribersTable {
   /** Public id: a random RFC 9562 UUID, unique, filled by the database on insert. */
   uuid: Generated<string>;
   customer_id: number;
-  /** As given. */
+  /** As given; '' for a subscriber known by phone only. */
   email: string;
-  /** Lower-cased email; unique per account. */
+  /** Lower-cased email, or `tel:<E.164>` for a subscriber known by phone only; unique per account. */
   email_key: string;
   first_name: string | null;
   last_name: string | null;
+  /** E.164 (numbers stored before 0024 as they were typed). */
   phone_number: string | null;
+  /** The phone number as it was typed. */
+  phone_number_input?: string | null;
   /** 1 when unsubscribed from everything the account sends. */
   unsubscribed: Generated<number>;
   unsubscribed_at: number | null;

@@ -36,6 +36,7 @@ describe('form definitions', () => {
         'form_html',
         'form_json',
         'id',
+        'number',
         'old_form_id',
         'recipient',
         'signable',
@@ -216,14 +217,17 @@ describe('form definitions', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ title: 'Copy', submission_count: 0, vanity_url: null });
     expect(res.json().id).not.toBe(id);
-    expect(Number.isInteger(res.json().old_form_id)).toBe(true);
+    const source = (await get(`/v1/forms/api/forms/${id}`)).json().data;
+    expect(Number.isInteger(source.number)).toBe(true);
+    expect(res.json().old_form_id).toBe(source.number);
+    expect(res.json().number).not.toBe(source.number);
     const again = await t.app.inject({
       method: 'POST',
       url: '/v1/forms/api/forms/copy',
       headers: a.auth,
       payload: { form_id: res.json().id, title: 'Copy 2' },
     });
-    expect(again.json().old_form_id).toBeGreaterThan(res.json().old_form_id);
+    expect(again.json().old_form_id).toBe(res.json().number);
     const listed = (await get(`/v1/forms/api/forms?form_id=${res.json().id}`)).json().results[0];
     expect(listed.old_form_id).toBe(res.json().old_form_id);
     expect((await get(`/v1/forms/api/forms/${id}`)).json().data.old_form_id).toBeNull();

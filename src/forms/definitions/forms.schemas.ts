@@ -21,8 +21,9 @@ export const Form = Type.Object({
   version: Type.Integer(),
   active: Type.Boolean(),
   customer_id: Type.Integer(),
+  number: Type.Integer({ description: 'Integer number of the form; a copy names it as its `old_form_id`' }),
   old_form_id: Type.Union([Type.Integer(), Type.Null()], {
-    description: 'Integer number of the form this one was copied from',
+    description: '`number` of the form this one was copied from',
   }),
   recipient: Type.String(),
   signable: Type.Boolean(),
@@ -163,8 +164,14 @@ export type SubmissionBody = Static<typeof SubmissionBody>;
 export const SubmissionsQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
   items: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-  order_by: Type.Optional(Type.String({ description: 'created_at (the only order)' })),
+  order_by: Type.Optional(
+    Type.String({
+      description:
+        'created_at (default) or submitter_email (addresses case-insensitively, none last; page × items at most 10000)',
+    }),
+  ),
   order: Type.Optional(Type.String({ description: 'asc or desc (default)' })),
+  submission_id: Type.Optional(Type.String({ maxLength: 100, description: 'Only this submission' })),
 });
 export type SubmissionsQuery = Static<typeof SubmissionsQuery>;
 
@@ -174,6 +181,9 @@ export const SubmissionRecord = Type.Object({
   form_id: Type.String(),
   form_version: Type.Integer(),
   form_data: Type.String(),
+  submitter_email: Nullable(
+    Type.String({ description: "The value of the form's email field, null when it has none" }),
+  ),
   attachments: Type.Array(
     Type.Object({
       field_name: Type.String(),

@@ -46,6 +46,7 @@ export function formView(row: FormRow): Form {
     version: row.version,
     active: row.active === 1,
     customer_id: row.customer_id,
+    number: Number(row.number),
     old_form_id: row.old_form_number === null ? null : Number(row.old_form_number),
     recipient: row.recipient,
     signable: row.signable === 1,

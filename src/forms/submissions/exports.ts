@@ -1,7 +1,8 @@
 /**
  * Exports of submissions: CSV of all submissions of a form (streamed: rows are read in keyset-paged batches, so memory
- * stays flat however many there are) or of one, headed by the fields' labels with formula-like cells neutralised; and a
- * PDF of one submission with labels, values and the signature.
+ * stays flat however many there are) or of one, headed by `Created At` and the fields' labels as the reference layout
+ * has it, with formula-like cells neutralised and a byte order mark only when asked for; and a PDF of one submission
+ * with labels, values and the signature.
  */
 import { Readable } from 'node:stream';
 import type { AppContext } from '../../context.ts';
@@ -34,24 +35,32 @@ function fields(form: FormRow): Component[] {
   return componentsOf(form.form_json).filter(isField);
 }
 
-function headerLine(components: Component[]): string {
-  return ['Submission ID', 'Submitted at', ...components.map(labelOf)].map(csvCell).join(',') + '\r\n';
+/** How a submissions CSV is written. */
+export interface CsvOptions {
+  /** Start with a UTF-8 byte order mark (for spreadsheets that guess the encoding otherwise). */
+  bom?: boolean;
+}
+
+const BOM = '\ufeff';
+
+function headerLine(components: Component[], opts: CsvOptions): string {
+  return (opts.bom ? BOM : '') + ['Created At', ...components.map(labelOf)].map(csvCell).join(',') + '\r\n';
 }
 
 function rowLine(ctx: AppContext, components: Component[], row: SubmissionRow): string {
   const values = openSubmission(ctx, row).form_data;
   return (
-    [row.id, new Date(row.created_at).toISOString(), ...components.map((c) => cellText(values[fieldName(c)]))]
+    [new Date(row.created_at).toISOString(), ...components.map((c) => cellText(values[fieldName(c)]))]
       .map(csvCell)
       .join(',') + '\r\n'
   );
 }
 
 /** Streams the CSV of every submission of a form, oldest first. */
-export function submissionsCsv(ctx: AppContext, form: FormRow): Readable {
+export function submissionsCsv(ctx: AppContext, form: FormRow, opts: CsvOptions = {}): Readable {
   const components = fields(form);
   async function* lines(): AsyncGenerator<string> {
-    yield '\ufeff' + headerLine(components);
+    yield headerLine(components, opts);
     let after: { createdAt: number; id: string } | null = null;
     for (;;) {
       const rows = await submissionsAfter(ctx.database.reader, form.id, after, BATCH);
@@ -66,9 +75,14 @@ export function submissionsCsv(ctx: AppContext, form: FormRow): Readable {
 }
 
 /** The CSV of one submission. */
-export function submissionCsv(ctx: AppContext, form: FormRow, row: SubmissionRow): string {
+export function submissionCsv(
+  ctx: AppContext,
+  form: FormRow,
+  row: SubmissionRow,
+  opts: CsvOptions = {},
+): string {
   const components = fields(form);
-  return '\ufeff' + headerLine(components) + rowLine(ctx, components, row);
+  return headerLine(components, opts) + rowLine(ctx, components, row);
 }
 
 /** The bytes of a PNG or JPEG data URL that decodes, else null. */

@@ -1,6 +1,6 @@
 /** SQL of form submissions, signature evidence and the counters a submission bumps. */
-import { sql, type Insertable, type Selectable } from 'kysely';
-import type { FormSignaturesTable, FormSubmissionsTable, Queryable } from '../../db/types.ts';
+import { sql, type ExpressionBuilder, type Insertable, type Selectable } from 'kysely';
+import type { DB, FormSignaturesTable, FormSubmissionsTable, Queryable } from '../../db/types.ts';
 
 /** A stored submission (its data sealed). */
 export type SubmissionRow = Selectable<FormSubmissionsTable>;
@@ -63,22 +63,29 @@ export async function countSubmission(
     .execute();
 }
 
-/** One page of a form's submissions, newest or oldest first. */
+/** One page of a form's submissions (only the one with id `id`, when given), newest or oldest first. */
 export async function listSubmissions(
   db: Queryable,
   formId: string,
-  opts: { order: 'asc' | 'desc'; limit: number; offset: number },
+  opts: { order: 'asc' | 'desc'; limit: number; offset: number; id?: string },
 ): Promise<SubmissionRow[]> {
-  return db
-    .selectFrom('form_submissions')
-    .selectAll()
-    .where('form_id', '=', formId)
+  let qb = db.selectFrom('form_submissions').selectAll().where('form_id', '=', formId);
+  if (opts.id !== undefined) qb = qb.where('id', '=', opts.id);
+  return qb
     .orderBy('created_at', opts.order)
     .orderBy('id', opts.order)
     .limit(opts.limit)
     .offset(opts.offset)
     .execute();
 }
+
+/** Rows after a keyset position (created_at, id), in ascending order. */
+const afterKey =
+  (after: { createdAt: number; id: string }) => (eb: ExpressionBuilder<DB, 'form_submissions'>) =>
+    eb.or([
+      eb('created_at', '>', after.createdAt),
+      eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
+    ]);
 
 /** The next batch of a form's submissions after `after` (created_at, id), oldest first: keyset paging for exports. */
 export async function submissionsAfter(
@@ -88,14 +95,38 @@ export async function submissionsAfter(
   limit: number,
 ): Promise<SubmissionRow[]> {
   let qb = db.selectFrom('form_submissions').selectAll().where('form_id', '=', formId);
-  if (after)
-    qb = qb.where((eb) =>
-      eb.or([
-        eb('created_at', '>', after.createdAt),
-        eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
-      ]),
-    );
+  if (after) qb = qb.where(afterKey(after));
   return qb.orderBy('created_at').orderBy('id').limit(limit).execute();
+}
+
+/** The next batch of a form's submissions after `after`, oldest first, as what ordering them by submitter needs. */
+export async function submitterKeysAfter(
+  db: Queryable,
+  formId: string,
+  after: { createdAt: number; id: string } | null,
+  limit: number,
+): Promise<Pick<SubmissionRow, 'id' | 'created_at' | 'submitter_email'>[]> {
+  let qb = db
+    .selectFrom('form_submissions')
+    .select(['id', 'created_at', 'submitter_email'])
+    .where('form_id', '=', formId);
+  if (after) qb = qb.where(afterKey(after));
+  return qb.orderBy('created_at').orderBy('id').limit(limit).execute();
+}
+
+/** These submissions of a form, in no particular order. */
+export async function findSubmissions(
+  db: Queryable,
+  formId: string,
+  ids: string[],
+): Promise<SubmissionRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('form_submissions')
+    .selectAll()
+    .where('form_id', '=', formId)
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** One submission of a form. */

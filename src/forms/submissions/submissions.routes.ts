@@ -13,7 +13,8 @@ import {
   SubmissionsResponse,
 } from '../definitions/forms.schemas.ts';
 import { acceptJsonSubmission } from './json-door.ts';
-import { requireSubmission, submissionsOf } from './submissions.service.ts';
+import { requireSubmission } from './submissions.service.ts';
+import { submissionsOf } from './submission-list.ts';
 import { requireForm } from '../definitions/forms.service.ts';
 import { submissionCsv, submissionPdf, submissionsCsv } from './exports.ts';
 import type { IpLimiter } from './spam.ts';
@@ -31,6 +32,14 @@ const errors = {
   429: ErrorResponse,
 };
 const CSV = 'text/csv; charset=utf-8';
+const CsvQuery = Type.Object(
+  {
+    bom: Type.Optional(
+      Type.Boolean({ default: false, description: 'Start the file with a UTF-8 byte order mark' }),
+    ),
+  },
+  { additionalProperties: true },
+);
 const FileParams = Type.Object({
   id: Type.String(),
   submission_id: Type.String(),
@@ -109,6 +118,7 @@ function registerSubmissionList(app: TypedApp, ctx: AppContext, prefix: string):
         ...common,
         summary: 'CSV of every submission of a form (streamed)',
         params: IdParam,
+        querystring: CsvQuery,
         produces: ['text/csv'],
       },
     },
@@ -117,7 +127,7 @@ function registerSubmissionList(app: TypedApp, ctx: AppContext, prefix: string):
       return reply
         .type(CSV)
         .header('content-disposition', `attachment; filename="form-${form.id}-submissions.csv"`)
-        .send(submissionsCsv(ctx, form));
+        .send(submissionsCsv(ctx, form, { bom: req.query.bom }));
     },
   );
 }
@@ -140,6 +150,7 @@ function registerSubmissionCsv(app: TypedApp, ctx: AppContext, prefix: string): 
           hide: common.hide || alias,
           summary: alias ? 'CSV of one submission (older path)' : 'CSV of one submission',
           params: SubmissionParams,
+          querystring: CsvQuery,
           produces: ['text/csv'],
         },
       },
@@ -153,7 +164,7 @@ function registerSubmissionCsv(app: TypedApp, ctx: AppContext, prefix: string): 
         return reply
           .type(CSV)
           .header('content-disposition', `attachment; filename="submission-${row.id}.csv"`)
-          .send(submissionCsv(ctx, form, row));
+          .send(submissionCsv(ctx, form, row, { bom: req.query.bom }));
       },
     );
   }

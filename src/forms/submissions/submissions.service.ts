@@ -21,11 +21,9 @@ import {
   findSubmissionByKey,
   insertSignature,
   insertSubmission,
-  listSubmissions,
-  signedSubmissionIds,
   type SubmissionRow,
 } from './submissions.repository.ts';
-import type { SubmissionRecord, SubmissionsQuery } from '../definitions/forms.schemas.ts';
+import { emailFieldOf, sealSubmitter, submitterEmailIn } from './submitter.ts';
 
 /** The queue of work that follows a stored submission (notification, subscription). */
 export const SUBMITTED_QUEUE = 'forms.submitted';
@@ -112,6 +110,11 @@ async function store(ctx: AppContext, form: FormRow, checked: CheckedSubmission,
       customer_id: form.customer_id,
       form_version: form.version,
       data: sealed,
+      submitter_email: sealSubmitter(
+        ctx,
+        id,
+        submitterEmailIn(checked.values, emailFieldOf(componentsOf(form.form_json))),
+      ),
       idempotency_key: input.idempotencyKey ?? null,
       created_at: now,
     });
@@ -161,58 +164,6 @@ export async function storedSubmissionData(
 ): Promise<SubmissionData | undefined> {
   const row = await findSubmission(ctx.database.reader, formId, submissionId);
   return row && openSubmission(ctx, row);
-}
-
-/** A stored submission as the API returns it, with form_data as a JSON string. */
-export function submissionRecord(ctx: AppContext, row: SubmissionRow, signed: boolean): SubmissionRecord {
-  const data = openSubmission(ctx, row);
-  return {
-    id: row.id,
-    form_id: row.form_id,
-    form_version: row.form_version,
-    form_data: JSON.stringify(data.form_data),
-    attachments: data.files.map((f) => ({
-      field_name: f.field_name,
-      name: f.name,
-      content_type: f.content_type,
-      size: f.size,
-    })),
-    signed,
-    created_at: new Date(row.created_at).toISOString(),
-  };
-}
-
-/** One page of a form's submissions; `total` is the form's maintained submission_count. */
-export async function submissionsOf(
-  ctx: AppContext,
-  customerId: number,
-  formId: string,
-  q: SubmissionsQuery,
-) {
-  const form = await requireForm(ctx, customerId, formId);
-  const items = q.items ?? 50;
-  const page = q.page ?? 1;
-  const rows = await listSubmissions(ctx.database.reader, form.id, {
-    order: q.order?.toLowerCase() === 'asc' ? 'asc' : 'desc',
-    limit: items,
-    offset: (page - 1) * items,
-  });
-  const signed = await signedIds(ctx, rows);
-  return {
-    data: rows.map((r) => submissionRecord(ctx, r, signed.has(r.id))),
-    total: form.submission_count,
-    page,
-    items,
-  };
-}
-
-async function signedIds(ctx: AppContext, rows: SubmissionRow[]): Promise<Set<string>> {
-  return new Set(
-    await signedSubmissionIds(
-      ctx.database.reader,
-      rows.map((r) => r.id),
-    ),
-  );
 }
 
 /** One submission of one of the account's forms, or form.submission_not_found. */

@@ -168,11 +168,9 @@ describe('exports, statistics and notifications', () => {
     await submit(id, { form_data: GOOD });
     const all = await get(`/v1/forms/api/forms/${id}/submissions/submission-csv`);
     expect(all.headers['content-type']).toContain('text/csv');
-    const lines = all.body
-      .replace(/^\ufeff/, '')
-      .trim()
-      .split('\r\n');
-    expect(lines[0]).toBe('"Submission ID","Submitted at","Full name","Email","Topic","Message","I agree"');
+    expect(all.body.startsWith('\ufeff')).toBe(false);
+    const lines = all.body.trim().split('\r\n');
+    expect(lines[0]).toBe('"Created At","Full name","Email","Topic","Message","I agree"');
     expect(lines).toHaveLength(3);
     expect(lines[1]).toContain(`"'=HYPERLINK(""x"")","ada@example.org","appt","a ""quote""","Yes"`);
     const sid = (await get(`/v1/forms/api/forms/${id}/submissions?order=asc`)).json().data[1].id;
@@ -181,6 +179,17 @@ describe('exports, statistics and notifications', () => {
     expect(one.body.trim().split('\r\n')).toHaveLength(2);
     expect((await get(`/v1/forms/api/forms/${id}/submission-csv/${sid}`)).body).toBe(one.body);
     expect((await get(`/v1/forms/api/forms/${id}/submissions/submission-csv/nope`)).statusCode).toBe(404);
+  });
+
+  it('starts the CSV with a byte order mark only when bom=true is asked for', async () => {
+    const id = await createForm(t.app, a.auth);
+    await submit(id, { form_data: GOOD });
+    const all = await get(`/v1/forms/api/forms/${id}/submissions/submission-csv?bom=true`);
+    expect(all.body.startsWith('\ufeff"Created At","Full name"')).toBe(true);
+    const sid = (await get(`/v1/forms/api/forms/${id}/submissions`)).json().data[0].id;
+    const one = await get(`/v1/forms/api/forms/${id}/submissions/submission-csv/${sid}?bom=true`);
+    expect(one.body.startsWith('\ufeff"Created At"')).toBe(true);
+    expect(one.body.split('\r\n')[1]).toMatch(/^"\d{4}-\d{2}-\d{2}T[\d:.]+Z","Ada Lovelace"/);
   });
 
   it('reports active forms, total submissions and the last 7 days from counters', async () => {

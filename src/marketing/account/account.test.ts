@@ -43,6 +43,8 @@ describe('current customer and custom field types', () => {
         subscriber_custom_field_type_id: list[0]!.id,
         custom_field_name: 'Favourite colour',
         custom_field_value: 'teal',
+        name: 'Favourite colour',
+        value: 'teal',
       },
     ]);
     expect((await call('PATCH', '/subscriber_custom_field_types/999999', { name: 'x' })).statusCode).toBe(

@@ -103,7 +103,7 @@ describe('GET /tracking_links', () => {
         .data.map((r: { id: string }) => r.id)
         .slice(0, 3),
     ).toEqual([link(alice, 0), link(alice, 1), link(alice, 2)]);
-    expect(page1.json().page_info).toEqual({ page: 1, items: 5, pages: 3, total_count: 12 });
+    expect(page1.json().page_info).toEqual({ count: 12, page: 1, items: 5, pages: 3, total_count: 12 });
     expect(await ids(`${base}&page=3`)).toHaveLength(2);
     expect(await ids(`${base}&page=4`)).toEqual([]);
   });

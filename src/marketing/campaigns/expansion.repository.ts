@@ -53,7 +53,8 @@ export async function nextBatchBound(
 
 /**
  * Expands the members of a list with ids in (`cursor`, `bound`] into deliveries of the send, with one work row each:
- * members who joined before the audience was frozen and are subscribed to the list and not unsubscribed globally. A
+ * members who joined before the audience was frozen, have an email address (phone-only subscribers are left out) and
+ * are subscribed to the list and not unsubscribed globally. A
  * delivery that already exists is left alone (the unique key on send and subscriber). A send narrowed by a dynamic list
  * passes its filters' condition over subscriber `s` as `segment`. Returns how many were created.
  */
@@ -81,7 +82,7 @@ export async function expandBatch(
     from subscription_list_members m
     join subscribers s on s.id = m.subscriber_id
     where m.list_id = ${send.subscription_list_id} and m.subscriber_id > ${cursor} ${upper}
-      and m.unsubscribed = 0 and s.unsubscribed = 0 and m.created_at <= cast(${send.frozen_at} as bigint) ${narrowed}
+      and m.unsubscribed = 0 and s.unsubscribed = 0 and s.email <> '' and m.created_at <= cast(${send.frozen_at} as bigint) ${narrowed}
       and ${confirmedOrNotAsked(send.subscription_list_id!)}
     ${onConflict}`.execute(db);
   const count = Number(inserted.numAffectedRows ?? 0);
@@ -111,7 +112,7 @@ export async function reachableMembers(
     select s.id, s.email from subscription_list_members m
     join subscribers s on s.id = m.subscriber_id
     where m.list_id = ${listId} and m.subscriber_id > ${cursor}
-      and m.unsubscribed = 0 and s.unsubscribed = 0 and ${confirmedOrNotAsked(listId)}
+      and m.unsubscribed = 0 and s.unsubscribed = 0 and s.email <> '' and ${confirmedOrNotAsked(listId)}
     order by m.subscriber_id limit ${limit}`.execute(db);
   return rows.map((r) => ({ id: Number(r.id), email: r.email }));
 }

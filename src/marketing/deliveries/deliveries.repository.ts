@@ -105,7 +105,7 @@ export async function listOfDelivery(
 
 // The gate reads these for every delivery of a send (see db/precompiled.ts).
 const subscriberStateQuery = precompile((db, v: { subscriberId: number }) =>
-  db.selectFrom('subscribers').select('unsubscribed').where('id', '=', v.subscriberId),
+  db.selectFrom('subscribers').select(['unsubscribed', 'email']).where('id', '=', v.subscriberId),
 );
 const memberStateQuery = precompile((db, v: { subscriberId: number; listId: number }) =>
   db
@@ -115,6 +115,7 @@ const memberStateQuery = precompile((db, v: { subscriberId: number; listId: numb
     )
     .leftJoin('subscription_lists as l', 'l.id', 'm.list_id')
     .select([
+      's.email as email',
       's.unsubscribed as globally',
       'm.unsubscribed as unsubscribed',
       'm.confirmed_at as confirmed_at',
@@ -123,7 +124,10 @@ const memberStateQuery = precompile((db, v: { subscriberId: number; listId: numb
     .where('s.id', '=', v.subscriberId),
 );
 
-/** Whether a subscriber may get mail of a list now: exists, not globally unsubscribed and (with a list) subscribed to it. */
+/**
+ * Whether a subscriber may get mail of a list now: exists, has an email address (one known by phone only cannot be
+ * mailed), is not globally unsubscribed and (with a list) is subscribed to it.
+ */
 export async function subscriberReachable(
   db: Queryable,
   subscriberId: number,
@@ -131,12 +135,13 @@ export async function subscriberReachable(
 ): Promise<boolean> {
   if (listId === null) {
     const s = (await subscriberStateQuery(db, { subscriberId })).rows[0];
-    return s !== undefined && s.unsubscribed !== 1;
+    return s !== undefined && s.email !== '' && s.unsubscribed !== 1;
   }
   const m = (await memberStateQuery(db, { subscriberId, listId })).rows[0];
   // A member of a double opt-in list receives nothing until it confirmed.
   return (
     m !== undefined &&
+    m.email !== '' &&
     m.globally !== 1 &&
     m.unsubscribed === 0 &&
     (m.double_opt_in === 0 || m.confirmed_at !== null)

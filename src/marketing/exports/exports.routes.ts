@@ -7,7 +7,7 @@ import { MARKETING_PREFIXES } from '../ids.ts';
 import { IdValue, ListParams } from '../lists/lists.schemas.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 import { PagedAnswer, PaginationQuery } from '../paging.ts';
-import { bulkJobsOf, downloadExport, jobView, requireBulkJob, startExport } from './exports.service.ts';
+import { bulkJobsOf, downloadExport, jobStatus, requireBulkJob, startExport } from './exports.service.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 const BulkJob = Type.Object({
@@ -24,6 +24,17 @@ const BulkJob = Type.Object({
     created_at: Type.String(),
     finished_at: NullableString,
   }),
+});
+/** A bulk job as the bulk_jobs reads show it: with the batch totals clients print. */
+const BulkJobStatus = Type.Object({
+  ...BulkJob.properties,
+  total_jobs: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Rows the job works through (null until counted)',
+  }),
+  pending: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Rows not yet done (null until counted)',
+  }),
+  failures: Type.Integer({ description: 'Rows left undone by a failed job (at least 1 when it failed)' }),
 });
 const Started = Type.Object({
   data: Type.Object({
@@ -95,7 +106,7 @@ function registerBulkJobs(app: TypedApp, ctx: AppContext, prefix: string): void 
         ...common,
         summary: 'Bulk jobs, newest first, with state and progress',
         querystring: Type.Object(PaginationQuery, { additionalProperties: true }),
-        response: { 200: PagedAnswer(BulkJob), ...MARKETING_ERRORS },
+        response: { 200: PagedAnswer(BulkJobStatus), ...MARKETING_ERRORS },
       },
     },
     (req) => bulkJobsOf(ctx, customerOf(req), req.query, shown(req)),
@@ -107,11 +118,11 @@ function registerBulkJobs(app: TypedApp, ctx: AppContext, prefix: string): void 
         ...common,
         summary: 'One bulk job',
         params: ListParams,
-        response: { 200: Type.Object({ data: BulkJob }), ...MARKETING_ERRORS },
+        response: { 200: Type.Object({ data: BulkJobStatus }), ...MARKETING_ERRORS },
       },
     },
     async (req) => ({
-      data: jobView(await requireBulkJob(ctx, customerOf(req), req.params.id), shown(req)),
+      data: jobStatus(await requireBulkJob(ctx, customerOf(req), req.params.id), shown(req)),
     }),
   );
   app.get(

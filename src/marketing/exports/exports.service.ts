@@ -80,6 +80,22 @@ export function jobView(j: BulkJobRow, prefix: string) {
   };
 }
 
+/**
+ * A job as the bulk_jobs reads show it: its view with batch totals counted in rows (`total_jobs`, `pending`) and the
+ * rows a failed job left undone (`failures`).
+ */
+export function jobStatus(j: BulkJobRow, prefix: string) {
+  const total = j.rows_total === null ? null : Number(j.rows_total);
+  const left = total === null ? null : Math.max(0, total - Number(j.rows_done));
+  const failed = j.state === 'failed';
+  return {
+    ...jobView(j, prefix),
+    total_jobs: total,
+    pending: failed ? 0 : left,
+    failures: failed ? Math.max(1, left ?? 1) : 0,
+  };
+}
+
 const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
 /** `POST /subscribers_export_csv` and `/export_dynamic_list_csv`: records the job and answers its id and download key. */
@@ -140,7 +156,7 @@ export async function bulkJobsOf(
     countBulkJobs(db, customerId),
   ]);
   return pagedAnswer(
-    rows.map((r) => jobView(r, prefix)),
+    rows.map((r) => jobStatus(r, prefix)),
     q.use_pagination ? page : null,
     total,
   );

@@ -1,4 +1,5 @@
-/** Checks and normal forms of subscriber input shared by single and bulk writes: emails, names and custom fields. */
+/** Checks and normal forms of subscriber input shared by single and bulk writes: emails, phones, names and custom fields. */
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { AppError } from '../../errors/app-error.ts';
 
 const ADDRESS =
@@ -18,6 +19,30 @@ export function checkEmail(email: string, field: string): { email: string; key: 
       details: [{ field, message: 'is not a valid email address' }],
     });
   return { email: clean, key: clean.toLowerCase() };
+}
+
+/** The prefix of the unique key of a subscriber known by phone only (its E.164 number follows). */
+export const PHONE_KEY_PREFIX = 'tel:';
+
+/** A phone number as stored: E.164 and as typed (trimmed); both null when absent or blank. */
+export interface PhoneValue {
+  e164: string | null;
+  typed: string | null;
+}
+
+/**
+ * A phone number in international form (`+` and the country code; spaces, dots, dashes and brackets allowed) checked
+ * against the numbering plan of its country, or an error naming the field.
+ */
+export function checkPhone(input: string | null | undefined, field: string): PhoneValue {
+  const typed = input?.trim() ?? '';
+  if (typed === '') return { e164: null, typed: null };
+  const parsed = parsePhoneNumberFromString(typed);
+  if (!parsed?.isValid())
+    throw new AppError('marketing.invalid_phone', `${field} is not a valid phone number`, {
+      details: [{ field, message: 'is not a valid phone number in international form (+ and country code)' }],
+    });
+  return { e164: parsed.number, typed };
 }
 
 /** A name field: trimmed, null when absent or blank. */

@@ -3,10 +3,14 @@ import type { SubscriberRow } from './subscribers.repository.ts';
 
 /** Attributes every subscriber answer carries. */
 export interface ShortAttributes {
-  email: string;
+  /** Null for a subscriber known by phone only. */
+  email: string | null;
   unsubscribed: boolean;
   first_name: string | null;
   last_name: string | null;
+  /** First and last name joined by a space; null when both are absent. */
+  full_name: string | null;
+  created_at: string;
 }
 
 /** A subscriber in the list, create and update answers. */
@@ -34,12 +38,14 @@ export interface SubscriberFull {
   type: 'subscriber';
   attributes: ShortAttributes & {
     phone_number: string | null;
-    created_at: string;
+    phone_number_input: string | null;
     updated_at: string;
     custom_fields: {
       subscriber_custom_field_type_id: string;
       custom_field_name: string;
       custom_field_value: string;
+      name: string;
+      value: string;
     }[];
     subscription_lists: { id: string; name: string; unsubscribed: boolean }[];
     statistics?: SubscriberStatistics;
@@ -64,12 +70,14 @@ export function fullView(
     attributes: {
       ...shortAttributes(r),
       phone_number: r.phone_number,
-      created_at: new Date(Number(r.created_at)).toISOString(),
+      phone_number_input: r.phone_number_input ?? null,
       updated_at: new Date(Number(r.updated_at)).toISOString(),
       custom_fields: fields.map((f) => ({
         subscriber_custom_field_type_id: String(f.id),
         custom_field_name: f.name,
         custom_field_value: f.value,
+        name: f.name,
+        value: f.value,
       })),
       subscription_lists: lists.map((l) => ({
         id: l.uuid,
@@ -83,10 +91,12 @@ export function fullView(
 
 function shortAttributes(r: SubscriberRow): ShortAttributes {
   return {
-    email: r.email,
+    email: r.email === '' ? null : r.email,
     unsubscribed: r.unsubscribed === 1,
     first_name: r.first_name,
     last_name: r.last_name,
+    full_name: [r.first_name, r.last_name].filter(Boolean).join(' ') || null,
+    created_at: new Date(Number(r.created_at)).toISOString(),
   };
 }
 

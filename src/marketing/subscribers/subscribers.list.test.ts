@@ -49,8 +49,10 @@ describe('the subscribers list', () => {
   it('lists newest first by default in the short form', async () => {
     const res = await call('GET', '/subscribers');
     expect(Object.keys(res.json().data[0].attributes).sort()).toEqual([
+      'created_at',
       'email',
       'first_name',
+      'full_name',
       'last_name',
       'unsubscribed',
     ]);

@@ -16,10 +16,16 @@ export const CustomFieldIn = Type.Object(
 
 /** Attributes of every subscriber answer. */
 const ShortAttributes = {
-  email: Type.String(),
+  email: Type.Union([Type.String(), Type.Null()], {
+    description: 'Null for a subscriber known by phone only',
+  }),
   unsubscribed: Type.Boolean(),
   first_name: NullableString,
   last_name: NullableString,
+  full_name: Type.Union([Type.String(), Type.Null()], {
+    description: 'First and last name joined by a space; null when both are absent',
+  }),
+  created_at: Type.String(),
 };
 
 /** A subscriber in the list, create and update answers. */
@@ -35,14 +41,18 @@ export const SubscriberFull = Type.Object({
   type: Type.Literal('subscriber'),
   attributes: Type.Object({
     ...ShortAttributes,
-    phone_number: NullableString,
-    created_at: Type.String(),
+    phone_number: Type.Union([Type.String(), Type.Null()], { description: 'E.164' }),
+    phone_number_input: Type.Union([Type.String(), Type.Null()], {
+      description: 'The phone number as typed',
+    }),
     updated_at: Type.String(),
     custom_fields: Type.Array(
       Type.Object({
         subscriber_custom_field_type_id: Type.String(),
         custom_field_name: Type.String(),
         custom_field_value: Type.String(),
+        name: Type.String({ description: 'Same as custom_field_name' }),
+        value: Type.String({ description: 'Same as custom_field_value' }),
       }),
     ),
     subscription_lists: Type.Array(
@@ -131,10 +141,18 @@ export const CreateBody = Type.Object(
   {
     subscriber: Type.Object(
       {
-        email: Type.String({ maxLength: 320 }),
+        email: Type.Optional(
+          Type.Union([Type.String({ maxLength: 320 }), Type.Null()], {
+            description: 'Required unless phone_number is given',
+          }),
+        ),
         first_name: Type.Optional(Name),
         last_name: Type.Optional(Name),
-        phone_number: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+        phone_number: Type.Optional(
+          Type.Union([Type.String({ maxLength: 64 }), Type.Null()], {
+            description: 'International form (+ and country code); stored as E.164',
+          }),
+        ),
         custom_fields: Type.Optional(Type.Array(CustomFieldIn, { maxItems: 100 })),
       },
       { additionalProperties: true },
@@ -150,7 +168,7 @@ export const PatchBody = Type.Object(
     subscriber: Type.Object(
       {
         email: Type.Optional(Type.String({ maxLength: 320 })),
-        phone_number: Type.Optional(Type.String({ maxLength: 64 })),
+        phone_number: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
         first_name: Type.Optional(Name),
         last_name: Type.Optional(Name),
         custom_fields: Type.Optional(Type.Array(CustomFieldIn, { maxItems: 100 })),

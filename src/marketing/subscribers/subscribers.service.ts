@@ -9,7 +9,15 @@ import { AppError } from '../../errors/app-error.ts';
 import { resolveId } from '../ids.repository.ts';
 import { bumpSubscriberCount, ensureDefaultList, requireList } from '../lists/lists.service.ts';
 import { ensureFieldTypes, fieldValuesOf, upsertFieldValues } from './custom-fields.repository.ts';
-import { checkEmail, cleanName, normalFields, type CustomFieldInput } from './subscriber-input.ts';
+import {
+  checkEmail,
+  checkPhone,
+  cleanName,
+  normalFields,
+  PHONE_KEY_PREFIX,
+  type CustomFieldInput,
+  type PhoneValue,
+} from './subscriber-input.ts';
 import {
   addMembers,
   countSubscribers,
@@ -49,7 +57,7 @@ export interface SubscribersQuery {
 
 /** The subscriber fields of a create. */
 export interface SubscriberInput {
-  email: string;
+  email?: string | null;
   first_name?: string | null;
   last_name?: string | null;
   phone_number?: string | null;
@@ -138,7 +146,8 @@ export async function createSubscriber(
   input: SubscriberInput,
   listRaw?: RawId,
 ): Promise<SubscriberShort> {
-  const { email, key } = checkEmail(input.email, 'subscriber.email');
+  const phone = checkPhone(input.phone_number, 'subscriber.phone_number');
+  const { email, key } = contactOf(input.email, phone);
   const db = ctx.database.db;
   const list = listRaw === undefined ? null : await requireList(db, customerId, listRaw);
   await refuseTaken(db, customerId, key);
@@ -151,7 +160,8 @@ export async function createSubscriber(
         email_key: key,
         first_name: cleanName(input.first_name),
         last_name: cleanName(input.last_name),
-        phone_number: cleanName(input.phone_number),
+        phone_number: phone.e164,
+        phone_number_input: phone.typed,
         created_at: now,
         updated_at: now,
       });
@@ -166,6 +176,18 @@ export async function createSubscriber(
   }
 }
 
+/**
+ * The address and unique key of a new subscriber: its email, or for one given only a phone number, no address and the
+ * key `tel:<E.164>` (unique per account like an email). Neither is a 400 naming `subscriber.email`.
+ */
+function contactOf(raw: string | null | undefined, phone: PhoneValue): { email: string; key: string } {
+  if (raw !== undefined && raw !== null && raw.trim() !== '') return checkEmail(raw, 'subscriber.email');
+  if (phone.e164) return { email: '', key: PHONE_KEY_PREFIX + phone.e164 };
+  throw new AppError('request.invalid', 'subscriber.email is required', {
+    details: [{ field: 'subscriber.email', message: 'is required unless subscriber.phone_number is given' }],
+  });
+}
+
 /** Changes a subscriber's email, phone number, names or custom fields. */
 export async function changeSubscriber(
   ctx: AppContext,
@@ -177,23 +199,42 @@ export async function changeSubscriber(
   const row = await requireSubscriber(db, customerId, rawId);
   const now = Date.now();
   const email = patch.email === undefined ? null : checkEmail(patch.email, 'subscriber.email');
-  if (email && email.key !== row.email_key) await refuseTaken(db, customerId, email.key);
+  const phone =
+    patch.phone_number === undefined ? null : checkPhone(patch.phone_number, 'subscriber.phone_number');
+  const key = email?.key ?? phoneOnlyKey(row, phone);
+  if (key && key !== row.email_key) await refuseTaken(db, customerId, key);
   try {
     await db.transaction().execute(async (trx) => {
       await updateSubscriber(trx, row.id, {
-        ...(email && { email: email.email, email_key: email.key }),
+        ...(email && { email: email.email }),
+        ...(key && { email_key: key }),
         ...(patch.first_name !== undefined && { first_name: cleanName(patch.first_name) }),
         ...(patch.last_name !== undefined && { last_name: cleanName(patch.last_name) }),
-        ...(patch.phone_number !== undefined && { phone_number: cleanName(patch.phone_number) }),
+        ...(phone && { phone_number: phone.e164, phone_number_input: phone.typed }),
         updated_at: now,
       });
       await setFields(trx, customerId, row.id, patch.custom_fields, now);
     });
   } catch (err) {
-    if (isUniqueViolation(err) && email) await refuseTaken(db, customerId, email.key);
+    if (isUniqueViolation(err) && key) await refuseTaken(db, customerId, key);
     throw err;
   }
   return shortView((await findSubscriber(db, customerId, row.id))!);
+}
+
+/** The new key of a subscriber known by phone only whose number changes; clearing its only contact is a 400. */
+function phoneOnlyKey(row: SubscriberRow, phone: PhoneValue | null): string | null {
+  if (row.email !== '' || phone === null) return null;
+  if (phone.e164) return PHONE_KEY_PREFIX + phone.e164;
+  throw new AppError(
+    'marketing.invalid_phone',
+    'subscriber.phone_number is the only contact and cannot be cleared',
+    {
+      details: [
+        { field: 'subscriber.phone_number', message: 'is required while the subscriber has no email' },
+      ],
+    },
+  );
 }
 
 /**
@@ -303,7 +344,9 @@ async function refuseTaken(db: Queryable, customerId: number, emailKey: string):
   if (existing)
     throw new AppError(
       'marketing.subscriber_exists',
-      `a subscriber with the email ${existing.email} already exists`,
+      existing.email
+        ? `a subscriber with the email ${existing.email} already exists`
+        : `a subscriber with the phone number ${existing.phone_number} already exists`,
       {
         extra: { subscriber_id: existing.uuid },
       },

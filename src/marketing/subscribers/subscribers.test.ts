@@ -30,6 +30,8 @@ describe('creating and changing subscribers', () => {
           unsubscribed: false,
           first_name: 'Ada',
           last_name: 'Lovelace',
+          full_name: 'Ada Lovelace',
+          created_at: expect.any(String),
         },
       },
     });
@@ -70,7 +72,7 @@ describe('creating and changing subscribers', () => {
     const res = await call('PATCH', `/subscribers/${id}`, {
       subscriber: {
         email: 'new@example.org',
-        phone_number: '+1 555 0100',
+        phone_number: '+1 (415) 555-0100',
         first_name: 'New',
         last_name: 'Name',
       },
@@ -81,8 +83,12 @@ describe('creating and changing subscribers', () => {
       unsubscribed: false,
       first_name: 'New',
       last_name: 'Name',
+      full_name: 'New Name',
+      created_at: expect.any(String),
     });
-    expect((await call('GET', `/subscribers/${id}`)).json().data.attributes.phone_number).toBe('+1 555 0100');
+    expect((await call('GET', `/subscribers/${id}`)).json().data.attributes.phone_number).toBe(
+      '+14155550100',
+    );
   });
 
   it("refuses a change to another subscriber's email with 409 and an unknown subscriber with 404", async () => {
@@ -125,6 +131,8 @@ describe('reading one subscriber', () => {
         subscriber_custom_field_type_id: expect.any(String),
         custom_field_name: 'Plan',
         custom_field_value: 'gold',
+        name: 'Plan',
+        value: 'gold',
       },
     ]);
     expect(attrs.subscription_lists).toEqual([
