@@ -4,6 +4,7 @@
  */
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Queryable } from '../../db/types.ts';
+import { containsText } from '../../db/like.ts';
 import type { IdRef } from '../ids.ts';
 import type {
   DELIVERIES_TABLE_ORDER,
@@ -33,9 +34,13 @@ export const TOTAL_COLUMNS = {
   global_unsubscribed: 'global_unsubscribed_count',
 } as const;
 
-/** A condition on the sends table: a text column containing a value (letter case ignored), or an id column equal to one. */
+/**
+ * A condition on the sends table: a text column containing a value (letter case ignored), the subject or the list name
+ * containing it, or an id column equal to one.
+ */
 export type SendsFilter =
   | { kind: 'contains'; column: 'subscription_list_name' | 'subject'; value: string }
+  | { kind: 'anywhere'; value: string }
   | { kind: 'equals'; column: 'id' | 'campaign_mailing_id'; value: IdRef };
 
 /** A send of an account. */
@@ -243,9 +248,9 @@ export function sendsCondition(f: SendsFilter): Expression<SqlBool> {
       ? sql<SqlBool>`s.campaign_mailing_id in (select id from campaign_mailings where uuid = ${v.uuid})`
       : sql<SqlBool>`s.campaign_mailing_id = ${v.id}`;
   }
-  const pattern = `%${f.value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const column = f.column === 'subject' ? sql.ref('m.subject') : sql.ref('s.subscription_list_name');
-  return sql<SqlBool>`lower(${column}) like ${pattern} escape '\\'`;
+  if (f.kind === 'anywhere')
+    return sql<SqlBool>`(${containsText(sql.ref('m.subject'), f.value)} or ${containsText(sql.ref('s.subscription_list_name'), f.value)})`;
+  return containsText(sql.ref(f.column === 'subject' ? 'm.subject' : 's.subscription_list_name'), f.value);
 }
 
 const UNIQUE_LINK_SORT = {

@@ -63,7 +63,7 @@ export const SendsTableQuery = query({
     Type.String({
       maxLength: 500,
       description:
-        '`Field:Value` (or a JSON object of fields): subscription_list_name, subject, id, campaign_mailing_id, marketing_email_id',
+        '`Field:Value` (or a JSON object of fields): subscription_list_name, subject, id, campaign_mailing_id, marketing_email_id; a plain term (no colon) matches the subject or the list name',
     }),
   ),
   order_by: oneOf(SENDS_TABLE_ORDER, 'created_at'),

@@ -51,7 +51,6 @@ describe('GET /analytics/campaign_mailing_sends_table', () => {
 
   it.each([
     'color:red',
-    'nonsense',
     ':Newsletter',
     'subject:',
     'id:abc',
