@@ -291,22 +291,25 @@ export async function sendLinkExists(db: Queryable, sendId: number, htmlId: numb
   return row !== undefined;
 }
 
-/** A page of the account's subscribers whose email of this send had the link at `htmlId` clicked. */
+/** A page of the subscribers who clicked one link of a send (`htmlId`), or any of its links (null), each once. */
 export async function pageOfLinkSubscribers(
   db: Queryable,
   customerId: number,
   sendId: number,
-  htmlId: number,
+  htmlId: number | null,
   p: PageOf<(typeof LINK_SUBSCRIBER_ORDER)[number]>,
 ) {
-  return db
+  let clickers = db
     .selectFrom('marketing_link_clicks as c')
     .innerJoin('marketing_deliveries as d', 'd.id', 'c.delivery_id')
-    .innerJoin('subscribers as s', 's.id', 'd.subscriber_id')
+    .select('d.subscriber_id')
+    .where('c.send_id', '=', sendId);
+  if (htmlId !== null) clickers = clickers.where('c.html_id', '=', htmlId);
+  return db
+    .selectFrom('subscribers as s')
     .select(['s.id', 's.uuid', 's.email', 's.first_name', 's.last_name', 's.unsubscribed'])
-    .where('c.send_id', '=', sendId)
-    .where('c.html_id', '=', htmlId)
     .where('s.customer_id', '=', customerId)
+    .where('s.id', 'in', clickers)
     .orderBy(`s.${p.orderBy}`, p.direction)
     .orderBy('s.id', p.direction)
     .limit(p.limit)
