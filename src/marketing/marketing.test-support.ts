@@ -162,3 +162,12 @@ export async function subscriberState(t: TestApp, subscriber: string) {
       .execute(),
   };
 }
+
+/** Whether an answer is a 400 whose error body names the query or body parameter `field`. */
+export function refusesParameter(res: LightMyRequestResponse, field: string): boolean {
+  if (res.statusCode !== 400) return false;
+  const errors = (res.json() as { errors?: { details?: string }[] }).errors ?? [];
+  return errors.some(
+    (e) => (e.details ?? '').startsWith(`${field}:`) || (e.details ?? '').startsWith(`${field} `),
+  );
+}

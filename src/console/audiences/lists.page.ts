@@ -5,6 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { exportListCsv } from '../../marketing/subscribers/csv-export.ts';
+import { exportCsvOf } from '../../marketing/exports/exports.service.ts';
+import { exportPagePath } from '../../marketing/exports/export-mail.ts';
 import { createList, listsOf, removeList, renameListOf } from '../../marketing/lists/lists.service.ts';
 import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
@@ -101,7 +103,7 @@ function changeForms(c: ConsoleContext, l: Lists[number]): SafeHtml {
     </form>`;
 }
 
-/** Registers the CSV download of a list's subscribers. */
+/** Registers the CSV downloads: a list's subscribers, and a finished export job (the link its mail carries). */
 function registerListExport(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/audiences/lists/:id/export.csv',
@@ -112,6 +114,17 @@ function registerListExport(app: FastifyInstance, ctx: AppContext): void {
       await audited(c, 'list.export', `list:${c.params.id!}`);
       const name = `${out.name.replace(/[^\p{L}\p{N}_-]+/gu, '-')}.csv`;
       return { download: { filename: name, contentType: 'text/csv; charset=utf-8', body: out.stream } };
+    },
+  });
+  consolePage(app, ctx, {
+    path: `/console${exportPagePath(':id')}`,
+    permission: 'read',
+    title: 'Export',
+    render: async (c) => {
+      const stream = await exportCsvOf(ctx, c.account.customer_id, c.params.id!);
+      await audited(c, 'export.download', `bulk_job:${c.params.id!}`);
+      const filename = `export-${c.params.id!.replace(/[^0-9]/g, '')}.csv`;
+      return { download: { filename, contentType: 'text/csv; charset=utf-8', body: stream } };
     },
   });
 }

@@ -4,6 +4,7 @@
  */
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Queryable } from '../../db/types.ts';
+import { containsText } from '../../db/like.ts';
 import type { IdRef } from '../ids.ts';
 import type {
   DELIVERIES_TABLE_ORDER,
@@ -33,9 +34,13 @@ export const TOTAL_COLUMNS = {
   global_unsubscribed: 'global_unsubscribed_count',
 } as const;
 
-/** A condition on the sends table: a text column containing a value (letter case ignored), or an id column equal to one. */
+/**
+ * A condition on the sends table: a text column containing a value (letter case ignored), the subject or the list name
+ * containing it, or an id column equal to one.
+ */
 export type SendsFilter =
   | { kind: 'contains'; column: 'subscription_list_name' | 'subject'; value: string }
+  | { kind: 'anywhere'; value: string }
   | { kind: 'equals'; column: 'id' | 'campaign_mailing_id'; value: IdRef };
 
 /** A send of an account. */
@@ -243,9 +248,9 @@ export function sendsCondition(f: SendsFilter): Expression<SqlBool> {
       ? sql<SqlBool>`s.campaign_mailing_id in (select id from campaign_mailings where uuid = ${v.uuid})`
       : sql<SqlBool>`s.campaign_mailing_id = ${v.id}`;
   }
-  const pattern = `%${f.value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const column = f.column === 'subject' ? sql.ref('m.subject') : sql.ref('s.subscription_list_name');
-  return sql<SqlBool>`lower(${column}) like ${pattern} escape '\\'`;
+  if (f.kind === 'anywhere')
+    return sql<SqlBool>`(${containsText(sql.ref('m.subject'), f.value)} or ${containsText(sql.ref('s.subscription_list_name'), f.value)})`;
+  return containsText(sql.ref(f.column === 'subject' ? 'm.subject' : 's.subscription_list_name'), f.value);
 }
 
 const UNIQUE_LINK_SORT = {
@@ -286,22 +291,25 @@ export async function sendLinkExists(db: Queryable, sendId: number, htmlId: numb
   return row !== undefined;
 }
 
-/** A page of the account's subscribers whose email of this send had the link at `htmlId` clicked. */
+/** A page of the subscribers who clicked one link of a send (`htmlId`), or any of its links (null), each once. */
 export async function pageOfLinkSubscribers(
   db: Queryable,
   customerId: number,
   sendId: number,
-  htmlId: number,
+  htmlId: number | null,
   p: PageOf<(typeof LINK_SUBSCRIBER_ORDER)[number]>,
 ) {
-  return db
+  let clickers = db
     .selectFrom('marketing_link_clicks as c')
     .innerJoin('marketing_deliveries as d', 'd.id', 'c.delivery_id')
-    .innerJoin('subscribers as s', 's.id', 'd.subscriber_id')
+    .select('d.subscriber_id')
+    .where('c.send_id', '=', sendId);
+  if (htmlId !== null) clickers = clickers.where('c.html_id', '=', htmlId);
+  return db
+    .selectFrom('subscribers as s')
     .select(['s.id', 's.uuid', 's.email', 's.first_name', 's.last_name', 's.unsubscribed'])
-    .where('c.send_id', '=', sendId)
-    .where('c.html_id', '=', htmlId)
     .where('s.customer_id', '=', customerId)
+    .where('s.id', 'in', clickers)
     .orderBy(`s.${p.orderBy}`, p.direction)
     .orderBy('s.id', p.direction)
     .limit(p.limit)

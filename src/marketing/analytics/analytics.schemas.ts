@@ -63,7 +63,7 @@ export const SendsTableQuery = query({
     Type.String({
       maxLength: 500,
       description:
-        '`Field:Value` (or a JSON object of fields): subscription_list_name, subject, id, campaign_mailing_id, marketing_email_id',
+        '`Field:Value` (or a JSON object of fields): subscription_list_name, subject, id, campaign_mailing_id, marketing_email_id; a plain term (no colon) matches the subject or the list name',
     }),
   ),
   order_by: oneOf(SENDS_TABLE_ORDER, 'created_at'),
@@ -86,11 +86,20 @@ export const UniqueLinksQuery = query({
 /** `GET /analytics/subscribers_by_tracking_link` query. */
 export const LinkSubscribersQuery = query({
   campaign_mailing_send_id: Type.String({ minLength: 1, maxLength: 40 }),
-  html_id: Type.Integer({
-    minimum: 0,
-    maximum: 1_000_000,
-    description: 'Position of the link in the email, from 0',
-  }),
+  html_id: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 1_000_000,
+      description: 'Position of the link in the email, from 0; required unless tracking_link_id is 0',
+    }),
+  ),
+  tracking_link_id: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 0,
+      description: '0: subscribers who clicked any link of the send (links are otherwise named by html_id)',
+    }),
+  ),
   order_by: oneOf(LINK_SUBSCRIBER_ORDER, 'created_at'),
   order: Direction,
   ...Paging,

@@ -231,23 +231,32 @@ export async function uniqueLinksOf(
   }));
 }
 
-/** `GET /analytics/subscribers_by_tracking_link`: the subscribers whose email of a send had one link clicked. */
+/**
+ * `GET /analytics/subscribers_by_tracking_link`: the subscribers whose email of a send had one link clicked
+ * (`html_id`), or any link (`tracking_link_id` 0, as the MCP client sends when it names no link).
+ */
 export async function linkSubscribersOf(
   ctx: AppContext,
   customerId: number,
   q: ListQuery<(typeof LINK_SUBSCRIBER_ORDER)[number]> & {
     campaign_mailing_send_id: string;
-    html_id: number;
+    html_id?: number;
+    tracking_link_id?: number;
   },
 ): Promise<LinkSubscriberView[]> {
   const db = ctx.database.reader;
+  const htmlId = q.html_id ?? null;
+  if (htmlId === null && q.tracking_link_id !== 0)
+    throw new AppError('request.invalid', 'html_id is required (or tracking_link_id 0 for every link)', {
+      details: [{ field: 'html_id', message: 'is required' }],
+    });
   const send = await requireSend(db, customerId, q.campaign_mailing_send_id);
-  if (!(await sendLinkExists(db, send.id, q.html_id)))
+  if (htmlId !== null && !(await sendLinkExists(db, send.id, htmlId)))
     throw new AppError(
       'marketing.tracking_link_not_found',
-      `send ${q.campaign_mailing_send_id} has no link with html_id ${q.html_id}`,
+      `send ${q.campaign_mailing_send_id} has no link with html_id ${htmlId}`,
     );
-  const rows = await pageOfLinkSubscribers(db, customerId, send.id, q.html_id, pageOf(q));
+  const rows = await pageOfLinkSubscribers(db, customerId, send.id, htmlId, pageOf(q));
   const fields = new Map<number, { subscriber_custom_field_type_id: string; value: string }[]>();
   for (const f of await fieldValuesOfMany(
     db,

@@ -51,7 +51,6 @@ describe('GET /analytics/campaign_mailing_sends_table', () => {
 
   it.each([
     'color:red',
-    'nonsense',
     ':Newsletter',
     'subject:',
     'id:abc',
@@ -184,6 +183,24 @@ describe('GET /analytics/subscribers_by_tracking_link', () => {
       'request.invalid',
     );
     expect(body.fields.map((f) => f.field)).toContain(field);
+  });
+
+  it('lists each subscriber who clicked any link of the send once when tracking_link_id is 0', async () => {
+    const base = `/analytics/subscribers_by_tracking_link?campaign_mailing_send_id=${s.springSend}`;
+    const rows = await data(`${base}&tracking_link_id=0&order_by=email&order=asc`);
+    expect(rows.map((r: { id: string }) => r.id)).toEqual([s.subscribers.alice, s.subscribers.bob]);
+    expect((await data(`${base}&tracking_link_id=0&html_id=1`)).map((r: { id: string }) => r.id)).toEqual([
+      s.subscribers.alice,
+    ]);
+  });
+
+  it('refuses a tracking_link_id other than 0 with 400 naming it', async () => {
+    const body = await refused(
+      `/analytics/subscribers_by_tracking_link?campaign_mailing_send_id=${s.springSend}&tracking_link_id=3`,
+      400,
+      'request.invalid',
+    );
+    expect(body.fields.map((f) => f.field)).toContain('tracking_link_id');
   });
 
   it('requires campaign_mailing_send_id', async () => {

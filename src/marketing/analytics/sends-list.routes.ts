@@ -55,13 +55,15 @@ export function sendsListRoutes(app: TypedApp, ctx: AppContext): void {
       {
         schema: {
           ...common,
-          summary: 'Sends in every state, a page at a time; `search` as on the sends table (Field:Value)',
+          summary:
+            'Sends in every state, a page at a time; `search` as on the sends table (Field:Value, or a plain term)',
           querystring: Type.Object(
             {
               search: Type.Optional(
                 Type.String({
                   maxLength: 500,
-                  description: 'subscription_list_name, subject, id or campaign_mailing_id',
+                  description:
+                    'Field:Value (subscription_list_name, subject, id or campaign_mailing_id), or a plain term matched against the subject and the list name',
                 }),
               ),
               order_by: oneOf(SEND_LIST_ORDER, 'created_at'),

@@ -34,6 +34,30 @@ describe('GET /campaign_mailing_sends', () => {
   });
 });
 
+describe('GET /campaign_mailing_sends?search=<plain term>', () => {
+  const ids = async (q: string) => (await get(`/campaign_mailing_sends?search=${q}`)).data.map((r) => r.id);
+
+  it('matches a plain term against the subject, letter case ignored', async () => {
+    expect(await ids('FLU')).toEqual([s.fluSend]);
+  });
+
+  it('matches a plain term against the list name', async () => {
+    expect(await ids('patients')).toEqual([s.fluSend]);
+    expect((await ids('newsletter')).sort()).toEqual([s.springSend, s.scheduledSend].sort());
+  });
+
+  it('finds nothing for a term nothing contains, and still refuses an unknown field', async () => {
+    expect(await ids('MCP')).toEqual([]);
+    const bad = await f.call('GET', '/campaign_mailing_sends?search=colour:red');
+    expect(bad.statusCode).toBe(400);
+  });
+
+  it('matches a plain term on the sends table too', async () => {
+    const res = await f.call('GET', '/analytics/campaign_mailing_sends_table?search=flu');
+    expect(res.json().data.map((r: { id: string }) => r.id)).toEqual([s.fluSend]);
+  });
+});
+
 describe('GET /campaign_mailing_deliveries', () => {
   it('lists the deliveries of a send with their outcome, and of the account', async () => {
     const body = await get(

@@ -1,14 +1,15 @@
 /**
- * The `search` of the sends table: `Field:Value` (`subscription_list_name:Newsletter`), or the same as a JSON object
- * with one field (`{"subscription_list_name": "Newsletter"}`). Text fields match when they contain the value, letter
- * case ignored; id fields match exactly.
+ * The `search` of the sends table: `Field:Value` (`subscription_list_name:Newsletter`), the same as a JSON object
+ * with one field (`{"subscription_list_name": "Newsletter"}`), or a plain term with no colon (`MCP`), which matches a
+ * send whose subject or list name contains it. Text fields match when they contain the value, letter case ignored; id
+ * fields match exactly.
  */
 import { AppError } from '../../errors/app-error.ts';
 import { parseRef } from '../ids.ts';
 import type { SendsFilter } from './analytics.repository.ts';
 
 /** The fields a search may name, and the column each compares. */
-const FIELDS: Record<string, SendsFilter['column']> = {
+const FIELDS: Record<string, Extract<SendsFilter, { column: string }>['column']> = {
   subscription_list_name: 'subscription_list_name',
   subject: 'subject',
   id: 'id',
@@ -20,7 +21,9 @@ const FIELDS: Record<string, SendsFilter['column']> = {
 export function parseSendsSearch(raw: string | undefined): SendsFilter | null {
   const text = (raw ?? '').trim();
   if (text === '') return null;
-  const [field, value] = text.startsWith('{') ? fromJson(text) : fromPair(text);
+  const json = text.startsWith('{') || text.startsWith('[');
+  if (!json && !text.includes(':')) return { kind: 'anywhere', value: text };
+  const [field, value] = json ? fromJson(text) : fromPair(text);
   const column = FIELDS[field.trim().toLowerCase()];
   if (!column) refuse(`names the unknown field "${field}"; use one of ${Object.keys(FIELDS).join(', ')}`);
   const wanted = value.trim();
@@ -34,7 +37,8 @@ export function parseSendsSearch(raw: string | undefined): SendsFilter | null {
 
 function fromPair(text: string): [string, string] {
   const colon = text.indexOf(':');
-  if (colon <= 0) refuse('must be Field:Value, for example subscription_list_name:Newsletter');
+  if (colon === 0)
+    refuse('must be Field:Value, for example subscription_list_name:Newsletter, or a plain term');
   return [text.slice(0, colon), text.slice(colon + 1)];
 }
 

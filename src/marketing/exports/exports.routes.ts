@@ -40,14 +40,37 @@ const Started = Type.Object({
   data: Type.Object({
     ...BulkJob.properties,
     download_key: Type.String({ description: 'Shown once; the download needs it' }),
+    jid: Type.String({ description: 'The job id again, as Paubox clients read it' }),
+    sent_to_email: Type.Union([Type.String(), Type.Null()], {
+      description: 'Where the link to the finished export is mailed (the `email` given), or null',
+    }),
   }),
 });
 const ExportBody = Type.Object(
   {
     subscription_list_id: Type.Optional(IdValue),
     dynamic_list_id: Type.Optional(IdValue),
+    from_subscription_list_id: Type.Optional(IdValue),
     filters: Type.Optional(
       Type.Unknown({ description: 'Filters as on GET /subscribers (subscribers export)' }),
+    ),
+    search: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description: 'Words each subscriber must contain; `*` or empty for all',
+      }),
+    ),
+    subscriber_ids: Type.Optional(
+      Type.Array(IdValue, { maxItems: 5000, description: 'Only these subscribers' }),
+    ),
+    except_ids: Type.Optional(
+      Type.Array(IdValue, { maxItems: 5000, description: 'Leave these subscribers out' }),
+    ),
+    email: Type.Optional(
+      Type.String({
+        maxLength: 320,
+        description: 'Mail a link to the finished export (never the data) here',
+      }),
     ),
   },
   { additionalProperties: true },

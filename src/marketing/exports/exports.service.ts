@@ -13,7 +13,6 @@ import { enqueueJob } from '../../jobs/jobs.repository.ts';
 import { csvCell } from '../../forms/submissions/exports.ts';
 import { parseId } from '../ids.ts';
 import { pageAsked, pagedAnswer } from '../paging.ts';
-import { requireList } from '../lists/lists.service.ts';
 import {
   countSubscribers,
   fieldTypesOf,
@@ -21,7 +20,13 @@ import {
   subscribersAfter,
   type SubscriberMatch,
 } from '../subscribers/rows.service.ts';
-import { parseFilters, type Filters } from '../segments/filters.ts';
+import {
+  exportAudience,
+  exportRecipient,
+  type ExportAudience,
+  type SubscribersExportBody,
+} from './export-audience.ts';
+import { mailExportLink } from './export-mail.ts';
 import { filterSql, filtersOf, requireDynamicList } from '../segments/segments.service.ts';
 import {
   clearChunks,
@@ -51,10 +56,9 @@ const HEADER = [
   'updated_at',
 ];
 
-/** What an export takes: the audience, as the subscribers list selects it. */
-interface ExportParams {
-  listId: number | null;
-  filters: Filters;
+/** What an export takes: the audience, as the subscribers list selects it, and who is told when it is ready. */
+interface ExportParams extends ExportAudience {
+  email?: string | null;
   /** The account's custom field types, in column order, recorded when the job starts running. */
   fieldTypes?: { id: number; name: string }[];
 }
@@ -98,27 +102,31 @@ export function jobStatus(j: BulkJobRow, prefix: string) {
 
 const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
-/** `POST /subscribers_export_csv` and `/export_dynamic_list_csv`: records the job and answers its id and download key. */
+/**
+ * `POST /subscribers_export_csv` and `/export_dynamic_list_csv`: records the job and answers its id (also as `jid`),
+ * the download key and the address the finished export will be announced to (`sent_to_email`).
+ */
 export async function startExport(
   ctx: AppContext,
   customerId: number,
   kind: 'subscribers_export' | 'dynamic_list_export',
-  body: { subscription_list_id?: string | number; dynamic_list_id?: string | number; filters?: unknown },
+  body: SubscribersExportBody & { dynamic_list_id?: string | number },
   prefix: string,
 ) {
   const db = ctx.database.db;
-  const params: ExportParams = { listId: null, filters: [] };
+  const email = exportRecipient(body);
+  let params: ExportParams;
   if (kind === 'dynamic_list_export') {
     if (body.dynamic_list_id === undefined)
       throw new AppError('request.invalid', 'dynamic_list_id is required', {
         details: [{ field: 'dynamic_list_id', message: 'is required' }],
       });
-    params.filters = filtersOf(await requireDynamicList(db, customerId, body.dynamic_list_id));
-  } else {
-    if (body.subscription_list_id !== undefined && body.subscription_list_id !== '')
-      params.listId = (await requireList(db, customerId, body.subscription_list_id)).id;
-    params.filters = parseFilters(body.filters ?? []);
-  }
+    params = {
+      listId: null,
+      filters: filtersOf(await requireDynamicList(db, customerId, body.dynamic_list_id)),
+    };
+  } else params = await exportAudience(ctx, customerId, body);
+  params.email = email;
   const key = randomBytes(24).toString('base64url');
   const now = Date.now();
   const id = await db.transaction().execute(async (trx) => {
@@ -139,7 +147,7 @@ export async function startExport(
   });
   ctx.wake(EXPORT_QUEUE);
   const job = (await findBulkJob(db, customerId, id))!;
-  return { data: { ...jobView(job, prefix), download_key: key } };
+  return { data: { ...jobView(job, prefix), download_key: key, jid: String(id), sent_to_email: email } };
 }
 
 /** `GET /bulk_jobs`. */
@@ -184,6 +192,15 @@ export async function downloadExport(
       'marketing.download_key_invalid',
       'the download needs the key given when the export was started',
     );
+  return exportCsv(ctx, job);
+}
+
+/** The CSV of a finished export of the account, for a signed-in console user (the console checks the permission). */
+export async function exportCsvOf(ctx: AppContext, customerId: number, raw: string): Promise<Readable> {
+  return exportCsv(ctx, await requireBulkJob(ctx, customerId, raw));
+}
+
+function exportCsv(ctx: AppContext, job: BulkJobRow): Readable {
   if (job.state !== 'finished')
     throw new AppError('marketing.bulk_job_not_ready', `bulk job ${job.id} is ${job.state}`);
   const db = ctx.database.reader;
@@ -208,9 +225,11 @@ export async function runExport(ctx: AppContext, jobId: number, batch = EXPORT_B
   const customerId = Number(job.customer_id);
   const params = JSON.parse(job.params) as ExportParams;
   const match: SubscriberMatch = {
-    words: [],
+    words: params.words ?? [],
     listId: params.listId,
     filter: filterSql(params.filters, customerId, Number(job.created_at)),
+    only: params.only,
+    except: params.except,
   };
   await clearChunks(db, jobId);
   const total = await countSubscribers(ctx.database.reader, customerId, match);
@@ -258,6 +277,7 @@ export async function runExport(ctx: AppContext, jobId: number, batch = EXPORT_B
   }
   const now = Date.now();
   await updateBulkJob(db, jobId, { state: 'finished', rows_done: done, finished_at: now, updated_at: now });
+  if (params.email) await mailExportLink(ctx, { id: jobId, customerId, rows: done }, params.email);
 }
 
 /** Marks a job failed for good. */

@@ -6,7 +6,8 @@ import { principalOf } from '../../http/auth.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
 import { Empty, ListBody, ListParams, SubscriptionList } from './lists.schemas.ts';
 import { createList, listOf, listsOf, removeList, renameListOf } from './lists.service.ts';
-import { PagedAnswer, PaginationQuery } from '../paging.ts';
+import { PagedAnswer } from '../paging.ts';
+import { listIndexQuery, SUBSCRIPTION_LIST_ORDER } from '../list-query.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 
 /** Registers the subscription list routes. */
@@ -20,7 +21,7 @@ export function listRoutes(app: TypedApp, ctx: AppContext): void {
         schema: {
           ...common,
           summary: 'List subscription lists',
-          querystring: Type.Object(PaginationQuery, { additionalProperties: true }),
+          querystring: listIndexQuery(SUBSCRIPTION_LIST_ORDER, {}),
           response: { 200: PagedAnswer(SubscriptionList), ...MARKETING_ERRORS },
         },
       },

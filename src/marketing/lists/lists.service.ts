@@ -7,6 +7,7 @@ import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { resolveId } from '../ids.repository.ts';
 import { pageAsked, pagedAnswer } from '../paging.ts';
+import { listSortOf, type ListIndexQuery, type SubscriptionListOrder } from '../list-query.ts';
 import {
   countLists,
   countSubscribed,
@@ -70,25 +71,41 @@ export async function requireList(
   return row;
 }
 
-/** Every list of the account, the default list first; one page with its totals when asked. */
+/** The lists of the account matching the search, sorted as asked (the default list first by default); one page when asked. */
 export async function listsOf(
   ctx: AppContext,
   customerId: number,
-  q: { use_pagination?: boolean; page?: number; items?: number } = {},
+  q: ListIndexQuery<SubscriptionListOrder> = {},
 ) {
   await ensureDefaultList(ctx.database.db, customerId);
   const page = pageAsked(q);
+  const sort = listSortOf(q);
   const db = ctx.database.reader;
   const [rows, forms, total] = await Promise.all([
-    listLists(db, customerId, page ?? undefined),
+    listLists(db, customerId, page ?? undefined, sort),
     formsFeedingLists(db, customerId),
-    page ? countLists(db, customerId) : Promise.resolve(0),
+    page ? countLists(db, customerId, sort.search) : Promise.resolve(0),
   ]);
   return pagedAnswer(
     rows.map((r) => listView(r, forms)),
     page,
     total,
   );
+}
+
+/** Every list of the account whose name contains `search`, shown, with the values `/lists` sorts by. */
+export async function listEntriesOf(ctx: AppContext, customerId: number, search: string | null) {
+  await ensureDefaultList(ctx.database.db, customerId);
+  const db = ctx.database.reader;
+  const [rows, forms] = await Promise.all([
+    listLists(db, customerId, undefined, { search, orderBy: null, direction: 'asc' }),
+    formsFeedingLists(db, customerId),
+  ]);
+  return rows.map((r) => ({
+    id: Number(r.id),
+    key: { name: r.name, created_at: Number(r.created_at), updated_at: Number(r.updated_at) },
+    view: listView(r, forms),
+  }));
 }
 
 /** One list of the account. */

@@ -1,7 +1,7 @@
 /** Request and response schemas of dynamic lists and of `GET /lists`. */
 import { Uuid } from '../lists/lists.schemas.ts';
 import { Type } from '@sinclair/typebox';
-import { PaginationQuery } from '../paging.ts';
+import { LIST_ORDER, listIndexQuery } from '../list-query.ts';
 
 const Filters = Type.Unknown({
   description:
@@ -35,14 +35,10 @@ export const ChangeDynamicListBody = Type.Object(
   { additionalProperties: true },
 );
 
-/** List queries: optional pages and counts. */
-export const DynamicListsQuery = Type.Object(
-  {
-    ...PaginationQuery,
-    with_stats: Type.Optional(Type.Boolean({ description: 'Count the members of each dynamic list' })),
-  },
-  { additionalProperties: true },
-);
+/** List queries: optional pages and counts, a search on the name and a sort. */
+export const DynamicListsQuery = listIndexQuery(LIST_ORDER, {
+  with_stats: Type.Optional(Type.Boolean({ description: 'Count the members of each dynamic list' })),
+});
 
 /** One entry of `GET /lists`: a subscription list or a dynamic list. */
 export const AnyList = Type.Object({

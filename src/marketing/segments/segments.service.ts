@@ -7,6 +7,7 @@ import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { resolveId } from '../ids.repository.ts';
 import { pageAsked, pagedAnswer } from '../paging.ts';
+import { listSortOf, type ListIndexQuery, type ListOrder } from '../list-query.ts';
 import { countMatching, filterSql } from './filters.repository.ts';
 import { parseFilters, type Filters } from './filters.ts';
 import {
@@ -68,20 +69,42 @@ export async function matchCount(ctx: AppContext, customerId: number, filters: F
   return countMatching(ctx.database.reader, customerId, filterSql(filters, customerId, Date.now()));
 }
 
-/** Lists the account's dynamic lists; with `with_stats` each carries its current subscriber count. */
+/** Lists the account's dynamic lists matching the search, sorted as asked; with `with_stats` each carries its count. */
 export async function dynamicListsOf(
   ctx: AppContext,
   customerId: number,
-  q: { use_pagination?: boolean; page?: number; items?: number; with_stats?: boolean },
+  q: ListIndexQuery<ListOrder> & { with_stats?: boolean },
 ) {
   const page = pageAsked(q);
+  const sort = listSortOf(q);
   const db = ctx.database.reader;
   const [rows, total] = await Promise.all([
-    listDynamicLists(db, customerId, page ?? undefined),
-    page ? countDynamicLists(db, customerId) : Promise.resolve(0),
+    listDynamicLists(db, customerId, page ?? undefined, sort),
+    page ? countDynamicLists(db, customerId, sort.search) : Promise.resolve(0),
   ]);
   const views = await Promise.all(rows.map((r) => view(ctx, r, q.with_stats === true)));
   return pagedAnswer(views, page, total);
+}
+
+/** Every dynamic list of the account whose name contains `search`, shown, with the values `/lists` sorts by. */
+export async function dynamicListEntriesOf(
+  ctx: AppContext,
+  customerId: number,
+  search: string | null,
+  withStats: boolean,
+) {
+  const rows = await listDynamicLists(ctx.database.reader, customerId, undefined, {
+    search,
+    orderBy: null,
+    direction: 'asc',
+  });
+  return Promise.all(
+    rows.map(async (r) => ({
+      id: Number(r.id),
+      key: { name: r.name, created_at: Number(r.created_at), updated_at: Number(r.updated_at) },
+      view: await view(ctx, r, withStats),
+    })),
+  );
 }
 
 /** One dynamic list with its current subscriber count. */

@@ -27,6 +27,10 @@ export interface SubscriberMatch {
   unsubscribed?: boolean;
   /** A segment condition over alias `s` (see segments/filters.ts). */
   filter?: RawBuilder<SqlBool>;
+  /** Only these subscribers (integer keys). */
+  only?: number[];
+  /** Not these subscribers (integer keys). */
+  except?: number[];
 }
 
 /** One page of the subscribers list. */
@@ -122,6 +126,8 @@ function matching(db: Queryable, customerId: number, q: SubscriberMatch, byId = 
     );
   }
   if (q.filter) query = query.where(q.filter);
+  if (q.only) query = q.only.length ? query.where('s.id', 'in', q.only) : query.where(sql.lit(false));
+  if (q.except?.length) query = query.where('s.id', 'not in', q.except);
   return query;
 }
 
