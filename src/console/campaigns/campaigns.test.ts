@@ -58,7 +58,7 @@ describe('console campaigns', () => {
       await createSubscriber(t.ctx, a.account.customer_id, { email }, list.id);
     const res = await editor.post(`/console/campaigns/mailings/${id}/send`, {
       _csrf: editor.csrf,
-      list: list.id,
+      list: String(list.id),
       send_at: '',
     });
     const page = res.headers.location as string;
@@ -120,7 +120,7 @@ describe('console campaigns', () => {
     const list = await createList(t.ctx, a.account.customer_id, 'Later list');
     const res = await editor.post(`/console/campaigns/mailings/${id}/send`, {
       _csrf: editor.csrf,
-      list: list.id,
+      list: String(list.id),
       send_at: '2099-01-02T03:04',
     });
     const body = (await editor.get(res.headers.location as string)).body;

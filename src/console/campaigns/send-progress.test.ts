@@ -28,7 +28,7 @@ beforeAll(async () => {
   await createSubscriber(t.ctx, a.account.customer_id, { email: 'x@example.org' }, list.id);
   const sent = await editor.post(`/console/campaigns/mailings/${mailing}/send`, {
     _csrf: editor.csrf,
-    list: list.id,
+    list: String(list.id),
     send_at: '',
   });
   page = sent.headers.location as string;

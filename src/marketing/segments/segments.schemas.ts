@@ -1,5 +1,5 @@
 /** Request and response schemas of dynamic lists and of `GET /lists`. */
-import { Uuid } from '../lists/lists.schemas.ts';
+import { IntId, Uuid } from '../lists/lists.schemas.ts';
 import { Type } from '@sinclair/typebox';
 import { PaginationQuery } from '../paging.ts';
 
@@ -46,7 +46,10 @@ export const DynamicListsQuery = Type.Object(
 
 /** One entry of `GET /lists`: a subscription list or a dynamic list. */
 export const AnyList = Type.Object({
-  id: Uuid,
+  id: Type.Union([IntId, Uuid], {
+    description: 'A subscription list: its integer id; a dynamic list: its UUID',
+  }),
+  uuid: Type.Optional(Uuid),
   type: Type.Union([Type.Literal('subscription_list'), Type.Literal('dynamic_list')]),
   attributes: Type.Object(
     { name: Type.String(), subscriber_count: Type.Optional(Type.Integer()) },

@@ -41,7 +41,7 @@ export interface SubscriberFull {
       custom_field_name: string;
       custom_field_value: string;
     }[];
-    subscription_lists: { id: string; name: string; unsubscribed: boolean }[];
+    subscription_lists: { id: number; uuid: string; name: string; unsubscribed: boolean }[];
     statistics?: SubscriberStatistics;
   };
 }
@@ -54,7 +54,7 @@ export function shortView(r: SubscriberRow): SubscriberShort {
 /** The full form, with the counters when asked. */
 export function fullView(
   r: SubscriberRow,
-  lists: { uuid: string; name: string; unsubscribed: number }[],
+  lists: { id: number | bigint; uuid: string; name: string; unsubscribed: number }[],
   fields: { id: number; name: string; value: string }[],
   withStats: boolean,
 ): SubscriberFull {
@@ -72,7 +72,8 @@ export function fullView(
         custom_field_value: f.value,
       })),
       subscription_lists: lists.map((l) => ({
-        id: l.uuid,
+        id: Number(l.id),
+        uuid: l.uuid,
         name: l.name,
         unsubscribed: Number(l.unsubscribed) === 1,
       })),
