@@ -58,7 +58,7 @@ export function capturedCommand(): Command {
     .command('campaign')
     .description('list the captured emails of one campaign send (with --json, the raw messages too)')
     .requiredOption('--account <username>', 'account username or customer_id')
-    .requiredOption('--send <id>', 'campaign mailing send id')
+    .requiredOption('--send <id>', 'campaign mailing send id: the integer id or the UUID')
     .option('--limit <n>', 'at most this many', '100')
     .option('--json', 'print JSON (with the raw messages)')
     .action(
@@ -66,7 +66,7 @@ export function capturedCommand(): Command {
         const list = await withContext(async (ctx) => {
           const account = await getAccount(ctx.database.db, o.account);
           const limit = Math.min(Math.max(Number.parseInt(o.limit, 10) || 100, 1), 10_000);
-          return capturedOfSend(ctx, account.customer_id, Number.parseInt(o.send, 10) || 0, limit);
+          return capturedOfSend(ctx, account.customer_id, o.send, limit);
         });
         const human = list
           .map((c) => `${c.delivery_id}\t${c.created_at}\t${c.envelope_from} -> ${c.envelope_to}`)

@@ -1,6 +1,6 @@
-/** SQL of marketing ids: from an id as sent (UUID, or the old integer form) to the row's integer key, and back. */
+/** SQL of marketing ids: from an id as sent (UUID or integer) to the row's integer key, and back. */
 import type { Queryable } from '../db/types.ts';
-import { parseRef } from './ids.ts';
+import { isDefaultListRef, parseRef } from './ids.ts';
 
 /** The account-owned tables whose rows have a public UUID. */
 export type UuidTable =
@@ -12,19 +12,33 @@ export type UuidTable =
   | 'marketing_deliveries'
   | 'drip_campaigns';
 
-/** The integer key of the account's row named by `raw`; null when malformed, unknown or another account's. */
+/**
+ * The integer key of the account's row named by `raw` (`default` names the default list); null when malformed, unknown
+ * or another account's.
+ */
 export async function resolveId(
   db: Queryable,
   table: UuidTable,
   customerId: number,
   raw: string | number | undefined | null,
 ): Promise<number | null> {
+  if (table === 'subscription_lists' && isDefaultListRef(raw)) return defaultListKey(db, customerId);
   const ref = parseRef(raw);
   if (ref === null) return null;
   const q = db.selectFrom(table).select('id').where('customer_id', '=', customerId);
   const row = await (
     'uuid' in ref ? q.where('uuid', '=', ref.uuid) : q.where('id', '=', ref.id)
   ).executeTakeFirst();
+  return row === undefined ? null : Number(row.id);
+}
+
+async function defaultListKey(db: Queryable, customerId: number): Promise<number | null> {
+  const row = await db
+    .selectFrom('subscription_lists')
+    .select('id')
+    .where('customer_id', '=', customerId)
+    .where('is_default', '=', 1)
+    .executeTakeFirst();
   return row === undefined ? null : Number(row.id);
 }
 
@@ -81,14 +95,14 @@ export async function keysByRef(
   return out;
 }
 
-/** The UUIDs of these rows: integer key → UUID. */
-export async function uuidsOf(
+/** Which of these integer keys still name a row (a foreign id whose row was deleted since shows as null). */
+export async function existingKeys(
   db: Queryable,
   table: UuidTable,
-  ids: readonly (number | null | undefined)[],
-): Promise<Map<number, string>> {
+  ids: readonly (number | bigint | null | undefined)[],
+): Promise<Set<number>> {
   const wanted = [...new Set(ids.filter((i) => i !== null && i !== undefined).map(Number))];
-  if (wanted.length === 0) return new Map();
-  const rows = await db.selectFrom(table).select(['id', 'uuid']).where('id', 'in', wanted).execute();
-  return new Map(rows.map((r) => [Number(r.id), r.uuid]));
+  if (wanted.length === 0) return new Set();
+  const rows = await db.selectFrom(table).select('id').where('id', 'in', wanted).execute();
+  return new Set(rows.map((r) => Number(r.id)));
 }

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { createTestApp, type TestAccount, type TestApp, type TestContextOptions } from '../test/harness.ts';
 import type { UuidTable } from './ids.repository.ts';
+import { parseRef } from './ids.ts';
 import { tokenUrls } from '../mail/tokens.ts';
 import { seedDelivery, seedMailing, seedSend } from './analytics/analytics.test-support.ts';
 
@@ -48,7 +49,7 @@ export function marketingTestBed(opts: TestContextOptions = {}): MarketingTestBe
 export async function makeList(call: ReturnType<typeof marketingClient>, name: string): Promise<string> {
   const res = await call('POST', '/subscription_lists', { name });
   if (res.statusCode !== 200) throw new Error(`list create failed: ${res.body}`);
-  return res.json().data.id as string;
+  return String(res.json().data.id);
 }
 
 /** Creates a subscriber and returns its id. */
@@ -69,27 +70,30 @@ export async function makeSubscriber(
 /** The member counter of a list, read through the API. */
 export async function countOf(call: ReturnType<typeof marketingClient>, listId: string): Promise<number> {
   const res = await call('GET', '/subscription_lists');
-  const list = (res.json().data as { id: string; attributes: { subscriber_count: number } }[]).find(
-    (l) => l.id === listId,
-  );
+  const list = (
+    res.json().data as { id: number; uuid: string; attributes: { subscriber_count: number } }[]
+  ).find((l) => String(l.id) === listId || l.uuid === listId);
   return list?.attributes.subscriber_count ?? -1;
 }
 
 /** The default list's id. */
 export async function defaultListId(call: ReturnType<typeof marketingClient>): Promise<string> {
   const res = await call('GET', '/subscription_lists');
-  return (res.json().data as { id: string; attributes: { is_default: boolean } }[]).find(
-    (l) => l.attributes.is_default,
-  )!.id;
+  return String(
+    (res.json().data as { id: number; attributes: { is_default: boolean } }[]).find(
+      (l) => l.attributes.is_default,
+    )!.id,
+  );
 }
 
-/** The integer key of a row named by the UUID the API shows (for tests that look at rows directly). */
-export async function keyOf(t: TestApp, table: UuidTable, uuid: string): Promise<number> {
-  const row = await t.ctx.database.db
-    .selectFrom(table)
-    .select('id')
-    .where('uuid', '=', uuid)
-    .executeTakeFirstOrThrow();
+/** The integer key of a row named by an id the API shows, integer or UUID (for tests that look at rows directly). */
+export async function keyOf(t: TestApp, table: UuidTable, id: string | number): Promise<number> {
+  const ref = parseRef(id);
+  if (ref === null) throw new Error(`not an id: ${String(id)}`);
+  const q = t.ctx.database.db.selectFrom(table).select('id');
+  const row = await (
+    'uuid' in ref ? q.where('uuid', '=', ref.uuid) : q.where('id', '=', ref.id)
+  ).executeTakeFirstOrThrow();
   return Number(row.id);
 }
 

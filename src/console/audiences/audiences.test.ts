@@ -102,9 +102,17 @@ describe('console audiences', () => {
     });
     expect(saved.statusCode).toBe(303);
     expect((await editor.get(page)).body).toContain('value="North"');
-    await editor.post(`${page}/subscription`, { _csrf: editor.csrf, subscribed: 'no', list: list.id });
+    await editor.post(`${page}/subscription`, {
+      _csrf: editor.csrf,
+      subscribed: 'no',
+      list: String(list.id),
+    });
     expect((await editor.get(page)).body).toMatch(/<td>Edit<\/td>\s*<td>Unsubscribed<\/td>/);
-    await editor.post(`${page}/subscription`, { _csrf: editor.csrf, subscribed: 'yes', list: list.id });
+    await editor.post(`${page}/subscription`, {
+      _csrf: editor.csrf,
+      subscribed: 'yes',
+      list: String(list.id),
+    });
     expect((await editor.get(page)).body).toMatch(/<td>Edit<\/td>\s*<td>Subscribed<\/td>/);
   });
 
@@ -131,7 +139,7 @@ describe('console audiences', () => {
     await editor.post('/console/audiences/lists', { _csrf: editor.csrf, name: 'Opt-in' });
     const list = (await listNamed('Opt-in'))!;
     const path = `/console/audiences/lists/${list.id}/settings`;
-    const listKey = await keyOf(t, 'subscription_lists', list.id);
+    const listKey = await keyOf(t, 'subscription_lists', list.uuid);
     const stored = async () =>
       t.ctx.database.db
         .selectFrom('subscription_lists')

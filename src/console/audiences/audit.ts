@@ -26,6 +26,6 @@ export function field<F extends FormFields>(c: ConsoleContext<F>, name: keyof F 
 }
 
 /** An opaque marketing id as a URL path segment. */
-export function seg(id: string): string {
-  return encodeURIComponent(id);
+export function seg(id: string | number): string {
+  return encodeURIComponent(String(id));
 }

@@ -76,7 +76,10 @@ export function importsPages(app: FastifyInstance, ctx: AppContext): void {
   startAction(app, ctx);
 }
 
-function uploadForm(c: ConsoleContext, lists: { id: string; attributes: { name: string } }[]): SafeHtml {
+function uploadForm(
+  c: ConsoleContext,
+  lists: { id: string | number; attributes: { name: string } }[],
+): SafeHtml {
   return html`<div class="card">
     <h2>Upload a CSV file</h2>
     <p class="muted">The first line names the columns. One column holds the email address; you choose the others next.</p>

@@ -69,7 +69,7 @@ const CSV = [
 describe('subscriber imports', () => {
   it('uploads, guesses the mapping, reports a dry run without writing, then imports and lists the rejected rows', async () => {
     const list = await createList(t.ctx, a.account.customer_id, 'Imported');
-    const res = await upload(editor, list.id, CSV);
+    const res = await upload(editor, String(list.id), CSV);
     expect(res.statusCode).toBe(303);
     const page = res.headers.location as string;
     const id = page.split('/').pop()!;
@@ -116,7 +116,7 @@ describe('subscriber imports', () => {
 
   it('refuses a mapping without an email column and queues nothing', async () => {
     const list = await createList(t.ctx, a.account.customer_id, 'No email');
-    const page = (await upload(editor, list.id, CSV)).headers.location as string;
+    const page = (await upload(editor, String(list.id), CSV)).headers.location as string;
     await editor.post(`${page}/start`, { _csrf: editor.csrf, map_1: 'first_name', mode: 'import' });
     expect((await editor.get(page)).body).toMatch(/map exactly one column to the email address/i);
     expect((await importOf(t.ctx, a.account.customer_id, page.split('/').pop()!)).state).toBe('uploaded');
@@ -136,8 +136,8 @@ describe('subscriber imports', () => {
       [
         [
           ['_csrf', editor.csrf],
-          ['list', list.id],
-          ['list', list.id],
+          ['list', String(list.id)],
+          ['list', String(list.id)],
         ],
         'List must be string.',
       ],
@@ -150,13 +150,13 @@ describe('subscriber imports', () => {
       ],
     ];
     for (const [fields, reason] of cases) {
-      const res = await upload(editor, list.id, CSV, fields);
+      const res = await upload(editor, String(list.id), CSV, fields);
       expect(res.statusCode, reason).toBe(400);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.body).toContain(`<p>${reason}</p>`);
     }
     expect(await imports()).toEqual(before);
-    expect((await upload(editor, list.id, CSV)).statusCode).toBe(303);
+    expect((await upload(editor, String(list.id), CSV)).statusCode).toBe(303);
   });
 
   it('imports from the command line with the same rules', async () => {
@@ -169,7 +169,7 @@ describe('subscriber imports', () => {
       '--account',
       a.account.username,
       '--list',
-      list.id,
+      String(list.id),
       '--json',
       file,
     ]);

@@ -149,7 +149,7 @@ function subscriptionsCard(c: ConsoleContext, s: Full, lists: Lists): SafeHtml {
   const a = s.attributes;
   const edit = c.can('edit_content');
   const action = `/console/audiences/subscribers/${seg(s.id)}`;
-  const toggle = (subscribed: boolean, list: string | undefined, label: string) =>
+  const toggle = (subscribed: boolean, list: string | number | undefined, label: string) =>
     html`<form class="inline" method="post" action="${action}/subscription">
       ${csrfField(c.csrfToken)}<input type="hidden" name="subscribed" value="${subscribed ? 'yes' : 'no'}" />
       ${list ? html`<input type="hidden" name="list" value="${list}" />` : ''}

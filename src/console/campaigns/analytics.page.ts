@@ -110,7 +110,7 @@ function registerComparePage(app: FastifyInstance, ctx: AppContext): void {
 
 /** The form that chooses the two sends to compare among the account's latest sends. */
 function comparePicker(c: ConsoleContext, sends: SendsTable): SafeHtml {
-  const label = (s: { id: string; subscription_list_name: string; sent_at: string }) =>
+  const label = (s: { id: number; subscription_list_name: string; sent_at: string }) =>
     `${s.subscription_list_name}, ${s.sent_at.slice(0, 16).replace('T', ' ')} UTC (send ${s.id})`;
   const select = (name: 'a' | 'b', text: string) =>
     html`<div class="field">
@@ -119,7 +119,7 @@ function comparePicker(c: ConsoleContext, sends: SendsTable): SafeHtml {
         <option value="">Choose a send</option>
         ${sends.map(
           (s) =>
-            html`<option value="${s.id}" ${s.id === c.query[name] ? html`selected` : ''}>${label(s)}</option>`,
+            html`<option value="${s.id}" ${isChosen(s, c.query[name]) ? html`selected` : ''}>${label(s)}</option>`,
         )}
       </select>
     </div>`;
@@ -130,6 +130,11 @@ function comparePicker(c: ConsoleContext, sends: SendsTable): SafeHtml {
     </form>
     ${sends.length < 2 ? html`<p>Two sends are needed to compare; this account has ${sends.length}.</p>` : ''}
   </div>`;
+}
+
+/** Whether a send is the one a link chose: by its integer id, or by its UUID (links made before ids were integers). */
+function isChosen(s: { id: number; uuid: string }, chosen: string | undefined): boolean {
+  return chosen !== undefined && (chosen === String(s.id) || chosen.toLowerCase() === s.uuid);
 }
 
 /** The two sends' totals and rates in one table, and their first opens per hour on one chart. */

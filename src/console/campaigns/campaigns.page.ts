@@ -145,7 +145,10 @@ function registerMailingPage(app: FastifyInstance, ctx: AppContext): void {
       const editor = c.can('edit_content');
       const content =
         editor && !sent
-          ? composeForm(c, await composeData(ctx, c.account.customer_id), { id: m.id, ...m.attributes })
+          ? composeForm(c, await composeData(ctx, c.account.customer_id), {
+              id: String(m.id),
+              ...m.attributes,
+            })
           : contentCard(m, sent);
       return {
         title: `Mailing: ${m.attributes.subject}`,
@@ -268,7 +271,7 @@ function sendsCard(sends: Sends): SafeHtml {
             (s) =>
               html`<tr>
                 <td data-label="Send">
-                  <a href="/console/campaigns/sends/${seg(s.uuid)}"
+                  <a href="/console/campaigns/sends/${s.id}"
                     >${new Date(Number(s.send_at)).toISOString().slice(0, 16).replace('T', ' ')} UTC</a
                   >
                 </td>
@@ -325,7 +328,7 @@ function postedMailing(c: ConsoleContext) {
 }
 
 /** Refuses to change a mailing that was sent: what went out stays as it was. */
-async function requireUnsent(c: ConsoleContext): Promise<string> {
+async function requireUnsent(c: ConsoleContext): Promise<number> {
   const m = await mailingOf(c.ctx, c.account.customer_id, c.params.id!);
   if (await mailingWasSent(c.ctx, c.account.customer_id, m.id))
     throw new AppError(

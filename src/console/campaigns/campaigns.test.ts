@@ -59,7 +59,7 @@ describe('console campaigns', () => {
     const list = await createList(t.ctx, a.account.customer_id, 'Campaign list');
     for (const email of ['x@example.org', 'y@example.org'])
       await createSubscriber(t.ctx, a.account.customer_id, { email }, list.id);
-    const res = await confirmedSend(editor, id, { list: list.id });
+    const res = await confirmedSend(editor, id, { list: String(list.id) });
     const page = res.headers.location as string;
     expect(page).toMatch(/^\/console\/campaigns\/sends\//);
     const progress = JSON.parse((await editor.get(`${page}/progress.json`)).body);
@@ -118,7 +118,7 @@ describe('console campaigns', () => {
     const id = await compose('Later');
     const list = await createList(t.ctx, a.account.customer_id, 'Later list');
     await createSubscriber(t.ctx, a.account.customer_id, { email: 'later@example.org' }, list.id);
-    const choice = { list: list.id, send_at: '2099-01-02T03:04', tz: 'Europe/Berlin' };
+    const choice = { list: String(list.id), send_at: '2099-01-02T03:04', tz: 'Europe/Berlin' };
     const { page } = await reviewSend(editor, id, choice);
     expect(page.body).toContain('Fri, 2 Jan 2099, 03:04 (Europe/Berlin)');
     expect(page.body).toContain('2099-01-02 02:04 UTC');
@@ -168,7 +168,7 @@ describe('console campaigns', () => {
       subs.push(await createSubscriber(t.ctx, a.account.customer_id, { email }, list.id));
     await setSubscribed(t.ctx, a.account.customer_id, subs[1]!.id, false, list.id);
     await addSuppression(t.ctx, a.account.customer_id, 'R3@example.org');
-    const first = await reviewSend(editor, id, { list: list.id });
+    const first = await reviewSend(editor, id, { list: String(list.id) });
     expect(first.page.body).toContain('Review list');
     expect(first.page.body).toMatch(/<strong>2 people<\/strong>/);
     expect(first.page.body).toContain('left out: 1 unsubscribed or not confirmed, 1 on the suppression list');
@@ -178,7 +178,7 @@ describe('console campaigns', () => {
       _csrf: editor.csrf,
       to_email: 'me@example.org',
     });
-    expect((await reviewSend(editor, id, { list: list.id })).page.body).toContain(
+    expect((await reviewSend(editor, id, { list: String(list.id) })).page.body).toContain(
       'A test went to me@example.org',
     );
     // Nothing is chosen for the user: no list, no review.
@@ -186,7 +186,7 @@ describe('console campaigns', () => {
     expect(none.page.statusCode).toBe(400);
     expect(none.confirm).toBeUndefined();
     expect(none.page.body).toContain('choose the list to send to');
-    const past = await reviewSend(editor, id, { list: list.id, send_at: '2020-01-01T10:00' });
+    const past = await reviewSend(editor, id, { list: String(list.id), send_at: '2020-01-01T10:00' });
     expect(past.page.body).toContain('the send time has passed');
   });
 
@@ -207,7 +207,7 @@ describe('console campaigns', () => {
       );
     const bare = await editor.post(`/console/campaigns/mailings/${id}/send`, {
       _csrf: editor.csrf,
-      list: list.id,
+      list: String(list.id),
       send_at: '',
       tz: 'UTC',
     });
@@ -219,10 +219,10 @@ describe('console campaigns', () => {
     // A confirmation made for another list does not send to this one.
     const other = await createList(t.ctx, a.account.customer_id, 'Other list');
     await createSubscriber(t.ctx, a.account.customer_id, { email: 'other@example.org' }, other.id);
-    const { confirm } = await reviewSend(editor, id, { list: other.id });
+    const { confirm } = await reviewSend(editor, id, { list: String(other.id) });
     const swapped = await editor.post(`/console/campaigns/mailings/${id}/send`, {
       _csrf: editor.csrf,
-      list: list.id,
+      list: String(list.id),
       send_at: '',
       tz: 'UTC',
       confirm: confirm!,
@@ -230,8 +230,8 @@ describe('console campaigns', () => {
     expect(swapped.headers.location).toBe(`/console/campaigns/mailings/${id}`);
     expect(await sends()).toBe(0);
 
-    const { confirm: ok } = await reviewSend(editor, id, { list: list.id });
-    const form = { _csrf: editor.csrf, list: list.id, send_at: '', tz: 'UTC', confirm: ok! };
+    const { confirm: ok } = await reviewSend(editor, id, { list: String(list.id) });
+    const form = { _csrf: editor.csrf, list: String(list.id), send_at: '', tz: 'UTC', confirm: ok! };
     const [one, two] = await Promise.all([
       editor.post(`/console/campaigns/mailings/${id}/send`, form),
       editor.post(`/console/campaigns/mailings/${id}/send`, form),
@@ -264,7 +264,7 @@ describe('console campaigns', () => {
 
     const list = await createList(t.ctx, a.account.customer_id, 'Draft list');
     await createSubscriber(t.ctx, a.account.customer_id, { email: 'draft@example.org' }, list.id);
-    await confirmedSend(editor, id, { list: list.id });
+    await confirmedSend(editor, id, { list: String(list.id) });
     const sent = (await editor.get(`/console/campaigns/mailings/${id}`)).body;
     expect(sent).toContain('This mailing was sent, so it can no longer change');
     expect(sent).not.toContain('Edit mailing');

@@ -162,7 +162,7 @@ export function postalCard(c: ConsoleContext, postal: string | null): SafeHtml {
 }
 
 /** The preview form of a mailing page, and the preview when one was asked for. */
-export async function previewCard(c: ConsoleContext, mailingId: string): Promise<SafeHtml> {
+export async function previewCard(c: ConsoleContext, mailingId: string | number): Promise<SafeHtml> {
   const who = (c.query.preview ?? '').trim();
   let preview: MailingPreview | null = null;
   let problem = '';

@@ -27,7 +27,7 @@ beforeAll(async () => {
   const mailing = (composed.headers.location as string).split('/').pop()!;
   const list = await createList(t.ctx, a.account.customer_id, 'Readers');
   await createSubscriber(t.ctx, a.account.customer_id, { email: 'x@example.org' }, list.id);
-  const sent = await confirmedSend(editor, mailing, { list: list.id });
+  const sent = await confirmedSend(editor, mailing, { list: String(list.id) });
   page = sent.headers.location as string;
 });
 afterAll(async () => t?.close());

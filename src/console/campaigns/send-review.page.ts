@@ -115,7 +115,7 @@ function registerReviewPage(app: FastifyInstance, ctx: AppContext): void {
       }
       const [audience, test] = await Promise.all([
         audienceCount(ctx, c.account.customer_id, choice.list),
-        lastTest(c, m.id),
+        lastTest(c, String(m.id)),
       ]);
       return { body: reviewCard(c, m.attributes.subject, back, choice, audience, test) };
     },
@@ -186,7 +186,7 @@ function registerSendAction(app: FastifyInstance, ctx: AppContext): void {
         { list: field(c, 'list'), send_at: field(c, 'send_at'), tz: field(c, 'tz') },
         Date.now(),
       );
-      const expected = Buffer.from(confirmation(c, m.id, choice));
+      const expected = Buffer.from(confirmation(c, String(m.id), choice));
       const given = Buffer.from(field(c, 'confirm'));
       if (given.length !== expected.length || !timingSafeEqual(given, expected))
         throw refuse('nothing was sent: review the send and confirm it on the review page');
@@ -201,7 +201,7 @@ function registerSendAction(app: FastifyInstance, ctx: AppContext): void {
         list: choice.list,
       });
       return {
-        redirect: `/console/campaigns/sends/${seg(s.uuid)}`,
+        redirect: `/console/campaigns/sends/${s.id}`,
         flash: choice.at ? 'The send is scheduled.' : 'The send has started.',
       };
     },

@@ -221,7 +221,6 @@ export async function pageOfStartedSends(
     .select([
       's.id',
       's.uuid',
-      'm.uuid as mailing_uuid',
       's.campaign_mailing_id',
       's.sent_at',
       's.subscription_list_name',

@@ -1,5 +1,5 @@
 /** Request and response schemas of the tracking link and analytics routes. */
-import { Uuid } from '../lists/lists.schemas.ts';
+import { IntId, Uuid } from '../lists/lists.schemas.ts';
 import { Type, type TSchema } from '@sinclair/typebox';
 
 /** One of a fixed set of strings, with a default: validated as an enum, so a wrong value gives one clear problem. */
@@ -138,9 +138,10 @@ export const TrackingLink = Type.Object({
 
 /** A row of the sends table (spec 2.12). */
 export const SendsTableRow = Type.Object({
-  id: Uuid,
-  marketing_email_id: Uuid,
-  campaign_mailing_id: Uuid,
+  id: IntId,
+  uuid: Uuid,
+  marketing_email_id: IntId,
+  campaign_mailing_id: IntId,
   campaign_mailing_created_at: Type.String(),
   sent_at: Type.String(),
   subscription_list_name: Type.String(),

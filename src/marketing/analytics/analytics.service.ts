@@ -56,9 +56,10 @@ export interface TrackingLinkView {
 
 /** A row of the sends table (spec 2.12). */
 export interface SendsTableRow {
-  id: string;
-  marketing_email_id: string;
-  campaign_mailing_id: string;
+  id: number;
+  uuid: string;
+  marketing_email_id: number;
+  campaign_mailing_id: number;
   campaign_mailing_created_at: string;
   sent_at: string;
   subscription_list_name: string;
@@ -205,9 +206,10 @@ export async function sendsTableOf(
   const filter = parseSendsSearch(q.search);
   const rows = await pageOfStartedSends(ctx.database.reader, customerId, filter, pageOf(q));
   return rows.map((r) => ({
-    id: r.uuid,
-    marketing_email_id: r.mailing_uuid,
-    campaign_mailing_id: r.mailing_uuid,
+    id: Number(r.id),
+    uuid: r.uuid,
+    marketing_email_id: Number(r.campaign_mailing_id),
+    campaign_mailing_id: Number(r.campaign_mailing_id),
     campaign_mailing_created_at: iso(r.mailing_created_at)!,
     sent_at: iso(r.sent_at)!,
     subscription_list_name: r.subscription_list_name,

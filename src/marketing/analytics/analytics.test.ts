@@ -14,6 +14,7 @@ describe('GET /analytics/campaign_mailing_sends_table', () => {
     expect(rows).toEqual([
       {
         id: s.fluSend,
+        uuid: s.uuids.fluSend,
         marketing_email_id: s.fluMailing,
         campaign_mailing_id: s.fluMailing,
         campaign_mailing_created_at: new Date(200).toISOString(),
@@ -22,6 +23,7 @@ describe('GET /analytics/campaign_mailing_sends_table', () => {
       },
       {
         id: s.springSend,
+        uuid: s.uuids.springSend,
         marketing_email_id: s.springMailing,
         campaign_mailing_id: s.springMailing,
         campaign_mailing_created_at: new Date(100).toISOString(),
@@ -39,6 +41,8 @@ describe('GET /analytics/campaign_mailing_sends_table', () => {
     expect(await search('subject:%')).toEqual([]);
     expect(await search('Subject:e:s')).toEqual([]);
     expect(await search(`id:${s.springSend}`)).toEqual([s.springSend]);
+    expect(await search(`id:${s.uuids.springSend}`)).toEqual([s.springSend]);
+    expect(await search(`campaign_mailing_id:${s.uuids.springMailing}`)).toEqual([s.springSend]);
     expect(await search(`campaign_mailing_id:${s.fluMailing}`)).toEqual([s.fluSend]);
     expect(await search(`marketing_email_id:${s.springMailing}`)).toEqual([s.springSend]);
     expect(await search('')).toEqual([s.fluSend, s.springSend]);

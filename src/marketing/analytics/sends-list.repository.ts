@@ -93,8 +93,8 @@ export async function pageOfDeliveries(
     .select([
       'd.id',
       'd.uuid',
-      'cs.uuid as send_uuid',
-      'cm.uuid as mailing_uuid',
+      'cs.id as send_key',
+      'cm.id as mailing_key',
       'sb.uuid as subscriber_uuid',
       'd.email',
       'd.status',

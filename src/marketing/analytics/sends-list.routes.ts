@@ -1,5 +1,5 @@
 /** Listing routes under both marketing prefixes: `GET /campaign_mailing_sends` and `GET /campaign_mailing_deliveries`. */
-import { NullableUuid, Uuid } from '../lists/lists.schemas.ts';
+import { NullableIntId, NullableUuid, Uuid } from '../lists/lists.schemas.ts';
 import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
@@ -24,8 +24,8 @@ const Delivery = Type.Object({
   id: Uuid,
   type: Type.Literal('campaign_mailing_delivery'),
   attributes: Type.Object({
-    campaign_mailing_send_id: NullableUuid,
-    campaign_mailing_id: NullableUuid,
+    campaign_mailing_send_id: NullableIntId,
+    campaign_mailing_id: NullableIntId,
     subscriber_id: NullableUuid,
     email: Type.String(),
     status: Type.String({ description: 'queued, deferred, delivered, failed or skipped' }),

@@ -75,8 +75,8 @@ export async function deliveriesListOf(
     id: d.uuid,
     type: 'campaign_mailing_delivery' as const,
     attributes: {
-      campaign_mailing_send_id: d.send_uuid,
-      campaign_mailing_id: d.mailing_uuid,
+      campaign_mailing_send_id: d.send_key === null ? null : Number(d.send_key),
+      campaign_mailing_id: d.mailing_key === null ? null : Number(d.mailing_key),
       subscriber_id: d.subscriber_uuid,
       email: d.email,
       status: d.status,

@@ -7,7 +7,7 @@ const get = async (path: string) => {
   const res = await f.call('GET', path);
   expect(res.statusCode, res.body).toBe(200);
   return res.json() as {
-    data: { id: string; attributes: Record<string, unknown> }[];
+    data: { id: string | number; attributes: Record<string, unknown> }[];
     page_info: Record<string, number>;
     total_count: number;
   };

@@ -135,7 +135,7 @@ describe('a campaign to a list', () => {
     expect(confirm.body).toContain('Riverside Clinic');
     expect(
       (await call('GET', `/subscribers/${cat}`)).json().data.attributes.subscription_lists,
-    ).toContainEqual(expect.objectContaining({ id: list, unsubscribed: false }));
+    ).toContainEqual(expect.objectContaining({ id: Number(list), unsubscribed: false }));
     const oneClick = await t.app.inject({
       method: 'POST',
       url: local(catUnsubscribe),
@@ -153,7 +153,7 @@ describe('a campaign to a list', () => {
     const catNow = (await call('GET', `/subscribers/${cat}`)).json().data.attributes;
     expect(catNow.unsubscribed).toBe(false);
     expect(catNow.subscription_lists).toContainEqual(
-      expect.objectContaining({ id: list, unsubscribed: true }),
+      expect.objectContaining({ id: Number(list), unsubscribed: true }),
     );
     // Ann leaves everything through the confirm page's second button.
     const global = await t.app.inject({
@@ -178,7 +178,7 @@ describe('a campaign to a list', () => {
     });
     const listed = (await call('GET', '/campaign_mailings'))
       .json()
-      .data.find((m: { id: string }) => m.id === mailing);
+      .data.find((m: { id: number }) => String(m.id) === mailing);
     expect(listed.attributes).toMatchObject({
       sent_count: 3,
       delivered_count: 3,

@@ -22,7 +22,7 @@ export interface MailingPreview {
 export async function previewMailing(
   ctx: AppContext,
   customerId: number,
-  rawMailingId: string,
+  rawMailingId: string | number,
   email: string,
 ): Promise<MailingPreview> {
   const db = ctx.database.reader;

@@ -1,16 +1,17 @@
-/** A campaign send as the API shows it: its own UUID and those of its mailing and list, its state and counters. */
+/** A campaign send as the API shows it: its integer id and UUID, its mailing's and list's ids, its state and counters. */
 import type { Queryable } from '../../db/types.ts';
-import { uuidsOf } from '../ids.repository.ts';
+import { existingKeys } from '../ids.repository.ts';
 import { counterView, type CampaignCounterView } from '../counters.ts';
 import type { SendRow } from './sends.repository.ts';
 
 /** A send view for the API. */
 export interface SendView {
-  id: string;
+  id: number;
+  uuid: string;
   type: 'campaign_mailing_send';
   attributes: CampaignCounterView & {
-    campaign_mailing_id: string;
-    subscription_list_id: string | null;
+    campaign_mailing_id: number;
+    subscription_list_id: number | null;
     subscription_list_name: string;
     state: string;
     jid: string;
@@ -23,21 +24,14 @@ export interface SendView {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
 
-/** Sends as shown, with the UUIDs of their mailings and lists (read in one query each). */
+/** Sends as shown; a list deleted since shows as null (one query for the lists that remain). */
 export async function sendViews(db: Queryable, rows: SendRow[]): Promise<SendView[]> {
-  const [mailings, lists] = await Promise.all([
-    uuidsOf(
-      db,
-      'campaign_mailings',
-      rows.map((r) => r.campaign_mailing_id),
-    ),
-    uuidsOf(
-      db,
-      'subscription_lists',
-      rows.map((r) => r.subscription_list_id),
-    ),
-  ]);
-  return rows.map((s) => sendView(s, mailings, lists));
+  const lists = await existingKeys(
+    db,
+    'subscription_lists',
+    rows.map((r) => r.subscription_list_id),
+  );
+  return rows.map((s) => sendView(s, lists));
 }
 
 /** One send as shown. */
@@ -45,14 +39,15 @@ export async function sendViewOf(db: Queryable, row: SendRow): Promise<SendView>
   return (await sendViews(db, [row]))[0]!;
 }
 
-function sendView(s: SendRow, mailings: Map<number, string>, lists: Map<number, string>): SendView {
+function sendView(s: SendRow, lists: Set<number>): SendView {
+  const list = s.subscription_list_id === null ? null : Number(s.subscription_list_id);
   return {
-    id: s.uuid,
+    id: Number(s.id),
+    uuid: s.uuid,
     type: 'campaign_mailing_send',
     attributes: {
-      campaign_mailing_id: mailings.get(Number(s.campaign_mailing_id)) ?? '',
-      subscription_list_id:
-        s.subscription_list_id === null ? null : (lists.get(Number(s.subscription_list_id)) ?? null),
+      campaign_mailing_id: Number(s.campaign_mailing_id),
+      subscription_list_id: list !== null && lists.has(list) ? list : null,
       subscription_list_name: s.subscription_list_name,
       state: s.state,
       jid: s.jid,

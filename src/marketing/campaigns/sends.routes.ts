@@ -4,13 +4,14 @@
  * pause and resume.
  */
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { parseZonedTimestamp } from '../../mail/dates.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
-import { Empty, IdValue, Uuid } from '../lists/lists.schemas.ts';
+import { Empty, IdValue, IntId, NullableIntId, Uuid } from '../lists/lists.schemas.ts';
 import { CAMPAIGN_COUNTER_SCHEMA } from '../counters.ts';
 import {
   cancelSchedule,
@@ -74,11 +75,12 @@ const ScheduleAnswer = Type.Object({
 
 /** A send in its envelope. */
 export const SendSchema = Type.Object({
-  id: Uuid,
+  id: IntId,
+  uuid: Uuid,
   type: Type.Literal('campaign_mailing_send'),
   attributes: Type.Object({
-    campaign_mailing_id: Uuid,
-    subscription_list_id: Type.Union([Uuid, Type.Null()]),
+    campaign_mailing_id: IntId,
+    subscription_list_id: NullableIntId,
     subscription_list_name: Type.String(),
     state: Type.String({ description: 'scheduled, expanding, sending, paused, sent or cancelled' }),
     jid: Type.String(),
@@ -108,6 +110,12 @@ const scheduleAnswer = (s: SendRow) => ({
   send_at_timestamp: String(Math.floor(Number(s.send_at) / 1000)),
   jid: s.jid,
 });
+
+/** Names the send a start or schedule made: its integer id and its UUID (the answer's body is the spec's). */
+function announceSend(reply: FastifyReply, send: SendRow): void {
+  reply.header('sealpost-campaign-mailing-send-id', String(send.id));
+  reply.header('sealpost-campaign-mailing-send-uuid', send.uuid);
+}
 
 /** Registers the send routes. */
 export function sendRoutes(app: TypedApp, ctx: AppContext): void {
@@ -144,7 +152,7 @@ function startRoutes(app: TypedApp, ctx: AppContext, prefix: string): void {
         subject: b.subject,
         recipientEmails: b.recipient_emails,
       });
-      reply.header('sealpost-campaign-mailing-send-id', send.uuid);
+      announceSend(reply, send);
       return {};
     },
   );
@@ -173,7 +181,7 @@ function startRoutes(app: TypedApp, ctx: AppContext, prefix: string): void {
         recipientEmails: b.recipient_emails,
         sendAt: parseSendAt(b.send_at),
       });
-      reply.header('sealpost-campaign-mailing-send-id', send.uuid);
+      announceSend(reply, send);
       return { data: scheduleAnswer(send) };
     },
   );

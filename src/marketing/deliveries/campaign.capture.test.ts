@@ -54,18 +54,28 @@ it('keeps each email of a send, shows them on the command line, and purges them 
   const kept = await capturedOfSend(t.ctx, acct.account.customer_id, sendId);
   expect(kept.map((c) => c.envelope_to).sort()).toEqual(['hal@patients.example', 'ivy@patients.example']);
   expect(kept.find((c) => c.envelope_to === 'hal@patients.example')!.raw).toContain('Subject: Hello Hal');
-  expect(await capturedOfSend(t.ctx, acct.account.customer_id + 1000, sendId)).toEqual([]);
+  await expect(capturedOfSend(t.ctx, acct.account.customer_id + 1000, sendId)).rejects.toMatchObject({
+    code: 'marketing.send_not_found',
+  });
 
-  const cli = await runSealpost(t.scratch.url, t.ctx.config.masterKey!, [
-    'captured',
-    'campaign',
-    '--account',
-    acct.account.username,
-    '--send',
-    String(sendId),
-  ]);
-  expect(cli.code, cli.stderr).toBe(0);
-  expect(cli.stdout).toContain('ivy@patients.example');
+  const { uuid } = await t.ctx.database.db
+    .selectFrom('campaign_mailing_sends')
+    .select('uuid')
+    .where('id', '=', sendId)
+    .executeTakeFirstOrThrow();
+  for (const named of [String(sendId), uuid]) {
+    const cli = await runSealpost(t.scratch.url, t.ctx.config.masterKey!, [
+      'captured',
+      'campaign',
+      '--account',
+      acct.account.username,
+      '--send',
+      named,
+    ]);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toContain('ivy@patients.example');
+    expect(cli.stdout).toContain('hal@patients.example');
+  }
 
   const later = Date.now() + (t.ctx.config.contentRetentionDays + 1) * 86_400_000;
   await marketingRetentionTask(t.ctx).run(later);

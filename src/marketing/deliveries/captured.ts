@@ -4,6 +4,8 @@
  */
 import type { AppContext } from '../../context.ts';
 import type { PeriodicTask } from '../../jobs/scheduler.ts';
+import { AppError } from '../../errors/app-error.ts';
+import { resolveId } from '../ids.repository.ts';
 import { capturedOfSendRows, purgeMarketingCaptured } from './deliveries.repository.ts';
 import { marketingCapturedAad } from './delivery.ts';
 
@@ -18,13 +20,19 @@ export interface CapturedMarketingMail {
   created_at: string;
 }
 
-/** The captured emails of one send of an account, by delivery. */
+/** The captured emails of one send of an account (named by its integer id or its UUID), by delivery. */
 export async function capturedOfSend(
   ctx: AppContext,
   customerId: number,
-  sendId: number,
+  rawSendId: string | number,
   limit = 100,
 ): Promise<CapturedMarketingMail[]> {
+  const sendId = await resolveId(ctx.database.db, 'campaign_mailing_sends', customerId, rawSendId);
+  if (sendId === null)
+    throw new AppError(
+      'marketing.send_not_found',
+      `campaign mailing send ${String(rawSendId)} was not found`,
+    );
   const rows = await capturedOfSendRows(ctx.database.db, customerId, sendId, limit);
   return rows.map((r) => ({
     delivery_id: r.delivery_id,

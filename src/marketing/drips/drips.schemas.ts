@@ -1,10 +1,10 @@
 /** Request and response schemas of the drip campaign routes (spec 2.10). */
 import { Type } from '@sinclair/typebox';
-import { IdValue, Uuid } from '../lists/lists.schemas.ts';
+import { IdValue, NullableIntId, Uuid } from '../lists/lists.schemas.ts';
 
 const attributes = {
   name: Type.String(),
-  subscription_list_id: Type.Union([Uuid, Type.Null()]),
+  subscription_list_id: NullableIntId,
   subscription_list_name: Type.String(),
   state: Type.String({ description: 'draft, active or paused' }),
   created_at: Type.String(),

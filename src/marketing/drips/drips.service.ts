@@ -8,7 +8,7 @@ import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { enqueueJob } from '../../jobs/jobs.repository.ts';
 import { findFormOf } from '../../forms/definitions/forms.service.ts';
-import { resolveId, uuidsOf } from '../ids.repository.ts';
+import { existingKeys, resolveId } from '../ids.repository.ts';
 import { ensureDefaultList, requireList } from '../lists/lists.service.ts';
 import {
   invalid,
@@ -71,7 +71,7 @@ export async function dripsOf(ctx: AppContext, customerId: number, q: DripListQu
     : null;
   const matching = hits ? rows.filter((_, i) => hits[i]) : rows;
   const page = matching.slice((q.page - 1) * q.items, q.page * q.items);
-  const lists = await uuidsOf(
+  const lists = await existingKeys(
     ctx.database.reader,
     'subscription_lists',
     page.map((r) => r.subscription_list_id),
@@ -230,14 +230,16 @@ export async function requireDrip(
 }
 
 /** A drip as the list shows it. */
-export function dripView(r: DripRow, lists: Map<number, string>): DripView {
+export function dripView(r: DripRow, lists: Set<number>): DripView {
   return {
     id: r.uuid,
     type: 'drip_campaign',
     attributes: {
       name: r.name,
       subscription_list_id:
-        r.subscription_list_id === null ? null : (lists.get(Number(r.subscription_list_id)) ?? null),
+        r.subscription_list_id !== null && lists.has(Number(r.subscription_list_id))
+          ? Number(r.subscription_list_id)
+          : null,
       subscription_list_name: r.subscription_list_name,
       state: r.state,
       created_at: new Date(Number(r.created_at)).toISOString(),
@@ -251,7 +253,7 @@ export function dripView(r: DripRow, lists: Map<number, string>): DripView {
 
 /** A drip with its graph fields. */
 export async function dripFullView(db: Queryable, r: DripRow): Promise<DripFullView> {
-  const short = dripView(r, await uuidsOf(db, 'subscription_lists', [r.subscription_list_id]));
+  const short = dripView(r, await existingKeys(db, 'subscription_lists', [r.subscription_list_id]));
   return {
     ...short,
     attributes: { ...short.attributes, drip_campaign_nodes: r.nodes, drip_campaign_tree_blob: r.tree_blob },

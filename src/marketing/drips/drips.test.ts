@@ -22,7 +22,7 @@ describe('drip campaign create and read', () => {
       type: 'drip_campaign',
       attributes: {
         name: 'Onboarding',
-        subscription_list_id: d.list,
+        subscription_list_id: Number(d.list),
         subscription_list_name: 'Welcome list',
         state: 'draft',
         start_trigger: 'subscription',
@@ -50,7 +50,7 @@ describe('drip campaign create and read', () => {
     });
     expect(res.statusCode).toBe(200);
     expect(res.json().data.attributes).toMatchObject({
-      subscription_list_id: await defaultListId(call),
+      subscription_list_id: Number(await defaultListId(call)),
       state: 'draft',
       start_trigger: 'subscription',
     });
@@ -262,7 +262,7 @@ describe('drip graph validation', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data.attributes).toMatchObject({
       start_trigger: 'form_submission',
-      subscription_list_id: formList,
+      subscription_list_id: Number(formList),
     });
     const refused = await call('POST', '/drip_campaigns', {
       drip_campaign: { name: 'Plain form', drip_campaign_nodes: start(plain) },

@@ -64,7 +64,12 @@ export interface ImportView {
 export async function uploadImport(
   ctx: AppContext,
   customerId: number,
-  input: { listId: string; fileName: string; source: AsyncIterable<Buffer | string>; createdBy: string },
+  input: {
+    listId: string | number;
+    fileName: string;
+    source: AsyncIterable<Buffer | string>;
+    createdBy: string;
+  },
 ): Promise<ImportView> {
   const db = ctx.database.db;
   const list = await requireList(db, customerId, input.listId);

@@ -1,20 +1,27 @@
 /** Request and response schemas of the subscription list routes. */
 import { Type } from '@sinclair/typebox';
 
-/** A list id as clients send it: a string or a number. */
+/** A marketing id as clients send it: a string or a number. */
 export const IdValue = Type.Union([Type.String({ maxLength: 40 }), Type.Integer()], {
-  description: 'A UUID; the older integer form of an id is still read',
+  description: 'The integer id or the UUID; a number-looking string is the integer',
 });
 
-/** A marketing object's id as answered: a UUID (RFC 9562). */
+/** A marketing object's UUID as answered (RFC 9562): the `id` of subscribers, dynamic lists and drips. */
 export const Uuid = Type.String({ format: 'uuid' });
 
-/** A marketing object's id as answered, or null. */
+/** A marketing object's UUID as answered, or null. */
 export const NullableUuid = Type.Union([Uuid, Type.Null()]);
+
+/** The integer id of a subscription list, campaign mailing or campaign mailing send as answered. */
+export const IntId = Type.Integer({ minimum: 1 });
+
+/** An integer id as answered, or null. */
+export const NullableIntId = Type.Union([IntId, Type.Null()]);
 
 /** A subscription list in its envelope (spec 2.8). */
 export const SubscriptionList = Type.Object({
-  id: Uuid,
+  id: IntId,
+  uuid: Uuid,
   type: Type.Literal('subscription_list'),
   attributes: Type.Object({
     name: Type.String(),

@@ -6,6 +6,7 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { resolveId } from '../ids.repository.ts';
+import { isDefaultListRef } from '../ids.ts';
 import { pageAsked, pagedAnswer } from '../paging.ts';
 import { listSortOf, type ListIndexQuery, type SubscriptionListOrder } from '../list-query.ts';
 import {
@@ -32,7 +33,8 @@ export const DEFAULT_LIST_NAME = 'All contacts';
 
 /** A list as the API shows it. */
 export interface ListView {
-  id: string;
+  id: number;
+  uuid: string;
   type: 'subscription_list';
   attributes: {
     name: string;
@@ -58,12 +60,16 @@ export async function ensureDefaultList(
   return created;
 }
 
-/** A list of the account by an id as sent (string or number); another account's list or a malformed id is not found. */
+/**
+ * A list of the account by an id as sent (integer, UUID, or `default` for the default list, created on first use);
+ * another account's list or a malformed id is not found.
+ */
 export async function requireList(
   db: Queryable,
   customerId: number,
   rawId: string | number,
 ): Promise<ListRow> {
+  if (isDefaultListRef(rawId)) return ensureDefaultList(db, customerId);
   const id = await resolveId(db, 'subscription_lists', customerId, rawId);
   const row = id === null ? undefined : await findList(db, customerId, id);
   if (!row)
@@ -132,14 +138,14 @@ export async function subscribedCountOf(
   ctx: AppContext,
   customerId: number,
   rawId?: string,
-): Promise<{ data: { subscribed_count: number; subscription_list_id: string } }> {
+): Promise<{ data: { subscribed_count: number; subscription_list_id: number } }> {
   const db = ctx.database.reader;
   const list =
-    rawId === undefined || rawId.trim() === ''
+    rawId === undefined || rawId.trim() === '' || isDefaultListRef(rawId)
       ? await ensureDefaultList(ctx.database.db, customerId)
       : await requireList(db, customerId, rawId);
   return {
-    data: { subscribed_count: await countSubscribed(db, list.id), subscription_list_id: list.uuid },
+    data: { subscribed_count: await countSubscribed(db, list.id), subscription_list_id: Number(list.id) },
   };
 }
 
@@ -192,7 +198,8 @@ export async function removeList(
 /** A list as shown. */
 export function listView(r: ListRow, forms: Map<string, string>): ListView {
   return {
-    id: r.uuid,
+    id: Number(r.id),
+    uuid: r.uuid,
     type: 'subscription_list',
     attributes: {
       name: r.name,

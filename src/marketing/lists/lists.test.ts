@@ -6,6 +6,7 @@ import {
   makeSubscriber,
   marketingClient,
   marketingTestBed,
+  UUID_PATTERN,
 } from '../marketing.test-support.ts';
 
 const { t, a, call } = marketingTestBed();
@@ -17,7 +18,8 @@ describe('subscription lists', () => {
     expect(res.json()).toEqual({
       data: [
         {
-          id: expect.any(String),
+          id: expect.any(Number),
+          uuid: expect.stringMatching(UUID_PATTERN),
           type: 'subscription_list',
           attributes: {
             name: 'All contacts',
@@ -70,7 +72,7 @@ describe('subscription lists', () => {
     const id = await makeList(call, 'Old name');
     const res = await call('PATCH', `/subscription_lists/${id}`, { name: 'New name' });
     expect(res.statusCode).toBe(200);
-    expect(res.json().data).toMatchObject({ id, attributes: { name: 'New name' } });
+    expect(res.json().data).toMatchObject({ id: Number(id), attributes: { name: 'New name' } });
     expect((await call('PATCH', `/subscription_lists/${id}`, { name: 'default' })).statusCode).toBe(400);
   });
 
@@ -94,7 +96,7 @@ describe('subscription lists', () => {
     expect(await countOf(call, id)).toBe(-1);
     expect(await countOf(call, all)).toBe(before);
     const one = (await call('GET', `/subscribers/${sub}`)).json().data;
-    expect(one.attributes.subscription_lists.map((l: { id: string }) => l.id)).toEqual([all]);
+    expect(one.attributes.subscription_lists.map((l: { id: number }) => l.id)).toEqual([Number(all)]);
     expect((await call('DELETE', `/subscription_lists/${id}`)).statusCode).toBe(404);
   });
 
@@ -120,7 +122,7 @@ describe('subscription lists', () => {
     expect(form.statusCode).toBeLessThan(300);
     const list = (await call('GET', '/subscription_lists'))
       .json()
-      .data.find((l: { id: string }) => l.id === id);
+      .data.find((l: { id: number }) => l.id === Number(id));
     expect(list.attributes.form_id).toEqual(expect.any(String));
   });
 });

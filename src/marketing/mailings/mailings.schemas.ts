@@ -1,6 +1,6 @@
 /** Request and response schemas of the campaign mailing routes. Field contents are checked by the service, which names the field. */
 import { Type } from '@sinclair/typebox';
-import { IdValue, Uuid } from '../lists/lists.schemas.ts';
+import { IdValue, IntId, Uuid } from '../lists/lists.schemas.ts';
 import { CAMPAIGN_COUNTER_SCHEMA } from '../counters.ts';
 import { MAILING_ORDERS } from './mailings.repository.ts';
 
@@ -19,14 +19,16 @@ const Attributes = {
 
 /** A mailing in the list. */
 export const MailingItem = Type.Object({
-  id: Uuid,
+  id: IntId,
+  uuid: Uuid,
   type: Type.Literal('campaign_mailing'),
   attributes: Type.Object(Attributes),
 });
 
 /** One mailing with its content and sender: the answer of a fetch, a create and a change. */
 export const MailingFull = Type.Object({
-  id: Uuid,
+  id: IntId,
+  uuid: Uuid,
   type: Type.Literal('campaign_mailing'),
   attributes: Type.Object({
     ...Attributes,

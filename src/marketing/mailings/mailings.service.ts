@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/types.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { resolveId, resolveIds, uuidsOf } from '../ids.repository.ts';
+import { resolveId, resolveIds } from '../ids.repository.ts';
 import {
   cleanMailingInput,
   matchSubjects,
@@ -54,14 +54,16 @@ export interface MailingAttributes extends CampaignCounterView {
 
 /** A mailing in the list. */
 export interface MailingItem {
-  id: string;
+  id: number;
+  uuid: string;
   type: 'campaign_mailing';
   attributes: MailingAttributes;
 }
 
 /** One mailing with its content and sender. */
 export interface MailingFull {
-  id: string;
+  id: number;
+  uuid: string;
   type: 'campaign_mailing';
   attributes: MailingAttributes & {
     html_part: string | null;
@@ -239,8 +241,7 @@ async function deleteMailings(ctx: AppContext, customerId: number, ids: number[]
   await ctx.database.db.transaction().execute(async (trx) => {
     const busy = await busyMailingIds(trx, ids);
     if (busy.length === 0 && (await deleteIdleMailings(trx, customerId, ids)) === ids.length) return;
-    const uuids = await uuidsOf(trx, 'campaign_mailings', busy.length > 0 ? busy : ids);
-    const named = [...uuids.values()];
+    const named = busy.length > 0 ? busy : ids;
     throw new AppError(
       'marketing.mailing_in_use',
       `campaign mailing ${named.join(', ')} is being sent; pause the send or let it finish before deleting`,
@@ -264,7 +265,7 @@ async function refuseTaken(db: Queryable, customerId: number, subjectKey: string
       'another campaign mailing of this account has the same subject',
       {
         details: [{ field: 'campaign_mailing.subject', message: 'is already used' }],
-        extra: { campaign_mailing_id: existing.uuid },
+        extra: { campaign_mailing_id: Number(existing.id) },
       },
     );
 }
@@ -295,12 +296,13 @@ function attributesOf(r: MailingListRow): MailingAttributes {
 }
 
 function itemView(r: MailingListRow): MailingItem {
-  return { id: r.uuid, type: 'campaign_mailing', attributes: attributesOf(r) };
+  return { id: Number(r.id), uuid: r.uuid, type: 'campaign_mailing', attributes: attributesOf(r) };
 }
 
 function fullView(r: MailingRow): MailingFull {
   return {
-    id: r.uuid,
+    id: Number(r.id),
+    uuid: r.uuid,
     type: 'campaign_mailing',
     attributes: {
       ...attributesOf(r),

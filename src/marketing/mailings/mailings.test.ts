@@ -33,7 +33,8 @@ describe('POST /campaign_mailings', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({
       data: {
-        id: expect.stringMatching(UUID_PATTERN),
+        id: expect.any(Number),
+        uuid: expect.stringMatching(UUID_PATTERN),
         type: 'campaign_mailing',
         attributes: {
           subject: 'March newsletter',
@@ -175,13 +176,16 @@ describe('POST /campaign_mailings', () => {
       campaign_mailing: { subject: ' SPRING sale  ', html_part: 'x' },
     });
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toMatchObject({ error_code: 'marketing.subject_taken', campaign_mailing_id: id });
+    expect(res.json()).toMatchObject({
+      error_code: 'marketing.subject_taken',
+      campaign_mailing_id: Number(id),
+    });
     expect(await mailingCount()).toBe(before);
   });
 
   it('allows the same subject in another account', async () => {
     await makeMailing(call, 'Shared subject');
-    expect(await makeMailing(marketingClient(t, other), 'Shared subject')).toMatch(UUID_PATTERN);
+    expect(await makeMailing(marketingClient(t, other), 'Shared subject')).toMatch(/^[1-9][0-9]*$/);
   });
 });
 
@@ -195,7 +199,7 @@ describe('GET /campaign_mailings/<id>', () => {
     const res = await call('GET', `/campaign_mailings/${id}`);
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toMatchObject({
-      id,
+      id: Number(id),
       type: 'campaign_mailing',
       attributes: {
         subject: 'Readable',

@@ -1,5 +1,5 @@
 /** Request and response schemas of dynamic lists and of `GET /lists`. */
-import { Uuid } from '../lists/lists.schemas.ts';
+import { IntId, Uuid } from '../lists/lists.schemas.ts';
 import { Type } from '@sinclair/typebox';
 import { LIST_ORDER, listIndexQuery } from '../list-query.ts';
 
@@ -42,7 +42,10 @@ export const DynamicListsQuery = listIndexQuery(LIST_ORDER, {
 
 /** One entry of `GET /lists`: a subscription list or a dynamic list. */
 export const AnyList = Type.Object({
-  id: Uuid,
+  id: Type.Union([IntId, Uuid], {
+    description: 'A subscription list: its integer id; a dynamic list: its UUID',
+  }),
+  uuid: Type.Optional(Uuid),
   type: Type.Union([Type.Literal('subscription_list'), Type.Literal('dynamic_list')]),
   attributes: Type.Object(
     { name: Type.String(), subscriber_count: Type.Optional(Type.Integer()) },

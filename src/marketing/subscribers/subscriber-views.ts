@@ -47,7 +47,7 @@ export interface SubscriberFull {
       name: string;
       value: string;
     }[];
-    subscription_lists: { id: string; name: string; unsubscribed: boolean }[];
+    subscription_lists: { id: number; uuid: string; name: string; unsubscribed: boolean }[];
     statistics?: SubscriberStatistics;
   };
 }
@@ -60,7 +60,7 @@ export function shortView(r: SubscriberRow): SubscriberShort {
 /** The full form, with the counters when asked. */
 export function fullView(
   r: SubscriberRow,
-  lists: { uuid: string; name: string; unsubscribed: number }[],
+  lists: { id: number | bigint; uuid: string; name: string; unsubscribed: number }[],
   fields: { id: number; name: string; value: string }[],
   withStats: boolean,
 ): SubscriberFull {
@@ -80,7 +80,8 @@ export function fullView(
         value: f.value,
       })),
       subscription_lists: lists.map((l) => ({
-        id: l.uuid,
+        id: Number(l.id),
+        uuid: l.uuid,
         name: l.name,
         unsubscribed: Number(l.unsubscribed) === 1,
       })),

@@ -5,7 +5,7 @@ import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
-import { Empty, Uuid } from '../lists/lists.schemas.ts';
+import { Empty, IntId } from '../lists/lists.schemas.ts';
 import {
   BulkCreateBody,
   BulkDeleteQuery,
@@ -74,7 +74,7 @@ function registerSubscriberReads(app: TypedApp, ctx: AppContext, prefix: string)
         querystring: SubscribedCountQuery,
         response: {
           200: Type.Object({
-            data: Type.Object({ subscribed_count: Type.Integer(), subscription_list_id: Uuid }),
+            data: Type.Object({ subscribed_count: Type.Integer(), subscription_list_id: IntId }),
           }),
           ...MARKETING_ERRORS,
         },

@@ -1,6 +1,6 @@
 /** Request and response schemas of the subscriber routes. Emails are checked by the service, which names the entry. */
 import { Type } from '@sinclair/typebox';
-import { IdValue, Uuid } from '../lists/lists.schemas.ts';
+import { IdValue, IntId, Uuid } from '../lists/lists.schemas.ts';
 
 const Name = Type.String({ maxLength: 255 });
 const NullableString = Type.Union([Type.String(), Type.Null()]);
@@ -56,7 +56,7 @@ export const SubscriberFull = Type.Object({
       }),
     ),
     subscription_lists: Type.Array(
-      Type.Object({ id: Uuid, name: Type.String(), unsubscribed: Type.Boolean() }),
+      Type.Object({ id: IntId, uuid: Uuid, name: Type.String(), unsubscribed: Type.Boolean() }),
     ),
     statistics: Type.Optional(
       Type.Object({

@@ -136,8 +136,13 @@ describe('reading one subscriber', () => {
       },
     ]);
     expect(attrs.subscription_lists).toEqual([
-      { id: await defaultListId(call), name: 'All contacts', unsubscribed: false },
-      { id: list, name: 'Readers', unsubscribed: false },
+      {
+        id: Number(await defaultListId(call)),
+        uuid: expect.any(String),
+        name: 'All contacts',
+        unsubscribed: false,
+      },
+      { id: Number(list), uuid: expect.any(String), name: 'Readers', unsubscribed: false },
     ]);
     expect(attrs.statistics).toBeUndefined();
   });
@@ -172,7 +177,8 @@ describe('subscribing and unsubscribing', () => {
     const off = await call('POST', `/subscribers/${id}/unsubscribe`, { subscription_list_id: list });
     expect(off.statusCode).toBe(200);
     expect(
-      off.json().data.attributes.subscription_lists.find((l: { id: string }) => l.id === list).unsubscribed,
+      off.json().data.attributes.subscription_lists.find((l: { id: number }) => String(l.id) === list)
+        .unsubscribed,
     ).toBe(true);
     expect(off.json().data.attributes.unsubscribed).toBe(false);
     expect(
@@ -186,7 +192,8 @@ describe('subscribing and unsubscribing', () => {
     expect(await isSuppressed(t.ctx, a.account.customer_id, 'member@example.org')).toBe(false);
     const on = await call('POST', `/subscribers/${id}/subscribe`, { subscription_list_id: list });
     expect(
-      on.json().data.attributes.subscription_lists.find((l: { id: string }) => l.id === list).unsubscribed,
+      on.json().data.attributes.subscription_lists.find((l: { id: number }) => String(l.id) === list)
+        .unsubscribed,
     ).toBe(false);
     expect(await countOf(call, list)).toBe(1);
   });

@@ -7,7 +7,6 @@ const COLUMNS = [
   'm.uuid',
   'm.list_id',
   'm.subscriber_id',
-  'l.uuid as list_uuid',
   's.uuid as subscriber_uuid',
   'm.unsubscribed',
   'm.confirmed_at',

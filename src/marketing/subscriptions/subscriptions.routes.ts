@@ -5,7 +5,7 @@ import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
-import { IdValue, ListParams, Uuid } from '../lists/lists.schemas.ts';
+import { IdValue, IntId, ListParams } from '../lists/lists.schemas.ts';
 import { MARKETING_ERRORS, marketingSchemaBase } from '../routes-common.ts';
 import { PagedAnswer, PaginationQuery } from '../paging.ts';
 import { SubscriberShort } from '../subscribers/subscribers.schemas.ts';
@@ -22,7 +22,7 @@ const Timestamp = Type.String({ format: 'date-time' });
 const Subscription = Type.Object({
   id: Type.Integer({ description: 'Internal numeric id of the subscription' }),
   uuid: Type.String({ description: 'Public id of the subscription: the `subscription_id` of paths' }),
-  subscription_list_id: Type.Union([Uuid, Type.Null()], { description: 'UUID of the subscription list' }),
+  subscription_list_id: Type.Union([IntId, Type.Null()], { description: 'Id of the subscription list' }),
   dynamic_list_id: Type.Union([Type.Integer(), Type.Null()], {
     description: 'Null: subscriptions here are always of subscription lists',
   }),

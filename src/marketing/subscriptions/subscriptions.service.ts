@@ -34,7 +34,7 @@ export { setGlobalOptOut } from './subscriptions.repository.ts';
 type Membership = {
   id: number | string;
   uuid: string;
-  list_uuid: string;
+  list_id: number | string;
   subscriber_id: number | string;
   unsubscribed: number;
   confirmed_at?: number | null;
@@ -51,7 +51,7 @@ function view(m: Membership) {
   return {
     id: Number(m.id),
     uuid: m.uuid,
-    subscription_list_id: m.list_uuid,
+    subscription_list_id: Number(m.list_id),
     // Memberships here are always of subscription lists; dynamic lists have no stored members.
     dynamic_list_id: null,
     subscriber_id: Number(m.subscriber_id),

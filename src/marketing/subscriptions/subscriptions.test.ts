@@ -26,8 +26,8 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 const attrs = async (id: string) => (await call('GET', `/subscribers/${id}`)).json().data.attributes;
 const onList = async (id: string, listId: string) =>
-  ((await attrs(id)).subscription_lists as { id: string; unsubscribed: boolean }[]).find(
-    (l) => l.id === listId,
+  ((await attrs(id)).subscription_lists as { id: number; unsubscribed: boolean }[]).find(
+    (l) => String(l.id) === listId,
   );
 
 describe('subscriptions', () => {
@@ -53,7 +53,7 @@ describe('subscriptions', () => {
     );
     expect(Number.isInteger(data.id)).toBe(true);
     expect(data.uuid).toMatch(UUID_PATTERN);
-    expect(data.subscription_list_id).toBe(other);
+    expect(data.subscription_list_id).toBe(Number(other));
     expect(data.dynamic_list_id).toBeNull();
     expect(Number.isInteger(data.subscriber_id)).toBe(true);
     expect(data.subscriber_id).toBe(await keyOf(t, 'subscribers', s.cy));
@@ -122,8 +122,8 @@ describe('subscriptions', () => {
     const all = await callB('GET', '/subscriptions');
     expect(all.statusCode).toBe(200);
     expect(all.headers['content-type']).toContain('application/json');
-    const data = all.json().data as { id: number; subscription_list_id: string }[];
-    const onBig = data.filter((x) => x.subscription_list_id === big);
+    const data = all.json().data as { id: number; subscription_list_id: number }[];
+    const onBig = data.filter((x) => x.subscription_list_id === Number(big));
     expect(onBig).toHaveLength(1200);
     expect(new Set(data.map((x) => x.id)).size).toBe(data.length);
   });
