@@ -29,12 +29,15 @@ const SCHEDULED = {
   cancelledAt: null,
   errorCode: null,
 };
-/** Marketing objects are named by UUIDs: the default list, a list, a subscriber, a mailing and its send. */
-const DEFAULT_LIST_ID = '01a2114c-6ec3-7838-8213-6158ded45d9a';
-const LIST_ID = '01a2114c-6ec8-79b0-add2-9b143531c484';
+/**
+ * Lists, mailings and sends are named by an integer id with their UUID beside it, subscribers by their UUID: the
+ * default list, a list, a subscriber, a mailing and its send (the recorded examples go on from these ids).
+ */
+const DEFAULT_LIST = { id: 1, uuid: '01a2114c-6ec3-7838-8213-6158ded45d9a' };
+const LIST = { id: 2, uuid: '01a2114c-6ec8-79b0-add2-9b143531c484' };
 const SUBSCRIBER_ID = '01a2114c-6ee8-7c81-89aa-6f560a3712df';
-const MAILING_ID = '01a2114c-6f19-79f5-a3f2-78a015502718';
-const SEND_ID = '01a2114c-6f58-77e0-935e-ee3d629d83a1';
+const MAILING = { id: 1, uuid: '01a2114c-6f19-79f5-a3f2-78a015502718' };
+const SEND = { id: 1, uuid: '01a2114c-6f58-77e0-935e-ee3d629d83a1' };
 const TEMPLATE = {
   id: '1',
   name: 'welcome',
@@ -47,7 +50,14 @@ const TEMPLATE = {
 const SUBSCRIBER_SHORT = {
   id: SUBSCRIBER_ID,
   type: 'subscriber',
-  attributes: { email: 'ann@patients.example', unsubscribed: false, first_name: 'Ann', last_name: null },
+  attributes: {
+    email: 'ann@patients.example',
+    unsubscribed: false,
+    first_name: 'Ann',
+    last_name: null,
+    full_name: 'Ann',
+    created_at: AT,
+  },
 };
 /** The same subscriber read by id. */
 const SUBSCRIBER = {
@@ -55,12 +65,12 @@ const SUBSCRIBER = {
   attributes: {
     ...SUBSCRIBER_SHORT.attributes,
     phone_number: null,
-    created_at: AT,
+    phone_number_input: null,
     updated_at: AT,
     custom_fields: [],
     subscription_lists: [
-      { id: DEFAULT_LIST_ID, name: 'All contacts', unsubscribed: false },
-      { id: LIST_ID, name: 'Patients', unsubscribed: false },
+      { ...DEFAULT_LIST, name: 'All contacts', unsubscribed: false },
+      { ...LIST, name: 'Patients', unsubscribed: false },
     ],
   },
 };
@@ -77,8 +87,8 @@ const ENDPOINT = {
   updated_at: AT,
 };
 
-const MAILING = {
-  id: MAILING_ID,
+const MAILING_FULL = {
+  ...MAILING,
   type: 'campaign_mailing',
   attributes: {
     subject: 'News',
@@ -243,7 +253,7 @@ export const EXAMPLES: OperationExample[] = [
     responses: {
       '200': {
         data: {
-          id: LIST_ID,
+          ...LIST,
           type: 'subscription_list',
           attributes: {
             name: 'Patients',
@@ -268,13 +278,13 @@ export const EXAMPLES: OperationExample[] = [
         from_name: 'Clinic',
       },
     },
-    responses: { '200': { data: MAILING } },
+    responses: { '200': { data: MAILING_FULL } },
   },
-  { method: 'get', path: /\/campaign_mailings\/\{id\}$/, responses: { '200': { data: MAILING } } },
+  { method: 'get', path: /\/campaign_mailings\/\{id\}$/, responses: { '200': { data: MAILING_FULL } } },
   {
     method: 'post',
     path: /\/campaign_mailing_sends$/,
-    request: { campaign_mailing_id: MAILING_ID, campaign_mailing_send: { subscription_list_id: LIST_ID } },
+    request: { campaign_mailing_id: MAILING.id, campaign_mailing_send: { subscription_list_id: LIST.id } },
     responses: { '200': {} },
   },
   {
@@ -284,11 +294,11 @@ export const EXAMPLES: OperationExample[] = [
       '200': {
         data: [
           {
-            id: SEND_ID,
+            ...SEND,
             type: 'campaign_mailing_send',
             attributes: {
-              campaign_mailing_id: MAILING_ID,
-              subscription_list_id: LIST_ID,
+              campaign_mailing_id: MAILING.id,
+              subscription_list_id: LIST.id,
               subscription_list_name: 'Patients',
               state: 'sent',
               jid: '3be475ee91182f68542ef89b',
@@ -305,7 +315,7 @@ export const EXAMPLES: OperationExample[] = [
             },
           },
         ],
-        page_info: { page: 1, items: 50, pages: 1, total_count: 1 },
+        page_info: { count: 1, page: 1, items: 50, pages: 1, total_count: 1 },
         total_count: 1,
       },
     },
@@ -329,6 +339,7 @@ export const EXAMPLES: OperationExample[] = [
             form_id: 'f6b2814a-3815-4bdc-b349-a0cd956e31f2',
             form_version: 1,
             form_data: '{"name":"Ada Lovelace","email":"ada@example.org","consent":true}',
+            submitter_email: 'ada@example.org',
             attachments: [],
             signed: false,
             created_at: AT,
@@ -347,7 +358,7 @@ export const EXAMPLES: OperationExample[] = [
       '200': {
         data: [
           {
-            id: DEFAULT_LIST_ID,
+            ...DEFAULT_LIST,
             type: 'subscription_list',
             attributes: {
               name: 'All contacts',
@@ -359,7 +370,7 @@ export const EXAMPLES: OperationExample[] = [
             },
           },
           {
-            id: LIST_ID,
+            ...LIST,
             type: 'subscription_list',
             attributes: {
               name: 'Patients',
@@ -379,7 +390,7 @@ export const EXAMPLES: OperationExample[] = [
     path: /\/subscribers$/,
     request: {
       subscriber: { email: 'ann@patients.example', first_name: 'Ann' },
-      subscription_list_id: LIST_ID,
+      subscription_list_id: LIST.id,
     },
     responses: { '200': { data: SUBSCRIBER_SHORT } },
   },
