@@ -142,7 +142,7 @@ describe('double opt-in', () => {
         confirmed: boolean;
       }[];
       const key = await keyOf(t, 'subscribers', sid);
-      const found = all.find((s) => s.subscription_list_id === list && s.subscriber_id === key);
+      const found = all.find((s) => String(s.subscription_list_id) === list && s.subscriber_id === key);
       return found!.confirmed;
     };
     expect(await subscription(fresh)).toBe(false);

@@ -69,7 +69,7 @@ export async function preferencesOf(ctx: AppContext, token: string): Promise<Pre
     customerName,
     globallyUnsubscribed: s.unsubscribed === 1,
     lists: rows.map((r) => ({
-      id: r.uuid,
+      id: String(r.id),
       name: r.name,
       subscribed: r.member !== null && r.unsubscribed === 0,
     })),

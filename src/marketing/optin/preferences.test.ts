@@ -107,7 +107,7 @@ describe('the preference page', () => {
     }[];
     const annKey = await keyOf(t, 'subscribers', ann);
     const on = (list: string) =>
-      subs.find((s) => s.subscription_list_id === list && s.subscriber_id === annKey);
+      subs.find((s) => String(s.subscription_list_id) === list && s.subscriber_id === annKey);
     expect(on(flu)?.unsubscribed_at).toBeNull();
     expect(on(news)?.unsubscribed_at).toEqual(expect.any(String));
 

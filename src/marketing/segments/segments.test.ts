@@ -145,7 +145,10 @@ describe('subscriber reads and counts', () => {
 
   it('reads one subscription list and counts its subscribed members', async () => {
     const one = await call('GET', `/subscription_lists/${vip}`);
-    expect(one.json().data).toMatchObject({ id: vip, attributes: { name: 'VIP', subscriber_count: 1 } });
+    expect(one.json().data).toMatchObject({
+      id: Number(vip),
+      attributes: { name: 'VIP', subscriber_count: 1 },
+    });
     expect(
       (await call('GET', `/subscribers/subscribed_count?subscription_list_id=${vip}`)).json().data
         .subscribed_count,
@@ -159,7 +162,7 @@ describe('subscriber reads and counts', () => {
     await call('POST', `/subscribers/${ids.ada}/subscribe`, {});
     const pages = await call('GET', '/subscription_lists?use_pagination=true&items=1&page=2');
     expect(pages.json()).toMatchObject({ total_count: 2, page_info: { page: 2, pages: 2 } });
-    expect(pages.json().data[0].id).toBe(vip);
+    expect(pages.json().data[0].id).toBe(Number(vip));
   });
 
   it('answers 404 not_found for an operation Sealpost does not serve, under both prefixes', async () => {

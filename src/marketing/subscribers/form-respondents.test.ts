@@ -43,7 +43,7 @@ describe('marketing form respondents', () => {
     expect(members.map((s: { attributes: { email: string } }) => s.attributes.email)).toEqual([GOOD.email]);
     expect(await countOf(call, list)).toBe(1);
     const lists = (await call('GET', '/subscription_lists')).json().data;
-    expect(lists.find((l: { id: string }) => l.id === list).attributes.form_id).toBe(formId);
+    expect(lists.find((l: { id: number }) => String(l.id) === list).attributes.form_id).toBe(formId);
   });
 
   it('are skipped without an error when the list was deleted', async () => {
