@@ -59,7 +59,7 @@ describe('DELETE /campaign_mailings/<id>', () => {
       expect(res.statusCode).toBe(409);
       expect(res.json()).toMatchObject({
         error_code: 'marketing.mailing_in_use',
-        campaign_mailing_ids: [id],
+        campaign_mailing_ids: [Number(id)],
       });
       expect(await exists(id)).toBe(true);
       expect(await rowsOf('marketing_deliveries', await keyOf(t, 'campaign_mailings', id))).toBe(1);
@@ -150,7 +150,7 @@ describe('DELETE /campaign_mailings_bulk_delete', () => {
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({
       error_code: 'marketing.mailing_in_use',
-      campaign_mailing_ids: [busy],
+      campaign_mailing_ids: [Number(busy)],
     });
     expect([await exists(idle), await exists(busy)]).toEqual([true, true]);
   });

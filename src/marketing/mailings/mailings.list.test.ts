@@ -52,7 +52,8 @@ describe('GET /campaign_mailings', () => {
       MAILINGS.map((m) => m[0]).reverse(),
     );
     expect(data[0]).toEqual({
-      id: ids['Epsilon news flash'],
+      id: Number(ids['Epsilon news flash']),
+      uuid: expect.any(String),
       type: 'campaign_mailing',
       attributes: {
         subject: 'Epsilon news flash',
