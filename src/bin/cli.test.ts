@@ -17,7 +17,8 @@ import { smtpBanner } from './cli.test-support.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = 'bin/sealpost.js';
-const COMMAND_TIMEOUT_MS = 15_000;
+// A guard against a hung command, not a speed check: CI machines are shared and loaded.
+const COMMAND_TIMEOUT_MS = 45_000;
 
 /** Where one case keeps its data: the SEALPOST_ variables that point at it, and how to remove it. */
 interface Store {
