@@ -61,15 +61,17 @@
     };
     var stay = function () {
       var csrf = document.querySelector('input[name="_csrf"]');
-      fetch('/console/session/keep-alive', {
-        method: 'POST',
-        credentials: 'same-origin',
-        headers: { 'x-csrf-token': csrf ? csrf.value : '' },
-      }).then(function (res) {
-        if (!res.ok) return;
-        box.hidden = true;
-        schedule();
-      });
+      window
+        .fetch('/console/session/keep-alive', {
+          method: 'POST',
+          credentials: 'same-origin',
+          headers: { 'x-csrf-token': csrf ? csrf.value : '' },
+        })
+        .then(function (res) {
+          if (!res.ok) return;
+          box.hidden = true;
+          schedule();
+        });
     };
     var warn = function () {
       if (!box) {
@@ -97,20 +99,21 @@
     schedule();
   }
   // After signing in again, a form posted on the expired session is filled in as it was (once; nothing is saved).
-  var params = new URLSearchParams(window.location.search);
+  var params = new window.URLSearchParams(window.location.search);
   var draftId = params.get('draft');
   if (draftId && window.fetch) {
     params.delete('draft');
     var rest = params.toString();
-    history.replaceState(
+    window.history.replaceState(
       null,
       '',
       window.location.pathname + (rest ? '?' + rest : '') + window.location.hash,
     );
-    fetch('/console/drafts/' + encodeURIComponent(draftId), {
-      credentials: 'same-origin',
-      headers: { accept: 'application/json' },
-    })
+    window
+      .fetch('/console/drafts/' + encodeURIComponent(draftId), {
+        credentials: 'same-origin',
+        headers: { accept: 'application/json' },
+      })
       .then(function (res) {
         return res.ok ? res.json() : null;
       })
@@ -122,7 +125,7 @@
         if (!form) return;
         Object.keys(draft.fields).forEach(function (name) {
           var values = [].concat(draft.fields[name]);
-          form.querySelectorAll('[name="' + CSS.escape(name) + '"]').forEach(function (el, i) {
+          form.querySelectorAll('[name="' + window.CSS.escape(name) + '"]').forEach(function (el, i) {
             if (el.type === 'checkbox' || el.type === 'radio') el.checked = values.indexOf(el.value) >= 0;
             else if (el.type !== 'hidden' && el.type !== 'file')
               el.value = values[i] !== undefined ? values[i] : values[0];
