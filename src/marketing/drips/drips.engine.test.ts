@@ -234,7 +234,10 @@ describe('unsubscribes', () => {
     expect(await deliveriesOf(leaving)).toEqual([['welcome', mailings[0]]]);
     expect(await counters(drip)).toEqual([1, 0]);
     // The drip's console page says why.
-    const viewer = await signInClient(t.app, (await createTestUser(t, a.account.customer_id, 'viewer')).email);
+    const viewer = await signInClient(
+      t.app,
+      (await createTestUser(t, a.account.customer_id, 'viewer')).email,
+    );
     const page = (await viewer.get(`/console/campaigns/drips/${drip}`)).body;
     expect(page).toMatch(/data-field="stopped">1</);
     expect(page).toContain('1 unsubscribed from the list or from all mail');
