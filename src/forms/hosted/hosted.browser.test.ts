@@ -98,4 +98,56 @@ describe('hosted form page in Chromium', () => {
     }
     await page.close();
   });
+
+  it('keeps fields at 16 px on a phone, so focusing one does not zoom, with thumb-sized targets', async () => {
+    const form_json = {
+      body: [
+        { type: 'TextInput', id: 't', properties: { field_name: 'name', text: 'Your name' } },
+        {
+          type: 'TextInput',
+          id: 'e',
+          properties: { field_name: 'email', text: 'Email', input_mask: 'Email' },
+        },
+        {
+          type: 'Select',
+          id: 's',
+          properties: { field_name: 'clinic', text: 'Clinic', options: ['North', 'South'] },
+        },
+        { type: 'TextArea', id: 'a', properties: { field_name: 'note', text: 'Note' } },
+        { type: 'Checkbox', id: 'k', properties: { field_name: 'consent', text: 'I agree' } },
+      ],
+    };
+    const id = await createForm(t.app, a.auth, { form_json });
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
+    page.setDefaultTimeout(8000);
+    await page.goto(`${base}/f/${id}`);
+    const sizes = await page.evaluate(() => {
+      type El = {
+        name: string;
+        type: string;
+        closest(s: string): unknown;
+        getBoundingClientRect(): { height: number; width: number };
+      };
+      const w = globalThis as unknown as {
+        document: { querySelectorAll(s: string): El[] };
+        getComputedStyle(e: El): { fontSize: string };
+      };
+      return [...w.document.querySelectorAll('input:not([type=hidden]), textarea, select, button')]
+        .filter((e) => !e.closest('.sp-hp') && e.getBoundingClientRect().height > 1)
+        .map((e) => ({
+          what: `${e.type} ${e.name}`,
+          font: parseFloat(w.getComputedStyle(e).fontSize),
+          height: e.getBoundingClientRect().height,
+        }));
+    });
+    expect(sizes.length).toBeGreaterThanOrEqual(5);
+    for (const s of sizes) {
+      const box = s.what.startsWith('checkbox');
+      // A checkbox holds no text to zoom into; its box is what must be big enough.
+      if (!box) expect(s.font, s.what).toBeGreaterThanOrEqual(16);
+      expect(s.height, s.what).toBeGreaterThanOrEqual(box ? 20 : 44);
+    }
+    await page.screenshot({ path: '.test-artifacts/forms-hosted-phone.png', fullPage: true });
+    await page.close();
+  });
 });

@@ -42,9 +42,11 @@ export interface PageForm {
   signature_confirmation_label: string | null;
 }
 
+// Inputs at the body's 16 px (phones zoom into smaller ones on focus) and 44 px tap targets.
 const BASE_CSS = `body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
 .sp-field{margin:0 0 1rem}.sp-field label,.sp-field legend{display:block;font-weight:600}
-.sp-field input:not([type=checkbox]):not([type=radio]),.sp-field select,.sp-field textarea{display:block;width:100%;box-sizing:border-box;padding:.4rem}
+.sp-field input:not([type=checkbox]):not([type=radio]),.sp-field select,.sp-field textarea{display:block;width:100%;box-sizing:border-box;padding:.5rem;font:inherit;min-height:2.75rem}
+.sp-field input[type=checkbox],.sp-field input[type=radio]{width:1.25rem;height:1.25rem;flex:none}.sp-button{font:inherit;min-height:2.75rem;padding:.6rem 1.4rem}
 .sp-check,.sp-option{display:flex;align-items:center;gap:.5rem;margin:.25rem 0}.sp-field .sp-check label,.sp-field .sp-option label{display:inline;font-weight:normal;margin:0}
 .sp-affirmation{font-style:italic;margin:.25rem 0}.sp-error{color:#b00020;margin:.25rem 0 0}.sp-has-error input,.sp-has-error select,.sp-has-error textarea{border-color:#b00020}
 .sp-summary{border:2px solid #b00020;padding:.5rem 1rem;margin-bottom:1rem}.sp-check-status:empty{display:none}.sp-hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}`;
