@@ -6,6 +6,7 @@
  * operation's schema, and that no operation lacks one.
  */
 import recorded from './openapi-examples.recorded.json' with { type: 'json' };
+import { SCHEDULE_EXAMPLES } from './openapi-examples.schedule.ts';
 
 /** An example request body and/or response bodies by status, for the operations whose path ends with `path`. */
 export interface OperationExample {
@@ -17,18 +18,6 @@ export interface OperationExample {
 
 const AT = '2026-01-31T09:30:00.000Z';
 const TRACKING_ID = '019c1a2b-3c4d-7e5f-8a9b-0c1d2e3f4a5b';
-/** A scheduled message as the schedule routes answer it. */
-const SCHEDULED = {
-  sourceTrackingId: TRACKING_ID,
-  state: 'scheduled',
-  scheduledAt: '2026-02-01T08:00:00.000Z',
-  data: 'Message scheduled',
-  createdAt: AT,
-  updatedAt: AT,
-  sentAt: null,
-  cancelledAt: null,
-  errorCode: null,
-};
 /**
  * Lists, mailings and sends are named by an integer id with their UUID beside it, subscribers by their UUID: the
  * default list, a list, a subscriber, a mailing and its send (the recorded examples go on from these ids).
@@ -154,36 +143,7 @@ export const EXAMPLES: OperationExample[] = [
       },
     },
   },
-  {
-    method: 'post',
-    path: /\/schedule$/,
-    request: {
-      data: {
-        message: {
-          recipients: ['patient@example.org'],
-          headers: { subject: 'Appointment reminder', from: 'desk@clinic.example.com' },
-          content: { 'text/plain': 'Your appointment is tomorrow at 9:30.' },
-        },
-        scheduled_at: '2026-02-01T08:00:00Z',
-      },
-    },
-    responses: { '200': SCHEDULED },
-  },
-  { method: 'get', path: /\/schedule\/\{id\}$/, responses: { '200': SCHEDULED } },
-  {
-    method: 'patch',
-    path: /\/schedule\/\{id\}$/,
-    request: { scheduled_at: '2026-02-01T10:00:00Z' },
-    responses: { '200': { ...SCHEDULED, scheduledAt: '2026-02-01T10:00:00.000Z' } },
-  },
-  {
-    method: 'post',
-    path: /\/schedule\/\{id\}\/cancel$/,
-    request: {},
-    responses: {
-      '200': { ...SCHEDULED, state: 'cancelled', data: 'Message cancelled', cancelledAt: AT },
-    },
-  },
+  ...SCHEDULE_EXAMPLES,
   { method: 'get', path: /\/status$/, responses: { '200': { status: 'ok', data: 'Service OK' } } },
   { method: 'get', path: /\/dynamic_templates$/, responses: { '200': { templates: [TEMPLATE] } } },
   { method: 'get', path: /\/dynamic_templates\/\{id\}$/, responses: { '200': TEMPLATE } },
