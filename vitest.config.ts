@@ -29,6 +29,8 @@ export default defineConfig({
     // Generous: CLI and process tests start real processes, and CI machines are shared (2 cores).
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits for a page or a worker; 1 s (the default) is shorter than one busy round trip on CI.
+    expect: { poll: { timeout: 10_000 } },
     reporters: process.env.SEALPOST_TEST_REPORT
       ? ['default', ['json', { outputFile: process.env.SEALPOST_TEST_REPORT }]]
       : ['default'],
