@@ -4,7 +4,7 @@
  * at the end of their unique index instead of landing on a random page, so inserting many rows stays as cheap as it
  * was with integer keys alone; the random part keeps them unguessable.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Dialect } from './connect.ts';
 
 const SQLITE_MS = "printf('%012x', cast((julianday('now') - 2440587.5) * 86400000 as integer))";
@@ -27,4 +27,31 @@ const PG_UUID = sql.raw(
 /** An SQL expression giving a fresh UUID (version 7) as text for each row it is evaluated for. */
 export function randomUuidSql(dialect: Dialect): RawBuilder<string> {
   return dialect === 'postgres' ? sql<string>`${PG_UUID}` : sql<string>`${SQLITE_UUID}`;
+}
+
+/**
+ * Gives every row of `table` a public UUID in a unique `uuid` column: existing rows here, new rows from the database
+ * itself (a column default on PostgreSQL, an insert trigger on SQLite, whose ALTER TABLE cannot add an expression
+ * default), so every insert path is covered.
+ */
+export async function addPublicUuid(db: Kysely<unknown>, dialect: Dialect, table: string): Promise<void> {
+  const t = sql.table(table);
+  await db.schema.alterTable(table).addColumn('uuid', 'text').execute();
+  const uuid = randomUuidSql(dialect);
+  await sql`update ${t} set uuid = ${uuid}`.execute(db);
+  if (dialect === 'postgres') {
+    await sql`alter table ${t} alter column uuid set default ${uuid}`.execute(db);
+    await sql`alter table ${t} alter column uuid set not null`.execute(db);
+  } else {
+    await sql`create trigger ${sql.raw(`${table}_uuid`)} after insert on ${t} for each row when new.uuid is null
+      begin update ${t} set uuid = ${uuid} where rowid = new.rowid; end`.execute(db);
+  }
+  await db.schema.createIndex(`${table}_uuid_idx`).on(table).column('uuid').unique().execute();
+}
+
+/** Undoes `addPublicUuid`. */
+export async function dropPublicUuid(db: Kysely<unknown>, dialect: Dialect, table: string): Promise<void> {
+  if (dialect === 'sqlite') await sql`drop trigger if exists ${sql.raw(`${table}_uuid`)}`.execute(db);
+  await db.schema.dropIndex(`${table}_uuid_idx`).execute();
+  await db.schema.alterTable(table).dropColumn('uuid').execute();
 }

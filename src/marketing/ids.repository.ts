@@ -10,7 +10,8 @@ export type UuidTable =
   | 'campaign_mailings'
   | 'campaign_mailing_sends'
   | 'marketing_deliveries'
-  | 'drip_campaigns';
+  | 'drip_campaigns'
+  | 'subscriber_custom_field_types';
 
 /**
  * The integer key of the account's row named by `raw` (`default` names the default list); null when malformed, unknown

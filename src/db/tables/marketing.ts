@@ -73,6 +73,7 @@ export interface SubscriptionListMembersTable {
 
 export interface SubscriberCustomFieldTypesTable {
   id: Generated<number>;
+  uuid: Generated<string>;
   customer_id: number;
   name: string;
   /** Lower-cased name; unique per account. */

@@ -2,6 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { makeSubscriber, marketingClient, marketingTestBed } from '../marketing.test-support.ts';
 
 const { t, a, call } = marketingTestBed();
+const fieldTypeKey = async (uuid: string) =>
+  Number(
+    (
+      await t.ctx.database.db
+        .selectFrom('subscriber_custom_field_types')
+        .select('id')
+        .where('uuid', '=', uuid)
+        .executeTakeFirstOrThrow()
+    ).id,
+  );
 
 describe('current customer and custom field types', () => {
   it('answers the account the key belongs to, under both prefixes', async () => {
@@ -37,6 +47,11 @@ describe('current customer and custom field types', () => {
       name: 'Favourite colour',
     });
     expect(renamed.json().data.attributes.name).toBe('Favourite colour');
+    // Custom field types key on UUIDs, as clients validate; the integer key is still taken.
+    expect(list[0]!.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const key = await fieldTypeKey(list[1]!.id);
+    const byKey = await call('PATCH', `/subscriber_custom_field_types/${key}`, { name: 'Clinic' });
+    expect(byKey.json().data).toMatchObject({ id: list[1]!.id, attributes: { name: 'Clinic' } });
     const fields = (await call('GET', `/subscribers/${sub}`)).json().data.attributes.custom_fields;
     expect(fields).toEqual([
       {

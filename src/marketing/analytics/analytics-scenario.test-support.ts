@@ -34,8 +34,8 @@ export interface Scenario {
   };
   subscribers: { alice: string; bob: string; carol: string; dave: string };
   clicks: { aliceFirst: string; aliceSecond: string; bobFirst: string; carolFlu: string; drip: string };
-  /** The custom field type id of `Clinic`. */
-  clinicField: string;
+  /** The custom field type ids (UUIDs) of `Clinic` and `Plan`. */
+  fields: { clinic: string; plan: string };
 }
 
 export const URL_A = 'https://clinic.example/book';
@@ -50,13 +50,14 @@ export async function seedScenario(t: TestApp, a: TestAccount, other: TestAccoun
   const deliveries = await seedDeliveries(db, cid, people, campaigns);
   const clicks = await seedClickHistory(db, campaigns, deliveries);
   const foreign = await seedForeign(db, other.account.customer_id);
-  const clinic = await db
+  const types = await db
     .selectFrom('subscriber_custom_field_types')
-    .select('id')
+    .select(['name', 'uuid'])
     .where('customer_id', '=', cid)
-    .where('name', '=', 'Clinic')
-    .executeTakeFirstOrThrow();
-  return scenarioIds(db, { people, campaigns, deliveries, clicks, foreign, clinicId: clinic.id });
+    .execute();
+  const field = (name: string) => types.find((t) => t.name === name)!.uuid;
+  const fields = { clinic: field('Clinic'), plan: field('Plan') };
+  return scenarioIds(db, { people, campaigns, deliveries, clicks, foreign, fields });
 }
 
 /** The four subscribers of the account, two with custom fields. */
@@ -203,7 +204,7 @@ interface Seeded {
   deliveries: Deliveries;
   clicks: Awaited<ReturnType<typeof seedClickHistory>>;
   foreign: Awaited<ReturnType<typeof seedForeign>>;
-  clinicId: number;
+  fields: { clinic: string; plan: string };
 }
 
 /**
@@ -252,7 +253,7 @@ async function scenarioIds(db: Kysely<DB>, x: Seeded): Promise<Scenario> {
       carolFlu: s(clicks.carolFlu),
       drip: s(clicks.drip),
     },
-    clinicField: s(x.clinicId),
+    fields: x.fields,
   };
 }
 

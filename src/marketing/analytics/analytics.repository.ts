@@ -320,10 +320,11 @@ export async function pageOfLinkSubscribers(
 export async function fieldValuesOfMany(db: Queryable, subscriberIds: number[]) {
   if (subscriberIds.length === 0) return [];
   return db
-    .selectFrom('subscriber_custom_field_values')
-    .select(['subscriber_id', 'field_type_id', 'value'])
-    .where('subscriber_id', 'in', subscriberIds)
-    .orderBy('field_type_id')
+    .selectFrom('subscriber_custom_field_values as v')
+    .innerJoin('subscriber_custom_field_types as t', 't.id', 'v.field_type_id')
+    .select(['v.subscriber_id', 't.uuid', 'v.value'])
+    .where('v.subscriber_id', 'in', subscriberIds)
+    .orderBy('v.field_type_id')
     .execute();
 }
 

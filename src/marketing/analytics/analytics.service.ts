@@ -265,7 +265,7 @@ export async function linkSubscribersOf(
     rows.map((r) => Number(r.id)),
   )) {
     const list = fields.get(Number(f.subscriber_id)) ?? [];
-    list.push({ subscriber_custom_field_type_id: String(f.field_type_id), value: f.value });
+    list.push({ subscriber_custom_field_type_id: f.uuid, value: f.value });
     fields.set(Number(f.subscriber_id), list);
   }
   return rows.map((r) => ({

@@ -145,8 +145,8 @@ describe('GET /analytics/subscribers_by_tracking_link', () => {
         first_name: 'Alice',
         last_name: 'Young',
         custom_fields: [
-          { subscriber_custom_field_type_id: s.clinicField, value: 'North' },
-          { subscriber_custom_field_type_id: String(Number(s.clinicField) + 1), value: 'Gold' },
+          { subscriber_custom_field_type_id: s.fields.clinic, value: 'North' },
+          { subscriber_custom_field_type_id: s.fields.plan, value: 'Gold' },
         ],
       },
     });

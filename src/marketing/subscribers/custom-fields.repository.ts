@@ -55,7 +55,7 @@ const fieldValuesQuery = precompile((db, v: { subscriberId: number }) =>
   db
     .selectFrom('subscriber_custom_field_values as v')
     .innerJoin('subscriber_custom_field_types as t', 't.id', 'v.field_type_id')
-    .select(['t.id', 't.name', 'v.value'])
+    .select(['t.id', 't.uuid', 't.name', 'v.value'])
     .where('v.subscriber_id', '=', v.subscriberId)
     .orderBy('t.id'),
 );
@@ -69,7 +69,7 @@ export async function fieldValuesOf(db: Queryable, subscriberId: number) {
 export async function listFieldTypes(db: Queryable, customerId: number) {
   return db
     .selectFrom('subscriber_custom_field_types')
-    .select(['id', 'name', 'created_at'])
+    .select(['id', 'uuid', 'name', 'created_at'])
     .where('customer_id', '=', customerId)
     .orderBy('id')
     .execute();
@@ -79,7 +79,7 @@ export async function listFieldTypes(db: Queryable, customerId: number) {
 export async function findFieldType(db: Queryable, customerId: number, id: number) {
   return db
     .selectFrom('subscriber_custom_field_types')
-    .select(['id', 'name', 'created_at'])
+    .select(['id', 'uuid', 'name', 'created_at'])
     .where('customer_id', '=', customerId)
     .where('id', '=', id)
     .executeTakeFirst();
@@ -89,7 +89,7 @@ export async function findFieldType(db: Queryable, customerId: number, id: numbe
 export async function findFieldTypeByKey(db: Queryable, customerId: number, nameKey: string) {
   return db
     .selectFrom('subscriber_custom_field_types')
-    .select(['id', 'name', 'created_at'])
+    .select(['id', 'uuid', 'name', 'created_at'])
     .where('customer_id', '=', customerId)
     .where('name_key', '=', nameKey)
     .executeTakeFirst();

@@ -2,7 +2,7 @@
 import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { parseId } from '../ids.ts';
+import { resolveId } from '../ids.repository.ts';
 import {
   ensureFieldTypes,
   findFieldType,
@@ -18,15 +18,15 @@ export interface FieldTypeView {
   attributes: { name: string; created_at: string };
 }
 
-const view = (r: { id: number; name: string; created_at: number }): FieldTypeView => ({
-  id: String(r.id),
+const view = (r: { uuid: string; name: string; created_at: number }): FieldTypeView => ({
+  id: r.uuid,
   type: 'subscriber_custom_field_type',
   attributes: { name: r.name, created_at: new Date(Number(r.created_at)).toISOString() },
 });
 
 /** The account's custom field types. */
 export async function fieldTypesOf(ctx: AppContext, customerId: number): Promise<FieldTypeView[]> {
-  return (await listFieldTypes(ctx.database.reader, customerId)).map((r) => view({ ...r, id: Number(r.id) }));
+  return (await listFieldTypes(ctx.database.reader, customerId)).map(view);
 }
 
 /** Creates a custom field type; a name the account already has (letter case ignored) is refused. */
@@ -40,7 +40,7 @@ export async function createFieldType(
   if (await findFieldTypeByKey(db, customerId, key)) throw taken(clean);
   await ensureFieldTypes(db, customerId, new Map([[key, clean]]), Date.now());
   const row = (await findFieldTypeByKey(db, customerId, key))!;
-  return view({ ...row, id: Number(row.id) });
+  return view(row);
 }
 
 /** Renames a custom field type (its values stay with it). */
@@ -51,7 +51,7 @@ export async function renameFieldTypeOf(
   name: string,
 ): Promise<FieldTypeView> {
   const db = ctx.database.db;
-  const id = parseId(raw);
+  const id = await resolveId(db, 'subscriber_custom_field_types', customerId, raw);
   const row = id === null ? undefined : await findFieldType(db, customerId, id);
   if (!row) throw new AppError('marketing.custom_field_not_found', `custom field type ${raw} was not found`);
   const { clean, key } = checkName(name);
@@ -63,7 +63,7 @@ export async function renameFieldTypeOf(
     if (isUniqueViolation(err)) throw taken(clean);
     throw err;
   }
-  return view({ ...row, id: Number(row.id), name: clean });
+  return view({ ...row, name: clean });
 }
 
 function checkName(name: string): { clean: string; key: string } {

@@ -61,7 +61,7 @@ export function shortView(r: SubscriberRow): SubscriberShort {
 export function fullView(
   r: SubscriberRow,
   lists: { id: number | bigint; uuid: string; name: string; unsubscribed: number }[],
-  fields: { id: number; name: string; value: string }[],
+  fields: { uuid: string; name: string; value: string }[],
   withStats: boolean,
 ): SubscriberFull {
   return {
@@ -73,7 +73,7 @@ export function fullView(
       phone_number_input: r.phone_number_input ?? null,
       updated_at: new Date(Number(r.updated_at)).toISOString(),
       custom_fields: fields.map((f) => ({
-        subscriber_custom_field_type_id: String(f.id),
+        subscriber_custom_field_type_id: f.uuid,
         custom_field_name: f.name,
         custom_field_value: f.value,
         name: f.name,
