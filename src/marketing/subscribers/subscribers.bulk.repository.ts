@@ -14,6 +14,7 @@ export interface NewSubscriber {
   key: string;
   first_name: string | null;
   last_name: string | null;
+  phone: { e164: string | null; typed: string | null } | null;
 }
 
 /** The elements of a JSON array parameter of arrays, each as `j.value` (read its fields with `j.value ->> <index>`). */
@@ -34,11 +35,19 @@ export async function insertSubscribersAtOnce(
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (subscribers.length === 0) return out;
-  const rows = subscribers.map((s) => [s.email, s.key, s.first_name, s.last_name]);
+  const rows = subscribers.map((s) => [
+    s.email,
+    s.key,
+    s.first_name,
+    s.last_name,
+    s.phone?.e164 ?? null,
+    s.phone?.typed ?? null,
+  ]);
   const inserted = await sql<{ id: number; email_key: string }>`
-    insert into subscribers (customer_id, email, email_key, first_name, last_name, created_at, updated_at)
+    insert into subscribers (customer_id, email, email_key, first_name, last_name, phone_number, phone_number_input,
+      created_at, updated_at)
     select cast(${customerId} as integer), j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3,
-      cast(${now} as bigint), cast(${now} as bigint)
+      j.value ->> 4, j.value ->> 5, cast(${now} as bigint), cast(${now} as bigint)
     from ${rowsOf(dialect, rows)}
     returning id, email_key`.execute(db);
   for (const r of inserted.rows) out.set(r.email_key, Number(r.id));

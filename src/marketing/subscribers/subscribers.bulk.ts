@@ -16,7 +16,14 @@ import {
   insertSubscribersAtOnce,
   upsertFieldValuesAtOnce,
 } from './subscribers.bulk.repository.ts';
-import { checkEmail, cleanName, normalFields, type CustomFieldInput } from './subscriber-input.ts';
+import {
+  checkEmail,
+  checkPhone,
+  cleanName,
+  normalFields,
+  type CustomFieldInput,
+  type PhoneValue,
+} from './subscriber-input.ts';
 import {
   deleteSubscribers,
   findByEmailKeys,
@@ -31,6 +38,7 @@ export interface BulkEntry {
   email: string;
   first_name?: string | null;
   last_name?: string | null;
+  phone_number?: string | null;
   custom_fields?: CustomFieldInput[];
 }
 
@@ -43,6 +51,8 @@ export interface BulkResult {
 interface Checked extends BulkEntry {
   email: string;
   key: string;
+  /** The checked phone when the entry (or a repeat of its email) named one. */
+  phone?: PhoneValue;
 }
 
 /**
@@ -70,6 +80,7 @@ export async function bulkCreate(
       await updateSubscriber(trx, Number(row.id), {
         ...(e.first_name !== undefined && { first_name: cleanName(e.first_name) }),
         ...(e.last_name !== undefined && { last_name: cleanName(e.last_name) }),
+        ...(e.phone && { phone_number: e.phone.e164, phone_number_input: e.phone.typed }),
         updated_at: now,
       });
     }
@@ -82,6 +93,7 @@ export async function bulkCreate(
         key: e.key,
         first_name: cleanName(e.first_name),
         last_name: cleanName(e.last_name),
+        phone: e.phone ?? null,
       })),
       now,
     );
@@ -154,12 +166,15 @@ function checkEntries(entries: BulkEntry[]): Map<string, Checked> {
   const out = new Map<string, Checked>();
   entries.forEach((e, i) => {
     const { email, key } = checkEmail(e.email, `subscribers[${i}].email`);
+    const phone =
+      e.phone_number === undefined ? undefined : checkPhone(e.phone_number, `subscribers[${i}].phone_number`);
     const before = out.get(key);
     out.set(key, {
       ...before,
       ...e,
       email: before?.email ?? email,
       key,
+      phone: phone ?? before?.phone,
       custom_fields: [...(before?.custom_fields ?? []), ...(e.custom_fields ?? [])],
     });
   });

@@ -87,4 +87,40 @@ describe('subscribers with a phone number', () => {
     expect(deliveries.map((d) => d.email)).toEqual(['mailable@patients.example']);
     expect(sink.received.some((m) => m.to.includes('mailable@patients.example'))).toBe(true);
   });
+
+  it('stores phone numbers sent in a bulk create, and refuses the whole batch for one bad number', async () => {
+    const res = await cli()('POST', '/subscribers_bulk_create', {
+      subscribers: [
+        { email: 'bulkphone@example.org', phone_number: '+44 20 7946 0958' },
+        { email: 'bulknophone@example.org' },
+      ],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const find = async (q: string) => (await cli()('GET', `/subscribers?search=${q}`)).json().data[0].id;
+    const attrs = async (q: string) =>
+      (await cli()('GET', `/subscribers/${await find(q)}`)).json().data.attributes;
+    expect(await attrs('bulkphone')).toMatchObject({
+      phone_number: '+442079460958',
+      phone_number_input: '+44 20 7946 0958',
+    });
+    expect((await attrs('bulknophone')).phone_number).toBeNull();
+    // A repeat updates the number of the existing subscriber.
+    await cli()('POST', '/subscribers_bulk_create', {
+      subscribers: [{ email: 'bulknophone@example.org', phone_number: '+1 415 555 0101' }],
+    });
+    expect((await attrs('bulknophone')).phone_number).toBe('+14155550101');
+    const before = await count();
+    const bad = await cli()('POST', '/subscribers_bulk_create', {
+      subscribers: [
+        { email: 'bulk-new@example.org' },
+        { email: 'bulk-bad@example.org', phone_number: '555' },
+      ],
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({
+      error_code: 'marketing.invalid_phone',
+      fields: [{ field: 'subscribers[1].phone_number' }],
+    });
+    expect(await count()).toBe(before);
+  });
 });

@@ -188,6 +188,7 @@ export const BulkCreateBody = Type.Object(
           email: Type.String({ maxLength: 320 }),
           first_name: Type.Optional(Name),
           last_name: Type.Optional(Name),
+          phone_number: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
           custom_fields: Type.Optional(Type.Array(CustomFieldIn, { maxItems: 100 })),
         },
         { additionalProperties: true },
