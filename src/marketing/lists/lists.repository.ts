@@ -1,8 +1,8 @@
 /** SQL for subscription lists: the lists of an account, the default list, and the maintained member counter. */
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Queryable, SubscriptionListsTable } from '../../db/types.ts';
-import { containsText } from '../../db/like.ts';
 import type { ListSort } from '../list-query.ts';
+import { countIndexRows, listIndexRows } from '../list-index.repository.ts';
 
 export type ListRow = Selectable<SubscriptionListsTable>;
 
@@ -10,38 +10,18 @@ export type ListRow = Selectable<SubscriptionListsTable>;
  * The lists of an account whose name contains the search, sorted as asked (by default the default list first, then
  * oldest first); one page of them when `page` is given.
  */
-export async function listLists(
+export function listLists(
   db: Queryable,
   customerId: number,
   page?: { limit: number; offset: number },
   sort: ListSort = { search: null, orderBy: null, direction: 'asc' },
 ): Promise<ListRow[]> {
-  let q = matching(db, customerId, sort.search).selectAll();
-  if (sort.orderBy === null) q = q.orderBy('is_default', 'desc').orderBy('id');
-  else
-    q = q
-      .orderBy(sort.orderBy === 'name' ? sql`lower(name)` : sql.ref(sort.orderBy), sort.direction)
-      .orderBy('id', sort.direction);
-  if (page) q = q.limit(page.limit).offset(page.offset);
-  return q.execute();
+  return listIndexRows(db, 'subscription_lists', customerId, sort, page, true);
 }
 
 /** How many lists of an account have a name containing the search (all of them when it is null). */
-export async function countLists(
-  db: Queryable,
-  customerId: number,
-  search: string | null = null,
-): Promise<number> {
-  const r = await matching(db, customerId, search)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(r.n);
-}
-
-function matching(db: Queryable, customerId: number, search: string | null) {
-  const q = db.selectFrom('subscription_lists').where('customer_id', '=', customerId);
-  return search === null ? q : q.where(containsText(sql.ref('name'), search));
-}
+export const countLists = (db: Queryable, customerId: number, search: string | null = null) =>
+  countIndexRows(db, 'subscription_lists', customerId, search);
 
 /** Members of a list that are subscribed: not unsubscribed from the list, nor globally. */
 export async function countSubscribed(db: Queryable, listId: number): Promise<number> {

@@ -1,8 +1,8 @@
 /** SQL of dynamic lists: the saved filters of an account. Their members are never stored; they are a query. */
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { DynamicListsTable, Queryable } from '../../db/types.ts';
-import { containsText } from '../../db/like.ts';
 import type { ListSort } from '../list-query.ts';
+import { countIndexRows, listIndexRows } from '../list-index.repository.ts';
 
 export type DynamicListRow = Selectable<DynamicListsTable>;
 
@@ -27,38 +27,18 @@ export async function findDynamicList(
 }
 
 /** The dynamic lists of an account whose name contains the search, oldest first or as asked; one page when `page` is given. */
-export async function listDynamicLists(
+export function listDynamicLists(
   db: Queryable,
   customerId: number,
   page?: { limit: number; offset: number },
   sort: ListSort = { search: null, orderBy: null, direction: 'asc' },
 ) {
-  let q = matching(db, customerId, sort.search).selectAll();
-  if (sort.orderBy === null) q = q.orderBy('id');
-  else
-    q = q
-      .orderBy(sort.orderBy === 'name' ? sql`lower(name)` : sql.ref(sort.orderBy), sort.direction)
-      .orderBy('id', sort.direction);
-  if (page) q = q.limit(page.limit).offset(page.offset);
-  return q.execute();
+  return listIndexRows(db, 'dynamic_lists', customerId, sort, page);
 }
 
 /** How many dynamic lists of an account have a name containing the search (all when it is null). */
-export async function countDynamicLists(
-  db: Queryable,
-  customerId: number,
-  search: string | null = null,
-): Promise<number> {
-  const r = await matching(db, customerId, search)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(r.n);
-}
-
-function matching(db: Queryable, customerId: number, search: string | null) {
-  const q = db.selectFrom('dynamic_lists').where('customer_id', '=', customerId);
-  return search === null ? q : q.where(containsText(sql.ref('name'), search));
-}
+export const countDynamicLists = (db: Queryable, customerId: number, search: string | null = null) =>
+  countIndexRows(db, 'dynamic_lists', customerId, search);
 
 /** Changes a dynamic list. */
 export async function updateDynamicList(
