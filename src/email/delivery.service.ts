@@ -32,10 +32,14 @@ import {
   settleRecipient,
 } from './delivery.repository.ts';
 import { IDEMPOTENCY_TTL_MS } from './submit.ts';
+import { pruneFinishedScheduled } from './schedule.repository.ts';
 
 const DAY_MS = 86_400_000;
 
-/** The periodic task that purges content of finished messages past retention, and expired idempotency keys. */
+/**
+ * The periodic task that purges content of finished messages past retention, expired idempotency keys, and scheduled
+ * messages that were sent, failed or cancelled before the retention.
+ */
 export function contentRetentionTask(ctx: AppContext): PeriodicTask {
   return {
     name: 'email.retention',
@@ -44,8 +48,9 @@ export function contentRetentionTask(ctx: AppContext): PeriodicTask {
       const db = ctx.database.db;
       const purged = await purgeFinishedContent(db, now - ctx.config.contentRetentionDays * DAY_MS, now);
       const keys = await pruneIdempotencyKeys(db, now - IDEMPOTENCY_TTL_MS);
-      if (purged.messages + purged.captured + keys > 0)
-        ctx.log.info({ ...purged, idempotencyKeys: keys }, 'message content purged by retention');
+      const scheduled = await pruneFinishedScheduled(db, now - ctx.config.contentRetentionDays * DAY_MS);
+      if (purged.messages + purged.captured + keys + scheduled > 0)
+        ctx.log.info({ ...purged, idempotencyKeys: keys, scheduled }, 'message content purged by retention');
     },
   };
 }

@@ -92,3 +92,13 @@ export async function settleScheduled(
     .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
+
+/** Removes sent, failed and cancelled scheduled messages last changed before `before`; returns how many. */
+export async function pruneFinishedScheduled(db: Queryable, before: number): Promise<number> {
+  const res = await db
+    .deleteFrom('scheduled_messages')
+    .where('state', '!=', 'scheduled')
+    .where('updated_at', '<', before)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

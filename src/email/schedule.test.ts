@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { emailTestBed, postJson, rowCounts } from './email.test-support.ts';
+import { contentRetentionTask } from './delivery.service.ts';
 
 const { t, acme, other } = emailTestBed('schedacme');
 
@@ -137,6 +138,18 @@ describe('reading, rescheduling and cancelling', () => {
       .where('id', '=', id)
       .executeTakeFirstOrThrow();
     expect(row.content).toBeNull();
+  });
+
+  it('forgets a cancelled message after the content retention, and keeps a scheduled one', async () => {
+    const gone = await scheduled();
+    const kept = await scheduled(inHours(24 * 29));
+    expect((await cancel(gone)).statusCode).toBe(200);
+    const days = t.ctx.config.contentRetentionDays;
+    await contentRetentionTask(t.ctx).run(Date.now() + (days - 1) * 24 * HOUR);
+    expect((await read(gone)).statusCode).toBe(200);
+    await contentRetentionTask(t.ctx).run(Date.now() + (days + 1) * 24 * HOUR);
+    expect((await read(gone)).statusCode).toBe(404);
+    expect((await read(kept)).json()).toMatchObject({ state: 'scheduled' });
   });
 
   it('refuses to reschedule or cancel a cancelled message, with a title', async () => {
