@@ -27,6 +27,7 @@ import * as m0025 from './migrations/0025_scheduled_messages.ts';
 import * as m0026 from './migrations/0026_submitter_email.ts';
 import * as m0027 from './migrations/0027_subscriber_phone_input.ts';
 import * as m0040 from './migrations/0040_field_type_uuids.ts';
+import * as m0041 from './migrations/0041_import_consent.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0026_submitter_email': m0026,
   '0027_subscriber_phone_input': m0027,
   '0040_field_type_uuids': m0040,
+  '0041_import_consent': m0041,
 };
 
 class StaticProvider implements MigrationProvider {

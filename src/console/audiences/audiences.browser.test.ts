@@ -72,9 +72,13 @@ describe('audiences in Chromium', () => {
     expect(await page.getByLabel('Column “email”').inputValue()).toBe('email');
     await checkPage(page, 'audiences-import-mapping');
 
-    await page.getByRole('button', { name: 'Dry run' }).click();
-    await page.getByText('Dry run finished: nothing was written').waitFor();
+    await page.getByRole('heading', { name: 'The first 5 rows, as mapped' }).waitFor();
+    await page.getByLabel('They are existing patients or clients, and can unsubscribe').check();
+    await page.getByRole('button', { name: 'Check the file' }).click();
+    await page.getByText('Checked: nothing was written yet').waitFor();
     expect(await page.locator('[data-field="added"]').textContent()).toBe('9,998');
+    await page.getByRole('cell', { name: 'broken-address' }).waitFor();
+    await checkPage(page, 'audiences-import-checked');
 
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     await page.locator('progress').waitFor();
@@ -89,7 +93,7 @@ describe('audiences in Chromium', () => {
 
     const [download] = await Promise.all([
       page.waitForEvent('download'),
-      page.getByRole('link', { name: /rejected rows/ }).click(),
+      page.getByRole('link', { name: /every rejected row/ }).click(),
     ]);
     const report = readFileSync((await download.path())!, 'utf8')
       .trim()

@@ -10,11 +10,15 @@ import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { listsOf } from '../../marketing/lists/lists.service.ts';
 import {
+  CONSENT_BASES,
   errorReport,
   importOf,
   importsOf,
+  previewImport,
+  rejectedRows,
   startImport,
   uploadImport,
+  type ConsentBasis,
   type ImportField,
   type ImportMapping,
   type ImportView,
@@ -48,10 +52,10 @@ const FIELD_LABELS: [ImportField | '', string][] = [
 ];
 
 const STATE_TEXT: Record<string, string> = {
-  uploaded: 'Uploaded: map the columns, then run a dry run or import',
+  uploaded: 'Uploaded: map the columns, then check the file',
   queued: 'Waiting for a worker',
   running: 'Running',
-  checked: 'Dry run finished: nothing was written',
+  checked: 'Checked: nothing was written yet',
   done: 'Imported',
   failed: 'Failed',
 };
@@ -189,8 +193,13 @@ function importPages(app: FastifyInstance, ctx: AppContext): void {
     permission: 'read',
     title: 'Import',
     render: async (c) => {
-      const i = await importOf(ctx, c.account.customer_id, c.params.id!);
-      return { title: `Import: ${i.file_name}`, body: importBody(c, i) };
+      const id = c.params.id!;
+      const i = await importOf(ctx, c.account.customer_id, id);
+      const [preview, rejected] = await Promise.all([
+        previewImport(ctx, c.account.customer_id, id),
+        rejectedRows(ctx, c.account.customer_id, id),
+      ]);
+      return { title: `Import: ${i.file_name}`, body: importBody(c, i, preview, rejected) };
     },
   });
 
@@ -226,7 +235,7 @@ function startAction(app: FastifyInstance, ctx: AppContext): void {
   consoleAction(app, ctx, {
     path: '/console/audiences/imports/:id/start',
     permission: 'edit_content',
-    body: Form({ mode: Text() }, { patternProperties: { '^map_[0-9]+$': Type.String() } }),
+    body: Form({ mode: Text(), consent: Text(64) }, { patternProperties: { '^map_[0-9]+$': Type.String() } }),
     handle: async (c) => {
       const mapping: ImportMapping = {};
       for (const [k, v] of Object.entries(c.form)) {
@@ -235,14 +244,38 @@ function startAction(app: FastifyInstance, ctx: AppContext): void {
         if (m && value) mapping[m[1]!] = value as ImportField;
       }
       const dry = field(c, 'mode') !== 'import';
-      const i = await startImport(ctx, c.account.customer_id, c.params.id!, mapping, dry);
-      await audited(c, dry ? 'import.dry_run' : 'import.start', `import:${i.id}`, { list: i.list_id });
+      const consent = field(c, 'consent');
+      if (!(consent in CONSENT_BASES))
+        throw new AppError('marketing.import_invalid', 'choose why you may email the people in this file');
+      if (!dry) await requireChecked(ctx, c, mapping);
+      const i = await startImport(
+        ctx,
+        c.account.customer_id,
+        c.params.id!,
+        mapping,
+        dry,
+        true,
+        consent as ConsentBasis,
+      );
+      await audited(c, dry ? 'import.dry_run' : 'import.start', `import:${i.id}`, {
+        list: i.list_id,
+        consent_basis: consent,
+      });
       return {
         redirect: `/console/audiences/imports/${seg(i.id)}`,
-        flash: dry ? 'The dry run has started.' : 'The import has started.',
+        flash: dry ? 'The check has started.' : 'The import has started.',
       };
     },
   });
+}
+
+/** The import runs only after a check of the file with the same columns, whose result the person has seen. */
+async function requireChecked(ctx: AppContext, c: ConsoleContext, mapping: ImportMapping): Promise<void> {
+  const i = await importOf(ctx, c.account.customer_id, c.params.id!);
+  const same =
+    JSON.stringify(Object.entries(i.mapping).sort()) === JSON.stringify(Object.entries(mapping).sort());
+  if (i.state !== 'checked' || !same)
+    throw new AppError('marketing.import_state', 'check the file with these columns first, then import it');
 }
 
 function progressFields(i: ImportView) {
@@ -256,14 +289,16 @@ function progressFields(i: ImportView) {
   };
 }
 
-function importBody(c: ConsoleContext, i: ImportView): SafeHtml {
+type Rejected = Awaited<ReturnType<typeof rejectedRows>>;
+
+function importBody(c: ConsoleContext, i: ImportView, preview: string[][], rejected: Rejected): SafeHtml {
   const live = i.state === 'queued' || i.state === 'running';
   const p = progressFields(i);
   const would = i.dry_run ? 'Would add' : 'Added';
   return html`<p><a href="/console/audiences/imports">← All imports</a></p>
     <div class="card" ${live ? html`data-poll="/console/audiences/imports/${seg(i.id)}/progress.json"` : ''}>
       <h2>Progress</h2>
-      <p><strong data-field="state">${p.state}</strong>${i.dry_run && !live && i.state !== 'uploaded' ? ' (dry run)' : ''}</p>
+      <p><strong data-field="state">${p.state}</strong>${i.dry_run && !live && i.state !== 'uploaded' ? ' (check only)' : ''}</p>
       <label for="import-progress">Read</label>
       <progress id="import-progress" max="100" value="${p.percent}" data-field="percent">${p.percent}%</progress>
       <dl class="stats">
@@ -284,14 +319,72 @@ function importBody(c: ConsoleContext, i: ImportView): SafeHtml {
           <dd data-field="failed">${p.failed.toLocaleString('en')}</dd>
         </div>
       </dl>
+      ${i.consent_basis ? html`<p>Consent basis: ${CONSENT_BASES[i.consent_basis]}</p>` : ''}
       ${i.error ? html`<p class="error-text" role="alert">${i.error}</p>` : ''}
-      ${i.failed > 0 ? html`<p><a href="/console/audiences/imports/${seg(i.id)}/errors.csv">Download the rejected rows (CSV)</a></p>` : ''}
       ${live ? html`<script src="${assetUrl('progress.js')}" defer></script>` : ''}
     </div>
-    ${['uploaded', 'checked', 'failed'].includes(i.state) && c.can('edit_content') ? mappingForm(c, i) : ''}`;
+    ${!live && i.failed > 0 ? rejectedTable(i, rejected) : ''}
+    ${['uploaded', 'checked', 'failed'].includes(i.state) && c.can('edit_content') ? mappingForm(c, i, preview) : ''}`;
 }
 
-function mappingForm(c: ConsoleContext, i: ImportView): SafeHtml {
+function rejectedTable(i: ImportView, rows: Rejected): SafeHtml {
+  return html`<div class="card">
+    <h2>Rejected rows</h2>
+    <p class="muted">
+      ${i.failed > rows.length ? `The first ${rows.length} of ${i.failed.toLocaleString('en')}. ` : ''}These rows are not
+      imported.
+    </p>
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Line</th>
+            <th scope="col">Email</th>
+            <th scope="col">Reason</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${rows.map(
+            (r) => html`<tr>
+              <td data-label="Line">${r.line}</td>
+              <td data-label="Email">${r.email || '(empty)'}</td>
+              <td data-label="Reason">${r.message}</td>
+            </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
+    <p><a href="/console/audiences/imports/${seg(i.id)}/errors.csv">Download every rejected row (CSV)</a></p>
+  </div>`;
+}
+
+/** The first rows of the file as its columns are mapped now. */
+function previewTable(i: ImportView, rows: string[][]): SafeHtml {
+  if (rows.length === 0) return html``;
+  const shown = i.columns.map((col, n) => ({ col, n, to: i.mapping[n] })).filter((x) => x.to);
+  const label = (to: ImportField, col: string) =>
+    to === 'custom' ? col : (FIELD_LABELS.find(([v]) => v === to)?.[1] ?? to);
+  return html`<h3>The first ${rows.length} rows, as mapped</h3>
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            ${shown.map((x) => html`<th scope="col">${label(x.to!, x.col)}</th>`)}
+          </tr>
+        </thead>
+        <tbody>
+          ${rows.map(
+            (r) => html`<tr>
+              ${shown.map((x) => html`<td data-label="${label(x.to!, x.col)}">${(r[x.n] ?? '').trim()}</td>`)}
+            </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>`;
+}
+
+function mappingForm(c: ConsoleContext, i: ImportView, preview: string[][]): SafeHtml {
+  const checked = i.state === 'checked';
   return html`<div class="card">
     <h2>Columns</h2>
     <form method="post" action="/console/audiences/imports/${seg(i.id)}/start">
@@ -305,9 +398,29 @@ function mappingForm(c: ConsoleContext, i: ImportView): SafeHtml {
             </select>
           </div>`,
       )}
+      ${previewTable(i, preview)}
+      <fieldset class="field">
+        <legend>Why may you email these people?</legend>
+        ${Object.entries(CONSENT_BASES).map(
+          ([v, l]) =>
+            html`<div class="check">
+              <input type="radio" id="consent-${v}" name="consent" value="${v}" required ${i.consent_basis === v ? html`checked` : ''} />
+              <label for="consent-${v}">${l}</label>
+            </div>`,
+        )}
+      </fieldset>
+      <p class="muted">
+        ${
+          checked
+            ? 'The check is done: read the counts and rejected rows above, then import. Changing a column needs a new check.'
+            : 'Check the file first: it counts what would change and lists rejected rows, and writes nothing.'
+        }
+      </p>
       <div class="actions">
-        <button type="submit" name="mode" value="dry" class="button secondary">Dry run</button>
-        <button type="submit" name="mode" value="import" class="button">Import</button>
+        <button type="submit" name="mode" value="dry" class="button ${checked ? 'secondary' : ''}">
+          ${checked ? 'Check again' : 'Check the file'}
+        </button>
+        ${checked ? html`<button type="submit" name="mode" value="import" class="button">Import</button>` : ''}
       </div>
     </form>
   </div>`;

@@ -64,10 +64,11 @@ const CSV = [
   'not-an-address,Bad,Row,South',
   'bo@example.org,Bo,Li,',
   ',Empty,Email,',
+  'ANA@example.org,Anna,Copy,West',
 ].join('\n');
 
 describe('subscriber imports', () => {
-  it('uploads, guesses the mapping, reports a dry run without writing, then imports and lists the rejected rows', async () => {
+  it('uploads, guesses the mapping, checks the file without writing, then imports and lists the rejected rows', async () => {
     const list = await createList(t.ctx, a.account.customer_id, 'Imported');
     const res = await upload(editor, String(list.id), CSV);
     expect(res.statusCode).toBe(303);
@@ -76,19 +77,40 @@ describe('subscriber imports', () => {
     const mapping = await editor.get(page);
     expect(mapping.body).toContain('Column “E-mail”');
     expect(mapping.body).toMatch(/name="map_0">[\s\S]*?<option value="email" selected/);
+    // The first rows as mapped, before anything runs.
+    expect(mapping.body).toMatch(
+      /<td data-label="Email">ana@example\.org<\/td>\s*<td data-label="First name">Ana<\/td>/,
+    );
     const form = {
       _csrf: editor.csrf,
       map_0: 'email',
       map_1: 'first_name',
       map_2: 'last_name',
       map_3: 'custom',
+      consent: 'existing_relationship',
     };
+    const state = async () => (await importOf(t.ctx, a.account.customer_id, id)).state;
+    const early = await editor.post(`${page}/start`, { ...form, mode: 'import' });
+    expect(early.statusCode).toBe(303);
+    expect((await editor.get(page)).body).toMatch(/check the file with these columns first/i);
+    await editor.post(`${page}/start`, { ...form, consent: '', mode: 'dry' });
+    expect((await editor.get(page)).body).toMatch(/choose why you may email the people in this file/i);
+    expect(await state()).toBe('uploaded');
+
     await editor.post(`${page}/start`, { ...form, mode: 'dry' });
     const checked = await waitFor(async () => {
       const i = await importOf(t.ctx, a.account.customer_id, id);
       return i.state === 'checked' && i;
     }, 10_000);
-    expect(checked).toMatchObject({ rows_done: 4, added: 2, updated: 0, failed: 2 });
+    expect(checked).toMatchObject({ rows_done: 5, added: 2, updated: 0, failed: 3 });
+    const seen = (await editor.get(page)).body;
+    expect(seen).toMatch(
+      /<td data-label="Line">6<\/td>[\s\S]*?repeats the email of line 2; that row was kept/,
+    );
+    // A column changed after the check needs a new check.
+    const { map_3: _, ...fewer } = form;
+    await editor.post(`${page}/start`, { ...fewer, mode: 'import' });
+    expect(await state()).toBe('checked');
     expect(
       (await listsOf(t.ctx, a.account.customer_id)).data.find((l) => l.id === list.id)!.attributes
         .subscriber_count,
@@ -99,7 +121,7 @@ describe('subscriber imports', () => {
       const i = await importOf(t.ctx, a.account.customer_id, id);
       return i.state === 'done' && i;
     }, 10_000);
-    expect(done).toMatchObject({ rows_done: 4, added: 2, failed: 2 });
+    expect(done).toMatchObject({ rows_done: 5, added: 2, failed: 3, consent_basis: 'existing_relationship' });
     expect(
       (await listsOf(t.ctx, a.account.customer_id)).data.find((l) => l.id === list.id)!.attributes
         .subscriber_count,
@@ -109,7 +131,20 @@ describe('subscriber imports', () => {
       'line,email,reason',
       '3,not-an-address,not a valid email address',
       '5,,the email column is empty',
+      '6,ANA@example.org,repeats the email of line 2; that row was kept',
     ]);
+    const ana = await t.ctx.database.db
+      .selectFrom('subscribers')
+      .select('first_name')
+      .where('email_key', '=', 'ana@example.org')
+      .executeTakeFirstOrThrow();
+    expect(ana.first_name).toBe('Ana');
+    const audit = await t.ctx.database.db
+      .selectFrom('audit_log')
+      .select('detail')
+      .where('action', '=', 'import.start')
+      .execute();
+    expect(audit.map((r) => JSON.parse(String(r.detail)).consent_basis)).toEqual(['existing_relationship']);
     const progress = await editor.get(`${page}/progress.json`);
     expect(JSON.parse(progress.body)).toMatchObject({ finished: true, percent: 100, added: 2 });
   });
@@ -117,7 +152,12 @@ describe('subscriber imports', () => {
   it('refuses a mapping without an email column and queues nothing', async () => {
     const list = await createList(t.ctx, a.account.customer_id, 'No email');
     const page = (await upload(editor, String(list.id), CSV)).headers.location as string;
-    await editor.post(`${page}/start`, { _csrf: editor.csrf, map_1: 'first_name', mode: 'import' });
+    await editor.post(`${page}/start`, {
+      _csrf: editor.csrf,
+      map_1: 'first_name',
+      consent: 'opt_in',
+      mode: 'dry',
+    });
     expect((await editor.get(page)).body).toMatch(/map exactly one column to the email address/i);
     expect((await importOf(t.ctx, a.account.customer_id, page.split('/').pop()!)).state).toBe('uploaded');
   });
@@ -174,7 +214,7 @@ describe('subscriber imports', () => {
       file,
     ]);
     expect(run.stderr).toBe('');
-    expect(JSON.parse(run.stdout)).toMatchObject({ state: 'done', rows_done: 4, failed: 2 });
+    expect(JSON.parse(run.stdout)).toMatchObject({ state: 'done', rows_done: 5, failed: 3 });
     expect(
       (await listsOf(t.ctx, a.account.customer_id)).data.find((l) => l.id === list.id)!.attributes
         .subscriber_count,

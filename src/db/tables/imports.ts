@@ -27,6 +27,8 @@ export interface SubscriberImportsTable {
   created_at: number;
   updated_at: number;
   finished_at: Generated<number | null>;
+  /** Why the account may email these people, as the importer chose (see CONSENT_BASES); null when not given. */
+  consent_basis: Generated<string | null>;
 }
 
 export interface SubscriberImportChunksTable {

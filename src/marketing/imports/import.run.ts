@@ -93,6 +93,8 @@ export async function runImport(
     }),
   );
   let batch: Pending[] = [];
+  // The line of each email's first row (lower-cased), so a repeat within the file is reported, not merged silently.
+  const seen = new Map<string, number>();
   const commit = async () => {
     await writeBatch(ctx, row, batch, progress);
     batch = [];
@@ -112,8 +114,11 @@ export async function runImport(
       info: { records: number; lines: number; bytes: number };
     }>) {
       const index = info.records - 1;
-      if (index === 0 || index <= row.rows_done) continue;
-      batch.push(mapRow(record, info.lines, mapping, columns));
+      if (index === 0) continue;
+      const mapped = firstOnly(mapRow(record, info.lines, mapping, columns), seen);
+      // A restarted pass reads the committed rows again only to know their emails.
+      if (index <= row.rows_done) continue;
+      batch.push(mapped);
       progress.bytes = info.bytes;
       if (batch.length >= BATCH) await commit();
     }
@@ -150,6 +155,18 @@ function mapRow(record: string[], line: number, mapping: ImportMapping, columns:
     return { line, email: entry.email.slice(0, 254), error: 'not a valid email address' };
   }
   return { line, email: entry.email, entry };
+}
+
+/** A row whose email an earlier row of the file had becomes a rejected row naming that line. */
+function firstOnly(p: Pending, seen: Map<string, number>): Pending {
+  if (!p.entry) return p;
+  const key = p.email.trim().toLowerCase();
+  const first = seen.get(key);
+  if (first === undefined) {
+    seen.set(key, p.line);
+    return p;
+  }
+  return { line: p.line, email: p.email, error: `repeats the email of line ${first}; that row was kept` };
 }
 
 async function writeBatch(

@@ -14,6 +14,7 @@ import { AppError } from '../../errors/app-error.ts';
 import { parseId } from '../ids.ts';
 import { requireList } from '../lists/lists.service.ts';
 import {
+  chunkAt,
   deleteErrors,
   errorsAfter,
   findImport,
@@ -39,6 +40,16 @@ export type ImportField = 'email' | 'first_name' | 'last_name' | 'custom';
 export type ImportMapping = Record<string, ImportField>;
 
 const FIELDS: readonly ImportField[] = ['email', 'first_name', 'last_name', 'custom'];
+
+/** Why an account may email the people it imports; the importer names one, and the import keeps it. */
+export const CONSENT_BASES = {
+  opt_in: 'They asked to receive these emails (opt-in)',
+  existing_relationship: 'They are existing patients or clients, and can unsubscribe',
+  other_documented: 'Another basis, documented outside Sealpost',
+} as const;
+
+/** A consent basis an importer may choose. */
+export type ConsentBasis = keyof typeof CONSENT_BASES;
 const CHUNK_CHARS = 512 * 1024;
 
 /** An import as pages, the command line and the progress endpoint show it. */
@@ -58,6 +69,7 @@ export interface ImportView {
   updated: number;
   failed: number;
   error: string | null;
+  consent_basis: ConsentBasis | null;
 }
 
 /** Stores an uploaded CSV file for an import into a list and reads its header; the import waits for a mapping. */
@@ -125,16 +137,20 @@ export async function startImport(
   mapping: ImportMapping,
   dryRun: boolean,
   queue = true,
+  consentBasis: ConsentBasis | null = null,
 ): Promise<ImportView> {
   const db = ctx.database.db;
   const row = await requireImport(ctx, customerId, rawId);
   const clean = checkMapping(mapping, JSON.parse(row.columns) as string[]);
+  if (consentBasis !== null && !(consentBasis in CONSENT_BASES))
+    throw new AppError('marketing.import_invalid', `"${String(consentBasis)}" is not a consent basis`);
   const now = Date.now();
   const moved = await db.transaction().execute(async (trx) => {
     const ok = await moveImport(trx, row.id, ['uploaded', 'checked', 'failed'], {
       state: 'queued',
       dry_run: dryRun ? 1 : 0,
       mapping: JSON.stringify(clean),
+      consent_basis: consentBasis,
       read_bytes: 0,
       rows_done: 0,
       added: 0,
@@ -255,5 +271,45 @@ function view(r: ImportRow): ImportView {
     updated: r.updated,
     failed: r.failed,
     error: r.error,
+    consent_basis: (r.consent_basis as ConsentBasis | null) ?? null,
   };
+}
+
+/**
+ * The first data rows of an uploaded file, as its columns are mapped now: what the person checks before a run. Empty
+ * once the file is gone (after the import) or when its start cannot be read as CSV.
+ */
+export async function previewImport(
+  ctx: AppContext,
+  customerId: number,
+  rawId: string,
+  rows = 5,
+): Promise<string[][]> {
+  const row = await requireImport(ctx, customerId, rawId);
+  const first = await chunkAt(ctx.database.reader, row.id, 0);
+  if (first === undefined) return [];
+  // The last line of the first chunk is cut off when more follows: read whole lines only, the header and `rows` more.
+  const lines = first.replace(/^\uFEFF/, '').split(/\r?\n/);
+  const whole =
+    lines.length > rows + 1
+      ? lines.slice(0, rows + 1)
+      : (await chunkAt(ctx.database.reader, row.id, 1)) !== undefined
+        ? lines.slice(0, -1)
+        : lines;
+  try {
+    const records = csvParseSync().parse(whole.join('\n'), {
+      relax_quotes: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+    }) as string[][];
+    return records.slice(1, rows + 1);
+  } catch {
+    return [];
+  }
+}
+
+/** The first rejected rows of an import's last run: line, email and reason. */
+export async function rejectedRows(ctx: AppContext, customerId: number, rawId: string, limit = 20) {
+  const row = await requireImport(ctx, customerId, rawId);
+  return errorsAfter(ctx.database.reader, row.id, 0, limit);
 }
