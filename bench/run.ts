@@ -24,6 +24,7 @@ import { endToEndBench } from './e2e.ts';
 import { recipientsBench } from './recipients.ts';
 import { analyticsBench } from './analytics.ts';
 import { startBench } from './start.ts';
+import { floodBench } from './flood.ts';
 import { fmt, type BenchRow } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -49,6 +50,7 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
   segments: () => segmentsBench(Number(process.env.BENCH_SEGMENT_SIZE ?? 1_000_000)),
   e2e: () => endToEndBench(Number(process.env.BENCH_E2E_COUNT ?? 5000)),
   analytics: () => analyticsBench(Number(process.env.BENCH_ANALYTICS_DELIVERIES ?? 100_000)),
+  flood: () => floodBench(seconds),
   start: () => startBench(Number(process.env.BENCH_START_COUNT ?? 5)),
 };
 
