@@ -127,6 +127,10 @@ export async function load(
     body: string;
     headers?: Record<string, string>;
     rate?: number;
+    /** Stop after this many requests in all (before `seconds` are over). */
+    amount?: number;
+    /** Seconds a request may take before it counts as an error (autocannon's default is 10). */
+    timeout?: number;
   },
 ): Promise<LoadResult> {
   const headers = Object.entries({ 'content-type': 'application/json', ...opts.headers }).flatMap(
@@ -148,6 +152,8 @@ export async function load(
     '-m',
     'POST',
     ...(opts.rate ? ['-R', String(opts.rate)] : []),
+    ...(opts.amount ? ['-a', String(opts.amount)] : []),
+    ...(opts.timeout ? ['-t', String(opts.timeout)] : []),
     ...headers,
     ...(bodyFile ? ['-i', bodyFile] : ['-b', opts.body]),
     url,
