@@ -24,6 +24,8 @@ import { endToEndBench } from './e2e.ts';
 import { recipientsBench } from './recipients.ts';
 import { analyticsBench } from './analytics.ts';
 import { startBench } from './start.ts';
+import { floodBench } from './flood.ts';
+import { memoryBench } from './memory.ts';
 import { fmt, type BenchRow } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -49,6 +51,9 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
   segments: () => segmentsBench(Number(process.env.BENCH_SEGMENT_SIZE ?? 1_000_000)),
   e2e: () => endToEndBench(Number(process.env.BENCH_E2E_COUNT ?? 5000)),
   analytics: () => analyticsBench(Number(process.env.BENCH_ANALYTICS_DELIVERIES ?? 100_000)),
+  flood: () => floodBench(seconds),
+  memory: () =>
+    memoryBench(Number(process.env.BENCH_MEMORY_COUNT ?? 24), Number(process.env.BENCH_MEMORY_MB ?? 8)),
   start: () => startBench(Number(process.env.BENCH_START_COUNT ?? 5)),
 };
 

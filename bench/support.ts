@@ -1,5 +1,5 @@
 /** Shared pieces of the benchmarks: an embedded Sealpost on a temp data directory, an account with a key, load generation, result formatting. */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { createScratchDatabase, TEST_PG_ADMIN_URL, type ScratchDatabase } from '../src/test/database.ts';
 import { tmpdir } from 'node:os';
@@ -127,11 +127,21 @@ export async function load(
     body: string;
     headers?: Record<string, string>;
     rate?: number;
+    /** Stop after this many requests in all (before `seconds` are over). */
+    amount?: number;
+    /** Seconds a request may take before it counts as an error (autocannon's default is 10). */
+    timeout?: number;
   },
 ): Promise<LoadResult> {
   const headers = Object.entries({ 'content-type': 'application/json', ...opts.headers }).flatMap(
     ([k, v]) => ['-H', `${k}=${v}`],
   );
+  // A long body does not fit in a command line: autocannon reads it from a file instead.
+  const bodyFile =
+    opts.body.length > 64 * 1024
+      ? path.join(mkdtempSync(path.join(tmpdir(), 'sealpost-body-')), 'b')
+      : undefined;
+  if (bodyFile) writeFileSync(bodyFile, opts.body);
   const args = [
     AUTOCANNON,
     '--json',
@@ -142,16 +152,17 @@ export async function load(
     '-m',
     'POST',
     ...(opts.rate ? ['-R', String(opts.rate)] : []),
+    ...(opts.amount ? ['-a', String(opts.amount)] : []),
+    ...(opts.timeout ? ['-t', String(opts.timeout)] : []),
     ...headers,
-    '-b',
-    opts.body,
+    ...(bodyFile ? ['-i', bodyFile] : ['-b', opts.body]),
     url,
   ];
   const stdout = await new Promise<string>((resolve, reject) =>
     execFile(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 }, (err, out) =>
       err ? reject(err) : resolve(out),
     ),
-  );
+  ).finally(() => bodyFile && rmSync(path.dirname(bodyFile), { recursive: true, force: true }));
   const r = JSON.parse(stdout) as AutocannonResult;
   return {
     requestsPerSec: r.requests.average,

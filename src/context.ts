@@ -5,6 +5,7 @@ import type { Database } from './db/connect.ts';
 import type { Sealer } from './crypto/sealer.ts';
 import type { GroupCommitter } from './db/group-commit.ts';
 import type { AuthThrottle } from './auth-throttle.ts';
+import type { InFlight } from './in-flight.ts';
 
 /** Shared services, built once at start and passed down. */
 export interface AppContext {
@@ -20,6 +21,8 @@ export interface AppContext {
   keys: { tracking: Buffer; returnPath: Buffer };
   /** Failed-authentication throttle per client address, shared by HTTP and SMTP in this process. */
   authThrottle: AuthThrottle;
+  /** The bytes of request bodies and SMTP messages this process holds at once, shared by HTTP and SMTP. */
+  inFlight: InFlight;
   /** Tells an in-process worker that `queue` has new work; a no-op when no worker runs in this process. */
   wake(queue: string): void;
 }

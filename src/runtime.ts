@@ -11,6 +11,7 @@ import type { AppContext } from './context.ts';
 import { connect, type Database } from './db/connect.ts';
 import { createGroupCommitter } from './db/group-commit.ts';
 import { deriveKey } from './crypto/derive.ts';
+import { createInFlight } from './in-flight.ts';
 import { createAuthThrottle } from './auth-throttle.ts';
 import { batchedLogStream } from './log-stream.ts';
 
@@ -117,6 +118,7 @@ export function createContext(
     }),
     keys: { tracking: deriveKey(masterKey, 'tracking'), returnPath: deriveKey(masterKey, 'return-path') },
     authThrottle: createAuthThrottle(config.authFailuresPerWindow, log),
+    inFlight: createInFlight(config.maxInFlightBytes),
     wake: () => undefined,
   };
 }

@@ -8,6 +8,7 @@ import { registerBodyRules } from '../http/body.ts';
 import { registerAuth } from '../http/auth.ts';
 import { registerErrorHandler } from '../http/error-handler.ts';
 import { registerRateLimit } from '../http/rate-limit.ts';
+import { registerInFlight } from '../http/in-flight.ts';
 import { registerMetrics } from '../http/metrics.ts';
 import { completeDocument } from './openapi-document.ts';
 import { registerOpenApi, registerSwaggerUi } from './openapi-docs.ts';
@@ -82,6 +83,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   registerAuth(app, ctx.database, ctx.authThrottle);
   registerRouteAudit(app, ctx.database);
   await registerRateLimit(app, ctx.config);
+  registerInFlight(app, ctx.inFlight, ctx.config.bodyLimitBytes);
   const registry = registerMetrics(app, [ctx.authThrottle.metric]);
   registerPipelineMetrics(registry, ctx, () => countSendsInProgress(ctx.database.reader));
 

@@ -75,6 +75,13 @@ export const KEYS = {
     default: 31457280,
     doc: 'Largest HTTP request body accepted, in bytes (attachments travel base64-encoded inside JSON).',
   },
+  maxInFlightBytes: {
+    env: 'SEALPOST_MAX_IN_FLIGHT_BYTES',
+    kind: 'integer',
+    min: 0,
+    default: 268435456,
+    doc: 'Most bytes of request bodies and SMTP messages one process holds at once. Past it a new request is answered 503 with `Retry-After` (SMTP `451`) until others finish; one is always let through when nothing else is held. 0 turns the bound off.',
+  },
   logLevel: {
     env: 'SEALPOST_LOG_LEVEL',
     kind: 'enum',

@@ -90,8 +90,11 @@ export function decodeMaybeBase64Html(value: string): string {
 
 /** Checks base64 leniently (whitespace and missing padding tolerated); returns canonical base64 or null. */
 export function canonicalBase64(value: string): string | null {
-  const compact = value.replace(/\s+/g, '');
+  const compact = /\s/.test(value) ? value.replace(/\s+/g, '') : value;
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.replace(/=+$/, '').length % 4 === 1) return null;
+  // Already whole groups of four: kept as sent. Decoding and encoding again would hold two more copies of an
+  // attachment that may be tens of megabytes, only to fix padding it already has.
+  if (compact.length % 4 === 0) return compact;
   return Buffer.from(compact, 'base64').toString('base64');
 }
 

@@ -230,6 +230,7 @@ export const CATALOGUE = {
   'marketing.download_key_invalid': { status: 403, smtp: '550 5.7.1', title: 'Download key does not match' },
   internal: { status: 500, smtp: '451 4.3.0', title: 'Internal server error' },
   unavailable: { status: 503, smtp: '421 4.3.2', title: 'Service unavailable' },
+  busy: { status: 503, smtp: '451 4.3.1', title: 'Server busy' },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** A code from the catalogue. */

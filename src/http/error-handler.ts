@@ -81,6 +81,22 @@ export function fromFastifyError(err: FastifyError): AppError {
   return new AppError(code, err.message);
 }
 
+/** Above this many declared body bytes, a request refused before its body was read has its connection closed. */
+const DRAIN_AT_MOST = 64 * 1024;
+
+/**
+ * True when a request is refused before a large body was read (rate limit, authentication, a declared length over the
+ * limit): reading it only to throw it away would cost more than the client's next connection, so the connection
+ * closes after the answer. A small body is read and dropped, keeping the connection.
+ */
+function largeBodyUnread(req: FastifyRequest): boolean {
+  if (req.raw.complete) return false;
+  const length = req.headers['content-length'];
+  return length === undefined
+    ? req.headers['transfer-encoding'] !== undefined
+    : Number(length) > DRAIN_AT_MOST;
+}
+
 /** Installs the error handler and the not-found handler. */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((raw: FastifyError | AppError, req: FastifyRequest, reply: FastifyReply) => {
@@ -88,6 +104,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     // Messages of client errors can quote what was sent (an address, a path with a token): the log gets the code only.
     if (err.status >= 500) req.log.error({ err: raw }, 'request failed');
     else req.log.info({ code: err.code, status: err.status }, CATALOGUE[err.code].title);
+    if (largeBodyUnread(req)) void reply.header('connection', 'close');
     void reply.code(err.status).headers(err.headers).send(errorBody(err));
   });
   app.setNotFoundHandler((req, reply) => {

@@ -25,6 +25,7 @@ import { createWindowLimiter } from './limiter.ts';
 import { advertiseAuthAfterTls } from './auth-after-tls.ts';
 import { bounceInbox, type BounceInbox, type ReportHandlers } from './bounce-inbox.ts';
 import { REPORT_PARSE_OPTIONS } from '../mail/reports.ts';
+import { BUSY_RETRY_SECONDS, type InFlight } from '../in-flight.ts';
 
 /** One listener to start. */
 export interface ListenerSpec {
@@ -56,33 +57,51 @@ function smtpError(err: unknown): Error & { responseCode: number } {
   );
 }
 
-/** A DATA stream as read: the message (null when it ended early or was oversized), and how much of it was held at the end. */
+/** A DATA stream as read: the message (null when it ended early, was oversized or found the process full), and how much of it was held at the end. */
 export interface ReceivedData {
   raw: Buffer | null;
   sizeExceeded: boolean;
+  /** The process held too many bytes to take this message (`SEALPOST_MAX_IN_FLIGHT_BYTES`). */
+  busy: boolean;
   bytesKept: number;
+  /** Gives the message's bytes back to the in-flight budget, once it has been handled. */
+  release(): void;
 }
 
 /**
- * Collects a DATA stream; resolves to null when it ended early or was oversized (nothing is submitted then). Once the
- * size limit is passed, what was kept is dropped and the rest is read and discarded, so an oversized message never
- * holds more than the limit in memory.
+ * Collects a DATA stream; resolves to null when it ended early, was oversized, or did not fit in the process's
+ * in-flight budget (nothing is submitted then). Once the size limit is passed or the budget refuses a chunk, what was
+ * kept is dropped and the rest is read and discarded, so such a message never holds more than it was allowed.
  */
-export function readData(stream: SMTPServerDataStream): Promise<ReceivedData> {
+export function readData(stream: SMTPServerDataStream, inFlight?: InFlight): Promise<ReceivedData> {
   return new Promise((resolve) => {
     let chunks: Buffer[] = [];
-    const done = (raw: Buffer | null) =>
+    let held = 0;
+    let busy = false;
+    const release = () => {
+      inFlight?.release(held);
+      held = 0;
+    };
+    const done = (raw: Buffer | null) => {
+      if (raw === null) release();
       resolve({
         raw,
         sizeExceeded: stream.sizeExceeded,
+        busy,
         bytesKept: chunks.reduce((n, c) => n + c.length, 0),
+        release,
       });
+    };
     stream.on('data', (c: Buffer) => {
-      if (stream.sizeExceeded) chunks = [];
-      else chunks.push(c);
+      if (!busy && inFlight && !inFlight.take(c.length)) busy = true;
+      else if (!busy && inFlight) held += c.length;
+      if (stream.sizeExceeded || busy) {
+        chunks = [];
+        release();
+      } else chunks.push(c);
     });
     stream.on('error', () => done(null));
-    stream.on('end', () => done(stream.sizeExceeded ? null : Buffer.concat(chunks)));
+    stream.on('end', () => done(stream.sizeExceeded || busy ? null : Buffer.concat(chunks)));
   });
 }
 
@@ -114,6 +133,14 @@ async function parseMessage(raw: Buffer, maxParts: number, options: object = {})
   if (parsed.attachments.length > maxParts)
     throw unparseable(`Message has too many MIME parts (at most ${maxParts})`);
   return parsed;
+}
+
+/** The temporary refusal of a message while the process holds too many bytes of others (`SEALPOST_MAX_IN_FLIGHT_BYTES`). */
+function serverBusy(): Error {
+  return Object.assign(
+    new Error(`4.3.1 Server busy with other messages, try again in ${BUSY_RETRY_SECONDS} s`),
+    { responseCode: 451 },
+  );
 }
 
 /** The temporary refusal of a key over its per-minute budget of recipients. */
@@ -212,7 +239,8 @@ function mailFromHandler(limiter: Limiter, inbox: BounceInbox | null): Handlers[
 function dataHandler(ctx: AppContext, inbox: BounceInbox | null): Handlers['onData'] {
   return (stream, session: SMTPServerSession, callback) => {
     void (async () => {
-      const { raw, sizeExceeded } = await readData(stream);
+      const { raw, sizeExceeded, busy, release } = await readData(stream, ctx.inFlight);
+      if (busy) return callback(serverBusy());
       if (raw === null) {
         if (sizeExceeded)
           return callback(
@@ -227,7 +255,11 @@ function dataHandler(ctx: AppContext, inbox: BounceInbox | null): Handlers['onDa
           Object.assign(new Error('4.4.2 Message not received completely'), { responseCode: 451 }),
         );
       }
-      callback(null, await receiveMessage(ctx, inbox, raw, session));
+      try {
+        callback(null, await receiveMessage(ctx, inbox, raw, session));
+      } finally {
+        release();
+      }
     })().catch((err: unknown) => {
       if (isReply(err)) return callback(err);
       if (!(err instanceof AppError)) ctx.log.error({ err }, 'SMTP submission failed');
