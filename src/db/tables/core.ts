@@ -70,6 +70,14 @@ export interface MasterKeyCheckTable {
   created_at: number;
 }
 
+/** One running worker's heartbeat: `owner` is its lease owner (`<node>:<pid>:<run>`), `last_seen` its latest beat. */
+export interface WorkerNodesTable {
+  owner: string;
+  node: string;
+  started_at: number;
+  last_seen: number;
+}
+
 export interface LeasesTable {
   name: string;
   owner: string;
