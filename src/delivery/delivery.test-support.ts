@@ -90,7 +90,7 @@ export interface ReceiptBody {
       id: string;
       message_deliveries: {
         recipient: string;
-        status: { deliveryStatus: string; deliveryTime: string | null };
+        status: { deliveryStatus: string; deliveryTime: string | null; reason?: string };
       }[];
     };
   };
