@@ -6,7 +6,7 @@ import { capturedCommand } from './captured-commands.ts';
 import { webhookCommand } from './webhook-commands.ts';
 import { userCommand } from './user-commands.ts';
 import { subscribersCommand } from './subscriber-commands.ts';
-import { backupCommand, doctorCommand, moveCommand, restoreCommand } from './ops-commands.ts';
+import { backupCommand, doctorCommand, healthCommand, moveCommand, restoreCommand } from './ops-commands.ts';
 import { suppressionCommand } from './suppression-commands.ts';
 import { loadConfig } from '../config/load.ts';
 import { createLogger, openContext } from '../runtime.ts';
@@ -92,6 +92,7 @@ program.addCommand(subscribersCommand());
 program.addCommand(backupCommand());
 program.addCommand(restoreCommand());
 program.addCommand(doctorCommand());
+program.addCommand(healthCommand());
 program.addCommand(moveCommand());
 program.addCommand(suppressionCommand());
 
