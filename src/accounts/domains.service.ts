@@ -139,6 +139,7 @@ export async function addDomain(
       name,
       verified: opts.verified ? 1 : 0,
       verified_at: opts.verified ? now : null,
+      verified_without_dns: opts.verified ? 1 : 0,
       verification_token: randomBytes(18).toString('base64url'),
       ...dkimColumns(sealer, id, month, signing),
       created_at: now,

@@ -27,6 +27,7 @@ import * as m0025 from './migrations/0025_scheduled_messages.ts';
 import * as m0026 from './migrations/0026_submitter_email.ts';
 import * as m0027 from './migrations/0027_subscriber_phone_input.ts';
 import * as m0034 from './migrations/0034_worker_nodes.ts';
+import * as m0035 from './migrations/0035_domain_dev_verified.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0026_submitter_email': m0026,
   '0027_subscriber_phone_input': m0027,
   '0034_worker_nodes': m0034,
+  '0035_domain_dev_verified': m0035,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -25,6 +25,8 @@ export interface DomainsTable {
   dkim2_public_key: string | null;
   /** Sealed with the master key. */
   dkim2_private_key: string | null;
+  /** 1 when marked verified without a DNS check (`domain add --verified`): development only. */
+  verified_without_dns: number;
   created_at: number;
 }
 
