@@ -11,7 +11,7 @@ import { suppressionCommand } from './suppression-commands.ts';
 import { loadConfig } from '../config/load.ts';
 import { createLogger, openContext } from '../runtime.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { markRequiredOptions, packageVersion } from './cli-help.ts';
+import { buildCommit, markRequiredOptions, packageVersion } from './cli-help.ts';
 import {
   checkMasterKeyOpensData,
   checkPortsFree,
@@ -43,7 +43,10 @@ program
         await ctx.database.close();
         throw err;
       });
-      log.info({ roles, database: ctx.database.dialect }, 'starting sealpost');
+      log.info(
+        { roles, database: ctx.database.dialect, version: packageVersion(), commit: buildCommit() },
+        'starting sealpost',
+      );
       const running = await startRoles(ctx, roles).catch((err: unknown) =>
         Promise.reject(explainStartFailure(err, config)),
       );
