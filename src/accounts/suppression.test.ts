@@ -45,6 +45,16 @@ describe('transactional suppression', () => {
     return a;
   }
 
+  /** An SMTP client submitting as account `a` on the submission port. */
+  const submissionClient = (a: TestAccount) =>
+    nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: smtp.ports.submission,
+      requireTLS: true,
+      auth: { user: 'apikey', pass: a.key },
+      tls: { rejectUnauthorized: false },
+    });
+
   /** The envelope recipients the capture transport kept for a message. */
   async function capturedTo(a: TestAccount, id: string): Promise<string[]> {
     const res = await t.app.inject({
@@ -145,20 +155,12 @@ describe('transactional suppression', () => {
   it('does not deliver an SMTP submission to the unsubscribed recipient and still answers 250', async () => {
     const a = await accountWithUnsubscribed(true);
     worker = startDeliveryWorker(t);
-    const info = await nodemailer
-      .createTransport({
-        host: '127.0.0.1',
-        port: smtp.ports.submission,
-        requireTLS: true,
-        auth: { user: 'apikey', pass: a.key },
-        tls: { rejectUnauthorized: false },
-      })
-      .sendMail({
-        from: `desk@${a.domain}`,
-        to: 'gone@example.org, stays@example.org',
-        subject: 'Results',
-        text: 'Ready.',
-      });
+    const info = await submissionClient(a).sendMail({
+      from: `desk@${a.domain}`,
+      to: 'gone@example.org, stays@example.org',
+      subject: 'Results',
+      text: 'Ready.',
+    });
     expect(info.response).toMatch(/^250 /);
     const id = /sourceTrackingId ([0-9a-f-]{36})/.exec(info.response)![1]!;
     expect(await deliveredStatuses(a, id)).toEqual({
@@ -170,15 +172,12 @@ describe('transactional suppression', () => {
 
   it('refuses an SMTP message whose every recipient is suppressed with 550 5.7.1', async () => {
     const a = await accountWithUnsubscribed(true);
-    const sent = nodemailer
-      .createTransport({
-        host: '127.0.0.1',
-        port: smtp.ports.submission,
-        requireTLS: true,
-        auth: { user: 'apikey', pass: a.key },
-        tls: { rejectUnauthorized: false },
-      })
-      .sendMail({ from: `desk@${a.domain}`, to: 'gone@example.org', subject: 'Results', text: 'Ready.' });
+    const sent = submissionClient(a).sendMail({
+      from: `desk@${a.domain}`,
+      to: 'gone@example.org',
+      subject: 'Results',
+      text: 'Ready.',
+    });
     await expect(sent).rejects.toMatchObject({
       responseCode: 550,
       response: expect.stringMatching(/^550 5\.7\.1 Not sent: every recipient is suppressed/),
