@@ -26,10 +26,15 @@ RUN groupadd --system --gid 10001 sealpost \
  && chmod 0700 /var/lib/sealpost
 WORKDIR /app
 COPY --from=build /app /app
+# The commit the image was built from, printed at start: docker build --build-arg BUILD_COMMIT=$(git rev-parse --short HEAD) .
+ARG BUILD_COMMIT=unknown
+RUN echo "$BUILD_COMMIT" > /app/COMMIT
 USER sealpost
 VOLUME ["/var/lib/sealpost"]
 EXPOSE 8080 25 465 587
-HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.SEALPOST_HTTP_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# Probes the roles in SEALPOST_ROLES as each serves: the api's /healthz, the SMTP greeting, the worker's heartbeat.
+# A container started with `start --roles worker` sets SEALPOST_ROLES=worker too (or uses it instead of --roles).
+HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 \
+  CMD ["node", "bin/sealpost.js", "health"]
 ENTRYPOINT ["node", "bin/sealpost.js"]
 CMD ["start"]

@@ -3,8 +3,8 @@
  * each through a resolver. Ownership and DKIM are required to verify a domain; SPF and DMARC decide whether receivers
  * trust its mail, so they are advised and reported.
  */
-import { hostname } from 'node:os';
 import type { DomainRow } from './domains.repository.ts';
+import { relayInclude } from './spf-includes.ts';
 
 /** The part of a DNS resolver the checks need; node's `dns.promises` fits, tests pass their own. */
 export interface TxtResolver {
@@ -22,7 +22,22 @@ export interface DnsRecord {
   name: string;
   value: string;
   purpose: RecordPurpose;
+  /** Only when the advice is incomplete (SPF with no known sending host): what to fill in, and why. */
+  note?: string;
 }
+
+/**
+ * What the SPF record must name: the relay's documented `include:`, or `a:` of a configured public host name. A bare
+ * host name string means `a:`. Undefined: neither is known, and the advice says so.
+ */
+export type SpfTarget = { mechanism: 'a' | 'include'; host: string } | string | undefined;
+
+/** The placeholder the SPF advice carries when no sending host is known. */
+export const UNKNOWN_SENDING_HOST = 'YOUR-SENDING-HOST';
+
+const UNKNOWN_SPF_NOTE = `No public sending host is configured (SEALPOST_HELO_NAME or SEALPOST_PUBLIC_URL), nor a relay whose SPF include is known: replace ${UNKNOWN_SENDING_HOST} with the public name of the host your mail leaves from, or use your relay's documented include.`;
+
+const targetOf = (t: SpfTarget) => (typeof t === 'string' ? { mechanism: 'a' as const, host: t } : t);
 
 /** One record checked through DNS. */
 export interface DnsCheck {
@@ -34,9 +49,6 @@ export interface DnsCheck {
 
 /** The purposes a domain cannot be verified without. */
 export const REQUIRED_PURPOSES: readonly RecordPurpose[] = ['verification', 'dkim'];
-
-/** The host name mail leaves from when nothing more precise is known. */
-export const defaultSendingHost = (): string => hostname();
 
 type RecordRow = Pick<
   DomainRow,
@@ -60,7 +72,8 @@ export function dkimKeysOf(row: RecordRow): { algorithm: string; selector: strin
 }
 
 /** The records to publish: ownership and DKIM, one per key (required), SPF naming the sending host and DMARC (advised). */
-export function dnsRecords(row: RecordRow, sendingHost = defaultSendingHost()): DnsRecord[] {
+export function dnsRecords(row: RecordRow, sendingHost?: SpfTarget): DnsRecord[] {
+  const spf = targetOf(sendingHost);
   return [
     {
       type: 'TXT',
@@ -74,7 +87,15 @@ export function dnsRecords(row: RecordRow, sendingHost = defaultSendingHost()): 
       value: `v=DKIM1; k=${key.algorithm}; p=${key.publicKey}`,
       purpose: 'dkim',
     })),
-    { type: 'TXT', name: row.name, value: `v=spf1 a:${sendingHost} ~all`, purpose: 'spf' },
+    spf
+      ? { type: 'TXT', name: row.name, value: `v=spf1 ${spf.mechanism}:${spf.host} ~all`, purpose: 'spf' }
+      : {
+          type: 'TXT',
+          name: row.name,
+          value: `v=spf1 a:${UNKNOWN_SENDING_HOST} ~all`,
+          purpose: 'spf',
+          note: UNKNOWN_SPF_NOTE,
+        },
     {
       type: 'TXT',
       name: `_dmarc.${row.name}`,
@@ -96,7 +117,7 @@ async function txtValues(resolver: TxtResolver, name: string): Promise<string[]>
 export async function checkDomainRecords(
   resolver: TxtResolver,
   row: RecordRow,
-  sendingHost = defaultSendingHost(),
+  sendingHost?: SpfTarget,
 ): Promise<DnsCheck[]> {
   const out: DnsCheck[] = [];
   for (const record of dnsRecords(row, sendingHost)) {
@@ -113,7 +134,7 @@ export async function checkDomainRecords(
 async function judge(
   record: DnsRecord,
   values: string[],
-  sendingHost: string,
+  sendingHost: SpfTarget,
   resolver: TxtResolver,
 ): Promise<{ ok: boolean; detail: string }> {
   switch (record.purpose) {
@@ -133,9 +154,12 @@ async function judge(
       if (spf.length === 0) return { ok: false, detail: 'no SPF record (v=spf1)' };
       if (spf.length > 1)
         return { ok: false, detail: 'more than one SPF record: receivers treat that as an error' };
-      return (await spfNamesHost(spf[0]!, sendingHost, resolver))
-        ? { ok: true, detail: `SPF includes ${sendingHost}` }
-        : { ok: false, detail: `SPF record does not include the sending host ${sendingHost}` };
+      const target = targetOf(sendingHost);
+      if (!target)
+        return { ok: true, detail: 'SPF record found; no sending host is configured to check it against' };
+      return (await spfNamesHost(spf[0]!, target.host, resolver))
+        ? { ok: true, detail: `SPF includes ${target.host}` }
+        : { ok: false, detail: `SPF record does not include the sending host ${target.host}` };
     }
     case 'dmarc':
       return values.some((v) => /^v=DMARC1\s*;/i.test(v))
@@ -160,16 +184,36 @@ async function spfNamesHost(spf: string, host: string, resolver: TxtResolver): P
   return addresses.some((a) => ip4.includes(a));
 }
 
-/** The host receivers see mail arrive from: the relay with the relay transport, else this server's HELO name. */
-export function sendingHostOf(config: { transport: string; relayUrl?: string; heloName?: string }): string {
-  if (config.transport === 'relay' && config.relayUrl) {
-    try {
-      return new URL(config.relayUrl).hostname;
-    } catch {
-      // An unparsable relay URL is reported by the start; the HELO name is the next best guess.
-    }
+/**
+ * What SPF must name for mail to pass: with the relay transport, the relay's documented include (or the relay's own
+ * host when its include is not known); otherwise the configured HELO name, else the public URL's host when it is a
+ * public name. Undefined when none is configured: the machine's own host name is rarely what receivers see.
+ */
+export function sendingHostOf(config: {
+  transport: string;
+  relayUrl?: string;
+  heloName?: string;
+  publicUrl?: string;
+}): SpfTarget {
+  const relay = config.transport === 'relay' ? hostOfUrl(config.relayUrl) : undefined;
+  if (relay) {
+    const include = relayInclude(relay);
+    return include ? { mechanism: 'include', host: include } : { mechanism: 'a', host: relay };
   }
-  return config.heloName || defaultSendingHost();
+  if (config.heloName) return { mechanism: 'a', host: config.heloName };
+  const pub = hostOfUrl(config.publicUrl);
+  if (pub && pub.includes('.') && !/^[\d.]+$|^\[|localhost$/i.test(pub)) return { mechanism: 'a', host: pub };
+  return undefined;
+}
+
+function hostOfUrl(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).hostname || undefined;
+  } catch {
+    // An unparsable URL is reported by the start.
+    return undefined;
+  }
 }
 
 /** One line per check, for people. */

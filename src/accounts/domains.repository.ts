@@ -32,7 +32,11 @@ export async function listDomains(db: Queryable, customerId: number): Promise<Do
 
 /** Marks a domain verified at `now`. */
 export async function markDomainVerified(db: Queryable, id: string, now: number): Promise<void> {
-  await db.updateTable('domains').set({ verified: 1, verified_at: now }).where('id', '=', id).execute();
+  await db
+    .updateTable('domains')
+    .set({ verified: 1, verified_at: now, verified_without_dns: 0 })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** A verified domain of an account with its sealed DKIM key, for signing. */

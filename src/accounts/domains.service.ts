@@ -22,6 +22,7 @@ import {
   REQUIRED_PURPOSES,
   type DnsCheck,
   type DnsRecord,
+  type SpfTarget,
   type TxtResolver,
 } from './dns-checks.ts';
 
@@ -59,7 +60,7 @@ export function normalizeDomain(input: string): string {
   return name;
 }
 
-function toDomain(row: DomainRow, sendingHost?: string): Domain {
+function toDomain(row: DomainRow, sendingHost?: SpfTarget): Domain {
   return {
     id: row.id,
     domain: row.name,
@@ -119,7 +120,7 @@ export async function addDomain(
   opts: {
     verified?: boolean;
     now?: number;
-    sendingHost?: string;
+    sendingHost?: SpfTarget;
     /** The DKIM keys to sign with; RSA when not given. */
     dkim?: DkimSigning;
   } = {},
@@ -138,6 +139,7 @@ export async function addDomain(
       name,
       verified: opts.verified ? 1 : 0,
       verified_at: opts.verified ? now : null,
+      verified_without_dns: opts.verified ? 1 : 0,
       verification_token: randomBytes(18).toString('base64url'),
       ...dkimColumns(sealer, id, month, signing),
       created_at: now,
@@ -170,7 +172,7 @@ export async function getDomainRow(db: Queryable, customerId: number, input: str
 export async function accountDomains(
   db: Queryable,
   customerId: number,
-  sendingHost?: string,
+  sendingHost?: SpfTarget,
 ): Promise<Domain[]> {
   return (await listDomains(db, customerId)).map((row) => toDomain(row, sendingHost));
 }
@@ -186,7 +188,7 @@ export async function verifyDomain(
   customerId: number,
   input: string,
   by: ChangeBy,
-  opts: { now?: number; sendingHost?: string } = {},
+  opts: { now?: number; sendingHost?: SpfTarget } = {},
 ): Promise<Domain> {
   const { now = Date.now(), sendingHost } = opts;
   const row = await getDomainRow(db, customerId, input);

@@ -45,6 +45,16 @@ describe('transactional suppression', () => {
     return a;
   }
 
+  /** An SMTP client submitting as account `a` on the submission port. */
+  const submissionClient = (a: TestAccount) =>
+    nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: smtp.ports.submission,
+      requireTLS: true,
+      auth: { user: 'apikey', pass: a.key },
+      tls: { rejectUnauthorized: false },
+    });
+
   /** The envelope recipients the capture transport kept for a message. */
   async function capturedTo(a: TestAccount, id: string): Promise<string[]> {
     const res = await t.app.inject({
@@ -77,9 +87,31 @@ describe('transactional suppression', () => {
     expect(await capturedTo(a, id)).toEqual(['stays@example.org', 'stranger@example.net']);
   });
 
-  it('accepts a message whose every recipient is suppressed with 200 and finishes it at once, with no delivery work', async () => {
+  it('answers 422 with the sourceTrackingId when every recipient is suppressed, and finishes the message at once', async () => {
     const a = await accountWithUnsubscribed(true);
-    const id = await sendMessage(t, a, { recipients: ['GONE@example.org'], cc: ['gone@EXAMPLE.org'] });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/email/messages',
+      headers: { ...a.auth, 'content-type': 'application/json' },
+      payload: {
+        data: {
+          message: {
+            recipients: ['GONE@example.org'],
+            cc: ['gone@EXAMPLE.org'],
+            headers: { subject: 'Results', from: `desk@${a.domain}` },
+            content: { 'text/plain': 'Ready.' },
+          },
+        },
+      },
+    });
+    expect(res.statusCode, res.body).toBe(422);
+    const body = res.json();
+    expect(body).toMatchObject({
+      error_code: 'email.recipients_suppressed',
+      message: expect.stringMatching(/^Not sent: every recipient is suppressed/),
+      errors: [{ code: 422 }],
+    });
+    const id = body.sourceTrackingId as string;
     const rows = await recipientRows(t, id);
     expect(rows.map((r) => [r.status, r.delivery_status])).toEqual([['failed', 'suppressed']]);
     const jobs = await t.ctx.database.db.selectFrom('jobs').select('payload').execute();
@@ -91,9 +123,10 @@ describe('transactional suppression', () => {
       .executeTakeFirstOrThrow();
     expect(m.pending_count).toBe(0);
     expect(m.finished_at).not.toBeNull();
-    expect((await receiptOf(t, a, id)).data.message.message_deliveries[0]!.status.deliveryStatus).toBe(
-      'suppressed',
-    );
+    expect((await receiptOf(t, a, id)).data.message.message_deliveries[0]!.status).toMatchObject({
+      deliveryStatus: 'suppressed',
+      reason: 'not sent: the address unsubscribed from all mail of this account',
+    });
   });
 
   it('delivers to the unsubscribed recipient when the account did not opt in', async () => {
@@ -122,20 +155,12 @@ describe('transactional suppression', () => {
   it('does not deliver an SMTP submission to the unsubscribed recipient and still answers 250', async () => {
     const a = await accountWithUnsubscribed(true);
     worker = startDeliveryWorker(t);
-    const info = await nodemailer
-      .createTransport({
-        host: '127.0.0.1',
-        port: smtp.ports.submission,
-        requireTLS: true,
-        auth: { user: 'apikey', pass: a.key },
-        tls: { rejectUnauthorized: false },
-      })
-      .sendMail({
-        from: `desk@${a.domain}`,
-        to: 'gone@example.org, stays@example.org',
-        subject: 'Results',
-        text: 'Ready.',
-      });
+    const info = await submissionClient(a).sendMail({
+      from: `desk@${a.domain}`,
+      to: 'gone@example.org, stays@example.org',
+      subject: 'Results',
+      text: 'Ready.',
+    });
     expect(info.response).toMatch(/^250 /);
     const id = /sourceTrackingId ([0-9a-f-]{36})/.exec(info.response)![1]!;
     expect(await deliveredStatuses(a, id)).toEqual({
@@ -143,6 +168,20 @@ describe('transactional suppression', () => {
       'stays@example.org': 'delivered',
     });
     expect(await capturedTo(a, id)).toEqual(['stays@example.org']);
+  });
+
+  it('refuses an SMTP message whose every recipient is suppressed with 550 5.7.1', async () => {
+    const a = await accountWithUnsubscribed(true);
+    const sent = submissionClient(a).sendMail({
+      from: `desk@${a.domain}`,
+      to: 'gone@example.org',
+      subject: 'Results',
+      text: 'Ready.',
+    });
+    await expect(sent).rejects.toMatchObject({
+      responseCode: 550,
+      response: expect.stringMatching(/^550 5\.7\.1 Not sent: every recipient is suppressed/),
+    });
   });
 
   it('delivers again once the account turns the switch off', async () => {

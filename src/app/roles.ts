@@ -73,6 +73,7 @@ export async function startRoles(
       pollMs: ctx.config.workerPollMs,
       leaseMs: ctx.config.jobLeaseMs,
       node: ctx.config.nodeName || os.hostname(),
+      takeoverMs: ctx.config.nodeTakeoverMs,
       pacer,
     });
     const scheduler = createScheduler({

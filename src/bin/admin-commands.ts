@@ -20,7 +20,7 @@ function recordsText(d: Domain): string {
   return d.dns_records
     .map(
       (r) =>
-        `  ${r.type}  ${r.name}${r.purpose === 'spf' || r.purpose === 'dmarc' ? '  (advised)' : ''}\n       ${r.value}`,
+        `  ${r.type}  ${r.name}${r.purpose === 'spf' || r.purpose === 'dmarc' ? '  (advised)' : ''}\n       ${r.value}${r.note ? `\n       note: ${r.note}` : ''}`,
     )
     .join('\n');
 }

@@ -80,9 +80,9 @@ describe('Dockerfile', () => {
     expect(get('VOLUME').join(' ')).toContain(dataDir);
   });
 
-  it('exposes HTTP and the three SMTP ports and checks /healthz', () => {
+  it('exposes HTTP and the three SMTP ports and checks the roles it runs with `sealpost health`', () => {
     expect(get('EXPOSE').join(' ').split(/\s+/).sort()).toEqual(['25', '465', '587', '8080']);
-    expect(get('HEALTHCHECK').join(' ')).toMatch(/CMD .*\/healthz/);
+    expect(get('HEALTHCHECK').join(' ')).toMatch(/CMD \["node", "bin\/sealpost\.js", "health"\]/);
     expect(get('CMD').join(' ')).toContain('start');
   });
 
@@ -95,7 +95,14 @@ describe('compose.yaml', () => {
   const compose = parseYaml(read('compose.yaml'), { merge: true }) as {
     services: Record<
       string,
-      { image?: string; command?: string[]; ports?: string[]; environment?: Record<string, string> }
+      {
+        image?: string;
+        command?: string[];
+        ports?: string[];
+        environment?: Record<string, string>;
+        healthcheck?: { test: string[] };
+        volumes?: string[];
+      }
     >;
   };
   const services = compose.services;
@@ -111,6 +118,21 @@ describe('compose.yaml', () => {
       expect(services[name]?.environment?.SEALPOST_DATABASE_URL, name).toMatch(
         /^postgres:\/\/.*@postgres:5432\//,
       );
+  });
+
+  it('checks each role with a health check that fits it, and gives worker and smtp a metrics port', () => {
+    for (const role of ['api', 'worker', 'smtp'])
+      expect(services[role]?.healthcheck?.test, role).toEqual([
+        'CMD',
+        'node',
+        'bin/sealpost.js',
+        'health',
+        '--roles',
+        role,
+      ]);
+    for (const role of ['worker', 'smtp'])
+      expect(services[role]?.environment?.SEALPOST_METRICS_PORT, role).toBe('9464');
+    expect(services.smtp?.volumes).toContain('./tls:/etc/sealpost/tls:ro');
   });
 
   it('publishes HTTP to the local proxy only and SMTP on 25, 465 and 587', () => {

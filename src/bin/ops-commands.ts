@@ -131,3 +131,23 @@ function moveText(r: MoveReport): string {
     'key: the contents of master.key when it came from the data directory. Another key cannot open the moved data.',
   ].join('\n');
 }
+
+/** `sealpost health`: probes the roles this process runs (SEALPOST_ROLES, or --roles); exit 1 when one is down. */
+export function healthCommand(): Command {
+  return new Command('health')
+    .description(
+      'check that the roles of this node answer (for container health checks); exit 1 when one does not',
+    )
+    .option('--roles <list>', 'comma-separated subset of: api, worker, smtp (default: SEALPOST_ROLES)')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (o: { roles?: string; json?: boolean }) => {
+        const { parseRoles } = await import('../app/roles.ts');
+        const { checkHealth, healthText } = await import('../ops/health.ts');
+        const config = loadConfig();
+        const results = await checkHealth(config, parseRoles(o.roles ?? config.roles));
+        output(o.json, results, healthText(results));
+        if (results.some((r) => !r.ok)) process.exitCode = 1;
+      }),
+    );
+}

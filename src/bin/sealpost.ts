@@ -6,12 +6,12 @@ import { capturedCommand } from './captured-commands.ts';
 import { webhookCommand } from './webhook-commands.ts';
 import { userCommand } from './user-commands.ts';
 import { subscribersCommand } from './subscriber-commands.ts';
-import { backupCommand, doctorCommand, moveCommand, restoreCommand } from './ops-commands.ts';
+import { backupCommand, doctorCommand, healthCommand, moveCommand, restoreCommand } from './ops-commands.ts';
 import { suppressionCommand } from './suppression-commands.ts';
 import { loadConfig } from '../config/load.ts';
 import { createLogger, openContext } from '../runtime.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { markRequiredOptions, packageVersion } from './cli-help.ts';
+import { buildCommit, markRequiredOptions, packageVersion } from './cli-help.ts';
 import {
   checkMasterKeyOpensData,
   checkPortsFree,
@@ -43,7 +43,10 @@ program
         await ctx.database.close();
         throw err;
       });
-      log.info({ roles, database: ctx.database.dialect }, 'starting sealpost');
+      log.info(
+        { roles, database: ctx.database.dialect, version: packageVersion(), commit: buildCommit() },
+        'starting sealpost',
+      );
       const running = await startRoles(ctx, roles).catch((err: unknown) =>
         Promise.reject(explainStartFailure(err, config)),
       );
@@ -92,6 +95,7 @@ program.addCommand(subscribersCommand());
 program.addCommand(backupCommand());
 program.addCommand(restoreCommand());
 program.addCommand(doctorCommand());
+program.addCommand(healthCommand());
 program.addCommand(moveCommand());
 program.addCommand(suppressionCommand());
 

@@ -24,7 +24,7 @@ export function webhookCommand(): Command {
     .requiredOption('--url <url>', 'the http or https URL events are posted to')
     .requiredOption(
       '--events <list>',
-      'comma-separated: api_mail_log_delivered, api_mail_log_opened, api_mail_log_temporary_failure, api_mail_log_permanent_failure',
+      'comma-separated: api_mail_log_delivered, api_mail_log_opened, api_mail_log_temporary_failure, api_mail_log_permanent_failure, api_mail_log_suppressed, api_mail_log_complained',
     )
     .option('--signing-key <key>', 'the signing secret (generated when absent)')
     .option('--json', 'print JSON')

@@ -143,6 +143,13 @@ export const KEYS = {
     default: 300000,
     doc: 'How long a claimed work row stays leased to a worker before another worker may take it again.',
   },
+  nodeTakeoverMs: {
+    env: 'SEALPOST_NODE_TAKEOVER_MS',
+    kind: 'integer',
+    min: 1000,
+    default: 30000,
+    doc: 'Every worker renews a heartbeat in the database at a third of this interval. A worker silent for longer (killed, or cut off from the database) is taken for dead: a live worker takes over the work rows it leased at once instead of waiting out their lease. A message that was being delivered when its worker died may go out twice, with the same Message-ID.',
+  },
   jobRetentionDays: {
     env: 'SEALPOST_JOB_RETENTION_DAYS',
     kind: 'integer',

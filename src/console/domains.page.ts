@@ -18,6 +18,7 @@ import {
   dnsRecords,
   REQUIRED_PURPOSES,
   sendingHostOf,
+  type SpfTarget,
   type DnsCheck,
   type DnsRecord,
   type TxtResolver,
@@ -36,7 +37,7 @@ const PURPOSE: Record<DnsRecord['purpose'], string> = {
   dmarc: 'DMARC (advised)',
 };
 
-function sendingHost(ctx: AppContext): string {
+function sendingHost(ctx: AppContext): SpfTarget {
   return sendingHostOf(ctx.config);
 }
 
@@ -63,6 +64,7 @@ function recordsTable(records: DnsRecord[], checks?: DnsCheck[]): SafeHtml {
             <td>
               <code id="rec-value-${i}" class="mono">${r.value}</code>
               <button type="button" data-copy="rec-value-${i}" aria-label="Copy value of the ${r.purpose} record">Copy</button>
+              ${r.note ? html`<br /><span class="muted">${r.note}</span>` : ''}
             </td>
             ${
               check

@@ -33,6 +33,8 @@ const EVENT_LABEL: Record<string, string> = {
   api_mail_log_opened: 'Opened',
   api_mail_log_temporary_failure: 'Deferred (temporary failure)',
   api_mail_log_permanent_failure: 'Bounced (permanent failure)',
+  api_mail_log_suppressed: 'Not sent (suppressed address)',
+  api_mail_log_complained: 'Spam complaint',
 };
 
 function eventBoxes(chosen: readonly string[]): SafeHtml {

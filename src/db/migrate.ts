@@ -28,6 +28,8 @@ import * as m0026 from './migrations/0026_submitter_email.ts';
 import * as m0027 from './migrations/0027_subscriber_phone_input.ts';
 import * as m0040 from './migrations/0040_field_type_uuids.ts';
 import * as m0041 from './migrations/0041_import_consent.ts';
+import * as m0034 from './migrations/0034_worker_nodes.ts';
+import * as m0035 from './migrations/0035_domain_dev_verified.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -63,6 +65,8 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0027_subscriber_phone_input': m0027,
   '0040_field_type_uuids': m0040,
   '0041_import_consent': m0041,
+  '0034_worker_nodes': m0034,
+  '0035_domain_dev_verified': m0035,
 };
 
 class StaticProvider implements MigrationProvider {

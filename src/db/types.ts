@@ -9,6 +9,7 @@ import type {
   ApiKeysTable,
   JobsTable,
   LeasesTable,
+  WorkerNodesTable,
   MasterKeyCheckTable,
 } from './tables/core.ts';
 import type {
@@ -84,6 +85,7 @@ export interface DB {
   api_keys: ApiKeysTable;
   jobs: JobsTable;
   leases: LeasesTable;
+  worker_nodes: WorkerNodesTable;
   master_key_check: MasterKeyCheckTable;
   messages: MessagesTable;
   message_recipients: MessageRecipientsTable;

@@ -3,10 +3,8 @@
  * lease expires another worker delivers the message, and exactly one outcome is recorded. The killed process is
  * src/delivery/fixtures/delivery-worker-process.ts; the SMTP server stalls on the first DATA so the kill lands mid-send.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Worker } from '../jobs/worker.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
@@ -17,11 +15,11 @@ import {
   receiptOf,
   recipientRows,
   sendMessage,
+  spawnDeliveryProcess,
   startDeliveryWorker,
   waitUntilFinished,
 } from './delivery.test-support.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const LEASE_MS = 1000;
 
 let t: TestApp;
@@ -44,28 +42,9 @@ afterAll(async () => {
   await t.close();
 });
 
-function spawnDoomedWorker(): { child: ChildProcess; output: () => string } {
-  const p = spawn(
-    process.execPath,
-    [
-      'bin/run-ts.js',
-      'src/delivery/fixtures/delivery-worker-process.ts',
-      t.scratch.url,
-      t.ctx.config.masterKey!,
-      sink.url,
-      String(LEASE_MS),
-    ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  p.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  p.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  return { child: p, output: () => output };
-}
-
 it('delivers exactly once after a worker dies mid-delivery and its lease expires', async () => {
   const id = await sendMessage(t, acct, {});
-  const doomed = spawnDoomedWorker();
+  const doomed = spawnDeliveryProcess(t, sink.url, LEASE_MS);
   child = doomed.child;
   await waitFor(() => sink.dataCount() === 1, 45_000, 20, 'the doomed worker reaching DATA');
 

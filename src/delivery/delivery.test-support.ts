@@ -1,10 +1,51 @@
 /** Shared pieces of the delivery tests: a real worker over the delivery queues, sending through the HTTP API, and reading outcomes. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Config } from '../config/schema.ts';
 import type { Worker } from '../jobs/worker.ts';
 import { startTestWorker } from '../test/worker.ts';
 import { queueHandlers, type BackgroundOptions } from '../app/workers.ts';
 import type { TestAccount, TestApp } from '../test/harness.ts';
 import { waitFor } from '../test/wait.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** A delivery worker in a process of its own (fixtures/delivery-worker-process.ts), relaying to `relayUrl`. */
+export interface DeliveryProcess {
+  child: ChildProcess;
+  /** Its standard output and error so far. */
+  output(): string;
+}
+
+/**
+ * Starts fixtures/delivery-worker-process.ts over the test app's database; `extra` are its optional arguments
+ * (marketing concurrency, node name, takeover limit).
+ */
+export function spawnDeliveryProcess(
+  t: TestApp,
+  relayUrl: string,
+  leaseMs: number,
+  extra: string[] = [],
+): DeliveryProcess {
+  const child = spawn(
+    process.execPath,
+    [
+      'bin/run-ts.js',
+      'src/delivery/fixtures/delivery-worker-process.ts',
+      t.scratch.url,
+      t.ctx.config.masterKey!,
+      relayUrl,
+      String(leaseMs),
+      ...extra,
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  return { child, output: () => output };
+}
 
 /** Starts a worker over the delivery queues with configuration overrides (the relay URL of a sink, say), and wires wake-ups. */
 export function startDeliveryWorker(
@@ -49,7 +90,7 @@ export interface ReceiptBody {
       id: string;
       message_deliveries: {
         recipient: string;
-        status: { deliveryStatus: string; deliveryTime: string | null };
+        status: { deliveryStatus: string; deliveryTime: string | null; reason?: string };
       }[];
     };
   };

@@ -95,6 +95,11 @@ export const Receipt = Type.Object({
             deliveryTime: Type.Union([Type.String(), Type.Null()]),
             openedStatus: Type.String(),
             openedTime: Type.Union([Type.String(), Type.Null()]),
+            reason: Type.Optional(
+              Type.String({
+                description: 'Only when `deliveryStatus` is `suppressed`: why the address was not sent to.',
+              }),
+            ),
           }),
         }),
       ),

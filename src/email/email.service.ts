@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import type { Principal } from '../accounts/keys.service.ts';
 import { AppError } from '../errors/app-error.ts';
 import { normalizeMessage, normalizeTemplatedMessage, trackingOptions } from './message-input.ts';
-import { submitMessages, type SubmitOptions } from './submit.ts';
+import { refuseIfAllSuppressed, submitMessages, type SubmitOptions } from './submit.ts';
 import type { BulkBody, SendBody, SendResponse, TemplatedBody } from './email.schemas.ts';
 import { renderTemplate } from './templates.service.ts';
 
@@ -38,7 +38,7 @@ export async function sendMessage(
     tracking: trackingOptions(body.data),
     idempotency: idempotencyOf(idempotencyKey, 'messages', body),
   });
-  return response!;
+  return refuseIfAllSuppressed(response!);
 }
 
 /** POST /bulk_messages: every message is checked first; one bad message rejects the request and nothing is sent. */
@@ -85,5 +85,5 @@ export async function sendTemplated(
     tracking: trackingOptions(body.data),
     idempotency: idempotencyOf(idempotencyKey, 'templated_messages', body),
   });
-  return response!;
+  return refuseIfAllSuppressed(response!);
 }

@@ -5,6 +5,7 @@ import { findMessage, listLinks, listRecipients } from './messages.repository.ts
 import { rfc2822 } from '../mail/dates.ts';
 import { openLinkTarget } from '../mail/content.ts';
 import type { Receipt } from './email.schemas.ts';
+import { SUPPRESSED_STATUS } from '../accounts/suppression.ts';
 
 /** The receipt of a message of this account; another account's message, or an unknown id, is 404 naming the id asked for. */
 export async function getReceipt(
@@ -31,6 +32,7 @@ export async function getReceipt(
             deliveryTime: rfc2822(r.delivered_at),
             openedStatus: r.open_count > 0 ? 'opened' : 'not opened',
             openedTime: rfc2822(r.first_opened_at),
+            ...(r.delivery_status === SUPPRESSED_STATUS && { reason: r.last_response ?? '' }),
           },
         })),
         total_opens: message.total_opens,

@@ -34,6 +34,7 @@ import { TRANSACTIONAL_QUEUE } from './queues.ts';
 import { recipientStart, suppressedRecipients } from '../accounts/suppression.ts';
 import type { SendResponse } from './email.schemas.ts';
 import { subjectHash } from './message-log.service.ts';
+import { appendEvent } from '../webhooks/webhooks.outbox.ts';
 
 /** How long an Idempotency-Key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -91,10 +92,12 @@ export const acceptedWriter: Merger<Accepted, void> = {
     const jobs: NewJob[] = [];
     let i = 0;
     for (const p of plans)
-      for (const r of p.recipients)
+      for (const r of p.recipients) {
+        const recipientId = ids[i++]!;
         if (r.status === 'queued')
-          jobs.push({ queue: TRANSACTIONAL_QUEUE, payload: { recipientId: ids[i++] }, runAt: p.now });
-        else i++;
+          jobs.push({ queue: TRANSACTIONAL_QUEUE, payload: { recipientId }, runAt: p.now });
+        else await appendSuppressed(trx, r, recipientId, p.now);
+      }
     await enqueueJobs(trx, jobs, plans[0]?.now);
     for (const { idempotency: k } of items)
       if (k)
@@ -114,6 +117,8 @@ export const acceptedWriter: Merger<Accepted, void> = {
   statement(db, items) {
     if (items.some((a) => a.idempotency)) return undefined;
     const plans = items.flatMap((a) => a.plans);
+    // Suppressed recipients get an event (and maybe webhook deliveries): the transaction path writes those.
+    if (plans.some((p) => p.message.pending_count !== p.message.recipient_count)) return undefined;
     if (plans.length > ACCEPTED_STATEMENT_MAX_MESSAGES) return undefined;
     return insertAcceptedStatement(db, {
       messages: plans.map((p) => p.message),
@@ -123,6 +128,43 @@ export const acceptedWriter: Merger<Accepted, void> = {
     }).then(() => items.map(() => undefined));
   },
 };
+
+/** The event of a recipient settled as suppressed at acceptance, pushed as `api_mail_log_suppressed`. */
+async function appendSuppressed(
+  trx: Queryable,
+  r: NewRecipient,
+  recipientId: number,
+  now: number,
+): Promise<void> {
+  await appendEvent(trx, {
+    customer_id: r.customer_id,
+    message_id: r.message_id,
+    recipient_id: recipientId,
+    event: 'suppressed',
+    data: JSON.stringify({
+      recipient: r.address,
+      status: r.delivery_status,
+      response: r.last_response ?? '',
+    }),
+    created_at: now,
+  });
+}
+
+/** The `data` of the send response of a message none of whose recipients is sent to. */
+export const ALL_SUPPRESSED = 'Not sent: every recipient is suppressed';
+
+/**
+ * Refuses, after the fact, a single send whose every recipient is suppressed: the message is recorded (its receipt
+ * says why each recipient was not sent to), and the answer says it was not sent (docs/decisions.md).
+ */
+export function refuseIfAllSuppressed(response: SendResponse): SendResponse {
+  if (response.data !== ALL_SUPPRESSED) return response;
+  throw new AppError(
+    'email.recipients_suppressed',
+    `${ALL_SUPPRESSED}; the receipt of ${response.sourceTrackingId} gives each reason`,
+    { extra: { sourceTrackingId: response.sourceTrackingId } },
+  );
+}
 
 /** Submits messages: all are accepted and committed, or none is. Returns one send response per message. */
 export async function submitMessages(
@@ -338,7 +380,11 @@ function planMessage(
     attachments: m.attachments,
     unsubscribeUrl: opts.tracking.unsubscribeUrl,
   });
-  const response: SendResponse = { sourceTrackingId: id, data: 'Service OK' };
+  const allSuppressed = recipients.length > 0 && pending.length === 0;
+  const response: SendResponse = {
+    sourceTrackingId: id,
+    data: allSuppressed ? ALL_SUPPRESSED : 'Service OK',
+  };
   if (Object.keys(customHeaders).length > 0) response.customHeaders = customHeaders;
   return {
     id,

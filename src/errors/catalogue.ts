@@ -126,6 +126,11 @@ export const CATALOGUE = {
   'email.content_purged': { status: 410, smtp: '550 5.1.1', title: 'Message content removed' },
   'email.schedule_time_invalid': { status: 400, smtp: '501 5.5.4', title: 'Invalid scheduled time' },
   'email.scheduled_not_found': { status: 404, smtp: '550 5.1.1', title: 'Scheduled message not found' },
+  'email.recipients_suppressed': {
+    status: 422,
+    smtp: '550 5.7.1',
+    title: 'Every recipient is suppressed',
+  },
   'email.schedule_closed': {
     status: 409,
     smtp: '550 5.7.1',

@@ -66,6 +66,21 @@ export const pipelineMetrics = {
   }),
 };
 
+/** The label values every series starts with, so each exists (at zero) from the start, before its first event. */
+const LANES: readonly MailKindName[] = ['transactional', 'marketing'];
+const TRANSPORTS = ['capture', 'relay', 'mx'] as const;
+const WEBHOOK_OUTCOMES = ['success', 'http_error', 'network_error', 'refused'] as const;
+
+function startAtZero(): void {
+  const { accepted, delivered, deferred, bounced, suppressed } = pipelineMetrics;
+  for (const lane of LANES)
+    for (const counter of [accepted, delivered, deferred, bounced, suppressed]) counter.inc({ lane }, 0);
+  for (const transport of TRANSPORTS) pipelineMetrics.attemptSeconds.zero({ transport });
+  for (const outcome of WEBHOOK_OUTCOMES) pipelineMetrics.webhookPosts.inc({ outcome }, 0);
+  pipelineMetrics.formSubmissions.inc(0);
+}
+startAtZero();
+
 /** Counts one recorded delivery outcome on the lane of its kind (the `lane` label is the kind's name). */
 export function countDeliveryOutcome(lane: MailKindName, status: RecordedOutcome['status']): void {
   if (status === 'delivered') pipelineMetrics.delivered.inc({ lane });

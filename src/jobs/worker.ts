@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { leaseOwner, reclaimNodeLeases } from './reclaim.ts';
+import { createHeartbeat } from './takeover.ts';
 import type { Logger } from 'pino';
 import type { LoopPacer } from './loop-pacer.ts';
 import type { Database } from '../db/connect.ts';
@@ -61,6 +62,11 @@ export interface WorkerOptions {
   owner?: string;
   /** The node this worker runs on (SEALPOST_NODE_NAME); at start it reclaims rows dead runs of the node still lease. */
   node?: string;
+  /**
+   * With `node`: milliseconds after which a worker whose heartbeat stopped is taken for dead and its leased rows are
+   * taken over (takeover.ts). Unset: no heartbeat; rows of a dead worker wait for their lease to expire.
+   */
+  takeoverMs?: number;
   /** When the API shares this process: consulted before each work row, so background work yields to requests. */
   pacer?: LoopPacer;
   now?: () => number;
@@ -93,15 +99,29 @@ export function createWorker(opts: WorkerOptions): Worker {
         opts.log.warn({ err }, 'reclaiming the leases of an earlier run failed; they expire on their own'),
       );
   };
+  const wakeAll = () => loops.forEach((l) => l.wake());
+  const heartbeat =
+    opts.node && opts.takeoverMs
+      ? createHeartbeat({
+          ...opts,
+          node: opts.node,
+          takeoverMs: opts.takeoverMs,
+          owner,
+          now,
+          onTakeover: wakeAll,
+        })
+      : undefined;
   return {
     owner,
     start: () => {
-      void reclaim().then(() => loops.forEach((l) => l.wake()));
+      void reclaim().then(wakeAll);
+      heartbeat?.start();
       loops.forEach((l) => l.start());
     },
     nudge: (queue) => loops.get(queue)?.wake(),
     stop: async (timeoutMs = 15_000) => {
       await Promise.all([...loops.values()].map((l) => l.stop(timeoutMs)));
+      await heartbeat?.stop();
       await completions.flush();
     },
   };

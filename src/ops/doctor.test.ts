@@ -43,6 +43,8 @@ describe(`sealpost doctor (${TEST_DIALECT})`, () => {
       sendingHost: HOST,
     });
     for (const r of good.dns_records) published.set(r.name, [[r.value]]);
+    // Both stand for domains verified through DNS, whose records are then checked.
+    await t.ctx.database.db.updateTable('domains').set({ verified_without_dns: 0 }).execute();
   });
   afterAll(async () => {
     await sink?.close();
@@ -106,6 +108,19 @@ describe(`sealpost doctor (${TEST_DIALECT})`, () => {
     expect(bare?.status).toBe('fail');
     for (const purpose of ['verification', 'dkim', 'spf', 'dmarc'])
       expect(bare?.detail).toContain(`${purpose}:`);
+  });
+
+  it('reports a domain marked verified without DNS (the quick start’s --verified) as development only, not a failure', async () => {
+    const a = await createAccount(t.ctx.database.db, 'quickstart');
+    await addDomain(t.ctx.database.db, t.ctx.sealer, a.customer_id, 'dev.example', TEST_BY, {
+      verified: true,
+    });
+    const report = await runDoctor(config(), { resolver });
+    expect(byName(report, 'dns dev.example')).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('development only'),
+    });
+    await t.ctx.database.db.deleteFrom('domains').where('name', '=', 'dev.example').execute();
   });
 
   it('warns when only SPF lacks the sending host', async () => {

@@ -54,7 +54,13 @@ describe(`bounces after delivery, transactional (${TEST_DIALECT})`, () => {
     hooks = await startWebhookReceiver();
     await addEndpoint(t, acct, {
       target_url: hooks.url,
-      events: ['api_mail_log_delivered', 'api_mail_log_temporary_failure', 'api_mail_log_permanent_failure'],
+      events: [
+        'api_mail_log_delivered',
+        'api_mail_log_temporary_failure',
+        'api_mail_log_permanent_failure',
+        'api_mail_log_complained',
+        'api_mail_log_suppressed',
+      ],
     });
     worker = startWorker(t, {}, { all: true });
     smtp = await startReportListener(t);
@@ -147,7 +153,7 @@ describe(`bounces after delivery, transactional (${TEST_DIALECT})`, () => {
     expect(await suppressionOf(t, acct, 'full@patients.example')).toBeNull();
   });
 
-  it('lists the address of a complaint (ARF) and keeps a complained event, not pushed', async () => {
+  it('lists the address of a complaint (ARF) and pushes a complained event', async () => {
     const { id, returnPath } = await delivered('annoyed@patients.example');
     const reply = await sendReport(
       smtp.ports.port25!,
@@ -167,11 +173,27 @@ describe(`bounces after delivery, transactional (${TEST_DIALECT})`, () => {
       detail: 'complained — feedback report: abuse (SomeGenerator/1.0)',
     });
     expect(await statusOf(id)).toBe('delivered');
+    await waitFor(async () => hooksFor(id).length === 2, 10_000, 20, 'two webhooks');
+    expect(hooksFor(id)).toEqual(['api_mail_log_delivered', 'api_mail_log_complained']);
+  });
 
-    // A later send to the address is not attempted.
-    const again = await sendMessage(t, acct, { recipients: ['annoyed@patients.example'] });
+  it('does not attempt a later send to a complained address, and pushes a suppressed event with the reason in the receipt', async () => {
+    const again = await sendMessage(t, acct, {
+      recipients: ['annoyed@patients.example', 'calm@patients.example'],
+    });
     await waitUntilFinished(t, again);
-    expect(await statusOf(again)).toBe('suppressed');
+    const entries = (await receiptOf(t, acct, again)).data.message.message_deliveries;
+    expect(entries.map((e) => [e.recipient, e.status.deliveryStatus])).toEqual([
+      ['annoyed@patients.example', 'suppressed'],
+      ['calm@patients.example', 'delivered'],
+    ]);
+    expect(entries[0]!.status).toMatchObject({ reason: expect.stringContaining('complaint') });
+    await waitFor(async () => hooksFor(again).length === 2, 10_000, 20, 'two webhooks');
+    expect(hooksFor(again).sort()).toEqual(['api_mail_log_delivered', 'api_mail_log_suppressed']);
+    const suppressed = hooks.received
+      .map((h) => h.json())
+      .find((b) => b.event_name === 'api_mail_log_suppressed');
+    expect(suppressed!.payload).toMatchObject({ source_tracking_id: again, to: 'annoyed@patients.example' });
   });
 
   it('refuses a forged return path and mail for other domains without AUTH, changing nothing', async () => {

@@ -18,7 +18,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
 import { CATALOGUE } from '../errors/catalogue.ts';
 import { authenticateKey, type Principal } from '../accounts/keys.service.ts';
-import { submitMessages } from '../email/submit.ts';
+import { refuseIfAllSuppressed, submitMessages } from '../email/submit.ts';
 import { mailToMessage } from './mail-to-message.ts';
 import { smtpTlsPair, type TlsPair } from './tls.ts';
 import { createWindowLimiter } from './limiter.ts';
@@ -298,7 +298,7 @@ async function receiveMessage(
       tracking: { openTracking: true, linkTracking: true },
     },
   );
-  return `Message accepted, sourceTrackingId ${response!.sourceTrackingId}`;
+  return `Message accepted, sourceTrackingId ${refuseIfAllSuppressed(response!).sourceTrackingId}`;
 }
 
 /** The listeners configuration asks for (port 0 turns one off). */

@@ -6,6 +6,8 @@ export const WEBHOOK_EVENTS = [
   'api_mail_log_opened',
   'api_mail_log_temporary_failure',
   'api_mail_log_permanent_failure',
+  'api_mail_log_suppressed',
+  'api_mail_log_complained',
 ] as const;
 
 /**
@@ -25,6 +27,8 @@ const BY_EMAIL_EVENT: Readonly<Record<string, WebhookEvent>> = {
   opened: 'api_mail_log_opened',
   temporary_failure: 'api_mail_log_temporary_failure',
   permanent_failure: 'api_mail_log_permanent_failure',
+  suppressed: 'api_mail_log_suppressed',
+  complained: 'api_mail_log_complained',
 };
 
 /** The webhook event name of an email event (`delivered` → `api_mail_log_delivered`), or undefined when it is not pushed (clicks). */

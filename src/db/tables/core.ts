@@ -25,6 +25,8 @@ export interface DomainsTable {
   dkim2_public_key: string | null;
   /** Sealed with the master key. */
   dkim2_private_key: string | null;
+  /** 1 when marked verified without a DNS check (`domain add --verified`): development only. */
+  verified_without_dns: number;
   created_at: number;
 }
 
@@ -68,6 +70,14 @@ export interface MasterKeyCheckTable {
   fingerprint: string;
   sealed: string;
   created_at: number;
+}
+
+/** One running worker's heartbeat: `owner` is its lease owner (`<node>:<pid>:<run>`), `last_seen` its latest beat. */
+export interface WorkerNodesTable {
+  owner: string;
+  node: string;
+  started_at: number;
+  last_seen: number;
 }
 
 export interface LeasesTable {
