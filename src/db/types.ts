@@ -10,6 +10,7 @@ import type {
   JobsTable,
   LeasesTable,
   MasterKeyCheckTable,
+  ImagesTable,
 } from './tables/core.ts';
 import type {
   MessagesTable,
@@ -114,6 +115,7 @@ export interface DB {
   marketing_link_clicks: MarketingLinkClicksTable;
   marketing_captured: MarketingCapturedTable;
   marketing_settings: MarketingSettingsTable;
+  images: ImagesTable;
   drip_campaigns: DripCampaignsTable;
   drip_enrollments: DripEnrollmentsTable;
   users: UsersTable;
