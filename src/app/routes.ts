@@ -50,7 +50,7 @@ export async function registerRoutes(
   suppressionRoutes(app, ctx);
   const kinds = mailKinds(ctx);
   trackingRoutes(app, kinds);
-  secureMessageRoutes(app, kinds);
+  secureMessageRoutes(app, ctx, kinds);
   publicImageRoutes(app, ctx);
   webhookRoutes(app, ctx);
   await formsSurface(app, ctx);

@@ -6,6 +6,7 @@
 import type SanitizeHtml from 'sanitize-html';
 import { html, type SafeHtml } from '../http/html.ts';
 import { layout, type HtmlPage } from '../http/page.ts';
+import type { Brand } from '../markup/brand.ts';
 import { onFirstUse } from '../on-first-use.ts';
 
 const sanitizer = onFirstUse<typeof SanitizeHtml>('sanitize-html');
@@ -75,7 +76,7 @@ const size = (n: number) =>
       : `${(n / 1_048_576).toFixed(1)} MB`;
 
 /** The page of a message. */
-export function messagePage(view: MessageView): HtmlPage {
+export function messagePage(view: MessageView, brand?: Brand): HtmlPage {
   const attachments =
     view.attachments.length === 0
       ? ''
@@ -94,13 +95,14 @@ export function messagePage(view: MessageView): HtmlPage {
 ${bodyOf(view)}
 ${attachments}
 <footer>This message was delivered securely. Do not forward this link: anyone who has it can read the message until it expires.</footer>`,
+    brand,
   );
   return { status: 200, html: page };
 }
 
 /** A page saying why there is no message to show. */
-export function errorPage(status: 404 | 410, title: string, text: string): HtmlPage {
-  return { status, html: layout(title, html`<h1>${title}</h1>\n<p>${text}</p>`) };
+export function errorPage(status: 404 | 410, title: string, text: string, brand?: Brand): HtmlPage {
+  return { status, html: layout(title, html`<h1>${title}</h1>\n<p>${text}</p>`, brand) };
 }
 
 /** The unknown-link page. */
@@ -112,13 +114,19 @@ export const notFoundPage = (): HtmlPage =>
   );
 
 /** The expired-link page. */
-export const expiredPage = (): HtmlPage =>
-  errorPage(410, 'Link expired', 'This secure link has expired. Ask the sender to send the message again.');
+export const expiredPage = (brand?: Brand): HtmlPage =>
+  errorPage(
+    410,
+    'Link expired',
+    'This secure link has expired. Ask the sender to send the message again.',
+    brand,
+  );
 
 /** The page of a message whose content retention has removed. */
-export const purgedPage = (): HtmlPage =>
+export const purgedPage = (brand?: Brand): HtmlPage =>
   errorPage(
     410,
     'Message no longer available',
     'This message is no longer available: its content was removed after the retention period.',
+    brand,
   );

@@ -30,6 +30,7 @@ import {
 import { bumpCampaign } from './send-progress.repository.ts';
 import { sealCampaignLink } from './link-targets.ts';
 import { verifyToken, type TokenTarget } from '../../mail/tokens.ts';
+import { brandOf } from '../../accounts/brand.service.ts';
 
 const notFound = () => new AppError('not_found', 'no such tracking link');
 
@@ -99,6 +100,7 @@ export async function unsubscribeInfo(ctx: AppContext, token: string): Promise<U
     customerName: source?.kind === 'send' ? (JSON.parse(source.content) as SendContent).customerName : null,
     unsubscribed: member?.unsubscribed === 1,
     globallyUnsubscribed: subscriber?.unsubscribed === 1,
+    brand: await brandOf(ctx, Number(d.customer_id)),
   };
 }
 

@@ -4,6 +4,7 @@
  * pipeline from the list's confirmation sender; its link carries a random nonce (only its hash is stored) under the
  * tracking key's signature, works once and expires. Members the list had before it started asking count as confirmed.
  */
+import { brandOf, type Brand } from '../../accounts/brand.service.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
@@ -172,6 +173,8 @@ export interface ConfirmInfo {
   listName: string;
   /** The link was used before: the membership is confirmed and nothing changes. */
   alreadyConfirmed: boolean;
+  /** The list's account's brand. */
+  brand: Brand;
 }
 
 const notValid = () => new AppError('not_found', 'this confirmation link is not valid or has expired');
@@ -190,13 +193,14 @@ async function membershipOf(ctx: AppContext, token: string, now: number) {
 /** Reads what a confirmation link's page shows; changes nothing (mail scanners follow links). */
 export async function confirmInfo(ctx: AppContext, token: string, now = Date.now()): Promise<ConfirmInfo> {
   const { m } = await membershipOf(ctx, token, now);
-  return { email: m.email, listName: m.list_name, alreadyConfirmed: m.confirmed_at !== null };
+  const brand = await brandOf(ctx, Number(m.customer_id));
+  return { email: m.email, listName: m.list_name, alreadyConfirmed: m.confirmed_at !== null, brand };
 }
 
 /** Confirms the membership of a link; a link used before (or by a second click meanwhile) says so and changes nothing. */
 export async function confirmByToken(ctx: AppContext, token: string, now = Date.now()): Promise<ConfirmInfo> {
   const { m, hash } = await membershipOf(ctx, token, now);
-  const info = { email: m.email, listName: m.list_name };
+  const info = { email: m.email, listName: m.list_name, brand: await brandOf(ctx, Number(m.customer_id)) };
   if (m.confirmed_at !== null) return { ...info, alreadyConfirmed: true };
   if (await confirmByHash(ctx.database.db, hash, now)) return { ...info, alreadyConfirmed: false };
   return { ...info, alreadyConfirmed: (await confirmInfo(ctx, token, now)).alreadyConfirmed };
