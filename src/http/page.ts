@@ -36,11 +36,11 @@ export const PUBLIC_STYLE = `
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0;background:#f4f5f7;color:#1d2330;line-height:1.5;font-size:1rem}
 a{color:var(--accent)}:focus-visible{outline:3px solid #f0a30a;outline-offset:2px}
 .pb-head{background:#fff;border-top:6px solid var(--brand);border-bottom:1px solid #dde1e7}
-.pb-head div,.pb-foot div{max-width:52rem;margin:0 auto;padding:.75rem 1.25rem;display:flex;align-items:center;gap:.75rem;flex-wrap:wrap}
+.pb-head div,.pb-foot div{max-width:var(--width,52rem);margin:0 auto;padding:.75rem 1.5rem;display:flex;align-items:center;gap:.75rem;flex-wrap:wrap}
 .pb-logo{max-height:48px;max-width:12rem;width:auto;height:auto}
 .pb-name{font-weight:650;font-size:1.1rem;color:#1d2330;overflow-wrap:anywhere}
-main{max-width:52rem;margin:1.5rem auto;padding:1.5rem;background:#fff;border:1px solid #dde1e7;border-radius:8px}
-@media (max-width:40rem){main{margin:0;border-radius:0;border-left:0;border-right:0;padding:1.25rem 1rem}}
+main{max-width:var(--width,52rem);margin:1.5rem auto;padding:1.5rem;background:#fff;border:1px solid #dde1e7;border-radius:8px}
+@media (max-width:40rem){main{margin:0;border-radius:0;border-left:0;border-right:0;padding:1.25rem 1rem}.pb-head div,.pb-foot div{padding-left:1rem;padding-right:1rem}}
 .pb-foot{color:#4f5866;font-size:.85rem}.pb-foot div{display:block}.pb-foot p{margin:.2rem 0;white-space:pre-line}
 h1{font-size:1.4rem;margin:0 0 1rem;overflow-wrap:anywhere;line-height:1.25}
 h2{font-size:1.05rem;margin:0 0 .5rem}section{margin-top:1.5rem}
@@ -82,7 +82,10 @@ function brandHeader(brand: PageBrand | undefined): SafeHtml | '' {
 
 function brandFooter(brand: PageBrand | undefined): SafeHtml | '' {
   if (!brand) return '';
-  return html`<footer class="pb-foot"><div><p>${brand.name}</p>${brand.postalAddress ? html`<p>${brand.postalAddress}</p>` : ''}</div></footer>`;
+  const address = brand.postalAddress;
+  // An address that begins with the name already says it.
+  const name = address?.startsWith(brand.name) ? '' : html`<p>${brand.name}</p>`;
+  return html`<footer class="pb-foot"><div>${name}${address ? html`<p>${address}</p>` : ''}</div></footer>`;
 }
 
 /** What a public document is made of; `css` and `head` are the page's own additions (trusted, already safe). */

@@ -48,7 +48,7 @@ export interface PageForm {
 function lookCss(s: FormSettings): string {
   const accent = s.accent_color ? normaliseColour(s.accent_color) : undefined;
   return [
-    'main{max-width:40rem}',
+    ':root{--width:40rem}',
     s.background_color || s.text_color
       ? `body{${s.background_color ? `background:${s.background_color};` : ''}${s.text_color ? `color:${s.text_color}` : ''}}`
       : '',
