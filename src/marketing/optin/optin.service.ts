@@ -5,10 +5,10 @@
  * tracking key's signature, works once and expires. Members the list had before it started asking count as confirmed.
  */
 import { brandOf, type Brand } from '../../accounts/brand.service.ts';
+import { brandedEmail } from '../../mail/branded-email.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { html } from '../../http/html.ts';
 import { isVerifiedDomain } from '../../accounts/domains.service.ts';
 import { domainOf, parseMailbox } from '../../mail/addresses.ts';
 import { signPayload, verifyPayload } from '../../mail/tokens.ts';
@@ -122,6 +122,7 @@ export async function sendConfirmations(ctx: AppContext, listId: number, now = D
   const row = await findListById(db, listId);
   if (!row || row.double_opt_in !== 1 || !row.confirm_from_email) return 0;
   let sent = 0;
+  const brand = await brandOf(ctx, Number(row.customer_id));
   for (;;) {
     const members = await membersToConfirm(db, listId, BATCH);
     for (const m of members) {
@@ -133,7 +134,7 @@ export async function sendConfirmations(ctx: AppContext, listId: number, now = D
         await submitMessages(
           ctx,
           { customerId: Number(row.customer_id), domain: null },
-          [confirmationEmail(row, m.email, confirmUrl(ctx, nonce))],
+          [confirmationEmail(row, m.email, confirmUrl(ctx, nonce), brand)],
           { source: 'system', tracking: { openTracking: false, linkTracking: false } },
         );
       } catch (err) {
@@ -146,12 +147,14 @@ export async function sendConfirmations(ctx: AppContext, listId: number, now = D
   }
 }
 
-function confirmationEmail(list: ListRow, to: string, url: string) {
+function confirmationEmail(list: ListRow, to: string, url: string, brand: Brand) {
   const name = list.name;
-  const text =
-    `Please confirm that you want to receive emails of the list "${name}".\n\n` +
-    `Confirm: ${url}\n\nIf you did not ask for this, ignore this email: nothing will be sent to you.\n`;
-  const body = html`<p>Please confirm that you want to receive emails of the list <strong>${name}</strong>.</p><p><a href="${url}">Confirm my subscription</a></p><p>If you did not ask for this, ignore this email: nothing will be sent to you.</p>`;
+  const body = brandedEmail(brand, {
+    heading: 'Confirm your subscription',
+    paragraphs: [`Please confirm that you want to receive emails of the list "${name}".`],
+    action: { label: 'Confirm my subscription', url },
+    after: ['If you did not ask for this, ignore this email: nothing will be sent to you.'],
+  });
   return {
     to: [{ address: to, name: '' }],
     cc: [],
@@ -159,8 +162,8 @@ function confirmationEmail(list: ListRow, to: string, url: string) {
     from: { address: list.confirm_from_email!, name: '' },
     subject: `Confirm your subscription: ${name}`.replace(/[\r\n]+/g, ' '),
     headers: {},
-    html: body.value,
-    text,
+    html: body.html,
+    text: body.text,
     attachments: [],
     allowNonTLS: false,
     forceSecureNotification: false,
