@@ -1,7 +1,7 @@
 /**
  * The brand, end to end in Chromium: an owner uploads a logo to the image library and sets the brand in the console;
  * every public page a patient sees (hosted form and its thank-you page, unsubscribe and its result, preferences,
- * opt-in confirmation and its result, secure message) then shows the logo, the name and the postal address, passes
+ * opt-in confirmation and its result, secure message, a campaign email's view-in-browser page) then shows the logo, the name and the postal address, passes
  * axe, and is screenshot at desktop and phone width.
  */
 import { randomBytes } from 'node:crypto';
@@ -20,7 +20,7 @@ import {
 } from '../marketing/marketing.test-support.ts';
 import { message, postJson, recipientsOf } from '../email/email.test-support.ts';
 import { secureTokenHash } from '../web/secure-message.service.ts';
-import { signPayload } from '../mail/tokens.ts';
+import { signPayload, tokenUrls } from '../mail/tokens.ts';
 import { createHash } from 'node:crypto';
 import { createTestUser, TEST_PASSWORD } from './console.test-support.ts';
 import { checkPage, launchChromium } from './browser.test-support.ts';
@@ -180,6 +180,43 @@ describe('the brand on every public page', () => {
     await page.getByRole('heading', { name: 'Subscription confirmed' }).waitFor();
     await expectBrand(page);
     await checkPage(page, 'public-confirmed');
+  }, 60_000);
+
+  it('shows a campaign email in the browser, under the brand, from its view-in-browser link', async () => {
+    await seedMailLinks(t, a, marketingClient(t, a), 'reader@patients.example');
+    const db = t.ctx.database.db;
+    const delivery = await db
+      .selectFrom('marketing_deliveries')
+      .select(['id', 'send_id'])
+      .where('email', '=', 'reader@patients.example')
+      .executeTakeFirstOrThrow();
+    // The seeded send holds only a subject: give it the content a send started through the API freezes.
+    const send = await db
+      .selectFrom('campaign_mailing_sends')
+      .select('content')
+      .where('id', '=', delivery.send_id!)
+      .executeTakeFirstOrThrow();
+    const content = {
+      ...(JSON.parse(send.content) as object),
+      fromEmail: `news@${a.domain}`,
+      fromName: 'Riverside Clinic',
+      html: '<h2 style="color:#2a7f62">Spring news</h2><p>Hello {{first_name}}, our new opening hours start in May.</p>',
+      text: 'Spring news\n\nOur new opening hours start in May.',
+    };
+    await db
+      .updateTable('campaign_mailing_sends')
+      .set({ content: JSON.stringify(content) })
+      .where('id', '=', delivery.send_id!)
+      .execute();
+    const url = tokenUrls.marketing.view(t.ctx.publicUrl, t.ctx.keys.tracking, Number(delivery.id));
+    await page.goto(url);
+    await page.getByRole('heading', { name: 'News for reader@patients.example' }).waitFor();
+    await expectBrand(page);
+    await checkPage(page, 'public-view-in-browser');
+    const forged = await page.request.get(
+      url.replace(/\/v\/(.)/, (_m, c: string) => `/v/${c === 'a' ? 'b' : 'a'}`),
+    );
+    expect(forged.status()).toBe(404);
   }, 60_000);
 
   it('shows the brand on the secure message page', async () => {

@@ -3,13 +3,12 @@
  * external assets. The message's own HTML is sanitized and shown in a sandboxed frame, which inherits the page's
  * Content-Security-Policy, so it can neither run scripts nor load anything from elsewhere (remote images included).
  */
-import type SanitizeHtml from 'sanitize-html';
-import { html, type SafeHtml } from '../http/html.ts';
+import { html } from '../http/html.ts';
+import { messageBody, sanitizeMessageHtml } from '../http/message-frame.ts';
 import { layout, type HtmlPage } from '../http/page.ts';
 import type { Brand } from '../markup/brand.ts';
-import { onFirstUse } from '../on-first-use.ts';
 
-const sanitizer = onFirstUse<typeof SanitizeHtml>('sanitize-html');
+export { sanitizeMessageHtml };
 
 /** What the message page shows. */
 export interface MessageView {
@@ -20,52 +19,6 @@ export interface MessageView {
   text?: string;
   html?: string;
   attachments: { name: string; contentType: string; size: number; href: string }[];
-}
-
-/** Cleans a message's HTML: no scripts, handlers, forms or embeds; links open outside the frame. */
-export function sanitizeMessageHtml(html: string): string {
-  const sanitizeHtml = sanitizer();
-  return sanitizeHtml(html, {
-    allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'style', 'center', 'font'],
-    allowedAttributes: {
-      '*': [
-        'style',
-        'class',
-        'align',
-        'valign',
-        'width',
-        'height',
-        'bgcolor',
-        'color',
-        'border',
-        'dir',
-        'lang',
-        'title',
-      ],
-      a: ['href', 'name', 'target', 'rel'],
-      img: ['src', 'alt', 'width', 'height'],
-      font: ['face', 'size', 'color'],
-      table: ['cellpadding', 'cellspacing', 'border', 'width', 'bgcolor', 'align'],
-      td: ['colspan', 'rowspan', 'width', 'bgcolor', 'align', 'valign'],
-      th: ['colspan', 'rowspan', 'width', 'bgcolor', 'align', 'valign'],
-    },
-    allowedSchemes: ['http', 'https', 'mailto', 'tel'],
-    allowedSchemesByTag: { img: ['data', 'http', 'https'] },
-    // <style> is allowed because the frame inherits a policy that blocks every load, which is what makes CSS risky.
-    allowVulnerableTags: true,
-    transformTags: {
-      a: sanitizeHtml.simpleTransform('a', { target: '_blank', rel: 'noopener noreferrer' }),
-    },
-  });
-}
-
-function bodyOf(view: MessageView): SafeHtml {
-  if (view.html === undefined) return view.text === undefined ? html`` : html`<pre>${view.text}</pre>`;
-  const doc = `<!doctype html><html><head><meta charset="utf-8"></head><body>${sanitizeMessageHtml(view.html)}</body></html>`;
-  const frame = html`<iframe title="Message" sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer" srcdoc="${doc}"></iframe>`;
-  if (view.text === undefined) return frame;
-  return html`${frame}
-<details><summary>Plain text version</summary><pre>${view.text}</pre></details>`;
 }
 
 const size = (n: number) =>
@@ -92,7 +45,7 @@ export function messagePage(view: MessageView, brand?: Brand): HtmlPage {
 <dt>To</dt><dd>${view.to}</dd>
 <dt>Date</dt><dd>${view.date}</dd>
 </dl>
-${bodyOf(view)}
+${messageBody(view)}
 ${attachments}
 <footer>This message was delivered securely. Do not forward this link: anyone who has it can read the message until it expires.</footer>`,
     brand,

@@ -10,6 +10,8 @@ import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { html, type SafeHtml } from '../../http/html.ts';
 import { layout } from '../../http/page.ts';
+import { messageBody } from '../../http/message-frame.ts';
+import { browserCopy } from '../deliveries/engagement.service.ts';
 import { formBody, TokenParam } from '../../tracking/tracking.schemas.ts';
 import { formsOnly, UNSUBSCRIBE_HEADERS } from '../../tracking/unsubscribe.routes.ts';
 import { confirmByToken, confirmInfo, type ConfirmInfo } from './optin.service.ts';
@@ -73,6 +75,7 @@ export function subscriberPageRoutes(app: TypedApp, ctx: AppContext): void {
   get('/p/:token', 'Preference page of a subscriber (changes nothing)', (token) =>
     pageOr404('preferences', async () => preferencesPage(await preferencesOf(ctx, token))),
   );
+  viewInBrowser(app, ctx, tags);
   void app.register(async (scope) => {
     await formsOnly(scope, 16384);
     const post = <B extends TObject>(
@@ -200,5 +203,41 @@ ${choices}
 <form method="post">${key}<input type="hidden" name="scope" value="all"><button type="submit" class="quiet">Unsubscribe from all emails${who}</button></form>
 </section>`,
     p.brand,
+  );
+}
+
+/** The page of a view-in-browser link may show the email's https images, as the mail client would. */
+const VIEW_HEADERS = {
+  ...UNSUBSCRIBE_HEADERS,
+  'content-security-policy': UNSUBSCRIBE_HEADERS['content-security-policy'].replace(
+    "img-src 'self' data:",
+    "img-src 'self' https: data:",
+  ),
+};
+
+/** `/v/<token>`: a campaign email as its recipient got it, for a mail client that shows it badly. */
+function viewInBrowser(app: TypedApp, ctx: AppContext, tags: string[]): void {
+  app.get(
+    '/v/:token',
+    {
+      exposeHeadRoute: false,
+      schema: {
+        tags,
+        summary: 'A campaign email in the browser',
+        params: TokenParam,
+        produces: ['text/html'],
+      },
+    },
+    async (req, reply) => {
+      const p = await pageOr404('view-in-browser', async () => {
+        const copy = await browserCopy(ctx, req.params.token);
+        return layout(
+          copy.subject || 'Email',
+          html`<h1>${copy.subject}</h1>\n${messageBody(copy)}`,
+          copy.brand,
+        );
+      });
+      return reply.code(p.status).headers(VIEW_HEADERS).type(HTML).send(p.html);
+    },
   );
 }
