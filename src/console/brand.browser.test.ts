@@ -190,7 +190,7 @@ describe('the brand on every public page', () => {
       .select(['id', 'send_id'])
       .where('email', '=', 'reader@patients.example')
       .executeTakeFirstOrThrow();
-    // The seeded send holds only a subject: give it the content a send started through the API freezes.
+    // The seeded send holds no content: give it the content a send started through the API freezes.
     const send = await db
       .selectFrom('campaign_mailing_sends')
       .select('content')
@@ -198,6 +198,8 @@ describe('the brand on every public page', () => {
       .executeTakeFirstOrThrow();
     const content = {
       ...(JSON.parse(send.content) as object),
+      subject: 'Spring news from Riverside',
+      customerName: 'Riverside Clinic',
       fromEmail: `news@${a.domain}`,
       fromName: 'Riverside Clinic',
       html: '<h2 style="color:#2a7f62">Spring news</h2><p>Hello {{first_name}}, our new opening hours start in May.</p>',
@@ -210,7 +212,7 @@ describe('the brand on every public page', () => {
       .execute();
     const url = tokenUrls.marketing.view(t.ctx.publicUrl, t.ctx.keys.tracking, Number(delivery.id));
     await page.goto(url);
-    await page.getByRole('heading', { name: 'News for reader@patients.example' }).waitFor();
+    await page.getByRole('heading', { name: 'Spring news from Riverside' }).waitFor();
     await expectBrand(page);
     await checkPage(page, 'public-view-in-browser');
     const forged = await page.request.get(
