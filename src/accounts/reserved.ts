@@ -27,6 +27,7 @@ export const MARKETING_OPS = [
   'tracking_links',
   'analytics',
   'settings',
+  'images',
   'lists',
   'dynamic_lists',
   'subscriptions',

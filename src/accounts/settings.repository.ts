@@ -8,7 +8,14 @@ const CHUNK = 500;
 export async function findSettings(db: Queryable, customerId: number) {
   return db
     .selectFrom('marketing_settings')
-    .select(['suppress_transactional', 'postal_address', 'updated_at'])
+    .select([
+      'suppress_transactional',
+      'postal_address',
+      'brand_name',
+      'brand_color',
+      'brand_logo_id',
+      'updated_at',
+    ])
     .where('customer_id', '=', customerId)
     .executeTakeFirst();
 }
@@ -62,4 +69,18 @@ export async function globallyUnsubscribed(
     for (const r of rows) out.add(r.email_key);
   }
   return out;
+}
+
+/** Stores the account's brand: display name, colour and logo (null removes each). */
+export async function saveBrand(
+  db: Queryable,
+  customerId: number,
+  brand: { brand_name: string | null; brand_color: string | null; brand_logo_id: string | null },
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('marketing_settings')
+    .values({ customer_id: customerId, suppress_transactional: 0, ...brand, updated_at: now })
+    .onConflict((oc) => oc.column('customer_id').doUpdateSet({ ...brand, updated_at: now }))
+    .execute();
 }

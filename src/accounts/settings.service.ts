@@ -6,9 +6,9 @@
  */
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/connect.ts';
-import { findSettings, savePostalAddress, saveSuppressTransactional } from './settings.repository.ts';
+import { findSettings, saveSuppressTransactional } from './settings.repository.ts';
+import { changeBrand } from './brand.service.ts';
 import { record, type ChangeBy } from '../audit/audit.service.ts';
-import { AppError } from '../errors/app-error.ts';
 
 /** How long a process keeps an account's switch before reading it again. */
 export const OPT_IN_CACHE_MS = 5_000;
@@ -16,7 +16,14 @@ export const OPT_IN_CACHE_MS = 5_000;
 /** The settings as the API shows them. */
 export interface SettingsView {
   type: 'marketing_settings';
-  attributes: { suppress_transactional: boolean; postal_address: string | null; updated_at: string | null };
+  attributes: {
+    suppress_transactional: boolean;
+    postal_address: string | null;
+    brand_name: string | null;
+    brand_color: string | null;
+    brand_logo_image_id: string | null;
+    updated_at: string | null;
+  };
 }
 
 /** A change of settings; absent fields stay. */
@@ -24,10 +31,13 @@ export interface SettingsPatch {
   suppress_transactional?: boolean;
   /** Blank (spaces) removes it; like every optional field, null and "" count as absent. */
   postal_address?: string | null;
+  /** The brand's display name; blank removes it. */
+  brand_name?: string | null;
+  /** `#rrggbb` (or `#rgb`); blank removes it. */
+  brand_color?: string | null;
+  /** The id of an image of the account's library to use as the logo; blank removes it. */
+  brand_logo_image_id?: string | null;
 }
-
-/** The longest postal address kept. */
-const MAX_POSTAL = 500;
 
 /** Per database (tests run several in one process), per account: the switch and until when it may be trusted. */
 const cache = new WeakMap<Database, Map<number, { on: boolean; until: number }>>();
@@ -46,6 +56,9 @@ export async function settingsOf(ctx: AppContext, customerId: number): Promise<S
     attributes: {
       suppress_transactional: row?.suppress_transactional === 1,
       postal_address: row?.postal_address ?? null,
+      brand_name: row?.brand_name ?? null,
+      brand_color: row?.brand_color ?? null,
+      brand_logo_image_id: row?.brand_logo_id ?? null,
       updated_at: row ? new Date(Number(row.updated_at)).toISOString() : null,
     },
   };
@@ -73,24 +86,13 @@ export async function changeSettings(
     });
     cacheOf(ctx.database).delete(customerId);
   }
-  if (patch.postal_address !== undefined) {
-    const clean = (patch.postal_address ?? '').replace(/\r\n?/g, '\n').trim();
-    if (clean.length > MAX_POSTAL)
-      throw new AppError('request.invalid', `postal_address: at most ${MAX_POSTAL} characters`, {
-        details: [{ field: 'postal_address', message: `at most ${MAX_POSTAL} characters` }],
-      });
-    await ctx.database.db.transaction().execute(async (trx) => {
-      await savePostalAddress(trx, customerId, clean || null, Date.now());
-      await record(trx, {
-        accountId: customerId,
-        actor: by.actor,
-        action: 'settings.marketing_update',
-        target: `account:${customerId}`,
-        ip: by.ip,
-        detail: { postal_address: clean ? 'set' : 'cleared' },
-      });
-    });
-  }
+  const brand = {
+    name: patch.brand_name,
+    colour: patch.brand_color,
+    logoImageId: patch.brand_logo_image_id,
+    postalAddress: patch.postal_address,
+  };
+  if (Object.values(brand).some((v) => v !== undefined)) await changeBrand(ctx, customerId, brand, by);
   return settingsOf(ctx, customerId);
 }
 

@@ -263,6 +263,14 @@ export const KEYS = {
     default: 720,
     doc: 'How long the link in a secure notification stays valid, in hours (30 days by default).',
   },
+  imageMaxBytes: {
+    env: 'SEALPOST_IMAGE_MAX_BYTES',
+    kind: 'integer',
+    min: 1024,
+    max: 20971520,
+    default: 5242880,
+    doc: 'The largest image the image library accepts, in bytes, before it is resized.',
+  },
   contentRetentionDays: {
     env: 'SEALPOST_CONTENT_RETENTION_DAYS',
     kind: 'integer',

@@ -17,6 +17,7 @@ import { consolePage, notAvailable, signInUrl } from './page.ts';
 import { signInRoutes } from './sign-in.routes.ts';
 import { overviewPages } from './overview.page.ts';
 import { settingsPages } from './settings.page.ts';
+import { brandPages } from './brand.page.ts';
 import { suppressionPages } from './suppressions.page.ts';
 import { listsPages } from './audiences/lists.page.ts';
 import { subscribersPages } from './audiences/subscribers.page.ts';
@@ -61,6 +62,7 @@ const PAGES: ((app: FastifyInstance, ctx: AppContext, deps: ConsoleDeps) => void
   capturedPages,
   templatePages,
   settingsPages,
+  brandPages,
   suppressionPages,
   twoFactorPages,
   userPages,

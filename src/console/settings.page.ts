@@ -18,6 +18,13 @@ export function settingsPages(app: FastifyInstance, ctx: AppContext): void {
           <p><a href="/console/settings/two-factor">Two-factor authentication</a> — ${c.user.totpEnabled ? 'on' : 'off'}</p>
         </div>
         <div class="card">
+          <h2>Brand</h2>
+          <p>
+            <a href="/console/settings/brand">Brand</a>: the name, logo, colour and postal address on public pages and
+            system emails. <a href="/console/settings/images">Image library</a>: logos and pictures for emails.
+          </p>
+        </div>
+        <div class="card">
           <h2>Mail</h2>
           <p>
             <a href="/console/settings/suppressions">Suppression list</a>: addresses that bounced for good or complained, which later

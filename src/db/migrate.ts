@@ -30,6 +30,8 @@ import * as m0040 from './migrations/0040_field_type_uuids.ts';
 import * as m0041 from './migrations/0041_import_consent.ts';
 import * as m0034 from './migrations/0034_worker_nodes.ts';
 import * as m0035 from './migrations/0035_domain_dev_verified.ts';
+import * as m0038 from './migrations/0038_images.ts';
+import * as m0039 from './migrations/0039_brand.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -67,6 +69,8 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0041_import_consent': m0041,
   '0034_worker_nodes': m0034,
   '0035_domain_dev_verified': m0035,
+  '0038_images': m0038,
+  '0039_brand': m0039,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -11,6 +11,7 @@ import type {
   LeasesTable,
   WorkerNodesTable,
   MasterKeyCheckTable,
+  ImagesTable,
 } from './tables/core.ts';
 import type {
   MessagesTable,
@@ -116,6 +117,7 @@ export interface DB {
   marketing_link_clicks: MarketingLinkClicksTable;
   marketing_captured: MarketingCapturedTable;
   marketing_settings: MarketingSettingsTable;
+  images: ImagesTable;
   drip_campaigns: DripCampaignsTable;
   drip_enrollments: DripEnrollmentsTable;
   users: UsersTable;

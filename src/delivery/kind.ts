@@ -6,6 +6,7 @@
  * kinds once and hands it to the delivery lanes, the tracking routes and the secure page, so none of them imports a
  * kind.
  */
+import type { Brand } from '../markup/brand.ts';
 import type { DeliveryStore, HtmlTracker, MessageContent } from './model.ts';
 import type { CaptureStore } from './transport.ts';
 
@@ -71,6 +72,8 @@ export interface UnsubscribeInfo {
   /** Already unsubscribed from the list / from everything. */
   unsubscribed: boolean;
   globallyUnsubscribed: boolean;
+  /** The sending account's brand, shown around the page. */
+  brand?: Brand;
 }
 
 /** The unsubscribe link `/u/<token>`: reading what it would do, and doing it. */
@@ -90,6 +93,8 @@ export interface SecureLookup {
 /** A secure link found: when it expires, and the copy it shows (read only once the link is known to be current). */
 export interface SecureLink {
   expiresAt: number | null;
+  /** The account that sent the message (whose brand the page shows). */
+  customerId: number;
   /** The message as its recipient would have got it; null when retention purged it. */
   read(): Promise<SecureCopy | null>;
 }

@@ -77,6 +77,7 @@ export async function findBySecureTokenHash(db: Queryable, tokenHash: string) {
       'm.created_at',
       'm.content',
       'm.content_purged_at',
+      'm.customer_id',
     ])
     .where('r.secure_token_hash', '=', tokenHash)
     .executeTakeFirst();

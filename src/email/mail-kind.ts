@@ -45,6 +45,7 @@ function secureLookup(ctx: AppContext): SecureLookup {
       if (!row) return undefined;
       return {
         expiresAt: row.secure_expires_at,
+        customerId: Number(row.customer_id),
         read: async () =>
           row.content === null || row.content_purged_at !== null
             ? null

@@ -105,6 +105,10 @@ export const CATALOGUE = {
     smtp: '550 5.1.1',
     title: 'API key not found',
   },
+  'image.invalid': { status: 422, smtp: '550 5.7.1', title: 'Not a usable image' },
+  'image.too_large': { status: 413, smtp: '552 5.3.4', title: 'Image too large' },
+  'image.not_found': { status: 404, smtp: '550 5.1.1', title: 'Image not found' },
+  'image.in_use': { status: 409, smtp: '550 5.7.1', title: 'Image in use' },
   'email.unverified_from': { status: 400, smtp: '550 5.7.1', title: 'Sender domain not verified' },
   'email.idempotency_mismatch': {
     status: 422,

@@ -3,6 +3,8 @@
  * to the form's recipient addresses through the transactional pipeline, holding no submitted data, only a link; and
  * for a marketing form, the hand-over of the respondent to its subscription list.
  */
+import { brandOf } from '../accounts/brand.service.ts';
+import { brandedEmail } from '../mail/branded-email.ts';
 import { consoleUrl, type AppContext } from '../context.ts';
 import type { QueueSpec } from '../jobs/worker.ts';
 import type { BackgroundWork } from '../jobs/jobs.worker.ts';
@@ -76,7 +78,14 @@ async function notifyRecipients(ctx: AppContext, form: FormRow, submissionId: st
     return;
   }
   const link = consoleUrl(ctx, `/forms/${form.id}/responses/${submissionId}`);
-  const text = `A new response to the form "${form.title}" was received at ${new Date().toISOString()}.\n\nThe response is not included in this message. Read it in the Sealpost console (sign in when asked; reading responses needs the protected-content permission):\n${link}\n`;
+  const body = brandedEmail(await brandOf(ctx, form.customer_id), {
+    heading: 'New form response',
+    paragraphs: [
+      `A new response to the form "${form.title}" was received at ${new Date().toISOString()}.`,
+      'The response is not included in this message. Read it in the Sealpost console (sign in when asked; reading responses needs the protected-content permission).',
+    ],
+    action: { label: 'Read the response', url: link },
+  });
   await submitMessages(
     ctx,
     { customerId: form.customer_id, domain: null },
@@ -88,7 +97,8 @@ async function notifyRecipients(ctx: AppContext, form: FormRow, submissionId: st
         from: { address: `forms@${domain}`, name: 'Sealpost Forms' },
         subject: `New response: ${form.title.replace(/[\r\n]+/g, ' ').slice(0, 150)}`,
         headers: {},
-        text,
+        html: body.html,
+        text: body.text,
         attachments: [],
         allowNonTLS: false,
         forceSecureNotification: false,

@@ -1,8 +1,8 @@
 /**
  * Signed tokens of outbound mail, keyed by its kind: the open pixel and click links of transactional mail, and the
- * open pixel, click links, unsubscribe link and preference page link of marketing mail. A token names what it points
+ * open pixel, click links, unsubscribe link, preference page link and view-in-browser link of marketing mail. A token names what it points
  * at and carries an HMAC-SHA256 tag under the tracking key, so tokens cannot be guessed or enumerated; each kind signs
- * under prefixes of its own (`o`, `c`; `mo`, `mc`, `mu`, `mp`), so a token of one kind never passes as another.
+ * under prefixes of its own (`o`, `c`; `mo`, `mc`, `mu`, `mp`, `mv`), so a token of one kind never passes as another.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { MailKindName } from '../delivery/kind.ts';
@@ -15,7 +15,8 @@ export interface TokenTargets {
     | { kind: 'open'; deliveryId: number }
     | { kind: 'click'; deliveryId: number; position: number }
     | { kind: 'unsubscribe'; deliveryId: number }
-    | { kind: 'preferences'; deliveryId: number };
+    | { kind: 'preferences'; deliveryId: number }
+    | { kind: 'view'; deliveryId: number };
 }
 
 /** What a token of kind `K` points at. */
@@ -29,8 +30,8 @@ interface Codec<T> {
   targetOf(parts: string[]): T;
 }
 
-const MARKETING_PREFIX = { open: 'mo', unsubscribe: 'mu', preferences: 'mp' } as const;
-const MARKETING_KIND = { mo: 'open', mu: 'unsubscribe', mp: 'preferences' } as const;
+const MARKETING_PREFIX = { open: 'mo', unsubscribe: 'mu', preferences: 'mp', view: 'mv' } as const;
+const MARKETING_KIND = { mo: 'open', mu: 'unsubscribe', mp: 'preferences', mv: 'view' } as const;
 
 const codecs: { [K in MailKindName]: Codec<TokenTargets[K]> } = {
   transactional: {
@@ -45,7 +46,7 @@ const codecs: { [K in MailKindName]: Codec<TokenTargets[K]> } = {
         : { kind: 'click', recipientId: parseInt(id!, 36), position: parseInt(position!, 36) },
   },
   marketing: {
-    shape: /^(mo\.[0-9a-z]{1,12}|mc\.[0-9a-z]{1,12}\.[0-9a-z]{1,6}|m[up]\.[0-9a-z]{1,12})$/,
+    shape: /^(mo\.[0-9a-z]{1,12}|mc\.[0-9a-z]{1,12}\.[0-9a-z]{1,6}|m[upv]\.[0-9a-z]{1,12})$/,
     payloadOf: (t) => {
       const id = t.deliveryId.toString(36);
       return t.kind === 'click' ? `mc.${id}.${t.position.toString(36)}` : `${MARKETING_PREFIX[t.kind]}.${id}`;
@@ -114,5 +115,7 @@ export const tokenUrls = {
       `${publicUrl}/u/${signToken(key, 'marketing', { kind: 'unsubscribe', deliveryId })}`,
     preferences: (publicUrl: string, key: Buffer, deliveryId: number) =>
       `${publicUrl}/p/${signToken(key, 'marketing', { kind: 'preferences', deliveryId })}`,
+    view: (publicUrl: string, key: Buffer, deliveryId: number) =>
+      `${publicUrl}/v/${signToken(key, 'marketing', { kind: 'view', deliveryId })}`,
   },
 };

@@ -3,6 +3,9 @@
  * are being accepted restores into a database that holds every message acknowledged before the backup began, each
  * whole, readable through the API with the same key. On PostgreSQL both commands point to pg_dump.
  */
+import sharp from 'sharp';
+import { uploadImage } from '../accounts/images.service.ts';
+import { CLI_CHANGE } from '../audit/audit.service.ts';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -50,6 +53,16 @@ describe.runIf(TEST_DIALECT === 'sqlite')('backup and restore of the embedded da
 
   it('restores a backup taken under write load with every message acknowledged before it began', async () => {
     for (let i = 0; i < 50; i++) await send(i);
+    const logo = await sharp({ create: { width: 40, height: 20, channels: 3, background: '#123456' } })
+      .png()
+      .toBuffer();
+    const image = await uploadImage(
+      t.ctx,
+      acct.account.customer_id,
+      { name: 'logo.png', data: logo },
+      CLI_CHANGE,
+    );
+    const imageBytes = (await t.app.inject({ url: new URL(image.url).pathname })).rawPayload;
     const acked: { id: string; at: number }[] = [];
     let load = true;
     let n = 50;
@@ -125,6 +138,10 @@ describe.runIf(TEST_DIALECT === 'sqlite')('backup and restore of the embedded da
         });
         expect(res.statusCode, res.body).toBe(200);
       }
+      // The image library came along: the same URL serves the same bytes.
+      const served = await app.inject({ url: new URL(image.url).pathname });
+      expect(served.statusCode).toBe(200);
+      expect(served.rawPayload.equals(imageBytes)).toBe(true);
     } finally {
       await app.close();
       await database.close();

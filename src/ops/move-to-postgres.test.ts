@@ -89,6 +89,10 @@ describe.runIf(TEST_DIALECT === 'sqlite')('moving an embedded install to Postgre
       expect(JSON.stringify(before)).toContain('"double_opt_in":true');
       expect(JSON.stringify(before)).toContain('"confirmed":false');
       expect(JSON.stringify(before)).toContain('1 Harbour Road, Leith');
+      // The image library and the logo came along, and the image is served byte for byte from PostgreSQL.
+      expect(JSON.stringify(before)).toContain('logo.webp');
+      expect(JSON.stringify(before)).toContain('"brand_color":"#0b5c7a"');
+      expect(before[seeded.urls.find((u) => u.startsWith('/img/'))!]!.status).toBe(200);
       const console = await signInClient(app, seeded.userEmail);
       expect((await console.get('/console/messages')).statusCode).toBe(200);
       // Identity counters continue past the copied keys, and PostgreSQL gives the new row its own UUID.

@@ -9,6 +9,7 @@ import { makeMailing } from '../marketing/mailings/mailings.test-support.ts';
 import { multipart } from '../test/multipart.ts';
 import { createTestUser } from '../console/console.test-support.ts';
 import { addSuppression } from '../accounts/suppressions.service.ts';
+import sharp from 'sharp';
 
 /** What the seeding made: the GET requests whose answers must not change, and a console user's email. */
 export interface Seeded {
@@ -30,6 +31,7 @@ export async function seedEverything(t: TestApp, a: TestAccount): Promise<Seeded
   const campaign = await seedCampaign(call, a, audience.list);
   const hook = await seedWebhookAndSuppression(t, a);
   const marketing = await seedSegmentsAndDrip(call);
+  const image = await seedImage(call);
   const user = await createTestUser(t, a.account.customer_id, 'owner', { canReadProtected: true });
   return {
     userEmail: user.email,
@@ -41,8 +43,24 @@ export async function seedEverything(t: TestApp, a: TestAccount): Promise<Seeded
       campaign,
       hook,
       marketing,
+      image,
     }),
   };
+}
+
+/** A WebP image in the library, set as the logo: its id and its public path. */
+async function seedImage(call: Call) {
+  const webp = await sharp({ create: { width: 64, height: 32, channels: 4, background: '#0b5c7a80' } })
+    .webp()
+    .toBuffer();
+  const res = await call('POST', '/images', { name: 'logo.webp', content: webp.toString('base64') });
+  expect(res.statusCode, res.body).toBe(200);
+  const img = res.json().data as { id: string; url: string };
+  const set = await call('PATCH', '/settings', {
+    settings: { brand_logo_image_id: img.id, brand_color: '#0b5c7a' },
+  });
+  expect(set.statusCode, set.body).toBe(200);
+  return { id: img.id, path: new URL(img.url).pathname };
 }
 
 type Call = ReturnType<typeof marketingClient>;
@@ -165,11 +183,12 @@ interface SeededIds {
   campaign: Awaited<ReturnType<typeof seedCampaign>>;
   hook: string;
   marketing: Awaited<ReturnType<typeof seedSegmentsAndDrip>>;
+  image: Awaited<ReturnType<typeof seedImage>>;
 }
 
 /** The GET requests whose answers must not change; `mk` is the marketing prefix of the account. */
 function seededUrls(mk: string, x: SeededIds): string[] {
-  const { email, form, audience, campaign, hook, marketing } = x;
+  const { email, form, audience, campaign, hook, marketing, image } = x;
   return [
     ...email.ids.map((id) => `/v1/email/message_receipt?sourceTrackingId=${id}`),
     '/v1/email/dynamic_templates',
@@ -199,6 +218,9 @@ function seededUrls(mk: string, x: SeededIds): string[] {
     `${mk}/dynamic_lists/${marketing.segmentId}`,
     `${mk}/drip_campaigns`,
     `${mk}/drip_campaigns/${marketing.dripId}`,
+    `${mk}/images`,
+    `${mk}/images/${image.id}`,
+    image.path,
     `${mk}/lists`,
     `${mk}/current_customer`,
   ];
@@ -209,7 +231,12 @@ export async function answers(app: FastifyInstance, a: TestAccount, urls: string
   const out: Record<string, { status: number; body: unknown }> = {};
   for (const url of urls) {
     const res = await app.inject({ method: 'GET', url, headers: a.auth });
-    out[url] = { status: res.statusCode, body: res.body.startsWith('{') ? res.json() : res.body };
+    const body = String(res.headers['content-type'] ?? '').startsWith('image/')
+      ? res.rawPayload.toString('base64')
+      : res.body.startsWith('{')
+        ? res.json()
+        : res.body;
+    out[url] = { status: res.statusCode, body };
   }
   return out;
 }

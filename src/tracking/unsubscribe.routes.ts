@@ -137,7 +137,8 @@ function confirmPage(info: UnsubscribeInfo, refused = false): string {
 ${refused ? html`<p class="refused" role="alert">Nothing was changed: the form could not be read. Choose again below.</p>\n` : ''}<p>Stop emails to <strong>${info.email}</strong>${fromWhom(info)}?</p>
 ${state}
 <form method="post"><input type="hidden" name="scope" value="list"><button type="submit">Unsubscribe from ${list}</button></form>
-<form method="post"><input type="hidden" name="scope" value="all"><button type="submit">Unsubscribe from all emails${fromWhom(info)}</button></form>`,
+<form method="post"><input type="hidden" name="scope" value="all"><button type="submit" class="quiet">Unsubscribe from all emails${fromWhom(info)}</button></form>`,
+    info.brand,
   );
 }
 
@@ -149,5 +150,6 @@ function donePage(info: UnsubscribeInfo, global: boolean): string {
   return layout(
     'Unsubscribed',
     html`<h1>Unsubscribed</h1>\n<p><strong>${info.email}</strong> is unsubscribed from ${what}.</p>`,
+    info.brand,
   );
 }

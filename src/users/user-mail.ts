@@ -1,12 +1,14 @@
 /**
- * Sealpost's own mail to console users (invitations, password resets), sent through the normal transactional
- * pipeline from `no-reply@<the account's first verified domain>` as "Sealpost", with tracking off. An account with no
+ * Sealpost's own mail to console users (invitations, password resets) in the account's brand, sent through the
+ * normal transactional pipeline from `no-reply@<the account's first verified domain>` as "Sealpost", with tracking off. An account with no
  * verified domain cannot send: the caller shows the link instead (an invitation) or logs it (a reset, whose page says
  * the same thing either way).
  */
 import { consoleUrl, type AppContext } from '../context.ts';
 import { listVerifiedDomains } from '../accounts/domains.repository.ts';
 import { submitMessages } from '../email/submit.ts';
+import { brandOf } from '../accounts/brand.service.ts';
+import { brandedEmail, type SystemEmail } from '../mail/branded-email.ts';
 import type { User } from './users.service.ts';
 
 /** The URL of a set-password link. */
@@ -14,16 +16,28 @@ export function setPasswordUrl(ctx: AppContext, token: string): string {
   return consoleUrl(ctx, `/set-password?token=${token}`);
 }
 
+/** What each kind of link mail says, for the account `account`. */
 const TEXTS = {
   invite: {
     subject: 'You are invited to Sealpost',
-    body: (account: string, url: string) =>
-      `You have been invited to the Sealpost console of ${account}.\n\nChoose your password here (the link works once, within 72 hours):\n${url}\n\nIf you did not expect this, ignore this message.\n`,
+    email: (account: string, url: string): SystemEmail => ({
+      heading: 'You are invited',
+      paragraphs: [`You have been invited to the Sealpost console of ${account}.`],
+      action: { label: 'Choose your password', url },
+      after: ['The link works once, within 72 hours.', 'If you did not expect this, ignore this message.'],
+    }),
   },
   reset: {
     subject: 'Reset your Sealpost password',
-    body: (account: string, url: string) =>
-      `Someone asked to reset the password of your Sealpost console user (${account}).\n\nChoose a new password here (the link works once, within 72 hours):\n${url}\n\nIf it was not you, ignore this message; your password stays as it is.\n`,
+    email: (account: string, url: string): SystemEmail => ({
+      heading: 'Reset your password',
+      paragraphs: [`Someone asked to reset the password of your Sealpost console user (${account}).`],
+      action: { label: 'Choose a new password', url },
+      after: [
+        'The link works once, within 72 hours.',
+        'If it was not you, ignore this message; your password stays as it is.',
+      ],
+    }),
   },
 } as const;
 
@@ -44,6 +58,8 @@ export async function mailUserLink(
     return false;
   }
   const text = TEXTS[purpose];
+  const brand = await brandOf(ctx, user.customerId);
+  const body = brandedEmail(brand, text.email(accountName, setPasswordUrl(ctx, token)));
   await submitMessages(
     ctx,
     { customerId: user.customerId, domain: null },
@@ -55,7 +71,8 @@ export async function mailUserLink(
         from: { address: `no-reply@${domain.name}`, name: 'Sealpost' },
         subject: text.subject,
         headers: {},
-        text: text.body(accountName, setPasswordUrl(ctx, token)),
+        html: body.html,
+        text: body.text,
         attachments: [],
         allowNonTLS: false,
         forceSecureNotification: false,

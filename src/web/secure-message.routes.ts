@@ -4,11 +4,14 @@ import type { TypedApp } from '../http/typed.ts';
 import type { MailKind } from '../delivery/kind.ts';
 import { attachmentDisposition, secureAttachment, securePage } from './secure-message.service.ts';
 import { PAGE_HEADERS } from '../http/page.ts';
+import type { AppContext } from '../context.ts';
+import { brandOf } from '../accounts/brand.service.ts';
 
 const HTML = 'text/html; charset=utf-8';
 
 /** Registers the secure message routes over the kinds of mail whose deliveries may have a secure link. */
-export function secureMessageRoutes(app: TypedApp, kinds: readonly MailKind[]): void {
+export function secureMessageRoutes(app: TypedApp, ctx: AppContext, kinds: readonly MailKind[]): void {
+  const brand = (customerId: number) => brandOf(ctx, customerId);
   const tags = ['secure message'];
   app.get(
     '/s/:token',
@@ -21,7 +24,7 @@ export function secureMessageRoutes(app: TypedApp, kinds: readonly MailKind[]): 
       },
     },
     async (req, reply) => {
-      const page = await securePage(kinds, req.params.token);
+      const page = await securePage(kinds, req.params.token, brand);
       return reply.code(page.status).headers(PAGE_HEADERS).type(HTML).send(page.html);
     },
   );

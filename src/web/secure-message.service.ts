@@ -8,6 +8,7 @@ import { formatMailbox } from '../mail/addresses.ts';
 import { rfc2822 } from '../mail/dates.ts';
 import { expiredPage, messagePage, notFoundPage, purgedPage } from './secure-message.view.ts';
 import type { HtmlPage } from '../http/page.ts';
+import type { Brand } from '../markup/brand.ts';
 
 /** SHA-256 of a secure link token, hex: what each kind keeps in its `secure_token_hash`. */
 export const secureTokenHash = hashSecureToken;
@@ -19,18 +20,31 @@ export type AttachmentResult =
 const TOKEN = /^[A-Za-z0-9._~-]{1,256}$/;
 const MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i;
 
-type Opened = ({ kind: 'content' } & SecureCopy) | { kind: 'page'; page: HtmlPage };
+type Opened = ({ kind: 'content'; customerId: number } & SecureCopy) | { kind: 'page'; page: HtmlPage };
+
+/** The brand of an account, for the page (handed in by the routes). */
+export type BrandLookup = (customerId: number) => Promise<Brand | undefined>;
+
+const NO_BRAND: BrandLookup = async () => undefined;
 
 /** Asks each kind in turn for the delivery behind a token and reads its copy, or says which page to show instead. */
-async function openByToken(kinds: readonly MailKind[], token: string, now: number): Promise<Opened> {
+async function openByToken(
+  kinds: readonly MailKind[],
+  token: string,
+  now: number,
+  brandOf: BrandLookup = NO_BRAND,
+): Promise<Opened> {
   if (!TOKEN.test(token)) return { kind: 'page', page: notFoundPage() };
   const tokenHash = secureTokenHash(token);
   for (const kind of kinds) {
     const link = await kind.secure.find(tokenHash);
     if (!link) continue;
-    if (link.expiresAt !== null && link.expiresAt < now) return { kind: 'page', page: expiredPage() };
+    if (link.expiresAt !== null && link.expiresAt < now)
+      return { kind: 'page', page: expiredPage(await brandOf(link.customerId)) };
     const copy = await link.read();
-    return copy ? { kind: 'content', ...copy } : { kind: 'page', page: purgedPage() };
+    return copy
+      ? { kind: 'content', customerId: link.customerId, ...copy }
+      : { kind: 'page', page: purgedPage(await brandOf(link.customerId)) };
   }
   return { kind: 'page', page: notFoundPage() };
 }
@@ -39,25 +53,29 @@ async function openByToken(kinds: readonly MailKind[], token: string, now: numbe
 export async function securePage(
   kinds: readonly MailKind[],
   token: string,
+  brandOf: BrandLookup = NO_BRAND,
   now = Date.now(),
 ): Promise<HtmlPage> {
-  const opened = await openByToken(kinds, token, now);
+  const opened = await openByToken(kinds, token, now, brandOf);
   if (opened.kind === 'page') return opened.page;
   const c = opened.content;
-  return messagePage({
-    from: formatMailbox(c.from),
-    to: opened.address,
-    subject: c.subject,
-    date: rfc2822(opened.createdAt),
-    text: c.text,
-    html: c.html,
-    attachments: c.attachments.map((a, i) => ({
-      name: a.fileName,
-      contentType: a.contentType,
-      size: Buffer.byteLength(a.content, 'base64'),
-      href: `${encodeURIComponent(token)}/attachments/${i}`,
-    })),
-  });
+  return messagePage(
+    {
+      from: formatMailbox(c.from),
+      to: opened.address,
+      subject: c.subject,
+      date: rfc2822(opened.createdAt),
+      text: c.text,
+      html: c.html,
+      attachments: c.attachments.map((a, i) => ({
+        name: a.fileName,
+        contentType: a.contentType,
+        size: Buffer.byteLength(a.content, 'base64'),
+        href: `${encodeURIComponent(token)}/attachments/${i}`,
+      })),
+    },
+    await brandOf(opened.customerId),
+  );
 }
 
 /** The attachment `index` (from 0) of the message behind a token. */

@@ -26,6 +26,7 @@ const SUBSCRIBER_FIELDS: [string, string][] = [
 const EMAIL_FIELD_LABELS: Record<(typeof EMAIL_FIELDS)[number], string> = {
   unsubscribe_url: 'Unsubscribe link',
   preferences_url: 'Preference page link',
+  view_in_browser_url: 'View in browser link',
   postal_address: 'Your postal address',
 };
 

@@ -208,6 +208,23 @@ describe('share page', () => {
     expect(((await stored(id)) as unknown as { vanity_url: string }).vanity_url).toBe('intake-2026');
     expect((await editor.get(`/console/forms/${id}/share`)).body).toContain('/f/intake-2026</code>');
   });
+
+  it('offers a frame snippet of the hosted page and the QR code as PNG and SVG downloads', async () => {
+    const id = await createForm(t.app, a.auth);
+    const page = (await viewer.get(`/console/forms/${id}/share`)).body;
+    expect(page).toContain(`&lt;iframe src=&quot;${t.ctx.publicUrl}/f/${id}&quot;`);
+    const png = await viewer.get(`/console/forms/${id}/share/qr.png`);
+    expect(png.statusCode).toBe(200);
+    expect(png.headers['content-type']).toContain('image/png');
+    expect(png.headers['content-disposition']).toContain(`form-${id}-qr.png`);
+    expect(png.rawPayload.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    const svg = await viewer.get(`/console/forms/${id}/share/qr.svg`);
+    expect(svg.headers['content-type']).toContain('image/svg+xml');
+    expect(svg.body).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    const hosted = await t.app.inject({ method: 'GET', url: `/f/${id}` });
+    expect(hosted.headers['x-frame-options']).toBeUndefined();
+    expect(hosted.headers['content-security-policy']).toContain('frame-ancestors *');
+  });
 });
 
 describe('look page', () => {

@@ -1,6 +1,7 @@
 /**
  * A form's Share page: the hosted URL and the vanity URL with copy buttons, a QR code of the address people should
- * use, an embed snippet, and (for editors) setting the vanity name through the same forms service as the API.
+ * use (shown, and downloadable as PNG and SVG), embed snippets (a frame and a link), and (for editors) setting the
+ * vanity name through the same forms service as the API.
  */
 import type { FastifyInstance } from 'fastify';
 import type QRCodeModule from 'qrcode';
@@ -30,13 +31,29 @@ function urlLine(id: string, label: string, url: string) {
   </div>`;
 }
 
-async function sharePage(c: ConsoleContext) {
+/** The form and the addresses people reach it at: its hosted URL, its vanity URL, and the one to prefer. */
+async function addressesOf(c: ConsoleContext) {
   const form = await formOf(c.ctx, c.account.customer_id, c.params.id!);
   const hosted = `${c.ctx.publicUrl}/f/${form.id}`;
   const vanity = form.vanity_url ? `${c.ctx.publicUrl}/f/${encodeURIComponent(form.vanity_url)}` : undefined;
-  const best = vanity ?? hosted;
-  const qr = await qrcode().toString(best, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
-  const embed = `<a href="${best}" target="_blank" rel="noopener">${form.title.replace(/[<>&]/g, '')}</a>`;
+  return { form, hosted, vanity, best: vanity ?? hosted };
+}
+
+const QR_OPTIONS = { margin: 2, errorCorrectionLevel: 'M' } as const;
+
+/** The embed snippets: a frame that shows the hosted page inside the site's own page, and a plain link. */
+function snippets(best: string, title: string): { frame: string; link: string } {
+  const safe = title.replace(/[<>&"]/g, '');
+  return {
+    frame: `<iframe src="${best}" title="${safe}" width="100%" height="720" style="border:0;max-width:40rem" loading="lazy"></iframe>`,
+    link: `<a href="${best}" target="_blank" rel="noopener">${safe}</a>`,
+  };
+}
+
+async function sharePage(c: ConsoleContext) {
+  const { form, hosted, vanity, best } = await addressesOf(c);
+  const qr = await qrcode().toString(best, { type: 'svg', ...QR_OPTIONS });
+  const embed = snippets(best, form.title);
   return {
     title: `Share: ${form.title}`,
     body: html`${formsAssets()} ${formTabs(form.id, 'share')}
@@ -69,15 +86,22 @@ async function sharePage(c: ConsoleContext) {
           ${raw(qr.replace('<svg ', '<svg role="img" aria-label="QR code of the form address" '))}
           <figcaption class="muted">Opens ${best}. Print it on posters or a waiting-room card.</figcaption>
         </figure>
+        <p class="actions">
+          <a class="button secondary" href="/console/forms/${form.id}/share/qr.png" download>Download PNG</a>
+          <a class="button secondary" href="/console/forms/${form.id}/share/qr.svg" download>Download SVG</a>
+        </p>
       </div>
       <div class="card">
         <h2>Embed on your site</h2>
         <p>
-          A link or button for your site. The hosted page opens at its own address, so answers go straight to Sealpost and no other site can
-          frame or read the form.
+          Paste this frame into a page of your site: the form shows inside it, with your brand, and answers go straight to
+          Sealpost. Your site never sees them.
         </p>
-        <pre class="mono" id="embed-snippet">${embed}</pre>
-        <button type="button" class="secondary" data-copy="embed-snippet">Copy snippet</button>
+        <pre class="mono" id="embed-snippet">${embed.frame}</pre>
+        <button type="button" class="secondary" data-copy="embed-snippet">Copy frame snippet</button>
+        <p>Or a link that opens the form at its own address:</p>
+        <pre class="mono" id="link-snippet">${embed.link}</pre>
+        <button type="button" class="secondary" data-copy="link-snippet">Copy link snippet</button>
       </div>`,
   };
 }
@@ -89,6 +113,26 @@ export function sharePages(app: FastifyInstance, ctx: AppContext): void {
     permission: 'read',
     title: 'Share',
     render: sharePage,
+  });
+  consolePage(app, ctx, {
+    path: '/console/forms/:id/share/qr.png',
+    permission: 'read',
+    title: 'QR code',
+    render: async (c) => {
+      const { form, best } = await addressesOf(c);
+      const body = await qrcode().toBuffer(best, { type: 'png', width: 1024, ...QR_OPTIONS });
+      return { download: { filename: `form-${form.id}-qr.png`, contentType: 'image/png', body } };
+    },
+  });
+  consolePage(app, ctx, {
+    path: '/console/forms/:id/share/qr.svg',
+    permission: 'read',
+    title: 'QR code',
+    render: async (c) => {
+      const { form, best } = await addressesOf(c);
+      const body = await qrcode().toString(best, { type: 'svg', ...QR_OPTIONS });
+      return { download: { filename: `form-${form.id}-qr.svg`, contentType: 'image/svg+xml', body } };
+    },
   });
   consoleAction(app, ctx, {
     path: '/console/forms/:id/vanity',

@@ -126,6 +126,12 @@ export interface MarketingSettingsTable {
   suppress_transactional: number;
   /** The account's postal address, printed in the footer of the default campaign layout. */
   postal_address?: string | null;
+  /** The display name of the brand on public pages and system emails; null uses the account's name. */
+  brand_name?: string | null;
+  /** The brand colour, `#rrggbb`; null uses the default. */
+  brand_color?: string | null;
+  /** The logo: the id of an image of the account's library. */
+  brand_logo_id?: string | null;
   updated_at: number;
 }
 

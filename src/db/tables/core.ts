@@ -85,3 +85,20 @@ export interface LeasesTable {
   owner: string;
   lease_until: number;
 }
+
+/** An image of an account's library, served publicly at `/img/<token>.<ext>`. */
+export interface ImagesTable {
+  id: string;
+  customer_id: number;
+  /** The unguessable part of the public URL. */
+  token: string;
+  name: string;
+  /** The type of the decoded image (image/png, image/jpeg, image/gif, image/webp). */
+  content_type: string;
+  width: number;
+  height: number;
+  /** Bytes of `data`. */
+  size: number;
+  data: Buffer;
+  created_at: number;
+}

@@ -13,6 +13,7 @@ import { CHECK_FIELD, componentsOf, POW_FIELD, TOKEN_FIELD } from '../definition
 import { settingsOf } from '../definitions/settings.ts';
 import { formByVanity, openForm, type FormRow } from '../definitions/forms.service.ts';
 import { formPage, notFoundPage, thanksPage } from './page.html.ts';
+import { brandOf } from '../../accounts/brand.service.ts';
 import { acceptSubmission } from '../submissions/submissions.service.ts';
 import { pageCheck, refusalOf, type BotRefusal } from '../submissions/bot-defence.ts';
 import { TEXTS, type PageTexts } from './texts.ts';
@@ -46,6 +47,7 @@ export async function showForm(ctx: AppContext, id: string): Promise<HostedAnswe
       token,
       settings: settingsOf(form.form_json),
       check: pageCheck(ctx, form, token),
+      brand: await brandOf(ctx, form.customer_id),
     }),
   };
 }
@@ -61,7 +63,12 @@ const NOTICES: Record<BotRefusal, keyof PageTexts> = {
 };
 
 /** The page again after the bot defence refused a post: a notice, the answers kept, the token kept only when it was merely early. */
-function refusedPage(ctx: AppContext, form: FormRow, post: HostedPost, reason: BotRefusal): HostedAnswer {
+async function refusedPage(
+  ctx: AppContext,
+  form: FormRow,
+  post: HostedPost,
+  reason: BotRefusal,
+): Promise<HostedAnswer> {
   const settings = settingsOf(form.form_json);
   const early = reason === 'too_fast' && typeof post.fields[TOKEN_FIELD] === 'string';
   const token = early ? (post.fields[TOKEN_FIELD] as string) : randomUUID();
@@ -73,6 +80,7 @@ function refusedPage(ctx: AppContext, form: FormRow, post: HostedPost, reason: B
     settings,
     check,
     notice,
+    brand: await brandOf(ctx, form.customer_id),
   });
   return { status: 403, html };
 }
@@ -110,6 +118,7 @@ export async function postForm(
       token: token ?? randomUUID(),
       settings: settingsOf(form.form_json),
       check: keptCheck(ctx, form, post, token ?? ''),
+      brand: await brandOf(ctx, form.customer_id),
     });
     return { status: 422, html };
   }
@@ -128,7 +137,11 @@ function keptCheck(ctx: AppContext, form: FormRow, post: HostedPost, nonce: stri
 /** `GET /f/<id>/thanks`. */
 export async function showThanks(ctx: AppContext, id: string): Promise<HostedAnswer> {
   const form = await openOrNull(ctx, id);
-  return form ? { status: 200, html: thanksPage(form, settingsOf(form.form_json)) } : NOT_FOUND;
+  if (!form) return NOT_FOUND;
+  return {
+    status: 200,
+    html: thanksPage(form, settingsOf(form.form_json), await brandOf(ctx, form.customer_id)),
+  };
 }
 
 /** Reads the hosted post: urlencoded fields (parsed by the route's body parser) or multipart fields and files. */

@@ -5,7 +5,9 @@
  * carries its signed check token and, for proof of work, the installation's solver script. Also the thank-you and
  * not-found pages.
  */
-import { html, raw, withBreaks, type SafeHtml } from '../../http/html.ts';
+import { html, withBreaks, type SafeHtml } from '../../http/html.ts';
+import { publicDocument, type PageBrand } from '../../http/page.ts';
+import { foregroundOn, normaliseColour, textShadeOf } from '../../markup/colour.ts';
 import { fieldName, type Component } from '../components/component-types.ts';
 import {
   affirmationOf,
@@ -21,15 +23,15 @@ import { BOT_SCRIPT_URL } from './script.ts';
 
 /**
  * Response headers of every hosted page. Form posts go only to this server; nothing is loaded from elsewhere except
- * https images; the only script is the installation's own solver file (never inline).
+ * https images; the only script is the installation's own solver file (never inline). Any site may frame the page (the
+ * embed snippet of the share page): it shows nothing private and takes only what its visitor types.
  */
 export const PAGE_HEADERS = {
   'cache-control': 'no-store',
   'referrer-policy': 'no-referrer',
   'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' https: data:; form-action 'self'; base-uri 'none'; frame-ancestors *",
   'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
 };
 
 /** What the page needs of a form. */
@@ -42,45 +44,38 @@ export interface PageForm {
   signature_confirmation_label: string | null;
 }
 
-// Inputs at the body's 16 px (phones zoom into smaller ones on focus) and 44 px tap targets.
-const BASE_CSS = `body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
-.sp-field{margin:0 0 1rem}.sp-field label,.sp-field legend{display:block;font-weight:600}
-.sp-field input:not([type=checkbox]):not([type=radio]),.sp-field select,.sp-field textarea{display:block;width:100%;box-sizing:border-box;padding:.5rem;font:inherit;min-height:2.75rem}
-.sp-field input[type=checkbox],.sp-field input[type=radio]{width:1.25rem;height:1.25rem;flex:none}.sp-button{font:inherit;min-height:2.75rem;padding:.6rem 1.4rem}
-.sp-check,.sp-option{display:flex;align-items:center;gap:.5rem;margin:.25rem 0}.sp-field .sp-check label,.sp-field .sp-option label{display:inline;font-weight:normal;margin:0}
-.sp-affirmation{font-style:italic;margin:.25rem 0}.sp-error{color:#b00020;margin:.25rem 0 0}.sp-has-error input,.sp-has-error select,.sp-has-error textarea{border-color:#b00020}
-.sp-summary{border:2px solid #b00020;padding:.5rem 1rem;margin-bottom:1rem}.sp-check-status:empty{display:none}.sp-hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}`;
-
-/** Keeps the form's CSS inside its style element. */
-const cssText = (css: string) => css.replace(/<\/(style)/gi, '<\\/$1');
-
-/** CSS of the look settings (colours were checked to be #rrggbb). */
+/** CSS of the look settings (colours were checked to be #rrggbb): the form's accent colour takes the brand's place. */
 function lookCss(s: FormSettings): string {
+  const accent = s.accent_color ? normaliseColour(s.accent_color) : undefined;
   return [
+    ':root{--width:40rem}',
     s.background_color || s.text_color
       ? `body{${s.background_color ? `background:${s.background_color};` : ''}${s.text_color ? `color:${s.text_color}` : ''}}`
       : '',
-    s.accent_color
-      ? `h1{color:${s.accent_color}}.sp-button{background:${s.accent_color};color:#fff;border:0;border-radius:4px;padding:.6rem 1.4rem;font:inherit;font-weight:600}a{color:${s.accent_color}}`
+    accent
+      ? `:root{--brand:${accent};--on-brand:${foregroundOn(accent)};--accent:${textShadeOf(accent)}}h1{color:var(--accent)}`
       : '',
-    '.sp-logo{display:block;max-height:80px;max-width:100%;margin:0 0 1rem}',
   ].join('');
 }
 
+/** A hosted page: the shared public layout under the account's brand, with the form's look and own CSS. */
 function documentHtml(
   title: string,
   css: string,
   body: SafeHtml,
-  settings: FormSettings = {},
-  refresh?: string,
-  script?: string,
+  opts: { settings?: FormSettings; refresh?: string; script?: string; brand?: PageBrand } = {},
 ): string {
-  const meta = html`${refresh ? html`<meta http-equiv="refresh" content="2;url=${refresh}">` : ''}${script ? html`<script src="${script}" defer></script>` : ''}`;
+  const settings = opts.settings ?? {};
+  const head = html`${opts.refresh ? html`<meta http-equiv="refresh" content="2;url=${opts.refresh}">\n` : ''}${opts.script ? html`<script src="${opts.script}" defer></script>\n` : ''}`;
   const logo = settings.logo_url ? html`<img class="sp-logo" src="${settings.logo_url}" alt="">` : '';
-  const style = raw(BASE_CSS + lookCss(settings));
-  const own = css ? html`<style>${raw(cssText(css))}</style>` : '';
-  return html`<!doctype html><html lang="${settings.language ?? 'en'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex">${meta}<title>${title}</title><style>${style}</style>${own}</head><body><main>${logo}${body}</main></body></html>`
-    .value;
+  return publicDocument({
+    title,
+    body: html`${logo}${body}`,
+    lang: settings.language ?? 'en',
+    head,
+    css: lookCss(settings) + (css ? `\n${css}` : ''),
+    ...(opts.brand && { brand: opts.brand }),
+  });
 }
 
 /** The components with the fixed texts of the page's language where a component leaves them to the page. */
@@ -111,6 +106,8 @@ export function formPage(
     check?: { check: string; difficulty?: number };
     /** Why the last post was refused before its fields were checked (the bot defence). */
     notice?: string;
+    /** The account's brand. */
+    brand?: PageBrand;
   },
 ): string {
   const settings = state.settings ?? {};
@@ -129,9 +126,7 @@ export function formPage(
     form.title,
     form.form_css,
     html`${head}${errorSummary(components, errors, t, state.notice)}${formTag}${hiddenFields(state, t)}${fields}${status}</form>`,
-    settings,
-    undefined,
-    pow ? BOT_SCRIPT_URL : undefined,
+    { settings, ...(pow && { script: BOT_SCRIPT_URL }), ...(state.brand && { brand: state.brand }) },
   );
 }
 
@@ -168,15 +163,14 @@ function labelFor(c: Component): string {
 }
 
 /** The page shown after a successful submit. */
-export function thanksPage(form: PageForm, settings: FormSettings = {}): string {
+export function thanksPage(form: PageForm, settings: FormSettings = {}, brand?: PageBrand): string {
   const t = TEXTS[settings.language ?? 'en'];
   const text = settings.thank_you_text ?? t.received(form.title);
   return documentHtml(
     form.title,
     form.form_css,
     html`<h1>${t.thanksTitle}</h1><p class="sp-thanks" role="status">${withBreaks(text)}</p>${settings.redirect_url ? html`<p><a href="${settings.redirect_url}">${t.next}</a></p>` : ''}`,
-    settings,
-    settings.redirect_url,
+    { settings, ...(settings.redirect_url && { refresh: settings.redirect_url }), ...(brand && { brand }) },
   );
 }
 

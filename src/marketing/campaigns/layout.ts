@@ -20,4 +20,9 @@ export const DEFAULT_LAYOUT = `<!doctype html>
 `;
 
 /** Merge fields every campaign email has besides the subscriber's own. */
-export const EMAIL_FIELDS = ['unsubscribe_url', 'preferences_url', 'postal_address'] as const;
+export const EMAIL_FIELDS = [
+  'unsubscribe_url',
+  'preferences_url',
+  'view_in_browser_url',
+  'postal_address',
+] as const;

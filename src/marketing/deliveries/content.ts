@@ -93,6 +93,7 @@ export function renderEmail(
           ...values.custom,
           unsubscribe_url: unsubscribeUrl,
           preferences_url: preferencesUrl,
+          view_in_browser_url: tokenUrls.marketing.view(urls.publicUrl, urls.key, delivery.id),
           postal_address: postalLine,
         },
       }

@@ -168,7 +168,7 @@ export async function moveDelivery(
 export async function findMarketingBySecureTokenHash(db: Queryable, tokenHash: string) {
   return db
     .selectFrom('marketing_deliveries')
-    .select(['id', 'secure_expires_at', 'created_at'])
+    .select(['id', 'customer_id', 'secure_expires_at', 'created_at'])
     .where('secure_token_hash', '=', tokenHash)
     .executeTakeFirst();
 }

@@ -30,6 +30,8 @@ import {
 import { bumpCampaign } from './send-progress.repository.ts';
 import { sealCampaignLink } from './link-targets.ts';
 import { verifyToken, type TokenTarget } from '../../mail/tokens.ts';
+import { brandOf, type Brand } from '../../accounts/brand.service.ts';
+import { loadMarketingItem } from './delivery.ts';
 
 const notFound = () => new AppError('not_found', 'no such tracking link');
 
@@ -84,6 +86,22 @@ export async function recordMarketingClick(
   return url;
 }
 
+/** What a view-in-browser link shows: the email as its recipient got it, under the account's brand. */
+export async function browserCopy(
+  ctx: AppContext,
+  token: string,
+): Promise<{ subject: string; html?: string; text?: string; brand: Brand }> {
+  const { d } = await deliveryOf(ctx, token, 'view');
+  const content = (await loadMarketingItem(ctx, d.id))?.content;
+  if (!content) throw notFound();
+  return {
+    subject: content.subject,
+    ...(content.html !== undefined && { html: content.html }),
+    ...(content.text !== undefined && { text: content.text }),
+    brand: await brandOf(ctx, Number(d.customer_id)),
+  };
+}
+
 /** Reads what the confirm page of an unsubscribe link shows; changes nothing. */
 export async function unsubscribeInfo(ctx: AppContext, token: string): Promise<UnsubscribeInfo> {
   const { d } = await deliveryOf(ctx, token, 'unsubscribe');
@@ -99,6 +117,7 @@ export async function unsubscribeInfo(ctx: AppContext, token: string): Promise<U
     customerName: source?.kind === 'send' ? (JSON.parse(source.content) as SendContent).customerName : null,
     unsubscribed: member?.unsubscribed === 1,
     globallyUnsubscribed: subscriber?.unsubscribed === 1,
+    brand: await brandOf(ctx, Number(d.customer_id)),
   };
 }
 

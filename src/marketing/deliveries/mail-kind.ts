@@ -71,6 +71,7 @@ function secureLookup(ctx: AppContext): SecureLookup {
       if (!row) return undefined;
       return {
         expiresAt: row.secure_expires_at,
+        customerId: Number(row.customer_id),
         read: async () => {
           const item = await loadMarketingItem(ctx, row.id);
           if (!item?.content) return null;

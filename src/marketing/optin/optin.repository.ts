@@ -112,6 +112,7 @@ export async function findByConfirmHash(db: Queryable, hash: string) {
       'm.confirm_expires_at',
       'm.confirmed_at',
       's.email',
+      's.customer_id',
       'l.name as list_name',
     ])
     .where('m.confirm_hash', '=', hash)

@@ -4,10 +4,11 @@
  * pipeline from the list's confirmation sender; its link carries a random nonce (only its hash is stored) under the
  * tracking key's signature, works once and expires. Members the list had before it started asking count as confirmed.
  */
+import { brandOf, type Brand } from '../../accounts/brand.service.ts';
+import { brandedEmail } from '../../mail/branded-email.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { html } from '../../http/html.ts';
 import { isVerifiedDomain } from '../../accounts/domains.service.ts';
 import { domainOf, parseMailbox } from '../../mail/addresses.ts';
 import { signPayload, verifyPayload } from '../../mail/tokens.ts';
@@ -121,6 +122,7 @@ export async function sendConfirmations(ctx: AppContext, listId: number, now = D
   const row = await findListById(db, listId);
   if (!row || row.double_opt_in !== 1 || !row.confirm_from_email) return 0;
   let sent = 0;
+  const brand = await brandOf(ctx, Number(row.customer_id));
   for (;;) {
     const members = await membersToConfirm(db, listId, BATCH);
     for (const m of members) {
@@ -132,7 +134,7 @@ export async function sendConfirmations(ctx: AppContext, listId: number, now = D
         await submitMessages(
           ctx,
           { customerId: Number(row.customer_id), domain: null },
-          [confirmationEmail(row, m.email, confirmUrl(ctx, nonce))],
+          [confirmationEmail(row, m.email, confirmUrl(ctx, nonce), brand)],
           { source: 'system', tracking: { openTracking: false, linkTracking: false } },
         );
       } catch (err) {
@@ -145,12 +147,14 @@ export async function sendConfirmations(ctx: AppContext, listId: number, now = D
   }
 }
 
-function confirmationEmail(list: ListRow, to: string, url: string) {
+function confirmationEmail(list: ListRow, to: string, url: string, brand: Brand) {
   const name = list.name;
-  const text =
-    `Please confirm that you want to receive emails of the list "${name}".\n\n` +
-    `Confirm: ${url}\n\nIf you did not ask for this, ignore this email: nothing will be sent to you.\n`;
-  const body = html`<p>Please confirm that you want to receive emails of the list <strong>${name}</strong>.</p><p><a href="${url}">Confirm my subscription</a></p><p>If you did not ask for this, ignore this email: nothing will be sent to you.</p>`;
+  const body = brandedEmail(brand, {
+    heading: 'Confirm your subscription',
+    paragraphs: [`Please confirm that you want to receive emails of the list "${name}".`],
+    action: { label: 'Confirm my subscription', url },
+    after: ['If you did not ask for this, ignore this email: nothing will be sent to you.'],
+  });
   return {
     to: [{ address: to, name: '' }],
     cc: [],
@@ -158,8 +162,8 @@ function confirmationEmail(list: ListRow, to: string, url: string) {
     from: { address: list.confirm_from_email!, name: '' },
     subject: `Confirm your subscription: ${name}`.replace(/[\r\n]+/g, ' '),
     headers: {},
-    html: body.value,
-    text,
+    html: body.html,
+    text: body.text,
     attachments: [],
     allowNonTLS: false,
     forceSecureNotification: false,
@@ -172,6 +176,8 @@ export interface ConfirmInfo {
   listName: string;
   /** The link was used before: the membership is confirmed and nothing changes. */
   alreadyConfirmed: boolean;
+  /** The list's account's brand. */
+  brand: Brand;
 }
 
 const notValid = () => new AppError('not_found', 'this confirmation link is not valid or has expired');
@@ -190,13 +196,14 @@ async function membershipOf(ctx: AppContext, token: string, now: number) {
 /** Reads what a confirmation link's page shows; changes nothing (mail scanners follow links). */
 export async function confirmInfo(ctx: AppContext, token: string, now = Date.now()): Promise<ConfirmInfo> {
   const { m } = await membershipOf(ctx, token, now);
-  return { email: m.email, listName: m.list_name, alreadyConfirmed: m.confirmed_at !== null };
+  const brand = await brandOf(ctx, Number(m.customer_id));
+  return { email: m.email, listName: m.list_name, alreadyConfirmed: m.confirmed_at !== null, brand };
 }
 
 /** Confirms the membership of a link; a link used before (or by a second click meanwhile) says so and changes nothing. */
 export async function confirmByToken(ctx: AppContext, token: string, now = Date.now()): Promise<ConfirmInfo> {
   const { m, hash } = await membershipOf(ctx, token, now);
-  const info = { email: m.email, listName: m.list_name };
+  const info = { email: m.email, listName: m.list_name, brand: await brandOf(ctx, Number(m.customer_id)) };
   if (m.confirmed_at !== null) return { ...info, alreadyConfirmed: true };
   if (await confirmByHash(ctx.database.db, hash, now)) return { ...info, alreadyConfirmed: false };
   return { ...info, alreadyConfirmed: (await confirmInfo(ctx, token, now)).alreadyConfirmed };

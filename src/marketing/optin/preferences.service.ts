@@ -3,6 +3,7 @@
  * account's public lists and the lists the subscriber is on, each to join or leave, and leaving everything at once.
  * Joining a list here needs no confirmation email (the link came to the address), and clears a global opt-out.
  */
+import { brandOf, type Brand } from '../../accounts/brand.service.ts';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors/app-error.ts';
@@ -30,6 +31,8 @@ export interface Preferences {
   lists: PreferenceList[];
   /** The value the page's forms must post back (binds a post to this link). */
   formKey: string;
+  /** The account's brand. */
+  brand: Brand;
 }
 
 const notFound = () => new AppError('not_found', 'no such preference link');
@@ -67,6 +70,7 @@ export async function preferencesOf(ctx: AppContext, token: string): Promise<Pre
   return {
     email: s.email,
     customerName,
+    brand: await brandOf(ctx, Number(s.customer_id)),
     globallyUnsubscribed: s.unsubscribed === 1,
     lists: rows.map((r) => ({
       id: String(r.id),

@@ -8,8 +8,10 @@
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
-import { html, raw, type SafeHtml } from '../../http/html.ts';
+import { html, type SafeHtml } from '../../http/html.ts';
 import { layout } from '../../http/page.ts';
+import { messageBody } from '../../http/message-frame.ts';
+import { browserCopy } from '../deliveries/engagement.service.ts';
 import { formBody, TokenParam } from '../../tracking/tracking.schemas.ts';
 import { formsOnly, UNSUBSCRIBE_HEADERS } from '../../tracking/unsubscribe.routes.ts';
 import { confirmByToken, confirmInfo, type ConfirmInfo } from './optin.service.ts';
@@ -73,6 +75,7 @@ export function subscriberPageRoutes(app: TypedApp, ctx: AppContext): void {
   get('/p/:token', 'Preference page of a subscriber (changes nothing)', (token) =>
     pageOr404('preferences', async () => preferencesPage(await preferencesOf(ctx, token))),
   );
+  viewInBrowser(app, ctx, tags);
   void app.register(async (scope) => {
     await formsOnly(scope, 16384);
     const post = <B extends TObject>(
@@ -109,6 +112,7 @@ export function subscriberPageRoutes(app: TypedApp, ctx: AppContext): void {
             : layout(
                 'Subscription confirmed',
                 html`<h1>Subscription confirmed</h1>\n<p><strong>${info.email}</strong> is now subscribed to the list <strong>${info.listName}</strong>.</p>`,
+                info.brand,
               );
         }),
     );
@@ -152,6 +156,7 @@ function alreadyConfirmedPage(info: ConfirmInfo): string {
   return layout(
     'Already confirmed',
     html`<h1>Already confirmed</h1>\n<p><strong>${info.email}</strong> is already subscribed to the list <strong>${info.listName}</strong>. Nothing else to do.</p>`,
+    info.brand,
   );
 }
 
@@ -159,23 +164,13 @@ function confirmPage(info: ConfirmInfo): string {
   if (info.alreadyConfirmed) return alreadyConfirmedPage(info);
   return layout(
     'Confirm your subscription',
-    html`${PAGE_STYLE}
-<h1>Confirm your subscription</h1>
+    html`<h1>Confirm your subscription</h1>
 <p>Receive emails of the list <strong>${info.listName}</strong> at <strong>${info.email}</strong>?</p>
 <form method="post"><button type="submit">Yes, confirm my subscription</button></form>
 <p>If you did not ask for this, close this page: nothing will be sent to you.</p>`,
+    info.brand,
   );
 }
-
-const PAGE_STYLE = raw(`<style>
-fieldset{border:1px solid #dde1e7;border-radius:6px;padding:.8rem 1rem;margin:0 0 1rem}
-legend{font-weight:600;padding:0 .3rem}
-.choice{display:flex;gap:.6rem;align-items:center;padding:.45rem 0;font-size:1rem}
-.choice input{width:1.3rem;height:1.3rem;flex:none}
-button{font:inherit;padding:.6rem 1rem;border-radius:6px;border:1px solid #1f4fd1;background:#1f4fd1;color:#fff;cursor:pointer}
-button.quiet{background:#fff;color:#a4161a;border-color:#a4161a}
-.saved{background:#e7f5ec;border:1px solid #9ccfae;border-radius:6px;padding:.6rem .8rem}
-</style>`);
 
 /** A notice that the page's choices were saved. */
 const saved = (text: string) => html`<p class="saved" role="status">${text}</p>`;
@@ -194,8 +189,7 @@ function preferencesPage(p: Preferences, notice?: SafeHtml): string {
     : html`<p>There are no lists to choose from.</p>`;
   return layout(
     'Email preferences',
-    html`${PAGE_STYLE}
-<h1>Email preferences</h1>
+    html`<h1>Email preferences</h1>
 ${notice ?? ''}
 <p>Choose which emails <strong>${p.email}</strong> receives${who}.</p>
 ${p.globallyUnsubscribed ? html`<p>This address is unsubscribed from all emails. Ticking a list and saving subscribes it again.</p>` : ''}
@@ -208,5 +202,42 @@ ${choices}
 <section><h2>Stop everything</h2>
 <form method="post">${key}<input type="hidden" name="scope" value="all"><button type="submit" class="quiet">Unsubscribe from all emails${who}</button></form>
 </section>`,
+    p.brand,
+  );
+}
+
+/** The page of a view-in-browser link may show the email's https images, as the mail client would. */
+const VIEW_HEADERS = {
+  ...UNSUBSCRIBE_HEADERS,
+  'content-security-policy': UNSUBSCRIBE_HEADERS['content-security-policy'].replace(
+    "img-src 'self' data:",
+    "img-src 'self' https: data:",
+  ),
+};
+
+/** `/v/<token>`: a campaign email as its recipient got it, for a mail client that shows it badly. */
+function viewInBrowser(app: TypedApp, ctx: AppContext, tags: string[]): void {
+  app.get(
+    '/v/:token',
+    {
+      exposeHeadRoute: false,
+      schema: {
+        tags,
+        summary: 'A campaign email in the browser',
+        params: TokenParam,
+        produces: ['text/html'],
+      },
+    },
+    async (req, reply) => {
+      const p = await pageOr404('view-in-browser', async () => {
+        const copy = await browserCopy(ctx, req.params.token);
+        return layout(
+          copy.subject || 'Email',
+          html`<h1>${copy.subject}</h1>\n${messageBody(copy)}`,
+          copy.brand,
+        );
+      });
+      return reply.code(p.status).headers(VIEW_HEADERS).type(HTML).send(p.html);
+    },
   );
 }

@@ -21,7 +21,14 @@ describe('marketing settings', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data).toEqual({
       type: 'marketing_settings',
-      attributes: { suppress_transactional: false, postal_address: null, updated_at: null },
+      attributes: {
+        suppress_transactional: false,
+        postal_address: null,
+        brand_name: null,
+        brand_color: null,
+        brand_logo_image_id: null,
+        updated_at: null,
+      },
     });
   });
 
