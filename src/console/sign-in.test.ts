@@ -64,6 +64,39 @@ describe('sign-in lock-out', () => {
   });
 });
 
+describe('concurrent sign-ins', () => {
+  it('checks at most the limit of passwords when 40 sign-ins arrive at once, and then refuses the right one', async () => {
+    const u = await createTestUser(t, a.account.customer_id, 'viewer');
+    const remoteAddress = '203.0.113.50';
+    const forms = [];
+    for (let i = 0; i < 41; i++) forms.push(await openForm(t.app));
+    const post = (f: (typeof forms)[number], password: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/console/sign-in',
+        remoteAddress,
+        headers: { cookie: f.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({
+          _csrf: f.token,
+          email: u.email,
+          password,
+          next: '/console',
+        }).toString(),
+      });
+    const answers = await Promise.all(forms.slice(0, 40).map((f) => post(f, 'wrong password')));
+    expect(answers.every((r) => r.statusCode === 401 || r.statusCode === 429)).toBe(true);
+    const checked = await t.ctx.database.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('target', '=', `user:${u.id}`)
+      .where('action', '=', 'sign_in.failure')
+      .execute();
+    expect(checked.length).toBeLessThanOrEqual(3);
+    expect(answers.filter((r) => r.statusCode === 429).length).toBeGreaterThanOrEqual(37);
+    expect((await post(forms[40]!, TEST_PASSWORD)).statusCode).toBe(429);
+  });
+});
+
 describe('two-factor', () => {
   it('enrols with a QR code and a first code, then asks for a code at sign-in and refuses a wrong one', async () => {
     const u = await createTestUser(t, a.account.customer_id, 'editor');
