@@ -277,7 +277,7 @@ export const KEYS = {
     kind: 'integer',
     min: 0,
     default: 20,
-    doc: 'Failed authentications (API keys over HTTP, SMTP AUTH) one client address may make per 10 minutes before every authentication from it is refused for the rest of the window; failures past a quarter of it are answered after a growing delay. 0 turns throttling off.',
+    doc: 'Failed authentications (API keys over HTTP, SMTP AUTH) one client address, or one presented key prefix, may make per 10 minutes before further failures are refused for the rest of the window; failures past a quarter of it are answered after a growing delay. A valid key is never refused by this throttle. 0 turns throttling off.',
   },
   smtpMaxMimeParts: {
     env: 'SEALPOST_SMTP_MAX_MIME_PARTS',

@@ -68,7 +68,7 @@ describe('concurrent sign-ins', () => {
   it('checks at most the limit of passwords when 40 sign-ins arrive at once, and then refuses the right one', async () => {
     const u = await createTestUser(t, a.account.customer_id, 'viewer');
     const remoteAddress = '203.0.113.50';
-    const forms = [];
+    const forms: Awaited<ReturnType<typeof openForm>>[] = [];
     for (let i = 0; i < 41; i++) forms.push(await openForm(t.app));
     const post = (f: (typeof forms)[number], password: string) =>
       t.app.inject({

@@ -3,6 +3,7 @@
  * sets the headers that block sets, in front of a server that trusts that proxy's address only.
  */
 import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,7 +55,7 @@ async function startProxy(port: number): Promise<http.Server> {
   return server;
 }
 
-/** A GET with a wrong key from the loopback address `from`, with a forged X-Forwarded-For; resolves to the status. */
+/** A GET with a wrong key (a new one each time, so only the address adds up) from the loopback address `from`, with a forged X-Forwarded-For; resolves to the status. */
 function badKey(port: number, from: string, forged: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -63,7 +64,11 @@ function badKey(port: number, from: string, forged: string): Promise<number> {
         port,
         localAddress: from,
         path: '/v1/email/messages',
-        headers: { authorization: 'Bearer sp_wrong', 'x-forwarded-for': forged, connection: 'close' },
+        headers: {
+          authorization: `Bearer sp_${randomBytes(8).toString('hex')}`,
+          'x-forwarded-for': forged,
+          connection: 'close',
+        },
       },
       (res) => {
         res.resume();
