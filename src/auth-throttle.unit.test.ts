@@ -10,24 +10,23 @@ function recordingLog(): { log: Logger; lines: { fields: Record<string, unknown>
 }
 
 describe('failed authentication throttle', () => {
-  it('refuses an address at the limit, logs it once per window with the door and address, and frees it after', async () => {
+  it('refuses failures past the limit, logs it once per window with the door and address, and frees it after', async () => {
     let clock = 1_000_000;
     const { log, lines } = recordingLog();
     const throttle = createAuthThrottle(4, log, () => clock);
-    for (let i = 0; i < 4; i++) await throttle.failed('198.51.100.7', 'smtp');
-    expect(throttle.refusedFor('198.51.100.7')).toBe(AUTH_WINDOW_MS);
-    expect(throttle.refusedFor('198.51.100.8')).toBe(0);
-    await throttle.failed('198.51.100.7', 'smtp');
+    for (let i = 0; i < 4; i++) expect(await throttle.failed('198.51.100.7', `sp_key${i}`, 'smtp')).toBe(0);
+    expect(await throttle.failed('198.51.100.7', 'sp_key4', 'smtp')).toBe(AUTH_WINDOW_MS);
+    expect(await throttle.failed('198.51.100.8', 'sp_key5', 'smtp')).toBe(0);
     expect(lines).toEqual([
       {
-        fields: { door: 'smtp', client: '198.51.100.7', failures: 4, windowMinutes: AUTH_WINDOW_MS / 60_000 },
-        text: 'authentication throttled for a client address',
+        fields: { door: 'smtp', client: '198.51.100.7', failures: 5, windowMinutes: AUTH_WINDOW_MS / 60_000 },
+        text: 'authentication throttled for a client address or key prefix',
       },
     ]);
     expect((await throttle.metric.get()).values).toEqual([
-      expect.objectContaining({ labels: { door: 'smtp' }, value: 5 }),
+      expect.objectContaining({ labels: { door: 'smtp' }, value: 6 }),
     ]);
     clock += AUTH_WINDOW_MS;
-    expect(throttle.refusedFor('198.51.100.7')).toBe(0);
+    expect(await throttle.failed('198.51.100.7', 'sp_key6', 'smtp')).toBe(0);
   });
 });

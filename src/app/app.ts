@@ -47,7 +47,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     loggerInstance: ctx.log.child({}, { serializers: { req: loggableRequest } }) as FastifyBaseLogger,
     logController: new AccessLog(),
     bodyLimit: ctx.config.bodyLimitBytes,
-    trustProxy: ctx.config.trustProxy,
+    trustProxy: ctx.config.trustProxy.length > 0 ? [...ctx.config.trustProxy] : false,
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

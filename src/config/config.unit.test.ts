@@ -63,6 +63,7 @@ describe('loadConfig', () => {
       const value = (config as Record<string, unknown>)[prop];
       if (spec.kind === 'durations')
         expect(value, prop).toEqual(String(spec.default).split(',').map(durationMs));
+      else if (spec.kind === 'proxies') expect(value, prop).toEqual([]);
       else expect(value, prop).toBe(spec.default);
     }
   });
@@ -83,18 +84,25 @@ describe('loadConfig', () => {
   it('parses integers, booleans and enumerations from the environment', () => {
     const config = loadConfig({
       SEALPOST_HTTP_PORT: ' 9090 ',
-      SEALPOST_TRUST_PROXY: 'YES',
       SEALPOST_LOG_LEVEL: 'debug',
       SEALPOST_SQLITE_SYNCHRONOUS: 'NORMAL',
       SEALPOST_DATA_DIR: '/srv/sealpost',
     });
     expect(config.httpPort).toBe(9090);
-    expect(config.trustProxy).toBe(true);
     expect(config.logLevel).toBe('debug');
     expect(config.sqliteSynchronous).toBe('NORMAL');
     expect(config.dataDir).toBe('/srv/sealpost');
-    expect(loadConfig({ SEALPOST_TRUST_PROXY: 'off' }).trustProxy).toBe(false);
-    expect(loadConfig({ SEALPOST_TRUST_PROXY: '1' }).trustProxy).toBe(true);
+  });
+
+  it('reads trusted proxies as a list, with true meaning a proxy on the same host', () => {
+    expect(loadConfig({ SEALPOST_TRUST_PROXY: 'off' }).trustProxy).toEqual([]);
+    expect(loadConfig({ SEALPOST_TRUST_PROXY: 'YES' }).trustProxy).toEqual(['loopback']);
+    expect(loadConfig({ SEALPOST_TRUST_PROXY: ' 10.0.0.0/8, 192.0.2.7 ,::1' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '192.0.2.7',
+      '::1',
+    ]);
+    expect(loadConfig({}, {}).trustProxy).toEqual([]);
   });
 
   it('treats an empty variable as unset', () => {
@@ -112,6 +120,8 @@ describe('loadConfig', () => {
     ['SEALPOST_DATABASE_POOL_SIZE', '0'],
     ['SEALPOST_BODY_LIMIT_BYTES', '1e6'],
     ['SEALPOST_TRUST_PROXY', 'maybe'],
+    ['SEALPOST_TRUST_PROXY', '10.0.0.0/33'],
+    ['SEALPOST_TRUST_PROXY', '10.0.0.1,,10.0.0.2'],
     ['SEALPOST_LOG_LEVEL', 'verbose'],
     ['SEALPOST_SQLITE_SYNCHRONOUS', 'full'],
   ])('rejects %s=%s with an error naming the variable', (name, value) => {
@@ -165,7 +175,7 @@ describe('loadConfig', () => {
     );
     const config = loadConfig({ [CONFIG_FILE_ENV]: file });
     expect(config.httpPort).toBe(9191);
-    expect(config.trustProxy).toBe(true);
+    expect(config.trustProxy).toEqual(['loopback']);
     expect(config.publicUrl).toBe('https://mail.example.com');
     expect(config.logLevel).toBe(KEYS.logLevel.default);
   });

@@ -1,6 +1,7 @@
 /** Reads configuration once, from an optional JSON file and the SEALPOST_* environment, validates it and freezes it. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import proxyAddr from '@fastify/proxy-addr';
 import { CONFIG_FILE_ENV, KEYS, type Config, type KeySpec } from './schema.ts';
 
 /** A configuration problem, named by the key at fault. */
@@ -67,7 +68,7 @@ function parseValue(
   spec: KeySpec,
   name: string,
   raw: unknown,
-): string | number | boolean | readonly number[] {
+): string | number | boolean | readonly number[] | readonly string[] {
   const shown = JSON.stringify(raw);
   switch (spec.kind) {
     case 'integer': {
@@ -94,6 +95,8 @@ function parseValue(
     }
     case 'durations':
       return Object.freeze(parseDurations(name, raw));
+    case 'proxies':
+      return Object.freeze(parseProxies(name, raw));
     default:
       if (typeof raw !== 'string') throw new ConfigError(`${name} must be a string (got ${shown})`);
       if (spec.schemes) checkUrl(name, raw, spec.schemes);
@@ -114,6 +117,31 @@ function checkUrl(name: string, raw: string, schemes: readonly string[]): void {
   if (!schemes.includes(scheme))
     throw new ConfigError(`${name} must start with ${expected} (got ${JSON.stringify(`${scheme}:`)})`);
   if (!url.hostname) throw new ConfigError(`${name} must name a host, as in ${schemes[0]}://host.example`);
+}
+
+const NO_PROXY = ['false', 'off', 'no', '0'];
+const ONE_LOCAL_PROXY = ['true', 'on', 'yes', '1'];
+
+/**
+ * Parses the trusted proxies: `false` trusts none, `true` means a proxy on the same host (`loopback`), anything else
+ * is a comma-separated list (or JSON array) of addresses, CIDR ranges and proxy-addr's named ranges, checked by
+ * compiling it exactly as the HTTP server will.
+ */
+function parseProxies(name: string, raw: unknown): string[] {
+  const shown = JSON.stringify(raw);
+  const s = String(raw).trim().toLowerCase();
+  if (raw === false || NO_PROXY.includes(s)) return [];
+  if (raw === true || ONE_LOCAL_PROXY.includes(s)) return ['loopback'];
+  const parts = (Array.isArray(raw) ? raw.map(String) : String(raw).split(',')).map((p) => p.trim());
+  try {
+    if (parts.some((p) => p === '')) throw new Error('an empty entry');
+    proxyAddr.compile(parts);
+  } catch (err) {
+    throw new ConfigError(
+      `${name} must be true, false or a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal (got ${shown}: ${(err as Error).message})`,
+    );
+  }
+  return parts;
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

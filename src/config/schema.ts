@@ -4,7 +4,7 @@ import { DOOR_KEYS } from './door-keys.ts';
 /** One configuration key: its environment name, the schema of its value, its default and a description. */
 export interface KeySpec {
   env: string;
-  kind: 'string' | 'integer' | 'boolean' | 'enum' | 'durations';
+  kind: 'string' | 'integer' | 'boolean' | 'enum' | 'durations' | 'proxies';
   values?: readonly string[];
   /** For a string that is a URL: the schemes it may have (it must also name a host). */
   schemes?: readonly string[];
@@ -64,9 +64,9 @@ export const KEYS = {
   },
   trustProxy: {
     env: 'SEALPOST_TRUST_PROXY',
-    kind: 'boolean',
-    default: false,
-    doc: 'Trust `X-Forwarded-*` headers from a reverse proxy (client IP, protocol).',
+    kind: 'proxies',
+    default: 'false',
+    doc: 'Addresses of the reverse proxies whose `X-Forwarded-*` headers are believed (client IP, protocol): a comma-separated list of IP addresses, CIDR ranges and the names `loopback`, `linklocal` and `uniquelocal`. `X-Forwarded-For` is read from the right and the client is the first address that is not a trusted proxy. `true` means `loopback` (one proxy on the same host); `false` trusts none.',
   },
   bodyLimitBytes: {
     env: 'SEALPOST_BODY_LIMIT_BYTES',
@@ -299,7 +299,7 @@ export const KEYS = {
     kind: 'integer',
     min: 0,
     default: 20,
-    doc: 'Failed authentications (API keys over HTTP, SMTP AUTH) one client address may make per 10 minutes before every authentication from it is refused for the rest of the window; failures past a quarter of it are answered after a growing delay. 0 turns throttling off.',
+    doc: 'Failed authentications (API keys over HTTP, SMTP AUTH) one client address, or one presented key prefix, may make per 10 minutes before further failures are refused for the rest of the window; failures past a quarter of it are answered after a growing delay. A valid key is never refused by this throttle. 0 turns throttling off.',
   },
   smtpMaxMimeParts: {
     env: 'SEALPOST_SMTP_MAX_MIME_PARTS',
@@ -318,11 +318,13 @@ type KeyValue<K> = K extends { kind: 'integer' }
   ? number
   : K extends { kind: 'durations' }
     ? readonly number[]
-    : K extends { kind: 'boolean' }
-      ? boolean
-      : K extends { kind: 'enum'; values: readonly (infer V)[] }
-        ? V
-        : string;
+    : K extends { kind: 'proxies' }
+      ? readonly string[]
+      : K extends { kind: 'boolean' }
+        ? boolean
+        : K extends { kind: 'enum'; values: readonly (infer V)[] }
+          ? V
+          : string;
 
 /** The validated, frozen configuration passed down from start. */
 export type Config = {

@@ -1,5 +1,6 @@
 /** Test helpers for console pages: a user with a password, signing in through the real form, and posting forms with the session. */
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { Secret, TOTP } from 'otpauth';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { BuildOptions } from '../app/app.ts';
 import { createTestApp, type TestAccount, type TestApp, type TestContextOptions } from '../test/harness.ts';
@@ -166,4 +167,26 @@ export function consoleTestBed<const R extends readonly string[]>(
   });
   afterAll(async () => t.close?.());
   return { t, a, clients: clients as { [K in keyof R]: ConsoleClient } };
+}
+
+/** The TOTP code of `secret` at now plus `offset` milliseconds. */
+export function codeFor(secret: string, email: string, offset = 0): string {
+  return new TOTP({ secret: Secret.fromBase32(secret), label: email, issuer: 'Sealpost' }).generate({
+    timestamp: Date.now() + offset,
+  });
+}
+
+/** Sets up two-factor through the settings page (one wrong code first, which must be refused); returns the secret. */
+export async function enrol(c: ConsoleClient, email: string): Promise<string> {
+  await c.post('/console/settings/two-factor/start', { _csrf: c.csrf });
+  const page = await c.get('/console/settings/two-factor');
+  expect(page.body).toMatch(/<img class="qr" src="data:image\/svg\+xml;base64,/);
+  const secret = /<code id="totp-key">([A-Z2-7]+)<\/code>/.exec(page.body)![1]!;
+  expect(
+    (await c.post('/console/settings/two-factor/enable', { _csrf: c.csrf, code: '000000' })).statusCode,
+  ).toBe(303);
+  expect((await c.get('/console/settings/two-factor')).body).toContain('That code is not right');
+  await c.post('/console/settings/two-factor/enable', { _csrf: c.csrf, code: codeFor(secret, email) });
+  expect((await c.get('/console/settings/two-factor')).body).toContain('Two-factor authentication is on.');
+  return secret;
 }

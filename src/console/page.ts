@@ -130,6 +130,9 @@ async function writeAudit(c: ConsoleContext, audit: ConsoleAudit | undefined): P
 /** The two-factor settings page: the one page open to a user who must still set up two-factor sign-in. */
 export const TWO_FACTOR_PATH = '/console/settings/two-factor';
 
+/** What a user who must still set up two-factor may reach (besides signing out): the page, and starting and confirming the set-up. */
+const SET_UP_PATHS = new Set([TWO_FACTOR_PATH, `${TWO_FACTOR_PATH}/start`, `${TWO_FACTOR_PATH}/enable`]);
+
 /** The sign-in URL that returns to this request afterwards. */
 export function signInUrl(req: FastifyRequest): string {
   const next = req.method === 'GET' ? req.url : '/console';
@@ -209,7 +212,7 @@ export async function guard(
     throw new AppError('console.forbidden', 'your role does not allow this; ask an owner of the account');
   if (
     !session.user.totpEnabled &&
-    !req.url.startsWith(TWO_FACTOR_PATH) &&
+    !SET_UP_PATHS.has(req.url.split('?', 1)[0]!) &&
     (await totpRequired(db, session.user.customerId))
   ) {
     await reply.code(303).redirect(TWO_FACTOR_PATH, 303);

@@ -293,7 +293,11 @@ function forgotPasswordFlow(app: FastifyInstance, ctx: AppContext): void {
     const refused = formRefusal(req);
     if (refused) return again(refused.status, errorFlash(refused));
     const form = postedForm(req, ForgotPasswordForm);
-    await requestPasswordReset(ctx, form.email, req.ip);
+    const mailLater = await requestPasswordReset(ctx, form.email, req.ip);
+    // The address is looked up only once the answer has gone, so its timing says nothing about the address.
+    reply.raw.once('finish', () => {
+      mailLater().catch((err: unknown) => req.log.error({ err }, 'a password reset link could not be sent'));
+    });
     return reply.code(303).redirect('/console/forgot-password?sent', 303);
   });
 }

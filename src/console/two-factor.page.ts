@@ -69,8 +69,10 @@ export function twoFactorPages(app: FastifyInstance, ctx: AppContext): void {
     title: 'Two-factor authentication',
     render: async (c) => {
       const required = await totpRequired(db, c.account.customer_id);
-      const rule = c.can('manage_users')
-        ? html`<div class="card">
+      // An owner who must still set up two-factor sees only the set-up, not the rule it is held to.
+      const rule =
+        c.can('manage_users') && (c.user.totpEnabled || !required)
+          ? html`<div class="card">
             <h2>For everyone in ${c.account.username}</h2>
             <form method="post" action="${TWO_FACTOR_PATH}/require">
               ${csrfField(c.csrfToken)}
@@ -81,7 +83,7 @@ export function twoFactorPages(app: FastifyInstance, ctx: AppContext): void {
               <button type="submit" class="secondary">${required ? 'Make it optional' : 'Require it for everyone'}</button>
             </form>
           </div>`
-        : '';
+          : '';
       return html`${await ownSection(c, required)}${rule}`;
     },
   });
@@ -101,7 +103,7 @@ export function twoFactorPages(app: FastifyInstance, ctx: AppContext): void {
     body: Form({ code: Text(64) }),
     back: () => TWO_FACTOR_PATH,
     handle: async (c) => {
-      await confirmTotpEnrolment(db, ctx.sealer, c.user, c.form.code ?? '', c.ip);
+      await confirmTotpEnrolment(db, ctx.config, ctx.sealer, c.user, c.form.code ?? '', c.ip);
       return { redirect: TWO_FACTOR_PATH, flash: 'Two-factor authentication is on.' };
     },
   });
@@ -111,7 +113,7 @@ export function twoFactorPages(app: FastifyInstance, ctx: AppContext): void {
     body: Form({ code: Text(64) }),
     back: () => TWO_FACTOR_PATH,
     handle: async (c) => {
-      await disableTotp(db, ctx.sealer, c.user, c.form.code ?? '', c.ip);
+      await disableTotp(db, ctx.config, ctx.sealer, c.user, c.form.code ?? '', c.ip);
       return { redirect: TWO_FACTOR_PATH, flash: 'Two-factor authentication is off.' };
     },
   });

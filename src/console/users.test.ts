@@ -7,6 +7,7 @@ import { simpleParser } from 'mailparser';
 import { waitFor } from '../test/wait.ts';
 import type { Worker } from '../jobs/worker.ts';
 import { getUserByEmail } from '../users/users.service.ts';
+import { requestPasswordReset } from '../users/members.service.ts';
 import { createTestUser, signInClient, type ConsoleClient } from './console.test-support.ts';
 
 let t: TestApp;
@@ -139,6 +140,25 @@ describe('users page', () => {
     const sent = await t.app.inject({ method: 'GET', url: '/console/forgot-password?sent' });
     expect(sent.body).toContain('a link to choose a new password is on its way');
     expect((await linkMailedTo('forgetful@example.org')).path).toMatch(/^\/console\/set-password\?token=/);
+  });
+
+  it('answers "forgot password" before it looks the address up, running the same steps for a known and an unknown one', async () => {
+    const u = await createTestUser(t, a.account.customer_id, 'viewer', { email: 'later@example.org' });
+    const db = t.ctx.database.db;
+    const traces = async () => ({
+      links: (await db.selectFrom('user_tokens').select('id').where('user_id', '=', u.id).execute()).length,
+      audit: (
+        await db.selectFrom('audit_log').select('id').where('action', '=', 'user.reset_request').execute()
+      ).length,
+    });
+    const before = await traces();
+    const known = await requestPasswordReset(t.ctx, u.email, '198.51.100.40');
+    const unknown = await requestPasswordReset(t.ctx, 'nobody-else@example.org', '198.51.100.41');
+    expect(await traces()).toEqual(before);
+    await unknown();
+    expect(await traces()).toEqual(before);
+    await known();
+    expect(await traces()).toEqual({ links: before.links + 1, audit: before.audit + 1 });
   });
 
   it('exports the audit trail as CSV and records the export', async () => {

@@ -47,30 +47,29 @@ export function changeByKey(req: FastifyRequest, principal: Principal): ChangeBy
   return { actor: { type: 'key', id: principal.keyId }, ip: req.ip };
 }
 
-/** Authenticates a key unless its client address is throttled; a wrong or revoked key counts as a failure of that address. */
+/**
+ * Authenticates a key. A valid key always passes, whatever failed before from its address; a wrong or revoked key
+ * counts as a failure of the address and of the key's prefix, and is refused as throttled past the limit.
+ */
 async function authenticateThrottled(
   database: Database,
   throttle: AuthThrottle,
   key: string,
   address: string,
 ): Promise<Principal> {
-  const refusedMs = throttle.refusedFor(address);
-  if (refusedMs > 0) {
-    const seconds = Math.ceil(refusedMs / 1000);
-    throw new AppError(
-      'auth.throttled',
-      `too many failed authentications from this address; retry in ${seconds} s`,
-      {
-        headers: { 'retry-after': String(seconds) },
-      },
-    );
-  }
   try {
     return await authenticateKey(database.reader, key, Date.now(), database.db);
   } catch (err) {
-    if (err instanceof AppError && (err.code === 'auth.invalid_key' || err.code === 'auth.revoked_key'))
-      await throttle.failed(address, 'http');
-    throw err;
+    if (!(err instanceof AppError) || (err.code !== 'auth.invalid_key' && err.code !== 'auth.revoked_key'))
+      throw err;
+    const refusedMs = await throttle.failed(address, key, 'http');
+    if (refusedMs === 0) throw err;
+    const seconds = Math.ceil(refusedMs / 1000);
+    throw new AppError(
+      'auth.throttled',
+      `too many failed authentications from this address or with this key; retry in ${seconds} s`,
+      { headers: { 'retry-after': String(seconds) } },
+    );
   }
 }
 

@@ -192,34 +192,43 @@ describe('failed authentication throttling over HTTP', () => {
   });
   afterAll(() => t.close());
 
-  it('refuses every key from an address after repeated failures with 429 and Retry-After, counting them in /metrics', async () => {
-    const from = { remoteAddress: '203.0.113.9' };
-    for (let i = 0; i < 3; i++) {
-      const res = await t.app.inject({
-        method: 'GET',
-        url: '/v1/email/messages',
-        headers: { authorization: 'Bearer sp_wrong' },
-        ...from,
-      });
-      expect(res.statusCode).toBe(401);
-    }
-    const refused = await t.app.inject({
+  const badKey = (key: string, remoteAddress: string) =>
+    t.app.inject({
       method: 'GET',
-      url: '/v1/email/dynamic_templates',
-      headers: a.auth,
-      ...from,
+      url: '/v1/email/messages',
+      headers: { authorization: `Bearer ${key}` },
+      remoteAddress,
     });
+
+  it('refuses further failures from an address with 429 and Retry-After, counting them in /metrics', async () => {
+    for (let i = 0; i < 3; i++) expect((await badKey(`sp_a${i}wrong`, '203.0.113.9')).statusCode).toBe(401);
+    const refused = await badKey('sp_a3wrong', '203.0.113.9');
     expect(refused.statusCode).toBe(429);
     expect(refused.json().error_code).toBe('auth.throttled');
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-    const elsewhere = await t.app.inject({
-      method: 'GET',
-      url: '/v1/email/dynamic_templates',
-      headers: a.auth,
-      remoteAddress: '203.0.113.10',
-    });
-    expect(elsewhere.statusCode).toBe(200);
+    expect((await badKey('sp_a4wrong', '203.0.113.10')).statusCode).toBe(401);
     const metrics = await t.app.inject({ method: 'GET', url: '/metrics' });
-    expect(metrics.body).toMatch(/sealpost_auth_failures_total\{door="http"\} 3/);
+    expect(metrics.body).toMatch(/sealpost_auth_failures_total\{door="http"\} 5/);
+  });
+
+  it("never refuses another tenant's valid key from a throttled address", async () => {
+    const b = await t.createAccount();
+    for (let i = 0; i < 4; i++) await badKey(`sp_b${i}wrong`, '203.0.113.20');
+    expect((await badKey('sp_b4wrong', '203.0.113.20')).statusCode).toBe(429);
+    for (const auth of [a.auth, b.auth]) {
+      const ok = await t.app.inject({
+        method: 'GET',
+        url: '/v1/email/dynamic_templates',
+        headers: auth,
+        remoteAddress: '203.0.113.20',
+      });
+      expect(ok.statusCode).toBe(200);
+    }
+  });
+
+  it('refuses failures on one key prefix tried from many addresses', async () => {
+    for (let i = 0; i < 3; i++)
+      expect((await badKey(`sp_cprefix${i}`, `198.51.100.${i}`)).statusCode).toBe(401);
+    expect((await badKey('sp_cprefix9', '198.51.100.9')).statusCode).toBe(429);
   });
 });

@@ -167,40 +167,36 @@ function handlers(ctx: AppContext, limiter: Limiter, inbox: BounceInbox | null):
   };
 }
 
-/** AUTH as `apikey` with a key of the email scope; an address with too many failures is refused for a while. */
+/**
+ * AUTH as `apikey` with a key of the email scope. A valid key always passes; a failure counts against the address and
+ * the presented key's prefix, and past the limit is answered 421 (closing the connection) instead of 535.
+ */
 function authHandler(ctx: AppContext): Handlers['onAuth'] {
   const throttle = ctx.authThrottle;
   return (auth, session, callback) => {
-    const address = session.remoteAddress;
-    const refusedMs = throttle.refusedFor(address);
-    if (refusedMs > 0)
-      return callback(
-        Object.assign(
-          new Error(
-            `4.7.0 Too many failed authentications from this address; try again in ${Math.ceil(refusedMs / 1000)} s`,
-          ),
-          {
-            responseCode: 421,
-          },
-        ),
-      );
     const fail = () =>
-      void throttle.failed(address, 'smtp').then(() =>
-        callback(
-          Object.assign(
-            new Error('5.7.8 Authentication failed: user "apikey" with an API key of the email scope'),
-            {
-              responseCode: 535,
-            },
-          ),
-        ),
-      );
+      void throttle
+        .failed(session.remoteAddress, auth.password ?? '', 'smtp')
+        .then((refusedMs) => callback(refusedMs > 0 ? throttled(refusedMs) : authFailed()));
     if (auth.username !== 'apikey' || !auth.password) return fail();
     authenticateKey(ctx.database.reader, auth.password, Date.now(), ctx.database.db)
       .then((principal) => (principal.scopes.has('email') ? callback(null, { user: principal }) : fail()))
       .catch(fail);
   };
 }
+
+const authFailed = () =>
+  Object.assign(new Error('5.7.8 Authentication failed: user "apikey" with an API key of the email scope'), {
+    responseCode: 535,
+  });
+
+const throttled = (ms: number) =>
+  Object.assign(
+    new Error(
+      `4.7.0 Too many failed authentications from this address or with this key; try again in ${Math.ceil(ms / 1000)} s`,
+    ),
+    { responseCode: 421 },
+  );
 
 /** RCPT TO: a return path for the inbox without AUTH; else one unit of the key's budget, up to the recipient cap. */
 function rcptHandler(ctx: AppContext, limiter: Limiter, inbox: BounceInbox | null): Handlers['onRcptTo'] {

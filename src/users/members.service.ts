@@ -131,13 +131,29 @@ export async function enableUser(db: Queryable, user: User, actor: AuditActor, i
   });
 }
 
-/** "Forgot password": mails a reset link when the address belongs to an enabled user; says nothing either way. Requests per client IP are limited like sign-ins. */
-export async function requestPasswordReset(ctx: AppContext, email: string, ip: string): Promise<void> {
+/**
+ * "Forgot password": counts the request against the client IP's limit and returns the rest of the work, to be run
+ * after the answer is sent: looking the address up and mailing a reset link when it belongs to an enabled user. The
+ * answer so waits for the same work whether the address is known or not, and says nothing either way.
+ */
+export async function requestPasswordReset(
+  ctx: AppContext,
+  email: string,
+  ip: string,
+): Promise<() => Promise<void>> {
   const db = ctx.database.db;
   const now = Date.now();
   const windowMs = ctx.config.consoleLockoutMinutes * 60_000;
-  if ((await countFailure(db, `reset:${ip}`, now, now - windowMs)) > ctx.config.consoleSignInMaxFailures)
-    return;
+  const allowed =
+    (await countFailure(db, `reset:${ip}`, now, now - windowMs)) <= ctx.config.consoleSignInMaxFailures;
+  return async () => {
+    if (allowed) await mailResetLink(ctx, email, ip);
+  };
+}
+
+/** Mails a reset link when `email` belongs to an enabled user, and audits the request. */
+async function mailResetLink(ctx: AppContext, email: string, ip: string): Promise<void> {
+  const db = ctx.database.db;
   const user = await getUserByEmail(db, email).catch(() => undefined);
   if (!user || user.disabled) return;
   const account = await getAccount(db, user.customerId);

@@ -14,14 +14,17 @@ export async function lockedUntil(db: Queryable, keys: string[], now: number): P
   return ends.length ? Math.max(...ends) : undefined;
 }
 
-/** Counts one failure for a key (a new window when the last began before `windowStart`); returns the count in the window. */
+/**
+ * Counts one attempt or failure for a key (a new window when the last began before `windowStart`) in one statement,
+ * so concurrent callers each get a distinct count; returns the count in the window, this one included.
+ */
 export async function countFailure(
   db: Queryable,
   key: string,
   now: number,
   windowStart: number,
 ): Promise<number> {
-  await db
+  const row = await db
     .insertInto('sign_in_throttles')
     .values({ key, window_start: now, failures: 1, locked_until: null })
     .onConflict((oc) =>
@@ -30,13 +33,19 @@ export async function countFailure(
         window_start: sql`case when sign_in_throttles.window_start < ${windowStart} then ${now} else sign_in_throttles.window_start end`,
       }),
     )
-    .execute();
-  const row = await db
-    .selectFrom('sign_in_throttles')
-    .select('failures')
-    .where('key', '=', key)
+    .returning('failures')
     .executeTakeFirst();
   return Number(row?.failures ?? 0);
+}
+
+/** Takes back one counted attempt of a key (one that turned out right), so right answers never add up to a lock. */
+export async function uncountAttempt(db: Queryable, key: string): Promise<void> {
+  await db
+    .updateTable('sign_in_throttles')
+    .set({ failures: sql`sign_in_throttles.failures - 1` })
+    .where('key', '=', key)
+    .where('failures', '>', 0)
+    .execute();
 }
 
 /** Locks a key until `until`. */

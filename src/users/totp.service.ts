@@ -5,7 +5,9 @@
  */
 import type * as OtpAuth from 'otpauth';
 import type QRCodeModule from 'qrcode';
+import type { Config } from '../config/schema.ts';
 import type { Sealer } from '../crypto/sealer.ts';
+import { guardedCheck } from './attempts.ts';
 import type { Queryable } from '../db/types.ts';
 import { AppError } from '../errors/app-error.ts';
 import { record, type AuditActor } from '../audit/audit.service.ts';
@@ -54,6 +56,24 @@ export async function checkTotp(db: Queryable, sealer: Sealer, user: User, code:
   return takeTotpStep(db, user.id, Math.floor(now / 1000 / PERIOD) + delta);
 }
 
+/**
+ * Checks a code of a signed-in user as a counted attempt, like a sign-in: a wrong one counts towards the lock-out and
+ * is audited as `action`, and a locked address is refused unchecked (console.locked).
+ */
+async function countedCodeCheck(
+  db: Queryable,
+  config: Config,
+  sealer: Sealer,
+  user: User,
+  code: string,
+  ip: string,
+  action: string,
+): Promise<boolean> {
+  const row = await findUserById(db, user.id);
+  const attempt = { row, email: user.email, ip, now: Date.now(), failureAction: action };
+  return guardedCheck(db, config, attempt, () => checkTotp(db, sealer, user, code));
+}
+
 /** Starts an enrolment: a fresh secret replaces any unconfirmed one. Refused while two-factor is on. */
 export async function startTotpEnrolment(db: Queryable, sealer: Sealer, user: User): Promise<void> {
   if (user.totpEnabled) throw new AppError('conflict', 'two-factor authentication is already on');
@@ -88,13 +108,14 @@ export async function pendingEnrolment(
 /** Confirms an enrolment with a first code; two-factor is on from now. */
 export async function confirmTotpEnrolment(
   db: Queryable,
+  config: Config,
   sealer: Sealer,
   user: User,
   code: string,
-  ip?: string,
+  ip: string,
 ): Promise<void> {
   if (!(await pendingEnrolment(db, sealer, user))) throw new AppError('conflict', 'start the set-up first');
-  if (!(await checkTotp(db, sealer, user, code)))
+  if (!(await countedCodeCheck(db, config, sealer, user, code, ip, 'user.totp_enable_failure')))
     throw new AppError(
       'console.sign_in_failed',
       'that code is not right; check the time on your phone and try the newest code',
@@ -112,17 +133,18 @@ export async function confirmTotpEnrolment(
 /** Turns two-factor off for a user after a correct code; refused when the account requires it. */
 export async function disableTotp(
   db: Queryable,
+  config: Config,
   sealer: Sealer,
   user: User,
   code: string,
-  ip?: string,
+  ip: string,
 ): Promise<void> {
   if (await selectRequireTotp(db, user.customerId))
     throw new AppError(
       'console.forbidden',
       'this account requires two-factor authentication; it cannot be turned off',
     );
-  if (!(await checkTotp(db, sealer, user, code)))
+  if (!(await countedCodeCheck(db, config, sealer, user, code, ip, 'user.totp_disable_failure')))
     throw new AppError('console.sign_in_failed', 'that code is not right');
   await updateUser(db, user.id, {
     totp_secret: null,

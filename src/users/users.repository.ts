@@ -62,6 +62,16 @@ export async function insertUserToken(db: Queryable, row: Insertable<UserTokensT
   await db.insertInto('user_tokens').values(row).execute();
 }
 
+/** Ends every unused link of a user (marked used at `now`), so only a link issued after this works. */
+export async function revokeUserTokens(db: Queryable, userId: string, now: number): Promise<void> {
+  await db
+    .updateTable('user_tokens')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .execute();
+}
+
 /** Marks an unused, unexpired link used; returns it, or undefined when it was not usable. */
 export async function consumeUserToken(
   db: Queryable,

@@ -15,6 +15,7 @@ import {
   insertUser,
   insertUserToken,
   listUsers,
+  revokeUserTokens,
   updateUser,
   type UserRow,
 } from './users.repository.ts';
@@ -147,6 +148,7 @@ export async function disableUser(db: Queryable, user: User, actor: AuditActor, 
     );
   await updateUser(db, user.id, { disabled_at: Date.now(), updated_at: Date.now() });
   await deleteSessionsOfUser(db, user.id);
+  await revokeUserTokens(db, user.id, Date.now());
   await record(db, {
     accountId: user.customerId,
     actor,
@@ -170,6 +172,7 @@ export async function issueUserLink(
 ): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   const now = Date.now();
+  await revokeUserTokens(db, user.id, now);
   await insertUserToken(db, {
     id: hashToken(token),
     user_id: user.id,
@@ -206,6 +209,7 @@ export async function setPasswordWithLink(
       'this link is not valid: it may have expired or been used already',
     );
   const user = await getUser(db, row.user_id);
+  await revokeUserTokens(db, user.id, Date.now());
   await updateUser(db, user.id, {
     password_hash: await hashPassword(password),
     failed_attempts: 0,
