@@ -171,7 +171,7 @@ function registerCapturedParts(app: FastifyInstance, ctx: AppContext): void {
     title: 'Attachment',
     render: async (c) => {
       const { mail } = await openMessage(c);
-      const a = mail.attachments[Number(c.params.n)];
+      const a = /^\d{1,4}$/.test(c.params.n!) ? mail.attachments[Number(c.params.n)] : undefined;
       if (!a) throw new AppError('not_found', 'the message has no such attachment');
       return {
         download: {
