@@ -7,6 +7,12 @@ import { PAGE_HEADERS } from '../http/page.ts';
 
 const HTML = 'text/html; charset=utf-8';
 
+/** An attachment download: a sandboxed document that loads nothing, and only this origin may embed or fetch it. */
+const DOWNLOAD_HEADERS = {
+  'content-security-policy': "default-src 'none'; sandbox",
+  'cross-origin-resource-policy': 'same-origin',
+};
+
 /** Registers the secure message routes over the kinds of mail whose deliveries may have a secure link. */
 export function secureMessageRoutes(app: TypedApp, kinds: readonly MailKind[]): void {
   const tags = ['secure message'];
@@ -39,10 +45,11 @@ export function secureMessageRoutes(app: TypedApp, kinds: readonly MailKind[]): 
       const result = await secureAttachment(kinds, req.params.token, req.params.index);
       if (result.kind === 'page')
         return reply.code(result.page.status).headers(PAGE_HEADERS).type(HTML).send(result.page.html);
+      // Never the sender's type: a text/html or SVG attachment served from this origin would run as a page of it.
       return reply
-        .headers({ ...PAGE_HEADERS, 'content-security-policy': "default-src 'none'; sandbox" })
+        .headers({ ...PAGE_HEADERS, ...DOWNLOAD_HEADERS })
         .header('content-disposition', attachmentDisposition(result.fileName))
-        .type(result.contentType)
+        .type('application/octet-stream')
         .send(result.bytes);
     },
   );
