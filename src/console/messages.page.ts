@@ -208,6 +208,7 @@ function registerShowContent(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/messages/:id/content',
     permission: 'read_protected',
+    protectedContent: 'message.content_read',
     title: 'Message',
     render: async (c) => {
       const content = await readMessageContent(c.ctx, c.account.customer_id, c.params.id!, {

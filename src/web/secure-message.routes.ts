@@ -19,6 +19,8 @@ export function secureMessageRoutes(app: TypedApp, kinds: readonly MailKind[]): 
   app.get(
     '/s/:token',
     {
+      // The recipient's own message, opened with the link's token: no user of the account reads it.
+      config: { protectedContent: false },
       schema: {
         tags,
         summary: 'The secure message page a recipient reaches from a secure notification',
@@ -34,6 +36,7 @@ export function secureMessageRoutes(app: TypedApp, kinds: readonly MailKind[]): 
   app.get(
     '/s/:token/attachments/:index',
     {
+      config: { protectedContent: false },
       schema: {
         tags,
         summary: 'Download an attachment of a secure message',
