@@ -17,6 +17,7 @@ import { registerPipelineMetrics } from '../http/pipeline-metrics.ts';
 import { countSendsInProgress } from '../marketing/campaigns/sends.repository.ts';
 import { registerRoutes } from './routes.ts';
 import { registerRouteAudit } from '../audit/audit.http.ts';
+import { safeNumberPlugin } from '../http/number-bounds.ts';
 import { lazyCompilersFactory } from '../http/lazy-compilers.ts';
 import type { TypedApp } from '../http/typed.ts';
 import type { TxtResolver } from '../accounts/domains.service.ts';
@@ -59,6 +60,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
         removeAdditional: false,
         allErrors: true,
       },
+      onCreate: (ajv) => void safeNumberPlugin(ajv),
     },
     schemaController: { compilersFactory: lazyCompilersFactory() },
     return503OnClosing: true,

@@ -22,6 +22,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Write an audit entry for every successful response of this route. */
     audit?: RouteAudit;
+    /**
+     * Declares that the route returns protected content (bodies, submissions, exports): the audit action each
+     * successful read writes (by `audit` here, the console page's `audit`, or the service it calls); `false` for a
+     * route whose path looks like it but that returns none. `src/audit/protected-routes.test.ts` walks the router.
+     */
+    protectedContent?: string | false;
   }
 }
 

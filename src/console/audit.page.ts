@@ -2,7 +2,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { record, searchAudit, type AuditFilter, type AuditView } from '../audit/audit.service.ts';
+import { searchAudit, type AuditFilter, type AuditView } from '../audit/audit.service.ts';
 import { csvCell } from '../forms/submissions/exports.ts';
 import { usersOf } from '../users/users.service.ts';
 import { html, type SafeHtml } from '../http/html.ts';
@@ -156,15 +156,12 @@ export function auditPages(app: FastifyInstance, ctx: AppContext): void {
     path: `${PATH}/export.csv`,
     permission: 'manage_users',
     title: 'Audit trail export',
+    audit: {
+      action: 'audit.export',
+      target: (c) => `account:${c.account.customer_id}`,
+      detail: (c) => ({ query: query(c, {}) }),
+    },
     render: async (c) => {
-      await record(ctx.database.db, {
-        accountId: c.account.customer_id,
-        actor: c.actor,
-        action: 'audit.export',
-        target: `account:${c.account.customer_id}`,
-        ip: c.ip,
-        detail: { query: query(c, {}) },
-      });
       return {
         download: {
           filename: `audit-${c.account.username}.csv`,

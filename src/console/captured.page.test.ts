@@ -64,7 +64,8 @@ describe('captured mail', () => {
       .selectAll()
       .where('action', '=', 'captured.content_read')
       .execute();
-    expect(rows).toHaveLength(1);
+    // The page and the attachment are two reads, each recorded.
+    expect(rows).toHaveLength(2);
   });
 
   it('serves the HTML under a policy that forbids script and remote loads', async () => {

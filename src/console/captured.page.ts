@@ -18,6 +18,20 @@ import { when } from './format.ts';
 export const MAIL_FRAME_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src data: cid:; font-src data:; frame-ancestors 'self'; base-uri 'none'; form-action 'none'";
 
+const CONTENT_READ = 'captured.content_read';
+
+/** Records a read of a captured message's content: the page, its HTML or an attachment (`part`). */
+async function auditRead(c: ConsoleContext, m: CapturedMessage, part: string): Promise<void> {
+  await record(c.ctx.database.db, {
+    accountId: c.account.customer_id,
+    actor: c.actor,
+    action: CONTENT_READ,
+    target: `message:${m.sourceTrackingId}`,
+    ip: c.ip,
+    detail: { captured_id: m.id, part },
+  });
+}
+
 async function openMessage(c: ConsoleContext): Promise<{ m: CapturedMessage; mail: ParsedMail }> {
   const m = await capturedById(c.ctx, c.params.id!, c.account.customer_id);
   if (m.raw === null)
@@ -39,6 +53,8 @@ function registerCapturedList(app: FastifyInstance, ctx: AppContext): void {
     path: '/console/captured',
     permission: 'read',
     title: 'Captured mail',
+    // Envelope addresses and ids only; the content is behind the pages below.
+    protectedContent: false,
     render: async (c) => {
       const list = await capturedOfAccount(c.ctx, c.account.customer_id, { limit: 100 });
       return html`<div class="card">
@@ -89,16 +105,10 @@ function registerCapturedMessage(app: FastifyInstance, ctx: AppContext): void {
     path: '/console/captured/:id',
     permission: 'read_protected',
     title: 'Captured message',
+    protectedContent: CONTENT_READ,
     render: async (c) => {
       const { m, mail } = await openMessage(c);
-      await record(c.ctx.database.db, {
-        accountId: c.account.customer_id,
-        actor: c.actor,
-        action: 'captured.content_read',
-        target: `message:${m.sourceTrackingId}`,
-        ip: c.ip,
-        detail: { captured_id: m.id },
-      });
+      await auditRead(c, m, 'message');
       return messageBody(m, mail);
     },
   });
@@ -154,25 +164,32 @@ function messageBody(m: CapturedMessage, mail: ParsedMail): SafeHtml {
 
 /** Registers a captured message's HTML (for the frame, under its own policy) and its attachments' downloads. */
 function registerCapturedParts(app: FastifyInstance, ctx: AppContext): void {
-  app.get('/console/captured/:id/html', { schema: { hide: true } }, async (req, reply) => {
-    const c = await guard(ctx, req, reply, 'read_protected');
-    if (!c) return reply;
-    const { mail } = await openMessage(c);
-    return reply
-      .header('content-security-policy', MAIL_FRAME_CSP)
-      .header('x-frame-options', 'SAMEORIGIN')
-      .type('text/html; charset=utf-8')
-      .send(typeof mail.html === 'string' ? mail.html : '');
-  });
+  app.get(
+    '/console/captured/:id/html',
+    { schema: { hide: true }, config: { protectedContent: CONTENT_READ } },
+    async (req, reply) => {
+      const c = await guard(ctx, req, reply, 'read_protected');
+      if (!c) return reply;
+      const { m, mail } = await openMessage(c);
+      await auditRead(c, m, 'html');
+      return reply
+        .header('content-security-policy', MAIL_FRAME_CSP)
+        .header('x-frame-options', 'SAMEORIGIN')
+        .type('text/html; charset=utf-8')
+        .send(typeof mail.html === 'string' ? mail.html : '');
+    },
+  );
 
   consolePage(app, ctx, {
     path: '/console/captured/:id/attachments/:n',
     permission: 'read_protected',
     title: 'Attachment',
+    protectedContent: CONTENT_READ,
     render: async (c) => {
-      const { mail } = await openMessage(c);
-      const a = mail.attachments[Number(c.params.n)];
+      const { m, mail } = await openMessage(c);
+      const a = /^\d{1,4}$/.test(c.params.n!) ? mail.attachments[Number(c.params.n)] : undefined;
       if (!a) throw new AppError('not_found', 'the message has no such attachment');
+      await auditRead(c, m, `attachment ${c.params.n!}`);
       return {
         download: {
           filename: a.filename ?? 'attachment',

@@ -6,13 +6,21 @@ export const SESSION_COOKIE = 'sealpost_console';
 /** The sign-in form's token cookie (a double-submit token for the form that has no session yet). */
 export const SIGN_IN_COOKIE = 'sealpost_sign_in';
 
-/** Reads one cookie from the request. */
+/** Reads one cookie from the request; a value that is not valid percent-encoding counts as no cookie. */
 export function readCookie(req: FastifyRequest, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decoded(part.slice(eq + 1).trim());
   }
   return undefined;
+}
+
+function decoded(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Sets a cookie: HttpOnly, SameSite, Path, Secure when the public URL is https; `value` null clears it. */

@@ -1,4 +1,5 @@
 /** Small display helpers shared by console pages: times, durations, form fields read as one string or a list. */
+import { AppError } from '../errors/app-error.ts';
 import type { ConsoleContext, FormFields } from './page.ts';
 
 /** A time as "2026-11-25 14:03 UTC", or an em dash for none. */
@@ -32,4 +33,16 @@ export function fields<F extends FormFields>(c: ConsoleContext<F>, name: keyof F
         .flat()
         .map((x) => x.trim())
         .filter(Boolean);
+}
+
+/** The highest page number a console list goes to (the API's limit). */
+const MAX_PAGE = 1_000_000;
+
+/** A `page` query value as a page number (1 when absent); anything but a whole number 1 to 1,000,000 is refused. */
+export function pageNumber(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 1;
+  const n = /^\d{1,7}$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 1 && n <= MAX_PAGE))
+    throw new AppError('request.invalid', `the page number must be a whole number from 1 to ${MAX_PAGE}`);
+  return n;
 }

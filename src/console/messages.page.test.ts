@@ -50,7 +50,7 @@ describe('message log', () => {
       ids[1],
     ]);
     expect(found((await viewer.get(`/console/messages?id=${ids[2]}`)).body)).toEqual([ids[2]]);
-    expect(found((await viewer.get('/console/messages?subject=lab%20RESULTS%20 0')).body)).toEqual([ids[0]]);
+    expect(found((await owner.get('/console/messages?subject=lab%20RESULTS%20 0')).body)).toEqual([ids[0]]);
     expect(found((await viewer.get('/console/messages?status=delivered')).body)).toHaveLength(4);
     expect(found((await viewer.get('/console/messages?status=failed')).body)).toEqual([]);
     const today = new Date().toISOString().slice(0, 10);
@@ -59,6 +59,28 @@ describe('message log', () => {
     const bad = await viewer.get('/console/messages?from=yesterday');
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain('must be a date');
+  });
+
+  it('lets only the protected-content permission search by subject, and audits each search', async () => {
+    const audits = async () =>
+      (
+        await t.ctx.database.db
+          .selectFrom('audit_log')
+          .select(['action', 'detail'])
+          .where('customer_id', '=', a.account.customer_id)
+          .where('action', '=', 'message.subject_search')
+          .execute()
+      ).length;
+    const before = await audits();
+    const refused = await viewer.get('/console/messages?subject=Lab%20results%202');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.body).not.toContain(ids[2]);
+    expect((await viewer.get('/console/messages')).body).not.toContain('name="subject"');
+    expect(await audits()).toBe(before);
+    const res = await owner.get('/console/messages?subject=Lab%20results%202');
+    expect(found(res.body)).toEqual([ids[2]]);
+    expect(await owner.get('/console/messages?subject=Not%20sent')).toMatchObject({ statusCode: 200 });
+    expect(await audits()).toBe(before + 2);
   });
 
   it('pages with a cursor: every message once, in order', async () => {
@@ -75,6 +97,7 @@ describe('message log', () => {
     );
     expect(found(second.body)).toEqual([ids[2], ids[1], ids[0]]);
     expect((await viewer.get('/console/messages?after=nonsense')).statusCode).toBe(400);
+    expect((await viewer.get(`/console/messages?after=${'9'.repeat(30)}.x`)).statusCode).toBe(400);
     const first = await viewer.get('/console/messages');
     expect(first.body).not.toContain('Older messages');
   });

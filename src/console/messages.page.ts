@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors/app-error.ts';
+import { record } from '../audit/audit.service.ts';
 import {
   messageTimeline,
   readMessageContent,
@@ -55,7 +56,8 @@ function searchForm(c: ConsoleContext): SafeHtml {
       <input id="log-${name}" name="${name}" type="${type}" value="${q[name] ?? ''}" />
     </div>`;
   return html`<form class="card filters" method="get" action="/console/messages" role="search">
-    ${input('recipient', 'Recipient', 'email')} ${input('id', 'Tracking id')} ${input('subject', 'Subject (exact)')}
+    ${input('recipient', 'Recipient', 'email')} ${input('id', 'Tracking id')}
+    ${c.can('read_protected') ? input('subject', 'Subject (exact; recorded in the audit trail)') : ''}
     <div class="field">
       <label for="log-status">Status</label>
       <select id="log-status" name="status">
@@ -77,6 +79,21 @@ function nextLink(c: ConsoleContext, next: string | null): SafeHtml {
   return html`<p><a class="button secondary" href="/console/messages?${params.toString()}">Older messages</a></p>`;
 }
 
+/**
+ * Records a search by subject: subjects are sealed content, and a match confirms a guessed one. The subject searched for
+ * is not written (the trail would then hold content); who searched, when and how many messages matched are.
+ */
+async function auditSubjectSearch(c: ConsoleContext, matches: number): Promise<void> {
+  await record(c.ctx.database.db, {
+    accountId: c.account.customer_id,
+    actor: c.actor,
+    action: 'message.subject_search',
+    target: `account:${c.account.customer_id}`,
+    ip: c.ip,
+    detail: { matches },
+  });
+}
+
 /** Registers the message log pages. */
 export function messagePages(app: FastifyInstance, ctx: AppContext): void {
   registerLogPage(app, ctx);
@@ -93,7 +110,14 @@ function registerLogPage(app: FastifyInstance, ctx: AppContext): void {
     permission: 'read',
     title: 'Messages',
     render: async (c) => {
+      const bySubject = !!c.query.subject?.trim();
+      if (bySubject && !c.can('read_protected'))
+        throw new AppError(
+          'console.forbidden',
+          'searching by subject reads protected content, which your role does not allow; ask an owner of the account',
+        );
       const page = await searchLog(c.ctx, c.account.customer_id, queryOf(c));
+      if (bySubject) await auditSubjectSearch(c, page.messages.length);
       return html`${searchForm(c)}
         <div class="card">
           ${page.messages.length === 0 ? html`<p>No messages match.</p>` : logTable(page)}
@@ -184,6 +208,7 @@ function registerShowContent(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/messages/:id/content',
     permission: 'read_protected',
+    protectedContent: 'message.content_read',
     title: 'Message',
     render: async (c) => {
       const content = await readMessageContent(c.ctx, c.account.customer_id, c.params.id!, {

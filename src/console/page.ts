@@ -96,6 +96,11 @@ export interface PageSpec {
   title: string;
   render(c: ConsoleContext): Promise<PageResult>;
   audit?: ConsoleAudit;
+  /**
+   * The audit action written on each view when the page returns protected content (by `audit` or the service that
+   * reads it); required for a `read_protected` page. See `protectedContent` in src/audit/audit.http.ts.
+   */
+  protectedContent?: string | false;
 }
 
 /**
@@ -246,7 +251,10 @@ export async function framed(c: ConsoleContext, title: string, body: SafeHtml): 
 
 /** Registers a GET page under the console's guard and frame. */
 export function consolePage(app: FastifyInstance, ctx: AppContext, spec: PageSpec): void {
-  app.get(spec.path, { schema: { hide: true } }, async (req, reply) => {
+  const protectedContent = spec.protectedContent ?? spec.audit?.action;
+  if (spec.permission === 'read_protected' && protectedContent === undefined)
+    throw new Error(`${spec.path} reads protected content: declare the audit action it writes`);
+  app.get(spec.path, { schema: { hide: true }, config: { protectedContent } }, async (req, reply) => {
     const c = await guard(ctx, req, reply, spec.permission);
     if (!c) return reply;
     const result = await spec.render(c);

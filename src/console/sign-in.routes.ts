@@ -68,12 +68,26 @@ const SetPasswordForm = Form({
 
 const expiredForm = { kind: 'error', text: 'The form had expired. Please try again.' } as const;
 
-/** A `next` target: only a relative path inside the console; anything else goes to the overview. */
+const HERE = 'http://console.invalid';
+
+/**
+ * A `next` target: only a relative path inside the console, judged after dot segments are resolved as a browser
+ * resolves them (`..`, `%2e%2e`); backslashes, whitespace and control characters (also percent-encoded), encoded slashes and double slashes are
+ * refused. Anything else goes to the overview.
+ */
 export function safeNext(next: unknown): string {
-  if (typeof next !== 'string') return '/console';
-  return /^\/console(?:[/?#]|$)/.test(next) && !/[\\\s]/.test(next) && !next.startsWith('//')
-    ? next
-    : '/console';
+  if (typeof next !== 'string' || !next.startsWith('/') || /[\\\s\p{Cc}]/u.test(next)) return '/console';
+  const path = next.split(/[?#]/, 1)[0]!;
+  if (/%(?:2f|5c|25|[01][0-9a-f]|7f)/i.test(path) || path.includes('//')) return '/console';
+  let url: URL;
+  try {
+    url = new URL(next, HERE);
+  } catch {
+    return '/console';
+  }
+  if (url.origin !== HERE || !/^\/console(?:\/|$)/.test(url.pathname) || url.pathname.includes('//'))
+    return '/console';
+  return `${url.pathname}${url.search}${url.hash}`;
 }
 
 function secureCookies(ctx: AppContext): boolean {

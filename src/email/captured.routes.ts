@@ -38,6 +38,7 @@ export function capturedRoutes(app: TypedApp, ctx: AppContext): void {
             target: 'account:{account}',
             items: { field: 'captured', id: 'sourceTrackingId' },
           },
+          protectedContent: 'captured.read',
         },
         schema: {
           hide: prefix === '/v1',

@@ -57,8 +57,9 @@ export async function capturedById(
   id: string | number,
   customerId?: number,
 ): Promise<CapturedMessage> {
-  const n = Number(id);
-  const found = Number.isSafeInteger(n) && n > 0 ? await findCaptured(ctx.database.db, n) : undefined;
+  // Exactly digits: Number() would also read " 5", "0x5" or "5e0" as 5.
+  const n = /^[1-9]\d{0,14}$/.test(String(id)) ? Number(id) : 0;
+  const found = n > 0 ? await findCaptured(ctx.database.db, n) : undefined;
   const row = found && (customerId === undefined || found.customer_id === customerId) ? found : undefined;
   if (!row) throw new AppError('not_found', `no captured message with id ${String(id)}`);
   return toCaptured(ctx.sealer, row);

@@ -44,7 +44,7 @@ export interface LogQuery {
 /** One page of the log. `next` is the cursor of the following page, or null on the last one. */
 export async function searchLog(ctx: AppContext, customerId: number, q: LogQuery) {
   const limit = Math.min(Math.max(q.limit ?? 50, 1), 200);
-  const cursor = q.after ? /^(\d+)\.([\w-]+)$/.exec(q.after) : null;
+  const cursor = q.after ? /^(\d{1,15})\.([\w-]{1,64})$/.exec(q.after) : null;
   if (q.after && !cursor)
     throw new AppError('request.invalid', 'the page cursor is not valid; start the search again');
   const filter: LogFilter = {

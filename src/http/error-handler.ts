@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorDetail } from '../errors/app-error.ts';
 import { CATALOGUE, type ErrorCode } from '../errors/catalogue.ts';
+import { SAFE_NUMBER_KEYWORD, SAFE_NUMBER_MESSAGE } from './number-bounds.ts';
 
 /** The JSON body of every error response. */
 export function errorBody(err: AppError): Record<string, unknown> {
@@ -52,7 +53,7 @@ function validationDetails(context: string | undefined, errors: AjvError[]): Err
     }
     return {
       field: base || context || 'body',
-      message: e.message ?? 'is invalid',
+      message: e.keyword === SAFE_NUMBER_KEYWORD ? SAFE_NUMBER_MESSAGE : (e.message ?? 'is invalid'),
     };
   });
 }

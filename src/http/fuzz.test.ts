@@ -57,8 +57,31 @@ const badQuery = fc.dictionary(
     ),
     fc.string({ maxLength: 8 }),
   ),
-  fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('-1', '1e20', 'NaN', '[]', '{}', '%', 'true')),
+  fc.oneof(
+    fc.string({ maxLength: 20 }),
+    fc.constantFrom('-1', '1e20', 'NaN', '[]', '{}', '%', 'true'),
+    pagingValue(),
+  ),
   { maxKeys: 4 },
+);
+
+/** Paging values no database column takes: not finite, or integers past 2^53. */
+function pagingValue(): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.constantFrom('1e309', 'Infinity', '-Infinity', '+Infinity', '1e400', '-1e309', '9'.repeat(20)),
+    fc.bigInt({ min: 10n ** 16n, max: 10n ** 30n }).map(String),
+    fc.integer({ min: 309, max: 5000 }).map((e) => `1e${e}`),
+  );
+}
+
+/** Session cookie values: malformed percent-escapes, control characters, very long and ordinary-looking values. */
+const cookieValue = fc.oneof(
+  fc.constantFrom('%', '%zz', '%E0%A4%A', '%C0%AF', '%u0041', '%%', 'a%', '%0', '%ff%fe', '%ED%A0%80'),
+  fc
+    .tuple(fc.string({ maxLength: 20 }), fc.constantFrom('%', '%e', '%G1', '%C3'))
+    .map(([s, e]) => `${s}${e}`),
+  fc.string({ maxLength: 80 }).map((s) => s.replace(/[;\r\n]/g, '')),
+  fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }),
 );
 
 const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
@@ -148,4 +171,56 @@ describe('malformed requests to every operation', () => {
     expect(failures).toEqual([]);
     expect(await rowCounts(t)).toEqual(before);
   }, 120_000);
+
+  it('refuses paging values that are not finite or exact with 400 on every list operation', async () => {
+    const paged = await pagedOperations(t);
+    expect(paged.length).toBeGreaterThan(10);
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...paged), pagingValue(), async (op, value) => {
+        const path = op.path.replace(/\{(api_)?username\}/, a.account.username).replace(/\{[^}]+\}/g, '1');
+        const res = await t.app.inject({
+          method: 'GET',
+          url: `${path}?${op.name}=${encodeURIComponent(value)}`,
+          headers: a.auth,
+        });
+        return (
+          res.statusCode === 400 && (res.json() as { error_code: string }).error_code === 'request.invalid'
+        );
+      }),
+      { numRuns: 200, seed: SEED },
+    );
+  }, 120_000);
+
+  it('treats any malformed session cookie as no session', async () => {
+    await fc.assert(
+      fc.asyncProperty(cookieValue, fc.constantFrom('GET', 'POST'), async (value, method) => {
+        const res = await t.app.inject({
+          method: method as 'GET',
+          url: method === 'POST' ? '/console/audiences/lists' : '/console/audiences',
+          headers: {
+            cookie: `sealpost_console=${value}; sealpost_sign_in=${value}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          payload: method === 'POST' ? 'name=x' : undefined,
+        });
+        return res.statusCode === 303 && res.headers.location!.startsWith('/console/sign-in');
+      }),
+      { numRuns: 150, seed: SEED },
+    );
+  }, 120_000);
 });
+
+/** The list operations of the served document with an integer or number query parameter, one entry per parameter. */
+async function pagedOperations(t: TestApp): Promise<{ path: string; name: string }[]> {
+  const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+    paths: Record<
+      string,
+      { get?: { parameters?: { name: string; in: string; schema?: { type?: string } }[] } }
+    >;
+  };
+  return Object.entries(doc.paths).flatMap(([path, ops]) =>
+    (ops.get?.parameters ?? [])
+      .filter((p) => p.in === 'query' && (p.schema?.type === 'integer' || p.schema?.type === 'number'))
+      .map((p) => ({ path, name: p.name })),
+  );
+}

@@ -6,6 +6,7 @@
  */
 import type { FastifyServerOptions } from 'fastify';
 import { onFirstUse } from '../on-first-use.ts';
+import { boundNumbers } from './number-bounds.ts';
 
 type Validate = ((data: unknown, context?: unknown) => unknown) & { errors?: unknown; schemaEnv?: unknown };
 type Serialize = (doc: unknown) => string;
@@ -19,6 +20,12 @@ type CompilersFactory = NonNullable<
 const validatorSelector = onFirstUse<() => ValidatorFactory>('@fastify/ajv-compiler');
 const serializerSelector = onFirstUse<() => SerializerFactory>('@fastify/fast-json-stringify-compiler');
 
+/** The route with its schema's numbers bounded (see number-bounds.ts). */
+function withBoundedNumbers(route: unknown): unknown {
+  const r = route as { schema?: unknown };
+  return r && typeof r === 'object' && r.schema ? { ...r, schema: boundNumbers(r.schema) } : route;
+}
+
 /** Fastify's `schemaController.compilersFactory`, compiling each route's schemas lazily. */
 export function lazyCompilersFactory(): CompilersFactory {
   let validators: ValidatorFactory | undefined;
@@ -31,7 +38,7 @@ export function lazyCompilersFactory(): CompilersFactory {
       return (route) => {
         let real: Validate | undefined;
         const validate: Validate = (data, context) => {
-          real ??= compile(route);
+          real ??= compile(withBoundedNumbers(route));
           const result = real(data, context);
           validate.errors = real.errors;
           return result;

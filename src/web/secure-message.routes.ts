@@ -9,6 +9,12 @@ import { brandOf } from '../accounts/brand.service.ts';
 
 const HTML = 'text/html; charset=utf-8';
 
+/** An attachment download: a sandboxed document that loads nothing, and only this origin may embed or fetch it. */
+const DOWNLOAD_HEADERS = {
+  'content-security-policy': "default-src 'none'; sandbox",
+  'cross-origin-resource-policy': 'same-origin',
+};
+
 /** Registers the secure message routes over the kinds of mail whose deliveries may have a secure link. */
 export function secureMessageRoutes(app: TypedApp, ctx: AppContext, kinds: readonly MailKind[]): void {
   const brand = (customerId: number) => brandOf(ctx, customerId);
@@ -16,6 +22,8 @@ export function secureMessageRoutes(app: TypedApp, ctx: AppContext, kinds: reado
   app.get(
     '/s/:token',
     {
+      // The recipient's own message, opened with the link's token: no user of the account reads it.
+      config: { protectedContent: false },
       schema: {
         tags,
         summary: 'The secure message page a recipient reaches from a secure notification',
@@ -31,6 +39,7 @@ export function secureMessageRoutes(app: TypedApp, ctx: AppContext, kinds: reado
   app.get(
     '/s/:token/attachments/:index',
     {
+      config: { protectedContent: false },
       schema: {
         tags,
         summary: 'Download an attachment of a secure message',
@@ -42,10 +51,11 @@ export function secureMessageRoutes(app: TypedApp, ctx: AppContext, kinds: reado
       const result = await secureAttachment(kinds, req.params.token, req.params.index);
       if (result.kind === 'page')
         return reply.code(result.page.status).headers(PAGE_HEADERS).type(HTML).send(result.page.html);
+      // Never the sender's type: a text/html or SVG attachment served from this origin would run as a page of it.
       return reply
-        .headers({ ...PAGE_HEADERS, 'content-security-policy': "default-src 'none'; sandbox" })
+        .headers({ ...PAGE_HEADERS, ...DOWNLOAD_HEADERS })
         .header('content-disposition', attachmentDisposition(result.fileName))
-        .type(result.contentType)
+        .type('application/octet-stream')
         .send(result.bytes);
     },
   );

@@ -107,11 +107,11 @@ describe('secure message page', () => {
     expect(res.body).not.toMatch(/<script|<link|src="https?:/);
   });
 
-  it('serves an attachment as a download with its bytes and content type', async () => {
+  it('serves an attachment as a download with its bytes', async () => {
     const { token } = await secureMessage();
     const res = await get(`/s/${token}/attachments/0`);
     expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toBe('application/pdf');
+    expect(res.headers['content-type']).toBe('application/octet-stream');
     expect(res.headers['content-disposition']).toBe(
       `attachment; filename="results _.pdf"; filename*=UTF-8''results%20%C3%A9.pdf`,
     );
@@ -120,6 +120,31 @@ describe('secure message page', () => {
     const note = await get(`/s/${token}/attachments/1`);
     expect(note.rawPayload.toString()).toBe('plain note');
   });
+
+  it.each([
+    ['page.html', 'text/html'],
+    ['image.svg', 'image/svg+xml'],
+    ['run.js', 'application/javascript'],
+    ['doc.xhtml', 'application/xhtml+xml'],
+  ])(
+    'serves %s (sent as %s) as a sandboxed download only this origin may load',
+    async (fileName, contentType) => {
+      const { token } = await secureMessage({
+        attachments: [
+          { fileName, contentType, content: Buffer.from('<script>alert(1)</script>').toString('base64') },
+        ],
+      });
+      const res = await get(`/s/${token}/attachments/0`);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('application/octet-stream');
+      expect(res.headers['content-disposition']).toMatch(/^attachment; /);
+      expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      const csp = String(res.headers['content-security-policy']);
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toContain('sandbox');
+    },
+  );
 
   it('answers 404 for an attachment index the message does not have', async () => {
     const { token } = await secureMessage();

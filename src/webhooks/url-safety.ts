@@ -31,6 +31,7 @@ for (const [subnet, prefix] of [
   REFUSED.addSubnet(subnet, prefix, 'ipv4');
 for (const [subnet, prefix] of [
   ['::', 96], // unspecified, loopback, IPv4-compatible
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215): translated to an IPv4 address of the operator's choosing
   ['100::', 64], // discard
   ['fc00::', 7], // unique-local
   ['fe80::', 10], // link-local

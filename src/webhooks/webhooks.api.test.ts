@@ -274,6 +274,8 @@ describe('webhook target URL safety', () => {
     'http://[fe80::1]/hook',
     'http://[fd12:3456::1]/hook',
     'http://[::ffff:127.0.0.1]/hook',
+    'http://[64:ff9b:1::a00:1]/hook',
+    'http://[64:ff9b:1:7f00:1::]/hook',
     'http://2130706433/hook',
   ])('refuses %s with 400 and a message naming the address', async (url) => {
     const res = await create(url);

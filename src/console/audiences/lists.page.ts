@@ -109,6 +109,7 @@ function registerListExport(app: FastifyInstance, ctx: AppContext): void {
     path: '/console/audiences/lists/:id/export.csv',
     permission: 'read',
     title: 'Export',
+    protectedContent: 'list.export',
     render: async (c) => {
       const out = await exportListCsv(ctx, c.account.customer_id, c.params.id!);
       await audited(c, 'list.export', `list:${c.params.id!}`);
@@ -120,6 +121,7 @@ function registerListExport(app: FastifyInstance, ctx: AppContext): void {
     path: `/console${exportPagePath(':id')}`,
     permission: 'read',
     title: 'Export',
+    protectedContent: 'export.download',
     render: async (c) => {
       const stream = await exportCsvOf(ctx, c.account.customer_id, c.params.id!);
       await audited(c, 'export.download', `bulk_job:${c.params.id!}`);

@@ -3,6 +3,7 @@
  * with the list's settings (list-settings.ts); one subscriber's page is in subscriber.page.ts. Everyone may look;
  * changing needs `edit_content`.
  */
+import { pageNumber } from '../format.ts';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { requireList, type ListRow } from '../../marketing/lists/lists.service.ts';
@@ -64,7 +65,7 @@ function registerListPage(app: FastifyInstance, ctx: AppContext): void {
 function listQuery(c: ConsoleContext): ListQuery {
   const search = (c.query.q ?? '').trim();
   const status = c.query.status === 'subscribed' || c.query.status === 'unsubscribed' ? c.query.status : '';
-  const page = Math.max(1, Number.parseInt(c.query.page ?? '1', 10) || 1);
+  const page = pageNumber(c.query.page);
   const filterRows = readFilterRows(c.query);
   return { search, status, page, filterRows, filters: filtersJson(filterRows) };
 }

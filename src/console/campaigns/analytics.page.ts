@@ -3,6 +3,7 @@
  * (`/console/campaigns/sends/:id/links/:html`, 50 a page) and two sends side by side (`/console/campaigns/compare`):
  * their totals and rates, and their first opens per hour after each one started, on one chart. Reading needs `read`.
  */
+import { pageNumber } from '../format.ts';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { linkSubscribersOf, sendsTableOf } from '../../marketing/analytics/analytics.service.ts';
@@ -33,7 +34,7 @@ function registerClickersPage(app: FastifyInstance, ctx: AppContext): void {
     render: async (c) => {
       const a = await sendAnalytics(ctx, c.account.customer_id, c.params.id!);
       const link = a.links.find((l) => String(l.html_id) === c.params.html);
-      const page = Math.max(1, Number.parseInt(c.query.page ?? '1', 10) || 1);
+      const page = pageNumber(c.query.page);
       const clickers = await linkSubscribersOf(ctx, c.account.customer_id, {
         campaign_mailing_send_id: a.send.uuid,
         html_id: link?.html_id ?? -1,

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { COMPONENTS, type PropSpec } from '../../forms/components/components.ts';
+import { ownValue } from '../../own.ts';
 import type { Component } from '../../forms/components/component-types.ts';
 import { Form, OneOrMany, Repeated } from '../action.schemas.ts';
 
@@ -14,6 +15,8 @@ export interface BuilderState {
   title: string;
   description: string;
   components: Component[];
+  /** Why a posted component was left out (a type that is not a component type), worded as the API words it. */
+  error?: string;
 }
 
 /** A posted console form. */
@@ -135,10 +138,14 @@ export function propText(spec: PropSpec, value: unknown): string {
 export function readState(form: Posted): BuilderState {
   const count = Math.min(Number.parseInt(one(form.count), 10) || 0, 500);
   const components: Component[] = [];
+  let error: string | undefined;
   for (let i = 0; i < count; i++) {
     const type = one(form[`c${i}.type`]);
-    const spec = COMPONENTS[type];
-    if (!spec) continue;
+    const spec = ownValue(COMPONENTS, type);
+    if (!spec) {
+      error ??= unknownType(i, type);
+      continue;
+    }
     let extra: Record<string, unknown> = {};
     try {
       extra = JSON.parse(one(form[`c${i}.extra`]) || '{}') as Record<string, unknown>;
@@ -153,12 +160,16 @@ export function readState(form: Posted): BuilderState {
     }
     components.push({ type, id: one(form[`c${i}.id`]) || newId(), properties });
   }
-  return { title: one(form.title).trim(), description: one(form.description), components };
+  return { title: one(form.title).trim(), description: one(form.description), components, error };
+}
+
+function unknownType(index: number, type: string): string {
+  return `form_json.body[${index}] (${type}): unknown component type "${type}"; known types: ${Object.keys(COMPONENTS).join(', ')}`;
 }
 
 /** Properties of a component that the builder has no control for, kept as they were. */
 export function extraProps(c: Component): Record<string, unknown> {
-  const known = COMPONENTS[c.type]?.props ?? {};
+  const known = ownValue(COMPONENTS, c.type)?.props ?? {};
   return Object.fromEntries(Object.entries(c.properties).filter(([k]) => !(k in known)));
 }
 
@@ -168,7 +179,7 @@ function newId(): string {
 
 /** A new component of a type, with defaults that pass the definition rules and a field name not yet used. */
 export function newComponent(type: string, existing: Component[]): Component {
-  const spec = COMPONENTS[type];
+  const spec = ownValue(COMPONENTS, type);
   if (!spec) throw new Error(`unknown component type ${type}`);
   const properties: Record<string, unknown> = {};
   if ('field_name' in spec.props) {
@@ -210,7 +221,7 @@ export function applyStep(components: Component[], step: Step): { components: Co
   const list = [...components];
   switch (step.op) {
     case 'add':
-      if (!COMPONENTS[step.type]) return { components, error: `choose a component type to add` };
+      if (!ownValue(COMPONENTS, step.type)) return { components, error: `choose a component type to add` };
       list.push(newComponent(step.type, list));
       return { components: list };
     case 'move': {

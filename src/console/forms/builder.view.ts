@@ -4,6 +4,7 @@
  * preview of the hosted page in an iframe beside it at phone or desktop width.
  */
 import { COMPONENTS, type PropSpec } from '../../forms/components/components.ts';
+import { ownValue } from '../../own.ts';
 import type { Component } from '../../forms/components/component-types.ts';
 import { MASKS } from '../../forms/components/masks.ts';
 import { assetUrl, unsavedChangesScript } from '../assets.ts';
@@ -77,7 +78,7 @@ function control(i: number, name: string, spec: PropSpec, value: unknown, disabl
 }
 
 function card(c: Component, i: number, count: number, v: BuilderView): SafeHtml {
-  const spec = COMPONENTS[c.type]!;
+  const spec = ownValue(COMPONENTS, c.type)!;
   const extra = extraProps(c);
   const ro = !v.canEdit;
   const name = typeof c.properties.field_name === 'string' ? c.properties.field_name : '';

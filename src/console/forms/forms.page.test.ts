@@ -149,6 +149,29 @@ describe('forms list and builder', () => {
     expect(res.body).toContain('unknown component type');
   });
 
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    'answers 422 for the prototype name %s as a component type in the builder, the JSON and the preview',
+    async (type) => {
+      const id = await createForm(t.app, a.auth);
+      const url = `/console/forms/${id}`;
+      const before = await stored(id);
+      const fields = { ...builderFields((await editor.get(url)).body), 'c0.type': type, _csrf: editor.csrf };
+      for (const op of ['save', 'down:1']) {
+        const res = await editor.post(url, { ...fields, op });
+        expect(res.statusCode, op).toBe(422);
+        expect(res.body).toContain('unknown component type');
+      }
+      const json = JSON.stringify({ body: [{ type, id: 'x', properties: {} }] });
+      expect((await editor.post(url, { ...fields, 'c0.type': 'Heading', op: 'json', json })).statusCode).toBe(
+        422,
+      );
+      const preview = await editor.post(`${url}/preview`, fields);
+      expect(preview.statusCode).toBe(422);
+      expect(preview.body).toContain('unknown component type');
+      expect(await stored(id)).toEqual(before);
+    },
+  );
+
   it('previews the unsaved state with the hosted renderer, frameable only by the console', async () => {
     const id = await createForm(t.app, a.auth);
     const fields = builderFields((await editor.get(`/console/forms/${id}`)).body);

@@ -107,6 +107,7 @@ async function saveBuilder(c: ConsoleContext) {
       unsaved: true,
     }),
   });
+  if (state.error) return view(state.error);
   if (step) {
     const next = applyStep(state.components, step);
     if (next.error) return view(next.error);

@@ -19,10 +19,16 @@ const PREVIEW_CSP = PAGE_HEADERS['content-security-policy']
   .replace("form-action 'self'", "form-action 'none'")
   .replace("frame-ancestors 'none'", "frame-ancestors 'self'");
 
-function send(reply: FastifyReply, body: string): FastifyReply {
+function send(reply: FastifyReply, body: string, status = 200): FastifyReply {
   // Set after the console's own headers (route hooks run after the scope's), so the iframe may show it.
   void reply.header('x-preview', '1');
-  return reply.code(200).type('text/html; charset=utf-8').send(body);
+  return reply.code(status).type('text/html; charset=utf-8').send(body);
+}
+
+/** The preview's page for a definition it cannot show yet. */
+function refusal(message: string): string {
+  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Preview</title></head><body><main><p>The preview shows once this is fixed: ${message}</p></main></body></html>`
+    .value;
 }
 
 type PreviewForm = Omit<PageForm, 'signable'> & { signable: boolean | number; form_json: unknown };
@@ -36,8 +42,7 @@ function page(form: PreviewForm, components: Component[]): string {
     });
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Preview</title></head><body><main><p>The preview shows once this is fixed: ${err.message}</p></main></body></html>`
-      .value;
+    return refusal(err.message);
   }
 }
 
@@ -70,6 +75,7 @@ export function previewRoutes(app: FastifyInstance, ctx: AppContext): void {
       const posted = postedForm(c, BuilderForm);
       const form = await formOf(ctx, c.account.customer_id, req.params.id);
       const state = readState(posted);
+      if (state.error) return send(reply, refusal(state.error), 422);
       return send(
         reply,
         page(

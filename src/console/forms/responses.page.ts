@@ -178,12 +178,14 @@ export function responsesPages(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/forms/:id/responses',
     permission,
+    protectedContent: 'form.submissions_read',
     title: 'Responses',
     render: listPage,
   });
   consolePage(app, ctx, {
     path: '/console/forms/:id/responses.csv',
     permission,
+    protectedContent: 'form.export',
     title: 'Export',
     render: async (c) => {
       const form = await requireForm(c.ctx, c.account.customer_id, c.params.id!);
@@ -200,12 +202,14 @@ export function responsesPages(app: FastifyInstance, ctx: AppContext): void {
   consolePage(app, ctx, {
     path: '/console/forms/:id/responses/:sid',
     permission,
+    protectedContent: 'form.submission_read',
     title: 'Response',
     render: detailPage,
   });
   consolePage(app, ctx, {
     path: '/console/forms/:id/responses/:sid/pdf',
     permission,
+    protectedContent: 'form.export',
     title: 'PDF',
     render: async (c) => {
       const { form, row } = await requireSubmission(
@@ -226,7 +230,7 @@ export function responsesPages(app: FastifyInstance, ctx: AppContext): void {
   });
   app.get<{ Params: { id: string; sid: string; field: string }; Querystring: { inline?: string } }>(
     '/console/forms/:id/responses/:sid/files/:field',
-    { schema: { hide: true } },
+    { schema: { hide: true }, config: { protectedContent: 'form.file_download' } },
     async (req, reply) => {
       const c = await guard(ctx, req, reply, permission);
       if (!c) return reply;

@@ -49,8 +49,10 @@ function day(text: string | undefined, name: string): number | undefined {
 }
 
 function cursor(text: string | undefined): { createdAt: number; id: string } | null {
-  const m = text ? /^(\d+)\.([\w-]+)$/.exec(text) : null;
-  return m ? { createdAt: Number(m[1]), id: m[2]! } : null;
+  if (!text) return null;
+  const m = /^(\d{1,15})\.([\w-]{1,64})$/.exec(text);
+  if (!m) throw new AppError('request.invalid', 'before must be the cursor of a page of responses');
+  return { createdAt: Number(m[1]), id: m[2]! };
 }
 
 function matches(data: SubmissionData, needle: string): boolean {

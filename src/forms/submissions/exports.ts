@@ -16,10 +16,17 @@ import { findSignature, submissionsAfter, type SubmissionRow } from './submissio
 
 const BATCH = 500;
 
-/** One CSV cell: quoted, with a leading = + - @ (or tab, carriage return) prefixed by ' so spreadsheets do not run it. */
+/**
+ * A cell's text that spreadsheets will not run as a formula: a leading = + - @ (or tab, carriage return), or their
+ * full-width forms ＝ ＋ － ＠ that some spreadsheets also read as formula starters, is prefixed by '.
+ */
+export function formulaSafe(value: string): string {
+  return /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/.test(value) ? `'${value}` : value;
+}
+
+/** One CSV cell: quoted, and formula-safe. */
 export function csvCell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return `"${safe.replace(/"/g, '""')}"`;
+  return `"${formulaSafe(value).replace(/"/g, '""')}"`;
 }
 
 /** A stored value as cell text. */

@@ -99,6 +99,7 @@ function registerSubmissionList(app: TypedApp, ctx: AppContext, prefix: string):
     {
       config: {
         audit: { action: 'form.submissions_read', target: 'form:{id}', items: { field: 'data', id: 'id' } },
+        protectedContent: 'form.submissions_read',
       },
       schema: {
         ...common,
@@ -113,7 +114,10 @@ function registerSubmissionList(app: TypedApp, ctx: AppContext, prefix: string):
   app.get(
     `${base}/submissions/submission-csv`,
     {
-      config: { audit: { action: 'form.submissions_export', target: 'form:{id}' } },
+      config: {
+        audit: { action: 'form.submissions_export', target: 'form:{id}' },
+        protectedContent: 'form.submissions_export',
+      },
       schema: {
         ...common,
         summary: 'CSV of every submission of a form (streamed)',
@@ -144,7 +148,10 @@ function registerSubmissionCsv(app: TypedApp, ctx: AppContext, prefix: string): 
     app.get(
       path,
       {
-        config: { audit: { action: 'form.submission_export', target: 'submission:{submission_id}' } },
+        config: {
+          audit: { action: 'form.submission_export', target: 'submission:{submission_id}' },
+          protectedContent: 'form.submission_export',
+        },
         schema: {
           ...common,
           hide: common.hide || alias,
@@ -177,7 +184,10 @@ function registerSubmissionDownloads(app: TypedApp, ctx: AppContext, prefix: str
   app.get(
     `${base}/submissions/:submission_id/submission-pdf`,
     {
-      config: { audit: { action: 'form.submission_export', target: 'submission:{submission_id}' } },
+      config: {
+        audit: { action: 'form.submission_export', target: 'submission:{submission_id}' },
+        protectedContent: 'form.submission_export',
+      },
       schema: {
         ...common,
         summary: 'PDF of one submission with its signature',
@@ -201,6 +211,8 @@ function registerSubmissionDownloads(app: TypedApp, ctx: AppContext, prefix: str
   app.get(
     `${base}/submissions/:submission_id/files/:field_name`,
     {
+      // submissionFile audits the read.
+      config: { protectedContent: 'form.file_download' },
       schema: {
         ...common,
         summary: 'Download the file uploaded in one field of a submission (audited)',

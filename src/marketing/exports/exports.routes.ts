@@ -151,6 +151,10 @@ function registerBulkJobs(app: TypedApp, ctx: AppContext, prefix: string): void 
   app.get(
     `${prefix}/bulk_jobs/:id/download`,
     {
+      config: {
+        audit: { action: 'export.download', target: 'bulk_job:{id}' },
+        protectedContent: 'export.download',
+      },
       schema: {
         ...common,
         summary: 'The CSV of a finished export (streamed); needs the key given at start',

@@ -1,7 +1,7 @@
 /**
  * Exporting a list as CSV: a header (email, first_name, last_name, phone_number, status, created_at, then one column
  * per custom field of the account) and one line per member, read in batches of 1,000 by keyset and streamed through
- * csv-stringify, so memory does not grow with the list.
+ * csv-stringify, so memory does not grow with the list. Cells are formula-safe, as every CSV export is.
  */
 import { Readable } from 'node:stream';
 import type * as CsvStringify from 'csv-stringify';
@@ -9,6 +9,7 @@ import type { AppContext } from '../../context.ts';
 import { requireList } from '../lists/lists.service.ts';
 import { fieldTypesOf, fieldValuesOfMany, membersAfter } from './csv.repository.ts';
 import { onFirstUse } from '../../on-first-use.ts';
+import { formulaSafe } from '../../forms/submissions/exports.ts';
 
 const csvStringify = onFirstUse<typeof CsvStringify>('csv-stringify');
 
@@ -34,7 +35,7 @@ export async function exportListCsv(
   const list = await requireList(db, customerId, rawListId);
   const types = await fieldTypesOf(db, customerId);
   async function* lines(): AsyncGenerator<string[]> {
-    yield [...EXPORT_COLUMNS, ...types.map((t) => t.name)];
+    yield [...EXPORT_COLUMNS, ...types.map((t) => t.name)].map(formulaSafe);
     let after = 0;
     for (;;) {
       const rows = await membersAfter(db, list.id, after, BATCH);
@@ -59,7 +60,7 @@ export async function exportListCsv(
           status,
           new Date(r.created_at).toISOString(),
           ...types.map((t) => f?.get(t.id) ?? ''),
-        ];
+        ].map(formulaSafe);
       }
       after = rows[rows.length - 1]!.id;
     }
