@@ -24,6 +24,7 @@ import { endToEndBench } from './e2e.ts';
 import { recipientsBench } from './recipients.ts';
 import { analyticsBench } from './analytics.ts';
 import { startBench } from './start.ts';
+import { blocksBench } from './blocks.ts';
 import { fmt, type BenchRow } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -50,6 +51,7 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
   e2e: () => endToEndBench(Number(process.env.BENCH_E2E_COUNT ?? 5000)),
   analytics: () => analyticsBench(Number(process.env.BENCH_ANALYTICS_DELIVERIES ?? 100_000)),
   start: () => startBench(Number(process.env.BENCH_START_COUNT ?? 5)),
+  blocks: () => blocksBench(Number(process.env.BENCH_BLOCKS_COPIES ?? 100_000)),
 };
 
 const rows: BenchRow[] = [];

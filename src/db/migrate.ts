@@ -26,6 +26,7 @@ import * as m0024 from './migrations/0024_console_reveals.ts';
 import * as m0025 from './migrations/0025_scheduled_messages.ts';
 import * as m0026 from './migrations/0026_submitter_email.ts';
 import * as m0027 from './migrations/0027_subscriber_phone_input.ts';
+import * as m0036 from './migrations/0036_block_documents.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0025_scheduled_messages': m0025,
   '0026_submitter_email': m0026,
   '0027_subscriber_phone_input': m0027,
+  '0036_block_documents': m0036,
 };
 
 class StaticProvider implements MigrationProvider {
