@@ -77,25 +77,36 @@ export async function blocksBench(count: number, rounds = 3): Promise<BenchRow[]
   const mjmlStarted = performance.now();
   const rendered = await renderDocument(DOCUMENT);
   const mjmlMs = performance.now() - mjmlStarted;
+  // The block path stores the rendered HTML and text; a client sending the same email as HTML sends that HTML.
   const blocks = template(rendered.html, rendered.text);
-  const raw = template(RAW_HTML, null);
-  let best = { blocks: Infinity, raw: Infinity };
+  const sameAsRaw = template(rendered.html, null);
+  const handWritten = template(RAW_HTML, null);
+  let best = { blocks: Infinity, raw: Infinity, hand: Infinity };
   for (let r = 0; r < rounds; r++) {
     best = {
-      raw: Math.min(best.raw, renderCopies(raw, count, key)),
+      raw: Math.min(best.raw, renderCopies(sameAsRaw, count, key)),
       blocks: Math.min(best.blocks, renderCopies(blocks, count, key)),
+      hand: Math.min(best.hand, renderCopies(handWritten, count, key)),
     };
   }
-  const ratio = best.blocks / best.raw;
   const perCopy = (s: number) => `${fmt((s / count) * 1e6, 1)} µs/copy`;
+  const name = `block editor: ${count.toLocaleString('en')} copies of a block-document campaign (HTML ${fmt(rendered.html.length / 1024, 1)} KB; MJML ran once, ${fmt(mjmlMs)} ms with its first load)`;
   return [
     {
-      name: `block editor: ${count.toLocaleString('en')} copies of a block-document campaign (HTML ${fmt(rendered.html.length / 1024, 1)} KB, MJML once: ${fmt(mjmlMs)} ms) vs the same campaign as raw HTML (${fmt(RAW_HTML.length / 1024, 1)} KB)`,
+      name: `${name} vs the same campaign sent as raw HTML`,
       measured: `${fmt(best.blocks, 2)} s, ${perCopy(best.blocks)}`,
-      baseline: `${fmt(best.raw, 2)} s, ${perCopy(best.raw)} (raw HTML)`,
-      ratio,
+      baseline: `${fmt(best.raw, 2)} s, ${perCopy(best.raw)} (raw html_part)`,
+      ratio: best.blocks / best.raw,
       target: 'per-copy cost ≤ 1.2× raw HTML',
-      met: ratio <= 1.2,
+      met: best.blocks / best.raw <= 1.2,
+    },
+    {
+      name: `${name} vs a shorter hand-written version without MJML's Outlook tables (${fmt(RAW_HTML.length / 1024, 1)} KB)`,
+      measured: `${fmt(best.blocks, 2)} s, ${perCopy(best.blocks)}`,
+      baseline: `${fmt(best.hand, 2)} s, ${perCopy(best.hand)} (hand-written HTML)`,
+      ratio: best.blocks / best.hand,
+      target: 'none: shows what the larger markup costs per copy',
+      met: true,
     },
   ];
 }
