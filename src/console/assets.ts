@@ -43,7 +43,11 @@ function bundledEditor(): Asset {
   const esbuild = require('esbuild') as typeof import('esbuild');
   const out = esbuild.buildSync({ ...EDITOR_BUILD, entryPoints: [EDITOR_SOURCE], write: false });
   const body = Buffer.from(out.outputFiles[0]!.contents);
-  return { body, type: 'text/javascript; charset=utf-8', hash: createHash('sha256').update(body).digest('hex').slice(0, 12) };
+  return {
+    body,
+    type: 'text/javascript; charset=utf-8',
+    hash: createHash('sha256').update(body).digest('hex').slice(0, 12),
+  };
 }
 
 /** esbuild options of the editor bundle (bin/build.js uses the same). */

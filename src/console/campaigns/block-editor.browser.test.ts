@@ -101,7 +101,7 @@ describe('the block editor in Chromium', () => {
     });
     expect(first).toContain('Dear Ana, we open <strong>earlier</strong> from Monday.');
     await page.getByText('1 image has no alt text.').waitFor();
-    await page.getByLabel('Image 3: alt text').fill('The clinic’s new entrance');
+    await nextPreview(page, () => page.getByLabel('Image 3: alt text').fill('The clinic’s new entrance'));
     await page.getByText('No problems found.').waitFor();
     await page.frameLocator('iframe[name=block-preview]').getByText('Book a visit').waitFor();
     await checkPage(page, 'block-editor-desktop');
@@ -118,7 +118,9 @@ describe('the block editor in Chromium', () => {
     });
     await page.getByLabel('Send a test to').fill('ana@example.org');
     await page.getByRole('button', { name: 'Send test' }).click();
-    const mail = await (await waitFor(() => sink.received.find((m) => m.to.includes('ana@example.org')), 15_000)).parsed();
+    const mail = await (
+      await waitFor(() => sink.received.find((m) => m.to.includes('ana@example.org')), 15_000)
+    ).parsed();
     expect(String(mail.subject)).toBe('[Test] Spring news');
     expect(mail.html).toBe(preview);
     expect(mail.text).toContain('Book a visit: https://clinic.example/book');

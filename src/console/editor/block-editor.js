@@ -36,7 +36,10 @@ function fresh(kind) {
     case 'columns':
       return {
         type: 'columns',
-        columns: [[{ type: 'paragraph', html: '<p>Left</p>' }], [{ type: 'paragraph', html: '<p>Right</p>' }]],
+        columns: [
+          [{ type: 'paragraph', html: '<p>Left</p>' }],
+          [{ type: 'paragraph', html: '<p>Right</p>' }],
+        ],
       };
     case 'markdown':
       return { type: 'markdown', markdown: 'Some **Markdown**.' };
@@ -316,19 +319,28 @@ class BlockEditor {
     });
     this.editors.push(editor);
     const tool = (text, aria, run, mark) => {
-      const b = el('button', { type: 'button', text, 'aria-label': `${aria} (${label})`, 'aria-pressed': 'false' });
+      const b = el('button', {
+        type: 'button',
+        text,
+        'aria-label': `${aria} (${label})`,
+        'aria-pressed': 'false',
+      });
       b.addEventListener('mousedown', (e) => e.preventDefault());
       b.addEventListener('click', () => run(editor.chain().focus()).run());
       if (mark) editor.on('transaction', () => b.setAttribute('aria-pressed', String(editor.isActive(mark))));
       return b;
     };
-    const toolbar = el('div', { class: 'rich-toolbar', role: 'toolbar', 'aria-label': `Formatting of ${label}` }, [
-      tool('Bold', 'Bold', (c) => c.toggleBold(), 'bold'),
-      tool('Italic', 'Italic', (c) => c.toggleItalic(), 'italic'),
-      tool('Link', 'Link', (c) => this.linkChain(editor, c), 'link'),
-      tool('Bulleted list', 'Bulleted list', (c) => c.toggleBulletList(), 'bulletList'),
-      tool('Numbered list', 'Numbered list', (c) => c.toggleOrderedList(), 'orderedList'),
-    ]);
+    const toolbar = el(
+      'div',
+      { class: 'rich-toolbar', role: 'toolbar', 'aria-label': `Formatting of ${label}` },
+      [
+        tool('Bold', 'Bold', (c) => c.toggleBold(), 'bold'),
+        tool('Italic', 'Italic', (c) => c.toggleItalic(), 'italic'),
+        tool('Link', 'Link', (c) => this.linkChain(editor, c), 'link'),
+        tool('Bulleted list', 'Bulleted list', (c) => c.toggleBulletList(), 'bulletList'),
+        tool('Numbered list', 'Numbered list', (c) => c.toggleOrderedList(), 'orderedList'),
+      ],
+    );
     return el('div', { class: 'rich' }, [toolbar, surface]);
   }
 
@@ -379,14 +391,20 @@ class BlockEditor {
     const field = (name) => el('input', { type: 'hidden', name });
     this.previewForm = el(
       'form',
-      { method: 'post', action: '/console/campaigns/blocks/preview.html', target: 'block-preview', hidden: true },
+      {
+        method: 'post',
+        action: '/console/campaigns/blocks/preview.html',
+        target: 'block-preview',
+        hidden: true,
+      },
       [field('_csrf'), field('content_blocks'), field('subscriber')],
     );
     this.previewForm.elements._csrf.value = csrf;
     document.body.append(this.previewForm);
     for (const b of area.querySelectorAll('[data-width]'))
       b.addEventListener('click', () => {
-        for (const o of area.querySelectorAll('[data-width]')) o.setAttribute('aria-pressed', String(o === b));
+        for (const o of area.querySelectorAll('[data-width]'))
+          o.setAttribute('aria-pressed', String(o === b));
         this.frame.classList.toggle('preview-phone', b.dataset.width === 'phone');
         this.frame.classList.toggle('preview-desktop', b.dataset.width !== 'phone');
       });
