@@ -6,9 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { renderDocument } from '../src/marketing/blocks/blocks.render.ts';
+import { renderDocument } from '../src/mail/blocks/blocks.render.ts';
 import { renderEmail, type EmailTemplate } from '../src/marketing/deliveries/content.ts';
-import type { BlockDocument } from '../src/marketing/blocks/blocks.schemas.ts';
+import type { BlockDocument } from '../src/mail/blocks/blocks.schemas.ts';
 import { fmt, type BenchRow } from './support.ts';
 
 /** A newsletter of six block kinds. */

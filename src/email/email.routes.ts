@@ -18,7 +18,7 @@ import {
   removeTemplate,
   type TemplateInput,
 } from './templates.service.ts';
-import { BlockDocumentAnswer } from '../marketing/blocks/blocks.schemas.ts';
+import { BlockDocumentAnswer } from '../mail/blocks/blocks.schemas.ts';
 
 /** How a template is written from a block document. */
 const BLOCKS_NOTE =

@@ -12,8 +12,8 @@ import {
   type TemplateRow,
 } from './templates.repository.ts';
 import { handlebars } from '../on-first-use.ts';
-import { documentOf, expandBlocks } from '../marketing/blocks/blocks.service.ts';
-import type { BlockDocument } from '../marketing/blocks/blocks.schemas.ts';
+import { documentOf, expandBlocks } from '../mail/blocks/blocks.service.ts';
+import type { BlockDocument } from '../mail/blocks/blocks.schemas.ts';
 
 /** A template as the API shows it. */
 export interface DynamicTemplate {

@@ -4,7 +4,7 @@ import { consoleTestBed } from '../console.test-support.ts';
 import { createList } from '../../marketing/lists/lists.service.ts';
 import { createSubscriber } from '../../marketing/subscribers/subscribers.service.ts';
 import { mailingOf } from '../../marketing/mailings/mailings.service.ts';
-import { EXAMPLE_DOCUMENT } from '../../marketing/blocks/blocks.schemas.ts';
+import { EXAMPLE_DOCUMENT } from '../../mail/blocks/blocks.schemas.ts';
 import { MAIL_FRAME_CSP } from '../captured.page.ts';
 
 const {

@@ -13,9 +13,9 @@ import { formOf, formRoute, guard, type ConsoleContext } from '../page.ts';
 import { Form, Text } from '../action.schemas.ts';
 import { MAIL_FRAME_CSP } from '../captured.page.ts';
 import { field } from '../audiences/audit.ts';
-import { renderChecked } from '../../marketing/blocks/blocks.service.ts';
-import { checkContent } from '../../marketing/blocks/content-check.ts';
-import type { BlockDocument } from '../../marketing/blocks/blocks.schemas.ts';
+import { renderChecked } from '../../mail/blocks/blocks.service.ts';
+import { checkContent } from '../../mail/blocks/content-check.ts';
+import type { BlockDocument } from '../../mail/blocks/blocks.schemas.ts';
 import { testCopyHtml, personalisationFor } from '../../marketing/mailings/test-email.ts';
 
 /** How a mailing is written. */

@@ -17,7 +17,7 @@ import { MAIL_FRAME_CSP } from '../captured.page.ts';
 import { field, seg } from '../audiences/audit.ts';
 import { Form, Text } from '../action.schemas.ts';
 import { editorFields, editorPreview } from './block-editor.ts';
-import type { BlockDocument } from '../../marketing/blocks/blocks.schemas.ts';
+import type { BlockDocument } from '../../mail/blocks/blocks.schemas.ts';
 
 /** The subscriber's own fields, with what the menu calls them. */
 const SUBSCRIBER_FIELDS: [string, string][] = [

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { IdValue, IntId, Uuid } from '../lists/lists.schemas.ts';
 import { CAMPAIGN_COUNTER_SCHEMA } from '../counters.ts';
 import { MAILING_ORDERS } from './mailings.repository.ts';
-import { BlockDocumentAnswer, BlockDocumentInput } from '../blocks/blocks.schemas.ts';
+import { BlockDocumentAnswer, BlockDocumentInput } from '../../mail/blocks/blocks.schemas.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 

@@ -29,8 +29,8 @@ import {
   type MailingRow,
 } from './mailings.repository.ts';
 import { counterView, type CampaignCounterView } from '../counters.ts';
-import { documentOf, expandBlocks } from '../blocks/blocks.service.ts';
-import type { BlockDocument } from '../blocks/blocks.schemas.ts';
+import { documentOf, expandBlocks } from '../../mail/blocks/blocks.service.ts';
+import type { BlockDocument } from '../../mail/blocks/blocks.schemas.ts';
 
 /** Locks a mailing's row for the caller's transaction (the console's one send per mailing). */
 export { lockMailingRow } from './mailings.repository.ts';

@@ -3,7 +3,7 @@
  * images, and no unsubscribe link. They warn; they do not refuse (a transactional template may rightly have no
  * unsubscribe link). Run on the finished HTML, so they see what is sent whatever the editor.
  */
-import { findLinks } from '../../mail/links.ts';
+import { findLinks } from '../links.ts';
 
 /** One finding, in words a marketer reads. */
 export interface ContentWarning {

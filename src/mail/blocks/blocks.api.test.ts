@@ -1,8 +1,8 @@
 /** The block document through the API: mailings and dynamic templates store, render and answer it; HTML clients are unchanged. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
-import { marketingClient } from '../marketing.test-support.ts';
-import { rowCount } from '../mailings/mailings.test-support.ts';
+import { marketingClient } from '../../marketing/marketing.test-support.ts';
+import { rowCount } from '../../marketing/mailings/mailings.test-support.ts';
 import { multipart } from '../../test/multipart.ts';
 import { EXAMPLE_DOCUMENT } from './blocks.schemas.ts';
 
