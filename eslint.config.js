@@ -37,6 +37,21 @@ export default tseslint.config(
     },
   },
   {
+    // The block editor: an ES module bundled for the browser by bin/build.js.
+    files: ['src/console/editor/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        Event: 'readonly',
+        CustomEvent: 'readonly',
+        URLSearchParams: 'readonly',
+        fetch: 'readonly',
+      },
+    },
+  },
+  {
     files: ['src/**/*.ts'],
     ignores: ['src/**/*.test.ts'],
     rules: {

@@ -26,6 +26,7 @@ import { analyticsBench } from './analytics.ts';
 import { startBench } from './start.ts';
 import { floodBench } from './flood.ts';
 import { memoryBench } from './memory.ts';
+import { blocksBench } from './blocks.ts';
 import { fmt, type BenchRow } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -55,6 +56,7 @@ const suites: Record<string, () => Promise<BenchRow[]>> = {
   memory: () =>
     memoryBench(Number(process.env.BENCH_MEMORY_COUNT ?? 24), Number(process.env.BENCH_MEMORY_MB ?? 8)),
   start: () => startBench(Number(process.env.BENCH_START_COUNT ?? 5)),
+  blocks: () => blocksBench(Number(process.env.BENCH_BLOCKS_COPIES ?? 100_000)),
 };
 
 const rows: BenchRow[] = [];

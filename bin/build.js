@@ -121,4 +121,28 @@ export async function buildCommand() {
   pruneChunks(new Set(files.map((f) => f.path)));
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await buildCommand();
+/**
+ * Bundles the console's block editor (its code with Tiptap and ProseMirror) into dist/block-editor.js, one browser
+ * script served under the console's strict CSP. The options match EDITOR_BUILD in src/console/assets.ts.
+ */
+export async function buildEditor() {
+  const { build } = await import('esbuild');
+  const result = await build({
+    entryPoints: [path.join(ROOT, 'src/console/editor/block-editor.js')],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2020',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'error',
+    write: false,
+  });
+  mkdirSync(DIST, { recursive: true });
+  writeWhole(path.join(DIST, 'block-editor.js'), result.outputFiles[0].contents);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await buildEditor();
+  await buildCommand();
+}

@@ -31,6 +31,7 @@ const TEMPLATE = {
   id: '1',
   name: 'welcome',
   body: '<p>Hello {{first_name}}</p>',
+  content_blocks: null,
   api_customer_id: 1,
   created_at: AT,
   updated_at: AT,
@@ -94,6 +95,7 @@ const MAILING_FULL = {
     text_part: null,
     from_email: 'news@clinic.example.com',
     from_name: 'Clinic',
+    content_blocks: null,
   },
 };
 

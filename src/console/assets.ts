@@ -1,6 +1,6 @@
 /** The console's stylesheet and script, read once at start and served from `/console/assets/` with a content hash in the URL. */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
@@ -27,7 +27,42 @@ function load(
   return { body, type, hash: createHash('sha256').update(body).digest('hex').slice(0, 12) };
 }
 
+/** Where the block editor's source is, and where `bin/build.js` writes its bundle. */
+const EDITOR_SOURCE = path.join(packageRoot(), 'src', 'console', 'editor', 'block-editor.js');
+const EDITOR_BUNDLE = path.join(packageRoot(), 'dist', 'block-editor.js');
+
+/**
+ * The block editor (Tiptap and the editor's own code) as one browser script: the bundle `bin/build.js` wrote, or, when
+ * running from sources newer than any build, bundled now with the same options.
+ */
+function bundledEditor(): Asset {
+  const built = statSync(EDITOR_BUNDLE, { throwIfNoEntry: false });
+  if (built && built.mtimeMs >= statSync(EDITOR_SOURCE).mtimeMs)
+    return load('block-editor.js', 'text/javascript; charset=utf-8', EDITOR_BUNDLE);
+  const require = createRequire(import.meta.url);
+  const esbuild = require('esbuild') as typeof import('esbuild');
+  const out = esbuild.buildSync({ ...EDITOR_BUILD, entryPoints: [EDITOR_SOURCE], write: false });
+  const body = Buffer.from(out.outputFiles[0]!.contents);
+  return {
+    body,
+    type: 'text/javascript; charset=utf-8',
+    hash: createHash('sha256').update(body).digest('hex').slice(0, 12),
+  };
+}
+
+/** esbuild options of the editor bundle (bin/build.js uses the same). */
+export const EDITOR_BUILD = {
+  bundle: true,
+  format: 'iife',
+  platform: 'browser',
+  target: 'es2020',
+  minify: true,
+  legalComments: 'none',
+  logLevel: 'error',
+} as const;
+
 const ASSETS: Record<string, Asset> = {
+  'block-editor.js': bundledEditor(),
   'console.css': load('console.css', 'text/css; charset=utf-8'),
   'console.js': load('console.js', 'text/javascript; charset=utf-8'),
   'forms.css': load('forms.css', 'text/css; charset=utf-8'),

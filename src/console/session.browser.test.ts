@@ -17,6 +17,7 @@ describe('an idle console session', () => {
     await page.goto(`${base}/console/campaigns`);
     await page.getByLabel('Subject').fill('Flu shots are here');
     await page.getByLabel('From address').fill(`news@${a.domain}`);
+    await page.getByRole('radio', { name: 'HTML (expert)' }).check();
     await page.getByLabel('HTML', { exact: true }).fill('<p>Sixteen minutes of writing</p>');
 
     // Half the timeout later the page offers to stay signed in; accepting it is a request that keeps the session.

@@ -32,6 +32,7 @@ import * as m0034 from './migrations/0034_worker_nodes.ts';
 import * as m0035 from './migrations/0035_domain_dev_verified.ts';
 import * as m0038 from './migrations/0038_images.ts';
 import * as m0039 from './migrations/0039_brand.ts';
+import * as m0036 from './migrations/0036_block_documents.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -71,6 +72,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0035_domain_dev_verified': m0035,
   '0038_images': m0038,
   '0039_brand': m0039,
+  '0036_block_documents': m0036,
 };
 
 class StaticProvider implements MigrationProvider {

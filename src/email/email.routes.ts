@@ -16,12 +16,19 @@ import {
   createTemplate,
   oneTemplate,
   removeTemplate,
+  type TemplateInput,
 } from './templates.service.ts';
+import { BlockDocumentAnswer } from '../mail/blocks/blocks.schemas.ts';
+
+/** How a template is written from a block document. */
+const BLOCKS_NOTE =
+  'Instead of `data[body]`, a template may be sent as `data[content_blocks]`: a block document (JSON; its schema and an example are those of `content_blocks` of campaign mailings) that the server renders through MJML into the body. Sending a body alone drops the stored document.';
 
 const Template = Type.Object({
   id: Type.String(),
   name: Type.String(),
   body: Type.String(),
+  content_blocks: BlockDocumentAnswer,
   api_customer_id: Type.Integer(),
   created_at: Type.String(),
   updated_at: Type.String(),
@@ -46,27 +53,36 @@ const idempotencyKey = (req: FastifyRequest) => {
   return typeof v === 'string' && v.trim() ? v.trim() : undefined;
 };
 
-/** Reads the multipart fields `data[name]` (text) and `data[body]` (a file part or a text field) of a template upload. */
-async function templateParts(req: FastifyRequest): Promise<{ name?: string; body?: string }> {
+/**
+ * Reads the fields `data[name]` (text), `data[body]` (a file part or a text field) and `data[content_blocks]` (a block
+ * document: an object in a JSON body, JSON text in a form) of a template upload.
+ */
+async function templateParts(req: FastifyRequest): Promise<TemplateInput> {
   if (!req.isMultipart()) {
     const b = (req.body ?? {}) as Record<string, unknown>;
     const data = (b.data ?? {}) as Record<string, unknown>;
-    const pick = (k: string) =>
-      typeof data[k] === 'string'
-        ? (data[k] as string)
-        : typeof b[`data[${k}]`] === 'string'
-          ? (b[`data[${k}]`] as string)
-          : undefined;
-    return { name: pick('name'), body: pick('body') };
+    const value = (k: string) => (k in data ? data[k] : b[`data[${k}]`]);
+    const text = (k: string) => (typeof value(k) === 'string' ? (value(k) as string) : undefined);
+    return { name: text('name'), body: text('body'), content_blocks: blocksValue(value('content_blocks')) };
   }
-  const out: { name?: string; body?: string } = {};
+  const out: TemplateInput = {};
   for await (const part of req.parts()) {
-    const key =
-      part.fieldname === 'data[name]' ? 'name' : part.fieldname === 'data[body]' ? 'body' : undefined;
     const value = part.type === 'file' ? (await part.toBuffer()).toString('utf8') : String(part.value ?? '');
-    if (key) out[key] = value;
+    if (part.fieldname === 'data[name]') out.name = value;
+    else if (part.fieldname === 'data[body]') out.body = value;
+    else if (part.fieldname === 'data[content_blocks]') out.content_blocks = blocksValue(value);
   }
   return out;
+}
+
+/** A block document as sent: JSON text is parsed (text that is not JSON is refused by the document's check). */
+function blocksValue(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
 }
 
 /** Registers the email routes under every prefix. */
@@ -165,7 +181,8 @@ function registerTemplateCollection(app: TypedApp, ctx: AppContext, prefix: stri
     {
       schema: {
         ...base,
-        summary: 'Create a dynamic template (multipart: data[name], data[body])',
+        summary: 'Create a dynamic template (multipart: data[name], data[body] or data[content_blocks])',
+        description: BLOCKS_NOTE,
         consumes: ['multipart/form-data'],
         response: { 200: TemplateChange, ...errors },
       },
@@ -194,7 +211,8 @@ function registerTemplateItem(app: TypedApp, ctx: AppContext, prefix: string): v
     {
       schema: {
         ...base,
-        summary: 'Update a dynamic template (multipart: data[name] and/or data[body])',
+        summary: 'Update a dynamic template (multipart: data[name], data[body], data[content_blocks])',
+        description: BLOCKS_NOTE,
         consumes: ['multipart/form-data'],
         params: IdParam,
         response: { 200: TemplateChange, ...errors },

@@ -11,10 +11,18 @@ export async function insertTemplate(
   name: string,
   body: string,
   now: number,
+  contentBlocks: string | null = null,
 ): Promise<TemplateRow> {
   return db
     .insertInto('dynamic_templates')
-    .values({ customer_id: customerId, name, body, created_at: now, updated_at: now })
+    .values({
+      customer_id: customerId,
+      name,
+      body,
+      content_blocks: contentBlocks,
+      created_at: now,
+      updated_at: now,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -62,7 +70,7 @@ export async function updateTemplate(
   db: Queryable,
   customerId: number,
   id: number,
-  changes: { name?: string; body?: string },
+  changes: { name?: string; body?: string; content_blocks?: string | null },
   now: number,
 ): Promise<TemplateRow | undefined> {
   return db

@@ -12,12 +12,16 @@ import {
   type TemplateRow,
 } from './templates.repository.ts';
 import { handlebars } from '../on-first-use.ts';
+import { documentOf, expandBlocks } from '../mail/blocks/blocks.service.ts';
+import type { BlockDocument } from '../mail/blocks/blocks.schemas.ts';
 
 /** A template as the API shows it. */
 export interface DynamicTemplate {
   id: string;
   name: string;
   body: string;
+  /** The block document the body was rendered from, or null. */
+  content_blocks: BlockDocument | null;
   api_customer_id: number;
   created_at: string;
   updated_at: string;
@@ -30,6 +34,7 @@ function toTemplate(row: TemplateRow): DynamicTemplate {
     id: String(row.id),
     name: row.name,
     body: row.body,
+    content_blocks: documentOf(row.content_blocks),
     api_customer_id: row.customer_id,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
@@ -63,6 +68,14 @@ function parseId(id: string): number {
   return Number(id);
 }
 
+/** A template's fields as a create or change sends them. */
+export interface TemplateInput {
+  name?: string;
+  body?: string;
+  /** A block document, rendered into the body through MJML; null drops the stored one. */
+  content_blocks?: unknown;
+}
+
 /** Lists an account's templates. */
 export async function allTemplates(ctx: AppContext, customerId: number): Promise<DynamicTemplate[]> {
   return (await listTemplates(ctx.database.db, customerId)).map(toTemplate);
@@ -82,15 +95,16 @@ export type TemplateChange = DynamicTemplate & { message: string; params: { name
 export async function createTemplate(
   ctx: AppContext,
   customerId: number,
-  input: { name?: string; body?: string },
+  sent: TemplateInput,
 ): Promise<TemplateChange> {
+  const { input, stored } = await expandBlocks(sent, 'data', 'body');
   if (input.name === undefined) throw new AppError('request.invalid', 'data[name] is required');
   if (input.body === undefined) throw new AppError('request.invalid', 'data[body] is required');
   const name = checkName(input.name);
   checkBody(input.body);
   try {
     const template = toTemplate(
-      await insertTemplate(ctx.database.db, customerId, name, input.body, Date.now()),
+      await insertTemplate(ctx.database.db, customerId, name, input.body, Date.now(), stored ?? null),
     );
     return { ...template, message: `Template ${template.name} created!`, params: { name, body: input.body } };
   } catch (err) {
@@ -108,9 +122,11 @@ export async function changeTemplate(
   ctx: AppContext,
   customerId: number,
   id: string,
-  input: { name?: string; body?: string },
+  sent: TemplateInput,
 ): Promise<TemplateChange> {
-  const changes: { name?: string; body?: string } = {};
+  const { input, stored } = await expandBlocks(sent, 'data', 'body');
+  const changes: { name?: string; body?: string; content_blocks?: string | null } = {};
+  if (stored !== undefined) changes.content_blocks = stored;
   if (input.name !== undefined) changes.name = checkName(input.name);
   if (input.body !== undefined) {
     checkBody(input.body);
@@ -122,7 +138,11 @@ export async function changeTemplate(
     const row = await updateTemplate(ctx.database.db, customerId, parseId(id), changes, Date.now());
     if (!row) throw new AppError('email.template_not_found', `no dynamic template with id ${id}`);
     const template = toTemplate(row);
-    return { ...template, message: `Template ${template.name} updated!`, params: changes };
+    return {
+      ...template,
+      message: `Template ${template.name} updated!`,
+      params: { name: changes.name, body: changes.body },
+    };
   } catch (err) {
     if (isUniqueViolation(err))
       throw new AppError(

@@ -43,6 +43,7 @@ describe('dynamic templates', () => {
       id: expect.stringMatching(/^\d+$/),
       name,
       body: '<p>Hello {{name}}</p>',
+      content_blocks: null,
       api_customer_id: acme.account.customer_id,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       updated_at: expect.stringMatching(/Z$/),
@@ -61,6 +62,7 @@ describe('dynamic templates', () => {
       expect(Object.keys(list[0]!).sort()).toEqual([
         'api_customer_id',
         'body',
+        'content_blocks',
         'created_at',
         'id',
         'name',

@@ -167,6 +167,7 @@ export const CATALOGUE = {
   'marketing.template_invalid': { status: 400, smtp: '501 5.5.4', title: 'Invalid mailing template' },
   'marketing.mailing_not_found': { status: 404, smtp: '550 5.1.1', title: 'Campaign mailing not found' },
   'marketing.mailing_invalid': { status: 400, smtp: '501 5.5.4', title: 'Invalid campaign mailing' },
+  'marketing.blocks_invalid': { status: 400, smtp: '501 5.5.4', title: 'Invalid block document' },
   'marketing.subject_taken': {
     status: 409,
     smtp: '550 5.7.1',

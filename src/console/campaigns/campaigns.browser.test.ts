@@ -24,6 +24,7 @@ describe('campaigns in Chromium', () => {
     await page.getByRole('link', { name: 'Campaigns' }).click();
     await page.getByLabel('Subject').fill('Flu shots are here');
     await page.getByLabel('From address').fill(`news@${a.domain}`);
+    await page.getByRole('radio', { name: 'HTML (expert)' }).check();
     await page.getByLabel('From name').fill('North Clinic');
     await page
       .getByLabel('HTML', { exact: true })

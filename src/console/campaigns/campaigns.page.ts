@@ -28,12 +28,14 @@ import { audited, field, seg } from '../audiences/audit.ts';
 import { onFirstUse } from '../../on-first-use.ts';
 import { Form, Text } from '../action.schemas.ts';
 import { sendReviewPages } from './send-review.page.ts';
+import { blockEditorRoutes, postedContent } from './block-editor.ts';
 
 const htmlToText = onFirstUse<{ convert: typeof Convert }>('html-to-text');
 
 /** Registers the campaigns pages and actions. */
 export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
   composeRoutes(app, ctx);
+  blockEditorRoutes(app, ctx);
   registerCampaignsPage(app, ctx);
   registerCreateMailing(app, ctx);
   registerMailingPage(app, ctx);
@@ -313,17 +315,24 @@ const MAILING_FORM = Form({
   from_name: Text(),
   html_part: Text(),
   text_part: Text(),
+  editor_mode: Text(16),
+  content_blocks: Text(1_000_000),
+  markdown: Text(200_000),
 });
 
 /** The mailing as the compose form posted it; the text part is made from the HTML when left empty. */
 function postedMailing(c: ConsoleContext) {
-  const htmlPart = field(c, 'html_part');
+  const content = postedContent(c);
+  const text = field(c, 'text_part');
   return {
     subject: field(c, 'subject'),
     from_email: field(c, 'from_email'),
     from_name: field(c, 'from_name') || undefined,
-    html_part: htmlPart,
-    text_part: field(c, 'text_part').trim() ? field(c, 'text_part') : textOf(htmlPart),
+    ...content,
+    // A block document makes its own text part; HTML gets one made from it.
+    ...(text.trim()
+      ? { text_part: text }
+      : content.html_part !== undefined && { text_part: textOf(content.html_part) }),
   };
 }
 

@@ -87,6 +87,7 @@ describe('compose helpers, double opt-in and preferences in Chromium', () => {
     // Compose: the HTML starts from the default layout; the menu inserts a custom field at the cursor.
     await page.getByLabel('Subject').fill('News for ');
     await page.getByLabel('From address').fill(`news@${a.domain}`);
+    await page.getByRole('radio', { name: 'HTML (expert)' }).check();
     const htmlBox = page.getByLabel('HTML', { exact: true });
     expect(await htmlBox.inputValue()).toContain('{{postal_address}}');
     await page.getByLabel('Subject').focus();
@@ -112,7 +113,7 @@ describe('compose helpers, double opt-in and preferences in Chromium', () => {
     await page.getByLabel('Subscriber’s email').fill('ana@example.org');
     await page.getByRole('button', { name: 'Preview', exact: true }).click();
     await page.getByText('Subject: News for Riverside').waitFor();
-    const frame = page.frameLocator('iframe.mail-frame');
+    const frame = page.frameLocator('iframe[title^="The mailing as"]');
     await frame.getByText('Your clinic is Riverside. Ana').waitFor();
     await frame.getByText('Riverside Clinic, 1 River Road, Springfield').waitFor();
     await checkPage(page, 'campaigns-preview');

@@ -16,6 +16,8 @@ import { consoleAction, guard, type ConsoleContext } from '../page.ts';
 import { MAIL_FRAME_CSP } from '../captured.page.ts';
 import { field, seg } from '../audiences/audit.ts';
 import { Form, Text } from '../action.schemas.ts';
+import { editorFields, editorPreview } from './block-editor.ts';
+import type { BlockDocument } from '../../mail/blocks/blocks.schemas.ts';
 
 /** The subscriber's own fields, with what the menu calls them. */
 const SUBSCRIBER_FIELDS: [string, string][] = [
@@ -98,6 +100,7 @@ export interface EditedMailing {
   from_name: string | null;
   html_part: string | null;
   text_part: string | null;
+  content_blocks: BlockDocument | null;
 }
 
 /** The new-mailing form, or with `m` the form that edits a mailing not sent yet. */
@@ -119,14 +122,14 @@ export function composeForm(c: ConsoleContext, data: ComposeData, m?: EditedMail
         <label for="m-from-name">From name</label
         ><input type="text" id="m-from-name" name="from_name" value="${m?.from_name ?? ''}" />
       </div>
-      ${fieldMenu(data)}
-      <div class="field">
+      ${fieldMenu(data)} ${editorFields(m ? m.content_blocks : null, !m)}
+      <div class="field mode-html">
         <label for="m-html">HTML</label>
         <p class="hint" id="m-html-hint">
           ${m ? 'The footer' : 'Starts from the default layout: write your message in the middle; the footer'} carries
           your postal address and the unsubscribe and preference links.
         </p>
-        <textarea id="m-html" name="html_part" rows="14" required aria-describedby="m-html-hint">${m ? (m.html_part ?? '') : DEFAULT_LAYOUT}</textarea>
+        <textarea id="m-html" name="html_part" rows="14" aria-describedby="m-html-hint">${m ? (m.html_part ?? '') : DEFAULT_LAYOUT}</textarea>
       </div>
       ${
         data.postalAddress
@@ -135,9 +138,10 @@ export function composeForm(c: ConsoleContext, data: ComposeData, m?: EditedMail
               The footer has no postal address yet: set it under “Footer of your emails” on the campaigns page.
             </p>`
       }
+      ${editorPreview(c)}
       <div class="field">
-        <label for="m-text">Text (leave empty to generate it from the HTML)</label
-        ><textarea id="m-text" name="text_part" rows="5">${m?.text_part ?? ''}</textarea>
+        <label for="m-text">Text (leave empty to generate it from the blocks or the HTML)</label
+        ><textarea id="m-text" name="text_part" rows="5">${m?.content_blocks ? '' : (m?.text_part ?? '')}</textarea>
       </div>
       <button type="submit" class="button">${m ? 'Save changes' : 'Save mailing'}</button>
     </form>

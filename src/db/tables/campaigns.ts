@@ -24,6 +24,8 @@ export interface CampaignMailingsTable extends CampaignCounters {
   subject_key: string;
   html_part: string | null;
   text_part: string | null;
+  /** JSON of the block document the HTML and text were rendered from; null for mailings written as HTML or text. */
+  content_blocks: string | null;
   template_type: string;
   from_email: string | null;
   from_name: string | null;

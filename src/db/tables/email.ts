@@ -109,6 +109,8 @@ export interface DynamicTemplatesTable {
   customer_id: number;
   name: string;
   body: string;
+  /** JSON of the block document the body was rendered from; null for a body written as Handlebars HTML. */
+  content_blocks: string | null;
   created_at: number;
   updated_at: number;
 }

@@ -14,6 +14,8 @@ export interface MailingInput {
   from_name?: string;
   /** `Name <address>`: an alternative to from_email and from_name. */
   from?: string;
+  /** A block document; rendered into html_part and text_part (blocks/blocks.service.ts). Null drops it. */
+  content_blocks?: unknown;
 }
 
 /** Clean values of the fields that were sent. */
@@ -25,6 +27,7 @@ export interface MailingFields {
   template_type?: string;
   from_email?: string;
   from_name?: string;
+  content_blocks?: string | null;
 }
 
 /** The longest subject, in characters. */

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { IdValue, IntId, Uuid } from '../lists/lists.schemas.ts';
 import { CAMPAIGN_COUNTER_SCHEMA } from '../counters.ts';
 import { MAILING_ORDERS } from './mailings.repository.ts';
+import { BlockDocumentAnswer, BlockDocumentInput } from '../../mail/blocks/blocks.schemas.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -36,6 +37,7 @@ export const MailingFull = Type.Object({
     text_part: NullableString,
     from_email: NullableString,
     from_name: NullableString,
+    content_blocks: BlockDocumentAnswer,
   }),
 });
 
@@ -78,6 +80,7 @@ const MailingFields = {
     maxLength: 1000,
     description: '`Name <address>`: an alternative to from_email and from_name',
   }),
+  content_blocks: BlockDocumentInput,
 };
 
 /** `POST /campaign_mailings`. */
@@ -92,6 +95,7 @@ export const CreateBody = Type.Object(
         from_email: Type.Optional(MailingFields.from_email),
         from_name: Type.Optional(MailingFields.from_name),
         from: Type.Optional(MailingFields.from),
+        content_blocks: Type.Optional(MailingFields.content_blocks),
       },
       { additionalProperties: true },
     ),

@@ -29,6 +29,8 @@ import {
   type MailingRow,
 } from './mailings.repository.ts';
 import { counterView, type CampaignCounterView } from '../counters.ts';
+import { documentOf, expandBlocks } from '../../mail/blocks/blocks.service.ts';
+import type { BlockDocument } from '../../mail/blocks/blocks.schemas.ts';
 
 /** Locks a mailing's row for the caller's transaction (the console's one send per mailing). */
 export { lockMailingRow } from './mailings.repository.ts';
@@ -70,6 +72,7 @@ export interface MailingFull {
     text_part: string | null;
     from_email: string | null;
     from_name: string | null;
+    content_blocks: BlockDocument | null;
   };
 }
 
@@ -137,7 +140,7 @@ export async function createMailing(
   customerId: number,
   input: MailingInput,
 ): Promise<MailingFull> {
-  const fields = cleanMailingInput(input);
+  const fields = await cleanWithBlocks(input);
   if (fields.subject === undefined || fields.subject_key === undefined)
     throw new AppError('marketing.mailing_invalid', 'campaign_mailing.subject is required', {
       details: [{ field: 'campaign_mailing.subject', message: 'is required' }],
@@ -153,7 +156,8 @@ export async function createMailing(
       subject_key: fields.subject_key!,
       html_part: fields.html_part ?? null,
       text_part: fields.text_part ?? null,
-      template_type: fields.template_type ?? 'html',
+      template_type: fields.template_type ?? (fields.content_blocks ? 'blocks' : 'html'),
+      content_blocks: fields.content_blocks ?? null,
       from_email: fields.from_email ?? null,
       from_name: fields.from_name || null,
       created_at: now,
@@ -172,7 +176,14 @@ export async function changeMailing(
 ): Promise<MailingFull> {
   const db = ctx.database.db;
   const row = await requireMailing(db, customerId, rawId);
-  const fields: MailingFields = cleanMailingInput(input);
+  const fields: MailingFields = await cleanWithBlocks(input);
+  if (fields.content_blocks && input.template_type === undefined) fields.template_type = 'blocks';
+  else if (
+    fields.content_blocks === null &&
+    input.template_type === undefined &&
+    row.template_type === 'blocks'
+  )
+    fields.template_type = 'html';
   requireContent(fields.html_part ?? row.html_part, fields.text_part ?? row.text_part);
   if (fields.subject_key !== undefined && fields.subject_key !== row.subject_key)
     await refuseTaken(db, customerId, fields.subject_key);
@@ -202,9 +213,10 @@ export async function duplicateMailing(
     if (await findBySubjectKey(db, customerId, subjectKeyOf(subject))) continue;
     return createMailing(ctx, customerId, {
       subject,
-      html_part: row.html_part ?? undefined,
+      ...(row.content_blocks ? {} : { html_part: row.html_part ?? undefined }),
       text_part: row.text_part ?? undefined,
       template_type: row.template_type,
+      ...(row.content_blocks ? { content_blocks: documentOf(row.content_blocks) } : {}),
       from_email: row.from_email ?? undefined,
       from_name: row.from_name ?? undefined,
     });
@@ -310,6 +322,15 @@ function fullView(r: MailingRow): MailingFull {
       text_part: r.text_part,
       from_email: r.from_email,
       from_name: r.from_name,
+      content_blocks: documentOf(r.content_blocks),
     },
   };
+}
+
+/** The clean fields, with a block document rendered into the HTML and text parts it stands for. */
+async function cleanWithBlocks(input: MailingInput): Promise<MailingFields> {
+  const expanded = await expandBlocks(input, 'campaign_mailing', 'html_part', 'text_part');
+  const fields = cleanMailingInput(expanded.input);
+  if (expanded.stored !== undefined) fields.content_blocks = expanded.stored;
+  return fields;
 }

@@ -51,6 +51,7 @@ describe('POST /campaign_mailings', () => {
           text_part: 'Hello {{first_name}}',
           from_email: `news@${a.domain}`,
           from_name: 'The Clinic',
+          content_blocks: null,
         },
       },
     });

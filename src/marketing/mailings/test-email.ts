@@ -63,7 +63,8 @@ function senderOf(mailing: MailingRow): Mailbox {
   return { address: mailing.from_email, name: mailing.from_name ?? '' };
 }
 
-async function personalisationFor(
+/** The values a test email to this address is personalised with: the subscriber's, or empty for another address. */
+export async function personalisationFor(
   ctx: AppContext,
   customerId: number,
   address: string,
@@ -87,10 +88,15 @@ function previewOf(
     from,
     subject: `[Test] ${subject}`,
     headers: {},
-    ...(mailing.html_part && { html: personalise(mailing.html_part, values, { html: true }) }),
+    ...(mailing.html_part && { html: testCopyHtml(mailing.html_part, values) }),
     ...(mailing.text_part && { text: personalise(mailing.text_part, values, { html: false }) }),
     attachments: [],
     allowNonTLS: false,
     forceSecureNotification: false,
   };
+}
+
+/** The HTML of a test email: the mailing's HTML personalised (the block editor's preview shows exactly this). */
+export function testCopyHtml(htmlPart: string, values: Personalisation): string {
+  return personalise(htmlPart, values, { html: true });
 }
