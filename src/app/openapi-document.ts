@@ -97,6 +97,12 @@ const EXTRA_RESPONSES: { path: RegExp; method?: string; status: string; response
     response: htmlPage('The link is unknown, expired or used up (an explanatory page)'),
   },
   { path: /^\/u\/\{token\}$/, status: '404', response: htmlPage('The unsubscribe link is unknown') },
+  { path: /^\/v\/\{token\}$/, status: '404', response: htmlPage('The view-in-browser link is unknown') },
+  {
+    path: /^\/img\/\{file\}$/,
+    status: '404',
+    response: { description: 'No image at this address', content: { 'text/plain': { schema: { type: 'string' } } } },
+  },
   {
     path: /^\/confirm\/\{token\}$/,
     status: '404',

@@ -26,13 +26,13 @@ import * as m0024 from './migrations/0024_console_reveals.ts';
 import * as m0025 from './migrations/0025_scheduled_messages.ts';
 import * as m0026 from './migrations/0026_submitter_email.ts';
 import * as m0027 from './migrations/0027_subscriber_phone_input.ts';
-import * as m0040 from './migrations/0040_field_type_uuids.ts';
-import * as m0041 from './migrations/0041_import_consent.ts';
-import * as m0034 from './migrations/0034_worker_nodes.ts';
-import * as m0035 from './migrations/0035_domain_dev_verified.ts';
-import * as m0038 from './migrations/0038_images.ts';
-import * as m0039 from './migrations/0039_brand.ts';
-import * as m0036 from './migrations/0036_block_documents.ts';
+import * as m0028 from './migrations/0028_worker_nodes.ts';
+import * as m0029 from './migrations/0029_domain_dev_verified.ts';
+import * as m0030 from './migrations/0030_block_documents.ts';
+import * as m0031 from './migrations/0031_images.ts';
+import * as m0032 from './migrations/0032_brand.ts';
+import * as m0033 from './migrations/0033_field_type_uuids.ts';
+import * as m0034 from './migrations/0034_import_consent.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -66,13 +66,13 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0025_scheduled_messages': m0025,
   '0026_submitter_email': m0026,
   '0027_subscriber_phone_input': m0027,
-  '0040_field_type_uuids': m0040,
-  '0041_import_consent': m0041,
-  '0034_worker_nodes': m0034,
-  '0035_domain_dev_verified': m0035,
-  '0038_images': m0038,
-  '0039_brand': m0039,
-  '0036_block_documents': m0036,
+  '0028_worker_nodes': m0028,
+  '0029_domain_dev_verified': m0029,
+  '0030_block_documents': m0030,
+  '0031_images': m0031,
+  '0032_brand': m0032,
+  '0033_field_type_uuids': m0033,
+  '0034_import_consent': m0034,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -21,3 +21,13 @@ export async function forgetWorkers(db: Queryable, owners: string[], before: num
   if (owners.length === 0) return;
   await db.deleteFrom('worker_nodes').where('owner', 'in', owners).where('last_seen', '<', before).execute();
 }
+
+/** The latest beat of any worker on `node`; undefined when none has beaten there. */
+export async function lastBeatOfNode(db: Queryable, node: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('worker_nodes')
+    .select((eb) => eb.fn.max('last_seen').as('last_seen'))
+    .where('node', '=', node)
+    .executeTakeFirst();
+  return row?.last_seen === null || row?.last_seen === undefined ? undefined : Number(row.last_seen);
+}

@@ -9,6 +9,7 @@ import os from 'node:os';
 import type { Config } from '../config/schema.ts';
 import { databaseTarget } from '../config/load.ts';
 import { connect } from '../db/connect.ts';
+import { lastBeatOfNode } from '../jobs/nodes.repository.ts';
 
 /** The answer for one role. */
 export interface RoleHealth {
@@ -60,12 +61,7 @@ async function worker(config: Config): Promise<RoleHealth> {
   const database = await connect(databaseTarget(config), { poolSize: 1 });
   try {
     const since = Date.now() - config.nodeTakeoverMs;
-    const row = await database.db
-      .selectFrom('worker_nodes')
-      .select((eb) => eb.fn.max('last_seen').as('last_seen'))
-      .where('node', '=', node)
-      .executeTakeFirst();
-    const last = row?.last_seen === null || row?.last_seen === undefined ? undefined : Number(row.last_seen);
+    const last = await lastBeatOfNode(database.db, node);
     if (last === undefined)
       return { role: 'worker', ok: false, detail: `no heartbeat of a worker on node ${node}` };
     const age = Date.now() - last;
