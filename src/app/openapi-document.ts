@@ -101,7 +101,10 @@ const EXTRA_RESPONSES: { path: RegExp; method?: string; status: string; response
   {
     path: /^\/img\/\{file\}$/,
     status: '404',
-    response: { description: 'No image at this address', content: { 'text/plain': { schema: { type: 'string' } } } },
+    response: {
+      description: 'No image at this address',
+      content: { 'text/plain': { schema: { type: 'string' } } },
+    },
   },
   {
     path: /^\/confirm\/\{token\}$/,
