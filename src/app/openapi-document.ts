@@ -167,6 +167,10 @@ export const PROSE_DOCS: [string, string][] = [
   ['configuration.md', 'Every configuration key'],
   ['operations.md', 'Running Sealpost: roles, health, metrics, backups'],
   ['routes.md', 'Every route and who may call it'],
+  ['console.md', 'The console: every page, role and confirmation'],
+  ['deploy.md', 'Deploying: containers, systemd, a proxy in front'],
+  ['performance.md', 'Speed devices and their measured gains'],
+  ['decisions.md', 'Decisions the interface left open'],
 ];
 
 /** `get /v1/marketing/{username}/subscribers/{id}` → `getV1MarketingUsernameSubscribersById`. */

@@ -123,6 +123,7 @@ export function layout(frame: Frame, body: SafeHtml): string {
         <div class="who">
           <span>Account <strong>${frame.accountName}</strong> · ${frame.userEmail}</span>
           ${frame.operator ? html`<a class="switch" href="/console/accounts">Switch account</a>` : ''}
+          <a class="switch" href="/docs/guide">Guides</a>
           <form method="post" action="/console/sign-out">${csrfField(frame.csrfToken)}<button type="submit">Sign out</button></form>
         </div>
       </header>
