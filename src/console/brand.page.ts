@@ -207,7 +207,7 @@ function imagesPage(app: FastifyInstance, ctx: AppContext): void {
 /** The upload: multipart, one file; a refused image comes back as an error notice on the library page. */
 function imageUpload(app: FastifyInstance, ctx: AppContext): void {
   app.post(IMAGES, { schema: { hide: true } }, async (req, reply) => {
-    if (!req.isMultipart()) throw new AppError('image.invalid', 'send the image as multipart/form-data');
+    if (!req.isMultipart()) throw new AppError('request.invalid', 'send the image as multipart/form-data');
     const fields: FormFields = {};
     for await (const part of req.parts({ limits: { fileSize: ctx.config.imageMaxBytes + 1, files: 1 } })) {
       if (part.type === 'field') {

@@ -117,9 +117,9 @@ export const acceptedWriter: Merger<Accepted, void> = {
   statement(db, items) {
     if (items.some((a) => a.idempotency)) return undefined;
     const plans = items.flatMap((a) => a.plans);
+    if (plans.length > ACCEPTED_STATEMENT_MAX_MESSAGES) return undefined;
     // Suppressed recipients get an event (and maybe webhook deliveries): the transaction path writes those.
     if (plans.some((p) => p.message.pending_count !== p.message.recipient_count)) return undefined;
-    if (plans.length > ACCEPTED_STATEMENT_MAX_MESSAGES) return undefined;
     return insertAcceptedStatement(db, {
       messages: plans.map((p) => p.message),
       recipients: plans.flatMap((p) => p.recipients),

@@ -107,6 +107,7 @@ export function publicDocument(doc: PublicDocument): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex, nofollow">
+<link rel="icon" href="data:,">
 ${doc.head ?? ''}<title>${doc.title}</title>
 <style>${raw(PUBLIC_STYLE + brandVariables(doc.brand) + (doc.css ?? '').replace(/<\/(style)/gi, '<\\/$1'))}</style>
 </head>

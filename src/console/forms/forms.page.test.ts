@@ -265,7 +265,7 @@ describe('look page', () => {
     expect(res.statusCode).toBe(303);
     const hosted = await t.app.inject({ method: 'GET', url: `/f/${id}` });
     expect(hosted.body).toContain('<html lang="es">');
-    expect(hosted.body).toContain('.sp-button{background:#aa3300');
+    expect(hosted.body).toContain(':root{--brand:#aa3300;--on-brand:#ffffff;--accent:#aa3300}');
     expect(hosted.body).toContain('>Enviar</button>');
     const thanks = await t.app.inject({ method: 'GET', url: `/f/${id}/thanks` });
     expect(thanks.body).toContain('<h1>Gracias</h1>');

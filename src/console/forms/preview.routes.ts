@@ -17,7 +17,7 @@ import { BuilderForm, readState } from './builder-state.ts';
 
 const PREVIEW_CSP = PAGE_HEADERS['content-security-policy']
   .replace("form-action 'self'", "form-action 'none'")
-  .replace("frame-ancestors 'none'", "frame-ancestors 'self'");
+  .replace(/frame-ancestors [^;]+/, "frame-ancestors 'self'");
 
 function send(reply: FastifyReply, body: string, status = 200): FastifyReply {
   // Set after the console's own headers (route hooks run after the scope's), so the iframe may show it.

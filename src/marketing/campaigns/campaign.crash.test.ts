@@ -97,9 +97,10 @@ it('delivers every subscriber exactly once after the worker is killed mid-campai
   );
   let output = '';
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  // A guard, not a timing: the child compiles the worker's modules first, slowly on a loaded host.
   await waitFor(
     () => sink.dataCount() === STALL_AT,
-    20_000,
+    45_000,
     20,
     `the doomed worker reaching DATA ${STALL_AT} (${output})`,
   );
@@ -202,7 +203,7 @@ it('stops starting emails while paused and finishes everyone once resumed', asyn
   const list = await listOf('Pause', 'pause', 40);
   worker = startDeliveryWorker(t, { marketingSendRate: 40, marketingConcurrency: 2 });
   const sendId = await startSend(list);
-  await waitFor(() => receivedBy('pause').length >= 3, 10_000, 10, 'the first emails');
+  await waitFor(() => receivedBy('pause').length >= 3, 30_000, 10, 'the first emails');
   const paused = await call('POST', `/campaign_mailing_sends/${sendId}/pause`);
   expect(paused.statusCode, paused.body).toBe(200);
   expect(paused.json().data.attributes.state).toBe('paused');
