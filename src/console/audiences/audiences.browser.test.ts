@@ -54,7 +54,8 @@ describe('audiences in Chromium', () => {
   it('imports 10,000 rows with two bad ones, shows the progress and offers the rejected rows', async () => {
     const editor = await createTestUser(t, a.account.customer_id, 'editor');
     const page = await browser.newPage();
-    page.setDefaultTimeout(15_000);
+    // A full-page screenshot of the 10,000-row import waits for fonts; a loaded CI host needs more than 15 s.
+    page.setDefaultTimeout(30_000);
     await signIn(page, editor.email);
     await page.getByRole('link', { name: 'Audiences' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Patients');
