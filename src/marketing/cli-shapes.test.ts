@@ -1,7 +1,7 @@
 /**
  * What the Paubox marketing command line sends (bare `/v1/marketing`, `Bearer` key) and the fields its human output
  * reads: subscribers' `full_name`, `created_at` and `custom_fields[].name/value`, `page_info.count` on paged lists,
- * and `total_jobs`, `pending`, `failures` on bulk jobs.
+ * `total_jobs`, `pending`, `failures` on bulk jobs, and the subscribed count as the number it prints.
  */
 import { describe, expect, it } from 'vitest';
 import { makeList, marketingClient, marketingTestBed } from './marketing.test-support.ts';
@@ -53,6 +53,20 @@ describe('marketing command line shapes', () => {
     }
     const lists = (await cli()('GET', '/lists?page=1&items=1&use_pagination=true')).json();
     expect(lists.page_info.count).toBeGreaterThanOrEqual(3);
+  });
+
+  it('answers the subscribed count as a number, of the default list or a named one', async () => {
+    const list = await makeList(bed.call, 'CLI counted');
+    await cli()('POST', '/subscribers', {
+      subscriber: { email: 'counted@cli.example' },
+      subscription_list_id: String(list),
+    });
+    const named = (await cli()('GET', `/subscribers/subscribed_count?subscription_list_id=${list}`)).json();
+    expect(named).toEqual({ data: 1 });
+    const byDefault = (await cli()('GET', '/subscribers/subscribed_count')).json();
+    expect(byDefault.data).toBeGreaterThanOrEqual(1);
+    const named2 = await cli()('GET', '/subscribers/subscribed_count?subscription_list_id=default');
+    expect(named2.json()).toEqual(byDefault);
   });
 
   it('gives bulk jobs their totals, pending and failures, listed and one by one', async () => {

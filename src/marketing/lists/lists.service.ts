@@ -138,15 +138,13 @@ export async function subscribedCountOf(
   ctx: AppContext,
   customerId: number,
   rawId?: string,
-): Promise<{ data: { subscribed_count: number; subscription_list_id: number } }> {
+): Promise<{ data: number }> {
   const db = ctx.database.reader;
   const list =
     rawId === undefined || rawId.trim() === '' || isDefaultListRef(rawId)
       ? await ensureDefaultList(ctx.database.db, customerId)
       : await requireList(db, customerId, rawId);
-  return {
-    data: { subscribed_count: await countSubscribed(db, list.id), subscription_list_id: Number(list.id) },
-  };
+  return { data: await countSubscribed(db, list.id) };
 }
 
 /** Creates a list. */

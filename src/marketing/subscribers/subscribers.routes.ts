@@ -5,7 +5,7 @@ import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
 import { MARKETING_PREFIXES } from '../ids.ts';
-import { Empty, IntId } from '../lists/lists.schemas.ts';
+import { Empty } from '../lists/lists.schemas.ts';
 import {
   BulkCreateBody,
   BulkDeleteQuery,
@@ -73,9 +73,7 @@ function registerSubscriberReads(app: TypedApp, ctx: AppContext, prefix: string)
         summary: 'How many members of a list are subscribed (the default list when none is named)',
         querystring: SubscribedCountQuery,
         response: {
-          200: Type.Object({
-            data: Type.Object({ subscribed_count: Type.Integer(), subscription_list_id: IntId }),
-          }),
+          200: Type.Object({ data: Type.Integer({ description: 'Subscribed members of the list' }) }),
           ...MARKETING_ERRORS,
         },
       },
