@@ -13,6 +13,7 @@ import { registerMetrics } from '../http/metrics.ts';
 import { completeDocument } from './openapi-document.ts';
 import { registerOpenApi, registerSwaggerUi } from './openapi-docs.ts';
 import { GUIDE_BASE } from './guide.routes.ts';
+import { queueNames } from './workers.ts';
 import { registerPipelineMetrics } from '../http/pipeline-metrics.ts';
 import { countSendsInProgress } from '../marketing/campaigns/sends.repository.ts';
 import { registerRoutes } from './routes.ts';
@@ -87,7 +88,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await registerRateLimit(app, ctx.config);
   registerInFlight(app, ctx.inFlight, ctx.config.bodyLimitBytes);
   const registry = registerMetrics(app, [ctx.authThrottle.metric]);
-  registerPipelineMetrics(registry, ctx, () => countSendsInProgress(ctx.database.reader));
+  registerPipelineMetrics(registry, ctx, () => countSendsInProgress(ctx.database.reader), queueNames(ctx));
 
   registerOpenApi(app, {
     openapi: {

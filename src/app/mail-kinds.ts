@@ -7,7 +7,8 @@ import type { MailKind } from '../delivery/kind.ts';
 import { deliveryWork } from '../delivery/delivery.worker.ts';
 import { timedTransport } from '../http/pipeline-metrics.ts';
 import { transactionalKind } from '../email/mail-kind.ts';
-import { marketingKind } from '../marketing/deliveries/mail-kind.ts';
+import { TRANSACTIONAL_QUEUE } from '../email/queues.ts';
+import { MARKETING_DELIVERY_QUEUE, marketingKind } from '../marketing/deliveries/mail-kind.ts';
 
 /** Transactional and marketing mail over a context. */
 export function mailKinds(ctx: AppContext): MailKind[] {
@@ -15,4 +16,7 @@ export function mailKinds(ctx: AppContext): MailKind[] {
 }
 
 /** The delivery lane of every kind, each attempt timed in the pipeline metrics. */
-export const deliveryLanes = deliveryWork({ kinds: mailKinds, transport: timedTransport });
+export const deliveryLanes = {
+  ...deliveryWork({ kinds: mailKinds, transport: timedTransport }),
+  queueNames: () => [TRANSACTIONAL_QUEUE, MARKETING_DELIVERY_QUEUE],
+};

@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.ts';
 import { registerErrorHandler } from '../http/error-handler.ts';
 import { registerMetrics } from '../http/metrics.ts';
+import { queueNames } from './workers.ts';
 import { registerPipelineMetrics } from '../http/pipeline-metrics.ts';
 import { countSendsInProgress } from '../marketing/campaigns/sends.repository.ts';
 import { healthRoutes } from './health.routes.ts';
@@ -19,7 +20,7 @@ export async function startMetricsServer(
   const app = Fastify({ logger: false }).withTypeProvider<TypeBoxTypeProvider>();
   registerErrorHandler(app);
   const registry = registerMetrics(app);
-  registerPipelineMetrics(registry, ctx, () => countSendsInProgress(ctx.database.reader));
+  registerPipelineMetrics(registry, ctx, () => countSendsInProgress(ctx.database.reader), queueNames(ctx));
   healthRoutes(app, ctx, registry);
   const address = await app.listen({ host: ctx.config.httpHost, port });
   return { address, close: () => app.close() };

@@ -30,6 +30,11 @@ export function queueHandlers(ctx: AppContext, opts: BackgroundOptions = {}): Re
   return Object.assign({}, ...WORK.map((w) => w.queues?.(ctx, opts) ?? {})) as Record<string, QueueSpec>;
 }
 
+/** The name of every queue, without building its handler. */
+export function queueNames(ctx: AppContext): string[] {
+  return WORK.flatMap((w) => w.queueNames?.(ctx) ?? Object.keys(w.queues?.(ctx, {}) ?? {}));
+}
+
 /** Tasks the scheduler leader runs periodically. */
 export function periodicTasks(ctx: AppContext): PeriodicTask[] {
   return WORK.flatMap((w) => w.tasks?.(ctx) ?? []);

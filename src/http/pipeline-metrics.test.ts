@@ -32,6 +32,9 @@ describe(`pipeline metrics (${TEST_DIALECT})`, () => {
 
   it('shows queue depth and counts a message accepted and delivered', async () => {
     const before = await metrics();
+    // Queues that never had a row have their series too, at zero.
+    for (const queue of ['webhooks', 'marketing.expand', 'forms.submitted'])
+      expect(before, queue).toContain(`sealpost_queue_depth{queue="${queue}"} 0\n`);
     const id = await sendMessage(t, acct, {});
     const queued = await metrics();
     expect(sample(queued, 'sealpost_queue_depth{queue="email.transactional"}')).toBe(1);

@@ -109,6 +109,7 @@ export function registerPipelineMetrics(
   registry: Registry,
   ctx: AppContext,
   sendsInProgress: () => Promise<number>,
+  queues: readonly string[] = [],
 ): void {
   for (const metric of pipeline.getMetricsAsArray()) registry.registerMetric(metric as unknown as Metric);
   let stats: Promise<{ queue: string; depth: number; oldest: number | null }[]> | undefined;
@@ -122,6 +123,8 @@ export function registerPipelineMetrics(
     registers: [registry],
     async collect() {
       this.reset();
+      // Every queue has a series from the start, so an alert on it has data before the first row.
+      for (const queue of queues) this.set({ queue }, 0);
       for (const s of await readStats()) this.set({ queue: s.queue }, s.depth);
     },
   });
@@ -133,6 +136,7 @@ export function registerPipelineMetrics(
     async collect() {
       this.reset();
       const now = Date.now();
+      for (const queue of queues) this.set({ queue }, 0);
       for (const s of await readStats())
         this.set({ queue: s.queue }, s.oldest === null ? 0 : Math.max(0, (now - s.oldest) / 1000));
     },

@@ -12,6 +12,8 @@ const DAY_MS = 86_400_000;
  */
 export interface BackgroundWork<Options = object> {
   queues?(ctx: AppContext, opts: Options): Record<string, QueueSpec>;
+  /** The names `queues` gives, where building the queues would open pools or threads. */
+  queueNames?(ctx: AppContext): string[];
   tasks?(ctx: AppContext): PeriodicTask[];
 }
 

@@ -34,7 +34,11 @@ export interface WebhookOptions {
 }
 
 /** The webhook queue and the sweeps of stale deliveries. */
-export const webhookWork: BackgroundWork<WebhookOptions> = { queues: webhookQueues, tasks: webhookTasks };
+export const webhookWork: BackgroundWork<WebhookOptions> = {
+  queues: webhookQueues,
+  queueNames: () => [WEBHOOK_QUEUE],
+  tasks: webhookTasks,
+};
 
 /** A dispatcher over the context's configuration, with its own connection pools of `maxSockets` per host. */
 export function webhookDispatcher(

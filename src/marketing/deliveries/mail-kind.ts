@@ -7,6 +7,8 @@ import type { AppContext } from '../../context.ts';
 import type { MailKind, SecureLookup } from '../../delivery/kind.ts';
 import { tokenUrls } from '../../mail/tokens.ts';
 import { MARKETING_DELIVERY_QUEUE } from './queue.repository.ts';
+
+export { MARKETING_DELIVERY_QUEUE };
 import { findMarketingBySecureTokenHash } from './deliveries.repository.ts';
 import {
   captureStore,
