@@ -154,7 +154,7 @@ describe('forms pages in Chromium', () => {
     expect(download.suggestedFilename()).toMatch(/^submission-.+\.pdf$/);
     expect(errors).toEqual([]);
     await context.close();
-  }, 120_000);
+  }, 180_000);
 
   it('shows a viewer the form but the server refuses every change', async () => {
     const context = await browser.newContext({ viewport: DESKTOP });
