@@ -60,7 +60,7 @@ fieldset{border:1px solid #dde1e7;border-radius:6px;padding:.8rem 1rem;margin:0 
 .sp-field{margin:0 0 1rem}.sp-field label,.sp-field legend{display:block;font-weight:600}
 .sp-field input:not([type=checkbox]):not([type=radio]),.sp-field select,.sp-field textarea{display:block;width:100%;padding:.5rem;font:inherit;min-height:2.75rem;border:1px solid #8a94a3;border-radius:6px;background:#fff;color:inherit}
 .sp-field input[type=checkbox],.sp-field input[type=radio]{width:1.25rem;height:1.25rem;flex:none}
-.sp-check,.sp-option{display:flex;align-items:center;gap:.5rem;margin:.25rem 0}.sp-field .sp-check label,.sp-field .sp-option label{display:inline;font-weight:normal;margin:0}
+.sp-check,.sp-option{display:flex;align-items:center;gap:.5rem;margin:0}.sp-field .sp-check label,.sp-field .sp-option label{display:flex;align-items:center;flex:1;min-height:2.75rem;min-width:2.75rem;font-weight:normal;margin:0}
 .sp-affirmation{font-style:italic;margin:.25rem 0}.sp-error{color:#b00020;margin:.25rem 0 0}.sp-has-error input,.sp-has-error select,.sp-has-error textarea{border-color:#b00020}
 .sp-summary{border:2px solid #b00020;border-radius:6px;padding:.5rem 1rem;margin-bottom:1rem}.sp-check-status:empty{display:none}
 .sp-hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}.sp-logo{display:block;max-height:80px;max-width:100%;margin:0 0 1rem}

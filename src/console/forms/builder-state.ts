@@ -10,10 +10,16 @@ import { ownValue } from '../../own.ts';
 import type { Component } from '../../forms/components/component-types.ts';
 import { Form, OneOrMany, Repeated } from '../action.schemas.ts';
 
-/** The builder's state: the form's title and description and its components in order. */
+/** The builder's state: the form's title, description and settings and its components in order. */
 export interface BuilderState {
   title: string;
   description: string;
+  /** Comma-separated addresses notified of each response (the API's `recipient`). */
+  recipient: string;
+  /** Whether a response is signed and its evidence recorded (the API's `signable`). */
+  signable: boolean;
+  /** The sentence the signer affirms; empty for the default one (the API's `signature_confirmation_label`). */
+  affirmation: string;
   components: Component[];
   /** Why a posted component was left out (a type that is not a component type), worded as the API words it. */
   error?: string;
@@ -30,6 +36,10 @@ export const BuilderForm = Form(
   {
     title: Repeated(),
     description: Repeated(),
+    recipient: Repeated(),
+    signable: Repeated(),
+    affirmation: Repeated(),
+    add_label: Repeated(),
     count: Repeated(),
     op: Repeated(),
     add_type: Repeated(),
@@ -143,7 +153,7 @@ export function readState(form: Posted): BuilderState {
     const type = one(form[`c${i}.type`]);
     const spec = ownValue(COMPONENTS, type);
     if (!spec) {
-      error ??= unknownType(i, type);
+      error ??= `${quoted(one(form[`c${i}.p.text`]) || `Component ${i + 1}`)}: choose a type`;
       continue;
     }
     let extra: Record<string, unknown> = {};
@@ -160,11 +170,33 @@ export function readState(form: Posted): BuilderState {
     }
     components.push({ type, id: one(form[`c${i}.id`]) || newId(), properties });
   }
-  return { title: one(form.title).trim(), description: one(form.description), components, error };
+  return {
+    title: one(form.title).trim(),
+    description: one(form.description),
+    recipient: one(form.recipient).trim(),
+    signable: one(form.signable) === 'true',
+    affirmation: one(form.affirmation).trim(),
+    components,
+    error,
+  };
 }
 
-function unknownType(index: number, type: string): string {
-  return `form_json.body[${index}] (${type}): unknown component type "${type}"; known types: ${Object.keys(COMPONENTS).join(', ')}`;
+/** A label as the builder's messages quote it. */
+export function quoted(label: string): string {
+  return `\u201c${label.trim()}\u201d`;
+}
+
+/** A label as a field name: lower-case ASCII letters, digits and underscores (empty when nothing is left). */
+export function slugOf(label: string): string {
+  return label
+    .replace(/<[^>]*>/g, ' ')
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 60)
+    .replace(/_+$/, '');
 }
 
 /** Properties of a component that the builder has no control for, kept as they were. */
@@ -177,28 +209,34 @@ function newId(): string {
   return `c-${randomUUID().slice(0, 8)}`;
 }
 
-/** A new component of a type, with defaults that pass the definition rules and a field name not yet used. */
-export function newComponent(type: string, existing: Component[]): Component {
+/**
+ * A new component of a type with its label, defaults that pass the definition rules and a field name made from the
+ * label (or the type when the label has no letters), numbered when the form already uses it.
+ */
+export function newComponent(type: string, existing: Component[], label = ''): Component {
   const spec = ownValue(COMPONENTS, type);
   if (!spec) throw new Error(`unknown component type ${type}`);
   const properties: Record<string, unknown> = {};
+  label = label.trim();
   if ('field_name' in spec.props) {
     const used = new Set(existing.map((c) => c.properties.field_name));
-    const base = type.replace(/[A-Z]/g, (m, i: number) => (i ? '_' : '') + m.toLowerCase());
+    const slug = slugOf(label);
+    const typeName = type.replace(/[A-Z]/g, (m, i: number) => (i ? '_' : '') + m.toLowerCase());
+    const candidate = (n: number) => (slug ? (n === 1 ? slug : `${slug}_${n}`) : `${typeName}_${n}`);
     let n = 1;
-    while (used.has(`${base}_${n}`)) n++;
-    properties.field_name = `${base}_${n}`;
+    while (used.has(candidate(n))) n++;
+    properties.field_name = candidate(n);
   }
-  if ('text' in spec.props && type !== 'Button')
-    properties.text = type === 'Paragraph' ? 'Some text' : (TYPE_LABELS[type] ?? type);
+  if ('text' in spec.props && (label || type !== 'Button'))
+    properties.text = label || (type === 'Paragraph' ? 'Some text' : (TYPE_LABELS[type] ?? type));
   if ('options' in spec.props) properties.options = ['Option 1', 'Option 2'];
-  if (type === 'Image') Object.assign(properties, { src: BLANK_IMAGE, alt: 'Picture' });
+  if (type === 'Image') Object.assign(properties, { src: BLANK_IMAGE, alt: label || 'Picture' });
   return { type, id: newId(), properties };
 }
 
 /** One editing step of the builder. */
 export type Step =
-  | { op: 'add'; type: string }
+  | { op: 'add'; type: string; label: string }
   | { op: 'move'; from: number; to: number }
   | { op: 'delete'; index: number }
   | { op: 'json'; text: string };
@@ -207,7 +245,7 @@ export type Step =
 export function readStep(form: Posted): Step | undefined {
   const op = one(form.op);
   let m: RegExpExecArray | null;
-  if (op === 'add') return { op: 'add', type: one(form.add_type) };
+  if (op === 'add') return { op: 'add', type: one(form.add_type), label: one(form.add_label) };
   if (op === 'json') return { op: 'json', text: one(form.json) };
   if ((m = /^(up|down):(\d+)$/.exec(op)))
     return { op: 'move', from: Number(m[2]), to: Number(m[2]) + (m[1] === 'up' ? -1 : 1) };
@@ -220,10 +258,14 @@ export function readStep(form: Posted): Step | undefined {
 export function applyStep(components: Component[], step: Step): { components: Component[]; error?: string } {
   const list = [...components];
   switch (step.op) {
-    case 'add':
-      if (!ownValue(COMPONENTS, step.type)) return { components, error: `choose a component type to add` };
-      list.push(newComponent(step.type, list));
+    case 'add': {
+      const spec = ownValue(COMPONENTS, step.type);
+      if (!spec) return { components, error: `choose a component type to add` };
+      if ('field_name' in spec.props && !step.label.trim())
+        return { components, error: 'give the new component a label first' };
+      list.push(newComponent(step.type, list, step.label));
       return { components: list };
+    }
     case 'move': {
       if (step.from < 0 || step.from >= list.length || step.to < 0 || step.to >= list.length)
         return { components };

@@ -10,6 +10,7 @@ import { MASKS } from '../../forms/components/masks.ts';
 import { assetUrl, unsavedChangesScript } from '../assets.ts';
 import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
+import { DEFAULT_AFFIRMATION } from '../../forms/definitions/definition.ts';
 import { extraProps, propText, PROP_LABELS, TYPE_LABELS, type BuilderState } from './builder-state.ts';
 
 /** What the builder page shows. */
@@ -18,6 +19,8 @@ export interface BuilderView {
   state: BuilderState;
   csrfToken: string;
   canEdit: boolean;
+  /** Whether the user may open the form's responses (protected content), so the Responses tab is shown. */
+  canReadResponses: boolean;
   active: boolean;
   /** The service's refusal of the last save, or a step's problem. */
   error?: string;
@@ -33,13 +36,17 @@ export function formsAssets(): SafeHtml {
     <script src="${assetUrl('forms.js')}" defer></script>`;
 }
 
-/** The sub-navigation of one form's pages. */
-export function formTabs(id: string, here: 'build' | 'look' | 'share' | 'responses'): SafeHtml {
+/** The sub-navigation of one form's pages; Responses only for those who may read them. */
+export function formTabs(
+  id: string,
+  here: 'build' | 'look' | 'share' | 'responses',
+  canReadResponses: boolean,
+): SafeHtml {
   const tabs = [
     ['build', 'Build', `/console/forms/${id}`],
     ['look', 'Look', `/console/forms/${id}/look`],
     ['share', 'Share', `/console/forms/${id}/share`],
-    ['responses', 'Responses', `/console/forms/${id}/responses`],
+    ...(canReadResponses ? ([['responses', 'Responses', `/console/forms/${id}/responses`]] as const) : []),
   ] as const;
   return html`<nav class="tabs" aria-label="This form">
     <a href="/console/forms">All forms</a>
@@ -88,7 +95,18 @@ function card(c: Component, i: number, count: number, v: BuilderView): SafeHtml 
       <input type="hidden" name="c${i}.type" value="${c.type}" />
       <input type="hidden" name="c${i}.id" value="${c.id}" />
       ${Object.keys(extra).length ? html`<input type="hidden" name="c${i}.extra" value="${JSON.stringify(extra)}" />` : ''}
-      ${Object.entries(spec.props).map(([prop, p]) => control(i, prop, p, c.properties[prop], ro))}
+      ${Object.entries(spec.props)
+        .filter(([prop]) => prop !== 'field_name')
+        .map(([prop, p]) => control(i, prop, p, c.properties[prop], ro))}
+      ${
+        'field_name' in spec.props
+          ? html`<details class="advanced">
+              <summary>Advanced<span class="visually-hidden"> settings of component ${i + 1}</span></summary>
+              ${control(i, 'field_name', spec.props.field_name!, c.properties.field_name, ro)}
+              <p class="muted">The key of the answer in exports and the API, made from the label. Change it before responses arrive.</p>
+            </details>`
+          : ''
+      }
       ${
         v.canEdit
           ? html`<div class="actions component-actions">
@@ -110,7 +128,7 @@ function card(c: Component, i: number, count: number, v: BuilderView): SafeHtml 
 
 /** The builder page body. */
 export function builderBody(v: BuilderView): SafeHtml {
-  return html`${formsAssets()} ${v.canEdit ? unsavedChangesScript() : ''} ${formTabs(v.formId, 'build')}
+  return html`${formsAssets()} ${v.canEdit ? unsavedChangesScript() : ''} ${formTabs(v.formId, 'build', v.canReadResponses)}
     ${v.error ? html`<div class="flash flash-error" role="alert" id="builder-error"><strong>Not saved:</strong> ${v.error}</div>` : ''}
     ${publishBar(v)}
     <div class="builder">${editorForm(v)} ${previewSection(v)}</div>`;
@@ -147,37 +165,75 @@ function editorForm(v: BuilderView): SafeHtml {
       </div>
       <p class="muted">Status: <strong>${v.active ? 'published (accepting responses)' : 'draft (not accepting responses)'}</strong></p>
     </div>
+    ${settingsCard(v)}
     <ol class="components" id="components">
       ${state.components.map((c, i) => card(c, i, state.components.length, v))}
     </ol>
     ${state.components.length === 0 ? html`<p class="muted">No components yet: add the first one below.</p>` : ''}
     ${
       v.canEdit
-        ? html`<div class="card add">
-            <label for="add_type">Add a component</label>
-            <select id="add_type" name="add_type">
-              ${Object.keys(COMPONENTS).map((t) => html`<option value="${t}">${TYPE_LABELS[t] ?? t}</option>`)}
-            </select>
+        ? html`<fieldset class="card add">
+            <legend>Add a component</legend>
+            <div class="field">
+              <label for="add_label">Label of the new component</label>
+              <input type="text" id="add_label" name="add_label" maxlength="200" aria-describedby="add-hint" />
+              <p class="muted" id="add-hint">What the person filling in the form reads, such as "Date of birth".</p>
+            </div>
+            <div class="field">
+              <label for="add_type">Type of the new component</label>
+              <select id="add_type" name="add_type">
+                ${Object.keys(COMPONENTS).map((t) => html`<option value="${t}">${TYPE_LABELS[t] ?? t}</option>`)}
+              </select>
+            </div>
             <button type="submit" name="op" value="add">Add</button>
-          </div>`
+          </fieldset>`
         : ''
     }
     ${jsonView(v)}
     <div class="actions sticky-actions">
-      ${v.canEdit ? html`<button type="submit" name="op" value="save" class="primary">Save</button>` : ''}
-      <button
-        type="submit"
-        formaction="/console/forms/${v.formId}/preview"
-        formtarget="preview"
-        name="op"
-        value="preview"
-        id="preview-button"
-        class="secondary"
-      >
-        Refresh preview
-      </button>
+      ${
+        v.canEdit
+          ? html`<button type="submit" name="op" value="save" class="primary">Save</button>
+              <button
+                type="submit"
+                formaction="/console/forms/${v.formId}/preview"
+                formtarget="preview"
+                name="op"
+                value="preview"
+                id="preview-button"
+                class="secondary"
+              >
+                Refresh preview
+              </button>`
+          : ''
+      }
     </div>
   </form>`;
+}
+
+/** The form's settings that are not about its look: who is notified of responses, and the signature. */
+function settingsCard(v: BuilderView): SafeHtml {
+  const { state } = v;
+  const ro = v.canEdit ? '' : 'disabled';
+  return html`<fieldset class="card settings" id="settings">
+    <legend>Responses and signature</legend>
+    <div class="field">
+      <label for="recipient">Notify of each response (email addresses, comma-separated)</label>
+      <input type="text" id="recipient" name="recipient" value="${state.recipient}" inputmode="email" autocomplete="off" maxlength="5000" aria-describedby="recipient-hint" ${ro} />
+      <p class="muted" id="recipient-hint">Leave empty to notify no one. The email says a response arrived; the answers stay in the console.</p>
+    </div>
+    <div class="check">
+      <input type="hidden" name="signable" value="" ${ro} />
+      <input type="checkbox" id="signable" name="signable" value="true" ${state.signable ? 'checked' : ''} aria-describedby="signable-hint" ${ro} />
+      <label for="signable">Requires a signature</label>
+    </div>
+    <p class="muted" id="signable-hint">Records the signer's evidence with each response: the signature, the time, the address it came from and the sentence below. Needs a Signature component.</p>
+    <div class="field">
+      <label for="affirmation">The sentence the signer affirms</label>
+      <textarea id="affirmation" name="affirmation" rows="3" maxlength="1000" aria-describedby="affirmation-hint" ${ro}>${state.affirmation}</textarea>
+      <p class="muted" id="affirmation-hint">Shown beside the signature field. Leave empty for the standard sentence: ${DEFAULT_AFFIRMATION}</p>
+    </div>
+  </fieldset>`;
 }
 
 /** The definition as `form_json`, editable for editors. */

@@ -67,16 +67,19 @@ describe('forms pages in Chromium', () => {
     await page.getByRole('button', { name: 'Create form' }).click();
     await page.getByText('Form created').waitFor();
     formUrl = new URL(page.url()).pathname;
-    for (const type of ['Short text', 'Drop-down list', 'Single checkbox']) {
-      await page.getByLabel('Add a component').selectOption({ label: type });
+    for (const [type, label] of [
+      ['Short text', 'Patient name'],
+      ['Drop-down list', 'Preferred time'],
+      ['Single checkbox', 'I agree to be contacted'],
+    ] as const) {
+      await page.getByLabel('Label of the new component').fill(label);
+      await page.getByLabel('Type of the new component').selectOption({ label: type });
       await page.getByRole('button', { name: 'Add', exact: true }).click();
       await page.getByRole('group', { name: new RegExp(type) }).waitFor();
     }
-    await page.locator('#c0-text').fill('Patient name');
+    await expect.poll(() => page.locator('#c0-field_name').inputValue()).toBe('patient_name');
     await page.locator('#c0-required').check();
-    await page.locator('#c1-text').fill('Preferred time');
     await page.locator('#c1-options').fill('Morning\nAfternoon');
-    await page.locator('#c2-text').fill('I agree to be contacted');
     // The preview follows the editor without a save.
     await page.frameLocator('iframe[name=preview]').getByLabel('Preferred time').waitFor();
     await page.getByRole('button', { name: 'Save' }).click();
@@ -89,6 +92,29 @@ describe('forms pages in Chromium', () => {
     await page.getByText('Form saved').waitFor();
     await page.frameLocator('iframe[name=preview]').getByLabel('Patient name').waitFor();
     await look(page, 'forms-builder');
+
+    await page.getByLabel(/Notify of each response/).fill('front-desk@clinic.example, not an address');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('alert').getByText('\u201cnot an address\u201d is not an email address').waitFor();
+    await page.getByLabel(/Notify of each response/).fill('front-desk@clinic.example');
+    await page.getByLabel('Label of the new component').fill('Your signature');
+    await page.getByLabel('Type of the new component').selectOption({ label: 'Signature' });
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.getByRole('group', { name: /Signature/ }).waitFor();
+    expect(await page.getByLabel('Requires a signature').isChecked()).toBe(true);
+    await page.getByLabel('The sentence the signer affirms').fill('I confirm these answers are mine.');
+    await page.frameLocator('iframe[name=preview]').getByText('I confirm these answers are mine.').waitFor();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Form saved').waitFor();
+    await page.locator('#settings').scrollIntoViewIfNeeded();
+    for (const [suffix, size] of [
+      ['', { width: 1280, height: 800 }],
+      ['-phone', PHONE],
+    ] as const) {
+      await page.setViewportSize(size);
+      await page.locator('#settings').screenshot({ path: `${SHOTS}/forms-builder-settings${suffix}.png` });
+    }
+    await page.setViewportSize(DESKTOP);
 
     await page.getByRole('button', { name: 'Publish' }).click();
     await page.getByText('Form published').waitFor();
@@ -108,6 +134,7 @@ describe('forms pages in Chromium', () => {
     await visitor.getByLabel('Patient name').fill('Mary Seacole');
     await visitor.getByLabel('Preferred time').selectOption('Afternoon');
     await visitor.getByLabel('I agree to be contacted').check();
+    await visitor.getByLabel('Your signature').fill('Mary Seacole');
     await visitor.getByRole('button', { name: 'Enviar' }).click();
     await visitor.getByText('Gracias').waitFor();
     await visitor.close();
@@ -127,7 +154,7 @@ describe('forms pages in Chromium', () => {
     expect(download.suggestedFilename()).toMatch(/^submission-.+\.pdf$/);
     expect(errors).toEqual([]);
     await context.close();
-  }, 120_000);
+  }, 180_000);
 
   it('shows a viewer the form but the server refuses every change', async () => {
     const context = await browser.newContext({ viewport: DESKTOP });
@@ -135,6 +162,15 @@ describe('forms pages in Chromium', () => {
     page.setDefaultTimeout(10_000);
     await signIn(page, viewerEmail, formUrl);
     expect(await page.getByRole('button', { name: 'Save' }).count()).toBe(0);
+    const preview = page.frameLocator('iframe[name=preview]');
+    await preview.getByLabel('Patient name').waitFor();
+    // Give a script the time to post the read-only editor to the preview, as it did before.
+    await page.waitForTimeout(1500);
+    expect(await preview.locator('body').innerText()).not.toMatch(/form_json|preview shows once/);
+    await preview.getByLabel('Patient name').waitFor();
+    expect(
+      await page.getByRole('navigation', { name: 'This form' }).getByRole('link').allInnerTexts(),
+    ).toEqual(['All forms', 'Build', 'Look', 'Share']);
     await look(page, 'forms-builder-viewer');
     const csrf = await page.locator('input[name=_csrf]').first().inputValue();
     const statuses = await page.evaluate(

@@ -43,6 +43,11 @@ function unescape(s: string): string {
     .replace(/&amp;/g, '&');
 }
 
+/** The text of the builder's error alert. */
+function alertOf(page: string): string {
+  return /id="builder-error">([\s\S]*?)<\/div>/.exec(page)?.[1] ?? '';
+}
+
 async function stored(id: string) {
   const res = await t.app.inject({ method: 'GET', url: `/v1/forms/api/forms/${id}`, headers: a.auth });
   return (res.json() as { data: unknown }).data as {
@@ -60,19 +65,23 @@ describe('forms list and builder', () => {
     const url = created.headers.location as string;
     const id = url.split('/').pop()!;
     let page = (await editor.get(url)).body;
-    for (const type of ['TextInput', 'Select', 'Checkbox']) {
+    for (const [type, label] of [
+      ['TextInput', 'Your name'],
+      ['Select', 'Preferred time'],
+      ['Checkbox', 'I agree'],
+    ] as const) {
       const res = await editor.post(url, {
         ...builderFields(page),
         _csrf: editor.csrf,
         op: 'add',
         add_type: type,
+        add_label: label,
       });
       expect(res.statusCode).toBe(200);
       page = res.body;
     }
     expect((await stored(id)).form_json.body).toHaveLength(0);
     const fields = builderFields(page);
-    fields['c0.p.text'] = 'Your name';
     fields['c0.p.required'] = 'true';
     fields['c1.p.options'] = 'Morning\nAfternoon|pm';
     const saved = await editor.post(url, { ...fields, _csrf: editor.csrf, op: 'save' });
@@ -80,7 +89,7 @@ describe('forms list and builder', () => {
     const form = await stored(id);
     expect(form.form_json.body.map((c) => c.type)).toEqual(['TextInput', 'Select', 'Checkbox']);
     expect(form.form_json.body[0]!.properties).toMatchObject({
-      field_name: 'text_input_1',
+      field_name: 'your_name',
       text: 'Your name',
       required: true,
     });
@@ -129,7 +138,10 @@ describe('forms list and builder', () => {
     const res = await editor.post(url, { ...fields, _csrf: editor.csrf, op: 'save' });
     expect(res.statusCode).toBe(422);
     expect(res.body).toContain('role="alert" id="builder-error"');
-    expect(res.body).toContain('duplicate field_name &quot;name&quot;');
+    expect(res.body).toContain(
+      '\u201cEmail\u201d: another component already uses the field name &quot;name&quot;',
+    );
+    expect(alertOf(res.body)).not.toContain('form_json');
     expect(res.body).toMatch(/class="component has-error" data-index="2"/);
     expect(await stored(id)).toEqual(before);
   });
@@ -146,7 +158,7 @@ describe('forms list and builder', () => {
     const bad = JSON.stringify({ body: [{ type: 'Marquee', id: 'm', properties: {} }] });
     const res = await editor.post(url, { ...fields, _csrf: editor.csrf, op: 'json', json: bad });
     expect(res.statusCode).toBe(422);
-    expect(res.body).toContain('unknown component type');
+    expect(res.body).toContain('Component (component 1): choose a type');
   });
 
   it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
@@ -159,7 +171,7 @@ describe('forms list and builder', () => {
       for (const op of ['save', 'down:1']) {
         const res = await editor.post(url, { ...fields, op });
         expect(res.statusCode, op).toBe(422);
-        expect(res.body).toContain('unknown component type');
+        expect(res.body).toContain('\u201cContact us\u201d: choose a type');
       }
       const json = JSON.stringify({ body: [{ type, id: 'x', properties: {} }] });
       expect((await editor.post(url, { ...fields, 'c0.type': 'Heading', op: 'json', json })).statusCode).toBe(
@@ -167,7 +179,7 @@ describe('forms list and builder', () => {
       );
       const preview = await editor.post(`${url}/preview`, fields);
       expect(preview.statusCode).toBe(422);
-      expect(preview.body).toContain('unknown component type');
+      expect(preview.body).toContain('\u201cContact us\u201d: choose a type');
       expect(await stored(id)).toEqual(before);
     },
   );
@@ -200,6 +212,132 @@ describe('forms list and builder', () => {
       expect(res.statusCode).toBe(403);
     }
     expect(await stored(id)).toEqual(before);
+  });
+
+  it('stores who is notified, the signature requirement and the affirmed sentence from the builder', async () => {
+    const id = await createForm(t.app, a.auth);
+    const url = `/console/forms/${id}`;
+    let fields = builderFields((await editor.get(url)).body);
+    const added = await editor.post(url, {
+      ...fields,
+      _csrf: editor.csrf,
+      op: 'add',
+      add_type: 'Signature',
+      add_label: 'Your signature',
+    });
+    fields = builderFields(added.body);
+    expect(fields.signable).toBe('true');
+    fields.recipient = 'front-desk@clinic.example, dr.lee@clinic.example';
+    fields.affirmation = 'I confirm my answers are true.';
+    const saved = await editor.post(url, { ...fields, _csrf: editor.csrf, op: 'save' });
+    expect(saved.statusCode).toBe(303);
+    const form = (await stored(id)) as unknown as Record<string, unknown>;
+    expect(form).toMatchObject({
+      recipient: 'front-desk@clinic.example, dr.lee@clinic.example',
+      signable: true,
+      signature_confirmation_label: 'I confirm my answers are true.',
+    });
+    const again = builderFields((await editor.get(url)).body);
+    expect([again.recipient, again.signable, again.affirmation]).toEqual([
+      form.recipient,
+      'true',
+      'I confirm my answers are true.',
+    ]);
+  });
+
+  it.each([
+    [
+      'recipient',
+      'front-desk@clinic.example, not an address',
+      'Notify of each response: \u201cnot an address\u201d is not an email address',
+    ],
+    ['affirmation', 'x'.repeat(1001), 'The sentence the signer affirms must be at most 1000 characters'],
+    ['signable', 'true', 'Requires a signature: add a Signature component, or untick it'],
+  ])('refuses a bad %s setting in plain words and saves nothing', async (name, value, message) => {
+    const id = await createForm(t.app, a.auth);
+    const url = `/console/forms/${id}`;
+    const before = await stored(id);
+    const fields = builderFields((await editor.get(url)).body);
+    const res = await editor.post(url, { ...fields, [name]: value, _csrf: editor.csrf, op: 'save' });
+    expect(res.statusCode).toBe(422);
+    expect(res.body).toContain(message);
+    expect(await stored(id)).toEqual(before);
+  });
+
+  it('asks for the label first and makes a unique field name from it, editable under Advanced', async () => {
+    const id = await createForm(t.app, a.auth);
+    const url = `/console/forms/${id}`;
+    let fields = builderFields((await editor.get(url)).body);
+    const unnamed = await editor.post(url, {
+      ...fields,
+      _csrf: editor.csrf,
+      op: 'add',
+      add_type: 'DateInput',
+    });
+    expect(unnamed.statusCode).toBe(422);
+    expect(unnamed.body).toContain('give the new component a label first');
+    const n = contactForm().body.length;
+    for (const _ of [1, 2]) {
+      const res = await editor.post(url, {
+        ...fields,
+        _csrf: editor.csrf,
+        op: 'add',
+        add_type: 'DateInput',
+        add_label: 'Date of birth (Geburtsdatum)',
+      });
+      expect(res.statusCode).toBe(200);
+      fields = builderFields(res.body);
+      expect(res.body).toMatch(new RegExp(`<details class="advanced">[\\s\\S]*?id="c${n}-field_name"`));
+    }
+    expect([fields[`c${n}.p.field_name`], fields[`c${n + 1}.p.field_name`]]).toEqual([
+      'date_of_birth_geburtsdatum',
+      'date_of_birth_geburtsdatum_2',
+    ]);
+    expect(fields[`c${n}.p.text`]).toBe('Date of birth (Geburtsdatum)');
+    fields[`c${n + 1}.p.field_name`] = 'dob';
+    expect((await editor.post(url, { ...fields, _csrf: editor.csrf, op: 'save' })).statusCode).toBe(303);
+    const names = (await stored(id)).form_json.body.map((c) => c.properties.field_name);
+    expect(names.slice(-2)).toEqual(['date_of_birth_geburtsdatum', 'dob']);
+  });
+
+  it('names a refused component by its label, never by its place in the JSON', async () => {
+    const id = await createForm(t.app, a.auth);
+    const url = `/console/forms/${id}`;
+    const fields = builderFields((await editor.get(url)).body);
+    fields['c3.p.options'] = '';
+    fields['c4.p.max_length'] = 'lots';
+    for (const [change, message] of [
+      [{ 'c4.p.max_length': '' }, '\u201cTopic\u201d: Options is required'],
+      [{ 'c3.p.options': 'A' }, '\u201cMessage\u201d: Longest answer must be'],
+    ] as const) {
+      const res = await editor.post(url, { ...fields, ...change, _csrf: editor.csrf, op: 'save' });
+      expect(res.statusCode).toBe(422);
+      expect(res.body).toContain(message);
+      expect(alertOf(res.body)).not.toMatch(/form_json|body\[/);
+    }
+  });
+
+  it('hides the Responses links from a viewer, who may not read responses', async () => {
+    const id = await createForm(t.app, a.auth);
+    for (const path of [
+      `/console/forms/${id}`,
+      `/console/forms/${id}/look`,
+      `/console/forms/${id}/share`,
+      '/console/forms',
+    ]) {
+      const page = await viewer.get(path);
+      expect(page.statusCode, path).toBe(200);
+      expect(page.body, path).not.toContain(`/console/forms/${id}/responses`);
+    }
+    expect((await viewer.get(`/console/forms/${id}/responses`)).statusCode).toBe(403);
+  });
+
+  it('gives a viewer the saved form in the preview without posting the read-only editor', async () => {
+    const id = await createForm(t.app, a.auth);
+    const page = await viewer.get(`/console/forms/${id}`);
+    expect(page.body).not.toContain('id="preview-button"');
+    const preview = await viewer.get(`/console/forms/${id}/preview`);
+    expect(preview.body).toContain('<label for="sp-1"><b>Full name</b>');
   });
 
   it('refuses a save without the CSRF token', async () => {

@@ -10,6 +10,9 @@ import { auditForm } from './form-audit.ts';
 import { parseDefinition } from '../../forms/definitions/definition.ts';
 import { requireList } from '../../marketing/lists/lists.service.ts';
 import { changeForm, createForm, formOf, listFormsOf } from '../../forms/definitions/forms.service.ts';
+import type { Form as StoredForm } from '../../forms/definitions/forms.schemas.ts';
+import { parseMailbox } from '../../mail/addresses.ts';
+import { builderError } from './builder-errors.ts';
 import { html } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
@@ -21,15 +24,33 @@ import { responsesPages } from './responses.page.ts';
 import { sharePages } from './share.page.ts';
 import { lookPages } from './look.page.ts';
 
-function stateOf(form: { title: string; description: string | null; form_json: unknown }): BuilderState {
+function stateOf(form: StoredForm): BuilderState {
   const body = (form.form_json as { body?: BuilderState['components'] }).body ?? [];
-  return { title: form.title, description: form.description ?? '', components: body };
+  return {
+    title: form.title,
+    description: form.description ?? '',
+    recipient: form.recipient,
+    signable: form.signable,
+    affirmation: form.signature_confirmation_label ?? '',
+    components: body,
+  };
 }
 
-/** The index of the component an error message names (`form_json.body[3]`). */
-function errorIndex(message: string): number | undefined {
-  const m = /form_json\.body\[(\d+)\]/.exec(message);
-  return m ? Number(m[1]) : undefined;
+/** The longest affirmed sentence the API takes. */
+const AFFIRMATION_MAX = 1_000;
+
+/** The settings' problem in plain words, or undefined: each notified address must be one, a signature needs its field. */
+function settingsProblem(state: BuilderState): string | undefined {
+  const bad = state.recipient
+    .split(',')
+    .map((s) => s.trim())
+    .find((s) => s && !parseMailbox(s));
+  if (bad !== undefined) return `Notify of each response: \u201c${bad}\u201d is not an email address`;
+  if (state.affirmation.length > AFFIRMATION_MAX)
+    return `The sentence the signer affirms must be at most ${AFFIRMATION_MAX} characters (it has ${state.affirmation.length})`;
+  if (state.signable && !state.components.some((c) => c.type === 'Signature'))
+    return 'Requires a signature: add a Signature component, or untick it';
+  return undefined;
 }
 
 async function listPage(c: ConsoleContext) {
@@ -77,7 +98,7 @@ async function listPage(c: ConsoleContext) {
                       <td data-label="Responses">${f.submission_count}</td>
                       <td data-label="Changed">${f.updated_at.slice(0, 16).replace('T', ' ')}</td>
                       <td>
-                        <a href="/console/forms/${f.id}/responses">Responses</a> ·
+                        ${c.can('read_protected') ? html`<a href="/console/forms/${f.id}/responses">Responses</a> · ` : ''}
                         <a href="/console/forms/${f.id}/share">Share</a>
                       </td>
                     </tr>`,
@@ -93,20 +114,24 @@ async function saveBuilder(c: ConsoleContext) {
   const saved = await formOf(c.ctx, c.account.customer_id, id);
   let state = readState(c.form);
   const step = readStep(c.form);
-  const view = (error?: string) => ({
-    title: `Build: ${state.title || saved.title}`,
-    status: error ? 422 : 200,
-    body: builderBody({
-      formId: id,
-      state,
-      csrfToken: c.csrfToken,
-      canEdit: true,
-      active: saved.active,
-      error,
-      errorIndex: error ? errorIndex(error) : undefined,
-      unsaved: true,
-    }),
-  });
+  const view = (message?: string, about = state.components) => {
+    const error = message === undefined ? undefined : builderError(message, about);
+    return {
+      title: `Build: ${state.title || saved.title}`,
+      status: error ? 422 : 200,
+      body: builderBody({
+        formId: id,
+        state,
+        csrfToken: c.csrfToken,
+        canEdit: true,
+        canReadResponses: c.can('read_protected'),
+        active: saved.active,
+        error: error?.text,
+        errorIndex: error?.index,
+        unsaved: true,
+      }),
+    };
+  };
   if (state.error) return view(state.error);
   if (step) {
     const next = applyStep(state.components, step);
@@ -115,15 +140,20 @@ async function saveBuilder(c: ConsoleContext) {
       try {
         parseDefinition({ body: next.components });
       } catch (err) {
-        if (err instanceof AppError) return view(err.message);
+        if (err instanceof AppError) return view(err.message, next.components);
         throw err;
       }
     }
-    state = { ...state, components: next.components };
+    // A form's first Signature records the signer's evidence unless the editor turns that off.
+    const firstSignature =
+      step.op === 'add' && step.type === 'Signature' && !state.components.some((s) => s.type === 'Signature');
+    state = { ...state, components: next.components, signable: state.signable || firstSignature };
     return view();
   }
+  if (!state.title) return view('the form needs a title');
+  const problem = settingsProblem(state);
+  if (problem) return view(problem);
   try {
-    if (!state.title) throw new AppError('request.unprocessable', 'the form needs a title');
     await changeForm(
       c.ctx,
       c.account.customer_id,
@@ -131,6 +161,9 @@ async function saveBuilder(c: ConsoleContext) {
       {
         title: state.title,
         description: state.description,
+        recipient: state.recipient,
+        signable: state.signable,
+        signature_confirmation_label: state.affirmation,
         form_json: { ...(saved.form_json as object), body: state.components },
       },
       requireList,
@@ -180,6 +213,7 @@ export function formsPages(app: FastifyInstance, ctx: AppContext): void {
           state: stateOf(form),
           csrfToken: c.csrfToken,
           canEdit: c.can('edit_content'),
+          canReadResponses: c.can('read_protected'),
           active: form.active,
         }),
       };

@@ -35,7 +35,7 @@ async function lookPage(c: ConsoleContext) {
   const ro = c.can('edit_content') ? '' : 'disabled';
   return {
     title: `Look: ${form.title}`,
-    body: html`${formsAssets()} ${formTabs(form.id, 'look')}
+    body: html`${formsAssets()} ${formTabs(form.id, 'look', c.can('read_protected'))}
       <form method="post" action="/console/forms/${form.id}/look" class="card">
         ${csrfField(c.csrfToken)}
         <div class="field">

@@ -14,6 +14,7 @@ import { formPage, PAGE_HEADERS, type PageForm } from '../../forms/hosted/page.h
 import { html } from '../../http/html.ts';
 import { formOf as postedForm, formRoute, guard } from '../page.ts';
 import { BuilderForm, readState } from './builder-state.ts';
+import { builderError } from './builder-errors.ts';
 
 const PREVIEW_CSP = PAGE_HEADERS['content-security-policy']
   .replace("form-action 'self'", "form-action 'none'")
@@ -42,7 +43,7 @@ function page(form: PreviewForm, components: Component[]): string {
     });
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return refusal(err.message);
+    return refusal(builderError(err.message, components).text);
   }
 }
 
@@ -76,10 +77,19 @@ export function previewRoutes(app: FastifyInstance, ctx: AppContext): void {
       const form = await formOf(ctx, c.account.customer_id, req.params.id);
       const state = readState(posted);
       if (state.error) return send(reply, refusal(state.error), 422);
+      const editing = c.can('edit_content') && {
+        signable: state.signable,
+        signature_confirmation_label: state.affirmation,
+      };
       return send(
         reply,
         page(
-          { ...form, title: state.title || form.title, description: state.description || null },
+          {
+            ...form,
+            ...editing,
+            title: state.title || form.title,
+            description: state.description || null,
+          },
           state.components,
         ),
       );

@@ -121,6 +121,13 @@ describe('responses in the console', () => {
       .execute();
     expect(rows.map((r) => JSON.parse(r.detail).format).sort()).toEqual(['csv', 'pdf']);
   });
+
+  it('embeds an uploaded picture in the PDF of a response, beside its file name', async () => {
+    const pdf = (await owner.get(`/console/forms/${formId}/responses/${subIds[0]}/pdf`)).rawPayload;
+    const text = pdf.toString('latin1');
+    expect(text.match(/\/Subtype \/Image/g)?.length).toBe(1);
+    expect(text).toMatch(/\/Width 2\s+\/Height 2/);
+  });
 });
 
 describe('uploaded files through the API', () => {

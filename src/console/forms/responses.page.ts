@@ -57,7 +57,7 @@ async function listPage(c: ConsoleContext) {
   );
   return {
     title: `Responses: ${form.title}`,
-    body: html`${formsAssets()} ${formTabs(id, 'responses')}
+    body: html`${formsAssets()} ${formTabs(id, 'responses', true)}
       <form method="get" class="filters" role="search" aria-label="Filter responses">
         <div class="field">
           <label for="search">Search the answers</label><input type="text" id="search" name="search" value="${q.search ?? ''}" />
@@ -132,7 +132,7 @@ async function detailPage(c: ConsoleContext) {
   );
   return {
     title: `Response of ${when(row.created_at)}`,
-    body: html`${formsAssets()} ${formTabs(form.id, 'responses')}
+    body: html`${formsAssets()} ${formTabs(form.id, 'responses', true)}
       <p><a href="/console/forms/${form.id}/responses">Back to all responses</a></p>
       <div class="card">
         <dl>

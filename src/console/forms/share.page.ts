@@ -56,7 +56,7 @@ async function sharePage(c: ConsoleContext) {
   const embed = snippets(best, form.title);
   return {
     title: `Share: ${form.title}`,
-    body: html`${formsAssets()} ${formTabs(form.id, 'share')}
+    body: html`${formsAssets()} ${formTabs(form.id, 'share', c.can('read_protected'))}
       ${
         form.active
           ? ''

@@ -115,39 +115,58 @@ describe('hosted form page in Chromium', () => {
         },
         { type: 'TextArea', id: 'a', properties: { field_name: 'note', text: 'Note' } },
         { type: 'Checkbox', id: 'k', properties: { field_name: 'consent', text: 'I agree' } },
+        {
+          type: 'RadioGroup',
+          id: 'r',
+          properties: { field_name: 'visit', text: 'Visit', options: ['First', 'Follow-up'] },
+        },
+        { type: 'DateInput', id: 'd', properties: { field_name: 'dob', text: 'Date of birth' } },
+        { type: 'NumberInput', id: 'n', properties: { field_name: 'age', text: 'Age' } },
+        { type: 'FileUpload', id: 'f', properties: { field_name: 'card', text: 'Insurance card' } },
+        { type: 'Signature', id: 'g', properties: { field_name: 'sig', text: 'Signature' } },
       ],
     };
-    const id = await createForm(t.app, a.auth, { form_json });
+    const id = await createForm(t.app, a.auth, { form_json, signable: true });
     const page = await browser.newPage({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
     page.setDefaultTimeout(8000);
     await page.goto(`${base}/f/${id}`);
     const sizes = await page.evaluate(() => {
       type El = {
+        id: string;
         name: string;
         type: string;
         closest(s: string): unknown;
         getBoundingClientRect(): { height: number; width: number };
       };
       const w = globalThis as unknown as {
-        document: { querySelectorAll(s: string): El[] };
+        document: { querySelectorAll(s: string): El[]; querySelector(s: string): El | null };
         getComputedStyle(e: El): { fontSize: string };
       };
       return [...w.document.querySelectorAll('input:not([type=hidden]), textarea, select, button')]
         .filter((e) => !e.closest('.sp-hp') && e.getBoundingClientRect().height > 1)
-        .map((e) => ({
-          what: `${e.type} ${e.name}`,
-          font: parseFloat(w.getComputedStyle(e).fontSize),
-          height: e.getBoundingClientRect().height,
-        }));
+        .map((e) => {
+          // A checkbox or radio button is tapped through its label too, so the label is the target to measure.
+          const box = e.type === 'checkbox' || e.type === 'radio';
+          const target = box ? w.document.querySelector(`label[for="${e.id}"]`) : e;
+          return {
+            what: `${e.type} ${e.name}`,
+            box,
+            font: parseFloat(w.getComputedStyle(e).fontSize),
+            height: target?.getBoundingClientRect().height ?? 0,
+            width: target?.getBoundingClientRect().width ?? 0,
+          };
+        });
     });
-    expect(sizes.length).toBeGreaterThanOrEqual(5);
+    expect(sizes.length).toBeGreaterThanOrEqual(11);
     for (const s of sizes) {
-      const box = s.what.startsWith('checkbox');
-      // A checkbox holds no text to zoom into; its box is what must be big enough.
-      if (!box) expect(s.font, s.what).toBeGreaterThanOrEqual(16);
-      expect(s.height, s.what).toBeGreaterThanOrEqual(box ? 20 : 44);
+      // A checkbox holds no text to zoom into; every other control keeps 16 px text.
+      if (!s.box) expect(s.font, s.what).toBeGreaterThanOrEqual(16);
+      expect(s.height, s.what).toBeGreaterThanOrEqual(44);
+      expect(s.width, s.what).toBeGreaterThanOrEqual(44);
     }
     await page.screenshot({ path: '.test-artifacts/forms-hosted-phone.png', fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.screenshot({ path: '.test-artifacts/forms-hosted-desktop.png', fullPage: true });
     await page.close();
   });
 });

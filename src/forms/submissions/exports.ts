@@ -12,6 +12,7 @@ import { isField } from '../components/components.ts';
 import { fieldName, labelOf, type Component } from '../components/component-types.ts';
 import type { FormRow } from '../definitions/forms.service.ts';
 import { openSubmission } from './submissions.service.ts';
+import type { StoredFile } from './submission-check.ts';
 import { findSignature, submissionsAfter, type SubmissionRow } from './submissions.repository.ts';
 
 const BATCH = 500;
@@ -99,7 +100,18 @@ function imageOf(value: unknown): Buffer | null {
   return bytes && isDecodableImage(bytes) ? bytes : null;
 }
 
-/** A PDF of one submission: title, time, each field's label and value, uploaded file names and the signature evidence. */
+/** The bytes of a field's uploaded file when it is a PNG or JPEG that decodes (the picture types a PDF can hold), else null. */
+function uploadedPicture(files: StoredFile[], field: string): Buffer | null {
+  const file = files.find((f) => f.field_name === field);
+  if (!file || !/^image\/(png|jpeg)$/.test(file.content_type)) return null;
+  const bytes = Buffer.from(file.content, 'base64');
+  return isDecodableImage(bytes) ? bytes : null;
+}
+
+/**
+ * A PDF of one submission: title, time, each field's label and value, uploaded pictures (PNG and JPEG) under their
+ * file names, and the signature evidence.
+ */
 export async function submissionPdf(ctx: AppContext, form: FormRow, row: SubmissionRow): Promise<Buffer> {
   const data = openSubmission(ctx, row);
   const signature = await findSignature(ctx.database.reader, row.id);
@@ -126,6 +138,8 @@ export async function submissionPdf(ctx: AppContext, form: FormRow, row: Submiss
     const image = imageOf(value);
     if (image) doc.image(image, { fit: [250, 100] });
     else doc.font('Helvetica').text(cellText(value) || '—');
+    const picture = uploadedPicture(data.files, fieldName(c));
+    if (picture) doc.image(picture, { fit: [400, 300] });
     doc.moveDown(0.5);
   }
   if (signature) {
