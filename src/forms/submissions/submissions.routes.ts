@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { accountOfKey, principalOf } from '../../http/auth.ts';
-import { ErrorResponse } from '../../mail/error-body.ts';
+import { errorResponses } from '../../mail/error-body.ts';
 import {
   FORMS_PREFIXES,
   IdParam,
@@ -22,15 +22,7 @@ import { submissionFile } from './browse.service.ts';
 import { attachmentHeaders } from './file-headers.ts';
 
 const security: { [name: string]: string[] }[] = [{ bearer: [] }];
-const errors = {
-  400: ErrorResponse,
-  401: ErrorResponse,
-  403: ErrorResponse,
-  404: ErrorResponse,
-  413: ErrorResponse,
-  422: ErrorResponse,
-  429: ErrorResponse,
-};
+const errors = errorResponses(400, 401, 403, 404, 413, 422, 429);
 const CSV = 'text/csv; charset=utf-8';
 const CsvQuery = Type.Object(
   {
