@@ -66,10 +66,7 @@ async function requireCountedCode(
   config: Config,
   sealer: Sealer,
   user: User,
-  code: string,
-  ip: string,
-  failureAction: string,
-  wrong: string,
+  { code, ip, failureAction, wrong }: { code: string; ip: string; failureAction: string; wrong: string },
 ): Promise<void> {
   const row = await findUserById(db, user.id);
   const attempt = { row, email: user.email, ip, now: Date.now(), failureAction };
@@ -129,16 +126,12 @@ export async function confirmTotpEnrolment(
   ip: string,
 ): Promise<void> {
   if (!(await pendingEnrolment(db, sealer, user))) throw new AppError('conflict', 'start the set-up first');
-  await requireCountedCode(
-    db,
-    config,
-    sealer,
-    user,
+  await requireCountedCode(db, config, sealer, user, {
     code,
     ip,
-    'user.totp_enable_failure',
-    'that code is not right; check the time on your phone and try the newest code',
-  );
+    failureAction: 'user.totp_enable_failure',
+    wrong: 'that code is not right; check the time on your phone and try the newest code',
+  });
   await updateUser(db, user.id, { totp_enabled_at: Date.now(), updated_at: Date.now() });
   await recordOwn(db, user, 'user.totp_enable', ip);
 }
@@ -157,16 +150,12 @@ export async function disableTotp(
       'console.forbidden',
       'this account requires two-factor authentication; it cannot be turned off',
     );
-  await requireCountedCode(
-    db,
-    config,
-    sealer,
-    user,
+  await requireCountedCode(db, config, sealer, user, {
     code,
     ip,
-    'user.totp_disable_failure',
-    'that code is not right',
-  );
+    failureAction: 'user.totp_disable_failure',
+    wrong: 'that code is not right',
+  });
   await updateUser(db, user.id, {
     totp_secret: null,
     totp_enabled_at: null,
