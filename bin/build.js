@@ -9,6 +9,7 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EDITOR_BUILD, EDITOR_BUNDLE, EDITOR_SOURCE } from '../src/console/editor-build.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'dist');
@@ -121,25 +122,16 @@ export async function buildCommand() {
   pruneChunks(new Set(files.map((f) => f.path)));
 }
 
-/**
- * Bundles the console's block editor (its code with Tiptap and ProseMirror) into dist/block-editor.js, one browser
- * script served under the console's strict CSP. The options match EDITOR_BUILD in src/console/assets.ts.
- */
+/** Bundles the console's block editor into dist/block-editor.js (src/console/editor-build.js says how). */
 export async function buildEditor() {
   const { build } = await import('esbuild');
   const result = await build({
-    entryPoints: [path.join(ROOT, 'src/console/editor/block-editor.js')],
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    target: 'es2020',
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'error',
+    ...EDITOR_BUILD,
+    entryPoints: [path.join(ROOT, EDITOR_SOURCE)],
     write: false,
   });
   mkdirSync(DIST, { recursive: true });
-  writeWhole(path.join(DIST, 'block-editor.js'), result.outputFiles[0].contents);
+  writeWhole(path.join(ROOT, EDITOR_BUNDLE), result.outputFiles[0].contents);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

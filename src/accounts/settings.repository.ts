@@ -1,5 +1,5 @@
 /** SQL for an account's marketing settings and the suppression look-up transactional sends make. */
-import type { Queryable } from '../db/types.ts';
+import type { MarketingSettingsTable, Queryable } from '../db/types.ts';
 
 /** Addresses per statement (keeps under every dialect's parameter limit). */
 const CHUNK = 500;
@@ -27,14 +27,7 @@ export async function saveSuppressTransactional(
   on: boolean,
   now: number,
 ): Promise<void> {
-  const value = on ? 1 : 0;
-  await db
-    .insertInto('marketing_settings')
-    .values({ customer_id: customerId, suppress_transactional: value, updated_at: now })
-    .onConflict((oc) =>
-      oc.column('customer_id').doUpdateSet({ suppress_transactional: value, updated_at: now }),
-    )
-    .execute();
+  await upsertSettings(db, customerId, { suppress_transactional: on ? 1 : 0 }, now);
 }
 
 /** Stores the account's postal address (null removes it). */
@@ -44,11 +37,7 @@ export async function savePostalAddress(
   address: string | null,
   now: number,
 ): Promise<void> {
-  await db
-    .insertInto('marketing_settings')
-    .values({ customer_id: customerId, suppress_transactional: 0, postal_address: address, updated_at: now })
-    .onConflict((oc) => oc.column('customer_id').doUpdateSet({ postal_address: address, updated_at: now }))
-    .execute();
+  await upsertSettings(db, customerId, { postal_address: address }, now);
 }
 
 /** The lower-cased emails among `keys` whose subscriber of the account unsubscribed globally (one indexed look-up per chunk). */
@@ -78,9 +67,19 @@ export async function saveBrand(
   brand: { brand_name: string | null; brand_color: string | null; brand_logo_id: string | null },
   now: number,
 ): Promise<void> {
+  await upsertSettings(db, customerId, brand, now);
+}
+
+/** Writes `change` to the account's settings row, creating it (transactional suppression off) when there is none. */
+async function upsertSettings(
+  db: Queryable,
+  customerId: number,
+  change: Partial<Omit<MarketingSettingsTable, 'customer_id' | 'updated_at'>>,
+  now: number,
+): Promise<void> {
   await db
     .insertInto('marketing_settings')
-    .values({ customer_id: customerId, suppress_transactional: 0, ...brand, updated_at: now })
-    .onConflict((oc) => oc.column('customer_id').doUpdateSet({ ...brand, updated_at: now }))
+    .values({ customer_id: customerId, suppress_transactional: 0, ...change, updated_at: now })
+    .onConflict((oc) => oc.column('customer_id').doUpdateSet({ ...change, updated_at: now }))
     .execute();
 }

@@ -4,23 +4,15 @@
  * worker's /metrics, where an api node never sees it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECT } from '../test/database.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { sendMessage, waitUntilFinished } from '../delivery/delivery.test-support.ts';
 import { waitFor } from '../test/wait.ts';
+import { freePort } from '../test/ports.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The value of one sample, 0 when absent. */
 function sample(text: string, name: string): number {

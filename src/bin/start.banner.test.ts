@@ -6,13 +6,13 @@ import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createScratchDatabase, type ScratchDatabase } from '../test/database.ts';
 import { waitFor } from '../test/wait.ts';
+import { freePort } from '../test/ports.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let scratch: ScratchDatabase;
@@ -26,14 +26,6 @@ afterAll(async () => {
   await scratch?.drop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 it('logs the version and commit at start, and serves every pipeline counter at zero from the start', async () => {
   const metricsPort = await freePort();

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
 import { packageRoot } from '../config/package-root.ts';
 import { html, type SafeHtml } from '../http/html.ts';
+import { EDITOR_BUILD, EDITOR_BUNDLE, EDITOR_SOURCE } from './editor-build.js';
 
 interface Asset {
   body: Buffer;
@@ -28,20 +29,20 @@ function load(
 }
 
 /** Where the block editor's source is, and where `bin/build.js` writes its bundle. */
-const EDITOR_SOURCE = path.join(packageRoot(), 'src', 'console', 'editor', 'block-editor.js');
-const EDITOR_BUNDLE = path.join(packageRoot(), 'dist', 'block-editor.js');
+const EDITOR_SOURCE_FILE = path.join(packageRoot(), EDITOR_SOURCE);
+const EDITOR_BUNDLE_FILE = path.join(packageRoot(), EDITOR_BUNDLE);
 
 /**
  * The block editor (Tiptap and the editor's own code) as one browser script: the bundle `bin/build.js` wrote, or, when
  * running from sources newer than any build, bundled now with the same options.
  */
 function bundledEditor(): Asset {
-  const built = statSync(EDITOR_BUNDLE, { throwIfNoEntry: false });
-  if (built && built.mtimeMs >= statSync(EDITOR_SOURCE).mtimeMs)
-    return load('block-editor.js', 'text/javascript; charset=utf-8', EDITOR_BUNDLE);
+  const built = statSync(EDITOR_BUNDLE_FILE, { throwIfNoEntry: false });
+  if (built && built.mtimeMs >= statSync(EDITOR_SOURCE_FILE).mtimeMs)
+    return load('block-editor.js', 'text/javascript; charset=utf-8', EDITOR_BUNDLE_FILE);
   const require = createRequire(import.meta.url);
   const esbuild = require('esbuild') as typeof import('esbuild');
-  const out = esbuild.buildSync({ ...EDITOR_BUILD, entryPoints: [EDITOR_SOURCE], write: false });
+  const out = esbuild.buildSync({ ...EDITOR_BUILD, entryPoints: [EDITOR_SOURCE_FILE], write: false });
   const body = Buffer.from(out.outputFiles[0]!.contents);
   return {
     body,
@@ -49,17 +50,6 @@ function bundledEditor(): Asset {
     hash: createHash('sha256').update(body).digest('hex').slice(0, 12),
   };
 }
-
-/** esbuild options of the editor bundle (bin/build.js uses the same). */
-export const EDITOR_BUILD = {
-  bundle: true,
-  format: 'iife',
-  platform: 'browser',
-  target: 'es2020',
-  minify: true,
-  legalComments: 'none',
-  logLevel: 'error',
-} as const;
 
 const ASSETS: Record<string, Asset> = {
   'block-editor.js': bundledEditor(),

@@ -121,14 +121,23 @@ export interface ActionSpec<B extends TObject = TObject> {
 
 /** Writes a page's or action's declared audit entry. */
 async function writeAudit(c: ConsoleContext, audit: ConsoleAudit | undefined): Promise<void> {
-  if (!audit) return;
+  if (audit) await audited(c, audit.action, audit.target(c), audit.detail?.(c));
+}
+
+/** Records a change made in the console in the audit trail: the signed-in actor, the account, the address. */
+export async function audited(
+  c: ConsoleContext,
+  action: string,
+  target: string,
+  detail: Record<string, unknown> = {},
+): Promise<void> {
   await record(c.ctx.database.db, {
     accountId: c.account.customer_id,
     actor: c.actor,
-    action: audit.action,
-    target: audit.target(c),
+    action,
+    target,
     ip: c.ip,
-    detail: audit.detail?.(c),
+    detail,
   });
 }
 

@@ -6,7 +6,7 @@ import type { TypedApp } from '../http/typed.ts';
 import type { AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { BulkBody, BulkResponse, Receipt, SendBody, SendResponse, TemplatedBody } from './email.schemas.ts';
-import { ErrorResponse } from '../mail/error-body.ts';
+import { errorResponses } from '../mail/error-body.ts';
 import { EMAIL_PREFIXES } from '../mail/prefixes.ts';
 import { sendBulk, sendMessage, sendTemplated } from './email.service.ts';
 import { getReceipt } from './receipts.service.ts';
@@ -40,14 +40,7 @@ const TemplateChange = Type.Object({
   params: Type.Object({ name: Type.Optional(Type.String()), body: Type.Optional(Type.String()) }),
 });
 const IdParam = Type.Object({ id: Type.String() }, { additionalProperties: true });
-const errors = {
-  400: ErrorResponse,
-  401: ErrorResponse,
-  403: ErrorResponse,
-  404: ErrorResponse,
-  422: ErrorResponse,
-  429: ErrorResponse,
-};
+const errors = errorResponses(400, 401, 403, 404, 422, 429);
 const idempotencyKey = (req: FastifyRequest) => {
   const v = req.headers['idempotency-key'];
   return typeof v === 'string' && v.trim() ? v.trim() : undefined;

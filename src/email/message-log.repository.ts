@@ -5,7 +5,7 @@
  * counts all rows.
  */
 import type { Queryable } from '../db/types.ts';
-import type { MessageRow, RecipientRow } from './messages.repository.ts';
+import type { RecipientRow } from './messages.repository.ts';
 
 /** What the log may be searched by; every field is optional. */
 export interface LogFilter {
@@ -111,18 +111,4 @@ export async function eventsOf(db: Queryable, messageId: string) {
     .where('message_id', '=', messageId)
     .orderBy('id')
     .execute();
-}
-
-/** One message of the account (with its sealed content). */
-export async function messageOf(
-  db: Queryable,
-  customerId: number,
-  id: string,
-): Promise<MessageRow | undefined> {
-  return db
-    .selectFrom('messages')
-    .selectAll()
-    .where('customer_id', '=', customerId)
-    .where('id', '=', id)
-    .executeTakeFirst();
 }

@@ -9,14 +9,8 @@ import { AppError } from '../errors/app-error.ts';
 import { deriveKey } from '../crypto/derive.ts';
 import { openContent, type StoredContent } from '../mail/content.ts';
 import { record, type AuditActor } from '../audit/audit.service.ts';
-import {
-  eventsOf,
-  messageOf,
-  recipientsOf,
-  searchMessages,
-  type LogFilter,
-} from './message-log.repository.ts';
-import { listLinks } from './messages.repository.ts';
+import { eventsOf, recipientsOf, searchMessages, type LogFilter } from './message-log.repository.ts';
+import { findMessage, listLinks } from './messages.repository.ts';
 
 const subjectKeys = new WeakMap<Buffer, Buffer>();
 
@@ -95,7 +89,7 @@ const STEP: Record<string, TimelineStep['what']> = {
 /** A message (without its content) and a timeline per recipient: accepted, attempts, delivered or bounced, opens, clicks, complaints. */
 export async function messageTimeline(ctx: AppContext, customerId: number, id: string) {
   const db = ctx.database.db;
-  const message = await messageOf(db, customerId, id);
+  const message = await findMessage(db, customerId, id);
   if (!message)
     throw new AppError('email.message_not_found', 'Message with this tracking id was not found', {
       extra: { sourceTrackingId: id },
@@ -140,7 +134,7 @@ export async function readMessageContent(
   if (!by.allowed)
     throw new AppError('auth.forbidden', 'reading message content needs the protected-content permission');
   const db = ctx.database.db;
-  const message = await messageOf(db, customerId, id);
+  const message = await findMessage(db, customerId, id);
   if (!message)
     throw new AppError('email.message_not_found', 'Message with this tracking id was not found', {
       extra: { sourceTrackingId: id },

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../http/typed.ts';
 import type { AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
-import { ErrorResponse } from '../mail/error-body.ts';
+import { errorResponses } from '../mail/error-body.ts';
 import { oneSuppression, removeSuppression, suppressionPage } from '../accounts/suppressions.service.ts';
 
 const Suppression = Type.Object({
@@ -16,13 +16,7 @@ const Suppression = Type.Object({
 const AddressParam = Type.Object({
   address: Type.String({ minLength: 1, maxLength: 320, description: 'the suppressed email address' }),
 });
-const errors = {
-  400: ErrorResponse,
-  401: ErrorResponse,
-  403: ErrorResponse,
-  404: ErrorResponse,
-  429: ErrorResponse,
-};
+const errors = errorResponses(400, 401, 403, 404, 429);
 const tags = ['email'];
 const security: { [name: string]: string[] }[] = [{ bearer: [] }, { token: [] }];
 

@@ -10,7 +10,7 @@ import type { QueueSpec } from '../jobs/worker.ts';
 import type { BackgroundWork } from '../jobs/jobs.worker.ts';
 import { verifiedDomainNames } from '../accounts/domains.service.ts';
 import { parseMailbox, type Mailbox } from '../mail/addresses.ts';
-import { submitMessages } from '../email/submit.ts';
+import { submitSystemMail } from '../email/system-mail.ts';
 import { findUndeletedForm, type FormRow } from './definitions/forms.service.ts';
 import { SUBMITTED_QUEUE } from './submissions/submissions.service.ts';
 
@@ -86,29 +86,17 @@ async function notifyRecipients(ctx: AppContext, form: FormRow, submissionId: st
     ],
     action: { label: 'Read the response', url: link },
   });
-  await submitMessages(
+  await submitSystemMail(
     ctx,
-    { customerId: form.customer_id, domain: null },
-    [
-      {
-        to,
-        cc: [],
-        bcc: [],
-        from: { address: `forms@${domain}`, name: 'Sealpost Forms' },
-        subject: `New response: ${form.title.replace(/[\r\n]+/g, ' ').slice(0, 150)}`,
-        headers: {},
-        html: body.html,
-        text: body.text,
-        attachments: [],
-        allowNonTLS: false,
-        forceSecureNotification: false,
-      },
-    ],
+    form.customer_id,
     {
-      source: 'system',
-      tracking: { openTracking: false, linkTracking: false },
-      // A retried job (a later step failed, or the worker died after this commit) must not mail the recipients again.
-      idempotency: { key: `form-notification:${submissionId}`, requestHash: submissionId },
+      to,
+      from: { address: `forms@${domain}`, name: 'Sealpost Forms' },
+      subject: `New response: ${form.title.replace(/[\r\n]+/g, ' ').slice(0, 150)}`,
+      html: body.html,
+      text: body.text,
     },
+    // A retried job (a later step failed, or the worker died after this commit) must not mail the recipients again.
+    { key: `form-notification:${submissionId}`, requestHash: submissionId },
   );
 }

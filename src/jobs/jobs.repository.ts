@@ -21,23 +21,44 @@ export interface NewJob {
   uniqueKey?: string;
 }
 
+/** The bound values of one new work row. */
+type JobValues = {
+  queue: string;
+  payload: string;
+  run_at: number;
+  unique_key: string | null;
+  now: number;
+};
+
+/** The bound values of `job`, queued at `now` unless it names a later time. */
+const jobValues = (job: NewJob, now: number): JobValues => ({
+  queue: job.queue,
+  payload: JSON.stringify(job.payload ?? null),
+  run_at: job.runAt ?? now,
+  unique_key: job.uniqueKey ?? null,
+  now,
+});
+
+/** The `jobs` row a new work row inserts: queued, never attempted. */
+const queuedRow = (j: JobValues) =>
+  ({
+    queue: j.queue,
+    payload: j.payload,
+    state: 'queued',
+    attempts: 0,
+    run_at: j.run_at,
+    unique_key: j.unique_key,
+    created_at: j.now,
+    updated_at: j.now,
+  }) as const;
+
 // Every accepted message and every webhook call enqueues work, so the insert is compiled once (see db/precompiled.ts).
-const insertJobQuery = precompile(
-  (db, j: { queue: string; payload: string; run_at: number; unique_key: string | null; now: number }) =>
-    db
-      .insertInto('jobs')
-      .values({
-        queue: j.queue,
-        payload: j.payload,
-        state: 'queued',
-        attempts: 0,
-        run_at: j.run_at,
-        unique_key: j.unique_key,
-        created_at: j.now,
-        updated_at: j.now,
-      })
-      .onConflict((oc) => oc.column('unique_key').doNothing())
-      .returning('id'),
+const insertJobQuery = precompile((db, j: JobValues) =>
+  db
+    .insertInto('jobs')
+    .values(queuedRow(j))
+    .onConflict((oc) => oc.column('unique_key').doNothing())
+    .returning('id'),
 );
 
 /**
@@ -45,47 +66,23 @@ const insertJobQuery = precompile(
  * skipped with ON CONFLICT DO NOTHING rather than caught, so an enclosing PostgreSQL transaction stays usable.
  */
 export async function enqueueJob(db: Queryable, job: NewJob, now = Date.now()): Promise<number | null> {
-  const { rows } = await insertJobQuery(db, {
-    queue: job.queue,
-    payload: JSON.stringify(job.payload ?? null),
-    run_at: job.runAt ?? now,
-    unique_key: job.uniqueKey ?? null,
-    now,
-  });
+  const { rows } = await insertJobQuery(db, jobValues(job, now));
   return rows[0]?.id ?? null;
 }
 
 // Accepted messages enqueue their deliveries in batches, so the multi-row insert is compiled once per row count.
-const insertJobsQuery = precompileRows(
-  (db, rows: { queue: string; payload: string; run_at: number; unique_key: string | null; now: number }[]) =>
-    db
-      .insertInto('jobs')
-      .values(
-        rows.map((j) => ({
-          queue: j.queue,
-          payload: j.payload,
-          state: 'queued',
-          attempts: 0,
-          run_at: j.run_at,
-          unique_key: j.unique_key,
-          created_at: j.now,
-          updated_at: j.now,
-        })),
-      )
-      .onConflict((oc) => oc.column('unique_key').doNothing()),
+const insertJobsQuery = precompileRows((db, rows: JobValues[]) =>
+  db
+    .insertInto('jobs')
+    .values(rows.map(queuedRow))
+    .onConflict((oc) => oc.column('unique_key').doNothing()),
 );
 
 /** Inserts queued rows for a list of jobs, in chunks; unique keys that already exist are skipped. */
 export async function enqueueJobs(db: Queryable, jobs: readonly NewJob[], now = Date.now()): Promise<void> {
   await insertJobsQuery(
     db,
-    jobs.map((job) => ({
-      queue: job.queue,
-      payload: JSON.stringify(job.payload ?? null),
-      run_at: job.runAt ?? now,
-      unique_key: job.uniqueKey ?? null,
-      now,
-    })),
+    jobs.map((job) => jobValues(job, now)),
   );
 }
 

@@ -57,21 +57,32 @@ export async function checkTotp(db: Queryable, sealer: Sealer, user: User, code:
 }
 
 /**
- * Checks a code of a signed-in user as a counted attempt, like a sign-in: a wrong one counts towards the lock-out and
- * is audited as `action`, and a locked address is refused unchecked (console.locked).
+ * Checks a code of a signed-in user as a counted attempt, like a sign-in: a wrong one counts towards the lock-out, is
+ * audited as `failureAction` and refused with `wrong` (console.sign_in_failed), and a locked address is refused
+ * unchecked (console.locked).
  */
-async function countedCodeCheck(
+async function requireCountedCode(
   db: Queryable,
   config: Config,
   sealer: Sealer,
   user: User,
-  code: string,
-  ip: string,
-  action: string,
-): Promise<boolean> {
+  { code, ip, failureAction, wrong }: { code: string; ip: string; failureAction: string; wrong: string },
+): Promise<void> {
   const row = await findUserById(db, user.id);
-  const attempt = { row, email: user.email, ip, now: Date.now(), failureAction: action };
-  return guardedCheck(db, config, attempt, () => checkTotp(db, sealer, user, code));
+  const attempt = { row, email: user.email, ip, now: Date.now(), failureAction };
+  if (!(await guardedCheck(db, config, attempt, () => checkTotp(db, sealer, user, code))))
+    throw new AppError('console.sign_in_failed', wrong);
+}
+
+/** Audits `action` taken by a user on their own two-factor set-up. */
+async function recordOwn(db: Queryable, user: User, action: string, ip: string): Promise<void> {
+  await record(db, {
+    accountId: user.customerId,
+    actor: { type: 'user', id: user.id },
+    action,
+    target: `user:${user.id}`,
+    ip,
+  });
 }
 
 /** Starts an enrolment: a fresh secret replaces any unconfirmed one. Refused while two-factor is on. */
@@ -115,19 +126,14 @@ export async function confirmTotpEnrolment(
   ip: string,
 ): Promise<void> {
   if (!(await pendingEnrolment(db, sealer, user))) throw new AppError('conflict', 'start the set-up first');
-  if (!(await countedCodeCheck(db, config, sealer, user, code, ip, 'user.totp_enable_failure')))
-    throw new AppError(
-      'console.sign_in_failed',
-      'that code is not right; check the time on your phone and try the newest code',
-    );
-  await updateUser(db, user.id, { totp_enabled_at: Date.now(), updated_at: Date.now() });
-  await record(db, {
-    accountId: user.customerId,
-    actor: { type: 'user', id: user.id },
-    action: 'user.totp_enable',
-    target: `user:${user.id}`,
+  await requireCountedCode(db, config, sealer, user, {
+    code,
     ip,
+    failureAction: 'user.totp_enable_failure',
+    wrong: 'that code is not right; check the time on your phone and try the newest code',
   });
+  await updateUser(db, user.id, { totp_enabled_at: Date.now(), updated_at: Date.now() });
+  await recordOwn(db, user, 'user.totp_enable', ip);
 }
 
 /** Turns two-factor off for a user after a correct code; refused when the account requires it. */
@@ -144,21 +150,19 @@ export async function disableTotp(
       'console.forbidden',
       'this account requires two-factor authentication; it cannot be turned off',
     );
-  if (!(await countedCodeCheck(db, config, sealer, user, code, ip, 'user.totp_disable_failure')))
-    throw new AppError('console.sign_in_failed', 'that code is not right');
+  await requireCountedCode(db, config, sealer, user, {
+    code,
+    ip,
+    failureAction: 'user.totp_disable_failure',
+    wrong: 'that code is not right',
+  });
   await updateUser(db, user.id, {
     totp_secret: null,
     totp_enabled_at: null,
     totp_last_step: null,
     updated_at: Date.now(),
   });
-  await record(db, {
-    accountId: user.customerId,
-    actor: { type: 'user', id: user.id },
-    action: 'user.totp_disable',
-    target: `user:${user.id}`,
-    ip,
-  });
+  await recordOwn(db, user, 'user.totp_disable', ip);
 }
 
 /** True when the account requires two-factor sign-in. */

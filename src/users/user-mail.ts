@@ -6,7 +6,7 @@
  */
 import { consoleUrl, type AppContext } from '../context.ts';
 import { listVerifiedDomains } from '../accounts/domains.repository.ts';
-import { submitMessages } from '../email/submit.ts';
+import { submitSystemMail } from '../email/system-mail.ts';
 import { brandOf } from '../accounts/brand.service.ts';
 import { brandedEmail, type SystemEmail } from '../mail/branded-email.ts';
 import type { User } from './users.service.ts';
@@ -60,25 +60,12 @@ export async function mailUserLink(
   const text = TEXTS[purpose];
   const brand = await brandOf(ctx, user.customerId);
   const body = brandedEmail(brand, text.email(accountName, setPasswordUrl(ctx, token)));
-  await submitMessages(
-    ctx,
-    { customerId: user.customerId, domain: null },
-    [
-      {
-        to: [{ address: user.email, name: '' }],
-        cc: [],
-        bcc: [],
-        from: { address: `no-reply@${domain.name}`, name: 'Sealpost' },
-        subject: text.subject,
-        headers: {},
-        html: body.html,
-        text: body.text,
-        attachments: [],
-        allowNonTLS: false,
-        forceSecureNotification: false,
-      },
-    ],
-    { source: 'system', tracking: { openTracking: false, linkTracking: false } },
-  );
+  await submitSystemMail(ctx, user.customerId, {
+    to: [{ address: user.email, name: '' }],
+    from: { address: `no-reply@${domain.name}`, name: 'Sealpost' },
+    subject: text.subject,
+    html: body.html,
+    text: body.text,
+  });
   return true;
 }

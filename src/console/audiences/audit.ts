@@ -1,23 +1,8 @@
-/** The audit entry of a marketing change made in the console: who, which account, from where. */
-import { record } from '../../audit/audit.service.ts';
+/** Helpers of the marketing console pages: the audit entry of a change, a form field, an id as a path segment. */
 import type { ConsoleContext, FormFields } from '../page.ts';
 
 /** Records a console change to audiences or campaigns in the audit trail. */
-export async function audited(
-  c: ConsoleContext,
-  action: string,
-  target: string,
-  detail: Record<string, unknown> = {},
-): Promise<void> {
-  await record(c.ctx.database.db, {
-    accountId: c.account.customer_id,
-    actor: c.actor,
-    action,
-    target,
-    ip: c.ip,
-    detail,
-  });
-}
+export { audited } from '../page.ts';
 
 /** A form field as one string ('' when absent; the first of a repeated field). */
 export function field<F extends FormFields>(c: ConsoleContext<F>, name: keyof F & string): string {

@@ -19,6 +19,7 @@ import { createDynamicList } from '../../marketing/segments/segments.service.ts'
 import { AppError } from '../../errors/app-error.ts';
 import { Form, Text } from '../action.schemas.ts';
 import { subscriberPages } from './subscriber.page.ts';
+import { subscriberTable } from './subscriber-table.ts';
 
 const PAGE_SIZE = 50;
 
@@ -181,42 +182,11 @@ function saveDynamicForm(c: ConsoleContext, list: ListRow, base: string, filters
 /** The table of the subscribers shown, with each one's status (or that none match). */
 function memberTable(m: ListMembers): SafeHtml {
   return html`<div class="table-wrap">
-    <table class="stack">
-      <thead>
-        <tr>
-          <th scope="col">Email</th>
-          <th scope="col">Name</th>
-          <th scope="col">Status</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${
-          m.shown.length === 0
-            ? html`<tr>
-                <td colspan="3">No subscribers match.</td>
-              </tr>`
-            : ''
-        }
-        ${m.shown.map(
-          (s) =>
-            html`<tr>
-              <td data-label="Email">
-                <a href="/console/audiences/subscribers/${seg(s.id)}">${s.attributes.email}</a>
-              </td>
-              <td data-label="Name">${[s.attributes.first_name, s.attributes.last_name].filter(Boolean).join(' ')}</td>
-              <td data-label="Status">
-                ${
-                  s.attributes.unsubscribed
-                    ? 'Unsubscribed from everything'
-                    : m.unconfirmed.has(s.id)
-                      ? html`<span class="badge">Unconfirmed</span>`
-                      : 'Subscribed'
-                }
-              </td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+    ${subscriberTable(m.shown, {
+      empty: 'No subscribers match.',
+      subscribed: (s) =>
+        m.unconfirmed.has(s.id) ? html`<span class="badge">Unconfirmed</span>` : 'Subscribed',
+    })}
   </div>`;
 }
 

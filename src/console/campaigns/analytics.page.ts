@@ -14,6 +14,7 @@ import { scrollTable } from '../layout.ts';
 import { consolePage, type ConsoleContext } from '../page.ts';
 import { seg } from '../audiences/audit.ts';
 import { rate } from './analytics.view.ts';
+import { subscriberTable } from '../audiences/subscriber-table.ts';
 
 const PAGE_SIZE = 50;
 const people = (n: number) => (n === 1 ? '1 person' : `${n.toLocaleString('en')} people`);
@@ -51,28 +52,7 @@ function registerClickersPage(app: FastifyInstance, ctx: AppContext): void {
           <div class="card">
             <h2 class="mono">${link?.target_url ?? ''}</h2>
             <p>${people(link?.clickers ?? 0)} clicked this link. Page ${page}.</p>
-            ${scrollTable(
-              'Subscribers who clicked',
-              html`<table class="stack">
-                <thead>
-                  <tr>
-                    <th scope="col">Email</th>
-                    <th scope="col">Name</th>
-                    <th scope="col">Status</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${clickers.map(
-                    (p) =>
-                      html`<tr>
-                        <td data-label="Email"><a href="/console/audiences/subscribers/${seg(p.id)}">${p.attributes.email}</a></td>
-                        <td data-label="Name">${[p.attributes.first_name, p.attributes.last_name].filter(Boolean).join(' ')}</td>
-                        <td data-label="Status">${p.attributes.unsubscribed ? 'Unsubscribed from everything' : 'Subscribed'}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>`,
-            )}
+            ${scrollTable('Subscribers who clicked', subscriberTable(clickers))}
             <p class="actions">
               ${page > 1 ? html`<a href="${here}?page=${String(page - 1)}">← Previous page</a>` : ''}
               ${clickers.length === PAGE_SIZE ? html`<a href="${here}?page=${String(page + 1)}">Next page →</a>` : ''}

@@ -54,14 +54,14 @@ const maxLength: PropSpec = {
   kind: 'integer',
   doc: 'Longest value in characters (at most 10000, the default).',
 };
+/** The properties every labelled input that collects a value takes. */
+const labelledField = { field_name: fieldName, text: label, required };
 
 /** Every component type, by its `type` name. */
 export const COMPONENTS: Record<string, ComponentType> = {
   TextInput: {
     props: {
-      field_name: fieldName,
-      text: label,
-      required,
+      ...labelledField,
       placeholder,
       max_length: maxLength,
       input_mask: { kind: 'mask', doc: 'One of the input masks; default `Any`.' },
@@ -71,9 +71,7 @@ export const COMPONENTS: Record<string, ComponentType> = {
   },
   TextArea: {
     props: {
-      field_name: fieldName,
-      text: label,
-      required,
+      ...labelledField,
       placeholder,
       max_length: maxLength,
       rows: { kind: 'integer', doc: 'Visible rows (default 4).' },
@@ -82,30 +80,28 @@ export const COMPONENTS: Record<string, ComponentType> = {
     check: (c, raw) => checkText(c, raw),
   },
   Select: {
-    props: { field_name: fieldName, text: label, required, options, placeholder },
+    props: { ...labelledField, options, placeholder },
     render: RENDER.Select!,
     check: (c, raw) => checkChoice(c, raw),
   },
   RadioGroup: {
-    props: { field_name: fieldName, text: label, required, options },
+    props: { ...labelledField, options },
     render: RENDER.RadioGroup!,
     check: (c, raw) => checkChoice(c, raw),
   },
   CheckboxGroup: {
-    props: { field_name: fieldName, text: label, required, options },
+    props: { ...labelledField, options },
     render: RENDER.CheckboxGroup!,
     check: (c, raw) => checkChoices(c, raw),
   },
   Checkbox: {
-    props: { field_name: fieldName, text: label, required },
+    props: { ...labelledField },
     render: RENDER.Checkbox!,
     check: (c, raw) => checkBox(c, raw),
   },
   DateInput: {
     props: {
-      field_name: fieldName,
-      text: label,
-      required,
+      ...labelledField,
       min: { kind: 'date', doc: 'Earliest date, YYYY-MM-DD.' },
       max: { kind: 'date', doc: 'Latest date, YYYY-MM-DD.' },
     },
@@ -114,9 +110,7 @@ export const COMPONENTS: Record<string, ComponentType> = {
   },
   NumberInput: {
     props: {
-      field_name: fieldName,
-      text: label,
-      required,
+      ...labelledField,
       min: { kind: 'number', doc: 'Smallest value.' },
       max: { kind: 'number', doc: 'Largest value.' },
       step: { kind: 'number', doc: 'Step of the browser control.' },
@@ -127,9 +121,7 @@ export const COMPONENTS: Record<string, ComponentType> = {
   },
   FileUpload: {
     props: {
-      field_name: fieldName,
-      text: label,
-      required,
+      ...labelledField,
       accept: {
         kind: 'strings',
         doc: 'Accepted MIME types (`image/*` allowed); default PDF, PNG, JPEG, GIF, WebP, plain text.',
@@ -140,7 +132,7 @@ export const COMPONENTS: Record<string, ComponentType> = {
     check: (c, _raw, upload) => checkFile(c, upload),
   },
   Signature: {
-    props: { field_name: fieldName, text: label, required },
+    props: { ...labelledField },
     render: RENDER.Signature!,
     check: (c, raw) => checkSignature(c, raw),
   },

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../http/auth.ts';
-import { ErrorResponse } from '../../mail/error-body.ts';
+import { ErrorResponse, errorResponses } from '../../mail/error-body.ts';
 import {
   FORMS_PREFIXES,
   CopyBody,
@@ -34,14 +34,7 @@ import {
 } from './forms.service.ts';
 
 const security: { [name: string]: string[] }[] = [{ bearer: [] }];
-const errors = {
-  400: ErrorResponse,
-  401: ErrorResponse,
-  403: ErrorResponse,
-  404: ErrorResponse,
-  422: ErrorResponse,
-  429: ErrorResponse,
-};
+const errors = errorResponses(400, 401, 403, 404, 422, 429);
 const verbatim = { verbatimBodyKeys: ['form_json'] };
 
 /** Registers the form definition routes. */

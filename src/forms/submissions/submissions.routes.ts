@@ -1,9 +1,10 @@
 /** Submission routes under `/v1/forms` and `/forms`: the public JSON submission, the list, CSV exports and the PDF of one. */
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { TypedApp } from '../../http/typed.ts';
 import type { AppContext } from '../../context.ts';
 import { accountOfKey, principalOf } from '../../http/auth.ts';
-import { ErrorResponse } from '../../mail/error-body.ts';
+import { errorResponses } from '../../mail/error-body.ts';
 import {
   FORMS_PREFIXES,
   IdParam,
@@ -22,15 +23,7 @@ import { submissionFile } from './browse.service.ts';
 import { attachmentHeaders } from './file-headers.ts';
 
 const security: { [name: string]: string[] }[] = [{ bearer: [] }];
-const errors = {
-  400: ErrorResponse,
-  401: ErrorResponse,
-  403: ErrorResponse,
-  404: ErrorResponse,
-  413: ErrorResponse,
-  422: ErrorResponse,
-  429: ErrorResponse,
-};
+const errors = errorResponses(400, 401, 403, 404, 413, 422, 429);
 const CSV = 'text/csv; charset=utf-8';
 const CsvQuery = Type.Object(
   {
@@ -136,6 +129,25 @@ function registerSubmissionList(app: TypedApp, ctx: AppContext, prefix: string):
   );
 }
 
+/** How a route that exports one submission is audited and marked as protected content. */
+const SUBMISSION_EXPORT = {
+  audit: { action: 'form.submission_export', target: 'submission:{submission_id}' },
+  protectedContent: 'form.submission_export',
+};
+
+/** The form and submission a route's path names, refused unless they are the key's account's. */
+function namedSubmission(
+  ctx: AppContext,
+  req: FastifyRequest & { params: { id: string; submission_id: string } },
+): ReturnType<typeof requireSubmission> {
+  return requireSubmission(
+    ctx,
+    principalOf(req, 'forms').customerId,
+    req.params.id,
+    req.params.submission_id,
+  );
+}
+
 /** Registers the CSV of one submission under one prefix, at its path and the older one. */
 function registerSubmissionCsv(app: TypedApp, ctx: AppContext, prefix: string): void {
   const base = `${prefix}/api/forms/:id`;
@@ -148,10 +160,7 @@ function registerSubmissionCsv(app: TypedApp, ctx: AppContext, prefix: string): 
     app.get(
       path,
       {
-        config: {
-          audit: { action: 'form.submission_export', target: 'submission:{submission_id}' },
-          protectedContent: 'form.submission_export',
-        },
+        config: SUBMISSION_EXPORT,
         schema: {
           ...common,
           hide: common.hide || alias,
@@ -162,12 +171,7 @@ function registerSubmissionCsv(app: TypedApp, ctx: AppContext, prefix: string): 
         },
       },
       async (req, reply) => {
-        const { form, row } = await requireSubmission(
-          ctx,
-          principalOf(req, 'forms').customerId,
-          req.params.id,
-          req.params.submission_id,
-        );
+        const { form, row } = await namedSubmission(ctx, req);
         return reply
           .type(CSV)
           .header('content-disposition', `attachment; filename="submission-${row.id}.csv"`)
@@ -184,10 +188,7 @@ function registerSubmissionDownloads(app: TypedApp, ctx: AppContext, prefix: str
   app.get(
     `${base}/submissions/:submission_id/submission-pdf`,
     {
-      config: {
-        audit: { action: 'form.submission_export', target: 'submission:{submission_id}' },
-        protectedContent: 'form.submission_export',
-      },
+      config: SUBMISSION_EXPORT,
       schema: {
         ...common,
         summary: 'PDF of one submission with its signature',
@@ -196,12 +197,7 @@ function registerSubmissionDownloads(app: TypedApp, ctx: AppContext, prefix: str
       },
     },
     async (req, reply) => {
-      const { form, row } = await requireSubmission(
-        ctx,
-        principalOf(req, 'forms').customerId,
-        req.params.id,
-        req.params.submission_id,
-      );
+      const { form, row } = await namedSubmission(ctx, req);
       return reply
         .type('application/pdf')
         .header('content-disposition', `attachment; filename="submission-${row.id}.pdf"`)

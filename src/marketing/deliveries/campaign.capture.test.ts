@@ -6,11 +6,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Worker } from '../../jobs/worker.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
-import { waitFor } from '../../test/wait.ts';
 import { runSealpost } from '../../bin/cli.test-support.ts';
 import { keyOf, makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
 import { capturedOfSend, marketingRetentionTask } from './captured.ts';
+import { startSendOf, waitUntilSent } from '../campaigns/sends.test-support.ts';
 
 let t: TestApp;
 let acct: TestAccount;
@@ -35,21 +35,8 @@ it('keeps each email of a send, shows them on the command line, and purges them 
     text_part: 'Hi {{first_name}}',
     from_email: `news@${acct.domain}`,
   });
-  const res = await call('POST', '/campaign_mailing_sends', {
-    campaign_mailing_id: mailing,
-    campaign_mailing_send: { subscription_list_id: list },
-  });
-  const sendId = await keyOf(
-    t,
-    'campaign_mailing_sends',
-    String(res.headers['sealpost-campaign-mailing-send-id']),
-  );
-  await waitFor(
-    async () =>
-      (await call('GET', `/campaign_mailing_sends/${sendId}`)).json().data.attributes.state === 'sent',
-    15_000,
-    50,
-  );
+  const sendId = await keyOf(t, 'campaign_mailing_sends', await startSendOf(call, acct, mailing, list));
+  await waitUntilSent(call, String(sendId));
 
   const kept = await capturedOfSend(t.ctx, acct.account.customer_id, sendId);
   expect(kept.map((c) => c.envelope_to).sort()).toEqual(['hal@patients.example', 'ivy@patients.example']);

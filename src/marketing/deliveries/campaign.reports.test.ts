@@ -15,10 +15,10 @@ import {
   suppressionOf,
 } from '../../test/reports.ts';
 import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
-import { waitFor } from '../../test/wait.ts';
 import type { RunningSmtp } from '../../smtp/smtp.server.ts';
 import { keyOf, makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
+import { startSendOf, waitUntilSent } from '../campaigns/sends.test-support.ts';
 
 const BOUNCE_DOMAIN = 'bounces.sealpost.test';
 
@@ -42,18 +42,8 @@ describe(`bounces after delivery, campaigns (${TEST_DIALECT})`, () => {
 
   /** Sends the mailing to the list and waits until the send is finished; returns the send id. */
   async function sendAndWait(call: ReturnType<typeof marketingClient>, mailing: string, list: string) {
-    const res = await call('POST', '/campaign_mailing_sends', {
-      campaign_mailing_id: mailing,
-      campaign_mailing_send: { subscription_list_id: list },
-    });
-    const sendId = String(res.headers['sealpost-campaign-mailing-send-id']);
-    await waitFor(
-      async () =>
-        (await call('GET', `/campaign_mailing_sends/${sendId}`)).json().data.attributes.state === 'sent',
-      15_000,
-      50,
-      'the send finished',
-    );
+    const sendId = await startSendOf(call, acct, mailing, list);
+    await waitUntilSent(call, sendId);
     return sendId;
   }
 

@@ -7,9 +7,9 @@ import type { Worker } from '../../jobs/worker.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.ts';
 import { startDeliveryWorker } from '../../delivery/delivery.test-support.ts';
-import { waitFor } from '../../test/wait.ts';
 import { makeList, makeSubscriber, marketingClient } from '../marketing.test-support.ts';
 import { makeMailing } from '../mailings/mailings.test-support.ts';
+import { startSendOf, waitUntilSent } from '../campaigns/sends.test-support.ts';
 
 let t: TestApp;
 let acct: TestAccount;
@@ -35,20 +35,10 @@ it('sends a content-free notification over a clear-text hop and shows the email 
   const mailing = await makeMailing(call, 'Your screening reminder', {
     html_part: '<p>Dear {{first_name}}, your screening is due.</p>',
     text_part: 'Dear {{first_name}}, your screening is due.',
-    from_email: `care@${acct.domain}`,
+    from_email: `news@${acct.domain}`,
   });
-  const res = await call('POST', '/campaign_mailing_sends', {
-    campaign_mailing_id: mailing,
-    campaign_mailing_send: { subscription_list_id: list },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  const sendId = String(res.headers['sealpost-campaign-mailing-send-id']);
-  await waitFor(
-    async () =>
-      (await call('GET', `/campaign_mailing_sends/${sendId}`)).json().data.attributes.state === 'sent',
-    15_000,
-    50,
-  );
+  const sendId = await startSendOf(call, acct, mailing, list);
+  await waitUntilSent(call, sendId);
 
   expect(sink.received).toHaveLength(1);
   const mail = await sink.received[0]!.parsed();

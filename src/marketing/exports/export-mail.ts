@@ -6,7 +6,7 @@
  */
 import { consoleUrl, type AppContext } from '../../context.ts';
 import { verifiedDomainNames } from '../../accounts/domains.service.ts';
-import { submitMessages } from '../../email/submit.ts';
+import { submitSystemMail } from '../../email/system-mail.ts';
 
 /** The console path that downloads a finished export. */
 export const exportPagePath = (jobId: number | string) => `/audiences/exports/${jobId}/export.csv`;
@@ -26,29 +26,17 @@ export async function mailExportLink(
   const text =
     `The subscriber export ${job.id} is ready (${job.rows} subscribers).\n\n` +
     `The export is not attached. Download it from the Sealpost console (sign in when asked):\n${link}\n`;
-  await submitMessages(
+  await submitSystemMail(
     ctx,
-    { customerId: job.customerId, domain: null },
-    [
-      {
-        to: [{ address: to, name: '' }],
-        cc: [],
-        bcc: [],
-        from: { address: `no-reply@${domain}`, name: 'Sealpost' },
-        subject: 'Your subscriber export is ready',
-        headers: {},
-        text,
-        attachments: [],
-        allowNonTLS: false,
-        forceSecureNotification: false,
-      },
-    ],
+    job.customerId,
     {
-      source: 'system',
-      tracking: { openTracking: false, linkTracking: false },
-      // A job run again after a crash must not mail the link twice.
-      idempotency: { key: `export-mail:${job.id}`, requestHash: String(job.id) },
+      to: [{ address: to, name: '' }],
+      from: { address: `no-reply@${domain}`, name: 'Sealpost' },
+      subject: 'Your subscriber export is ready',
+      text,
     },
+    // A job run again after a crash must not mail the link twice.
+    { key: `export-mail:${job.id}`, requestHash: String(job.id) },
   );
   return true;
 }

@@ -12,7 +12,7 @@ import { AppError } from '../../errors/app-error.ts';
 import { isVerifiedDomain } from '../../accounts/domains.service.ts';
 import { domainOf, parseMailbox } from '../../mail/addresses.ts';
 import { signPayload, verifyPayload } from '../../mail/tokens.ts';
-import { submitMessages } from '../../email/submit.ts';
+import { submitSystemMail, type SystemMail } from '../../email/system-mail.ts';
 import type { QueueSpec } from '../../jobs/worker.ts';
 import { PermanentJobError } from '../../jobs/retry.ts';
 import { findListOf, requireList, viewOfList, type ListRow } from '../lists/lists.service.ts';
@@ -131,11 +131,10 @@ export async function sendConfirmations(ctx: AppContext, listId: number, now = D
       const sid = Number(m.subscriber_id);
       if (!(await claimConfirmation(db, listId, sid, hashOf(nonce), at + CONFIRM_TTL_MS, at))) continue;
       try {
-        await submitMessages(
+        await submitSystemMail(
           ctx,
-          { customerId: Number(row.customer_id), domain: null },
-          [confirmationEmail(row, m.email, confirmUrl(ctx, nonce), brand)],
-          { source: 'system', tracking: { openTracking: false, linkTracking: false } },
+          Number(row.customer_id),
+          confirmationEmail(row, m.email, confirmUrl(ctx, nonce), brand),
         );
       } catch (err) {
         await releaseConfirmation(db, listId, sid);
@@ -147,7 +146,7 @@ export async function sendConfirmations(ctx: AppContext, listId: number, now = D
   }
 }
 
-function confirmationEmail(list: ListRow, to: string, url: string, brand: Brand) {
+function confirmationEmail(list: ListRow, to: string, url: string, brand: Brand): SystemMail {
   const name = list.name;
   const body = brandedEmail(brand, {
     heading: 'Confirm your subscription',
@@ -157,16 +156,10 @@ function confirmationEmail(list: ListRow, to: string, url: string, brand: Brand)
   });
   return {
     to: [{ address: to, name: '' }],
-    cc: [],
-    bcc: [],
     from: { address: list.confirm_from_email!, name: '' },
     subject: `Confirm your subscription: ${name}`.replace(/[\r\n]+/g, ' '),
-    headers: {},
     html: body.html,
     text: body.text,
-    attachments: [],
-    allowNonTLS: false,
-    forceSecureNotification: false,
   };
 }
 
