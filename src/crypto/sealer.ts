@@ -4,6 +4,8 @@ import { pooledRandomBytes } from './random-pool.ts';
 
 const VERSION = 'v1';
 const NONCE_BYTES = 12;
+/** Bytes encrypted and encoded at a time by sealPieces (a multiple of 3, so most runs carry nothing over). */
+const PIECE_BYTES = 3 * 21_846;
 
 /** A fresh random nonce, cut from a block of random bytes drawn at once. */
 const nextNonce = (): Buffer => pooledRandomBytes(NONCE_BYTES);
@@ -12,6 +14,12 @@ const nextNonce = (): Buffer => pooledRandomBytes(NONCE_BYTES);
 export interface Sealer {
   /** Encrypts a string or bytes into a self-describing text token `v1.<nonce>.<ciphertext+tag>`. */
   seal(plain: string | Buffer, associated?: string): string;
+  /**
+   * Seals the concatenation of `pieces` into the same token as seal would, encrypting and encoding a few kilobytes at a
+   * time: a large value is never held whole as plaintext or ciphertext, only as the token. Each piece is asked for as
+   * it is needed, so a caller may make it on the fly.
+   */
+  sealPieces(pieces: Iterable<Buffer>, associated?: string): string;
   /** Decrypts a token made by seal; throws when it was tampered with or made under another key. */
   open(token: string, associated?: string): Buffer;
   /** Decrypts a token into UTF-8 text. */
@@ -21,17 +29,29 @@ export interface Sealer {
 /** Builds a Sealer over a 32-byte key. `associated` binds a value to its row (for example an id) so it cannot be moved. */
 export function createSealer(key: Buffer): Sealer {
   if (key.length !== 32) throw new Error('the master key must be 32 bytes');
-  const seal = (plain: string | Buffer, associated?: string): string => {
+  const sealPieces = (pieces: Iterable<Buffer>, associated?: string): string => {
     const nonce = nextNonce();
     const cipher = createCipheriv('aes-256-gcm', key, nonce);
     if (associated) cipher.setAAD(Buffer.from(associated, 'utf8'));
-    const text = cipher.update(typeof plain === 'string' ? Buffer.from(plain, 'utf8') : plain);
-    // Encoded in two pieces split on a multiple of three bytes (which encode the same as the whole), so that a large
-    // value is not copied once more only to append the 16-byte tag.
-    const cut = text.length - (text.length % 3);
-    const tail = Buffer.concat([text.subarray(cut), cipher.final(), cipher.getAuthTag()]);
-    return `${VERSION}.${nonce.toString('base64url')}.${text.subarray(0, cut).toString('base64url')}${tail.toString('base64url')}`;
+    const out = [`${VERSION}.${nonce.toString('base64url')}.`];
+    // Ciphertext is encoded in runs of whole 3-byte groups (which encode the same as the whole); the 0-2 bytes left
+    // over wait for the next run.
+    let carry = Buffer.alloc(0);
+    const encode = (bytes: Buffer) => {
+      const run = carry.length > 0 ? Buffer.concat([carry, bytes]) : bytes;
+      const cut = run.length - (run.length % 3);
+      if (cut > 0) out.push(run.toString('base64url', 0, cut));
+      carry = Buffer.from(run.subarray(cut));
+    };
+    for (const piece of pieces)
+      for (let at = 0; at < piece.length; at += PIECE_BYTES)
+        encode(cipher.update(piece.subarray(at, at + PIECE_BYTES)));
+    encode(Buffer.concat([cipher.final(), cipher.getAuthTag()]));
+    out.push(carry.toString('base64url'));
+    return out.join('');
   };
+  const seal = (plain: string | Buffer, associated?: string): string =>
+    sealPieces([typeof plain === 'string' ? Buffer.from(plain, 'utf8') : plain], associated);
   const open = (token: string, associated?: string): Buffer => {
     const [version, nonceText, bodyText] = token.split('.');
     if (version !== VERSION || !nonceText || !bodyText) throw new Error('not a sealed value');
@@ -43,6 +63,7 @@ export function createSealer(key: Buffer): Sealer {
   };
   return {
     seal,
+    sealPieces,
     open,
     openText: (token, associated) => open(token, associated).toString('utf8'),
   };

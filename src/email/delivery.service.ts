@@ -31,7 +31,7 @@ import {
   setSecureLink,
   settleRecipient,
 } from './delivery.repository.ts';
-import { IDEMPOTENCY_TTL_MS } from './submit.ts';
+import { IDEMPOTENCY_TTL_MS } from './accepted-writer.ts';
 import { pruneFinishedScheduled } from './schedule.repository.ts';
 
 const DAY_MS = 86_400_000;

@@ -31,9 +31,9 @@ it('opens the content of a 40-recipient message once while loading every recipie
   // The real sealer, with its decryptions of this message's content counted.
   let opened = 0;
   const sealer: Sealer = Object.create(t.ctx.sealer) as Sealer;
-  sealer.openText = (sealed, aad) => {
+  sealer.open = (sealed, aad) => {
     if (aad === `message:${id}`) opened++;
-    return t.ctx.sealer.openText(sealed, aad);
+    return t.ctx.sealer.open(sealed, aad);
   };
   const store = deliveryStore({ ...t.ctx, sealer });
 

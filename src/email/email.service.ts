@@ -3,9 +3,15 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { Principal } from '../accounts/keys.service.ts';
 import { AppError } from '../errors/app-error.ts';
-import { normalizeMessage, normalizeTemplatedMessage, trackingOptions } from './message-input.ts';
+import {
+  normalizeMessage,
+  normalizeTemplatedMessage,
+  releaseAttachments,
+  trackingOptions,
+  type NormalizedMessage,
+} from './message-input.ts';
 import { refuseIfAllSuppressed, submitMessages, type SubmitOptions } from './submit.ts';
-import type { BulkBody, SendBody, SendResponse, TemplatedBody } from './email.schemas.ts';
+import type { BulkBody, MessageBody, SendBody, SendResponse, TemplatedBody } from './email.schemas.ts';
 import { renderTemplate } from './templates.service.ts';
 
 /** The Idempotency-Key of a request, bound to a hash of what was asked. */
@@ -25,6 +31,13 @@ export function idempotencyOf(
 
 const submitter = (p: Principal) => ({ customerId: p.customerId, domain: p.domain });
 
+/** Normalizes a message of the request and empties the request's attachments, handing them to the normalized message. */
+function takeMessage(m: MessageBody, path?: string): NormalizedMessage {
+  const message = normalizeMessage(m, path);
+  releaseAttachments(m);
+  return message;
+}
+
 /** POST /messages */
 export async function sendMessage(
   ctx: AppContext,
@@ -32,11 +45,12 @@ export async function sendMessage(
   body: SendBody,
   idempotencyKey?: string,
 ): Promise<SendResponse> {
-  const message = normalizeMessage(body.data.message);
+  const idempotency = idempotencyOf(idempotencyKey, 'messages', body);
+  const message = takeMessage(body.data.message);
   const [response] = await submitMessages(ctx, submitter(principal), [message], {
     source: 'api',
     tracking: trackingOptions(body.data),
-    idempotency: idempotencyOf(idempotencyKey, 'messages', body),
+    idempotency,
   });
   return refuseIfAllSuppressed(response!);
 }
@@ -55,11 +69,12 @@ export async function sendBulk(
       `data.messages holds ${body.data.messages.length} messages; at most ${max} are accepted per request (50 recommended)`,
     );
   const paths = body.data.messages.map((_, i) => `data.messages[${i}]`);
-  const messages = body.data.messages.map((m, i) => normalizeMessage(m, paths[i]));
+  const idempotency = idempotencyOf(idempotencyKey, 'bulk_messages', body);
+  const messages = body.data.messages.map((m, i) => takeMessage(m, paths[i]));
   const responses = await submitMessages(ctx, submitter(principal), messages, {
     source: 'api',
     tracking: trackingOptions(body.data),
-    idempotency: idempotencyOf(idempotencyKey, 'bulk_messages', body),
+    idempotency,
     paths,
   });
   return { messages: responses };
@@ -79,11 +94,13 @@ export async function sendTemplated(
     body.data.template_values,
     body.data.message.headers.subject,
   );
+  const idempotency = idempotencyOf(idempotencyKey, 'templated_messages', body);
   const message = normalizeTemplatedMessage(body.data.message, rendered.html, rendered.subject);
+  releaseAttachments(body.data.message);
   const [response] = await submitMessages(ctx, submitter(principal), [message], {
     source: 'template',
     tracking: trackingOptions(body.data),
-    idempotency: idempotencyOf(idempotencyKey, 'templated_messages', body),
+    idempotency,
   });
   return refuseIfAllSuppressed(response!);
 }

@@ -165,6 +165,14 @@ export function normalizeTemplatedMessage(
   return { ...envelope, html };
 }
 
+/**
+ * Empties a message's attachments once another copy of them is made (normalized, or sealed), so that copy is the only
+ * one left to hold: an attachment may be tens of megabytes, and a request waits for its commit with its body in hand.
+ */
+export function releaseAttachments(m: { attachments?: { content: string }[] }): void {
+  for (const a of m.attachments ?? []) a.content = '';
+}
+
 /** Tracking options from `data`: both on by default; `override_*` switch them for this send. */
 export function trackingOptions(data: {
   override_open_tracking?: boolean;

@@ -9,7 +9,7 @@ import {
   type NewMessage,
   type NewRecipient,
 } from './messages.repository.ts';
-import { acceptedWriter } from './submit.ts';
+import { acceptedWriter } from './accepted-writer.ts';
 
 const NOW = 1_800_000_000_000;
 

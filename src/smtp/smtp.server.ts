@@ -235,9 +235,10 @@ function mailFromHandler(limiter: Limiter, inbox: BounceInbox | null): Handlers[
 function dataHandler(ctx: AppContext, inbox: BounceInbox | null): Handlers['onData'] {
   return (stream, session: SMTPServerSession, callback) => {
     void (async () => {
-      const { raw, sizeExceeded, busy, release } = await readData(stream, ctx.inFlight);
+      const data = await readData(stream, ctx.inFlight);
+      const { sizeExceeded, busy, release } = data;
       if (busy) return callback(serverBusy());
-      if (raw === null) {
+      if (data.raw === null) {
         if (sizeExceeded)
           return callback(
             Object.assign(
@@ -252,7 +253,7 @@ function dataHandler(ctx: AppContext, inbox: BounceInbox | null): Handlers['onDa
         );
       }
       try {
-        callback(null, await receiveMessage(ctx, inbox, raw, session));
+        callback(null, await receiveMessage(ctx, inbox, data, session));
       } finally {
         release();
       }
@@ -264,25 +265,34 @@ function dataHandler(ctx: AppContext, inbox: BounceInbox | null): Handlers['onDa
   };
 }
 
+/**
+ * The received bytes, handed to the parser: the data forgets them, so that once parsed the message is held as its
+ * parts only (and, once sealed, as its sealed content only) while the commit is awaited.
+ */
+function takeRaw(data: ReceivedData): Buffer {
+  const raw = data.raw!;
+  data.raw = null;
+  return raw;
+}
+
 /** Hands a received message on: a report to the inbox when unauthenticated, else a submission; returns the 250 text. */
 async function receiveMessage(
   ctx: AppContext,
   inbox: BounceInbox | null,
-  raw: Buffer,
+  data: ReceivedData,
   session: SMTPServerSession,
 ): Promise<string> {
   const principal = session.user as unknown as Principal | undefined;
   if (!principal && inbox) {
-    const report = await parseMessage(raw, ctx.config.smtpMaxMimeParts, REPORT_PARSE_OPTIONS);
+    const report = await parseMessage(takeRaw(data), ctx.config.smtpMaxMimeParts, REPORT_PARSE_OPTIONS);
     return inbox.receive(
       report,
       session.envelope.rcptTo.map((r) => r.address),
     );
   }
   if (!principal) throw new AppError('auth.missing_key');
-  const parsed = await parseMessage(raw, ctx.config.smtpMaxMimeParts);
   const message = mailToMessage(
-    parsed,
+    await parseMessage(takeRaw(data), ctx.config.smtpMaxMimeParts),
     session.envelope.rcptTo.map((r) => r.address),
   );
   const [response] = await submitMessages(
