@@ -8,7 +8,7 @@ import { accountOverview, type PeriodCounts } from '../email/stats.service.ts';
 import { html, type SafeHtml } from '../http/html.ts';
 import { consolePage } from './page.ts';
 import { chart, chartAssets } from './chart.ts';
-import { duration, when } from './format.ts';
+import { deliveredLabel, duration, when } from './format.ts';
 
 const LABELS: [keyof PeriodCounts, string][] = [
   ['accepted', 'Accepted'],
@@ -19,14 +19,15 @@ const LABELS: [keyof PeriodCounts, string][] = [
   ['clicked', 'Clicked'],
 ];
 
-function figures(title: string, counts: PeriodCounts): SafeHtml {
+/** A period's figures; `delivered` is how the console words delivered mail (see deliveredLabel). */
+function figures(title: string, counts: PeriodCounts, delivered: string): SafeHtml {
   return html`<section class="card" aria-labelledby="fig-${title.replace(/\W+/g, '-')}">
     <h2 id="fig-${title.replace(/\W+/g, '-')}">${title}</h2>
     <dl class="figures">
       ${LABELS.map(
         ([k, label]) =>
           html`<div>
-            <dt>${label}</dt>
+            <dt>${k === 'delivered' ? delivered : label}</dt>
             <dd>${counts[k].toLocaleString('en-US')}</dd>
           </div>`,
       )}
@@ -42,6 +43,7 @@ export function overviewPages(app: FastifyInstance, ctx: AppContext): void {
     title: 'Overview',
     render: async (c) => {
       const o = await accountOverview(c.ctx, c.account.customer_id);
+      const delivered = deliveredLabel(c.ctx).label;
       return html`${chartAssets()}
         <p class="muted">
           Signed in as <strong>${c.user.email}</strong>,
@@ -51,14 +53,14 @@ export function overviewPages(app: FastifyInstance, ctx: AppContext): void {
               : html`${c.user.role} of the account <strong>${c.account.username}</strong>`
           }. Days are UTC.
         </p>
-        ${figures('Today', o.today)} ${figures('Last 7 days', o.week)}
+        ${figures('Today', o.today, delivered)} ${figures('Last 7 days', o.week, delivered)}
         <section class="card">
           ${chart({
             title: 'Messages per day, last 7 days',
             x: o.days.map((d) => d.start),
             series: [
               { label: 'Accepted', values: o.days.map((d) => d.counts.accepted) },
-              { label: 'Delivered', values: o.days.map((d) => d.counts.delivered) },
+              { label: delivered, values: o.days.map((d) => d.counts.delivered) },
               { label: 'Bounced', values: o.days.map((d) => d.counts.bounced) },
               { label: 'Opened', values: o.days.map((d) => d.counts.opened) },
             ],
