@@ -1,6 +1,7 @@
 /**
- * The overview at `/console`: today and the last 7 days (accepted, delivered, deferred, bounced, opened, clicked), a
- * chart of the week, the delivery queue (recipients waiting, age of the oldest) and webhook endpoints that are failing.
+ * The overview at `/console`: a getting-started checklist until its steps are done, today and the last 7 days
+ * (accepted, delivered, deferred, bounced, opened, clicked), a chart of the week, the delivery queue (recipients
+ * waiting, age of the oldest) and webhook endpoints that are failing.
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
@@ -8,6 +9,8 @@ import { accountOverview, type PeriodCounts } from '../email/stats.service.ts';
 import { html, type SafeHtml } from '../http/html.ts';
 import { consolePage } from './page.ts';
 import { chart, chartAssets } from './chart.ts';
+import { firstStepsDone } from '../accounts/getting-started.service.ts';
+import { gettingStarted } from './getting-started.view.ts';
 import { deliveredLabel, duration, when } from './format.ts';
 
 const LABELS: [keyof PeriodCounts, string][] = [
@@ -42,7 +45,10 @@ export function overviewPages(app: FastifyInstance, ctx: AppContext): void {
     permission: 'read',
     title: 'Overview',
     render: async (c) => {
-      const o = await accountOverview(c.ctx, c.account.customer_id);
+      const [o, steps] = await Promise.all([
+        accountOverview(c.ctx, c.account.customer_id),
+        firstStepsDone(c.ctx, c.account.customer_id),
+      ]);
       const delivered = deliveredLabel(c.ctx).label;
       return html`${chartAssets()}
         <p class="muted">
@@ -53,7 +59,7 @@ export function overviewPages(app: FastifyInstance, ctx: AppContext): void {
               : html`${c.user.role} of the account <strong>${c.account.username}</strong>`
           }. Days are UTC.
         </p>
-        ${figures('Today', o.today, delivered)} ${figures('Last 7 days', o.week, delivered)}
+        ${gettingStarted(steps)} ${figures('Today', o.today, delivered)} ${figures('Last 7 days', o.week, delivered)}
         <section class="card">
           ${chart({
             title: 'Messages per day, last 7 days',
