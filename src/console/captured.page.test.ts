@@ -4,12 +4,14 @@ import { createTestApp, type TestAccount, type TestApp } from '../test/harness.t
 import type { Worker } from '../jobs/worker.ts';
 import { sendMessage, startDeliveryWorker, waitUntilFinished } from '../delivery/delivery.test-support.ts';
 import { createTestUser, signInClient, type ConsoleClient } from './console.test-support.ts';
+import { sendCapturedCampaign } from './captured.test-support.ts';
 
 let t: TestApp;
 let a: TestAccount;
 let owner: ConsoleClient;
 let viewer: ConsoleClient;
 let capturedId: number;
+let campaign: { mailing: string; copy: string };
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -31,6 +33,7 @@ beforeAll(async () => {
     ],
   });
   await waitUntilFinished(t, id);
+  campaign = await sendCapturedCampaign(t, a, 'Flu shots this week');
   await worker.stop();
   capturedId = (
     await t.ctx.database.db.selectFrom('captured_messages').select('id').executeTakeFirstOrThrow()
@@ -48,6 +51,53 @@ describe('captured mail', () => {
     expect(v.body).not.toContain(`href="/console/captured/${capturedId}"`);
   });
 
+  it('lists campaign copies beside transactional ones with their kind and mailing, and filters by kind', async () => {
+    const all = (await owner.get('/console/captured')).body;
+    expect(all).toContain(`href="/console/captured/${capturedId}"`);
+    expect(all).toContain(`href="/console/captured/${campaign.copy}"`);
+    expect(all).toContain(
+      `<a href="/console/campaigns/mailings/${campaign.mailing}" class="">Flu shots this week</a>`,
+    );
+    expect(all).toMatch(/<td data-label="Kind">campaign<\/td>/);
+    expect(all).toMatch(/<td data-label="Kind">transactional<\/td>/);
+    const campaigns = (await owner.get('/console/captured?kind=campaign')).body;
+    expect(campaigns).toContain(campaign.copy);
+    expect(campaigns).not.toContain(`href="/console/captured/${capturedId}"`);
+    const drips = (await owner.get('/console/captured?kind=drip')).body;
+    expect(drips).toContain('Nothing captured yet.');
+    const tx = (await owner.get('/console/captured?kind=transactional')).body;
+    expect(tx).not.toContain(campaign.copy);
+    expect(tx).toContain(`href="/console/captured/${capturedId}"`);
+  });
+
+  it('opens a campaign copy for readers of protected content only, and records each read', async () => {
+    for (const p of ['', '/html'])
+      expect((await viewer.get(`/console/captured/${campaign.copy}${p}`)).statusCode, p).toBe(403);
+    const audit = () =>
+      t.ctx.database.db
+        .selectFrom('audit_log')
+        .select('detail')
+        .where('action', '=', 'captured.content_read')
+        .where('target', '=', `marketing_delivery:${campaign.copy}`)
+        .execute();
+    expect(await audit()).toHaveLength(0);
+    const res = await owner.get(`/console/captured/${campaign.copy}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('Flu shots this week');
+    expect(res.body).toContain('Flu shots are in. Book a slot.');
+    expect(res.body).toContain('hal@patients.example');
+    const rows = await audit();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.detail).toContain('"kind":"campaign"');
+    const b = await t.createAccount();
+    const stranger = await signInClient(
+      t.app,
+      (await createTestUser(t, b.account.customer_id, 'owner')).email,
+    );
+    expect((await stranger.get(`/console/captured/${campaign.copy}`)).statusCode).toBe(404);
+    expect((await owner.get('/console/captured/not-a-uuid')).statusCode).toBe(404);
+  });
+
   it('shows subject, text, headers, raw source and attachments, and records the view', async () => {
     const res = await owner.get(`/console/captured/${capturedId}`);
     expect(res.statusCode).toBe(200);
@@ -63,6 +113,7 @@ describe('captured mail', () => {
       .selectFrom('audit_log')
       .selectAll()
       .where('action', '=', 'captured.content_read')
+      .where('target', 'like', 'message:%')
       .execute();
     // The page and the attachment are two reads, each recorded.
     expect(rows).toHaveLength(2);

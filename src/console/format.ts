@@ -1,5 +1,6 @@
 /** Small display helpers shared by console pages: times, durations, form fields read as one string or a list. */
 import { AppError } from '../errors/app-error.ts';
+import type { AppContext } from '../context.ts';
 import type { ConsoleContext, FormFields } from './page.ts';
 
 /** A time as "2026-11-25 14:03 UTC", or an em dash for none. */
@@ -45,4 +46,21 @@ export function pageNumber(raw: string | undefined): number {
   if (!(n >= 1 && n <= MAX_PAGE))
     throw new AppError('request.invalid', `the page number must be a whole number from 1 to ${MAX_PAGE}`);
   return n;
+}
+
+/**
+ * How the console words "delivered". With the capture transport nothing leaves the server, so a message the stored
+ * status calls delivered reads "captured, not sent" (the stored status and the API keep "delivered").
+ */
+export function deliveredLabel(ctx: AppContext): { word: string; label: string } {
+  return ctx.config.transport === 'capture'
+    ? { word: 'captured, not sent', label: 'Captured, not sent' }
+    : { word: 'delivered', label: 'Delivered' };
+}
+
+/** A stored status (or receipt text) as the console shows it: "delivered" in it reads "captured, not sent" in capture mode. */
+export function statusWord(ctx: AppContext, status: string): string {
+  if (ctx.config.transport !== 'capture') return status;
+  if (status === 'delivered') return 'captured, not sent';
+  return status === 'delivered via secure portal' ? 'captured, not sent (secure portal notice)' : status;
 }

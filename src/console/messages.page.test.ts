@@ -119,8 +119,8 @@ describe('message log', () => {
     });
     const page = await viewer.get(`/console/messages/${ids[0]}`);
     expect(page.statusCode).toBe(200);
-    const steps = [...page.body.matchAll(/<li><strong>(\w+)<\/strong>/g)].map((m) => m[1]);
-    expect(steps).toEqual(['accepted', 'delivered', 'opened', 'clicked']);
+    const steps = [...page.body.matchAll(/<li><strong>([^<]+)<\/strong>/g)].map((m) => m[1]);
+    expect(steps).toEqual(['accepted', 'captured, not sent', 'opened', 'clicked']);
     expect(page.body).not.toContain('Potassium');
     expect(page.body).not.toContain('Show content');
     expect(page.body).toContain('does not allow reading protected content');
@@ -146,6 +146,21 @@ describe('message log', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]!.actor_type).toBe('user');
     expect(rows[0]!.detail).not.toContain('Potassium');
+  });
+
+  it('says "captured, not sent" in capture mode where the API receipt keeps "delivered"', async () => {
+    const log = (await viewer.get('/console/messages')).body;
+    expect(log).toContain('<span class="muted">captured, not sent</span>');
+    expect(log).toContain('<option value="delivered" >captured, not sent</option>');
+    const page = (await viewer.get(`/console/messages/${ids[2]}`)).body;
+    expect(page).toMatch(/captured, not sent · captured, not sent · 1 attempt/);
+    expect(page).not.toMatch(/>\s*delivered/);
+    const receipt = await t.app.inject({
+      method: 'GET',
+      url: `/v1/email/message_receipt?sourceTrackingId=${ids[2]}`,
+      headers: a.auth,
+    });
+    expect(receipt.json().data.message.message_deliveries[0].status.deliveryStatus).toBe('delivered');
   });
 
   it("answers another account's message as not found", async () => {

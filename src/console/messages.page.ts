@@ -18,7 +18,7 @@ import { formatMailbox } from '../mail/addresses.ts';
 import type { StoredContent } from '../mail/content.ts';
 import { html, type SafeHtml } from '../http/html.ts';
 import { consolePage, type ConsoleContext } from './page.ts';
-import { when } from './format.ts';
+import { statusWord, when } from './format.ts';
 
 const STATUSES = ['queued', 'deferred', 'delivered', 'failed'] as const;
 const DAY = 86_400_000;
@@ -62,7 +62,10 @@ function searchForm(c: ConsoleContext): SafeHtml {
       <label for="log-status">Status</label>
       <select id="log-status" name="status">
         <option value="">Any</option>
-        ${STATUSES.map((s) => html`<option value="${s}" ${q.status === s ? html`selected` : ''}>${s}</option>`)}
+        ${STATUSES.map(
+          (s) =>
+            html`<option value="${s}" ${q.status === s ? html`selected` : ''}>${statusWord(c.ctx, s)}</option>`,
+        )}
       </select>
     </div>
     ${input('from', 'From', 'date')} ${input('to', 'To', 'date')}
@@ -120,7 +123,7 @@ function registerLogPage(app: FastifyInstance, ctx: AppContext): void {
       if (bySubject) await auditSubjectSearch(c, page.messages.length);
       return html`${searchForm(c)}
         <div class="card">
-          ${page.messages.length === 0 ? html`<p>No messages match.</p>` : logTable(page)}
+          ${page.messages.length === 0 ? html`<p>No messages match.</p>` : logTable(c, page)}
           ${c.query.after ? html`<p><a href="/console/messages">Newest messages</a></p>` : ''} ${nextLink(c, page.next)}
         </div>`;
     },
@@ -128,7 +131,7 @@ function registerLogPage(app: FastifyInstance, ctx: AppContext): void {
 }
 
 /** The table of the messages found, with each recipient's status. */
-function logTable(page: LogPage): SafeHtml {
+function logTable(c: ConsoleContext, page: LogPage): SafeHtml {
   return html`<div class="table-wrap">
     <table class="stack">
       <thead>
@@ -148,7 +151,7 @@ function logTable(page: LogPage): SafeHtml {
               <td data-label="Tracking id"><a href="/console/messages/${m.id}" class="mono">${m.id}</a></td>
               <td data-label="From">${m.from_addr}</td>
               <td data-label="Recipients">
-                ${m.recipients.map((r) => html`<div>${r.address} <span class="muted">${r.status}</span></div>`)}
+                ${m.recipients.map((r) => html`<div>${r.address} <span class="muted">${statusWord(c.ctx, r.status)}</span></div>`)}
               </td>
               <td data-label="Opens / clicks">${m.total_opens} / ${m.total_clicks}</td>
             </tr>`,
@@ -181,9 +184,17 @@ async function messageDetail(c: ConsoleContext, content?: SafeHtml): Promise<Saf
       (r) =>
         html`<section class="card" aria-label="Timeline for ${r.address}">
           <h2>${r.address}</h2>
-          <p class="muted">${r.status} · ${r.delivery_status} · ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}</p>
+          <p class="muted">
+            ${statusWord(c.ctx, r.status)} · ${statusWord(c.ctx, r.delivery_status)} · ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}</p>
           <ol class="timeline">
-            ${r.steps.map((s) => html`<li><strong>${s.what}</strong> <span class="muted">${when(s.at)}</span> ${s.detail}</li>`)}
+            ${r.steps.map(
+              (s) =>
+                html`<li><strong>${statusWord(c.ctx, s.what)}</strong> <span class="muted">${when(s.at)}</span>
+                  ${s.detail
+                    .split(' — ')
+                    .map((part) => statusWord(c.ctx, part))
+                    .join(' — ')}</li>`,
+            )}
           </ol>
         </section>`,
     )}

@@ -36,8 +36,8 @@ describe('overview', () => {
     await worker.stop();
     page = await viewer.get('/console');
     expect(figure(page.body, 'Today', 'Accepted')).toBe(2);
-    expect(figure(page.body, 'Today', 'Delivered')).toBe(3);
-    expect(figure(page.body, 'Last 7 days', 'Delivered')).toBe(3);
+    expect(figure(page.body, 'Today', 'Captured, not sent')).toBe(3);
+    expect(figure(page.body, 'Last 7 days', 'Captured, not sent')).toBe(3);
     expect(figure(page.body, 'Today', 'Bounced')).toBe(0);
     expect(page.body).toMatch(/0 recipients\s+waiting\./);
     const other = await t.createAccount();

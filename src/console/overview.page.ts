@@ -1,6 +1,7 @@
 /**
- * The overview at `/console`: today and the last 7 days (accepted, delivered, deferred, bounced, opened, clicked), a
- * chart of the week, the delivery queue (recipients waiting, age of the oldest) and webhook endpoints that are failing.
+ * The overview at `/console`: a getting-started checklist until its steps are done, today and the last 7 days
+ * (accepted, delivered, deferred, bounced, opened, clicked), a chart of the week, the delivery queue (recipients
+ * waiting, age of the oldest) and webhook endpoints that are failing.
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
@@ -8,7 +9,9 @@ import { accountOverview, type PeriodCounts } from '../email/stats.service.ts';
 import { html, type SafeHtml } from '../http/html.ts';
 import { consolePage } from './page.ts';
 import { chart, chartAssets } from './chart.ts';
-import { duration, when } from './format.ts';
+import { firstStepsDone } from '../accounts/getting-started.service.ts';
+import { gettingStarted } from './getting-started.view.ts';
+import { deliveredLabel, duration, when } from './format.ts';
 
 const LABELS: [keyof PeriodCounts, string][] = [
   ['accepted', 'Accepted'],
@@ -19,14 +22,15 @@ const LABELS: [keyof PeriodCounts, string][] = [
   ['clicked', 'Clicked'],
 ];
 
-function figures(title: string, counts: PeriodCounts): SafeHtml {
+/** A period's figures; `delivered` is how the console words delivered mail (see deliveredLabel). */
+function figures(title: string, counts: PeriodCounts, delivered: string): SafeHtml {
   return html`<section class="card" aria-labelledby="fig-${title.replace(/\W+/g, '-')}">
     <h2 id="fig-${title.replace(/\W+/g, '-')}">${title}</h2>
     <dl class="figures">
       ${LABELS.map(
         ([k, label]) =>
           html`<div>
-            <dt>${label}</dt>
+            <dt>${k === 'delivered' ? delivered : label}</dt>
             <dd>${counts[k].toLocaleString('en-US')}</dd>
           </div>`,
       )}
@@ -41,7 +45,11 @@ export function overviewPages(app: FastifyInstance, ctx: AppContext): void {
     permission: 'read',
     title: 'Overview',
     render: async (c) => {
-      const o = await accountOverview(c.ctx, c.account.customer_id);
+      const [o, steps] = await Promise.all([
+        accountOverview(c.ctx, c.account.customer_id),
+        firstStepsDone(c.ctx, c.account.customer_id),
+      ]);
+      const delivered = deliveredLabel(c.ctx).label;
       return html`${chartAssets()}
         <p class="muted">
           Signed in as <strong>${c.user.email}</strong>,
@@ -51,14 +59,14 @@ export function overviewPages(app: FastifyInstance, ctx: AppContext): void {
               : html`${c.user.role} of the account <strong>${c.account.username}</strong>`
           }. Days are UTC.
         </p>
-        ${figures('Today', o.today)} ${figures('Last 7 days', o.week)}
+        ${gettingStarted(steps)} ${figures('Today', o.today, delivered)} ${figures('Last 7 days', o.week, delivered)}
         <section class="card">
           ${chart({
             title: 'Messages per day, last 7 days',
             x: o.days.map((d) => d.start),
             series: [
               { label: 'Accepted', values: o.days.map((d) => d.counts.accepted) },
-              { label: 'Delivered', values: o.days.map((d) => d.counts.delivered) },
+              { label: delivered, values: o.days.map((d) => d.counts.delivered) },
               { label: 'Bounced', values: o.days.map((d) => d.counts.bounced) },
               { label: 'Opened', values: o.days.map((d) => d.counts.opened) },
             ],

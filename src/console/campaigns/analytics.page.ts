@@ -3,7 +3,7 @@
  * (`/console/campaigns/sends/:id/links/:html`, 50 a page) and two sends side by side (`/console/campaigns/compare`):
  * their totals and rates, and their first opens per hour after each one started, on one chart. Reading needs `read`.
  */
-import { pageNumber } from '../format.ts';
+import { deliveredLabel, pageNumber } from '../format.ts';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { linkSubscribersOf, sendsTableOf } from '../../marketing/analytics/analytics.service.ts';
@@ -84,7 +84,7 @@ function registerComparePage(app: FastifyInstance, ctx: AppContext): void {
         : null;
       return html`<p><a href="/console/campaigns">← Campaigns</a></p>
         ${comparePicker(c, sends)}
-        ${picked ? comparison(picked[0]!, picked[1]!) : ''}`;
+        ${picked ? comparison(picked[0]!, picked[1]!, deliveredLabel(ctx).label) : ''}`;
     },
   });
 }
@@ -119,14 +119,14 @@ function isChosen(s: { id: number; uuid: string }, chosen: string | undefined): 
 }
 
 /** The two sends' totals and rates in one table, and their first opens per hour on one chart. */
-function comparison(a: SendAnalytics, b: SendAnalytics): SafeHtml {
+function comparison(a: SendAnalytics, b: SendAnalytics, delivered: string): SafeHtml {
   // Named by list and place (a UUID means nothing to a reader); each heading links to its send.
   const name = (x: SendAnalytics) =>
     `${x.send.subscription_list_name} (${x === a ? 'first' : 'second'} send)`;
   const rows: [string, (x: SendAnalytics) => string][] = [
     ['Emails sent', (x) => x.totals.sent.toLocaleString('en')],
     [
-      'Delivered',
+      delivered,
       (x) => `${x.totals.delivered.toLocaleString('en')} (${rate(x.totals.delivered, x.totals.sent)})`,
     ],
     ['Bounced', (x) => `${x.totals.bounced.toLocaleString('en')} (${rate(x.totals.bounced, x.totals.sent)})`],

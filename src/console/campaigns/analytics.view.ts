@@ -40,7 +40,11 @@ export function heatBar(value: number, max: number): SafeHtml {
 }
 
 /** The totals, the charts and the links of a send; `base` is the send page's path. */
-export function analyticsSection(a: SendAnalytics, base: string): SafeHtml {
+export function analyticsSection(
+  a: SendAnalytics,
+  base: string,
+  delivered: { word: string; label: string },
+): SafeHtml {
   const t = a.totals;
   const max = Math.max(0, ...a.links.map((l) => l.clicks));
   const figure = (label: string, value: number, of?: number) =>
@@ -52,12 +56,12 @@ export function analyticsSection(a: SendAnalytics, base: string): SafeHtml {
     <div class="card">
       <h2>Results</h2>
       <dl class="figures">
-        ${figure('Delivered', t.delivered, t.sent)} ${figure('Bounced', t.bounced, t.sent)}
+        ${figure(delivered.label, t.delivered, t.sent)} ${figure('Bounced', t.bounced, t.sent)}
         ${figure('Opened', t.opened, t.delivered)} ${figure('Clicked', t.clicked, t.delivered)}
         ${figure('Unsubscribed from the list', t.unsubscribed, t.delivered)}
         ${figure('Unsubscribed from everything', t.global_unsubscribed, t.delivered)}
       </dl>
-      <p class="muted">Rates of delivered and bounced are of the emails sent; the others of the emails delivered.</p>
+      <p class="muted">Rates of ${delivered.word} and bounced are of the emails sent; the others of the emails ${delivered.word}.</p>
     </div>
     <div class="card">
       <h2>Opens and clicks over time</h2>

@@ -22,6 +22,7 @@ import { mailingWasSent } from '../../marketing/campaigns/audience.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
+import { deliveredLabel } from '../format.ts';
 import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
 import { composeData, composeForm, composeRoutes, postalCard, previewCard } from './compose.ts';
 import { audited, field, seg } from '../audiences/audit.ts';
@@ -64,14 +65,14 @@ function registerCampaignsPage(app: FastifyInstance, ctx: AppContext): void {
         page: 1,
         pagination: true,
       });
-      return html`${mailingsCard(mailings)}
+      return html`${mailingsCard(mailings, deliveredLabel(ctx).label)}
         ${c.can('edit_content') ? html`${composeForm(c, data)} ${postalCard(c, data.postalAddress)}` : ''}`;
     },
   });
 }
 
 /** The card with the table of mailings and their counters. */
-function mailingsCard(mailings: Mailings): SafeHtml {
+function mailingsCard(mailings: Mailings, delivered: string): SafeHtml {
   return html`<div class="card">
     <h2>Mailings</h2>
     <div class="table-wrap">
@@ -80,7 +81,7 @@ function mailingsCard(mailings: Mailings): SafeHtml {
           <tr>
             <th scope="col">Subject</th>
             <th scope="col">Sent</th>
-            <th scope="col">Delivered</th>
+            <th scope="col">${delivered}</th>
             <th scope="col">Opened</th>
             <th scope="col">Clicked</th>
           </tr>
@@ -100,7 +101,7 @@ function mailingsCard(mailings: Mailings): SafeHtml {
                   <a href="/console/campaigns/mailings/${seg(m.id)}">${m.attributes.subject}</a>
                 </td>
                 <td data-label="Sent">${m.attributes.sent_count}</td>
-                <td data-label="Delivered">${m.attributes.delivered_count}</td>
+                <td data-label="${delivered}">${m.attributes.delivered_count}</td>
                 <td data-label="Opened">${m.attributes.viewed_count}</td>
                 <td data-label="Clicked">${m.attributes.clicked_count}</td>
               </tr>`,
@@ -156,7 +157,7 @@ function registerMailingPage(app: FastifyInstance, ctx: AppContext): void {
         title: `Mailing: ${m.attributes.subject}`,
         body: html`<p><a href="/console/campaigns">← All mailings</a></p>
           ${content} ${preview} ${editor ? testForm(c, m) : ''} ${editor && !sent ? sendForm(c, m, lists) : ''}
-          ${sendsCard(sends)} ${editor ? mailingTools(c, m, sent) : ''}`,
+          ${sendsCard(sends, deliveredLabel(ctx).label)} ${editor ? mailingTools(c, m, sent) : ''}`,
       };
     },
   });
@@ -247,7 +248,7 @@ function mailingTools(c: ConsoleContext, m: Mailing, sent: boolean): SafeHtml {
 }
 
 /** The card with the mailing's sends: when, to which list, their state and counters. */
-function sendsCard(sends: Sends): SafeHtml {
+function sendsCard(sends: Sends, delivered: string): SafeHtml {
   return html`<div class="card">
     <h2>Sends</h2>
     <div class="table-wrap">
@@ -258,7 +259,7 @@ function sendsCard(sends: Sends): SafeHtml {
             <th scope="col">List</th>
             <th scope="col">State</th>
             <th scope="col">Sent</th>
-            <th scope="col">Delivered</th>
+            <th scope="col">${delivered}</th>
           </tr>
         </thead>
         <tbody>
@@ -280,7 +281,7 @@ function sendsCard(sends: Sends): SafeHtml {
                 <td data-label="List">${s.subscription_list_name}</td>
                 <td data-label="State">${s.state}</td>
                 <td data-label="Sent">${Number(s.sent_count)}</td>
-                <td data-label="Delivered">${Number(s.delivered_count)}</td>
+                <td data-label="${delivered}">${Number(s.delivered_count)}</td>
               </tr>`,
           )}
         </tbody>

@@ -10,6 +10,7 @@ import type { SendRow } from '../../marketing/campaigns/sends.repository.ts';
 import { assetUrl } from '../assets.ts';
 import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
+import { deliveredLabel } from '../format.ts';
 import { consoleAction, consolePage, guard } from '../page.ts';
 import { audited, seg } from '../audiences/audit.ts';
 import { sendAnalytics } from '../../marketing/analytics/timeline.service.ts';
@@ -67,7 +68,7 @@ function registerSendPage(app: FastifyInstance, ctx: AppContext): void {
       return {
         title: `Send to ${s.subscription_list_name}`,
         body: html`<p><a href="/console/campaigns/mailings/${seg(mailingId)}">← The mailing</a></p>
-          ${progressCard(s, p, base)}
+          ${progressCard(s, p, base, deliveredLabel(ctx))}
           ${
             c.can('edit_content') &&
             (p.state === 'expanding' || p.state === 'sending' || p.state === 'paused')
@@ -82,14 +83,14 @@ function registerSendPage(app: FastifyInstance, ctx: AppContext): void {
                 </div>`
               : ''
           }
-          ${analyticsSection(analytics, base)}`,
+          ${analyticsSection(analytics, base, deliveredLabel(ctx))}`,
       };
     },
   });
 }
 
 /** The send's state and counters; while it runs, polled every second by progress.js. */
-function progressCard(s: SendRow, p: Progress, base: string): SafeHtml {
+function progressCard(s: SendRow, p: Progress, base: string, delivered: { label: string }): SafeHtml {
   const live = !p.finished && p.state !== 'scheduled';
   return html`<div class="card" ${live ? html`data-poll="${base}/progress.json"` : ''}>
     <h2>Progress</h2>
@@ -108,7 +109,7 @@ function progressCard(s: SendRow, p: Progress, base: string): SafeHtml {
         <dd data-field="sent">${p.sent.toLocaleString('en')}</dd>
       </div>
       <div>
-        <dt>Delivered</dt>
+        <dt>${delivered.label}</dt>
         <dd data-field="delivered">${p.delivered.toLocaleString('en')}</dd>
       </div>
       <div>
