@@ -15,6 +15,7 @@ import { findUserById, takeTotpStep, updateUser } from './users.repository.ts';
 import { selectRequireTotp, upsertRequireTotp } from './account-security.repository.ts';
 import type { User } from './users.service.ts';
 import { onFirstUse } from '../on-first-use.ts';
+import { createRecoveryCodes, dropRecoveryCodes } from './recovery-codes.service.ts';
 
 const otpauth = onFirstUse<typeof OtpAuth>('otpauth');
 const qrcode = onFirstUse<typeof QRCodeModule>('qrcode');
@@ -105,7 +106,7 @@ export async function pendingEnrolment(
   return { uri, secret, qrDataUri: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
 }
 
-/** Confirms an enrolment with a first code; two-factor is on from now. */
+/** Confirms an enrolment with a first code; two-factor is on from now. Returns the new recovery codes, to show once. */
 export async function confirmTotpEnrolment(
   db: Queryable,
   config: Config,
@@ -113,7 +114,7 @@ export async function confirmTotpEnrolment(
   user: User,
   code: string,
   ip: string,
-): Promise<void> {
+): Promise<string[]> {
   if (!(await pendingEnrolment(db, sealer, user))) throw new AppError('conflict', 'start the set-up first');
   if (!(await countedCodeCheck(db, config, sealer, user, code, ip, 'user.totp_enable_failure')))
     throw new AppError(
@@ -128,6 +129,28 @@ export async function confirmTotpEnrolment(
     target: `user:${user.id}`,
     ip,
   });
+  return createRecoveryCodes(db, user, ip);
+}
+
+/**
+ * Makes a new set of recovery codes after a correct code from the app (counted like a sign-in), ending the old set;
+ * returns the codes, to show once.
+ */
+export async function renewRecoveryCodes(
+  db: Queryable,
+  config: Config,
+  sealer: Sealer,
+  user: User,
+  code: string,
+  ip: string,
+): Promise<string[]> {
+  if (!user.totpEnabled) throw new AppError('conflict', 'turn on two-factor authentication first');
+  if (!(await countedCodeCheck(db, config, sealer, user, code, ip, 'user.recovery_codes_failure')))
+    throw new AppError(
+      'console.sign_in_failed',
+      'that code is not right; try the newest code your app shows',
+    );
+  return createRecoveryCodes(db, user, ip);
 }
 
 /** Turns two-factor off for a user after a correct code; refused when the account requires it. */
@@ -152,6 +175,7 @@ export async function disableTotp(
     totp_last_step: null,
     updated_at: Date.now(),
   });
+  await dropRecoveryCodes(db, user.id);
   await record(db, {
     accountId: user.customerId,
     actor: { type: 'user', id: user.id },
