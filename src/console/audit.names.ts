@@ -52,7 +52,10 @@ export async function auditNames(c: ConsoleContext, entries: AuditView[]): Promi
       const [kind, id = ''] = splitTarget(e.target);
       const formId = formIdOf(e);
       const title = formId === undefined ? undefined : titles.get(formId);
-      if (kind === 'user') return user(id) ?? { text: e.target };
+      if (kind === 'user') {
+        const named = user(id);
+        return named ? { ...named, text: `user ${named.text}` } : { text: e.target };
+      }
       if (kind === 'form' && title) return { text: `form ${title}`, href: `/console/forms/${id}` };
       if ((kind === 'form_submission' || kind === 'submission') && formId)
         return {

@@ -49,6 +49,7 @@ describe('the audit trail page', () => {
       `<a href="/console/forms/${formId}/responses/sub-42" title="form_submission:sub-42">a response to Patient intake</a>`,
     );
     expect(body).toContain('<a href="/console/messages/trk-99" title="message:trk-99">message trk-99</a>');
+    expect(body).toContain(`title="user:${editor.id}">user ${editor.email}</a>`);
     expect((await clients[0].get('/console/settings/users')).body).toContain(`<tr id="user-${editor.id}">`);
   });
 
