@@ -1,11 +1,17 @@
-/** The audit trail page for owners: filter by action, actor and dates, page back in time, export as CSV. Read only. */
+/**
+ * The audit trail page for owners: filter by action, actor and dates, page back in time, export as CSV. Read only.
+ * Entries name users, forms, responses and messages with links to them, and show times in the user's time zone
+ * (UTC on hover); the CSV keeps the recorded ids and UTC.
+ */
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { searchAudit, type AuditFilter, type AuditView } from '../audit/audit.service.ts';
+import { searchAudit, type AuditFilter } from '../audit/audit.service.ts';
 import { csvCell } from '../forms/submissions/exports.ts';
-import { usersOf } from '../users/users.service.ts';
 import { html, type SafeHtml } from '../http/html.ts';
+import { auditNames, namedCell } from './audit.names.ts';
+import { readCookie, TIME_ZONE_COOKIE } from './cookies.ts';
+import { wallClock, wallTimeToEpoch, zoneOrUtc } from './time-zone.ts';
 import { scrollTable } from './layout.ts';
 import { consolePage, type ConsoleContext } from './page.ts';
 
@@ -13,18 +19,25 @@ const PATH = '/console/settings/audit';
 const PAGE = 50;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-/** The filter a query string asks for (dates are whole UTC days, `to` inclusive). */
+/** The user's time zone, as the browser reported it; UTC without one. */
+function zoneOf(c: ConsoleContext): string {
+  return zoneOrUtc(readCookie(c.req, TIME_ZONE_COOKIE));
+}
+
+/** The filter a query string asks for (dates are whole days of the user's time zone, `to` inclusive). */
 function filterOf(c: ConsoleContext, limit: number): AuditFilter {
   const q = c.query;
-  const day = (v: string | undefined) =>
-    v && DAY.test(v) && !Number.isNaN(Date.parse(v)) ? Date.parse(`${v}T00:00:00Z`) : undefined;
-  const to = day(q.to);
+  const tz = zoneOf(c);
+  const valid = (v: string | undefined): v is string => !!v && DAY.test(v) && !Number.isNaN(Date.parse(v));
+  const startOf = (v: string) => wallTimeToEpoch(`${v}T00:00`, tz);
+  const dayAfter = (v: string) =>
+    new Date(Date.parse(`${v}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
   return {
     customerId: c.account.customer_id,
     action: q.action?.trim() || undefined,
     actorId: q.actor?.trim() || undefined,
-    from: day(q.from),
-    to: to === undefined ? undefined : to + 86_400_000,
+    from: valid(q.from) ? startOf(q.from) : undefined,
+    to: valid(q.to) ? startOf(dayAfter(q.to)) : undefined,
     before: q.before && /^\d+$/.test(q.before) ? Number(q.before) : undefined,
     limit,
   };
@@ -44,15 +57,10 @@ function filters(c: ConsoleContext): SafeHtml {
   </form>`;
 }
 
-function actorText(e: AuditView, emails: Map<string, string>): string {
-  if (e.actor_type === 'user') return emails.get(e.actor_id) ?? `user ${e.actor_id}`;
-  if (e.actor_type === 'key') return `API key ${e.actor_id}`;
-  return e.actor_id === 'cli' ? 'command line' : `Sealpost (${e.actor_id})`;
-}
-
-function targetText(target: string, emails: Map<string, string>): string {
-  const email = target.startsWith('user:') ? emails.get(target.slice(5)) : undefined;
-  return email ? `user ${email}` : target;
+/** When an entry was made: the user's wall clock, and UTC in the `datetime` and on hover. */
+function timeCell(at: string, tz: string): SafeHtml {
+  const utc = `${at.slice(0, 19).replace('T', ' ')} UTC`;
+  return html`<time datetime="${at}" title="${utc}">${wallClock(Date.parse(at), tz)}</time>`;
 }
 
 function query(c: ConsoleContext, extra: Record<string, string>): string {
@@ -102,14 +110,13 @@ export function auditPages(app: FastifyInstance, ctx: AppContext): void {
     title: 'Audit trail',
     render: async (c) => {
       const entries = await searchAudit(ctx.database.reader, filterOf(c, PAGE + 1));
-      const emails = new Map(
-        (await usersOf(ctx.database.reader, c.account.customer_id)).map((u) => [u.id, u.email]),
-      );
       const more = entries.length > PAGE;
       const shown = entries.slice(0, PAGE);
+      const names = await auditNames(c, shown);
+      const tz = zoneOf(c);
       return html`<p class="muted">
           Every sign-in, change and view of protected content in ${c.account.username}, newest first. Entries cannot be changed; they are
-          kept for ${ctx.config.auditRetentionDays} days.
+          kept for ${ctx.config.auditRetentionDays} days. Times are in your time zone, ${tz}; point at one to see it in UTC.
         </p>
         ${filters(c)}
         <p class="actions"><a class="button secondary" href="${PATH}/export.csv?${query(c, {})}">Export as CSV</a></p>
@@ -121,7 +128,7 @@ export function auditPages(app: FastifyInstance, ctx: AppContext): void {
             </caption>
             <thead>
               <tr>
-                <th scope="col">When (UTC)</th>
+                <th scope="col">When (${tz})</th>
                 <th scope="col">Who</th>
                 <th scope="col">Action</th>
                 <th scope="col">Target</th>
@@ -139,10 +146,10 @@ export function auditPages(app: FastifyInstance, ctx: AppContext): void {
               ${shown.map(
                 (e) =>
                   html`<tr>
-                    <td data-label="When">${e.at.slice(0, 19).replace('T', ' ')}</td>
-                    <td data-label="Who">${actorText(e, emails)}</td>
+                    <td data-label="When">${timeCell(e.at, tz)}</td>
+                    <td data-label="Who">${namedCell(names.actor(e), `${e.actor_type}:${e.actor_id}`)}</td>
                     <td data-label="Action"><code>${e.action}</code></td>
-                    <td data-label="Target"><code>${targetText(e.target, emails)}</code></td>
+                    <td data-label="Target">${namedCell(names.target(e), e.target)}</td>
                     <td data-label="From">${e.ip ?? ''}</td>
                   </tr>`,
               )}

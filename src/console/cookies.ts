@@ -6,6 +6,9 @@ export const SESSION_COOKIE = 'sealpost_console';
 /** The sign-in form's token cookie (a double-submit token for the form that has no session yet). */
 export const SIGN_IN_COOKIE = 'sealpost_sign_in';
 
+/** The browser's time zone, written by console.js (not a secret: readable by the page's script). */
+export const TIME_ZONE_COOKIE = 'sealpost_tz';
+
 /** Reads one cookie from the request; a value that is not valid percent-encoding counts as no cookie. */
 export function readCookie(req: FastifyRequest, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {

@@ -14,6 +14,7 @@ import {
   csrfMatches,
   openSession,
   resolveSession,
+  setFlash,
   type Flash,
 } from '../users/sessions.service.ts';
 import { signIn, signInSecondFactor } from '../users/sign-in.service.ts';
@@ -46,8 +47,8 @@ const SignInForm = Form({
   next: Text(NEXT_MAX),
 });
 
-/** The code step of a sign-in with two-factor authentication. */
-const TwoFactorForm = Form({ _csrf: Csrf(), code: Field(64), next: Text(NEXT_MAX) });
+/** The code step of a sign-in with two-factor authentication: the app's code, or a recovery code (`recovery=yes`). */
+const TwoFactorForm = Form({ _csrf: Csrf(), code: Field(64), recovery: Text(8), next: Text(NEXT_MAX) });
 
 /** The sign-out button. */
 const SignOutForm = Form({ _csrf: Csrf() });
@@ -203,6 +204,16 @@ function signInFlow(app: FastifyInstance, ctx: AppContext): void {
   });
 }
 
+/** What the first page after signing in with a recovery code says: how many are left, and what to do when few are. */
+function recoveryCodeUsed(left: number): Flash {
+  const count = `${left} recovery code${left === 1 ? '' : 's'} left`;
+  const advice = left > 3 ? '' : ' Make a new set under Settings, Two-factor authentication.';
+  return {
+    kind: 'info',
+    text: `You signed in with a recovery code, which now no longer works. You have ${count}.${advice}`,
+  };
+}
+
 /** The code step after a correct password, for a user with two-factor authentication. */
 function twoFactorFlow(app: FastifyInstance, ctx: AppContext): void {
   const db = ctx.database.db;
@@ -215,7 +226,8 @@ function twoFactorFlow(app: FastifyInstance, ctx: AppContext): void {
       const session = await resolveSession(db, ctx.config, readCookie(req, SESSION_COOKIE));
       if (!session) return reply.code(303).redirect(signInAgain(next), 303);
       if (session.state === 'active') return reply.code(303).redirect(next, 303);
-      return sendHtml(reply, 200, secondFactorPage({ token: session.csrfToken, next }));
+      const recovery = req.query.recovery !== undefined;
+      return sendHtml(reply, 200, secondFactorPage({ token: session.csrfToken, next, recovery }));
     },
   );
 
@@ -227,9 +239,15 @@ function twoFactorFlow(app: FastifyInstance, ctx: AppContext): void {
       return reply.code(303).redirect(signInAgain(next), 303);
     if (!csrfMatches(session, sent._csrf))
       throw new AppError('console.csrf', 'this form has expired; go back, reload the page and try again');
+    const recovery = sent.recovery === 'yes';
+    let left: number | undefined;
     try {
       const form = postedForm(req, TwoFactorForm);
-      await signInSecondFactor(db, ctx.config, ctx.sealer, session.user, { code: form.code, ip: req.ip });
+      left = await signInSecondFactor(db, ctx.config, ctx.sealer, session.user, {
+        code: form.code,
+        recovery,
+        ip: req.ip,
+      });
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       reply.headers(err.headers);
@@ -245,10 +263,11 @@ function twoFactorFlow(app: FastifyInstance, ctx: AppContext): void {
       return sendHtml(
         reply,
         err.status,
-        secondFactorPage({ token: session.csrfToken, next, flash: errorFlash(err) }),
+        secondFactorPage({ token: session.csrfToken, next, recovery, flash: errorFlash(err) }),
       );
     }
     await activateSession(db, session.id);
+    if (left !== undefined) await setFlash(db, session.id, recoveryCodeUsed(left));
     return reply.code(303).redirect(next, 303);
   });
 }

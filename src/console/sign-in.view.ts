@@ -22,12 +22,24 @@ export function signInPage(opts: { token: string; next: string; email?: string; 
   return plainPage('Sign in', body, opts.flash);
 }
 
-/** The second-factor form, after a correct password. */
-export function secondFactorPage(opts: { token: string; next: string; flash?: Flash }): string {
-  const body = html`<form method="post" action="/console/sign-in/two-factor" class="card" novalidate>
-      <input type="hidden" name="_csrf" value="${opts.token}" />
-      <input type="hidden" name="next" value="${opts.next}" />
-      <div class="field">
+/** The second-factor form, after a correct password: the app's code, or (`recovery`) one of the recovery codes. */
+export function secondFactorPage(opts: {
+  token: string;
+  next: string;
+  recovery?: boolean;
+  flash?: Flash;
+}): string {
+  const other = `/console/sign-in/two-factor?${new URLSearchParams(
+    opts.recovery ? { next: opts.next } : { next: opts.next, recovery: '' },
+  ).toString()}`;
+  const field = opts.recovery
+    ? html`<div class="field">
+        <label for="code">Recovery code</label>
+        <input id="code" name="code" type="text" autocomplete="off" autocapitalize="none" spellcheck="false" required aria-describedby="code-hint" />
+        <p class="hint" id="code-hint">One of the codes you saved when you set up two-factor authentication, like 4f7k2-q9xbm. Each works once.</p>
+      </div>
+      <input type="hidden" name="recovery" value="yes" />`
+    : html`<div class="field">
         <label for="code">Authentication code</label>
         <input
           id="code"
@@ -40,13 +52,24 @@ export function secondFactorPage(opts: { token: string; next: string; flash?: Fl
           aria-describedby="code-hint"
         />
         <p class="hint" id="code-hint">The 6-digit code your authenticator app shows for Sealpost.</p>
-      </div>
+      </div>`;
+  const body = html`<form method="post" action="/console/sign-in/two-factor" class="card" novalidate>
+      <input type="hidden" name="_csrf" value="${opts.token}" />
+      <input type="hidden" name="next" value="${opts.next}" />
+      ${field}
       <button type="submit">Verify</button>
     </form>
+    <p>
+      <a href="${other}">${opts.recovery ? 'Use the code from your app instead' : 'Lost your phone? Use a recovery code'}</a>
+    </p>
     <form method="post" action="/console/sign-out">
       <input type="hidden" name="_csrf" value="${opts.token}" /><button type="submit" class="secondary">Cancel</button>
     </form>`;
-  return plainPage('Two-factor authentication', body, opts.flash);
+  return plainPage(
+    opts.recovery ? 'Sign in with a recovery code' : 'Two-factor authentication',
+    body,
+    opts.flash,
+  );
 }
 
 /** The set-password form of a one-time link (first password, reset, invitation). */

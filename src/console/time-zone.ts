@@ -1,6 +1,7 @@
 /**
- * Times in the user's own time zone. The browser reports its zone (console.js fills `data-time-zone` inputs); without
- * it, or with a zone the runtime does not know, times are UTC.
+ * Times in the user's own time zone. The browser reports its zone (console.js fills `data-time-zone` inputs, and keeps
+ * it in the `sealpost_tz` cookie for pages that only show times); without it, or with a zone the runtime does not know,
+ * times are UTC.
  */
 
 /** The zone if the runtime knows it, otherwise UTC. */
@@ -42,9 +43,9 @@ export function wallTimeToEpoch(local: string, tz: string): number {
   return asUtc - offsetAt(first, tz);
 }
 
-/** An instant as the zone's wall clock, with the zone named: "Thu, 3 Dec 2026, 09:00 (Europe/Berlin)". */
-export function inZone(ms: number, tz: string): string {
-  const text = new Intl.DateTimeFormat('en-GB', {
+/** The zone's wall clock at `ms`: weekday, day, month, year and time, to the minute or the second. */
+function clock(ms: number, tz: string, seconds: boolean): string {
+  return new Intl.DateTimeFormat('en-GB', {
     timeZone: tz,
     weekday: 'short',
     day: 'numeric',
@@ -52,7 +53,17 @@ export function inZone(ms: number, tz: string): string {
     year: 'numeric',
     hour: '2-digit',
     minute: '2-digit',
+    ...(seconds ? { second: '2-digit' } : {}),
     hourCycle: 'h23',
   }).format(new Date(ms));
-  return `${text} (${tz})`;
+}
+
+/** An instant as the zone's wall clock, with the zone named: "Thu, 3 Dec 2026, 09:00 (Europe/Berlin)". */
+export function inZone(ms: number, tz: string): string {
+  return `${clock(ms, tz, false)} (${tz})`;
+}
+
+/** An instant as the zone's wall clock to the second, without the zone: "Wed, 2 Dec 2026, 14:39:45". */
+export function wallClock(ms: number, tz: string): string {
+  return clock(ms, tz, true);
 }

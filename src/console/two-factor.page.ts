@@ -1,10 +1,14 @@
-/** The two-factor settings page: set up TOTP with a QR code, turn it off, and (owners) make it mandatory for the account. */
+/**
+ * The two-factor settings page: set up TOTP with a QR code, turn it off, see how many recovery codes are left and make
+ * a new set (shown once), and (owners) make it mandatory for the account.
+ */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import {
   confirmTotpEnrolment,
   disableTotp,
   pendingEnrolment,
+  renewRecoveryCodes,
   setTotpRequired,
   startTotpEnrolment,
   totpRequired,
@@ -13,11 +17,53 @@ import { html, type SafeHtml } from '../http/html.ts';
 import { csrfField } from './layout.ts';
 import { consoleAction, consolePage, TWO_FACTOR_PATH, type ConsoleContext } from './page.ts';
 import { Form, NoFields, Text } from './action.schemas.ts';
+import { RECOVERY_CODE_COUNT, recoveryCodesLeft } from '../users/recovery-codes.service.ts';
+import { revealLater, shownOncePage } from './shown-once.ts';
+
+const CODES_PATH = `${TWO_FACTOR_PATH}/recovery-codes`;
 
 function codeField(id: string): SafeHtml {
   return html`<div class="field">
     <label for="${id}">Code from the app</label>
     <input id="${id}" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required />
+  </div>`;
+}
+
+/** The recovery codes card of a user with two-factor on: how many are left, and the form that makes a new set. */
+async function recoverySection(c: ConsoleContext): Promise<SafeHtml> {
+  const left = await recoveryCodesLeft(c.ctx.database.db, c.user.id);
+  const status =
+    left === 0
+      ? html`<p class="flash flash-info" role="status">
+          You have no recovery codes left. Make a set now, so a lost phone does not lock you out.
+        </p>`
+      : html`<p><strong>${left} of ${RECOVERY_CODE_COUNT}</strong> recovery codes left.</p>`;
+  return html`<div class="card" role="region" aria-labelledby="recovery-heading">
+    <h2 id="recovery-heading">Recovery codes</h2>
+    <p>If you lose your phone, sign in with one of your recovery codes instead of a code from the app. Each code works once.</p>
+    ${status}
+    <form method="post" action="${CODES_PATH}">
+      ${csrfField(c.csrfToken)} ${codeField('codes-code')}
+      <p class="muted">A new set replaces the old one: codes you saved before stop working.</p>
+      <button type="submit" class="secondary">Make new recovery codes</button>
+    </form>
+  </div>`;
+}
+
+/** The page that shows a new set of recovery codes, once. */
+function codesShown(codes: string[]): SafeHtml {
+  return html`<div class="card" role="region" aria-labelledby="codes-heading">
+    <h2 id="codes-heading">Your recovery codes</h2>
+    <p class="flash flash-info">
+      <strong>Save these codes now. They are shown only this once:</strong> Sealpost keeps only a hash of each and cannot show
+      them again.
+    </p>
+    <p>Print them, write them down or keep them in your password manager, away from your phone. Each code signs you in once when you cannot use your authenticator app.</p>
+    <ol id="recovery-codes" class="recovery-codes">
+      ${codes.map((code) => html`<li><code>${code}</code></li>`)}
+    </ol>
+    <p><button type="button" data-copy="recovery-codes">Copy codes</button></p>
+    <p><a href="${TWO_FACTOR_PATH}">Back to two-factor authentication</a></p>
   </div>`;
 }
 
@@ -60,9 +106,38 @@ async function ownSection(c: ConsoleContext, required: boolean): Promise<SafeHtm
   </div>`;
 }
 
+/** Registers the action that makes a new set of recovery codes, and the page that shows a set once. */
+function recoveryCodePages(app: FastifyInstance, ctx: AppContext): void {
+  const db = ctx.database.db;
+  consoleAction(app, ctx, {
+    path: CODES_PATH,
+    permission: 'read',
+    body: Form({ code: Text(64) }),
+    back: () => TWO_FACTOR_PATH,
+    handle: async (c) => {
+      const codes = await renewRecoveryCodes(db, ctx.config, ctx.sealer, c.user, c.form.code ?? '', c.ip);
+      return {
+        redirect: `${CODES_PATH}/${await revealLater(c, 'recovery_codes', codes)}`,
+        flash: 'New recovery codes are made; the old ones no longer work.',
+      };
+    },
+  });
+  shownOncePage<string[]>(app, ctx, {
+    path: `${CODES_PATH}/:token`,
+    permission: 'read',
+    title: 'Recovery codes',
+    kind: 'recovery_codes',
+    render: (_c, codes) => codesShown(codes),
+    spent: 'These recovery codes were already shown; if you did not save them, make a new set.',
+    expired: 'This page has expired, so the codes cannot be shown; if you did not save them, make a new set.',
+    back: () => ({ href: TWO_FACTOR_PATH, label: 'Back to two-factor authentication' }),
+  });
+}
+
 /** Registers the two-factor settings page and its actions. */
 export function twoFactorPages(app: FastifyInstance, ctx: AppContext): void {
   const db = ctx.database.db;
+  recoveryCodePages(app, ctx);
   consolePage(app, ctx, {
     path: TWO_FACTOR_PATH,
     permission: 'read',
@@ -84,7 +159,8 @@ export function twoFactorPages(app: FastifyInstance, ctx: AppContext): void {
             </form>
           </div>`
           : '';
-      return html`${await ownSection(c, required)}${rule}`;
+      const recovery = c.user.totpEnabled ? await recoverySection(c) : '';
+      return html`${await ownSection(c, required)}${recovery}${rule}`;
     },
   });
   consoleAction(app, ctx, {
@@ -103,8 +179,11 @@ export function twoFactorPages(app: FastifyInstance, ctx: AppContext): void {
     body: Form({ code: Text(64) }),
     back: () => TWO_FACTOR_PATH,
     handle: async (c) => {
-      await confirmTotpEnrolment(db, ctx.config, ctx.sealer, c.user, c.form.code ?? '', c.ip);
-      return { redirect: TWO_FACTOR_PATH, flash: 'Two-factor authentication is on.' };
+      const codes = await confirmTotpEnrolment(db, ctx.config, ctx.sealer, c.user, c.form.code ?? '', c.ip);
+      return {
+        redirect: `${CODES_PATH}/${await revealLater(c, 'recovery_codes', codes)}`,
+        flash: 'Two-factor authentication is on.',
+      };
     },
   });
   consoleAction(app, ctx, {

@@ -24,7 +24,7 @@ function when(ms: number | null): string {
 function row(c: ConsoleContext, u: User): SafeHtml {
   const self = u.id === c.user.id;
   const roleId = `role-${u.id}`;
-  return html`<tr>
+  return html`<tr id="user-${u.id}">
     <td data-label="Email">${u.email}${self ? html` <span class="muted">(you)</span>` : ''}</td>
     <td data-label="Role">
       <form method="post" action="${PATH}/${u.id}/role" class="actions">

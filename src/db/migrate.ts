@@ -33,6 +33,7 @@ import * as m0031 from './migrations/0031_images.ts';
 import * as m0032 from './migrations/0032_brand.ts';
 import * as m0033 from './migrations/0033_field_type_uuids.ts';
 import * as m0034 from './migrations/0034_import_consent.ts';
+import * as m0035 from './migrations/0035_recovery_codes.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -73,6 +74,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0032_brand': m0032,
   '0033_field_type_uuids': m0033,
   '0034_import_consent': m0034,
+  '0035_recovery_codes': m0035,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -60,6 +60,7 @@ import type {
   ConsoleDraftsTable,
   ConsoleSessionsTable,
   ConsoleRevealsTable,
+  UserRecoveryCodesTable,
   UserTokensTable,
   SignInThrottlesTable,
   AccountSecurityTable,
@@ -124,6 +125,7 @@ export interface DB {
   console_sessions: ConsoleSessionsTable;
   console_drafts: ConsoleDraftsTable;
   console_reveals: ConsoleRevealsTable;
+  user_recovery_codes: UserRecoveryCodesTable;
   user_tokens: UserTokensTable;
   sign_in_throttles: SignInThrottlesTable;
   account_security: AccountSecurityTable;

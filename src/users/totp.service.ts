@@ -15,6 +15,7 @@ import { findUserById, takeTotpStep, updateUser } from './users.repository.ts';
 import { selectRequireTotp, upsertRequireTotp } from './account-security.repository.ts';
 import type { User } from './users.service.ts';
 import { onFirstUse } from '../on-first-use.ts';
+import { createRecoveryCodes, dropRecoveryCodes } from './recovery-codes.service.ts';
 
 const otpauth = onFirstUse<typeof OtpAuth>('otpauth');
 const qrcode = onFirstUse<typeof QRCodeModule>('qrcode');
@@ -116,7 +117,7 @@ export async function pendingEnrolment(
   return { uri, secret, qrDataUri: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
 }
 
-/** Confirms an enrolment with a first code; two-factor is on from now. */
+/** Confirms an enrolment with a first code; two-factor is on from now. Returns the new recovery codes, to show once. */
 export async function confirmTotpEnrolment(
   db: Queryable,
   config: Config,
@@ -124,7 +125,7 @@ export async function confirmTotpEnrolment(
   user: User,
   code: string,
   ip: string,
-): Promise<void> {
+): Promise<string[]> {
   if (!(await pendingEnrolment(db, sealer, user))) throw new AppError('conflict', 'start the set-up first');
   await requireCountedCode(db, config, sealer, user, {
     code,
@@ -134,6 +135,29 @@ export async function confirmTotpEnrolment(
   });
   await updateUser(db, user.id, { totp_enabled_at: Date.now(), updated_at: Date.now() });
   await recordOwn(db, user, 'user.totp_enable', ip);
+  return createRecoveryCodes(db, user, ip);
+}
+
+/**
+ * Makes a new set of recovery codes after a correct code from the app (counted like a sign-in), ending the old set;
+ * returns the codes, to show once.
+ */
+export async function renewRecoveryCodes(
+  db: Queryable,
+  config: Config,
+  sealer: Sealer,
+  user: User,
+  code: string,
+  ip: string,
+): Promise<string[]> {
+  if (!user.totpEnabled) throw new AppError('conflict', 'turn on two-factor authentication first');
+  await requireCountedCode(db, config, sealer, user, {
+    code,
+    ip,
+    failureAction: 'user.recovery_codes_failure',
+    wrong: 'that code is not right; try the newest code your app shows',
+  });
+  return createRecoveryCodes(db, user, ip);
 }
 
 /** Turns two-factor off for a user after a correct code; refused when the account requires it. */
@@ -162,6 +186,7 @@ export async function disableTotp(
     totp_last_step: null,
     updated_at: Date.now(),
   });
+  await dropRecoveryCodes(db, user.id);
   await recordOwn(db, user, 'user.totp_disable', ip);
 }
 

@@ -40,6 +40,10 @@
     document.querySelectorAll('[data-time-zone-name]').forEach(function (el) {
       el.textContent = zone;
     });
+    // Pages that only show times (the audit trail) read the zone from this cookie.
+    var tzCookie = 'sealpost_tz=' + encodeURIComponent(zone);
+    if (document.cookie.split('; ').indexOf(tzCookie) < 0)
+      document.cookie = tzCookie + '; path=/console; max-age=31536000; SameSite=Lax';
   }
   // A select with data-autosubmit sends its form when it changes.
   document.addEventListener('change', function (event) {

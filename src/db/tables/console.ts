@@ -45,7 +45,7 @@ export interface ConsoleRevealsTable {
   id: string;
   /** The session (and so the user) the page was made for; no one else sees it. */
   session_id: string;
-  /** What the secret is: `api_key` or `webhook_secret`. */
+  /** What the secret is: `api_key`, `webhook_secret` or `recovery_codes`. */
   kind: string;
   /** The secret and what the page says about it, sealed with the master key; null once shown or expired. */
   sealed: string | null;
@@ -53,6 +53,20 @@ export interface ConsoleRevealsTable {
   /** After this the page no longer shows the secret. */
   expires_at: number;
   shown_at: number | null;
+}
+
+/** One recovery code of a user's two-factor sign-in: only its hash is kept; it works once. */
+export interface UserRecoveryCodesTable {
+  /** Random. */
+  id: string;
+  user_id: string;
+  /** The code's first two characters, so a typed code is hashed against one row, not all of them. */
+  lookup: string;
+  /** The code's scrypt hash (`users/passwords.ts`). */
+  code_hash: string;
+  created_at: number;
+  /** When it was used to sign in; null while it still works. */
+  used_at: number | null;
 }
 
 export interface ConsoleSessionsTable {
