@@ -79,7 +79,7 @@ export async function sendTemplated(
     body.data.template_values,
     body.data.message.headers.subject,
   );
-  const message = normalizeTemplatedMessage(body.data.message, rendered.html, rendered.subject);
+  const message = normalizeTemplatedMessage(body.data.message, rendered);
   const [response] = await submitMessages(ctx, submitter(principal), [message], {
     source: 'template',
     tracking: trackingOptions(body.data),
