@@ -1,6 +1,6 @@
 /** The console's stylesheet and script, read once at start and served from `/console/assets/` with a content hash in the URL. */
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
@@ -27,8 +27,9 @@ function load(
   return { body, type, hash: createHash('sha256').update(body).digest('hex').slice(0, 12) };
 }
 
-/** Where the block editor's source is, and where `bin/build.js` writes its bundle. */
-const EDITOR_SOURCE = path.join(packageRoot(), 'src', 'console', 'editor', 'block-editor.js');
+/** Where the block editor's source is (its entry and the modules beside it), and where `bin/build.js` writes its bundle. */
+const EDITOR_DIR = path.join(packageRoot(), 'src', 'console', 'editor');
+const EDITOR_SOURCE = path.join(EDITOR_DIR, 'block-editor.js');
 const EDITOR_BUNDLE = path.join(packageRoot(), 'dist', 'block-editor.js');
 
 /**
@@ -37,7 +38,8 @@ const EDITOR_BUNDLE = path.join(packageRoot(), 'dist', 'block-editor.js');
  */
 function bundledEditor(): Asset {
   const built = statSync(EDITOR_BUNDLE, { throwIfNoEntry: false });
-  if (built && built.mtimeMs >= statSync(EDITOR_SOURCE).mtimeMs)
+  const newest = Math.max(...readdirSync(EDITOR_DIR).map((f) => statSync(path.join(EDITOR_DIR, f)).mtimeMs));
+  if (built && built.mtimeMs >= newest)
     return load('block-editor.js', 'text/javascript; charset=utf-8', EDITOR_BUNDLE);
   const require = createRequire(import.meta.url);
   const esbuild = require('esbuild') as typeof import('esbuild');
