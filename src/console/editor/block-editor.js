@@ -75,7 +75,8 @@ class BlockEditor {
   }
 
   mount() {
-    const [menu, addButton] = adder(KINDS, 'Block to add', 'Add block', (kind) => {
+    const kinds = this.root.hasAttribute('data-no-footer') ? KINDS.filter(([k]) => k !== 'footer') : KINDS;
+    const [menu, addButton] = adder(kinds, 'Block to add', 'Add block', (kind) => {
       this.doc.blocks.push(fresh(kind));
       this.changed(true);
     });
