@@ -1,6 +1,6 @@
 /** The console's stylesheet and script, read once at start and served from `/console/assets/` with a content hash in the URL. */
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
@@ -28,8 +28,9 @@ function load(
   return { body, type, hash: createHash('sha256').update(body).digest('hex').slice(0, 12) };
 }
 
-/** Where the block editor's source is, and where `bin/build.js` writes its bundle. */
+/** Where the block editor's source is (its entry and the modules beside it), and where `bin/build.js` writes its bundle. */
 const EDITOR_SOURCE_FILE = path.join(packageRoot(), EDITOR_SOURCE);
+const EDITOR_DIR = path.dirname(EDITOR_SOURCE_FILE);
 const EDITOR_BUNDLE_FILE = path.join(packageRoot(), EDITOR_BUNDLE);
 
 /**
@@ -38,7 +39,8 @@ const EDITOR_BUNDLE_FILE = path.join(packageRoot(), EDITOR_BUNDLE);
  */
 function bundledEditor(): Asset {
   const built = statSync(EDITOR_BUNDLE_FILE, { throwIfNoEntry: false });
-  if (built && built.mtimeMs >= statSync(EDITOR_SOURCE_FILE).mtimeMs)
+  const newest = Math.max(...readdirSync(EDITOR_DIR).map((f) => statSync(path.join(EDITOR_DIR, f)).mtimeMs));
+  if (built && built.mtimeMs >= newest)
     return load('block-editor.js', 'text/javascript; charset=utf-8', EDITOR_BUNDLE_FILE);
   const require = createRequire(import.meta.url);
   const esbuild = require('esbuild') as typeof import('esbuild');

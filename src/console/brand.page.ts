@@ -204,9 +204,13 @@ function imagesPage(app: FastifyInstance, ctx: AppContext): void {
   });
 }
 
-/** The upload: multipart, one file; a refused image comes back as an error notice on the library page. */
+/**
+ * The upload: multipart, one file; a refused image comes back as an error notice on the library page. The block
+ * editor's picker asks for JSON (`accept: application/json`) and is answered `{ image }` or `{ problem }` instead.
+ */
 function imageUpload(app: FastifyInstance, ctx: AppContext): void {
   app.post(IMAGES, { schema: { hide: true } }, async (req, reply) => {
+    const json = (req.headers.accept ?? '').startsWith('application/json');
     if (!req.isMultipart()) throw new AppError('request.invalid', 'send the image as multipart/form-data');
     const fields: FormFields = {};
     for await (const part of req.parts({ limits: { fileSize: ctx.config.imageMaxBytes + 1, files: 1 } })) {
@@ -226,13 +230,15 @@ function imageUpload(app: FastifyInstance, ctx: AppContext): void {
             'image.too_large',
             `an image may have at most ${ctx.config.imageMaxBytes} bytes`,
           );
-        await uploadImage(ctx, c.account.customer_id, { name: part.filename, data }, c.by);
+        const image = await uploadImage(ctx, c.account.customer_id, { name: part.filename, data }, c.by);
+        if (json) return reply.header('cache-control', 'no-store').send({ image });
         await setFlash(ctx.database.db, c.session.id, {
           kind: 'success',
           text: `Uploaded ${part.filename}.`,
         });
       } catch (err) {
         if (!(err instanceof AppError) || err.status >= 500) throw err;
+        if (json) return reply.code(err.status).send({ problem: err.message });
         await setFlash(ctx.database.db, c.session.id, { kind: 'error', text: err.message });
       }
       return reply.code(303).redirect(IMAGES, 303);

@@ -95,7 +95,7 @@ export async function sendTemplated(
     body.data.message.headers.subject,
   );
   const idempotency = idempotencyOf(idempotencyKey, 'templated_messages', body);
-  const message = normalizeTemplatedMessage(body.data.message, rendered.html, rendered.subject);
+  const message = normalizeTemplatedMessage(body.data.message, rendered);
   releaseAttachments(body.data.message);
   const [response] = await submitMessages(ctx, submitter(principal), [message], {
     source: 'template',

@@ -157,12 +157,11 @@ export function normalizeMessage(m: MessageBody, path = 'data.message'): Normali
 /** Normalizes the message of a templated send; the content comes from the rendered template. */
 export function normalizeTemplatedMessage(
   m: TemplatedMessageBody,
-  html: string,
-  subject: string,
+  rendered: { html: string; text: string; subject: string },
   path = 'data.message',
 ): NormalizedMessage {
-  const envelope = normalizeEnvelope({ ...m, headers: { ...m.headers, subject } }, path);
-  return { ...envelope, html };
+  const envelope = normalizeEnvelope({ ...m, headers: { ...m.headers, subject: rendered.subject } }, path);
+  return { ...envelope, html: rendered.html, text: rendered.text };
 }
 
 /**

@@ -14,6 +14,7 @@ import {
 import { handlebars } from '../on-first-use.ts';
 import { documentOf, expandBlocks } from '../mail/blocks/blocks.service.ts';
 import type { BlockDocument } from '../mail/blocks/blocks.schemas.ts';
+import { textOfHtml } from '../mail/text-part.ts';
 
 /** A template as the API shows it. */
 export interface DynamicTemplate {
@@ -181,22 +182,27 @@ export function parseTemplateValues(text: string | undefined): Record<string, un
   return parsed as Record<string, unknown>;
 }
 
-/** Renders the named template (and the subject, which may hold placeholders too) with the values. */
+/**
+ * Renders the named template (and the subject, which may hold placeholders too) with the values, and the text part
+ * made from the rendered HTML (a template has HTML only; mail with a text part reads better and scores better).
+ */
 export async function renderTemplate(
   ctx: AppContext,
   customerId: number,
   name: string,
   valuesText: string | undefined,
   subject: string,
-): Promise<{ html: string; subject: string }> {
+): Promise<{ html: string; text: string; subject: string }> {
   const row = await findTemplateByName(ctx.database.db, customerId, name);
   if (!row)
     throw new AppError('email.template_not_found', `no dynamic template named ${JSON.stringify(name)}`);
   const values = parseTemplateValues(valuesText);
   try {
     const Handlebars = handlebars();
+    const html = Handlebars.compile(row.body, { strict: false })(values);
     return {
-      html: Handlebars.compile(row.body, { strict: false })(values),
+      html,
+      text: textOfHtml(html),
       subject: Handlebars.compile(subject, { noEscape: true })(values),
     };
   } catch (err) {

@@ -216,6 +216,14 @@ describe('POST /templated_messages', () => {
     },
   );
 
+  it('sends a text part made from the rendered HTML', async () => {
+    const res = await sendTemplated({
+      template_values: JSON.stringify({ name: '<b>Pat</b>', date: 'Monday' }),
+    });
+    const { content } = await contentOf(res.json().sourceTrackingId);
+    expect(content.text).toBe('Dear <b>Pat</b>, see you on Monday.');
+  });
+
   it('renders the same whatever the key order of the values', async () => {
     const a = await sendTemplated({ template_values: '{"name":"Lee","date":"Friday"}' });
     const b = await sendTemplated({ template_values: '{"date":"Friday","name":"Lee"}' });

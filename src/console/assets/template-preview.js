@@ -1,5 +1,5 @@
-// Live preview of a template being edited: posts the body and the sample values to /console/templates/preview as the
-// user types, and shows the HTML in the sandboxed frame or the error with its line and column.
+// Live preview of a template being edited: posts the body (or, in the block mode, the block document) and the sample
+// values to /console/templates/preview as the user types, and shows the HTML in the sandboxed frame or the error with its line and column.
 (function () {
   'use strict';
   function setUp() {
@@ -12,6 +12,11 @@
       var data = new window.URLSearchParams();
       data.set('body', form.elements.body.value);
       data.set('sample', form.elements.sample.value);
+      var mode = form.querySelector('input[name=editor_mode]:checked');
+      if (mode && mode.value === 'blocks') {
+        data.set('editor_mode', 'blocks');
+        data.set('content_blocks', form.elements.content_blocks.value);
+      }
       window
         .fetch('/console/templates/preview', {
           method: 'POST',

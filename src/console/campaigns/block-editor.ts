@@ -46,9 +46,26 @@ export function modeOf(doc: BlockDocument | null, isNew: boolean): { mode: Edito
   return { mode: 'blocks', markdown: '' };
 }
 
+/** What differs between the editors that use the block editor: the compose form offers Markdown and the footer. */
+export interface EditorOptions {
+  /** Offer a Markdown mode (mailings). */
+  markdown: boolean;
+  /** The document a new one starts from. */
+  starter: BlockDocument;
+  /** Leave the footer block out of the menu (templates: transactional mail has no unsubscribe link). */
+  noFooter?: boolean;
+}
+
+const MAILING_EDITOR: EditorOptions = { markdown: true, starter: STARTER_DOCUMENT };
+
 /** The mode switch and the block and Markdown fields of the compose form (the HTML field stays the compose form's). */
-export function editorFields(doc: BlockDocument | null, isNew: boolean): SafeHtml {
-  const { mode, markdown } = modeOf(doc, isNew);
+export function editorFields(
+  doc: BlockDocument | null,
+  isNew: boolean,
+  opts: EditorOptions = MAILING_EDITOR,
+): SafeHtml {
+  const plain: EditorMode = doc || isNew ? 'blocks' : 'html';
+  const { mode, markdown } = opts.markdown ? modeOf(doc, isNew) : { mode: plain, markdown: '' };
   const radio = (value: EditorMode, label: string) =>
     html`<label class="choice"
       ><input type="radio" name="editor_mode" value="${value}" id="mode-${value}" ${mode === value ? 'checked' : ''} />
@@ -56,20 +73,24 @@ export function editorFields(doc: BlockDocument | null, isNew: boolean): SafeHtm
     >`;
   return html`<fieldset class="editor-modes">
       <legend>Write with</legend>
-      ${radio('blocks', 'Blocks')} ${radio('markdown', 'Markdown')} ${radio('html', 'HTML (expert)')}
+      ${radio('blocks', 'Blocks')} ${opts.markdown ? radio('markdown', 'Markdown') : ''} ${radio('html', 'HTML (expert)')}
     </fieldset>
     <div class="mode-blocks">
-      <div id="block-editor" data-block-editor></div>
-      <noscript><p class="hint">The block editor needs JavaScript: write in Markdown or HTML instead.</p></noscript>
+      <div id="block-editor" data-block-editor ${opts.noFooter ? html`data-no-footer` : ''}></div>
+      <noscript><p class="hint">The block editor needs JavaScript: write in ${opts.markdown ? 'Markdown or ' : ''}HTML instead.</p></noscript>
       <textarea name="content_blocks" id="m-blocks" hidden aria-label="Block document (JSON)">${JSON.stringify(
-        mode === 'blocks' && doc ? doc : STARTER_DOCUMENT,
+        mode === 'blocks' && doc ? doc : opts.starter,
       )}</textarea>
     </div>
-    <div class="field mode-markdown">
-      <label for="m-markdown">Markdown</label>
-      <p class="hint" id="m-markdown-hint">For a plain newsletter: **bold**, *italic*, [links](https://…), lists. The footer is added.</p>
-      <textarea id="m-markdown" name="markdown" rows="12" aria-describedby="m-markdown-hint">${markdown}</textarea>
-    </div>
+    ${
+      opts.markdown
+        ? html`<div class="field mode-markdown">
+            <label for="m-markdown">Markdown</label>
+            <p class="hint" id="m-markdown-hint">For a plain newsletter: **bold**, *italic*, [links](https://…), lists. The footer is added.</p>
+            <textarea id="m-markdown" name="markdown" rows="12" aria-describedby="m-markdown-hint">${markdown}</textarea>
+          </div>`
+        : ''
+    }
     <script src="${assetUrl('block-editor.js')}" defer></script>`;
 }
 
@@ -100,7 +121,8 @@ export function postedContent(c: ConsoleContext): { content_blocks?: unknown; ht
   return { html_part: field(c, 'html_part') };
 }
 
-function parsedDocument(text: string): unknown {
+/** The posted block document, parsed; `marketing.blocks_invalid` when it is not JSON. */
+export function parsedDocument(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -5,7 +5,6 @@
  * audited. A send's live page is in send.page.ts.
  */
 import type { FastifyInstance } from 'fastify';
-import type { convert as Convert } from 'html-to-text';
 import type { AppContext } from '../../context.ts';
 import { listsOf } from '../../marketing/lists/lists.service.ts';
 import {
@@ -26,12 +25,10 @@ import { deliveredLabel } from '../format.ts';
 import { consoleAction, consolePage, type ConsoleContext } from '../page.ts';
 import { composeData, composeForm, composeRoutes, postalCard, previewCard } from './compose.ts';
 import { audited, field, seg } from '../audiences/audit.ts';
-import { onFirstUse } from '../../on-first-use.ts';
+import { textOfHtml } from '../../mail/text-part.ts';
 import { Form, Text } from '../action.schemas.ts';
 import { sendReviewPages } from './send-review.page.ts';
 import { blockEditorRoutes, postedContent } from './block-editor.ts';
-
-const htmlToText = onFirstUse<{ convert: typeof Convert }>('html-to-text');
 
 /** Registers the campaigns pages and actions. */
 export function campaignsPages(app: FastifyInstance, ctx: AppContext): void {
@@ -333,7 +330,7 @@ function postedMailing(c: ConsoleContext) {
     // A block document makes its own text part; HTML gets one made from it.
     ...(text.trim()
       ? { text_part: text }
-      : content.html_part !== undefined && { text_part: textOf(content.html_part) }),
+      : content.html_part !== undefined && { text_part: textOfHtml(content.html_part) }),
   };
 }
 
@@ -388,14 +385,5 @@ function registerMailingChanges(app: FastifyInstance, ctx: AppContext): void {
       await audited(c, 'mailing.delete', `mailing:${id}`);
       return { redirect: '/console/campaigns', flash: 'The mailing was deleted.' };
     },
-  });
-}
-
-/** The text part made from the HTML; headings keep their case so personalisation fields stay intact. */
-function textOf(htmlPart: string): string {
-  const heading = { options: { uppercase: false } };
-  return htmlToText().convert(htmlPart, {
-    wordwrap: 78,
-    selectors: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, ...heading })),
   });
 }

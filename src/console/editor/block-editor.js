@@ -1,84 +1,24 @@
-// The block editor of the compose form, bundled by bin/build.js into one script served as
+// The block editor of the compose and template forms, bundled by bin/build.js into one script served as
 // /console/assets/block-editor.js. It edits the block document kept in the form's `content_blocks` field: blocks are
-// added, moved (buttons or drag), deleted, with undo and redo; rich text inside paragraphs and columns is edited with
-// Tiptap (ProseMirror). The preview posts the document into a sandboxed frame (the server renders it as sent), and the
-// checks come back as a list. An image block takes a URL; a library picker may answer the `block-editor:pick-image`
-// event (detail.choose(url, alt)) to fill it instead.
-import { Editor } from '@tiptap/core';
-import StarterKit from '@tiptap/starter-kit';
-import Link from '@tiptap/extension-link';
+// added, moved (buttons or drag), deleted, with undo and redo; the blocks inside each of two columns are added, moved
+// and deleted the same way. Rich text is edited with Tiptap (rich.js); an image is chosen from or uploaded to the
+// image library (image-picker.js), then its alt text is asked for. The compose form's preview is preview.js.
+import { el, input } from './dom.js';
+import { COLUMN_KINDS, KINDS, LABEL, fresh } from './kinds.js';
+import { richText } from './rich.js';
+import { imagePicker } from './image-picker.js';
+import { BlockPreview } from './preview.js';
 
-const KINDS = [
-  ['heading', 'Heading'],
-  ['paragraph', 'Paragraph'],
-  ['image', 'Image'],
-  ['button', 'Button'],
-  ['divider', 'Divider'],
-  ['spacer', 'Spacer'],
-  ['columns', 'Two columns'],
-  ['markdown', 'Markdown'],
-  ['footer', 'Footer'],
-];
-const LABEL = Object.fromEntries(KINDS);
-
-function fresh(kind) {
-  switch (kind) {
-    case 'heading':
-      return { type: 'heading', text: 'A heading', level: 2 };
-    case 'paragraph':
-      return { type: 'paragraph', html: '<p>Some text.</p>' };
-    case 'image':
-      return { type: 'image', src: 'https://', alt: '' };
-    case 'button':
-      return { type: 'button', text: 'Read more', href: 'https://' };
-    case 'spacer':
-      return { type: 'spacer', height: 24 };
-    case 'columns':
-      return {
-        type: 'columns',
-        columns: [
-          [{ type: 'paragraph', html: '<p>Left</p>' }],
-          [{ type: 'paragraph', html: '<p>Right</p>' }],
-        ],
-      };
-    case 'markdown':
-      return { type: 'markdown', markdown: 'Some **Markdown**.' };
-    case 'footer':
-      return { type: 'footer' };
-    default:
-      return { type: kind };
-  }
-}
-
-function el(tag, attrs, children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === 'text') node.textContent = v;
-    else if (v !== false && v !== undefined) node.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children || []) node.append(c);
-  return node;
-}
-
-let uid = 0;
-/** A labelled input bound to `obj[key]`. */
-function input(label, obj, key, onChange, opts) {
-  const id = `be-${++uid}`;
-  const box = el(opts && opts.multiline ? 'textarea' : 'input', {
-    id,
-    type: opts && opts.type,
-    rows: opts && opts.multiline ? 6 : undefined,
-    required: opts && opts.required,
-  });
-  box.value = opts && opts.get ? opts.get() : (obj[key] ?? '');
-  box.addEventListener('input', () => {
-    if (opts && opts.set) opts.set(box.value);
-    else if (opts && opts.type === 'number') obj[key] = Number(box.value) || 0;
-    else if (box.value === '' && opts && opts.optional) delete obj[key];
-    else obj[key] = box.value;
-    onChange(false);
-  });
-  return el('div', { class: 'field' }, [el('label', { for: id, text: label }), box]);
+/** A menu of kinds and an "Add block" button that adds the chosen kind with `add(kind)`. */
+function adder(kinds, label, buttonLabel, add) {
+  const menu = el(
+    'select',
+    { 'aria-label': label },
+    kinds.map(([k, l]) => el('option', { value: k, text: l })),
+  );
+  const button = el('button', { type: 'button', text: 'Add block', 'aria-label': buttonLabel });
+  button.addEventListener('click', () => add(menu.value));
+  return [menu, button];
 }
 
 class BlockEditor {
@@ -93,7 +33,8 @@ class BlockEditor {
     this.editors = [];
     this.focus = null;
     this.typingTimer = null;
-    this.previewTimer = null;
+    this.csrf = form.elements._csrf ? form.elements._csrf.value : '';
+    this.preview = new BlockPreview(form, store);
   }
 
   /** Records a change: structural changes redraw the blocks; typing is grouped into one undo step. */
@@ -114,7 +55,7 @@ class BlockEditor {
       commit();
       this.draw();
     } else this.typingTimer = setTimeout(commit, 400);
-    this.schedulePreview();
+    this.preview.schedule();
   }
 
   step(from, to) {
@@ -130,25 +71,23 @@ class BlockEditor {
     this.doc = JSON.parse(this.saved);
     this.draw();
     this.updateHistoryButtons();
-    this.schedulePreview();
+    this.preview.schedule();
   }
 
   mount() {
-    const add = el('select', { id: 'be-add', 'aria-label': 'Block to add' }, [
-      ...KINDS.map(([k, l]) => el('option', { value: k, text: l })),
-    ]);
-    const addButton = el('button', { type: 'button', text: 'Add block' });
-    addButton.addEventListener('click', () => {
-      this.doc.blocks.push(fresh(add.value));
+    const kinds = this.root.hasAttribute('data-no-footer') ? KINDS.filter(([k]) => k !== 'footer') : KINDS;
+    const [menu, addButton] = adder(kinds, 'Block to add', 'Add block', (kind) => {
+      this.doc.blocks.push(fresh(kind));
       this.changed(true);
     });
+    menu.id = 'be-add';
     this.undoButton = el('button', { type: 'button', text: 'Undo', disabled: true });
     this.redoButton = el('button', { type: 'button', text: 'Redo', disabled: true });
     this.undoButton.addEventListener('click', () => this.step(this.past, this.future));
     this.redoButton.addEventListener('click', () => this.step(this.future, this.past));
     this.list = el('ol', { class: 'block-list', 'aria-label': 'Blocks of the email' });
     this.root.append(
-      el('div', { class: 'block-toolbar' }, [add, addButton, this.undoButton, this.redoButton]),
+      el('div', { class: 'block-toolbar' }, [menu, addButton, this.undoButton, this.redoButton]),
       this.list,
     );
     this.root.addEventListener('focusin', (e) => {
@@ -156,7 +95,7 @@ class BlockEditor {
     });
     this.hookFieldMenu();
     this.draw();
-    this.setUpPreview();
+    this.preview.mount();
   }
 
   updateHistoryButtons() {
@@ -168,15 +107,17 @@ class BlockEditor {
     for (const e of this.editors) e.destroy();
     this.editors = [];
     this.focus = null;
-    this.list.replaceChildren(...this.doc.blocks.map((b, i) => this.card(b, i)));
+    const blocks = this.doc.blocks;
+    this.list.replaceChildren(
+      ...blocks.map((b, i) => this.card(blocks, i, `${LABEL[b.type] || b.type} ${i + 1}`, true)),
+    );
   }
 
-  card(block, i) {
-    const n = i + 1;
-    const name = `${LABEL[block.type] || block.type} ${n}`;
+  /** The card of `blocks[i]`: its name, buttons to move and delete it, and its fields. */
+  card(blocks, i, name, draggable) {
     const move = (to) => {
-      const [b] = this.doc.blocks.splice(i, 1);
-      this.doc.blocks.splice(to, 0, b);
+      const [b] = blocks.splice(i, 1);
+      blocks.splice(to, 0, b);
       this.changed(true);
     };
     const button = (text, label, action, disabled) => {
@@ -184,19 +125,24 @@ class BlockEditor {
       b.addEventListener('click', action);
       return b;
     };
-    const card = el('li', { class: 'block-card', draggable: 'true', 'data-index': i }, [
+    const card = el('li', { class: 'block-card', draggable: draggable ? 'true' : undefined }, [
       el('div', { class: 'block-head' }, [
-        el('span', { class: 'drag-handle', 'aria-hidden': 'true', text: '⠿' }),
+        draggable ? el('span', { class: 'drag-handle', 'aria-hidden': 'true', text: '⠿' }) : '',
         el('strong', { text: name }),
         button('↑', `Move ${name} up`, () => move(i - 1), i === 0),
-        button('↓', `Move ${name} down`, () => move(i + 1), i === this.doc.blocks.length - 1),
+        button('↓', `Move ${name} down`, () => move(i + 1), i === blocks.length - 1),
         button('Delete', `Delete ${name}`, () => {
-          this.doc.blocks.splice(i, 1);
+          blocks.splice(i, 1);
           this.changed(true);
         }),
       ]),
-      this.body(block, name),
+      this.body(blocks[i], name),
     ]);
+    if (draggable) this.dragging(card, i);
+    return card;
+  }
+
+  dragging(card, i) {
     card.addEventListener('dragstart', (e) => {
       if (e.target !== card) return;
       e.dataTransfer.setData('text/x-block-index', String(i));
@@ -213,67 +159,83 @@ class BlockEditor {
       this.doc.blocks.splice(i, 0, b);
       this.changed(true);
     });
-    return card;
   }
 
   body(block, name) {
     const on = (s) => this.changed(s);
+    const body = (children) => el('div', { class: 'block-body' }, children);
     switch (block.type) {
       case 'heading':
-        return el('div', { class: 'block-body' }, [input(`${name}: text`, block, 'text', on)]);
+        return body([input(`${name}: text`, block, 'text', on)]);
       case 'paragraph':
-        return el('div', { class: 'block-body' }, [this.rich(block, `${name}: text`)]);
+        return body([this.rich(block, `${name}: text`)]);
       case 'columns':
-        return el(
-          'div',
-          { class: 'block-body block-columns' },
-          block.columns.map((col, c) => {
-            if (!col[0] || col[0].type !== 'paragraph') col.unshift({ type: 'paragraph', html: '<p></p>' });
-            return this.rich(col[0], `${name}: ${c === 0 ? 'left' : 'right'} column`);
-          }),
-        );
+        return el('div', { class: 'block-body block-columns' }, [
+          this.column(block.columns[0], `${name}, left`),
+          this.column(block.columns[1], `${name}, right`),
+        ]);
       case 'image':
         return this.imageBody(block, name);
       case 'button':
-        return el('div', { class: 'block-body' }, [
+        return body([
           input(`${name}: label`, block, 'text', on),
           input(`${name}: link`, block, 'href', on, { type: 'url' }),
         ]);
       case 'spacer':
-        return el('div', { class: 'block-body' }, [
-          input(`${name}: height in pixels`, block, 'height', on, { type: 'number' }),
-        ]);
+        return body([input(`${name}: height in pixels`, block, 'height', on, { type: 'number' })]);
       case 'markdown':
-        return el('div', { class: 'block-body' }, [
-          input(`${name}: Markdown`, block, 'markdown', on, { multiline: true }),
-        ]);
+        return body([input(`${name}: Markdown`, block, 'markdown', on, { multiline: true })]);
       case 'footer':
         return this.footerBody(block, name);
       default:
-        return el('div', { class: 'block-body' }, []);
+        return body([]);
     }
+  }
+
+  /** One column of a two-column block: its own list of blocks, and a menu to add one. */
+  column(blocks, prefix) {
+    const list = el(
+      'ol',
+      { class: 'block-list column-list', 'aria-label': `Blocks of ${prefix} column` },
+      blocks.map((b, i) => this.card(blocks, i, `${prefix}: ${LABEL[b.type] || b.type} ${i + 1}`, false)),
+    );
+    const add = adder(
+      COLUMN_KINDS,
+      `Block to add to ${prefix} column`,
+      `Add block to ${prefix} column`,
+      (kind) => {
+        blocks.push(fresh(kind));
+        this.changed(true);
+      },
+    );
+    return el('div', { class: 'column' }, [list, el('div', { class: 'block-toolbar' }, add)]);
   }
 
   imageBody(block, name) {
     const on = (s) => this.changed(s);
-    const body = el('div', { class: 'block-body' }, [
+    const alt = input(`${name}: alt text`, block, 'alt', on);
+    const hintId = `${alt.querySelector('input').id}-hint`;
+    alt.querySelector('input').setAttribute('aria-describedby', hintId);
+    alt.querySelector('input').dataset.alt = name;
+    alt.append(
+      el('p', {
+        class: 'hint',
+        id: hintId,
+        text: 'Say what the image shows, for readers who cannot see it.',
+      }),
+    );
+    const chosen = (image) => {
+      block.src = image.url;
+      this.changed(true);
+      const box = this.root.querySelector(`input[data-alt="${window.CSS.escape(name)}"]`);
+      if (box) box.focus();
+    };
+    return el('div', { class: 'block-body' }, [
+      imagePicker(name, this.csrf, chosen),
       input(`${name}: image URL`, block, 'src', on, { type: 'url' }),
-      input(`${name}: alt text`, block, 'alt', on),
+      alt,
       input(`${name}: link (optional)`, block, 'link', on, { type: 'url', optional: true }),
     ]);
-    // The seam for an image library: a picker that answers this event fills the block.
-    const pick = new CustomEvent('block-editor:pick-image', {
-      cancelable: true,
-      detail: {
-        choose: (src, alt) => {
-          block.src = src;
-          if (alt !== undefined) block.alt = alt;
-          this.changed(true);
-        },
-      },
-    });
-    if (!document.dispatchEvent(pick)) body.classList.add('has-picker');
-    return body;
   }
 
   footerBody(block, name) {
@@ -299,55 +261,16 @@ class BlockEditor {
 
   /** A Tiptap editor for `target.html`, with its toolbar. */
   rich(target, label) {
-    const surface = el('div', { class: 'rich-surface' });
-    const editor = new Editor({
-      element: surface,
-      injectCSS: false,
-      extensions: [
-        StarterKit.configure({ heading: false, codeBlock: false, horizontalRule: false, link: false }),
-        Link.configure({ openOnClick: false, protocols: ['https', 'http', 'mailto'] }),
-      ],
-      content: target.html,
-      editorProps: { attributes: { role: 'textbox', 'aria-multiline': 'true', 'aria-label': label } },
-      onUpdate: () => {
-        target.html = editor.getHTML();
-        this.changed(false);
+    const { node, editor } = richText(
+      target,
+      label,
+      () => this.changed(false),
+      (e) => {
+        this.focus = { editor: e };
       },
-      onFocus: () => {
-        this.focus = { editor };
-      },
-    });
-    this.editors.push(editor);
-    const tool = (text, aria, run, mark) => {
-      const b = el('button', {
-        type: 'button',
-        text,
-        'aria-label': `${aria} (${label})`,
-        'aria-pressed': 'false',
-      });
-      b.addEventListener('mousedown', (e) => e.preventDefault());
-      b.addEventListener('click', () => run(editor.chain().focus()).run());
-      if (mark) editor.on('transaction', () => b.setAttribute('aria-pressed', String(editor.isActive(mark))));
-      return b;
-    };
-    const toolbar = el(
-      'div',
-      { class: 'rich-toolbar', role: 'toolbar', 'aria-label': `Formatting of ${label}` },
-      [
-        tool('Bold', 'Bold', (c) => c.toggleBold(), 'bold'),
-        tool('Italic', 'Italic', (c) => c.toggleItalic(), 'italic'),
-        tool('Link', 'Link', (c) => this.linkChain(editor, c), 'link'),
-        tool('Bulleted list', 'Bulleted list', (c) => c.toggleBulletList(), 'bulletList'),
-        tool('Numbered list', 'Numbered list', (c) => c.toggleOrderedList(), 'orderedList'),
-      ],
     );
-    return el('div', { class: 'rich' }, [toolbar, surface]);
-  }
-
-  linkChain(editor, chain) {
-    if (editor.isActive('link')) return chain.unsetLink();
-    const href = window.prompt('Link address (https://…)', 'https://');
-    return href ? chain.extendMarkRange('link').setLink({ href }) : chain;
+    this.editors.push(editor);
+    return node;
   }
 
   /** The personalisation menu inserts into the block field or text that had the focus last. */
@@ -378,67 +301,6 @@ class BlockEditor {
   modeOf() {
     const checked = this.form.querySelector('input[name=editor_mode]:checked');
     return checked ? checked.value : 'blocks';
-  }
-
-  setUpPreview() {
-    const area = this.form.querySelector('.block-preview');
-    if (!area) return;
-    this.who = area.querySelector('[data-preview-who]');
-    this.checks = area.querySelector('[data-checks]');
-    this.frame = area.querySelector('iframe');
-    const csrf = area.querySelector('[data-preview-csrf]').value;
-    this.csrf = csrf;
-    const field = (name) => el('input', { type: 'hidden', name });
-    this.previewForm = el(
-      'form',
-      {
-        method: 'post',
-        action: '/console/campaigns/blocks/preview.html',
-        target: 'block-preview',
-        hidden: true,
-      },
-      [field('_csrf'), field('content_blocks'), field('subscriber')],
-    );
-    this.previewForm.elements._csrf.value = csrf;
-    document.body.append(this.previewForm);
-    for (const b of area.querySelectorAll('[data-width]'))
-      b.addEventListener('click', () => {
-        for (const o of area.querySelectorAll('[data-width]'))
-          o.setAttribute('aria-pressed', String(o === b));
-        this.frame.classList.toggle('preview-phone', b.dataset.width === 'phone');
-        this.frame.classList.toggle('preview-desktop', b.dataset.width !== 'phone');
-      });
-    area.querySelector('[data-preview-refresh]').addEventListener('click', () => this.preview());
-    this.who.addEventListener('change', () => this.preview());
-    this.preview();
-  }
-
-  schedulePreview() {
-    clearTimeout(this.previewTimer);
-    this.previewTimer = setTimeout(() => this.preview(), 600);
-  }
-
-  preview() {
-    if (!this.previewForm) return;
-    this.previewForm.elements.content_blocks.value = this.store.value;
-    this.previewForm.elements.subscriber.value = this.who.value;
-    this.previewForm.submit();
-    const data = new URLSearchParams({ content_blocks: this.store.value, subscriber: this.who.value });
-    fetch('/console/campaigns/blocks/check', {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-csrf-token': this.csrf },
-      body: data.toString(),
-      credentials: 'same-origin',
-    })
-      .then((res) => res.json())
-      .then((answer) => {
-        const items = answer.problem ? [answer.problem] : answer.warnings;
-        this.checks.replaceChildren(
-          ...(items.length ? items : ['No problems found.']).map((w) =>
-            el('li', { class: items.length ? 'check-warning' : 'check-ok', text: w }),
-          ),
-        );
-      });
   }
 }
 
