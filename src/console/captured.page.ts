@@ -14,10 +14,7 @@ import { capturedMarketingById, capturedMarketingOfAccount } from '../marketing/
 import { html, type SafeHtml } from '../http/html.ts';
 import { consolePage, guard, type ConsoleContext } from './page.ts';
 import { when } from './format.ts';
-
-/** The policy of the frame's document: inline styles and data: or cid: images only; no script, no remote loads. */
-export const MAIL_FRAME_CSP =
-  "default-src 'none'; style-src 'unsafe-inline'; img-src data: cid:; font-src data:; frame-ancestors 'self'; base-uri 'none'; form-action 'none'";
+import { MAIL_FRAME_CSP, sendMailFrame } from './mail-frame.ts';
 
 const CONTENT_READ = 'captured.content_read';
 
@@ -271,11 +268,7 @@ function registerCapturedParts(app: FastifyInstance, ctx: AppContext): void {
       if (!c) return reply;
       const { m, mail } = await openMessage(c);
       await auditRead(c, m, 'html');
-      return reply
-        .header('content-security-policy', MAIL_FRAME_CSP)
-        .header('x-frame-options', 'SAMEORIGIN')
-        .type('text/html; charset=utf-8')
-        .send(typeof mail.html === 'string' ? mail.html : '');
+      return sendMailFrame(reply, typeof mail.html === 'string' ? mail.html : '', MAIL_FRAME_CSP);
     },
   );
 

@@ -1,6 +1,6 @@
 /**
  * The templates page in Chromium: a dynamic template written with the block editor (the preview renders the document
- * with the sample values), saved, reopened in the block mode, switched to raw HTML as the expert mode, and sent through
+ * with the sample values, its inline styles kept), saved with the sample values kept, reopened in the block mode, switched to raw HTML as the expert mode, and sent through
  * the API with a text part made from its HTML. Screenshots: desktop and phone; axe-clean.
  */
 import { describe, expect, it } from 'vitest';
@@ -29,12 +29,24 @@ describe('the templates page in Chromium', () => {
     await preview.getByText('Hello Ana').waitFor();
     await preview.getByText('Change the time').waitFor();
     await preview.getByText('Your appointment is on Monday 9:00.').waitFor();
+    // The frame keeps the email's inline styles: the button's link is not drawn as a plain underlined link.
+    const link = preview.getByRole('link', { name: 'Change the time' });
+    expect(
+      await link.evaluate((a) => a.ownerDocument.defaultView!.getComputedStyle(a).textDecorationLine),
+    ).toBe('none');
+    await page
+      .getByLabel('Sample values (JSON), for the preview only')
+      .fill('{"first_name":"Bea","appointment":"Tuesday 8:00"}');
+    await preview.getByText('Hello Bea').waitFor();
     // A frame below the fold is painted only once it was in view.
     await page.locator('#tpl-preview').scrollIntoViewIfNeeded();
     await checkPage(page, 'templates-block-editor');
 
     await page.getByRole('button', { name: 'Save template' }).click();
     await page.getByText('The template is saved.').waitFor();
+    // The sample values stay after the save, and the preview shows them.
+    expect(await page.getByLabel('Sample values (JSON), for the preview only').inputValue()).toContain('Bea');
+    await preview.getByText('Hello Bea').waitFor();
     expect(await page.getByRole('radio', { name: 'Blocks' }).isChecked()).toBe(true);
     await page.getByLabel('Button 3: label').waitFor();
 

@@ -1,4 +1,5 @@
 /** The templates page over HTTP: create and edit (editor yes, viewer no), the preview with sample values, and errors with line and column. */
+import { PREVIEW_FRAME_CSP } from './mail-frame.ts';
 import { describe, expect, it } from 'vitest';
 import { consoleTestBed } from './console.test-support.ts';
 
@@ -72,5 +73,26 @@ describe('templates page', () => {
     expect((await editor.post('/console/templates/preview', { body: 'x', sample: '{}' })).statusCode).toBe(
       403,
     );
+  });
+
+  it('answers the preview frame under its own policy, with inline styles allowed', async () => {
+    const frame = await editor.post('/console/templates/preview.html', {
+      _csrf: editor.csrf,
+      body: '<p style="color:#0a5">Hi {{first_name}}</p>',
+      sample: '{"first_name":"Ana"}',
+    });
+    expect(frame.statusCode).toBe(200);
+    expect(frame.body).toBe('<p style="color:#0a5">Hi Ana</p>');
+    expect(frame.headers['content-security-policy']).toBe(PREVIEW_FRAME_CSP);
+    expect(frame.headers['content-security-policy']).toContain("style-src 'unsafe-inline'");
+    const broken = await editor.post('/console/templates/preview.html', {
+      _csrf: editor.csrf,
+      body: '{{#if x}}',
+      sample: '{}',
+    });
+    expect(broken.body).toBe('');
+    expect(
+      (await editor.post('/console/templates/preview.html', { body: 'x', sample: '{}' })).statusCode,
+    ).toBe(403);
   });
 });

@@ -2,8 +2,8 @@
  * Templates at `/console/templates`: the account's Handlebars templates, creating and editing one with the block editor
  * (stored as `content_blocks`, rendered into the body) or, as the expert mode, in raw HTML, with a live preview from
  * sample values (assets/template-preview.js posts the body or the document to `/console/templates/preview`, which
- * answers the rendered HTML or the error, with its line and column when it has them). Editors, admins and owners change templates; every change is
- * recorded in the audit trail.
+ * answers the error with its line and column when there is one, then into the frame from `preview.html`, under the
+ * frame's own policy). Editors, admins and owners change templates; every change is recorded in the audit trail.
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
@@ -23,6 +23,7 @@ import { consoleAction, consolePage, formOf, formRoute, guard, type ConsoleConte
 import { field, when } from './format.ts';
 import { Form, Text } from './action.schemas.ts';
 import { AppError } from '../errors/app-error.ts';
+import { sendMailFrame } from './mail-frame.ts';
 import { renderChecked } from '../mail/blocks/blocks.service.ts';
 import type { BlockDocument } from '../mail/blocks/blocks.schemas.ts';
 import { editorFields, parsedDocument } from './campaigns/block-editor.ts';
@@ -68,7 +69,7 @@ function editor(c: ConsoleContext, t?: DynamicTemplate): SafeHtml {
     </form>
     <div class="card">
       <h2>Preview</h2>
-      <iframe id="tpl-preview" class="mail-frame" title="Preview of the template" sandbox=""></iframe>
+      <iframe id="tpl-preview" name="tpl-preview" class="mail-frame" title="Preview of the template" sandbox="" referrerpolicy="no-referrer"></iframe>
     </div>`;
 }
 
@@ -173,19 +174,26 @@ export function templatePages(app: FastifyInstance, ctx: AppContext): void {
     editor_mode: Text(16),
     content_blocks: Text(1_000_000),
   });
+  /** The preview of the posted form: the HTML, or the problem with its line and column. */
+  async function preview(c: ConsoleContext): Promise<ReturnType<typeof previewTemplate>> {
+    const form = formOf(c, Preview);
+    try {
+      return previewTemplate(await previewBody(form), form.sample ?? '');
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return { problem: { message: err.message, line: null, column: null } };
+    }
+  }
   app.post('/console/templates/preview', formRoute(Preview), async (req, reply) => {
     const c = await guard(ctx, req, reply, 'read');
     if (!c) return reply;
-    const form = formOf(c, Preview);
-    let body: string;
-    try {
-      body = await previewBody(form);
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      return reply
-        .type('application/json')
-        .send({ problem: { message: err.message, line: null, column: null } });
-    }
-    return reply.type('application/json').send(previewTemplate(body, form.sample ?? ''));
+    return reply.type('application/json').send(await preview(c));
+  });
+  // The frame's document, under its own policy: the console's would drop the email's inline styles.
+  app.post('/console/templates/preview.html', formRoute(Preview), async (req, reply) => {
+    const c = await guard(ctx, req, reply, 'read');
+    if (!c) return reply;
+    const out = await preview(c);
+    return sendMailFrame(reply, 'html' in out ? out.html : '');
   });
 }

@@ -5,7 +5,7 @@ import { createList } from '../../marketing/lists/lists.service.ts';
 import { createSubscriber } from '../../marketing/subscribers/subscribers.service.ts';
 import { mailingOf } from '../../marketing/mailings/mailings.service.ts';
 import { EXAMPLE_DOCUMENT } from '../../mail/blocks/blocks.schemas.ts';
-import { MAIL_FRAME_CSP } from '../captured.page.ts';
+import { PREVIEW_FRAME_CSP } from '../mail-frame.ts';
 
 const {
   t,
@@ -65,7 +65,7 @@ describe('the block editor', () => {
       subscriber: 'ana@example.org',
     });
     expect(res.statusCode).toBe(200);
-    expect(res.headers['content-security-policy']).toBe(MAIL_FRAME_CSP);
+    expect(res.headers['content-security-policy']).toBe(PREVIEW_FRAME_CSP);
     expect(res.body).toContain('Hello Ana');
     expect(res.body).toContain('style=');
   });

@@ -11,7 +11,7 @@ import { AppError } from '../../errors/app-error.ts';
 import { assetUrl } from '../assets.ts';
 import { formOf, formRoute, guard, type ConsoleContext } from '../page.ts';
 import { Form, Text } from '../action.schemas.ts';
-import { MAIL_FRAME_CSP } from '../captured.page.ts';
+import { sendMailFrame } from '../mail-frame.ts';
 import { field } from '../audiences/audit.ts';
 import { renderChecked } from '../../mail/blocks/blocks.service.ts';
 import { checkContent } from '../../mail/blocks/content-check.ts';
@@ -151,11 +151,7 @@ export function blockEditorRoutes(app: FastifyInstance, ctx: AppContext): void {
     const c = await guard(ctx, req, reply, 'read');
     if (!c) return reply;
     const out = await previewOf(c);
-    return reply
-      .header('content-security-policy', MAIL_FRAME_CSP)
-      .header('x-frame-options', 'SAMEORIGIN')
-      .type('text/html; charset=utf-8')
-      .send(out.html);
+    return sendMailFrame(reply, out.html);
   });
   app.post('/console/campaigns/blocks/check', formRoute(PreviewForm), async (req, reply) => {
     const c = await guard(ctx, req, reply, 'read');

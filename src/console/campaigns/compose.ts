@@ -13,7 +13,7 @@ import { assetUrl, unsavedChangesScript } from '../assets.ts';
 import { html, type SafeHtml } from '../../http/html.ts';
 import { csrfField } from '../layout.ts';
 import { consoleAction, guard, type ConsoleContext } from '../page.ts';
-import { MAIL_FRAME_CSP } from '../captured.page.ts';
+import { sendMailFrame } from '../mail-frame.ts';
 import { field, seg } from '../audiences/audit.ts';
 import { Form, Text } from '../action.schemas.ts';
 import { editorFields, editorPreview } from './block-editor.ts';
@@ -236,11 +236,7 @@ export function composeRoutes(app: FastifyInstance, ctx: AppContext): void {
       const c = await guard(ctx, req, reply, 'read');
       if (!c) return reply;
       const p = await previewMailing(ctx, c.account.customer_id, req.params.id, req.query.subscriber ?? '');
-      return reply
-        .header('content-security-policy', MAIL_FRAME_CSP)
-        .header('x-frame-options', 'SAMEORIGIN')
-        .type('text/html; charset=utf-8')
-        .send(p.html ?? '');
+      return sendMailFrame(reply, p.html ?? '');
     },
   );
 }
