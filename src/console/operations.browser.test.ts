@@ -110,7 +110,8 @@ describe('operations pages in Chromium', () => {
     await page.goto(`${base}/console/templates/new`);
     await page.frameLocator('#tpl-preview').getByText('your appointment is on Monday 9:00.').waitFor();
     await shoot(page, 'template');
-    await page.getByLabel('Template (Handlebars)').fill('<p>Hello {{first_name}</p>');
+    await page.getByRole('radio', { name: 'HTML (expert)' }).check();
+    await page.getByLabel('HTML (Handlebars)').fill('<p>Hello {{first_name}</p>');
     await page.getByText('Line 1, column').waitFor();
     await shoot(page, 'template-error');
 
