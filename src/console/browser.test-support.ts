@@ -16,7 +16,17 @@ export { launchChromium };
 /** Saves a screenshot without checks (a page that is about to change). */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+  const shot = (timeout: number) =>
+    page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true, timeout });
+  try {
+    await shot(15_000);
+  } catch (err) {
+    // A page whose own script navigates (a progress page reloading when its job ends) can stall a capture begun just
+    // before: take it again once the new document has loaded.
+    if (!String(err).includes('Timeout')) throw err;
+    await page.waitForLoadState('load');
+    await shot(30_000);
+  }
 }
 
 /** Screenshots the page at desktop and phone width and asserts axe finds nothing serious or critical. */
