@@ -32,11 +32,11 @@ export function checkPasswordRules(password: string): void {
     );
 }
 
-/** Hashes a password for storage. */
-export async function hashPassword(password: string): Promise<string> {
+/** Hashes a password for storage; `cost` (scrypt's N) is lower only for random secrets, which need no stretching. */
+export async function hashPassword(password: string, cost = N): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, N, R, P);
-  return `scrypt$${N}$${R}$${P}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+  const key = await scrypt(password, salt, cost, R, P);
+  return `scrypt$${cost}$${R}$${P}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
 const DUMMY = `scrypt$${N}$${R}$${P}$${Buffer.alloc(16).toString('base64url')}$${Buffer.alloc(KEY_BYTES).toString('base64url')}`;

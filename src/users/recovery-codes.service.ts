@@ -1,9 +1,9 @@
 /**
  * One-time recovery codes for two-factor sign-in, for when the phone with the authenticator app is lost: a set of ten
  * is made when two-factor is turned on (and again on request, which ends the old set), shown once, and kept only as
- * scrypt hashes (passwords.ts). Each code signs in once, in place of the app's code. A row also keeps a code's first
- * two characters, so a typed code costs one scrypt check rather than one per code; the other 40 random bits still
- * stand behind the hash and the sign-in lock-out.
+ * salted scrypt hashes (passwords.ts). Each code signs in once, in place of the app's code. A row also keeps a code's
+ * first two characters, so a typed code costs one check rather than one per code; the other 40 random bits stand
+ * behind the hash and the sign-in lock-out.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/types.ts';
@@ -26,6 +26,13 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 const LENGTH = 10;
 /** How many leading characters find a code's row. */
 const LOOKUP = 2;
+/**
+ * scrypt's N for codes: 40 random bits need no stretching against guessing (2^40 checks at a millisecond each is
+ * thousands of CPU-years), unlike a password; a password's N would cost ten times its sign-in check to make a set.
+ */
+const CODE_COST = 1024;
+/** A hash of no code, checked when no row begins like the typed one, so the time taken does not tell. */
+let dummy: Promise<string> | undefined;
 
 /** A fresh code, `xxxxx-xxxxx` (50 random bits). */
 function newCode(): string {
@@ -52,7 +59,11 @@ export async function createRecoveryCodes(db: Queryable, user: User, ip: string 
   const rows = await Promise.all(
     codes.map(async (code) => {
       const plain = normalizeRecoveryCode(code);
-      return { id: randomUUID(), lookup: plain.slice(0, LOOKUP), code_hash: await hashPassword(plain) };
+      return {
+        id: randomUUID(),
+        lookup: plain.slice(0, LOOKUP),
+        code_hash: await hashPassword(plain, CODE_COST),
+      };
     }),
   );
   const replaced = await countUnusedRecoveryCodes(db, user.id);
@@ -82,7 +93,10 @@ export async function useRecoveryCode(db: Queryable, userId: string, typed: stri
   if (!code) return false;
   const unused = await selectUnusedRecoveryCodes(db, userId, code.slice(0, LOOKUP));
   // With no row to check, a dummy check spends the same time, so timing does not tell which beginnings exist.
-  if (unused.length === 0) return verifyPassword(code, null);
+  if (unused.length === 0) {
+    await verifyPassword(code, await (dummy ??= hashPassword(randomBytes(8).toString('hex'), CODE_COST)));
+    return false;
+  }
   const matches = await Promise.all(unused.map((row) => verifyPassword(code, row.code_hash)));
   const match = unused.find((_, i) => matches[i]);
   return match !== undefined && takeRecoveryCode(db, match.id, Date.now());
