@@ -116,7 +116,7 @@ export function auditPages(app: FastifyInstance, ctx: AppContext): void {
       const tz = zoneOf(c);
       return html`<p class="muted">
           Every sign-in, change and view of protected content in ${c.account.username}, newest first. Entries cannot be changed; they are
-          kept for ${ctx.config.auditRetentionDays} days. Times are in your time zone, ${tz}; point at one to see it in UTC.
+          kept for ${ctx.config.auditRetentionDays} days. ${tz === 'UTC' ? 'Times are in UTC.' : `Times are in your time zone, ${tz}; point at one to see it in UTC.`}
         </p>
         ${filters(c)}
         <p class="actions"><a class="button secondary" href="${PATH}/export.csv?${query(c, {})}">Export as CSV</a></p>
