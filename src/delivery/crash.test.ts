@@ -20,6 +20,7 @@ import {
   waitUntilFinished,
 } from './delivery.test-support.ts';
 
+/** The doomed worker's lease, short so its claim lapses soon after the kill; workers here keep the default. */
 const LEASE_MS = 1000;
 
 let t: TestApp;
@@ -31,7 +32,7 @@ let worker: Worker | undefined;
 beforeAll(async () => {
   sink = await startSmtpSink({ tls: 'starttls', reply: (n) => (n === 1 ? 'stall' : { code: 250 }) });
   t = await createTestApp({
-    config: { transport: 'relay', relayUrl: sink.url, tlsVerify: false, jobLeaseMs: LEASE_MS },
+    config: { transport: 'relay', relayUrl: sink.url, tlsVerify: false },
   });
   acct = await t.createAccount();
 });
