@@ -172,6 +172,13 @@ describe('marketing mail through its kind', () => {
     const res = await get(`/s/${token}`);
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('Dear Gail,');
+    const read = await t.ctx.database.db
+      .selectFrom('audit_log')
+      .select(['actor_type', 'target'])
+      .where('action', '=', 'secure_message.read')
+      .where('target', '=', `campaign_delivery:${deliveryId}`)
+      .executeTakeFirst();
+    expect(read).toEqual({ actor_type: 'recipient', target: `campaign_delivery:${deliveryId}` });
   });
 
   it('answers a link its store saved with an expiry in the past with the expired page', async () => {

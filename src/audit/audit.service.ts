@@ -12,9 +12,10 @@ import {
   type AuditRow,
 } from './audit.repository.ts';
 
-/** Who acted: a console user (user id), an API key (key id), or Sealpost itself / the command line. */
+/** Who acted: a console user (user id), an API key (key id), a recipient by address (the secure page), or Sealpost
+ * itself / the command line. */
 export interface AuditActor {
-  type: 'user' | 'key' | 'system';
+  type: 'user' | 'key' | 'recipient' | 'system';
   id: string;
 }
 

@@ -16,7 +16,7 @@ import { capturedAad } from '../email/captured.service.ts';
 const PROTECTED_SHAPE =
   /captured|\/content(\/|$)|submission|responses|export|attachments|\/files\/|download|^\/s\/:token/;
 /** Routes whose service writes the entry (the route itself declares no `audit`). */
-const SERVICE_AUDITED = new Set(['form.file_download']);
+const SERVICE_AUDITED = new Set(['form.file_download', 'secure_message.read']);
 
 const routes: { method: string; url: string; config: RouteOptions['config'] }[] = [];
 let t: TestApp;

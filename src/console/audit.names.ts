@@ -46,6 +46,7 @@ export async function auditNames(c: ConsoleContext, entries: AuditView[]): Promi
     actor: (e) => {
       if (e.actor_type === 'user') return user(e.actor_id) ?? { text: `user ${e.actor_id}` };
       if (e.actor_type === 'key') return { text: `API key ${e.actor_id}` };
+      if (e.actor_type === 'recipient') return { text: `recipient ${e.actor_id}` };
       return { text: e.actor_id === 'cli' ? 'command line' : `Sealpost (${e.actor_id})` };
     },
     target: (e) => {

@@ -95,6 +95,8 @@ export interface SecureLink {
   expiresAt: number | null;
   /** The account that sent the message (whose brand the page shows). */
   customerId: number;
+  /** What the audit trail names as read: `message:<id>` or `campaign_delivery:<id>`. */
+  target: string;
   /** The message as its recipient would have got it; null when retention purged it. */
   read(): Promise<SecureCopy | null>;
 }

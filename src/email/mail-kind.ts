@@ -46,6 +46,7 @@ function secureLookup(ctx: AppContext): SecureLookup {
       return {
         expiresAt: row.secure_expires_at,
         customerId: Number(row.customer_id),
+        target: `message:${row.message_id}`,
         read: async () =>
           row.content === null || row.content_purged_at !== null
             ? null

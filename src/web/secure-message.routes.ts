@@ -2,10 +2,17 @@
 import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../http/typed.ts';
 import type { MailKind } from '../delivery/kind.ts';
-import { attachmentDisposition, secureAttachment, securePage } from './secure-message.service.ts';
+import {
+  attachmentDisposition,
+  secureAttachment,
+  securePage,
+  type ReadRecorder,
+} from './secure-message.service.ts';
 import { PAGE_HEADERS } from '../http/page.ts';
 import type { AppContext } from '../context.ts';
 import { brandOf } from '../accounts/brand.service.ts';
+import { record } from '../audit/audit.service.ts';
+import type { FastifyRequest } from 'fastify';
 
 const HTML = 'text/html; charset=utf-8';
 
@@ -19,11 +26,22 @@ const DOWNLOAD_HEADERS = {
 export function secureMessageRoutes(app: TypedApp, ctx: AppContext, kinds: readonly MailKind[]): void {
   const brand = (customerId: number) => brandOf(ctx, customerId);
   const tags = ['secure message'];
+  // The recipient is the reader: the sender's account sees when and from where its patient opened the message.
+  const recorder =
+    (req: FastifyRequest): ReadRecorder =>
+    (read) =>
+      record(ctx.database.db, {
+        accountId: read.customerId,
+        actor: { type: 'recipient', id: read.address },
+        action: 'secure_message.read',
+        target: read.target,
+        ip: req.ip,
+        detail: { part: read.part },
+      });
   app.get(
     '/s/:token',
     {
-      // The recipient's own message, opened with the link's token: no user of the account reads it.
-      config: { protectedContent: false },
+      config: { protectedContent: 'secure_message.read' },
       schema: {
         tags,
         summary: 'The secure message page a recipient reaches from a secure notification',
@@ -32,14 +50,14 @@ export function secureMessageRoutes(app: TypedApp, ctx: AppContext, kinds: reado
       },
     },
     async (req, reply) => {
-      const page = await securePage(kinds, req.params.token, brand);
+      const page = await securePage(kinds, req.params.token, brand, recorder(req));
       return reply.code(page.status).headers(PAGE_HEADERS).type(HTML).send(page.html);
     },
   );
   app.get(
     '/s/:token/attachments/:index',
     {
-      config: { protectedContent: false },
+      config: { protectedContent: 'secure_message.read' },
       schema: {
         tags,
         summary: 'Download an attachment of a secure message',
@@ -48,7 +66,7 @@ export function secureMessageRoutes(app: TypedApp, ctx: AppContext, kinds: reado
       },
     },
     async (req, reply) => {
-      const result = await secureAttachment(kinds, req.params.token, req.params.index);
+      const result = await secureAttachment(kinds, req.params.token, req.params.index, recorder(req));
       if (result.kind === 'page')
         return reply.code(result.page.status).headers(PAGE_HEADERS).type(HTML).send(result.page.html);
       // Never the sender's type: a text/html or SVG attachment served from this origin would run as a page of it.

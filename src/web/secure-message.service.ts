@@ -20,7 +20,21 @@ export type AttachmentResult =
 const TOKEN = /^[A-Za-z0-9._~-]{1,256}$/;
 const MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i;
 
-type Opened = ({ kind: 'content'; customerId: number } & SecureCopy) | { kind: 'page'; page: HtmlPage };
+type Opened =
+  ({ kind: 'content'; customerId: number; target: string } & SecureCopy) | { kind: 'page'; page: HtmlPage };
+
+/** A recipient's read of their secure message, for the audit trail: the page (`part` "page") or an attachment. */
+export interface SecureRead {
+  customerId: number;
+  target: string;
+  address: string;
+  part: string;
+}
+
+/** Records a read before the content is served (handed in by the routes). */
+export type ReadRecorder = (read: SecureRead) => Promise<void>;
+
+const NOT_RECORDED: ReadRecorder = async () => {};
 
 /** The brand of an account, for the page (handed in by the routes). */
 export type BrandLookup = (customerId: number) => Promise<Brand | undefined>;
@@ -43,7 +57,7 @@ async function openByToken(
       return { kind: 'page', page: expiredPage(await brandOf(link.customerId)) };
     const copy = await link.read();
     return copy
-      ? { kind: 'content', customerId: link.customerId, ...copy }
+      ? { kind: 'content', customerId: link.customerId, target: link.target, ...copy }
       : { kind: 'page', page: purgedPage(await brandOf(link.customerId)) };
   }
   return { kind: 'page', page: notFoundPage() };
@@ -54,10 +68,17 @@ export async function securePage(
   kinds: readonly MailKind[],
   token: string,
   brandOf: BrandLookup = NO_BRAND,
+  recordRead: ReadRecorder = NOT_RECORDED,
   now = Date.now(),
 ): Promise<HtmlPage> {
   const opened = await openByToken(kinds, token, now, brandOf);
   if (opened.kind === 'page') return opened.page;
+  await recordRead({
+    customerId: opened.customerId,
+    target: opened.target,
+    address: opened.address,
+    part: 'page',
+  });
   const c = opened.content;
   return messagePage(
     {
@@ -83,12 +104,19 @@ export async function secureAttachment(
   kinds: readonly MailKind[],
   token: string,
   index: string,
+  recordRead: ReadRecorder = NOT_RECORDED,
   now = Date.now(),
 ): Promise<AttachmentResult> {
   const opened = await openByToken(kinds, token, now);
   if (opened.kind === 'page') return opened;
   const attachment = /^\d{1,4}$/.test(index) ? opened.content.attachments[Number(index)] : undefined;
   if (!attachment) return { kind: 'page', page: notFoundPage() };
+  await recordRead({
+    customerId: opened.customerId,
+    target: opened.target,
+    address: opened.address,
+    part: `attachment ${index}`,
+  });
   return {
     kind: 'file',
     fileName: attachment.fileName,

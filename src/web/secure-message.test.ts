@@ -188,6 +188,34 @@ describe('secure message page', () => {
     expect(res.body).toContain('no longer available');
   });
 
+  it("records each of the recipient's reads in the sender's audit trail, and nothing for a refused one", async () => {
+    const { id, token } = await secureMessage();
+    const expired = await secureMessage({}, Date.now() - 1000);
+    const reads = () =>
+      t.ctx.database.db
+        .selectFrom('audit_log')
+        .select(['customer_id', 'actor_type', 'actor_id', 'target', 'ip', 'detail'])
+        .where('action', '=', 'secure_message.read')
+        .where('target', 'in', [`message:${id}`, `message:${expired.id}`])
+        .orderBy('id')
+        .execute();
+    expect(await reads()).toEqual([]);
+    for (const url of [`/s/${token}`, `/s/${token}/attachments/1`, `/s/${token}/attachments/7`])
+      await t.app.inject({ method: 'GET', url, remoteAddress: '203.0.113.9' });
+    await get(`/s/${expired.token}`);
+    await get(`/s/${expired.token}/attachments/0`);
+    const rows = await reads();
+    expect(rows.map((r) => JSON.parse(r.detail).part)).toEqual(['page', 'attachment 1']);
+    for (const r of rows)
+      expect(r).toMatchObject({
+        customer_id: acme.account.customer_id,
+        actor_type: 'recipient',
+        actor_id: 'rcpt@example.net',
+        target: `message:${id}`,
+        ip: '203.0.113.9',
+      });
+  });
+
   it('shows a text-only message in a preformatted block and no frame', async () => {
     const { token } = await secureMessage({
       content: { 'text/plain': 'line one\nline two' },

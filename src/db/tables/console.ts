@@ -115,7 +115,7 @@ export interface AuditLogTable {
   id: Generated<number>;
   /** Null for installation-wide entries. */
   customer_id: number | null;
-  actor_type: 'user' | 'key' | 'system';
+  actor_type: 'user' | 'key' | 'recipient' | 'system';
   actor_id: string;
   action: string;
   target: string;

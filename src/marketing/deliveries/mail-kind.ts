@@ -74,6 +74,7 @@ function secureLookup(ctx: AppContext): SecureLookup {
       return {
         expiresAt: row.secure_expires_at,
         customerId: Number(row.customer_id),
+        target: `campaign_delivery:${row.id}`,
         read: async () => {
           const item = await loadMarketingItem(ctx, row.id);
           if (!item?.content) return null;
