@@ -5,9 +5,18 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { BuildOptions } from '../app/app.ts';
 import { createTestApp, type TestAccount, type TestApp, type TestContextOptions } from '../test/harness.ts';
 import { createUser, type User } from '../users/users.service.ts';
+import { updateUser } from '../users/users.repository.ts';
+import { hashPassword } from '../users/passwords.ts';
 
 /** The password test users get. */
 export const TEST_PASSWORD = 'correct horse battery';
+
+/**
+ * TEST_PASSWORD hashed at scrypt N=1024, made once per worker. Test users get it instead of a hash at the password cost
+ * (N=32768, about 0.1 s of CPU each to make and again at each sign-in): the verifier reads the cost from the hash, so
+ * signing in is checked the same way. Tests of hashing itself and of set-password links use the real cost.
+ */
+let cheapHash: Promise<string> | undefined;
 
 /** Creates a console user in an account. */
 export async function createTestUser(
@@ -17,18 +26,14 @@ export async function createTestUser(
   opts: { email?: string; canReadProtected?: boolean; operator?: boolean } = {},
 ): Promise<User> {
   const email = opts.email ?? `${role}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  return createUser(
+  const user = await createUser(
     t.ctx.database.db,
-    {
-      customerId,
-      email,
-      role,
-      password: TEST_PASSWORD,
-      canReadProtected: opts.canReadProtected,
-      operator: opts.operator,
-    },
+    { customerId, email, role, canReadProtected: opts.canReadProtected, operator: opts.operator },
     { type: 'system', id: 'test' },
   );
+  cheapHash ??= hashPassword(TEST_PASSWORD, 1024);
+  await updateUser(t.ctx.database.db, user.id, { password_hash: await cheapHash });
+  return { ...user, hasPassword: true };
 }
 
 /** Cookies of a response, as a `cookie` request header value merged over `jar`. */
