@@ -31,7 +31,7 @@ describe('drips in Chromium', () => {
       database: t.ctx.database,
       log: t.ctx.log,
       queues: dripQueues(t.ctx),
-      pollMs: 20,
+      pollMs: 100,
       leaseMs: 30_000,
     });
     t.ctx.wake = (queue) => worker.nudge(queue);

@@ -26,7 +26,7 @@ function startWorker(): Worker {
     database: t.ctx.database,
     log: t.ctx.log,
     queues: { ...queueHandlers(t.ctx), ...dripQueues(t.ctx, () => clock.now) },
-    pollMs: 20,
+    pollMs: 100,
     leaseMs: 30_000,
     now: () => clock.now,
   });

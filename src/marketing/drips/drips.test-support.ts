@@ -161,7 +161,7 @@ export function dripRunTestBed(): DripRunTestBed {
         database: t.ctx.database,
         log: t.ctx.log,
         queues: dripQueues(t.ctx, () => clock.now),
-        pollMs: 20,
+        pollMs: 100,
         leaseMs: 30_000,
         now: () => clock.now,
       });
