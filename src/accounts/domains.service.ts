@@ -78,8 +78,14 @@ function toDomain(row: DomainRow, sendingHost?: SpfTarget): Domain {
 export const dkimSealContext = (domainId: string, second = false): string =>
   `${second ? 'dkim2' : 'dkim'}:${domainId}`;
 
-/** A new key pair: the public key as its DNS record publishes it (`p=`), the private key as PEM. */
-function dkimKeyPair(algorithm: 'rsa' | 'ed25519'): { publicKey: string; privateKeyPem: string } {
+/** A DKIM key pair: the public key as its DNS record publishes it (`p=`), the private key as PEM. */
+export interface DkimKeyPair {
+  publicKey: string;
+  privateKeyPem: string;
+}
+
+/** A new key pair. */
+export function dkimKeyPair(algorithm: 'rsa' | 'ed25519'): DkimKeyPair {
   const { publicKey, privateKey } =
     algorithm === 'rsa'
       ? generateKeyPairSync('rsa', { modulusLength: 2048 })
@@ -93,8 +99,8 @@ function dkimKeyPair(algorithm: 'rsa' | 'ed25519'): { publicKey: string; private
 }
 
 /** The sealed key columns of a new domain signing with `signing`; an Ed25519 selector ends in `e`. */
-function dkimColumns(sealer: Sealer, id: string, month: string, signing: DkimSigning) {
-  const first = dkimKeyPair(signing === 'ed25519' ? 'ed25519' : 'rsa');
+function dkimColumns(sealer: Sealer, id: string, month: string, signing: DkimSigning, rsa?: DkimKeyPair) {
+  const first = signing === 'ed25519' ? dkimKeyPair('ed25519') : (rsa ?? dkimKeyPair('rsa'));
   const second = signing === 'both' ? dkimKeyPair('ed25519') : undefined;
   return {
     dkim_algorithm: signing === 'ed25519' ? 'ed25519' : 'rsa',
@@ -123,6 +129,8 @@ export async function addDomain(
     sendingHost?: SpfTarget;
     /** The DKIM keys to sign with; RSA when not given. */
     dkim?: DkimSigning;
+    /** An RSA key pair made earlier instead of a new one (making one takes about 0.2 s of CPU; tests share one). */
+    rsaKeyPair?: DkimKeyPair;
   } = {},
 ): Promise<Domain> {
   const name = normalizeDomain(input);
@@ -141,7 +149,7 @@ export async function addDomain(
       verified_at: opts.verified ? now : null,
       verified_without_dns: opts.verified ? 1 : 0,
       verification_token: randomBytes(18).toString('base64url'),
-      ...dkimColumns(sealer, id, month, signing),
+      ...dkimColumns(sealer, id, month, signing, opts.rsaKeyPair),
       created_at: now,
     });
     await audit(db, {
