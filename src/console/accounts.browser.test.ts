@@ -52,7 +52,7 @@ describe('operator account switcher in Chromium', () => {
   it('searches, switches, names the account in the header on every page, and goes back', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(15_000);
     await signIn(page, operatorEmail);
     await page.getByRole('link', { name: 'Switch account' }).click();
     await page.getByRole('heading', { name: 'Accounts' }).waitFor();
@@ -91,7 +91,7 @@ describe('operator account switcher in Chromium', () => {
   it('refuses a switch posted by a user who is not an operator', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(15_000);
     await signIn(page, ownerEmail);
     expect(await page.getByRole('link', { name: 'Switch account' }).count()).toBe(0);
     const csrf = await page.locator('input[name=_csrf]').first().inputValue();

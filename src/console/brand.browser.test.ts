@@ -106,7 +106,7 @@ describe('the brand on every public page', () => {
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(15_000);
     await page.goto(`${base}/console/settings/images`);
     await page.getByLabel('Email').fill(owner.email);
     await page.getByLabel('Password').fill(TEST_PASSWORD);

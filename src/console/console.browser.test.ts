@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
 import { createTestUser, TEST_PASSWORD } from './console.test-support.ts';
-import { axeViolations, expectPhoneReadable, openInChromium, SHOTS } from './browser.test-support.ts';
+import { axeViolations, expectPhoneReadable, openInChromium, screenshot } from './browser.test-support.ts';
 import type { User } from '../users/users.service.ts';
 import { Secret, TOTP } from 'otpauth';
 import { issueUserLink } from '../users/users.service.ts';
@@ -35,7 +35,7 @@ describe('console in Chromium', () => {
   it('signs in after a wrong password and returns to the page asked for', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
     const page = await context.newPage();
-    page.setDefaultTimeout(8000);
+    page.setDefaultTimeout(15_000);
     const errors: string[] = [];
     page.on(
       'console',
@@ -43,17 +43,17 @@ describe('console in Chromium', () => {
     );
     await page.goto(`${base}/console/settings`);
     expect(new URL(page.url()).pathname).toBe('/console/sign-in');
-    await page.screenshot({ path: `${SHOTS}/sign-in.png`, fullPage: true });
+    await screenshot(page, 'sign-in');
     expect(await axeViolations(page)).toEqual([]);
 
     await signIn(page, owner.email, 'not the password');
     await page.getByText('the email address or password is not right').waitFor();
-    await page.screenshot({ path: `${SHOTS}/sign-in-wrong-password.png`, fullPage: true });
+    await screenshot(page, 'sign-in-wrong-password');
 
     await signIn(page, owner.email, TEST_PASSWORD);
     await page.getByRole('heading', { name: 'Settings' }).waitFor();
     expect(page.url()).toBe(`${base}/console/settings`);
-    await page.screenshot({ path: `${SHOTS}/settings.png`, fullPage: true });
+    await screenshot(page, 'settings');
     expect(await axeViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
@@ -62,9 +62,9 @@ describe('console in Chromium', () => {
   it('shows every page on a phone with no serious accessibility problem, and two-factor works end to end', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
-    page.setDefaultTimeout(8000);
+    page.setDefaultTimeout(15_000);
     const shot = async (name: string, axe = true) => {
-      await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+      await screenshot(page, name);
       if (axe) expect(await axeViolations(page), name).toEqual([]);
     };
     await page.goto(`${base}/console/forgot-password`);
@@ -97,7 +97,7 @@ describe('console in Chromium', () => {
       await shot(`nav-${path}`, path === 'domains');
     }
     await page.getByText('Menu').click();
-    await page.screenshot({ path: `${SHOTS}/menu-open.png`, fullPage: true });
+    await screenshot(page, 'menu-open');
 
     await page.goto(`${base}/console/settings/users`);
     await page.getByLabel('Email').fill('reception@northclinic.example');
@@ -139,7 +139,7 @@ describe('console in Chromium', () => {
     expect(new URL(page.url()).pathname).toBe('/console/settings/audit');
     await shot('audit');
     await page.setViewportSize({ width: 1280, height: 800 });
-    await page.screenshot({ path: `${SHOTS}/audit-desktop.png`, fullPage: true });
+    await screenshot(page, 'audit-desktop');
     await page.goto(`${base}/console/no-such-page`);
     await shot('not-found');
     await context.close();
@@ -152,7 +152,7 @@ describe('console in Chromium', () => {
     });
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
-    page.setDefaultTimeout(8000);
+    page.setDefaultTimeout(15_000);
     await page.goto(`${base}/console`);
     await signIn(page, viewer.email, TEST_PASSWORD);
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
@@ -169,13 +169,13 @@ describe('console in Chromium', () => {
       .evaluate((el) => ((el as unknown as { value: string }).value = 'forged'));
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('This form has expired').waitFor();
-    await page.screenshot({ path: `${SHOTS}/csrf-refused.png`, fullPage: true });
+    await screenshot(page, 'csrf-refused');
     await page.goto(`${base}/console`);
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await context.close();
 
     const lockPage = await browser.newPage({ viewport: { width: 390, height: 844 } });
-    lockPage.setDefaultTimeout(8000);
+    lockPage.setDefaultTimeout(15_000);
     await lockPage.goto(`${base}/console/sign-in`);
     for (let i = 0; i < 3; i++) {
       await signIn(lockPage, viewer.email, `wrong ${i}`);
@@ -184,7 +184,7 @@ describe('console in Chromium', () => {
     await signIn(lockPage, viewer.email, TEST_PASSWORD);
     await lockPage.getByText('Too many failed sign-ins').waitFor();
     expect(new URL(lockPage.url()).pathname).toBe('/console/sign-in');
-    await lockPage.screenshot({ path: `${SHOTS}/sign-in-locked.png`, fullPage: true });
+    await screenshot(lockPage, 'sign-in-locked');
     await lockPage.close();
   }, 120_000);
 
@@ -195,7 +195,7 @@ describe('console in Chromium', () => {
       const u = await createTestUser(idle, acct.account.customer_id, 'viewer');
       const idleBase = await idle.app.listen({ host: '127.0.0.1', port: 0 });
       const page = await browser.newPage();
-      page.setDefaultTimeout(8000);
+      page.setDefaultTimeout(15_000);
       await page.goto(`${idleBase}/console/settings`);
       await signIn(page, u.email, TEST_PASSWORD);
       await page.getByRole('heading', { name: 'Settings' }).waitFor();
@@ -214,7 +214,7 @@ describe('console in Chromium', () => {
   it('can be used with the keyboard alone: sign in, skip to the content, open the menu and reach a page', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
     const page = await context.newPage();
-    page.setDefaultTimeout(8000);
+    page.setDefaultTimeout(15_000);
     /** What has the focus: its label, text or name, and whether the focus ring shows. */
     const focused = () =>
       page.evaluate(() => {

@@ -90,7 +90,7 @@ describe("links in Sealpost's own mail", () => {
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(15_000);
     const first = await page.goto(link);
     expect(first!.headers()['content-type']).toContain('text/html');
     expect(new URL(page.url()).pathname).toBe('/console/sign-in');
@@ -113,7 +113,7 @@ describe("links in Sealpost's own mail", () => {
   it('an invitation links to the set-password page, and the password set there signs in', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(15_000);
     await page.goto(`${base}/console/settings/users`);
     await page.getByLabel('Email').fill(ownerEmail);
     await page.getByLabel('Password').fill(TEST_PASSWORD);
@@ -129,7 +129,7 @@ describe("links in Sealpost's own mail", () => {
     expect(link).toMatch(new RegExp(`^${base}/console/set-password\\?token=[\\w-]+$`));
     const invited = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const p = await invited.newPage();
-    p.setDefaultTimeout(10_000);
+    p.setDefaultTimeout(15_000);
     await p.goto(link);
     await p.getByLabel('New password').fill('a long new password');
     await p.getByLabel('Repeat the password').fill('a long new password');

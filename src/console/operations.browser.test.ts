@@ -11,7 +11,7 @@ import type { Worker } from '../jobs/worker.ts';
 import { sendMessage, startDeliveryWorker, waitUntilFinished } from '../delivery/delivery.test-support.ts';
 import { createTestUser, TEST_PASSWORD } from './console.test-support.ts';
 import type { User } from '../users/users.service.ts';
-import { axeViolations, expectPhoneReadable, openInChromium, SHOTS } from './browser.test-support.ts';
+import { axeViolations, expectPhoneReadable, openInChromium, screenshot } from './browser.test-support.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -21,7 +21,7 @@ let base: string;
 let messageId: string;
 
 async function shoot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+  await screenshot(page, name);
   expect(await axeViolations(page), name).toEqual([]);
   if (page.viewportSize()!.width <= 390) await expectPhoneReadable(page, name);
 }
@@ -53,7 +53,7 @@ describe('operations pages in Chromium', () => {
   it('walks the operations pages on a phone and at desktop width', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
     const page = await context.newPage();
-    page.setDefaultTimeout(8000);
+    page.setDefaultTimeout(15_000);
     const errors: string[] = [];
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
     page.on('pageerror', (e) => errors.push(e.message));

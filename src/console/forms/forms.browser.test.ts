@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.ts';
 import { createTestUser, TEST_PASSWORD } from '../console.test-support.ts';
-import { axeViolations, openInChromium, SHOTS } from '../browser.test-support.ts';
+import { axeViolations, openInChromium, screenshot, SHOTS } from '../browser.test-support.ts';
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
@@ -28,7 +28,7 @@ async function look(page: Page, name: string): Promise<void> {
     ['-phone', PHONE],
   ] as const) {
     await page.setViewportSize(size);
-    await page.screenshot({ path: `${SHOTS}/${name}${suffix}.png`, fullPage: true });
+    await screenshot(page, `${name}${suffix}`);
   }
   await page.setViewportSize(DESKTOP);
   expect(await axeViolations(page), name).toEqual([]);

@@ -26,7 +26,7 @@ describe('hosted form page in Chromium', () => {
   it('shows the error beside the field, then the thank-you page, and the answer reaches the API and the CSV', async () => {
     const id = await createForm(t.app, a.auth, { form_css: 'h1{color:#0a5}' });
     const page = await browser.newPage({ javaScriptEnabled: false });
-    page.setDefaultTimeout(8000);
+    page.setDefaultTimeout(15_000);
     await page.goto(`${base}/f/${id}`);
     await page.getByLabel('Full name').fill('Katherine Johnson');
     await page.getByLabel('Email').fill('katherine-at-example');
@@ -86,7 +86,7 @@ describe('hosted form page in Chromium', () => {
     };
     const id = await createForm(t.app, a.auth, { form_json });
     const page = await browser.newPage({ javaScriptEnabled: false });
-    page.setDefaultTimeout(8000);
+    page.setDefaultTimeout(15_000);
     await page.goto(`${base}/f/${id}`);
     for (const label of ['In person', 'Video call', 'Monday', 'Tuesday', 'I agree']) {
       const control = (await page.getByLabel(label).boundingBox())!;
@@ -128,7 +128,7 @@ describe('hosted form page in Chromium', () => {
     };
     const id = await createForm(t.app, a.auth, { form_json, signable: true });
     const page = await browser.newPage({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
-    page.setDefaultTimeout(8000);
+    page.setDefaultTimeout(15_000);
     await page.goto(`${base}/f/${id}`);
     const sizes = await page.evaluate(() => {
       type El = {
