@@ -3,10 +3,14 @@
  * attachment, all at once, into the embedded default with the in-flight bound off, served by this process while the
  * requests come from another. Reports the server's peak RSS growth per accepted megabyte of request body (the
  * high-water mark is reset before the run through /proc/self/clear_refs, so Linux only). The baseline is the bodies'
- * own size: a ratio of 1 holds each accepted message once.
+ * own size: a ratio of 1 holds each accepted message once. Each row runs in a process of its own: a second row in the
+ * same process starts from a heap the first one grew, and measured when the garbage collector ran more than what lived.
  */
+import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { buildApp } from '../src/app/app.ts';
 import { embedded, fmt, load, type BenchRow } from './support.ts';
 
@@ -38,9 +42,18 @@ function body(domain: string, mb: number): string {
   });
 }
 
-/** Runs the memory benchmark with the in-flight bound off, then with its default (256 MiB). */
+/** Runs the memory benchmark with the in-flight bound off, then with its default (256 MiB), each in a new process. */
 export async function memoryBench(count: number, mb: number): Promise<BenchRow[]> {
-  return [await memoryRow(count, mb, 0), await memoryRow(count, mb, 268435456)];
+  const rows: BenchRow[] = [];
+  for (const bound of [0, 268435456]) {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--expose-gc', 'bin/run-ts.js', fileURLToPath(import.meta.url), String(count), String(mb), String(bound)],
+      { maxBuffer: 1024 * 1024 },
+    );
+    rows.push(JSON.parse(stdout.trim().split('\n').pop()!) as BenchRow);
+  }
+  return rows;
 }
 
 async function memoryRow(count: number, mb: number, bound: number): Promise<BenchRow> {
@@ -86,4 +99,11 @@ async function memoryRow(count: number, mb: number, bound: number): Promise<Benc
     await app.close();
     await inst.close();
   }
+}
+
+// Run as a script: one row, printed as JSON on the last line.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [count, mb, bound] = process.argv.slice(2).map(Number);
+  process.stdout.write(`${JSON.stringify(await memoryRow(count!, mb!, bound!))}\n`);
+  process.exit(0);
 }
