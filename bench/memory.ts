@@ -48,7 +48,14 @@ export async function memoryBench(count: number, mb: number): Promise<BenchRow[]
   for (const bound of [0, 268435456]) {
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['--expose-gc', 'bin/run-ts.js', fileURLToPath(import.meta.url), String(count), String(mb), String(bound)],
+      [
+        '--expose-gc',
+        'bin/run-ts.js',
+        fileURLToPath(import.meta.url),
+        String(count),
+        String(mb),
+        String(bound),
+      ],
       { maxBuffer: 1024 * 1024 },
     );
     rows.push(JSON.parse(stdout.trim().split('\n').pop()!) as BenchRow);
