@@ -128,7 +128,11 @@ describe('the block editor in Chromium', () => {
     // Preview as Ana; the checks flag the image without alt text.
     await page.getByLabel('Preview as subscriber (email)').fill('ana@example.org');
     await page.getByLabel('Preview as subscriber (email)').press('Tab');
-    await page.frameLocator('iframe[name=block-preview]').getByText('Dear Ana, we open').waitFor();
+    // The frame renders the whole document on the server: on a loaded host that may take more than the default wait.
+    await page
+      .frameLocator('iframe[name=block-preview]')
+      .getByText('Dear Ana, we open')
+      .waitFor({ timeout: 40_000 });
     expect(await previewHtml(page)).toContain('Dear Ana, we open <strong>earlier</strong> from Monday.');
     await page.getByText('1 image has no alt text.').waitFor();
     await page.getByLabel('Image 3: alt text').fill('The clinic’s new entrance');
@@ -147,7 +151,10 @@ describe('the block editor in Chromium', () => {
     // The saved mailing opens in the editor; its preview as Ana is what a test email to Ana carries.
     await page.getByLabel('Preview as subscriber (email)').fill('ana@example.org');
     await page.getByRole('button', { name: 'Refresh preview' }).click();
-    await page.frameLocator('iframe[name=block-preview]').getByText('Dear Ana, we open').waitFor();
+    await page
+      .frameLocator('iframe[name=block-preview]')
+      .getByText('Dear Ana, we open')
+      .waitFor({ timeout: 40_000 });
     const preview = await previewHtml(page);
     await page.getByLabel('Send a test to').fill('ana@example.org');
     await page.getByRole('button', { name: 'Send test' }).click();

@@ -8,6 +8,7 @@ export class BlockPreview {
     this.form = form;
     this.store = store;
     this.timer = null;
+    this.asked = 0;
   }
 
   /** Sets the preview up and shows it; false when the form has no preview area. */
@@ -55,6 +56,8 @@ export class BlockPreview {
     this.previewForm.elements.content_blocks.value = this.store.value;
     this.previewForm.elements.subscriber.value = this.who.value;
     this.previewForm.submit();
+    // Checks of an older document may answer after newer ones: only the latest request's answer is shown.
+    const asked = ++this.asked;
     const data = new URLSearchParams({ content_blocks: this.store.value, subscriber: this.who.value });
     fetch('/console/campaigns/blocks/check', {
       method: 'POST',
@@ -64,6 +67,7 @@ export class BlockPreview {
     })
       .then((res) => res.json())
       .then((answer) => {
+        if (asked !== this.asked) return;
         const items = answer.problem ? [answer.problem] : answer.warnings;
         this.checks.replaceChildren(
           ...(items.length ? items : ['No problems found.']).map((w) =>
