@@ -1,7 +1,14 @@
-/** The two-factor settings page: every code it checks is counted and audited, and what a user who must set it up may reach. */
+/** Two-factor codes: every code checked is counted and audited, on the settings page and at sign-in, and what a user who must set it up may reach. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { codeFor, createTestUser, enrol, postSignIn, signInClient } from './console.test-support.ts';
+import {
+  codeFor,
+  createTestUser,
+  enrol,
+  postFields,
+  postSignIn,
+  signInClient,
+} from './console.test-support.ts';
 import { totpRequired } from '../users/totp.service.ts';
 
 let t: TestApp;
@@ -41,6 +48,30 @@ describe('turning two-factor off', () => {
     expect(await auditCount(`user:${u.id}`, 'sign_in.locked')).toBe(1);
     expect((await c.get('/console/settings/two-factor')).body).toContain('Two-factor authentication is on.');
     expect((await postSignIn(t.app, u.email)).res.statusCode).toBe(429);
+  });
+});
+
+describe('the code step of a sign-in', () => {
+  it('is not reset by signing in again with the right password', async () => {
+    const u = await createTestUser(t, a.account.customer_id, 'editor');
+    await enrol(await signInClient(t.app, u.email), u.email);
+    const wrongCode = async () => {
+      const { res, cookie } = await postSignIn(t.app, u.email);
+      expect(res.statusCode).toBe(303);
+      const url = res.headers.location as string;
+      const form = await t.app.inject({ method: 'GET', url, headers: { cookie } });
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!;
+      const post = await postFields(t.app, '/console/sign-in/two-factor', cookie, [
+        ['_csrf', csrf],
+        ['code', '000000'],
+      ]);
+      expect(post.statusCode).toBe(401);
+    };
+    // Three wrong codes, each after a fresh and right password: the limit of three is reached all the same.
+    for (let i = 0; i < 3; i++) await wrongCode();
+    const locked = await postSignIn(t.app, u.email);
+    expect(locked.res.statusCode).toBe(429);
+    expect(locked.res.body).toContain('Too many failed sign-ins');
   });
 });
 

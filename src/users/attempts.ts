@@ -21,13 +21,18 @@ export interface Attempt {
   now: number;
   /** The audit action of a wrong answer; `sign_in.failure` unless given. */
   failureAction?: string;
+  /**
+   * True when a right answer is only the first of two steps (a password before its code): it leaves the address's count
+   * as it is, so signing in again cannot wipe out wrong codes.
+   */
+  firstOfTwo?: boolean;
 }
 
 /**
  * Runs `check` (a password or code check) as one counted attempt of the address and the client IP. The attempt is
  * counted before the check, in one statement per key, so concurrent attempts past the limit are refused without
- * being checked; a wrong answer locks the key that reached the limit, a right one clears the address's count and
- * takes the attempt back from the IP's. Throws console.locked when refused; resolves to the check's answer.
+ * being checked; a wrong answer locks the key that reached the limit, a right one clears the address's count (unless
+ * it is the first of two steps) and takes the attempt back from the address's and the IP's. Throws console.locked when refused; resolves to the check's answer.
  */
 export async function guardedCheck(
   db: Queryable,
@@ -37,7 +42,8 @@ export async function guardedCheck(
 ): Promise<boolean> {
   const counts = await claimAttempt(db, config, attempt);
   if (await check()) {
-    await clearKey(db, `email:${attempt.email}`);
+    if (attempt.firstOfTwo) await uncountAttempt(db, `email:${attempt.email}`);
+    else await clearKey(db, `email:${attempt.email}`);
     await uncountAttempt(db, `ip:${attempt.ip}`);
     return true;
   }

@@ -33,12 +33,16 @@ export async function signIn(
   const email = input.email.trim().toLowerCase();
   const now = Date.now();
   const row = await findUserByEmail(db, email);
-  const ok = await guardedCheck(db, config, { row, email, ip: input.ip, now }, async () => {
+  const firstOfTwo = row?.totp_enabled_at != null;
+  const ok = await guardedCheck(db, config, { row, email, ip: input.ip, now, firstOfTwo }, async () => {
     const right = await verifyPassword(input.password, row?.password_hash ?? null);
     return right && row !== undefined && row.disabled_at === null;
   });
   if (!ok || !row) throw failed();
-  await updateUser(db, row.id, { failed_attempts: 0, locked_until: null, last_sign_in_at: now });
+  await updateUser(db, row.id, {
+    ...(!firstOfTwo && { failed_attempts: 0, locked_until: null }),
+    last_sign_in_at: now,
+  });
   const needsSecondFactor = row.totp_enabled_at !== null;
   await record(db, auditOf(row, needsSecondFactor ? 'sign_in.password_ok' : 'sign_in.success', input.ip, {}));
   return { user: toUser(row), needsSecondFactor };
@@ -80,6 +84,7 @@ export async function signInSecondFactor(
         ? 'that recovery code is not right, or was already used'
         : 'that code is not right; try the newest code your app shows',
     );
+  await updateUser(db, row.id, { failed_attempts: 0, locked_until: null });
   if (!input.recovery) {
     await record(db, auditOf(row, 'sign_in.success', input.ip, { second_factor: true }));
     return undefined;
