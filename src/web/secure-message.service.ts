@@ -34,8 +34,6 @@ export interface SecureRead {
 /** Records a read before the content is served (handed in by the routes). */
 export type ReadRecorder = (read: SecureRead) => Promise<void>;
 
-const NOT_RECORDED: ReadRecorder = async () => {};
-
 /** The brand of an account, for the page (handed in by the routes). */
 export type BrandLookup = (customerId: number) => Promise<Brand | undefined>;
 
@@ -67,8 +65,8 @@ async function openByToken(
 export async function securePage(
   kinds: readonly MailKind[],
   token: string,
-  brandOf: BrandLookup = NO_BRAND,
-  recordRead: ReadRecorder = NOT_RECORDED,
+  brandOf: BrandLookup,
+  recordRead: ReadRecorder,
   now = Date.now(),
 ): Promise<HtmlPage> {
   const opened = await openByToken(kinds, token, now, brandOf);
@@ -104,7 +102,7 @@ export async function secureAttachment(
   kinds: readonly MailKind[],
   token: string,
   index: string,
-  recordRead: ReadRecorder = NOT_RECORDED,
+  recordRead: ReadRecorder,
   now = Date.now(),
 ): Promise<AttachmentResult> {
   const opened = await openByToken(kinds, token, now);
