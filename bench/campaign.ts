@@ -185,13 +185,8 @@ export async function startSend(service: Service, inst: BenchInstance, listId: n
       subject: 'Monthly news',
     },
   });
-  const announced = send.headers.get('sealpost-campaign-mailing-send-id');
-  const row = await inst.ctx.database.reader
-    .selectFrom('campaign_mailing_sends')
-    .select('id')
-    .where('uuid', '=', announced ?? '')
-    .executeTakeFirstOrThrow();
-  return Number(row.id);
+  // The send's integer id, as the service announces it.
+  return Number(send.headers.get('sealpost-campaign-mailing-send-id'));
 }
 
 /** The send's state and audience count, read from the database. */
