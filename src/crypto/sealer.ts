@@ -17,38 +17,68 @@ export interface Sealer {
   /**
    * Seals the concatenation of `pieces` into the same token as seal would, encrypting and encoding a few kilobytes at a
    * time: a large value is never held whole as plaintext or ciphertext, only as the token. Each piece is asked for as
-   * it is needed, so a caller may make it on the fly.
+   * it is needed, so a caller may make it on the fly. A caller that knows the plaintext's length gives it: a large
+   * token is then written into one buffer and made a string outside the JavaScript heap, leaving no pieces behind.
    */
-  sealPieces(pieces: Iterable<Buffer>, associated?: string): string;
+  sealPieces(pieces: Iterable<Buffer>, associated?: string, plainLength?: number): string;
   /** Decrypts a token made by seal; throws when it was tampered with or made under another key. */
   open(token: string, associated?: string): Buffer;
   /** Decrypts a token into UTF-8 text. */
   openText(token: string, associated?: string): string;
 }
 
+/** Tokens at least this long are written into one buffer when their length is known in advance. */
+const BUFFERED_TOKEN = 1024 * 1024;
+
+/** Collects a token's text: as strings joined at the end, or written into a buffer of the length it will have. */
+function tokenSink(
+  prefix: string,
+  plainLength: number | undefined,
+): { add(text: string): void; token(): string } {
+  const length = plainLength === undefined ? 0 : prefix.length + Math.ceil(((plainLength + 16) * 4) / 3);
+  if (length < BUFFERED_TOKEN) {
+    const out = [prefix];
+    return { add: (text) => out.push(text), token: () => out.join('') };
+  }
+  const buffer = Buffer.allocUnsafe(length);
+  let at = buffer.write(prefix, 0, 'latin1');
+  return {
+    add: (text) => {
+      if (at + text.length > length)
+        throw new Error('the sealed value is longer than its plaintext length said');
+      at += buffer.write(text, at, 'latin1');
+    },
+    token: () => {
+      if (at !== length) throw new Error('the sealed value is shorter than its plaintext length said');
+      return buffer.toString('latin1');
+    },
+  };
+}
+
 /** Builds a Sealer over a 32-byte key. `associated` binds a value to its row (for example an id) so it cannot be moved. */
 export function createSealer(key: Buffer): Sealer {
   if (key.length !== 32) throw new Error('the master key must be 32 bytes');
-  const sealPieces = (pieces: Iterable<Buffer>, associated?: string): string => {
+  const sealPieces = (pieces: Iterable<Buffer>, associated?: string, plainLength?: number): string => {
     const nonce = nextNonce();
     const cipher = createCipheriv('aes-256-gcm', key, nonce);
     if (associated) cipher.setAAD(Buffer.from(associated, 'utf8'));
-    const out = [`${VERSION}.${nonce.toString('base64url')}.`];
+    const prefix = `${VERSION}.${nonce.toString('base64url')}.`;
+    const sink = tokenSink(prefix, plainLength);
     // Ciphertext is encoded in runs of whole 3-byte groups (which encode the same as the whole); the 0-2 bytes left
     // over wait for the next run.
     let carry = Buffer.alloc(0);
     const encode = (bytes: Buffer) => {
       const run = carry.length > 0 ? Buffer.concat([carry, bytes]) : bytes;
       const cut = run.length - (run.length % 3);
-      if (cut > 0) out.push(run.toString('base64url', 0, cut));
+      if (cut > 0) sink.add(run.toString('base64url', 0, cut));
       carry = Buffer.from(run.subarray(cut));
     };
     for (const piece of pieces)
       for (let at = 0; at < piece.length; at += PIECE_BYTES)
         encode(cipher.update(piece.subarray(at, at + PIECE_BYTES)));
     encode(Buffer.concat([cipher.final(), cipher.getAuthTag()]));
-    out.push(carry.toString('base64url'));
-    return out.join('');
+    sink.add(carry.toString('base64url'));
+    return sink.token();
   };
   const seal = (plain: string | Buffer, associated?: string): string =>
     sealPieces([typeof plain === 'string' ? Buffer.from(plain, 'utf8') : plain], associated);

@@ -19,6 +19,16 @@ describe('sealer', () => {
     }
   });
 
+  it('writes a large token of a known length into one buffer, the same token as without, and checks the length', () => {
+    const pieces = [randomBytes(700_000), randomBytes(3), randomBytes(900_001)];
+    const length = pieces.reduce((n, p) => n + p.length, 0);
+    const token = sealer.sealPieces(pieces, 'row:1', length);
+    expect(sealer.open(token, 'row:1').equals(Buffer.concat(pieces))).toBe(true);
+    expect(token.length).toBe(sealer.sealPieces(pieces, 'row:1').length);
+    expect(() => sealer.sealPieces(pieces, 'row:1', length + 3)).toThrow('shorter');
+    expect(() => sealer.sealPieces(pieces, 'row:1', length - 3)).toThrow('longer');
+  });
+
   it('seals pieces into the token of their concatenation, across piece and run boundaries', () => {
     for (const sizes of [[], [0], [1, 2], [65_537, 3, 131_075], [200_000]]) {
       const pieces = sizes.map((n) => randomBytes(n));
