@@ -100,7 +100,7 @@ function registerSendRoutes(app: TypedApp, ctx: AppContext, prefix: string): voi
   app.post(
     `${prefix}/messages`,
     {
-      config: { rateCost: recipientCost },
+      config: { rateCost: recipientCost, holdsAttachments: true },
       schema: {
         ...base,
         summary: 'Send one message',
@@ -113,7 +113,7 @@ function registerSendRoutes(app: TypedApp, ctx: AppContext, prefix: string): voi
   app.post(
     `${prefix}/bulk_messages`,
     {
-      config: { rateCost: recipientCost },
+      config: { rateCost: recipientCost, holdsAttachments: true },
       schema: {
         ...base,
         summary: 'Send several messages',
@@ -126,7 +126,7 @@ function registerSendRoutes(app: TypedApp, ctx: AppContext, prefix: string): voi
   app.post(
     `${prefix}/templated_messages`,
     {
-      config: { rateCost: recipientCost },
+      config: { rateCost: recipientCost, holdsAttachments: true },
       schema: {
         ...base,
         summary: 'Send a message rendered from a dynamic template',

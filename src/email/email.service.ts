@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { Principal } from '../accounts/keys.service.ts';
 import { AppError } from '../errors/app-error.ts';
+import { digestStandIns } from '../mail/held-attachments.ts';
 import {
   normalizeMessage,
   normalizeTemplatedMessage,
@@ -25,7 +26,11 @@ export function idempotencyOf(
     throw new AppError('request.invalid', 'Idempotency-Key must be at most 255 characters');
   return {
     key,
-    requestHash: createHash('sha256').update(op).update('\0').update(JSON.stringify(body)).digest('hex'),
+    requestHash: createHash('sha256')
+      .update(op)
+      .update('\0')
+      .update(JSON.stringify(body, digestStandIns))
+      .digest('hex'),
   };
 }
 

@@ -4,6 +4,7 @@
  * header, HTML that arrives base64-encoded decoded, attachments' base64 checked leniently.
  */
 import { AppError } from '../errors/app-error.ts';
+import { isHeld, isStandIn, letGo } from '../mail/held-attachments.ts';
 import { parseMailbox, type Mailbox } from '../mail/addresses.ts';
 import type { MessageBody, TemplatedMessageBody } from './email.schemas.ts';
 
@@ -90,6 +91,8 @@ export function decodeMaybeBase64Html(value: string): string {
 
 /** Checks base64 leniently (whitespace and missing padding tolerated); returns canonical base64 or null. */
 export function canonicalBase64(value: string): string | null {
+  // An attachment read as the body arrived was checked then; a stand-in no longer held is a request that ended.
+  if (isStandIn(value)) return isHeld(value) ? value : null;
   const compact = /\s/.test(value) ? value.replace(/\s+/g, '') : value;
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.replace(/=+$/, '').length % 4 === 1) return null;
   // Already whole groups of four: kept as sent. Decoding and encoding again would hold two more copies of an
@@ -170,6 +173,12 @@ export function normalizeTemplatedMessage(
  */
 export function releaseAttachments(m: { attachments?: { content: string }[] }): void {
   for (const a of m.attachments ?? []) a.content = '';
+}
+
+/** Empties a message's attachments once sealed, letting the bytes held for them go too. */
+export function releaseSealedAttachments(m: { attachments?: { content: string }[] }): void {
+  letGo((m.attachments ?? []).map((a) => a.content).filter(isStandIn));
+  releaseAttachments(m);
 }
 
 /** Tracking options from `data`: both on by default; `override_*` switch them for this send. */

@@ -15,7 +15,7 @@ import { findLinks } from '../mail/links.ts';
 import { domainOf, type Mailbox } from '../mail/addresses.ts';
 import { sealContent, sealCustomHeaders, sealLinkTarget } from '../mail/content.ts';
 import { newMessageId } from '../mail/message-ids.ts';
-import { releaseAttachments, type NormalizedMessage, type TrackingOptions } from './message-input.ts';
+import { releaseSealedAttachments, type NormalizedMessage, type TrackingOptions } from './message-input.ts';
 import { findIdempotencyKey } from './messages.repository.ts';
 import { acceptedWriter, IDEMPOTENCY_TTL_MS, type Plan } from './accepted-writer.ts';
 import { TRANSACTIONAL_QUEUE } from './queues.ts';
@@ -77,7 +77,7 @@ export async function submitMessages(
   const plans = messages.map((m) =>
     planMessage(ctx, who, m, domains.get(domainOf(m.from.address))!, opts, now, suppressed),
   );
-  messages.forEach(releaseAttachments); // sealed in the plans: the commit waits holding only that copy
+  messages.forEach(releaseSealedAttachments); // sealed in the plans: the commit waits holding only that copy
   const responses = plans.map((p) => p.response);
   try {
     await ctx.committer.merge(acceptedWriter, {

@@ -2,8 +2,17 @@
  * Body-parsing rules that real clients need: bodies on GET/HEAD/DELETE are ignored whatever their content type; an
  * empty JSON body is no body; optional fields sent as null, "", [] or {} are treated as absent before validation.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
+import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.ts';
+import { holdBase64, letGo } from '../mail/held-attachments.ts';
+import {
+  JsonReader,
+  LONG_STRING,
+  restoreLongStrings,
+  ShortJsonReader,
+  type LongString,
+} from './json-reader.ts';
 
 const IGNORED_TYPE = 'application/x-sealpost-ignored-body';
 /** Deepest nesting of arrays and objects a JSON body may have; deeper bodies are refused before parsing. */
@@ -16,6 +25,8 @@ declare module 'fastify' {
     verbatimBodyKeys?: readonly string[];
     /** A DELETE route that reads a JSON body (a bulk delete whose ids clients send in the body); other bodies stay ignored. */
     jsonBodyOnDelete?: boolean;
+    /** A send route whose long base64 `attachments[].content` reach the handler as stand-ins for held bytes. */
+    holdsAttachments?: boolean;
   }
 }
 
@@ -79,6 +90,53 @@ function keepsJsonBody(req: FastifyRequest): boolean {
   );
 }
 
+/** The stand-ins each request holds attachments under. */
+const heldBy = new WeakMap<FastifyRequest, string[]>();
+
+/**
+ * Reads a JSON body through a JsonReader, as Fastify reads bodies: refused with 413 past `limit` (declared or
+ * received), and with 400 when the received length is not the declared one.
+ */
+function readJson(
+  req: FastifyRequest,
+  payload: Readable,
+  limit: number,
+): Promise<{ text: string; longs: Map<string, LongString> }> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) return Promise.reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+  // A body declared no longer than a long string cannot hold one: it is read whole, with no scanning.
+  const reader = declared <= LONG_STRING ? new ShortJsonReader() : new JsonReader();
+  let received = 0;
+  return new Promise((resolve, reject) => {
+    const stop = (err?: Error) => {
+      payload.removeListener('data', onData);
+      payload.removeListener('end', onEnd);
+      payload.removeListener('error', onError);
+      if (err) reject(err);
+    };
+    const onData = (chunk: Buffer | string) => {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      received += bytes.length;
+      if (received > limit) return stop(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+      reader.write(bytes);
+    };
+    const onEnd = () => {
+      if (!Number.isNaN(declared) && received !== declared)
+        return stop(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+      stop();
+      resolve(reader.finish());
+    };
+    const onError = (err: Error & { statusCode?: number }) => {
+      if (!(typeof err.statusCode === 'number' && err.statusCode >= 400)) err.statusCode = 400;
+      stop(err);
+    };
+    payload.on('data', onData);
+    payload.on('end', onEnd);
+    payload.on('error', onError);
+    payload.resume();
+  });
+}
+
 /** Installs the parsing rules on the root instance. */
 export function registerBodyRules(app: FastifyInstance): void {
   app.addHook('onRequest', async (req: FastifyRequest) => {
@@ -97,17 +155,38 @@ export function registerBodyRules(app: FastifyInstance): void {
   });
 
   const defaultJson = app.getDefaultJsonParser('error', 'error');
+  const parse = (req: FastifyRequest, text: string) =>
+    new Promise<unknown>((resolve, reject) =>
+      defaultJson(req, text, (err, body) => (err ? reject(err) : resolve(body))),
+    );
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
+  app.addContentTypeParser('application/json', async (req: FastifyRequest, payload: Readable) => {
+    const { text, longs } = await readJson(
+      req,
+      payload,
+      req.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit!,
+    );
+    if (longs.size === 0 && text.trim() === '') return undefined;
     if (jsonDepth(text) > MAX_JSON_DEPTH)
-      return done(
-        new AppError('request.invalid', `JSON body nested deeper than ${MAX_JSON_DEPTH} levels`),
-        undefined,
-      );
-    defaultJson(req, text, done);
+      throw new AppError('request.invalid', `JSON body nested deeper than ${MAX_JSON_DEPTH} levels`);
+    const body = await parse(req, text);
+    if (longs.size === 0) return body;
+    if (!req.routeOptions.config?.holdsAttachments) return restoreLongStrings(body, longs);
+    const held: string[] = [];
+    heldBy.set(req, held);
+    return restoreLongStrings(body, longs, (raw) => {
+      const standIn = holdBase64(raw);
+      held.push(standIn);
+      return standIn;
+    });
   });
+  // Held attachments are let go when the answer is sent or the client goes away, whatever became of the request.
+  const letGoOf = async (req: FastifyRequest) => {
+    const held = heldBy.get(req);
+    if (held) letGo(held);
+  };
+  app.addHook('onResponse', letGoOf);
+  app.addHook('onRequestAbort', letGoOf);
 
   app.addHook('preValidation', async (req) => {
     if (req.body && typeof req.body === 'object') {

@@ -1,5 +1,6 @@
 /** The sealed content of a message: everything that may hold sensitive data, encrypted as one JSON value bound to the message id. */
 import type { Sealer } from '../crypto/sealer.ts';
+import { heldLength, isStandIn, takeHeldBytes } from './held-attachments.ts';
 import type { MessageContent, StoredAttachment } from '../delivery/model.ts';
 
 /** What a message says, as stored (sealed) and read back by delivery and the secure page: the delivery engine's own shape. */
@@ -17,15 +18,16 @@ const LINE_FEED = 0x0a;
 /** Base64 characters decoded at a time (whole groups of four). */
 const DECODE_CHARS = 4 * 16_384;
 
-/** An attachment's decoded bytes, made a few kilobytes at a time from its base64. */
+/** An attachment's decoded bytes, made a few kilobytes at a time from its base64 (or from the held base64). */
 function* decoded(base64: string): Generator<Buffer> {
+  if (isStandIn(base64)) return yield* takeHeldBytes(base64);
   for (let at = 0; at < base64.length; at += DECODE_CHARS)
     yield Buffer.from(base64.slice(at, at + DECODE_CHARS), 'base64');
 }
 
 /** True for canonical base64 (no whitespace, padded): it decodes to exactly the bytes its length says. */
 const canonical = (base64: string): boolean =>
-  base64.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(base64);
+  isStandIn(base64) || (base64.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(base64));
 
 /**
  * Seals content for the message `messageId`. Attachments are decoded from base64 straight into the sealed value,
@@ -38,16 +40,18 @@ export function sealContent(sealer: Sealer, messageId: string, content: StoredCo
     ...content,
     attachments: content.attachments.map(({ content: base64, ...a }) => ({
       ...a,
-      bytes: Buffer.byteLength(base64, 'base64'),
+      bytes: isStandIn(base64) ? heldLength(base64) : Buffer.byteLength(base64, 'base64'),
     })),
   };
+  const head = Buffer.from(`${JSON.stringify(header)}\n`, 'utf8');
   return sealer.sealPieces(
     (function* () {
       yield Buffer.from([WITH_BYTES]);
-      yield Buffer.from(`${JSON.stringify(header)}\n`, 'utf8');
+      yield head;
       for (const a of content.attachments) yield* decoded(a.content);
     })(),
     aad(messageId),
+    1 + head.length + header.attachments.reduce((sum, a) => sum + a.bytes, 0),
   );
 }
 
