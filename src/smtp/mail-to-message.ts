@@ -6,6 +6,7 @@
 import type { AddressObject, ParsedMail } from 'mailparser';
 import { AppError } from '../errors/app-error.ts';
 import type { Mailbox } from '../mail/addresses.ts';
+import { holdBytes } from '../mail/held-attachments.ts';
 import { canonicalHeaderName, type NormalizedMessage } from '../email/message-input.ts';
 
 /** Header names (lower case) that switch delivery options; they are read and never delivered. */
@@ -66,7 +67,8 @@ export function mailToMessage(parsed: ParsedMail, envelopeRecipients: string[]):
     attachments: parsed.attachments.map((a, i) => ({
       fileName: a.filename ?? `attachment-${i + 1}`,
       contentType: a.contentType || 'application/octet-stream',
-      content: a.content.toString('base64'),
+      // Held as the parsed bytes: a base64 copy of a large attachment would only be decoded again to be sealed.
+      content: holdBytes(a.content),
     })),
     allowNonTLS: truthy(header(OPTION_HEADERS.allowNonTls)),
     forceSecureNotification: truthy(header(OPTION_HEADERS.forceSecure)),

@@ -20,6 +20,7 @@ import { CATALOGUE } from '../errors/catalogue.ts';
 import { authenticateKey, type Principal } from '../accounts/keys.service.ts';
 import { refuseIfAllSuppressed, submitMessages } from '../email/submit.ts';
 import { mailToMessage } from './mail-to-message.ts';
+import { letGo } from '../mail/held-attachments.ts';
 import { smtpTlsPair, type TlsPair } from './tls.ts';
 import { createWindowLimiter } from './limiter.ts';
 import { advertiseAuthAfterTls } from './auth-after-tls.ts';
@@ -295,16 +296,20 @@ async function receiveMessage(
     await parseMessage(takeRaw(data), ctx.config.smtpMaxMimeParts),
     session.envelope.rcptTo.map((r) => r.address),
   );
-  const [response] = await submitMessages(
-    ctx,
-    { customerId: principal.customerId, domain: principal.domain },
-    [message],
-    {
-      source: 'smtp',
-      tracking: { openTracking: true, linkTracking: true },
-    },
-  );
-  return `Message accepted, sourceTrackingId ${refuseIfAllSuppressed(response!).sourceTrackingId}`;
+  try {
+    const [response] = await submitMessages(
+      ctx,
+      { customerId: principal.customerId, domain: principal.domain },
+      [message],
+      {
+        source: 'smtp',
+        tracking: { openTracking: true, linkTracking: true },
+      },
+    );
+    return `Message accepted, sourceTrackingId ${refuseIfAllSuppressed(response!).sourceTrackingId}`;
+  } finally {
+    letGo(message.attachments.map((a) => a.content)); // those not sealed: the message was refused
+  }
 }
 
 /** The listeners configuration asks for (port 0 turns one off). */

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import nodemailer from 'nodemailer';
 import { type TestApp } from '../test/harness.ts';
 import { openCustomHeaders } from '../mail/content.ts';
+import { heldCount } from '../mail/held-attachments.ts';
 import { smtpTestBed } from './smtp.test-support.ts';
 
 describe('SMTP submission', () => {
@@ -184,6 +185,24 @@ describe('SMTP submission', () => {
     ]);
     expect(content.headers).toEqual({ 'X-Clinic-Id': 'clinic-4711' });
     expect((await receipt(id)).data.message.message_deliveries).toHaveLength(2);
+    expect(heldCount()).toBe(0);
+  });
+
+  it('lets go of the attachments of a message it refuses', async () => {
+    const before = await countMessages(t);
+    await expect(
+      transport().sendMail({
+        from: 'noreply@not-verified.example',
+        to: 'patient@example.org',
+        subject: 'With attachment',
+        text: 'See attached.',
+        attachments: [
+          { filename: 'scan.pdf', content: Buffer.alloc(50_000, 7), contentType: 'application/pdf' },
+        ],
+      }),
+    ).rejects.toMatchObject({ responseCode: expect.any(Number) });
+    expect(await countMessages(t)).toBe(before);
+    expect(heldCount()).toBe(0);
   });
 
   it('leaves nothing behind when the client drops during DATA', async () => {
