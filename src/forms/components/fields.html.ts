@@ -105,7 +105,8 @@ export const RENDER: Record<string, (c: Component, v: FieldView) => SafeHtml> = 
     const affirm = v.affirmation
       ? html`<p class="sp-affirmation" id="${controlId(v)}-affirmation">${v.affirmation}</p>`
       : '';
-    const hint = html`<p class="sp-hint" id="${controlId(v)}-hint">Type your full name to sign.</p>`;
+    // The page gives the hint in its language.
+    const hint = html`<p class="sp-hint" id="${controlId(v)}-hint">${str(c, 'hint', 'Type your full name to sign.')}</p>`;
     const described = [
       v.error ? errorId(v) : '',
       affirm ? `${controlId(v)}-affirmation` : '',

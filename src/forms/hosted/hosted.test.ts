@@ -99,6 +99,13 @@ describe('hosted form page', () => {
       .where('form_id', '=', plain)
       .executeTakeFirstOrThrow();
     expect(ev.label).toBe(shown);
+    expect(page).toContain('<p class="sp-hint" id="sp-0-hint">Type your full name to sign.</p>');
+    const spanish = await createForm(t.app, a.auth, {
+      form_json: { ...form_json, settings: { language: 'es' } },
+    });
+    expect((await t.app.inject({ method: 'GET', url: `/f/${spanish}` })).body).toContain(
+      '<p class="sp-hint" id="sp-0-hint">Escriba su nombre completo para firmar.</p>',
+    );
     const unsigned = await createForm(t.app, a.auth, { form_json });
     expect((await t.app.inject({ method: 'GET', url: `/f/${unsigned}` })).body).not.toContain(
       '<p class="sp-affirmation"',

@@ -86,7 +86,9 @@ function withTexts(components: Component[], settings: FormSettings): Component[]
       ? { ...c, properties: { ...c.properties, text: t.submit } }
       : c.type === 'Select' && !c.properties.placeholder
         ? { ...c, properties: { ...c.properties, placeholder: t.choose } }
-        : c,
+        : c.type === 'Signature'
+          ? { ...c, properties: { ...c.properties, hint: t.signHint } }
+          : c,
   );
   if (!out.some((c) => c.type === 'Button'))
     out.push({ type: 'Button', id: 'sp-submit', properties: { text: t.submit } });

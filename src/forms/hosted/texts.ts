@@ -19,12 +19,15 @@ export interface PageTexts {
   expired: string;
   /** The bot defence refused the post: the page was already used for other answers. */
   replayed: string;
+  /** Under a Signature field. */
+  signHint: string;
 }
 
 /** Texts by language. */
 export const TEXTS: Record<Language, PageTexts> = {
   en: {
     submit: 'Submit',
+    signHint: 'Type your full name to sign.',
     choose: 'Choose…',
     correctOne: 'Please correct the field:',
     correctMany: (n) => `Please correct these ${n} fields:`,
@@ -42,6 +45,7 @@ export const TEXTS: Record<Language, PageTexts> = {
   },
   es: {
     submit: 'Enviar',
+    signHint: 'Escriba su nombre completo para firmar.',
     choose: 'Elija…',
     correctOne: 'Corrija el campo:',
     correctMany: (n) => `Corrija estos ${n} campos:`,
