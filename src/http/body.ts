@@ -6,17 +6,13 @@ import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.ts';
 import { holdBase64, letGo } from '../mail/held-attachments.ts';
-import {
-  JsonReader,
-  LONG_STRING,
-  restoreLongStrings,
-  ShortJsonReader,
-  type LongString,
-} from './json-reader.ts';
+import { JsonReader, restoreLongStrings, ShortJsonReader, type LongString } from './json-reader.ts';
 
 const IGNORED_TYPE = 'application/x-sealpost-ignored-body';
 /** Deepest nesting of arrays and objects a JSON body may have; deeper bodies are refused before parsing. */
 export const MAX_JSON_DEPTH = 64;
+/** JSON bodies at least this long, or of unknown length, are read as they arrive (see JsonReader). */
+const STREAMED_BODY = 1024 * 1024;
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 
 declare module 'fastify' {
@@ -104,8 +100,8 @@ function readJson(
 ): Promise<{ text: string; longs: Map<string, LongString> }> {
   const declared = Number(req.headers['content-length']);
   if (declared > limit) return Promise.reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
-  // A body declared no longer than a long string cannot hold one: it is read whole, with no scanning.
-  const reader = declared <= LONG_STRING ? new ShortJsonReader() : new JsonReader();
+  // A body declared under 1 MiB is read whole: scanning it would cost more than the copies it saves.
+  const reader = declared < STREAMED_BODY ? new ShortJsonReader() : new JsonReader();
   let received = 0;
   return new Promise((resolve, reject) => {
     const stop = (err?: Error) => {

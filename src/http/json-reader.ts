@@ -5,10 +5,8 @@
  * bytes, instead of as chunks, a joined buffer, a string and a parsed copy.
  */
 import { randomUUID } from 'node:crypto';
-import { unescapeSlashes } from '../mail/held-attachments.ts';
+import { LONG_STRING, unescapeSlashes } from '../mail/held-attachments.ts';
 
-/** Strings longer than this (in bytes of JSON text) are kept aside. */
-export const LONG_STRING = 64 * 1024;
 const SLAB_BYTES = 1024 * 1024;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -73,35 +71,57 @@ class LongStringBuilder {
   }
 }
 
-/** Reads JSON text piece by piece; `finish` answers the skeleton's text and the long strings by their stand-ins. */
+/**
+ * Reads JSON text piece by piece; `finish` answers the skeleton's text and the long strings by their stand-ins. The
+ * skeleton is kept as runs of the chunks as they came; a string that grows long is cut from its end.
+ */
 export class JsonReader {
   private readonly skeleton: Buffer[] = [];
   private inString = false;
   /** The last byte read was a backslash inside a string (the next one is escaped). */
   private escaped = false;
-  private open: Buffer[] = [];
+  /** Bytes of the open string so far, while it is short (they are the skeleton's last bytes). */
   private openLength = 0;
   private long: LongStringBuilder | undefined;
   private readonly longs = new Map<string, LongString>();
   private nonce: string | undefined;
+  /** The next backslash in the chunk being read at or after the scan, or -1: found once per chunk, not per string. */
+  private slash = -1;
 
   write(chunk: Buffer): void {
+    // The skeleton's run in this chunk starts at `run`; a long string's bytes move it past them.
+    let run = 0;
     let at = 0;
+    this.slash = chunk.indexOf(BACKSLASH);
     while (at < chunk.length) {
       if (!this.inString) {
         const quote = chunk.indexOf(QUOTE, at);
-        const end = quote < 0 ? chunk.length : quote + 1;
-        this.skeleton.push(chunk.subarray(at, end));
-        at = end;
-        if (quote >= 0) this.inString = true;
+        if (quote < 0) break;
+        this.inString = true;
+        this.openLength = 0;
+        at = quote + 1;
         continue;
       }
       const close = this.closingQuote(chunk, at);
-      this.stringBytes(chunk.subarray(at, close < 0 ? chunk.length : close));
-      if (close < 0) return;
-      this.closeString();
+      const end = close < 0 ? chunk.length : close;
+      if (!this.long) {
+        this.openLength += end - at;
+        if (this.openLength > LONG_STRING) {
+          this.skeleton.push(chunk.subarray(run, end));
+          this.long = new LongStringBuilder();
+          for (const piece of this.cutTail(this.openLength)) this.long.add(piece);
+          run = end;
+        }
+      } else {
+        this.long.add(chunk.subarray(at, end));
+        run = end;
+      }
+      if (close < 0) break;
+      if (this.long) this.closeLong();
+      this.inString = false;
       at = close + 1;
     }
+    if (run < chunk.length) this.skeleton.push(run === 0 ? chunk : chunk.subarray(run));
   }
 
   /** The index of the quote that closes the open string, or -1 when it does not close in this chunk. */
@@ -112,52 +132,50 @@ export class JsonReader {
       i++;
     }
     let quote = chunk.indexOf(QUOTE, i);
-    let slash = chunk.indexOf(BACKSLASH, i);
-    while (slash >= 0 && (quote < 0 || slash < quote)) {
-      if (slash + 1 >= chunk.length) {
+    if (this.slash >= 0 && this.slash < i) this.slash = chunk.indexOf(BACKSLASH, i);
+    while (this.slash >= 0 && (quote < 0 || this.slash < quote)) {
+      if (this.slash + 1 >= chunk.length) {
         this.escaped = true;
+        this.slash = -1;
         return -1;
       }
-      i = slash + 2;
+      i = this.slash + 2;
       if (quote >= 0 && quote < i) quote = chunk.indexOf(QUOTE, i);
-      slash = chunk.indexOf(BACKSLASH, i);
+      this.slash = chunk.indexOf(BACKSLASH, i);
     }
     return quote;
   }
 
-  private stringBytes(piece: Buffer): void {
-    if (piece.length === 0) return;
-    if (this.long) return this.long.add(piece);
-    this.open.push(piece);
-    this.openLength += piece.length;
-    if (this.openLength <= LONG_STRING) return;
-    this.long = new LongStringBuilder();
-    this.long.add(Buffer.concat(this.open));
-    this.open = [];
+  /** Removes the skeleton's last `n` bytes (the open string's, so far) and answers them. */
+  private cutTail(n: number): Buffer[] {
+    const cut: Buffer[] = [];
+    for (let left = n; left > 0;) {
+      const last = this.skeleton.pop()!;
+      if (last.length <= left) {
+        cut.unshift(last);
+        left -= last.length;
+      } else {
+        cut.unshift(last.subarray(last.length - left));
+        this.skeleton.push(last.subarray(0, last.length - left));
+        left = 0;
+      }
+    }
+    return cut;
   }
 
-  private closeString(): void {
-    this.inString = false;
-    if (this.long) {
-      this.nonce ??= randomUUID();
-      const standIn = `\u0000long:${this.nonce}:${this.longs.size}`;
-      this.longs.set(standIn, this.long.finish());
-      this.skeleton.push(Buffer.from(`${JSON.stringify(standIn).slice(1)}`));
-      this.long = undefined;
-    } else {
-      this.skeleton.push(...this.open, Buffer.from('"'));
-    }
-    this.open = [];
-    this.openLength = 0;
+  /** Ends a long string: its stand-in takes its place (the quotes around it are the skeleton's). */
+  private closeLong(): void {
+    this.nonce ??= randomUUID();
+    const standIn = `\u0000long:${this.nonce}:${this.longs.size}`;
+    this.longs.set(standIn, this.long!.finish());
+    this.skeleton.push(Buffer.from(JSON.stringify(standIn).slice(1, -1)));
+    this.long = undefined;
   }
 
   /** The skeleton's text and the long strings it names; the text is not checked here (JSON.parse does that). */
   finish(): { text: string; longs: Map<string, LongString> } {
-    if (this.inString) {
-      // An unterminated string: hand the text back as it came, for the parser to refuse.
-      if (this.long) this.skeleton.push(Buffer.from('x'));
-      else this.skeleton.push(...this.open);
-    }
+    // An unterminated long string leaves an unterminated string behind, for the parser to refuse.
+    if (this.inString && this.long) this.skeleton.push(Buffer.from('x'));
     return { text: Buffer.concat(this.skeleton).toString('utf8'), longs: this.longs };
   }
 }

@@ -3,8 +3,15 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalBase64 } from '../email/message-input.ts';
-import { heldLength, holdBase64, isHeld, letGo, takeHeldBytes } from '../mail/held-attachments.ts';
-import { JsonReader, LONG_STRING, restoreLongStrings, type LongString } from './json-reader.ts';
+import {
+  heldLength,
+  holdBase64,
+  isHeld,
+  letGo,
+  LONG_STRING,
+  takeHeldBytes,
+} from '../mail/held-attachments.ts';
+import { JsonReader, restoreLongStrings, type LongString } from './json-reader.ts';
 
 /** Reads `text` cut into chunks at `cuts` (byte offsets), as the network would hand it over. */
 function read(text: string, cuts: number[] = []): { text: string; longs: Map<string, LongString> } {

@@ -78,11 +78,19 @@ export function letGo(standIns: Iterable<string>): void {
   for (const s of standIns) held.delete(s);
 }
 
-/** A JSON.stringify replacer that puts a digest of the bytes in place of each stand-in, the same for the same bytes. */
-export function digestStandIns(_key: string, value: unknown): unknown {
-  if (typeof value !== 'string' || !held.has(value)) return value;
+/** Strings of a body longer than this (in bytes of JSON text) may be held. */
+export const LONG_STRING = 64 * 1024;
+
+/**
+ * A JSON.stringify replacer for hashing a request: an attachment's content over LONG_STRING, held or given as a
+ * string, becomes a digest of its bytes, so the same request hashes the same whichever way its body was read.
+ */
+export function digestStandIns(key: string, value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const entry = held.get(value);
+  if (!entry && !(key === 'content' && value.length > LONG_STRING)) return value;
   const hash = createHash('sha256');
-  for (const b of bytesOf(held.get(value)!, false)) hash.update(b);
+  for (const b of entry ? bytesOf(entry, false) : [Buffer.from(value, 'base64')]) hash.update(b);
   return `sha256:${hash.digest('hex')}`;
 }
 
