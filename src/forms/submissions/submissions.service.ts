@@ -66,7 +66,8 @@ export async function acceptSubmission(
   const checked = checkSubmission(components, input.fields, files.uploads);
   rejectInvalid([...files.errors, ...checked.errors]);
   const key = nonce ? `page:${nonce}` : input.idempotencyKey;
-  const stored = await store(ctx, form, checked, { ...input, idempotencyKey: key });
+  const email = submitterEmailIn(checked.values, emailFieldOf(components));
+  const stored = await store(ctx, form, checked, email, { ...input, idempotencyKey: key });
   if (stored.duplicate && nonce) await refuseReplay(ctx, form.id, key!, checked);
   if (!stored.duplicate) pipelineMetrics.formSubmissions.inc();
   return stored;
@@ -98,11 +99,19 @@ function rejectInvalid(errors: ErrorDetail[]): void {
   );
 }
 
-async function store(ctx: AppContext, form: FormRow, checked: CheckedSubmission, input: SubmissionInput) {
+async function store(
+  ctx: AppContext,
+  form: FormRow,
+  checked: CheckedSubmission,
+  submitterEmail: string | null,
+  input: SubmissionInput,
+) {
   const id = randomUUID();
   const now = Date.now();
   const data: SubmissionData = { form_data: checked.values, files: checked.files };
+  // Sealed before the transaction: the shared writer waits for no encryption.
   const sealed = ctx.sealer.seal(JSON.stringify(data), `form_submission:${id}`);
+  const sealedSubmitter = sealSubmitter(ctx, id, submitterEmail);
   const inserted = await ctx.committer.run(async (trx) => {
     const ok = await insertSubmission(trx, {
       id,
@@ -110,11 +119,7 @@ async function store(ctx: AppContext, form: FormRow, checked: CheckedSubmission,
       customer_id: form.customer_id,
       form_version: form.version,
       data: sealed,
-      submitter_email: sealSubmitter(
-        ctx,
-        id,
-        submitterEmailIn(checked.values, emailFieldOf(componentsOf(form.form_json))),
-      ),
+      submitter_email: sealedSubmitter,
       idempotency_key: input.idempotencyKey ?? null,
       created_at: now,
     });
