@@ -170,19 +170,23 @@ export function registerBodyRules(app: FastifyInstance): void {
     if (!req.routeOptions.config?.holdsAttachments) return restoreLongStrings(body, longs);
     const held: string[] = [];
     heldBy.set(req, held);
-    return restoreLongStrings(body, longs, (raw) => {
-      const standIn = holdBase64(raw);
+    return restoreLongStrings(body, longs, (long) => {
+      const standIn = holdBase64(long.raw, long.bytes);
       held.push(standIn);
       return standIn;
     });
   });
-  // Held attachments are let go when the answer is sent or the client goes away, whatever became of the request.
+  // Held attachments are let go when the answer is sent or the client goes away, whatever became of the request: hooks
+  // of the routes that hold them only, so no other request pays for them.
   const letGoOf = async (req: FastifyRequest) => {
     const held = heldBy.get(req);
     if (held) letGo(held);
   };
-  app.addHook('onResponse', letGoOf);
-  app.addHook('onRequestAbort', letGoOf);
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.holdsAttachments) return;
+    route.onResponse = [...[route.onResponse ?? []].flat(), letGoOf];
+    route.onRequestAbort = [...[route.onRequestAbort ?? []].flat(), letGoOf];
+  });
 
   app.addHook('preValidation', async (req) => {
     if (req.body && typeof req.body === 'object') {

@@ -1,8 +1,8 @@
 /**
  * Reads a JSON body as it arrives without ever holding its text whole: strings longer than LONG_STRING are kept aside
- * as they stream in (base64 decoded to bytes, anything else as its raw text), and the rest, the skeleton, is parsed
- * once the body has ended, with a stand-in where each long string was. A 30 MB attachment is then held once, as
- * bytes, instead of as chunks, a joined buffer, a string and a parsed copy.
+ * as the JSON text they came in (checked for base64 on the way), and the rest, the skeleton, is parsed once the body
+ * has ended, with a stand-in where each long string was. A 30 MB attachment is then held once, as received, instead
+ * of as chunks, a joined buffer, a string and a parsed copy.
  */
 import { randomUUID } from 'node:crypto';
 import { LONG_STRING, unescapeSlashes } from '../mail/held-attachments.ts';
@@ -20,6 +20,8 @@ const PADDING = /^=*$/;
 export interface LongString {
   kind: 'base64' | 'text';
   raw: Buffer[];
+  /** For base64: the number of bytes it decodes to. */
+  bytes: number;
 }
 
 /** One long string as it streams in, checked for base64 on the way. */
@@ -67,7 +69,7 @@ class LongStringBuilder {
     // The last slab is cut to what it holds: a copy, so the slab's unused part is not kept with it.
     if (this.used > 0) this.raw.push(Buffer.from(this.slab.subarray(0, this.used)));
     const canonical = this.base64 && !this.backslash && this.chars % 4 === 0 && this.padding <= 2;
-    return { kind: canonical ? 'base64' : 'text', raw: this.raw };
+    return { kind: canonical ? 'base64' : 'text', raw: this.raw, bytes: (this.chars / 4) * 3 - this.padding };
   }
 }
 
@@ -180,7 +182,7 @@ export class JsonReader {
   }
 }
 
-/** Collects a body declared too short to hold a long string: its text whole, nothing kept aside. */
+/** Collects a body whole, nothing kept aside: for a body small enough that scanning would cost more than it saves. */
 export class ShortJsonReader {
   private readonly chunks: Buffer[] = [];
 
@@ -202,20 +204,19 @@ export function longText(long: LongString): string {
 
 /**
  * Puts each long string back into the parsed value, in place: as a string, or, for the `content` of an element of an
- * `attachments` array when `keep` is given, left as its stand-in with `keep` given its bytes (it answers the new
- * stand-in to put there). Object keys that were long strings are put back as strings.
+ * `attachments` array when `keep` is given, handed to `keep`, which answers the stand-in to put there. Object keys that were long strings are put back as strings.
  */
 export function restoreLongStrings(
   value: unknown,
   longs: Map<string, LongString>,
-  keep?: (raw: Buffer[]) => string,
+  keep?: (long: LongString) => string,
 ): unknown {
   // `attachment`: for a string, its holder is an element of an `attachments` array; for an object, it is one.
   const put = (v: unknown, attachment: boolean, key: string | undefined): unknown => {
     if (typeof v === 'string') {
       const long = longs.get(v);
       if (!long) return v;
-      if (keep && attachment && key === 'content' && long.kind === 'base64') return keep(long.raw);
+      if (keep && attachment && key === 'content' && long.kind === 'base64') return keep(long);
       return longText(long);
     }
     if (Array.isArray(v)) {

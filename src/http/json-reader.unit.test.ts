@@ -26,7 +26,7 @@ function read(text: string, cuts: number[] = []): { text: string; longs: Map<str
   return reader.finish();
 }
 
-const parsed = (text: string, cuts: number[] = [], keep?: (raw: Buffer[]) => string) => {
+const parsed = (text: string, cuts: number[] = [], keep?: (long: LongString) => string) => {
   const out = read(text, cuts);
   return { value: restoreLongStrings(JSON.parse(out.text), out.longs, keep), longs: out.longs };
 };
@@ -89,8 +89,8 @@ describe('the JSON reader', () => {
         Array.from({ length: 400 }, (_, i) => i * 337),
       ]) {
         const held: string[] = [];
-        const { value } = parsed(text, cuts, (raw) => {
-          const standIn = holdBase64(raw);
+        const { value } = parsed(text, cuts, (long) => {
+          const standIn = holdBase64(long.raw, long.bytes);
           held.push(standIn);
           return standIn;
         });
@@ -122,7 +122,7 @@ describe('the JSON reader', () => {
       ],
     };
     const text = JSON.stringify(body);
-    const { value } = parsed(text, [], (raw) => holdBase64(raw));
+    const { value } = parsed(text, [], (long) => holdBase64(long.raw, long.bytes));
     const v = value as typeof body;
     expect(v.html).toBe(base64);
     expect(v.attachments[0]!.content).toBe(unpadded);
@@ -133,7 +133,7 @@ describe('the JSON reader', () => {
   });
 
   it('lets held bytes go untaken when the request ends', () => {
-    const standIn = holdBase64([Buffer.from('QUJD')]);
+    const standIn = holdBase64([Buffer.from('QUJD')], 3);
     expect(canonicalBase64(standIn)).toBe(standIn);
     letGo([standIn]);
     expect(isHeld(standIn)).toBe(false);

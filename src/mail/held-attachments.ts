@@ -8,26 +8,31 @@ import { createHash, randomUUID } from 'node:crypto';
 
 /** Starts every stand-in. A NUL cannot start base64, so a client's own string is never taken for one. */
 const PREFIX = '\u0000held-base64:';
-const BACKSLASH = 0x5c;
-const EQUALS = 0x3d;
 const EMPTY = Buffer.alloc(0);
-/** Pieces of base64 (JSON string text) or of the bytes themselves. */
-const held = new Map<string, { base64: boolean; pieces: Buffer[] }>();
+/** Pieces of base64 (JSON string text) or of the bytes themselves, and how many bytes they make. */
+interface Held {
+  base64: boolean;
+  pieces: Buffer[];
+  length: number;
+}
+const held = new Map<string, Held>();
 
-function hold(base64: boolean, pieces: Buffer[]): string {
+function hold(entry: Held): string {
   const standIn = `${PREFIX}${randomUUID()}`;
-  held.set(standIn, { base64, pieces });
+  held.set(standIn, entry);
   return standIn;
 }
 
 /**
  * Holds one attachment's base64, as the pieces of JSON string text it came in (canonical base64, slashes possibly
- * escaped as `\/`); returns the stand-in that names it.
+ * escaped as `\/`) and the number of bytes it decodes to; returns the stand-in that names it.
  */
-export const holdBase64 = (raw: Buffer[]): string => hold(true, raw);
+export const holdBase64 = (pieces: Buffer[], length: number): string =>
+  hold({ base64: true, pieces, length });
 
 /** Holds one attachment's bytes; returns the stand-in that names them. */
-export const holdBytes = (bytes: Buffer): string => hold(false, [bytes]);
+export const holdBytes = (bytes: Buffer): string =>
+  hold({ base64: false, pieces: [bytes], length: bytes.length });
 
 /** True for a string that stands for held base64 (still held or already let go). */
 export const isStandIn = (value: string): boolean => value.startsWith(PREFIX);
@@ -35,7 +40,7 @@ export const isStandIn = (value: string): boolean => value.startsWith(PREFIX);
 /** True while a stand-in's base64 is held. */
 export const isHeld = (value: string): boolean => held.has(value);
 
-function heldOf(standIn: string): { base64: boolean; pieces: Buffer[] } {
+function heldOf(standIn: string): Held {
   const entry = held.get(standIn);
   if (!entry) throw new Error('the held attachment was let go before it was sealed');
   return entry;
@@ -51,27 +56,8 @@ export function takeHeldBytes(standIn: string): Generator<Buffer> {
   return bytesOf(entry, true);
 }
 
-/** The number of bytes a stand-in names, counted without decoding. */
-export function heldLength(standIn: string): number {
-  const { base64, pieces: raw } = heldOf(standIn);
-  if (!base64) return raw.reduce((n, b) => n + b.length, 0);
-  let chars = 0;
-  let padding = 0;
-  for (const piece of raw) {
-    for (let at = piece.indexOf(BACKSLASH); at >= 0; at = piece.indexOf(BACKSLASH, at + 2)) chars--;
-    chars += piece.length;
-  }
-  for (let i = raw.length - 1; i >= 0 && padding < 2; i--) {
-    const piece = raw[i]!;
-    let j = piece.length - 1;
-    while (j >= 0 && piece[j] === EQUALS && padding < 2) {
-      padding++;
-      j--;
-    }
-    if (j >= 0) break;
-  }
-  return (chars / 4) * 3 - padding;
-}
+/** The number of bytes a stand-in names. */
+export const heldLength = (standIn: string): number => heldOf(standIn).length;
 
 /** Lets the base64 of stand-ins go (each may already be gone). */
 export function letGo(standIns: Iterable<string>): void {
@@ -108,10 +94,7 @@ export function unescapeSlashes(text: string, pending: boolean): { chars: string
 }
 
 /** The bytes held, decoded a piece at a time when they are base64; `consume` empties the pieces as it goes. */
-function* bytesOf(
-  { base64, pieces: raw }: { base64: boolean; pieces: Buffer[] },
-  consume: boolean,
-): Generator<Buffer> {
+function* bytesOf({ base64, pieces: raw }: Held, consume: boolean): Generator<Buffer> {
   if (!base64) {
     for (let i = 0; i < raw.length; i++) {
       const piece = raw[i]!;
