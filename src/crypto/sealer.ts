@@ -58,11 +58,15 @@ function tokenSink(
 /** Builds a Sealer over a 32-byte key. `associated` binds a value to its row (for example an id) so it cannot be moved. */
 export function createSealer(key: Buffer): Sealer {
   if (key.length !== 32) throw new Error('the master key must be 32 bytes');
-  const sealPieces = (pieces: Iterable<Buffer>, associated?: string, plainLength?: number): string => {
+  /** A cipher under a fresh nonce, and the token's text before its ciphertext. */
+  const start = (associated: string | undefined) => {
     const nonce = nextNonce();
     const cipher = createCipheriv('aes-256-gcm', key, nonce);
     if (associated) cipher.setAAD(Buffer.from(associated, 'utf8'));
-    const prefix = `${VERSION}.${nonce.toString('base64url')}.`;
+    return { cipher, prefix: `${VERSION}.${nonce.toString('base64url')}.` };
+  };
+  const sealPieces = (pieces: Iterable<Buffer>, associated?: string, plainLength?: number): string => {
+    const { cipher, prefix } = start(associated);
     const sink = tokenSink(prefix, plainLength);
     // Ciphertext is encoded in runs of whole 3-byte groups (which encode the same as the whole); the 0-2 bytes left
     // over wait for the next run.
@@ -84,11 +88,11 @@ export function createSealer(key: Buffer): Sealer {
     const bytes = typeof plain === 'string' ? Buffer.from(plain, 'utf8') : plain;
     if (bytes.length > PIECE_BYTES) return sealPieces([bytes], associated, bytes.length);
     // A small value (most are) in one run: the same token, without the closures a run of pieces needs.
-    const nonce = nextNonce();
-    const cipher = createCipheriv('aes-256-gcm', key, nonce);
-    if (associated) cipher.setAAD(Buffer.from(associated, 'utf8'));
-    const body = Buffer.concat([cipher.update(bytes), cipher.final(), cipher.getAuthTag()]);
-    return `${VERSION}.${nonce.toString('base64url')}.${body.toString('base64url')}`;
+    const { cipher, prefix } = start(associated);
+    return (
+      prefix +
+      Buffer.concat([cipher.update(bytes), cipher.final(), cipher.getAuthTag()]).toString('base64url')
+    );
   };
   const open = (token: string, associated?: string): Buffer => {
     const [version, nonceText, bodyText] = token.split('.');
