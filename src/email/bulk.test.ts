@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../test/harness.ts';
-import { message, postJson, rowCounts } from './email.test-support.ts';
+import { message, messageCount, postJson, rowCounts } from './email.test-support.ts';
 
 const MAX = 5;
 
@@ -106,14 +106,7 @@ describe('Idempotency-Key', () => {
 
   const send = (who: TestAccount, key: string, body: unknown, url = '/v1/email/messages') =>
     postJson(t, url, { ...who.auth, 'idempotency-key': key }, body);
-  const messagesOf = async (who: TestAccount) =>
-    (
-      await t.ctx.database.db
-        .selectFrom('messages')
-        .select('id')
-        .where('customer_id', '=', who.account.customer_id)
-        .execute()
-    ).length;
+  const messagesOf = (who: TestAccount) => messageCount(t, who);
 
   it('answers a repeated request with the same sourceTrackingId and stores the message once', async () => {
     const body = { data: { message: message(`desk@${acme.domain}`) } };

@@ -35,6 +35,16 @@ export function emailTestBed(acmeName: string, otherName?: string): EmailTestBed
   return { t, acme, other };
 }
 
+/** How many messages an account has stored. */
+export async function messageCount(t: TestApp, who: TestAccount): Promise<number> {
+  const rows = await t.ctx.database.db
+    .selectFrom('messages')
+    .select('id')
+    .where('customer_id', '=', who.account.customer_id)
+    .execute();
+  return rows.length;
+}
+
 /** POSTs a JSON body (given as a value, or as raw text) through inject. */
 export function postJson(
   t: TestApp,

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { heldCount } from '../mail/held-attachments.ts';
-import { emailTestBed, message, storedMessage } from './email.test-support.ts';
+import { emailTestBed, message, messageCount, storedMessage } from './email.test-support.ts';
 
 const pdf = (bytes: Buffer) => ({
   fileName: 'scan.pdf',
@@ -45,14 +45,7 @@ describe('large attachments', () => {
       duplex: 'half',
     } as RequestInit);
   };
-  const count = async () =>
-    (
-      await t.ctx.database.db
-        .selectFrom('messages')
-        .select('id')
-        .where('customer_id', '=', acme.account.customer_id)
-        .execute()
-    ).length;
+  const count = () => messageCount(t, acme);
 
   it('stores the attachment byte for byte, chunked or not, with slashes escaped or not, and holds nothing after', async () => {
     const bytes = randomBytes(1_500_000);
